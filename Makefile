@@ -1,0 +1,40 @@
+# Everything installs into .venv; nothing needs a package installed by hand.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install test test-all lint demo docs bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev,embed]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: install lint
+	$(BIN)/pytest -q
+
+test-all: install lint
+	$(BIN)/pytest -q -m "slow or not slow"
+
+demo: install
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
+
+docs: install
+	$(BIN)/python scripts/gen_docs.py
+
+bench: install
+	$(BIN)/python benchmarks/core.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist

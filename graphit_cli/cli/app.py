@@ -1,0 +1,65 @@
+"""The root `graphit` app: global options and the command groups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from graphit_cli import __version__
+from graphit_cli.cli.common import handle_errors, note, out
+from graphit_cli.cli.memory import memory_app
+
+EPILOG = (
+    "Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid input, 4 not found, 5 conflict, "
+    "6 access denied, 7 storage unavailable, 8 no project, 130 interrupted."
+)
+
+app = typer.Typer(
+    name="graphit",
+    help="Durable memory for AI agents: one LanceDB table per scope, with revision history "
+    "and search.",
+    epilog=EPILOG,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(memory_app, name="memory")
+
+
+def _version(value: bool) -> None:
+    if value:
+        out(f"graphit {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Durable memory for AI agents."""
+
+
+@app.command()
+@handle_errors
+def init(
+    directory: Annotated[
+        Path, typer.Argument(help="Project root to initialise.", file_okay=False)
+    ] = Path("."),
+) -> None:
+    """Create graphit.lock.json with a new project ULID (prints the project id).
+
+    Run it once at the root of a repository; every directory below it then shares the
+    project's memory. Running it again keeps the existing id.
+    """
+    from graphit_cli.scopes import init_project
+
+    project_id, created = init_project(directory)
+    target = directory / "graphit.lock.json"
+    note(f"Created {target}" if created else f"{target} already exists; keeping its project id")
+    out(project_id + "\n")

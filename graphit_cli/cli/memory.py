@@ -1,0 +1,359 @@
+"""`graphit memory ...`: adapters over MemoryService. Each command parses, calls, renders."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from graphit_cli.cli.common import (
+    Format,
+    FormatOpt,
+    ScopeOpt,
+    UserOpt,
+    handle_errors,
+    note,
+    out,
+    resolve_format,
+    scope_spec,
+    stdin_is_interactive,
+)
+
+if TYPE_CHECKING:
+    from graphit_cli.models import Memory, MemoryDraft, MemoryFilter, WriteResult
+    from graphit_cli.service import MemoryService
+
+memory_app = typer.Typer(
+    name="memory",
+    help="Store, read and search durable memories (preferences, decisions, conventions, ...).\n\n"
+    "Every command works on one scope's table: the current project by default "
+    "(found through graphit.lock.json), --user for cross-project preferences.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+TypeOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--type", "-t", help="Only this type (repeatable): fact, decision, convention, ..."
+    ),
+]
+TagOpt = Annotated[
+    list[str] | None,
+    typer.Option("--tag", help="Only memories with this tag (repeatable: all must match)."),
+]
+
+
+def _service(scope: str | None, user: bool) -> MemoryService:
+    from graphit_cli.scopes import resolve_scope
+    from graphit_cli.service import MemoryService
+
+    return MemoryService.open(resolve_scope(scope_spec(scope, user)))
+
+
+def _filter(
+    types: list[str] | None, tags: list[str] | None, important: bool | None, mandatory: bool | None
+) -> MemoryFilter:
+    from graphit_cli.models import MemoryFilter
+    from graphit_cli.revisions import normalise_tags, validate_type
+
+    return MemoryFilter(
+        types=tuple(validate_type(t) for t in types or ()),
+        tags=normalise_tags(tags or ()),
+        important=important,
+        mandatory=mandatory,
+    )
+
+
+def _render_memories(memories: list[Memory], fmt: Format) -> None:
+    from graphit_cli import render
+
+    if fmt is Format.json:
+        out(render.dumps_json([render.to_dict(m) for m in memories]))
+    elif fmt is Format.ndjson:
+        out(render.dumps_ndjson(render.to_dict(m) for m in memories))
+    elif fmt is Format.markdown:
+        out("\n".join(render.to_markdown(m) for m in memories))
+    else:
+        out(render.memory_table(memories))
+        if not memories:
+            note("No memories.")
+
+
+# --- writes -------------------------------------------------------------------------------
+
+
+@memory_app.command()
+@handle_errors
+def upsert(
+    file: Annotated[
+        str | None,
+        typer.Argument(
+            help="Markdown with frontmatter, JSON or NDJSON to read; - for stdin.",
+            show_default=False,
+        ),
+    ] = None,
+    memory_id: Annotated[
+        str | None, typer.Option("--id", help="Update this memory (or create it with this id).")
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="One-line title.")] = None,
+    body: Annotated[str | None, typer.Option("--body", help="Markdown body.")] = None,
+    memory_type: Annotated[
+        str | None,
+        typer.Option(
+            "--type",
+            "-t",
+            help="fact (default), decision, convention, correction, preference, constraint,"
+            " procedure, skill or tension.",
+        ),
+    ] = None,
+    tags: Annotated[
+        list[str] | None,
+        typer.Option("--tag", help="Tag (repeatable); replaces the memory's tags."),
+    ] = None,
+    important: Annotated[
+        bool | None,
+        typer.Option(
+            "--important/--no-important", help="Curated reference material.", show_default=False
+        ),
+    ] = None,
+    mandatory: Annotated[
+        bool | None,
+        typer.Option(
+            "--mandatory/--no-mandatory",
+            help="Loaded in full at every session start.",
+            show_default=False,
+        ),
+    ] = None,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Create or update memories from flags, a Markdown file, or JSON/NDJSON batches.
+
+    Without --id a new memory is created. With --id (or an `id` in the input) the memory is
+    updated: fields you leave out keep their values, and the old text becomes an archived
+    revision. Writing the same content again changes nothing. A batch is one commit.
+
+    Examples:
+
+      graphit memory upsert --title "Use uv" --body "We install with uv, not pip." -t convention
+
+      graphit memory source 01J... > m.md; $EDITOR m.md; graphit memory upsert m.md
+
+      cat memories.ndjson | graphit memory upsert -
+    """
+    from dataclasses import replace
+
+    from graphit_cli import render
+    from graphit_cli.models import MemoryDraft
+
+    overrides = {
+        "title": title,
+        "body": body,
+        "type": memory_type,
+        "tags": tuple(tags) if tags is not None else None,
+        "important": important,
+        "mandatory": mandatory,
+    }
+    given: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
+    drafts: list[MemoryDraft]
+    text = _read_input(file, wants_stdin=not given and memory_id is None)
+    if text is not None:
+        drafts = render.parse_input(text, origin=file if file not in (None, "-") else "stdin")
+        if memory_id is not None:
+            if len(drafts) != 1:
+                raise typer.BadParameter("--id applies to a single record, not a batch")
+            drafts = [replace(drafts[0], id=memory_id)]
+        drafts = [replace(d, **given) for d in drafts]
+    else:
+        drafts = [MemoryDraft(id=memory_id, **given)]
+    result = _service(scope, user).upsert_many(drafts)
+    _render_writes(result.results, resolve_format(fmt))
+    if len(result.results) > 1:
+        from graphit_cli.models import WriteAction
+
+        note(", ".join(f"{result.count(a)} {a.value}" for a in WriteAction if result.count(a)))
+
+
+def _read_input(file: str | None, *, wants_stdin: bool) -> str | None:
+    if file == "-" or (file is None and wants_stdin):
+        if file is None and stdin_is_interactive():
+            raise typer.BadParameter(
+                "nothing to write: give --title and --body, a FILE, or pipe Markdown/JSON on stdin"
+            )
+        return sys.stdin.read()
+    if file is None:
+        return None
+    from graphit_cli.errors import InvalidInput
+
+    try:
+        return Path(file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInput(f"no such file: {file}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {file}: {exc}") from None
+
+
+def _render_writes(results: list[WriteResult], fmt: Format) -> None:
+    from graphit_cli import render
+
+    def item(r: WriteResult) -> dict[str, object]:
+        return {
+            "action": r.action.value,
+            "id": r.memory.id,
+            "key": r.memory.key,
+            "revision": r.memory.revision,
+            "title": r.memory.title,
+        }
+
+    if fmt is Format.json:
+        out(render.dumps_json([item(r) for r in results]))
+    elif fmt is Format.ndjson:
+        out(render.dumps_ndjson(item(r) for r in results))
+    else:
+        out(
+            "".join(
+                f"{r.action.value}\t{r.memory.key}\t"
+                f"revision {r.memory.revision}\t{r.memory.title}\n"
+                for r in results
+            )
+        )
+
+
+@memory_app.command()
+@handle_errors
+def delete(
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory to delete.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Delete a memory. Its history stays readable: the last revision becomes the final archive."""
+    service = _service(scope, user)
+    if not yes:
+        if not stdin_is_interactive():
+            raise typer.BadParameter("refusing to delete without --yes when not interactive")
+        current = service.source(memory_id)
+        if not typer.confirm(f"Delete {current.id} ({current.title!r})?", err=True):
+            raise typer.Abort()
+    result = service.delete(memory_id)
+    _render_writes([result], resolve_format(fmt))
+
+
+# --- reads --------------------------------------------------------------------------------
+
+
+@memory_app.command()
+@handle_errors
+def source(
+    ref: Annotated[
+        str,
+        typer.Argument(
+            metavar="ID[/REVISION_ID]", help="A memory, or one archived revision of it."
+        ),
+    ],
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Print one memory (or revision) as Markdown with YAML frontmatter.
+
+    The output is byte-stable and can be edited and fed back to `graphit memory upsert`.
+    """
+    memory = _service(scope, user).source(ref)
+    chosen = fmt or Format.markdown
+    if chosen is Format.table:
+        chosen = Format.markdown
+    _render_memories([memory], chosen) if chosen is not Format.json else _render_one_json(memory)
+
+
+def _render_one_json(memory: Memory) -> None:
+    from graphit_cli import render
+
+    out(render.dumps_json(render.to_dict(memory)))
+
+
+@memory_app.command()
+@handle_errors
+def history(
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory whose chain to show.")],
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Show a memory's revision chain, oldest first, with previous/next links."""
+    from graphit_cli import render
+
+    chain = _service(scope, user).history(memory_id)
+    chosen = resolve_format(fmt)
+    if chosen is Format.table:
+        rows = [
+            [
+                m.key,
+                str(m.revision),
+                "current" if m.is_live else ("deleted" if m.next is None else "superseded"),
+                render.format_time(m.updated_at),
+                m.updated_by,
+                m.title,
+            ]
+            for m in chain
+        ]
+        out(render.table(["KEY", "REV", "STATE", "UPDATED", "BY", "TITLE"], rows))
+    else:
+        _render_memories(chain, chosen)
+
+
+@memory_app.command("list")
+@handle_errors
+def list_(
+    types: TypeOpt = None,
+    tags: TagOpt = None,
+    important: Annotated[
+        bool, typer.Option("--important", help="Only important memories.")
+    ] = False,
+    mandatory: Annotated[
+        bool, typer.Option("--mandatory", help="Only mandatory memories.")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=0, help="At most N memories.")
+    ] = None,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """List live memories: mandatory first, then important, then the rest; newest first."""
+    flt = _filter(types, tags, True if important else None, True if mandatory else None)
+    _render_memories(_service(scope, user).list(flt, limit), resolve_format(fmt))
+
+
+@memory_app.command("important")
+@handle_errors
+def important_(
+    types: TypeOpt = None,
+    tags: TagOpt = None,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """List important memories (curated reference material), in canonical order."""
+    flt = _filter(types, tags, True, None)
+    _render_memories(_service(scope, user).list(flt), resolve_format(fmt))
+
+
+@memory_app.command("mandatory")
+@handle_errors
+def mandatory_(
+    types: TypeOpt = None,
+    tags: TagOpt = None,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Print every mandatory memory in full: what an agent loads at every session start."""
+    flt = _filter(types, tags, None, True)
+    _render_memories(_service(scope, user).list(flt), fmt or Format.markdown)

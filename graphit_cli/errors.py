@@ -1,0 +1,65 @@
+"""The GraphitError hierarchy and the exit codes it maps to.
+
+Every user-facing failure is one of these; the CLI prints `Error: <message>` on one line and
+exits with the class's code. Nothing here imports anything heavy.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Documented exit codes (README "Exit codes"); scripts rely on them."""
+
+    OK = 0
+    INTERNAL = 1  # a bug: rerun with GRAPHIT_DEBUG=1 and report the traceback
+    USAGE = 2  # unknown option or missing argument (Typer/Click's own code)
+    INVALID_INPUT = 3  # malformed frontmatter/JSON, unknown type, bad id or tag
+    NOT_FOUND = 4  # unknown memory id or revision
+    CONFLICT = 5  # the memory changed underneath (expected revision mismatch, lost races)
+    ACCESS_DENIED = 6  # the storage refused the credentials
+    STORAGE_UNAVAILABLE = 7  # the table cannot be reached (endpoint down, missing bucket)
+    NO_PROJECT = 8  # a project-scope command outside any project
+    INTERRUPTED = 130  # Ctrl-C
+
+
+class GraphitError(Exception):
+    """Base of every expected, user-facing error."""
+
+    exit_code: ExitCode = ExitCode.INTERNAL
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidInput(GraphitError):
+    exit_code = ExitCode.INVALID_INPUT
+
+
+class NotFound(GraphitError):
+    exit_code = ExitCode.NOT_FOUND
+
+
+class Conflict(GraphitError):
+    exit_code = ExitCode.CONFLICT
+
+
+class AccessDenied(GraphitError):
+    exit_code = ExitCode.ACCESS_DENIED
+
+
+class StorageUnavailable(GraphitError):
+    exit_code = ExitCode.STORAGE_UNAVAILABLE
+
+
+class NoProject(GraphitError):
+    exit_code = ExitCode.NO_PROJECT
+
+
+class GraphitWarning(UserWarning):
+    """Warnings graphit itself raises; the test suite turns them into errors."""

@@ -1,0 +1,121 @@
+"""The dataclasses the service hands to its adapters (the CLI, later the MCP server and Explorer).
+
+Pure data: no I/O, no heavy imports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+
+MEMORY_TYPES: tuple[str, ...] = (
+    "fact",
+    "decision",
+    "convention",
+    "correction",
+    "preference",
+    "constraint",
+    "procedure",
+    "skill",
+    "tension",
+)
+DEFAULT_TYPE = "fact"
+
+
+class Category(StrEnum):
+    """The canonical-order category of a memory: mandatory, then important, then normal."""
+
+    MANDATORY = "mandatory"
+    IMPORTANT = "important"
+    NORMAL = "normal"
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One row of a scope's table: a live memory (`revision_id == ""`) or an archived revision."""
+
+    key: str
+    id: str
+    revision_id: str
+    revision: int
+    previous: str | None
+    next: str | None
+    superseded: bool
+    title: str
+    body: str
+    type: str
+    tags: tuple[str, ...]
+    important: bool
+    mandatory: bool
+    created_at: datetime
+    updated_at: datetime
+    scope_kind: str
+    scope_id: str
+    updated_by: str
+    content_hash: str
+    embedding: tuple[float, ...] | None = None
+
+    @property
+    def is_live(self) -> bool:
+        return self.revision_id == ""
+
+    @property
+    def category(self) -> Category:
+        if self.mandatory:
+            return Category.MANDATORY
+        if self.important:
+            return Category.IMPORTANT
+        return Category.NORMAL
+
+    def evolve(self, **changes: object) -> Memory:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class MemoryDraft:
+    """What a caller asks to write. `None` means "keep the current value" on an update."""
+
+    id: str | None = None
+    title: str | None = None
+    body: str | None = None
+    type: str | None = None
+    tags: tuple[str, ...] | None = None
+    important: bool | None = None
+    mandatory: bool | None = None
+    # Optimistic concurrency: refuse the update when the live revision is no longer this one.
+    expected_revision: int | None = None
+    # Honoured only when the draft creates a memory (imports keep their original dates).
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Filters shared by list and search. Tags must all be present."""
+
+    types: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    important: bool | None = None
+    mandatory: bool | None = None
+
+
+class WriteAction(StrEnum):
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+    DELETED = "deleted"
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    action: WriteAction
+    memory: Memory  # the live row after the write; the final archive for a delete
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    results: list[WriteResult] = field(default_factory=list)
+
+    def count(self, action: WriteAction) -> int:
+        return sum(1 for r in self.results if r.action is action)

@@ -1,0 +1,310 @@
+"""Presentation and input parsing: Markdown with YAML frontmatter, JSON, NDJSON and plain tables.
+
+Rendering is byte-stable (scripts diff it). Parsing turns Markdown/JSON/NDJSON text into
+MemoryDrafts and rejects malformed input with one-line InvalidInput errors. No Rich, no Typer:
+the CLI decides where the text goes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from graphit_cli.errors import InvalidInput
+from graphit_cli.models import Memory, MemoryDraft
+
+FORMATS = ("table", "markdown", "json", "ndjson")
+
+
+# --- output -------------------------------------------------------------------------------
+
+
+def format_time(moment: datetime, *, precise: bool = False) -> str:
+    """RFC 3339 in UTC; seconds for people (frontmatter, tables), microseconds for JSON."""
+    moment = moment.astimezone(UTC)
+    if precise and moment.microsecond:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _q(value: str) -> str:
+    # A JSON string is a valid YAML double-quoted scalar.
+    return json.dumps(value, ensure_ascii=False)
+
+
+def frontmatter_fields(memory: Memory) -> list[tuple[str, str]]:
+    fields = [
+        ("id", _q(memory.id)),
+        ("title", _q(memory.title)),
+        ("type", _q(memory.type)),
+        ("tags", "[" + ", ".join(_q(t) for t in memory.tags) + "]"),
+        ("created_at", format_time(memory.created_at)),
+        ("updated_at", format_time(memory.updated_at)),
+        ("important", _bool(memory.important)),
+        ("mandatory", _bool(memory.mandatory)),
+        ("revision", str(memory.revision)),
+        ("updated_by", _q(memory.updated_by)),
+    ]
+    if not memory.is_live:
+        fields += [
+            ("revision_id", _q(memory.revision_id)),
+            ("superseded", _bool(memory.superseded)),
+            ("previous", _q(memory.previous) if memory.previous else "null"),
+            ("next", _q(memory.next) if memory.next else "null"),
+        ]
+    return fields
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def to_markdown(memory: Memory, extra: Iterable[tuple[str, str]] = ()) -> str:
+    """The spec's presentation format: YAML frontmatter, `# Title`, then the Markdown body."""
+    lines = ["---"]
+    lines += [f"{name}: {value}" for name, value in (*frontmatter_fields(memory), *extra)]
+    lines += ["---", "", f"# {memory.title}", "", memory.body, ""]
+    return "\n".join(lines)
+
+
+def to_dict(memory: Memory) -> dict[str, Any]:
+    """Stable, snake_case JSON shape of a row (an interface for scripts)."""
+    return {
+        "id": memory.id,
+        "key": memory.key,
+        "revision_id": memory.revision_id or None,
+        "revision": memory.revision,
+        "title": memory.title,
+        "type": memory.type,
+        "tags": list(memory.tags),
+        "category": memory.category.value,
+        "important": memory.important,
+        "mandatory": memory.mandatory,
+        "superseded": memory.superseded,
+        "current": memory.is_live,
+        "previous": memory.previous,
+        "next": memory.next,
+        "created_at": format_time(memory.created_at, precise=True),
+        "updated_at": format_time(memory.updated_at, precise=True),
+        "updated_by": memory.updated_by,
+        "scope": f"{memory.scope_kind}:{memory.scope_id}",
+        "content_hash": memory.content_hash,
+        "has_embedding": memory.embedding is not None,
+        "body": memory.body,
+    }
+
+
+def dumps_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+def dumps_ndjson(values: Iterable[Any]) -> str:
+    return "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values)
+
+
+def flags(memory: Memory) -> str:
+    return ("M" if memory.mandatory else "-") + ("I" if memory.important else "-")
+
+
+def table(headers: list[str], rows: list[list[str]], width: int | None = None) -> str:
+    """A plain aligned table; the last column is cut to the terminal width."""
+    if not rows:
+        return ""
+    width = width or shutil.get_terminal_size((120, 24)).columns
+    cells = [headers, *rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers) - 1)]
+    used = sum(widths) + 2 * len(widths)
+    last = max(20, width - used)
+    out = []
+    for row in cells:
+        head = "".join(cell.ljust(w + 2) for cell, w in zip(row, widths, strict=False))
+        tail = row[-1] if len(row[-1]) <= last else row[-1][: last - 1] + "…"
+        out.append((head + tail).rstrip())
+    return "\n".join(out) + "\n"
+
+
+def memory_table(memories: list[Memory]) -> str:
+    rows = [
+        [
+            m.id if m.is_live else m.key,
+            m.type,
+            flags(m),
+            str(m.revision),
+            format_time(m.updated_at)[:16].replace("T", " "),
+            m.title + (f"  [{', '.join(m.tags)}]" if m.tags else ""),
+        ]
+        for m in memories
+    ]
+    return table(["ID", "TYPE", "FLAGS", "REV", "UPDATED", "TITLE"], rows)
+
+
+# --- input --------------------------------------------------------------------------------
+
+_DRAFT_FIELDS = {
+    "id",
+    "title",
+    "body",
+    "type",
+    "tags",
+    "important",
+    "mandatory",
+    "revision",
+    "created_at",
+    "updated_at",
+}
+# Presentation-only fields that `source` prints; accepted on input and ignored.
+_IGNORED_FIELDS = {
+    "updated_by",
+    "revision_id",
+    "superseded",
+    "previous",
+    "next",
+    "key",
+    "category",
+    "current",
+    "scope",
+    "content_hash",
+    "has_embedding",
+}
+
+
+def parse_input(text: str, origin: str = "input") -> list[MemoryDraft]:
+    """Markdown with frontmatter (one memory), a JSON object or array, or NDJSON lines."""
+    stripped = text.lstrip("\ufeff").lstrip()
+    if not stripped:
+        raise InvalidInput(f"{origin} is empty")
+    if stripped.startswith("---"):
+        return [parse_markdown(stripped, origin)]
+    if stripped.startswith("#"):
+        return [parse_markdown(stripped, origin)]
+    if stripped[0] in "[{":
+        return parse_json(stripped, origin)
+    raise InvalidInput(
+        f"{origin}: expected Markdown with YAML frontmatter, a JSON object or array, or NDJSON"
+    )
+
+
+def parse_json(text: str, origin: str) -> list[MemoryDraft]:
+    try:
+        data = json.loads(text)
+        records = data if isinstance(data, list) else [data]
+    except json.JSONDecodeError as exc:
+        if exc.msg != "Extra data":
+            raise InvalidInput(f"{origin}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
+        records = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as line_exc:
+                raise InvalidInput(
+                    f"{origin}: invalid NDJSON at line {number}: {line_exc.msg}"
+                ) from None
+    return [draft_from_mapping(r, f"{origin} record {i}") for i, r in enumerate(records, start=1)]
+
+
+def parse_markdown(text: str, origin: str) -> MemoryDraft:
+    meta: dict[str, Any] = {}
+    rest = text
+    if text.startswith("---"):
+        lines = text.split("\n")
+        if lines[0].strip() != "---":
+            raise InvalidInput(f"{origin}: frontmatter must start with a line '---'")
+        try:
+            end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+        except StopIteration:
+            raise InvalidInput(f"{origin}: frontmatter is not closed by a line '---'") from None
+        import yaml
+
+        try:
+            loaded = yaml.safe_load("\n".join(lines[1:end]))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 2}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or "invalid YAML"
+            raise InvalidInput(f"{origin}: malformed frontmatter{where}: {problem}") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise InvalidInput(f"{origin}: frontmatter must be a YAML mapping")
+        meta = loaded
+        rest = "\n".join(lines[end + 1 :])
+    body_lines = rest.strip("\n").split("\n")
+    if body_lines and body_lines[0].startswith("# "):
+        heading = body_lines[0][2:].strip()
+        if "title" not in meta:
+            meta["title"] = heading
+        if " ".join(str(meta["title"]).split()) == heading:
+            body_lines = body_lines[1:]
+    meta.setdefault("body", "\n".join(body_lines))
+    return draft_from_mapping(meta, origin)
+
+
+def draft_from_mapping(record: Any, origin: str) -> MemoryDraft:
+    if not isinstance(record, dict):
+        raise InvalidInput(f"{origin}: expected an object with title and body")
+    unknown = set(record) - _DRAFT_FIELDS - _IGNORED_FIELDS
+    if unknown:
+        raise InvalidInput(f"{origin}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
+
+    def text(name: str) -> str | None:
+        value = record.get(name)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise InvalidInput(f"{origin}: {name} must be a string")
+        return value
+
+    def flag(name: str) -> bool | None:
+        value = record.get(name)
+        if value is None or isinstance(value, bool):
+            return value
+        raise InvalidInput(f"{origin}: {name} must be true or false")
+
+    tags = record.get("tags")
+    if tags is not None:
+        if isinstance(tags, str):
+            tags = [tags]
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise InvalidInput(f"{origin}: tags must be a list of strings")
+        tags = tuple(tags)
+    revision = record.get("revision")
+    if revision is not None and (
+        isinstance(revision, bool) or not isinstance(revision, int) or revision < 1
+    ):
+        raise InvalidInput(f"{origin}: revision must be a positive whole number")
+    return MemoryDraft(
+        id=text("id"),
+        title=text("title"),
+        body=text("body"),
+        type=text("type"),
+        tags=tags,
+        important=flag("important"),
+        mandatory=flag("mandatory"),
+        expected_revision=revision,
+        created_at=_time(record.get("created_at"), "created_at", origin),
+        updated_at=_time(record.get("updated_at"), "updated_at", origin),
+    )
+
+
+def _time(value: Any, name: str, origin: str) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidInput(
+                f"{origin}: {name} is not an ISO 8601 timestamp: {value!r}"
+            ) from None
+    else:
+        raise InvalidInput(f"{origin}: {name} must be an ISO 8601 timestamp")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)  # naive timestamps are read as UTC
+    return moment.astimezone(UTC)

@@ -1,0 +1,217 @@
+"""Scope identity, where each scope's table lives, and the scope-reference lock.
+
+A scope is `(kind, id)`: `project` (id = the project's ULID, found through `graphit.lock.json`),
+`user` (the authenticated subject, or the reserved `anonymous`), or an imported context
+`context:<name>`. Every id is validated here before it can reach a path or a URI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from graphit_cli import config
+from graphit_cli.errors import InvalidInput, NoProject
+
+ANONYMOUS = "anonymous"
+_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
+# User subjects and context names: a conservative charset, so no id can climb out of a path.
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+=-]{0,127}$")
+SCOPE_KINDS = ("project", "user", "context")
+
+
+@dataclass(frozen=True)
+class Scope:
+    kind: str
+    id: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.id}"
+
+    @property
+    def table_dir_name(self) -> str:
+        return f"memory-{self.kind}-{self.id}"
+
+    def local_path(self) -> Path:
+        return config.memory_root() / self.table_dir_name
+
+    def uri(self) -> str:
+        """Where the scope's table lives. Local-only for now; S3 providers add `s3://` URIs."""
+        return str(self.local_path())
+
+
+def validate_ulid(value: str, what: str = "project id") -> str:
+    candidate = value.strip().upper()
+    if not _ULID.match(candidate):
+        raise InvalidInput(f"invalid {what} {value!r}: expected a 26-character ULID")
+    return candidate
+
+
+def validate_safe_id(value: str, what: str) -> str:
+    if ".." in value or not _SAFE_ID.match(value):
+        raise InvalidInput(
+            f"invalid {what} {value!r}: use letters, digits and . _ @ + = - (at most 128)"
+        )
+    return value
+
+
+def find_project_lock(start: Path | None = None) -> Path | None:
+    """Walk up from `start` (the working directory) to the nearest `graphit.lock.json`."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / config.PROJECT_LOCK_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_project_id(lock_file: Path) -> str:
+    try:
+        data = json.loads(lock_file.read_text(encoding="utf-8"))
+        raw = data["project"]["id"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InvalidInput(
+            f'{lock_file}: not a graphit lock file (expected {{"project": {{"id": "<ULID>"}}}})'
+        ) from None
+    if not isinstance(raw, str):
+        raise InvalidInput(f"{lock_file}: project.id must be a string")
+    return validate_ulid(raw)
+
+
+def current_project_id(start: Path | None = None) -> str:
+    override = os.environ.get(config.ENV_PROJECT_ID, "").strip()
+    if override:
+        return validate_ulid(override, f"{config.ENV_PROJECT_ID}")
+    lock_file = find_project_lock(start)
+    if lock_file is None:
+        raise NoProject(
+            "not inside a graphit project (no graphit.lock.json here or above): "
+            "run `graphit init`, set GRAPHIT_PROJECT_ID, or use --user"
+        )
+    return read_project_id(lock_file)
+
+
+def init_project(directory: Path) -> tuple[str, bool]:
+    """Create `graphit.lock.json` in `directory`; return (project id, created?)."""
+    from ulid import ULID
+
+    lock_file = directory / config.PROJECT_LOCK_FILE
+    if lock_file.exists():
+        return read_project_id(lock_file), False
+    project_id = str(ULID())
+    payload = json.dumps({"project": {"id": project_id}}, indent=2) + "\n"
+    try:
+        with open(lock_file, "x", encoding="utf-8") as handle:  # never clobber a racing init
+            handle.write(payload)
+    except FileExistsError:
+        return read_project_id(lock_file), False
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {lock_file}: {exc.strerror}") from None
+    return project_id, True
+
+
+def user_id() -> str:
+    """The user scope's id: the authenticated subject. Without a login it is `anonymous`."""
+    return ANONYMOUS
+
+
+def resolve_scope(spec: str | None, start: Path | None = None) -> Scope:
+    """Turn `project`, `user` or `context:<name>` into a validated Scope."""
+    value = (spec or os.environ.get(config.ENV_SCOPE) or "project").strip()
+    if value == "project":
+        return Scope("project", current_project_id(start))
+    if value == "user":
+        return Scope("user", user_id())
+    if value.startswith("context:"):
+        return Scope("context", validate_safe_id(value.removeprefix("context:"), "context name"))
+    raise InvalidInput(f"unknown scope {value!r}: use project, user or context:<name>")
+
+
+def parse_scope_ref(value: str) -> Scope:
+    """Parse the `kind:id` form recorded in the scope-reference lock (and taken by `prune`)."""
+    kind, sep, ident = value.partition(":")
+    if not sep or kind not in SCOPE_KINDS:
+        raise InvalidInput(
+            f"invalid scope {value!r}: expected project:<ULID>, user:<id> or context:<name>"
+        )
+    if kind == "project":
+        return Scope(kind, validate_ulid(ident))
+    return Scope(kind, validate_safe_id(ident, f"{kind} id"))
+
+
+# --- the scope-reference lock -------------------------------------------------------------
+
+
+def scopes_lock_path() -> Path:
+    return config.memory_root() / "scopes.lock"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock.guard"), "a+") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(guard, fcntl.LOCK_UN)
+
+
+def read_scope_refs() -> dict[str, dict[str, str]]:
+    path = scopes_lock_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        raise InvalidInput(f"{path} is not valid JSON: fix or remove it") from None
+    scopes = data.get("scopes", {}) if isinstance(data, dict) else {}
+    return scopes if isinstance(scopes, dict) else {}
+
+
+def _write_scope_refs(scopes: dict[str, dict[str, str]]) -> None:
+    path = scopes_lock_path()
+    payload = json.dumps({"version": 1, "scopes": scopes}, indent=2, sort_keys=True) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".scopes.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(payload)
+    os.replace(tmp, path)  # atomic: a reader never sees half a file
+
+
+def record_scope_use(scope: Scope, uri: str, now: datetime | None = None) -> None:
+    """Note that this machine uses `scope`; refreshed at most hourly to keep reads write-free."""
+    moment = now or datetime.now(UTC)
+    entry = read_scope_refs().get(str(scope))
+    if entry and entry.get("uri") == uri:
+        try:
+            last = datetime.fromisoformat(entry["last_used"])
+            if moment - last < timedelta(hours=1):
+                return
+        except (KeyError, ValueError):
+            pass
+    with _locked(scopes_lock_path()):
+        scopes = read_scope_refs()
+        scopes[str(scope)] = {
+            "scope": str(scope),
+            "uri": uri,
+            "last_used": moment.isoformat(timespec="seconds"),
+        }
+        _write_scope_refs(scopes)
+
+
+def forget_scope(scope: Scope) -> bool:
+    with _locked(scopes_lock_path()):
+        scopes = read_scope_refs()
+        removed = scopes.pop(str(scope), None) is not None
+        if removed:
+            _write_scope_refs(scopes)
+    return removed

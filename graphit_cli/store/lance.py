@@ -1,0 +1,214 @@
+"""One scope's LanceDB table: open/create, reads by key and chain, the atomic merge, index folding.
+
+Everything LanceDB-specific lives here (see LANCEDB_NOTES.md for the measured behaviour this
+code relies on). Callers speak in Memory rows and MemoryFilters.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+os.environ.setdefault("LANCEDB_LOG", "error")  # the Rust layer's WARN lines are noise on stderr
+
+import lancedb
+from lancedb.index import FTS, Bitmap, BTree
+
+from graphit_cli import config
+from graphit_cli.errors import Conflict, StorageUnavailable
+from graphit_cli.models import Memory, MemoryFilter
+from graphit_cli.store import sql
+from graphit_cli.store.schema import (
+    COLUMNS_NO_VECTOR,
+    from_record,
+    memory_schema,
+    to_arrow,
+)
+
+log = logging.getLogger(__name__)
+
+TABLE_NAME = "memory"
+FTS_COLUMNS = ("body", "title", "tags_json", "type")
+BITMAP_COLUMNS = ("type", "important", "mandatory", "superseded")
+_IN_CHUNK = 500
+
+# Matched rows are replaced only when this holds, per row:
+# - a live row: compare-and-swap, the table still holds the revision just before the new one;
+# - an archived row: only its `next` link moves, and only while it still points at the live
+#   key (or nowhere, after a delete). An archive inserted by a racing writer is never rewritten.
+CAS_CONDITION = (
+    "(target.revision_id = '' AND target.revision = source.revision - 1)"
+    " OR (target.revision_id <> '' AND (target.next = target.id OR target.next IS NULL))"
+)
+
+
+class CommitContention(Conflict):
+    """Too many concurrent writers on the table; the caller retries."""
+
+
+@dataclass(frozen=True)
+class MergeCounts:
+    inserted: int
+    updated: int
+    deleted: int
+
+
+def _fts_config() -> FTS:
+    # Measured: stemming + stop words lift recall@10 from 0.57 to 0.67 on conversational memory.
+    return FTS(stem=True, remove_stop_words=True, lower_case=True, language="English")
+
+
+class MemoryStore:
+    """A scope's authoritative table."""
+
+    def __init__(self, db: Any, table: Any, uri: str) -> None:
+        self._db = db
+        self.table = table
+        self.uri = uri
+
+    # --- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, uri: str, *, create: bool = True, dim: int = config.EMBEDDING_DIM) -> MemoryStore:
+        try:
+            if "://" not in uri and create:
+                os.makedirs(uri, exist_ok=True)
+            # Stale handles are the default in LanceDB: see every commit another process made.
+            db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
+            try:
+                table = db.open_table(TABLE_NAME)
+            except ValueError:
+                if not create:
+                    raise
+                table = cls._create(db, dim)
+        except ValueError as exc:
+            if "not found" in str(exc).lower():
+                raise StorageUnavailable(f"no memory table at {uri}") from None
+            raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
+        except OSError as exc:
+            raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
+        return cls(db, table, uri)
+
+    @staticmethod
+    def _create(db: Any, dim: int) -> Any:
+        try:
+            table = db.create_table(TABLE_NAME, schema=memory_schema(dim))
+        except (ValueError, OSError, RuntimeError):
+            # Another process created it first: use theirs.
+            return db.open_table(TABLE_NAME)
+        table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
+        for column in FTS_COLUMNS:
+            table.create_index(column, config=_fts_config(), name=f"{column}_fts")
+        table.create_index("id", config=BTree(), name="id_btree")  # never a BTREE on `key`
+        for column in BITMAP_COLUMNS:
+            table.create_index(column, config=Bitmap(), name=f"{column}_bitmap")
+        return table
+
+    # --- reads -----------------------------------------------------------------------------
+
+    def _rows(self, where: str, *, vectors: bool = False, limit: int | None = None) -> list[Memory]:
+        query = self.table.search()
+        if where:
+            query = query.where(where)
+        if not vectors:
+            query = query.select(COLUMNS_NO_VECTOR)
+        return [from_record(r) for r in query.limit(limit).to_arrow().to_pylist()]
+
+    def get(self, key: str, *, vectors: bool = False) -> Memory | None:
+        rows = self._rows(f"key = {sql.literal(key)}", vectors=vectors, limit=2)
+        return rows[0] if rows else None
+
+    def chain(self, memory_id: str) -> list[Memory]:
+        return sorted(self._rows(f"id = {sql.literal(memory_id)}"), key=lambda m: m.revision)
+
+    def heads(self, memory_ids: list[str]) -> dict[str, tuple[Memory | None, Memory | None]]:
+        """For each id: (live row, newest archive). A deleted memory has (None, final archive)."""
+        found: dict[str, tuple[Memory | None, Memory | None]] = {}
+        for start in range(0, len(memory_ids), _IN_CHUNK):
+            chunk = memory_ids[start : start + _IN_CHUNK]
+            where = (
+                f"{sql.in_list('id', chunk)} AND (revision_id = '' OR next IS NULL OR next = id)"
+            )
+            for row in self._rows(where, vectors=True):
+                live, tail = found.get(row.id, (None, None))
+                if row.is_live:
+                    live = row
+                elif tail is None or row.revision > tail.revision:
+                    tail = row
+                found[row.id] = (live, tail)
+        return found
+
+    def live(self, flt: MemoryFilter | None = None) -> list[Memory]:
+        parts = ["revision_id = ''", *sql.filter_conditions(flt or MemoryFilter())]
+        return self._rows(sql.conjunction(parts))
+
+    def count(self, where: str = "") -> int:
+        return int(self.table.count_rows(where or None))
+
+    # --- writes ----------------------------------------------------------------------------
+
+    def merge(
+        self, rows: list[Memory], *, delete_live: tuple[str, int] | None = None
+    ) -> MergeCounts:
+        """Commit `rows` (and optionally remove a live row at a given revision) in one commit."""
+        builder = (
+            self.table.merge_insert("key")
+            .when_matched_update_all(where=CAS_CONDITION)
+            .when_not_matched_insert_all()
+        )
+        if delete_live is not None:
+            key, revision = delete_live
+            builder = builder.when_not_matched_by_source_delete(
+                f"key = {sql.literal(key)} AND revision = {int(revision)}"
+            )
+        data = to_arrow(rows, self.table.schema)
+        try:
+            # Rows without a vector yet are valid; vectors are validated before they get here.
+            result = builder.execute(data, on_bad_vectors="null")
+        except (RuntimeError, OSError, ValueError) as exc:
+            message = str(exc)
+            if "concurrent" in message.lower() or "retry" in message.lower():
+                raise CommitContention(f"commit contention: {message.splitlines()[0]}") from exc
+            raise StorageUnavailable(
+                f"write to {self.uri} failed: {message.splitlines()[0]}"
+            ) from exc
+        return MergeCounts(
+            inserted=int(result.num_inserted_rows),
+            updated=int(result.num_updated_rows),
+            deleted=int(result.num_deleted_rows),
+        )
+
+    # --- index freshness -------------------------------------------------------------------
+
+    def backlog(self) -> tuple[int, int]:
+        """(small fragments, rows not yet in the FTS index): what slows reads after writes."""
+        stats = self.table.stats()
+        fragments = int(stats["fragment_stats"]["num_small_fragments"])
+        index = self.table.index_stats("body_fts")
+        unindexed = int(index.num_unindexed_rows) if index is not None else 0
+        return fragments, unindexed
+
+    def fold_if_needed(self, threshold: int | None = None) -> bool:
+        """Fold new fragments into the indexes once the backlog passes a small threshold.
+
+        Best effort: a write never fails because folding lost a race with another writer.
+        """
+        limit = config.fold_threshold() if threshold is None else threshold
+        if limit <= 0:
+            return False
+        try:
+            fragments, unindexed = self.backlog()
+            if fragments < limit and unindexed < limit * 32:
+                return False
+            self.optimize()
+            return True
+        except Exception as exc:
+            log.debug("index folding skipped: %s", exc)
+            return False
+
+    def optimize(self) -> None:
+        retention = timedelta(seconds=config.retention_seconds())
+        self.table.optimize(cleanup_older_than=retention)

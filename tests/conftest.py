@@ -1,0 +1,90 @@
+"""Shared fixtures: every test gets its own GRAPHIT_HOME and project on tmp_path, real LanceDB."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from graphit_cli.scopes import Scope
+
+PROJECT_ID = "01JD0000000000000000000000"
+
+
+@pytest.fixture(autouse=True)
+def graphit_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Isolate every test: its own ~/.graphit and no stray GRAPHIT_* settings."""
+    for name in list(os.environ):
+        if name.startswith("GRAPHIT_"):
+            monkeypatch.delenv(name)
+    home = tmp_path / "graphit-home"
+    monkeypatch.setenv("GRAPHIT_HOME", str(home))
+    monkeypatch.setenv("GRAPHIT_AUTHOR", "tester")
+    return home
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project directory (with graphit.lock.json) that is also the working directory."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "graphit.lock.json").write_text(json.dumps({"project": {"id": PROJECT_ID}}))
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def scope(project_dir: Path) -> Scope:
+    return Scope("project", PROJECT_ID)
+
+
+@pytest.fixture
+def service(scope: Scope):  # type: ignore[no-untyped-def]
+    from graphit_cli.service import MemoryService
+
+    return MemoryService.open(scope)
+
+
+@dataclass
+class Result:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self):  # type: ignore[no-untyped-def]
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def cli(project_dir: Path) -> Iterator:  # type: ignore[type-arg]
+    """Run `graphit ...` in-process (Typer's CliRunner); stdout and stderr kept apart."""
+    from graphit_cli.cli.app import app
+
+    runner = CliRunner()
+
+    def run(*args: str, input: str | None = None) -> Result:
+        result = runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        return Result(result.exit_code, result.stdout, result.stderr)
+
+    yield run
+
+
+def run_graphit(*args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None):  # type: ignore[no-untyped-def]
+    """Run the real `graphit` entry point in a subprocess (for start-up and multi-process tests)."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "graphit_cli", *args],
+        cwd=cwd,
+        env=full_env,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
