@@ -119,3 +119,56 @@ class BatchResult:
 
     def count(self, action: WriteAction) -> int:
         return sum(1 for r in self.results if r.action is action)
+
+
+SEARCH_MODES = ("auto", "hybrid", "fts", "vector")
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One memory in a search result, after chain collapse.
+
+    `memory` is the current row (live), or the final archive when the memory was deleted;
+    `matched` is the row the query matched (the live row, or an archived revision).
+    """
+
+    memory: Memory
+    matched: Memory
+    score: float
+    rank: int  # 1-based position by relevance among the collapsed candidates
+    snippet: str
+
+    @property
+    def superseded(self) -> bool:
+        """Only an older revision matched: the hit points at the current memory."""
+        return not self.matched.is_live
+
+    @property
+    def deleted(self) -> bool:
+        return not self.memory.is_live
+
+    @property
+    def current_id(self) -> str | None:
+        return self.memory.id if self.memory.is_live else None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[SearchHit]
+    mode: str  # the mode actually used: hybrid, fts or vector
+    notice: str | None = None  # e.g. why the search fell back to lexical
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    mandatory: list[Memory]
+    search: SearchResult | None
+
+
+@dataclass(frozen=True)
+class EmbedReport:
+    model_id: str
+    embedded: int
+    skipped: int  # rows edited while being embedded (their new text waits for the next pass)
+    seconds: float
+    reembedded: bool  # the table had vectors from another model

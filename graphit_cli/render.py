@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import Memory, MemoryDraft
+from graphit_cli.models import Memory, MemoryDraft, SearchHit
 
 FORMATS = ("table", "markdown", "json", "ndjson")
 
@@ -308,3 +308,63 @@ def _time(value: Any, name: str, origin: str) -> datetime | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)  # naive timestamps are read as UTC
     return moment.astimezone(UTC)
+
+
+# --- search hits ---------------------------------------------------------------------------
+
+
+def hit_state(hit: SearchHit) -> str:
+    if hit.deleted:
+        return "deleted"
+    return "superseded" if hit.superseded else "current"
+
+
+def hit_to_dict(hit: SearchHit) -> dict[str, Any]:
+    """Stable JSON of a hit: the current memory plus what matched and how well."""
+    memory = hit.memory
+    return {
+        "id": memory.id,
+        "key": hit.matched.key,
+        "title": memory.title,
+        "type": memory.type,
+        "tags": list(memory.tags),
+        "category": memory.category.value,
+        "important": memory.important,
+        "mandatory": memory.mandatory,
+        "created_at": format_time(memory.created_at, precise=True),
+        "updated_at": format_time(memory.updated_at, precise=True),
+        "revision": memory.revision,
+        "matched_revision": hit.matched.revision,
+        "superseded": hit.superseded,
+        "deleted": hit.deleted,
+        "current": hit.current_id,
+        "score": round(hit.score, 6),
+        "rank": hit.rank,
+        "snippet": hit.snippet,
+    }
+
+
+def hit_to_markdown(hit: SearchHit) -> str:
+    extra = [
+        ("match", _q(hit_state(hit))),
+        ("matched_key", _q(hit.matched.key)),
+        ("score", f"{hit.score:.6f}"),
+        ("rank", str(hit.rank)),
+    ]
+    return to_markdown(hit.memory, extra)
+
+
+def hits_table(hits: list[SearchHit]) -> str:
+    rows = [
+        [
+            h.memory.id,
+            h.memory.type,
+            flags(h.memory),
+            f"{h.score:.4f}",
+            hit_state(h),
+            format_time(h.memory.updated_at)[:16].replace("T", " "),
+            f"{h.memory.title} — {h.snippet}",
+        ]
+        for h in hits
+    ]
+    return table(["ID", "TYPE", "FLAGS", "SCORE", "MATCH", "UPDATED", "TITLE — SNIPPET"], rows)

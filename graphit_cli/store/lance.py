@@ -16,6 +16,7 @@ os.environ.setdefault("LANCEDB_LOG", "error")  # the Rust layer's WARN lines are
 
 import lancedb
 from lancedb.index import FTS, Bitmap, BTree
+from lancedb.query import FullTextOperator, MultiMatchQuery
 
 from graphit_cli import config
 from graphit_cli.errors import Conflict, StorageUnavailable
@@ -23,6 +24,7 @@ from graphit_cli.models import Memory, MemoryFilter
 from graphit_cli.store import sql
 from graphit_cli.store.schema import (
     COLUMNS_NO_VECTOR,
+    META_EMBED_MODEL,
     from_record,
     memory_schema,
     to_arrow,
@@ -34,6 +36,8 @@ TABLE_NAME = "memory"
 FTS_COLUMNS = ("body", "title", "tags_json", "type")
 BITMAP_COLUMNS = ("type", "important", "mandatory", "superseded")
 _IN_CHUNK = 500
+# Field weights for BM25 over several columns: a title match says more than a body match.
+TEXT_BOOSTS = {"title": 2.0, "body": 1.0, "tags_json": 1.5, "type": 0.5}
 
 # Matched rows are replaced only when this holds, per row:
 # - a live row: compare-and-swap, the table still holds the revision just before the new one;
@@ -124,7 +128,9 @@ class MemoryStore:
     def chain(self, memory_id: str) -> list[Memory]:
         return sorted(self._rows(f"id = {sql.literal(memory_id)}"), key=lambda m: m.revision)
 
-    def heads(self, memory_ids: list[str]) -> dict[str, tuple[Memory | None, Memory | None]]:
+    def heads(
+        self, memory_ids: list[str], *, vectors: bool = True
+    ) -> dict[str, tuple[Memory | None, Memory | None]]:
         """For each id: (live row, newest archive). A deleted memory has (None, final archive)."""
         found: dict[str, tuple[Memory | None, Memory | None]] = {}
         for start in range(0, len(memory_ids), _IN_CHUNK):
@@ -132,7 +138,7 @@ class MemoryStore:
             where = (
                 f"{sql.in_list('id', chunk)} AND (revision_id = '' OR next IS NULL OR next = id)"
             )
-            for row in self._rows(where, vectors=True):
+            for row in self._rows(where, vectors=vectors):
                 live, tail = found.get(row.id, (None, None))
                 if row.is_live:
                     live = row
@@ -147,6 +153,93 @@ class MemoryStore:
 
     def count(self, where: str = "") -> int:
         return int(self.table.count_rows(where or None))
+
+    def get_many(self, keys: list[str]) -> dict[str, Memory]:
+        found: dict[str, Memory] = {}
+        for start in range(0, len(keys), _IN_CHUNK):
+            for row in self._rows(sql.in_list("key", keys[start : start + _IN_CHUNK])):
+                found[row.key] = row
+        return found
+
+    # --- search ----------------------------------------------------------------------------
+
+    def search_text(self, text: str, where: str, limit: int) -> list[tuple[Memory, float]]:
+        """BM25 over title, body, tags and type (live and archived rows), best first.
+
+        The query is plain text for the tokenizer: quotes and operators are just characters.
+        """
+        query = self.table.search(
+            MultiMatchQuery(
+                text,
+                list(TEXT_BOOSTS),
+                boosts=list(TEXT_BOOSTS.values()),
+                operator=FullTextOperator.OR,
+            ),
+            query_type="fts",
+        )
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.select([*COLUMNS_NO_VECTOR, "_score"]).limit(limit).to_arrow().to_pylist()
+        return [(from_record(r), float(r["_score"])) for r in rows]
+
+    def search_vector(
+        self, vector: list[float], where: str, limit: int
+    ) -> list[tuple[Memory, float]]:
+        """Nearest rows by cosine distance (rows without a vector are skipped), best first."""
+        query = self.table.search(vector, vector_column_name="embedding").distance_type("cosine")
+        if where:
+            query = query.where(where, prefilter=True)
+        rows = query.select([*COLUMNS_NO_VECTOR, "_distance"]).limit(limit).to_arrow().to_pylist()
+        return [(from_record(r), float(r["_distance"])) for r in rows]
+
+    # --- embeddings ------------------------------------------------------------------------
+
+    def embedding_model(self) -> str | None:
+        meta = self.table.schema.field("embedding").metadata or {}
+        value = meta.get(META_EMBED_MODEL.encode())
+        return value.decode() if value else None
+
+    def set_embedding_model(self, model_id: str) -> None:
+        self.table.update_field_metadata(
+            {"path": "embedding", "metadata": {META_EMBED_MODEL: model_id}}
+        )
+
+    def clear_embeddings(self) -> None:
+        """Drop every vector (before re-embedding with another model)."""
+        self.table.update(where="embedding IS NOT NULL", values={"embedding": None})
+
+    def rows_to_embed(self, limit: int) -> list[Memory]:
+        """Rows (live and archived) whose vector is missing."""
+        return self._rows("embedding IS NULL", limit=limit)
+
+    def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
+        """Store (key, content_hash, vector) triples; a row edited meanwhile keeps its new text.
+
+        A partial-column merge: only `embedding` changes, and only where the content hash
+        still matches the text that was embedded.
+        """
+        import pyarrow as pa
+
+        dim = self.table.schema.field("embedding").type.list_size
+        for key, _, vector in items:
+            if len(vector) != dim or any(v != v for v in vector):  # wrong size or NaN
+                raise ValueError(f"bad vector for {key}: expected {dim} finite floats")
+        partial = pa.schema(
+            [
+                pa.field("key", pa.string(), nullable=False),  # the primary key stays non-null
+                pa.field("content_hash", pa.string(), nullable=False),
+                pa.field("embedding", pa.list_(pa.float32(), dim)),
+            ]
+        )
+        data = pa.Table.from_pylist(
+            [{"key": k, "content_hash": h, "embedding": v} for k, h, v in items], schema=partial
+        )
+        result = (
+            self.table.merge_insert("key")
+            .when_matched_update_all(where="target.content_hash = source.content_hash")
+            .execute(data)
+        )
+        return int(result.num_updated_rows)
 
     # --- writes ----------------------------------------------------------------------------
 

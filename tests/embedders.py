@@ -1,0 +1,34 @@
+"""A fast, deterministic embedder for unit tests: hashed bag of words, L2-normalised.
+
+Texts sharing words get close vectors, so vector search behaves sensibly without loading
+the real model (which tests/test_search_real_model.py covers).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Sequence
+
+
+class HashingEmbedder:
+    def __init__(self, model_id: str = "test/hashing-384", dim: int = 384) -> None:
+        self.model_id = model_id
+        self.dim = dim
+        self.calls = 0
+
+    def _one(self, text: str) -> list[float]:
+        vector = [0.0] * self.dim
+        for word in re.findall(r"\w+", text.lower()):
+            bucket = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=4).digest(), "big")
+            vector[bucket % self.dim] += 1.0
+        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+        return [v / norm for v in vector]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        return [self._one(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._one(text)

@@ -1,0 +1,284 @@
+"""The memory CLI end to end (in-process through Typer's runner), on real LanceDB tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PROJECT_ID, Result
+
+
+def upsert(cli, *args: str, input: str | None = None) -> dict:  # type: ignore[no-untyped-def]
+    result = cli("memory", "upsert", "-f", "json", *args, input=input)
+    assert result.exit_code == 0, result.stderr
+    [item] = result.json()
+    return item
+
+
+def table_state(service) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    """(rows, table version): a failed command must change neither."""
+    return service.store.count(), service.store.table.version
+
+
+def test_create_update_source_history(cli) -> None:  # type: ignore[no-untyped-def]
+    created = upsert(cli, "--title", "Use uv", "--body", "Install with uv.", "-t", "convention",
+                     "--tag", "python", "--tag", "tooling")
+    assert created["action"] == "created" and created["revision"] == 1
+    memory_id = created["id"]
+
+    updated = upsert(cli, "--id", memory_id, "--body", "Install with uv, never pip.")
+    assert (updated["action"], updated["revision"], updated["key"]) == ("updated", 2, memory_id)
+
+    again = upsert(cli, "--id", memory_id, "--body", "Install with uv, never pip.")
+    assert again["action"] == "unchanged" and again["revision"] == 2
+
+    source = cli("memory", "source", memory_id)
+    assert source.exit_code == 0
+    assert source.stdout.startswith(f'---\nid: "{memory_id}"\ntitle: "Use uv"\ntype: "convention"\n')
+    assert 'tags: ["python", "tooling"]\n' in source.stdout
+    assert "revision: 2\n" in source.stdout and 'updated_by: "tester"\n' in source.stdout
+    assert source.stdout.endswith("---\n\n# Use uv\n\nInstall with uv, never pip.\n")
+    assert cli("memory", "source", memory_id).stdout == source.stdout  # byte-stable
+
+    chain = cli("memory", "history", memory_id, "-f", "json").json()
+    assert [m["revision"] for m in chain] == [1, 2]
+    archived, live = chain
+    assert archived["superseded"] and not archived["current"]
+    assert archived["body"] == "Install with uv."
+    assert archived["next"] == memory_id and live["previous"] == archived["key"]
+
+    old = cli("memory", "source", archived["key"])
+    assert old.exit_code == 0
+    assert f'revision_id: "{archived["revision_id"]}"\nsuperseded: true\n' in old.stdout
+    assert f'next: "{memory_id}"' in old.stdout
+    assert old.stdout.endswith("# Use uv\n\nInstall with uv.\n")
+
+
+def test_markdown_round_trip_through_upsert(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "Prefer table-driven Go tests", "--body", "## What\nUse tables.")["id"]
+    text = cli("memory", "source", memory_id).stdout
+    edited = tmp_path / "m.md"
+    edited.write_text(text.replace("Use tables.", "Use table-driven cases.").replace(
+        "important: false", "important: true"))
+    result = upsert(cli, str(edited))
+    assert (result["id"], result["action"], result["revision"]) == (memory_id, "updated", 2)
+    shown = cli("memory", "source", memory_id).stdout
+    assert "important: true" in shown and shown.endswith("## What\nUse table-driven cases.\n")
+    # Feeding the same file again is a no-op, even though it names revision 1.
+    assert upsert(cli, "-", input=cli("memory", "source", memory_id).stdout)["action"] == "unchanged"
+
+
+def test_stale_revision_in_frontmatter_is_a_conflict(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
+    stale = cli("memory", "source", memory_id).stdout
+    upsert(cli, "--id", memory_id, "--body", "two")
+    result = cli("memory", "upsert", "-", input=stale.replace("one", "three"))
+    assert result.exit_code == 5
+    assert result.stderr.startswith(f"Error: memory {memory_id} is at revision 2, not 1")
+    assert cli("memory", "source", memory_id).stdout.endswith("two\n")
+
+
+def test_ndjson_batch_is_idempotent_by_id(cli, service) -> None:  # type: ignore[no-untyped-def]
+    ids = ["01JD00000000000000000000A1", "01JD00000000000000000000A2", "01JD00000000000000000000A3"]
+    lines = "\n".join(
+        json.dumps({"id": i, "title": f"Fact {n}", "body": f"Body {n}", "tags": ["batch"],
+                    "created_at": f"2026-01-0{n}T00:00:00Z"})
+        for n, i in enumerate(ids, start=1)
+    )
+    first = cli("memory", "upsert", "-f", "json", "-", input=lines)
+    assert first.exit_code == 0, first.stderr
+    assert [r["action"] for r in first.json()] == ["created"] * 3
+    assert first.stderr.strip() == "3 created"
+    version = service.store.table.version
+    second = cli("memory", "upsert", "-f", "json", "-", input=lines)
+    assert [r["action"] for r in second.json()] == ["unchanged"] * 3
+    assert service.store.table.version == version  # nothing written
+    listed = cli("memory", "list", "-f", "json", "--tag", "batch").json()
+    assert [m["id"] for m in listed] == list(reversed(ids))  # newest first
+    assert listed[-1]["created_at"] == "2026-01-01T00:00:00Z"
+
+
+def test_json_array_batch_with_a_repeated_id_applies_in_order(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = "01JD00000000000000000000B1"
+    batch = [{"id": memory_id, "title": "T", "body": "first"}, {"id": memory_id, "body": "second"}]
+    result = cli("memory", "upsert", "-f", "json", "-", input=json.dumps(batch))
+    assert [r["action"] for r in result.json()] == ["created", "updated"]
+    assert cli("memory", "source", memory_id).stdout.endswith("second\n")
+
+
+def test_list_canonical_order_and_filters(cli) -> None:  # type: ignore[no-untyped-def]
+    normal_old = upsert(cli, "--title", "normal old", "--body", "b", "--tag", "x")["id"]
+    mandatory = upsert(cli, "--title", "mandatory", "--body", "b", "--mandatory")["id"]
+    important = upsert(cli, "--title", "important", "--body", "b", "--important", "-t", "decision")["id"]
+    normal_new = upsert(cli, "--title", "normal new", "--body", "b", "--tag", "x")["id"]
+    both = upsert(cli, "--title", "both", "--body", "b", "--important", "--mandatory")["id"]
+
+    def ids(*args: str) -> list[str]:
+        result = cli("memory", "list", "-f", "json", *args)
+        assert result.exit_code == 0, result.stderr
+        return [m["id"] for m in result.json()]
+
+    assert ids() == [both, mandatory, important, normal_new, normal_old]
+    assert ids("--important") == [both, important]
+    assert ids("--mandatory") == [both, mandatory]
+    assert ids("--type", "decision") == [important]
+    assert ids("--tag", "x") == [normal_new, normal_old]
+    assert ids("--limit", "2") == [both, mandatory]
+    important_cmd = cli("memory", "important", "-f", "ndjson")
+    assert [json.loads(line)["id"] for line in important_cmd.stdout.splitlines()] == [both, important]
+    mandatory_md = cli("memory", "mandatory").stdout
+    assert mandatory_md.count("\n---\n\n# ") == 2 and "# both\n\nb\n" in mandatory_md
+
+
+def test_delete_keeps_final_archive_and_revive_continues_chain(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
+    upsert(cli, "--id", memory_id, "--body", "two")
+    deleted = cli("memory", "delete", memory_id, "--yes", "-f", "json")
+    assert deleted.exit_code == 0 and deleted.json()[0]["action"] == "deleted"
+    gone = cli("memory", "source", memory_id)
+    assert gone.exit_code == 4 and "was deleted" in gone.stderr
+    chain = cli("memory", "history", memory_id, "-f", "json").json()
+    assert [(m["revision"], m["current"]) for m in chain] == [(1, False), (2, False)]
+    assert chain[-1]["next"] is None
+    assert cli("memory", "list", "-f", "json").json() == []
+    assert cli("memory", "delete", memory_id, "--yes").exit_code == 4
+
+    revived = upsert(cli, "--id", memory_id, "--body", "three")
+    assert (revived["action"], revived["revision"]) == ("updated", 3)
+    chain = cli("memory", "history", memory_id, "-f", "json").json()
+    assert [m["revision"] for m in chain] == [1, 2, 3]
+    assert chain[1]["next"] == memory_id and chain[2]["previous"] == chain[1]["key"]
+
+
+def test_delete_refuses_without_yes_when_not_interactive(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "b")["id"]
+    result = cli("memory", "delete", memory_id)
+    assert result.exit_code == 2 and "--yes" in result.stderr
+    assert cli("memory", "source", memory_id).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "code", "message"),
+    [
+        (["upsert", "--title", "T", "--body", "b", "-t", "opinion"], None, 3, "unknown type 'opinion'"),
+        (["upsert", "--title", "  ", "--body", "b"], None, 3, "title must not be empty"),
+        (["upsert", "--title", "T", "--body", "\n \n"], None, 3, "body must not be empty"),
+        (["upsert", "--title", "T", "--body", "b", "--tag", "it's"], None, 3, "invalid tag \"it's\""),
+        (["upsert", "--title", "T", "--body", "b", "--tag", "x' OR '1'='1"], None, 3, "invalid tag"),
+        (["upsert", "--title", "T", "--body", "b", "--tag", "50%"], None, 3, "invalid tag '50%'"),
+        (["upsert", "--title", "T", "--body", "b", "--tag", "a;b"], None, 3, "invalid tag 'a;b'"),
+        (["upsert", "--title", "T", "--body", "b", "--tag", "a--b"], None, 3, "invalid tag 'a--b'"),
+        (["upsert", "--id", "x' OR '1'='1", "--body", "b"], None, 3, "invalid memory id"),
+        (["upsert", "--id", "../../etc", "--body", "b"], None, 3, "invalid memory id"),
+        (["upsert", "-"], "---\ntitle: [unclosed\n---\nbody\n", 3, "malformed frontmatter"),
+        (["upsert", "-"], "---\ntitle: T\nbody\n", 3, "frontmatter is not closed"),
+        (["upsert", "-"], "---\n- a list\n---\nbody\n", 3, "frontmatter must be a YAML mapping"),
+        (["upsert", "-"], "---\ntitle: T\ncolour: red\n---\nbody\n", 3, "unknown field(s) colour"),
+        (["upsert", "-"], '{"title": "T", "body": ', 3, "invalid JSON"),
+        (["upsert", "-"], '{"title": "T", "body": "b"}\n{"title": }\n', 3, "invalid NDJSON at line 2"),
+        (["upsert", "-"], '[{"title": "T", "body": "b"}, {"title": "U"}]', 3,
+         "record 2: a new memory needs a title and a body"),
+        (["upsert", "-"], "just some words", 3, "expected Markdown with YAML frontmatter"),
+        (["source", "01JD0000000000000000000999"], None, 4, "no memory 01JD0000000000000000000999"),
+        (["source", "nope'"], None, 3, "invalid memory id"),
+        (["list", "--tag", "a'b"], None, 3, "invalid tag"),
+        (["list", "--type", "nonsense"], None, 3, "unknown type"),
+        (["list", "--scope", "context:../escape"], None, 3, "invalid context name '../escape'"),
+        (["list", "--scope", "elsewhere"], None, 3, "unknown scope 'elsewhere'"),
+    ],
+)
+def test_bad_input_gets_one_line_error_and_changes_nothing(
+    cli, service, args: list[str], stdin: str | None, code: int, message: str  # type: ignore[no-untyped-def]
+) -> None:
+    upsert(cli, "--title", "Existing", "--body", "untouched", "--tag", "keep")
+    before = table_state(service)
+    result: Result = cli("memory", *args, input=stdin)
+    assert result.exit_code == code, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert message in result.stderr
+    assert table_state(service) == before
+    assert not (Path(service.store.uri).parent / "memory-context-..").exists()
+
+
+def test_revision_of_another_memory_is_not_found(cli) -> None:  # type: ignore[no-untyped-def]
+    first = upsert(cli, "--title", "A", "--body", "one")["id"]
+    upsert(cli, "--id", first, "--body", "two")
+    second = upsert(cli, "--title", "B", "--body", "x")["id"]
+    archived_key = cli("memory", "history", first, "-f", "json").json()[0]["key"]
+    revision_id = archived_key.split("/")[1]
+    result = cli("memory", "source", f"{second}/{revision_id}")
+    assert result.exit_code == 4
+    assert result.stderr == f"Error: memory {second} has no revision {revision_id}: see `graphit memory history {second}`\n"
+
+
+def test_outside_a_project_needs_user_scope(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    elsewhere = tmp_path / "not-a-project"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = cli("memory", "list")
+    assert result.exit_code == 8 and "not inside a graphit project" in result.stderr
+    created = upsert(cli, "--user", "--title", "Prefer short answers", "--body", "Be terse.", "-t", "preference")
+    listed = cli("memory", "list", "--user", "-f", "json").json()
+    assert [m["id"] for m in listed] == [created["id"]] and listed[0]["scope"] == "user:anonymous"
+
+
+def test_project_found_by_walking_up_and_env_override(cli, project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    nested = project_dir / "a" / "b"
+    nested.mkdir(parents=True)
+    monkeypatch.chdir(nested)
+    created = upsert(cli, "--title", "T", "--body", "b")
+    assert cli("memory", "list", "-f", "json").json()[0]["scope"] == f"project:{PROJECT_ID}"
+    other = "01JD0000000000000000000OTH".replace("O", "0")
+    monkeypatch.setenv("GRAPHIT_PROJECT_ID", other)
+    assert cli("memory", "list", "-f", "json").json() == []
+    monkeypatch.delenv("GRAPHIT_PROJECT_ID")
+    assert cli("memory", "list", "-f", "json").json()[0]["id"] == created["id"]
+
+
+def test_scope_table_layout_and_reference_lock(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    upsert(cli, "--title", "T", "--body", "b")
+    upsert(cli, "--user", "--title", "U", "--body", "b")
+    memory_root = graphit_home / "memory"
+    assert (memory_root / f"memory-project-{PROJECT_ID}" / "memory.lance").is_dir()
+    assert (memory_root / "memory-user-anonymous" / "memory.lance").is_dir()
+    refs = json.loads((memory_root / "scopes.lock").read_text())["scopes"]
+    assert set(refs) == {f"project:{PROJECT_ID}", "user:anonymous"}
+    assert refs["user:anonymous"]["uri"] == str(memory_root / "memory-user-anonymous")
+
+
+def test_init_creates_lock_once(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    target = tmp_path / "fresh"
+    target.mkdir()
+    first = cli("init", str(target))
+    assert first.exit_code == 0 and len(first.stdout.strip()) == 26
+    lock = json.loads((target / "graphit.lock.json").read_text())
+    assert lock == {"project": {"id": first.stdout.strip()}}
+    second = cli("init", str(target))
+    assert second.stdout == first.stdout and "already exists" in second.stderr
+
+
+def test_user_text_prints_as_written(cli) -> None:  # type: ignore[no-untyped-def]
+    body = "[bold]not bold[/bold] and `code` and $HOME"
+    memory_id = upsert(cli, "--title", "[red]Markup[/red]", "--body", body)["id"]
+    assert cli("memory", "source", memory_id).stdout.endswith(f"# [red]Markup[/red]\n\n{body}\n")
+    table = cli("memory", "list", "-f", "table").stdout
+    assert "[red]Markup[/red]" in table
+
+
+def test_flag_only_change_is_a_revision(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "b")["id"]
+    flagged = upsert(cli, "--id", memory_id, "--mandatory")
+    assert (flagged["action"], flagged["revision"]) == ("updated", 2)
+    shown = cli("memory", "source", memory_id).stdout
+    assert "mandatory: true" in shown and "important: false" in shown
+
+
+def test_debug_shows_traceback(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.errors import NotFound
+
+    monkeypatch.setenv("GRAPHIT_DEBUG", "1")
+    with pytest.raises(NotFound):
+        cli("memory", "source", "01JD0000000000000000000999")

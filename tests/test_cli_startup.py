@@ -1,0 +1,94 @@
+"""`graphit --help` and TAB completion stay fast: no heavy library is imported on their way.
+
+Each case runs the real entry point in a fresh interpreter (a module imported by an earlier test
+would hide the problem in-process) and reports which heavy modules ended up in sys.modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_graphit
+
+HEAVY = ("lancedb", "pyarrow", "numpy", "torch", "sentence_transformers")
+
+# Runs `graphit ARGS...` through graphit_cli.cli.main, then reports on stderr's last line.
+PROBE = """
+import json, sys
+heavy = json.loads(sys.argv[1])
+sys.argv = ["graphit", *sys.argv[2:]]
+from graphit_cli.cli import main
+code = 0
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+loaded = sorted({name.split(".")[0] for name in sys.modules} & set(heavy))
+sys.stdout.flush()
+print(json.dumps({"exit": code, "heavy": loaded}), file=sys.stderr)
+"""
+
+
+def probe(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, list[str], str]:
+    """(exit code, heavy modules loaded, stdout) of `graphit ARGS...` in a fresh interpreter."""
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(HEAVY), *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stderr.strip().splitlines()[-1])
+    return report["exit"], report["heavy"], result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--help",), ("memory", "--help"), ("memory", "upsert", "--help"), ("-h",)],
+    ids=["root", "memory", "memory-upsert", "short-h"],
+)
+def test_help_imports_nothing_heavy(args: tuple[str, ...], tmp_path: Path) -> None:
+    code, heavy, stdout = probe(*args, cwd=tmp_path)
+    assert code == 0
+    assert heavy == [], f"`graphit {' '.join(args)}` imported {heavy}"
+    assert stdout.startswith("Usage: graphit")
+
+
+def test_tab_completion_imports_nothing_heavy(tmp_path: Path) -> None:
+    env = {
+        "_GRAPHIT_COMPLETE": "complete_bash",
+        "COMP_WORDS": "graphit memory u",
+        "COMP_CWORD": "2",
+    }
+    code, heavy, stdout = probe(cwd=tmp_path, env=env)
+    assert code == 0
+    assert heavy == []
+    assert stdout.split() == ["upsert"]
+
+
+def test_probe_sees_heavy_imports(tmp_path: Path) -> None:
+    # A command that opens a table does load lancedb: proof the probe is not vacuous.
+    code, heavy, _ = probe("memory", "list", "--user", "--format", "json", cwd=tmp_path)
+    assert code == 0
+    assert "lancedb" in heavy
+
+
+def test_help_and_short_h_through_the_module_entry_point(tmp_path: Path) -> None:
+    long = run_graphit("--help", cwd=tmp_path)
+    short = run_graphit("-h", cwd=tmp_path)
+    assert (long.returncode, long.stderr) == (0, "")
+    assert long.stdout.startswith("Usage: graphit [OPTIONS] COMMAND [ARGS]...")
+    assert "Exit codes:" in long.stdout
+    assert (short.returncode, short.stdout, short.stderr) == (0, long.stdout, "")
+
+    sub = run_graphit("memory", "upsert", "-h", cwd=tmp_path)
+    assert (sub.returncode, sub.stderr) == (0, "")
+    assert sub.stdout.startswith("Usage: graphit memory upsert [OPTIONS]")

@@ -1,0 +1,189 @@
+"""Search: chain collapse, the selection rule, canonical order, filters, modes and embedding."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphit_cli.errors import InvalidInput
+from graphit_cli.models import MemoryDraft, MemoryFilter
+from graphit_cli.service import MemoryService
+from tests.embedders import HashingEmbedder
+
+
+@pytest.fixture
+def svc(scope) -> MemoryService:  # type: ignore[no-untyped-def]
+    return MemoryService(MemoryService.open(scope).store, scope, embedder=HashingEmbedder)
+
+
+def write(svc: MemoryService, title: str, body: str, **kw: object) -> str:
+    return svc.upsert(MemoryDraft(title=title, body=body, **kw)).memory.id  # type: ignore[arg-type]
+
+
+def ids(result) -> list[str]:  # type: ignore[no-untyped-def]
+    return [h.memory.id for h in result.hits]
+
+
+def test_archived_only_match_returns_current_memory_as_superseded(svc: MemoryService) -> None:
+    memory_id = write(svc, "Deploy target", "We deploy with zebractl to the old cluster.")
+    svc.upsert(MemoryDraft(id=memory_id, body="We deploy with helm to the new cluster."))
+    [hit] = svc.search("zebractl", mode="fts").hits
+    assert hit.superseded and not hit.deleted
+    assert hit.current_id == memory_id
+    assert hit.memory.is_live and hit.memory.revision == 2
+    assert hit.matched.revision == 1 and hit.matched.key.startswith(f"{memory_id}/")
+    assert "zebractl" in hit.snippet
+
+
+def test_live_match_hides_archived_hits_of_the_same_chain(svc: MemoryService) -> None:
+    memory_id = write(svc, "Kiwi", "kiwi one")
+    for n in range(2, 5):
+        svc.upsert(MemoryDraft(id=memory_id, body=f"kiwi {n}"))
+    result = svc.search("kiwi", mode="fts")
+    [hit] = result.hits
+    assert not hit.superseded and hit.matched.is_live and hit.matched.revision == 4
+
+
+def test_deleted_memory_matches_as_deleted(svc: MemoryService) -> None:
+    memory_id = write(svc, "Obsolete", "the quagga pipeline")
+    svc.delete(memory_id)
+    [hit] = svc.search("quagga", mode="fts").hits
+    assert hit.deleted and hit.current_id is None and hit.memory.id == memory_id
+
+
+def test_top_k_counts_distinct_memories_after_collapse(svc: MemoryService) -> None:
+    chained = write(svc, "walrus", "walrus walrus 0")
+    for n in range(1, 6):
+        svc.upsert(MemoryDraft(id=chained, body=f"walrus walrus {n}"))
+    others = [write(svc, f"note {n}", f"a walrus appears {n}") for n in range(4)]
+    result = svc.search("walrus", top_k=3, mode="fts")
+    assert len(result.hits) == 3 and len(set(ids(result))) == 3
+    assert set(ids(result)) <= {chained, *others}
+
+
+def test_mandatory_match_below_top_k_is_still_selected(svc: MemoryService) -> None:
+    strong = [write(svc, f"lemur {n}", "lemur lemur lemur lemur") for n in range(12)]
+    weak_body = "A long note about many things. " * 20 + "It mentions a lemur once."
+    mandatory = write(svc, "Session rules", weak_body, mandatory=True)
+    important = write(svc, "Reference", weak_body, important=True)
+    ranked = svc.search("lemur", top_k=0, mode="fts").hits
+    by_rank = sorted(ranked, key=lambda h: h.rank)
+    assert {h.memory.id for h in by_rank[-2:]} == {mandatory, important}  # lowest scores
+    result = svc.search("lemur", top_k=5, mode="fts")
+    assert ids(result)[:2] == [mandatory, important]  # selected, and shown first
+    assert len(result.hits) == 5 and set(ids(result)[2:]) <= set(strong)
+
+
+def test_hits_are_shown_in_canonical_order(svc: MemoryService) -> None:
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    made = {}
+    for n, (name, flags) in enumerate(
+        [("n-old", {}), ("i-old", {"important": True}), ("m", {"mandatory": True}),
+         ("n-new", {}), ("i-new", {"important": True})]
+    ):
+        made[name] = svc.upsert(
+            MemoryDraft(title=f"otter {name}", body="otter facts " * (n + 1),
+                        created_at=base + timedelta(days=n), **flags)  # type: ignore[arg-type]
+        ).memory.id
+    result = svc.search("otter", top_k=10, mode="fts")
+    assert ids(result) == [made[k] for k in ("m", "i-new", "i-old", "n-new", "n-old")]
+    assert sorted(h.rank for h in result.hits) == [1, 2, 3, 4, 5]
+
+
+def test_exclude_mandatory_and_filters(svc: MemoryService) -> None:
+    mandatory = write(svc, "heron rule", "heron", mandatory=True)
+    decision = write(svc, "heron decision", "heron", type="decision", tags=("birds",))
+    fact = write(svc, "heron fact", "heron", tags=("birds", "water"))
+    assert mandatory not in ids(svc.search("heron", exclude_mandatory=True, mode="fts"))
+    assert ids(svc.search("heron", flt=MemoryFilter(types=("decision",)), mode="fts")) == [decision]
+    tagged = svc.search("heron", flt=MemoryFilter(tags=("birds",)), mode="fts")
+    assert set(ids(tagged)) == {decision, fact}
+    both = svc.search("heron", flt=MemoryFilter(tags=("birds", "water")), mode="fts")
+    assert ids(both) == [fact]
+    # Becoming mandatory later also excludes the memory's older, non-mandatory revisions.
+    svc.upsert(MemoryDraft(id=fact, mandatory=True))
+    assert fact not in ids(svc.search("heron", exclude_mandatory=True, mode="fts"))
+
+
+def test_lexical_fallback_without_vectors(svc: MemoryService) -> None:
+    write(svc, "Ibis", "ibis notes")
+    result = svc.search("ibis")
+    assert result.mode == "fts" and "no memory has a vector yet" in (result.notice or "")
+    assert len(result.hits) == 1
+    with pytest.raises(InvalidInput, match="vector search is not possible"):
+        svc.search("ibis", mode="vector")
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["it's", "fine'", '"quoted" AND OR NOT -x +y', "title:foo", "a' OR '1'='1", "%;--", "(((", "*"],
+)
+def test_quotes_and_operators_are_plain_text(svc: MemoryService, query: str) -> None:
+    target = write(svc, "Quote test", "it's fine: title says foo")
+    result = svc.search(query, mode="fts")
+    assert all(h.memory.id == target for h in result.hits)
+    if query in ("fine'", "title:foo"):
+        assert ids(result) == [target]
+
+
+def test_bad_search_arguments(svc: MemoryService) -> None:
+    with pytest.raises(InvalidInput, match="must not be empty"):
+        svc.search("   ")
+    with pytest.raises(InvalidInput, match="top_k must not be negative"):
+        svc.search("x", top_k=-1)
+    with pytest.raises(InvalidInput, match="unknown search mode"):
+        svc.search("x", mode="semantic")
+
+
+def test_embed_then_hybrid_and_vector_modes(svc: MemoryService) -> None:
+    cat = write(svc, "Cats", "cats purr and sleep")
+    dog = write(svc, "Dogs", "dogs bark loudly")
+    svc.upsert(MemoryDraft(id=dog, body="dogs bark loudly at night"))  # one archived row
+    report = svc.embed()
+    assert (report.embedded, report.skipped, report.reembedded) == (3, 0, False)
+    assert svc.store.count("embedding IS NULL") == 0
+    assert svc.embed().embedded == 0  # nothing left to do
+    result = svc.search("purr sleep")
+    assert result.mode == "hybrid" and result.notice is None
+    assert min(result.hits, key=lambda h: h.rank).memory.id == cat
+    vector = svc.search("bark night", mode="vector")
+    assert vector.mode == "vector" and min(vector.hits, key=lambda h: h.rank).memory.id == dog
+    # An edit clears the live row's vector; a flag change keeps it.
+    svc.upsert(MemoryDraft(id=cat, important=True))
+    assert svc.store.get(cat, vectors=True).embedding is not None  # type: ignore[union-attr]
+    svc.upsert(MemoryDraft(id=cat, body="cats purr"))
+    assert svc.store.get(cat, vectors=True).embedding is None  # type: ignore[union-attr]
+    assert svc.embed().embedded == 1
+
+
+def test_embedding_is_guarded_by_content_hash(svc: MemoryService) -> None:
+    memory_id = write(svc, "Racy", "first text")
+    [row] = svc.store.rows_to_embed(10)
+    svc.upsert(MemoryDraft(id=memory_id, body="second text"))  # edited while embedding
+    assert svc.store.write_embeddings([(row.key, row.content_hash, [0.1] * 384)]) == 0
+    assert svc.store.get(memory_id, vectors=True).embedding is None  # type: ignore[union-attr]
+
+
+def test_another_model_means_re_embedding(scope) -> None:  # type: ignore[no-untyped-def]
+    store = MemoryService.open(scope).store
+    first = MemoryService(store, scope, embedder=lambda: HashingEmbedder("test/a"))
+    write(first, "One", "one")
+    write(first, "Two", "two")
+    assert first.embed().embedded == 2
+    assert store.embedding_model() == "test/a"
+    second = MemoryService(store, scope, embedder=lambda: HashingEmbedder("test/b"))
+    result = second.search("one")
+    assert result.mode == "fts" and "test/a" in (result.notice or "")
+    report = second.embed()
+    assert report.reembedded and report.embedded == 2
+    assert store.embedding_model() == "test/b" and second.search("one").mode == "hybrid"
+
+
+def test_recall_protocol(svc: MemoryService) -> None:
+    rule = write(svc, "Always run tests", "pytest before commit", mandatory=True)
+    related = write(svc, "Test layout", "tests live in tests/ and use pytest")
+    result = svc.recall("pytest")
+    assert [m.id for m in result.mandatory] == [rule]
+    assert result.search is not None and ids(result.search) == [related]
+    assert svc.recall(None).search is None
