@@ -23,8 +23,19 @@ def table_state(service) -> tuple[int, int]:  # type: ignore[no-untyped-def]
 
 
 def test_create_update_source_history(cli) -> None:  # type: ignore[no-untyped-def]
-    created = upsert(cli, "--title", "Use uv", "--body", "Install with uv.", "-t", "convention",
-                     "--tag", "python", "--tag", "tooling")
+    created = upsert(
+        cli,
+        "--title",
+        "Use uv",
+        "--body",
+        "Install with uv.",
+        "-t",
+        "convention",
+        "--tag",
+        "python",
+        "--tag",
+        "tooling",
+    )
     assert created["action"] == "created" and created["revision"] == 1
     memory_id = created["id"]
 
@@ -36,7 +47,9 @@ def test_create_update_source_history(cli) -> None:  # type: ignore[no-untyped-d
 
     source = cli("memory", "source", memory_id)
     assert source.exit_code == 0
-    assert source.stdout.startswith(f'---\nid: "{memory_id}"\ntitle: "Use uv"\ntype: "convention"\n')
+    assert source.stdout.startswith(
+        f'---\nid: "{memory_id}"\ntitle: "Use uv"\ntype: "convention"\n'
+    )
     assert 'tags: ["python", "tooling"]\n' in source.stdout
     assert "revision: 2\n" in source.stdout and 'updated_by: "tester"\n' in source.stdout
     assert source.stdout.endswith("---\n\n# Use uv\n\nInstall with uv, never pip.\n")
@@ -57,17 +70,24 @@ def test_create_update_source_history(cli) -> None:  # type: ignore[no-untyped-d
 
 
 def test_markdown_round_trip_through_upsert(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    memory_id = upsert(cli, "--title", "Prefer table-driven Go tests", "--body", "## What\nUse tables.")["id"]
+    memory_id = upsert(
+        cli, "--title", "Prefer table-driven Go tests", "--body", "## What\nUse tables."
+    )["id"]
     text = cli("memory", "source", memory_id).stdout
     edited = tmp_path / "m.md"
-    edited.write_text(text.replace("Use tables.", "Use table-driven cases.").replace(
-        "important: false", "important: true"))
+    edited.write_text(
+        text.replace("Use tables.", "Use table-driven cases.").replace(
+            "important: false", "important: true"
+        )
+    )
     result = upsert(cli, str(edited))
     assert (result["id"], result["action"], result["revision"]) == (memory_id, "updated", 2)
     shown = cli("memory", "source", memory_id).stdout
     assert "important: true" in shown and shown.endswith("## What\nUse table-driven cases.\n")
     # Feeding the same file again is a no-op, even though it names revision 1.
-    assert upsert(cli, "-", input=cli("memory", "source", memory_id).stdout)["action"] == "unchanged"
+    assert (
+        upsert(cli, "-", input=cli("memory", "source", memory_id).stdout)["action"] == "unchanged"
+    )
 
 
 def test_stale_revision_in_frontmatter_is_a_conflict(cli) -> None:  # type: ignore[no-untyped-def]
@@ -83,8 +103,15 @@ def test_stale_revision_in_frontmatter_is_a_conflict(cli) -> None:  # type: igno
 def test_ndjson_batch_is_idempotent_by_id(cli, service) -> None:  # type: ignore[no-untyped-def]
     ids = ["01JD00000000000000000000A1", "01JD00000000000000000000A2", "01JD00000000000000000000A3"]
     lines = "\n".join(
-        json.dumps({"id": i, "title": f"Fact {n}", "body": f"Body {n}", "tags": ["batch"],
-                    "created_at": f"2026-01-0{n}T00:00:00Z"})
+        json.dumps(
+            {
+                "id": i,
+                "title": f"Fact {n}",
+                "body": f"Body {n}",
+                "tags": ["batch"],
+                "created_at": f"2026-01-0{n}T00:00:00Z",
+            }
+        )
         for n, i in enumerate(ids, start=1)
     )
     first = cli("memory", "upsert", "-f", "json", "-", input=lines)
@@ -111,7 +138,9 @@ def test_json_array_batch_with_a_repeated_id_applies_in_order(cli) -> None:  # t
 def test_list_canonical_order_and_filters(cli) -> None:  # type: ignore[no-untyped-def]
     normal_old = upsert(cli, "--title", "normal old", "--body", "b", "--tag", "x")["id"]
     mandatory = upsert(cli, "--title", "mandatory", "--body", "b", "--mandatory")["id"]
-    important = upsert(cli, "--title", "important", "--body", "b", "--important", "-t", "decision")["id"]
+    important = upsert(cli, "--title", "important", "--body", "b", "--important", "-t", "decision")[
+        "id"
+    ]
     normal_new = upsert(cli, "--title", "normal new", "--body", "b", "--tag", "x")["id"]
     both = upsert(cli, "--title", "both", "--body", "b", "--important", "--mandatory")["id"]
 
@@ -127,7 +156,10 @@ def test_list_canonical_order_and_filters(cli) -> None:  # type: ignore[no-untyp
     assert ids("--tag", "x") == [normal_new, normal_old]
     assert ids("--limit", "2") == [both, mandatory]
     important_cmd = cli("memory", "important", "-f", "ndjson")
-    assert [json.loads(line)["id"] for line in important_cmd.stdout.splitlines()] == [both, important]
+    assert [json.loads(line)["id"] for line in important_cmd.stdout.splitlines()] == [
+        both,
+        important,
+    ]
     mandatory_md = cli("memory", "mandatory").stdout
     assert mandatory_md.count("\n---\n\n# ") == 2 and "# both\n\nb\n" in mandatory_md
 
@@ -162,11 +194,26 @@ def test_delete_refuses_without_yes_when_not_interactive(cli) -> None:  # type: 
 @pytest.mark.parametrize(
     ("args", "stdin", "code", "message"),
     [
-        (["upsert", "--title", "T", "--body", "b", "-t", "opinion"], None, 3, "unknown type 'opinion'"),
+        (
+            ["upsert", "--title", "T", "--body", "b", "-t", "opinion"],
+            None,
+            3,
+            "unknown type 'opinion'",
+        ),
         (["upsert", "--title", "  ", "--body", "b"], None, 3, "title must not be empty"),
         (["upsert", "--title", "T", "--body", "\n \n"], None, 3, "body must not be empty"),
-        (["upsert", "--title", "T", "--body", "b", "--tag", "it's"], None, 3, "invalid tag \"it's\""),
-        (["upsert", "--title", "T", "--body", "b", "--tag", "x' OR '1'='1"], None, 3, "invalid tag"),
+        (
+            ["upsert", "--title", "T", "--body", "b", "--tag", "it's"],
+            None,
+            3,
+            'invalid tag "it\'s"',
+        ),
+        (
+            ["upsert", "--title", "T", "--body", "b", "--tag", "x' OR '1'='1"],
+            None,
+            3,
+            "invalid tag",
+        ),
         (["upsert", "--title", "T", "--body", "b", "--tag", "50%"], None, 3, "invalid tag '50%'"),
         (["upsert", "--title", "T", "--body", "b", "--tag", "a;b"], None, 3, "invalid tag 'a;b'"),
         (["upsert", "--title", "T", "--body", "b", "--tag", "a--b"], None, 3, "invalid tag 'a--b'"),
@@ -177,9 +224,18 @@ def test_delete_refuses_without_yes_when_not_interactive(cli) -> None:  # type: 
         (["upsert", "-"], "---\n- a list\n---\nbody\n", 3, "frontmatter must be a YAML mapping"),
         (["upsert", "-"], "---\ntitle: T\ncolour: red\n---\nbody\n", 3, "unknown field(s) colour"),
         (["upsert", "-"], '{"title": "T", "body": ', 3, "invalid JSON"),
-        (["upsert", "-"], '{"title": "T", "body": "b"}\n{"title": }\n', 3, "invalid NDJSON at line 2"),
-        (["upsert", "-"], '[{"title": "T", "body": "b"}, {"title": "U"}]', 3,
-         "record 2: a new memory needs a title and a body"),
+        (
+            ["upsert", "-"],
+            '{"title": "T", "body": "b"}\n{"title": }\n',
+            3,
+            "invalid NDJSON at line 2",
+        ),
+        (
+            ["upsert", "-"],
+            '[{"title": "T", "body": "b"}, {"title": "U"}]',
+            3,
+            "record 2: a new memory needs a title and a body",
+        ),
         (["upsert", "-"], "just some words", 3, "expected Markdown with YAML frontmatter"),
         (["source", "01JD0000000000000000000999"], None, 4, "no memory 01JD0000000000000000000999"),
         (["source", "nope'"], None, 3, "invalid memory id"),
@@ -190,7 +246,12 @@ def test_delete_refuses_without_yes_when_not_interactive(cli) -> None:  # type: 
     ],
 )
 def test_bad_input_gets_one_line_error_and_changes_nothing(
-    cli, service, args: list[str], stdin: str | None, code: int, message: str  # type: ignore[no-untyped-def]
+    cli,
+    service,
+    args: list[str],
+    stdin: str | None,
+    code: int,
+    message: str,  # type: ignore[no-untyped-def]
 ) -> None:
     upsert(cli, "--title", "Existing", "--body", "untouched", "--tag", "keep")
     before = table_state(service)
@@ -211,21 +272,28 @@ def test_revision_of_another_memory_is_not_found(cli) -> None:  # type: ignore[n
     revision_id = archived_key.split("/")[1]
     result = cli("memory", "source", f"{second}/{revision_id}")
     assert result.exit_code == 4
-    assert result.stderr == f"Error: memory {second} has no revision {revision_id}: see `graphit memory history {second}`\n"
+    expected = f"Error: memory {second} has no revision {revision_id}: "
+    assert result.stderr == expected + f"see `graphit memory history {second}`\n"
 
 
-def test_outside_a_project_needs_user_scope(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_outside_a_project_needs_user_scope(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     elsewhere = tmp_path / "not-a-project"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     result = cli("memory", "list")
     assert result.exit_code == 8 and "not inside a graphit project" in result.stderr
-    created = upsert(cli, "--user", "--title", "Prefer short answers", "--body", "Be terse.", "-t", "preference")
+    created = upsert(
+        cli, "--user", "--title", "Prefer short answers", "--body", "Be terse.", "-t", "preference"
+    )
     listed = cli("memory", "list", "--user", "-f", "json").json()
     assert [m["id"] for m in listed] == [created["id"]] and listed[0]["scope"] == "user:anonymous"
 
 
-def test_project_found_by_walking_up_and_env_override(cli, project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_project_found_by_walking_up_and_env_override(
+    cli, project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     nested = project_dir / "a" / "b"
     nested.mkdir(parents=True)
     monkeypatch.chdir(nested)

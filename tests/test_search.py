@@ -79,12 +79,21 @@ def test_hits_are_shown_in_canonical_order(svc: MemoryService) -> None:
     base = datetime(2026, 1, 1, tzinfo=UTC)
     made = {}
     for n, (name, flags) in enumerate(
-        [("n-old", {}), ("i-old", {"important": True}), ("m", {"mandatory": True}),
-         ("n-new", {}), ("i-new", {"important": True})]
+        [
+            ("n-old", {}),
+            ("i-old", {"important": True}),
+            ("m", {"mandatory": True}),
+            ("n-new", {}),
+            ("i-new", {"important": True}),
+        ]
     ):
         made[name] = svc.upsert(
-            MemoryDraft(title=f"otter {name}", body="otter facts " * (n + 1),
-                        created_at=base + timedelta(days=n), **flags)  # type: ignore[arg-type]
+            MemoryDraft(
+                title=f"otter {name}",
+                body="otter facts " * (n + 1),
+                created_at=base + timedelta(days=n),
+                **flags,
+            )  # type: ignore[arg-type]
         ).memory.id
     result = svc.search("otter", top_k=10, mode="fts")
     assert ids(result) == [made[k] for k in ("m", "i-new", "i-old", "n-new", "n-old")]

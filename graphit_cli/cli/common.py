@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -105,7 +104,3 @@ def note(text: str) -> None:
 
 def stdin_is_interactive() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()
-
-
-def color_allowed() -> bool:
-    return "NO_COLOR" not in os.environ and sys.stderr.isatty()

@@ -43,7 +43,9 @@ TypeOpt = Annotated[
 ]
 TagOpt = Annotated[
     list[str] | None,
-    typer.Option("--tag", help="Only memories with this tag (repeatable: all must match)."),
+    typer.Option(
+        "--tag", metavar="TAG", help="Only memories with this tag (repeatable: all must match)."
+    ),
 ]
 
 
@@ -112,7 +114,7 @@ def upsert(
     ] = None,
     tags: Annotated[
         list[str] | None,
-        typer.Option("--tag", help="Tag (repeatable); replaces the memory's tags."),
+        typer.Option("--tag", metavar="TAG", help="Tag (repeatable); replaces the memory's tags."),
     ] = None,
     important: Annotated[
         bool | None,

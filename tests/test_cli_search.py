@@ -1,0 +1,94 @@
+"""`graphit memory search`, `recall` and `embed` through the CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+HIT_FIELDS = [
+    "id",
+    "key",
+    "title",
+    "type",
+    "tags",
+    "category",
+    "important",
+    "mandatory",
+    "created_at",
+    "updated_at",
+    "revision",
+    "matched_revision",
+    "superseded",
+    "deleted",
+    "current",
+    "score",
+    "rank",
+    "snippet",
+]
+
+
+def add(cli, *args: str) -> str:  # type: ignore[no-untyped-def]
+    result = cli("memory", "upsert", "-f", "json", *args)
+    assert result.exit_code == 0, result.stderr
+    return result.json()[0]["id"]
+
+
+def test_search_json_is_stable_and_notice_goes_to_stderr(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = add(cli, "--title", "Flamingo policy", "--body", "flamingo colours are pink")
+    add(cli, "--id", memory_id, "--body", "flamingos stand on one leg")
+    result = cli("memory", "search", "pink", "-f", "json")
+    assert result.exit_code == 0
+    assert (
+        result.stderr
+        == "lexical search only: no memory has a vector yet (run `graphit memory embed`)\n"
+    )
+    [hit] = result.json()
+    assert list(hit) == HIT_FIELDS
+    assert (hit["id"], hit["current"], hit["revision"]) == (memory_id, memory_id, 2)
+    assert hit["superseded"] is True and hit["matched_revision"] == 1
+    assert hit["key"].startswith(memory_id + "/")
+
+
+def test_search_markdown_and_table(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = add(cli, "--title", "Gecko", "--body", "geckos climb glass", "--important")
+    markdown = cli("memory", "search", "gecko", "-f", "markdown").stdout
+    assert markdown.startswith(f'---\nid: "{memory_id}"\n')
+    assert 'match: "current"\n' in markdown and "rank: 1\n" in markdown
+    table = cli("memory", "search", "gecko", "-f", "table").stdout
+    assert table.splitlines()[0].split()[:5] == ["ID", "TYPE", "FLAGS", "SCORE", "MATCH"]
+    assert memory_id in table and "-I" in table
+    empty = cli("memory", "search", "nothing-matches-this", "-f", "table")
+    assert empty.exit_code == 0 and empty.stdout == "" and "No matches." in empty.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "x", "--mode", "vector"], "vector search is not possible"),
+        (["search", "x", "--mode", "fuzzy"], "unknown search mode 'fuzzy'"),
+        (["search", "  "], "the search query must not be empty"),
+        (["search", "x", "--tag", 'a"b'], "invalid tag"),
+    ],
+)
+def test_search_errors(cli, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    result = cli("memory", *args)
+    assert (
+        result.exit_code == 3 and result.stderr.startswith("Error: ") and message in result.stderr
+    )
+
+
+def test_negative_top_k_is_a_usage_error(cli) -> None:  # type: ignore[no-untyped-def]
+    result = cli("memory", "search", "x", "--top-k", "-1")
+    assert result.exit_code == 2
+
+
+def test_recall_markdown_lists_mandatory_then_relevant(cli) -> None:  # type: ignore[no-untyped-def]
+    rule = add(cli, "--title", "Always lint", "--body", "run ruff before commit", "--mandatory")
+    related = add(cli, "--title", "Lint config", "--body", "ruff settings live in pyproject")
+    result = cli("memory", "recall", "ruff")
+    assert result.exit_code == 0
+    text = result.stdout
+    assert text.startswith("## Mandatory memories (1)\n\n---\n")
+    head, tail = text.split("## Relevant memories (1)\n")
+    assert rule in head and related in tail and rule not in tail
+    only = cli("memory", "recall", "-f", "json").json()
+    assert [m["id"] for m in only["mandatory"]] == [rule] and only["search"] is None

@@ -1,0 +1,46 @@
+"""The packaged all-MiniLM-L6-v2 model, for real: loaded once per test session, fully offline."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphit_cli.embed import Embedder, load_default, model_available
+from graphit_cli.models import MemoryDraft
+from graphit_cli.service import MemoryService
+
+pytestmark = pytest.mark.skipif(not model_available(), reason="embedding model not installed")
+
+
+@pytest.fixture(scope="session")
+def model() -> Embedder:
+    embedder = load_default()
+    assert embedder is not None
+    return embedder
+
+
+def test_model_is_the_packaged_minilm(model: Embedder) -> None:
+    assert model.model_id == "sentence-transformers/all-MiniLM-L6-v2" and model.dim == 384
+    [a, b, c] = model.embed_documents(
+        ["The cat sleeps on the sofa.", "A kitten naps on the couch.", "Quarterly tax filing."]
+    )
+    cosine = lambda x, y: sum(p * q for p, q in zip(x, y, strict=True))  # noqa: E731
+    assert abs(cosine(a, a) - 1.0) < 1e-4  # normalised
+    assert cosine(a, b) > cosine(a, c) + 0.2
+
+
+def test_semantic_match_without_shared_words(scope, model: Embedder) -> None:  # type: ignore[no-untyped-def]
+    svc = MemoryService(MemoryService.open(scope).store, scope, embedder=lambda: model)
+    uv = svc.upsert(
+        MemoryDraft(
+            title="Install with uv", body="Python packages are installed with uv, never pip."
+        )
+    ).memory.id
+    svc.upsert(MemoryDraft(title="Release day", body="We ship on Thursdays after the demo."))
+    svc.upsert(MemoryDraft(title="Logging", body="Structured logs go to stderr as JSON lines."))
+    report = svc.embed()
+    assert report.embedded == 3 and report.model_id == model.model_id
+    lexical = svc.search("which dependency manager should I use", mode="fts")
+    assert uv not in [h.memory.id for h in lexical.hits]
+    result = svc.search("which dependency manager should I use", top_k=1)
+    assert result.mode == "hybrid"
+    assert [h.memory.id for h in result.hits] == [uv]
