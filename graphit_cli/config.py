@@ -18,6 +18,19 @@ ENV_AUTHOR = "GRAPHIT_AUTHOR"
 ENV_SCOPE = "GRAPHIT_SCOPE"
 ENV_FOLD_THRESHOLD = "GRAPHIT_FOLD_THRESHOLD"
 ENV_RETENTION = "GRAPHIT_VERSION_RETENTION"
+ENV_EMBEDDER = "GRAPHIT_EMBEDDER"
+ENV_NO_DAEMON = "GRAPHIT_NO_DAEMON"
+ENV_EMBED_INTERVAL = "GRAPHIT_EMBED_INTERVAL"
+ENV_MAINTAIN_INTERVAL = "GRAPHIT_MAINTAIN_INTERVAL"
+ENV_BACKOFF_MAX = "GRAPHIT_BACKOFF_MAX"
+ENV_STABLE_SECONDS = "GRAPHIT_STABLE_SECONDS"
+ENV_MAX_FAILURES = "GRAPHIT_MAX_FAILURES"
+# The environment-only provider (CI): GRAPHIT_PROVIDER=s3 plus these and the standard AWS_*.
+ENV_PROVIDER = "GRAPHIT_PROVIDER"
+ENV_S3_BUCKET = "GRAPHIT_S3_BUCKET"
+ENV_S3_PREFIX = "GRAPHIT_S3_PREFIX"
+ENV_S3_ENDPOINT = "GRAPHIT_S3_ENDPOINT"
+ENV_BROKER_TOKEN = "GRAPHIT_BROKER_TOKEN"
 
 PROJECT_LOCK_FILE = "graphit.lock.json"
 EMBEDDING_DIM = 384  # all-MiniLM-L6-v2; stored with the model id in the table metadata
@@ -37,6 +50,11 @@ def home() -> Path:
 
 def memory_root() -> Path:
     return home() / "memory"
+
+
+def providers_file() -> Path:
+    """The provider configuration (mode 0600: a broker token may be stored in it)."""
+    return home() / "providers.json"
 
 
 def debug() -> bool:
@@ -72,3 +90,48 @@ def fold_threshold() -> int:
 
 def retention_seconds() -> int:
     return _int_env(ENV_RETENTION, DEFAULT_RETENTION_SECONDS)
+
+
+# --- the config file ----------------------------------------------------------------------
+
+
+def config_file() -> Path:
+    return home() / "config.toml"
+
+
+def file_settings(section: str) -> dict[str, object]:
+    """One `[section]` of ~/.graphit/config.toml (missing file or section: empty)."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(config_file().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        from graphit_cli.errors import InvalidInput
+
+        raise InvalidInput(f"{config_file()}: {exc}") from None
+    value = data.get(section, {})
+    return value if isinstance(value, dict) else {}
+
+
+def number(env_name: str, file_key: str, section: str, default: float) -> float:
+    """A positive number: environment, then the config file, then the default."""
+    from graphit_cli.errors import InvalidInput
+
+    raw: object = os.environ.get(env_name, "").strip() or file_settings(section).get(file_key)
+    if raw in (None, ""):
+        return default
+    try:
+        value = float(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InvalidInput(
+            f"{env_name} / {section}.{file_key} must be a number, got {raw!r}"
+        ) from None
+    if value <= 0:
+        raise InvalidInput(f"{env_name} / {section}.{file_key} must be positive, got {raw!r}")
+    return value
+
+
+def no_daemon() -> bool:
+    return os.environ.get(ENV_NO_DAEMON, "") not in ("", "0", "false", "no")

@@ -172,3 +172,32 @@ class EmbedReport:
     skipped: int  # rows edited while being embedded (their new text waits for the next pass)
     seconds: float
     reembedded: bool  # the table had vectors from another model
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What the due-time gate and `status` read off a table."""
+
+    rows: int
+    live_rows: int
+    rows_with_vectors: int
+    fragments: int
+    small_fragments: int
+    indexed_rows: int  # rows covered by every FTS index
+    unindexed_rows: int  # rows some FTS index has not folded in yet
+    vector_index: bool
+    versions: int
+    prunable_versions: int  # versions older than the retention window
+    bytes: int
+
+
+@dataclass(frozen=True)
+class MaintenanceReport:
+    scope: str
+    ran: bool
+    reasons: list[str]  # why the gate opened (or "forced"); empty when nothing was due
+    actions: list[str]
+    before: TableState
+    after: TableState
+    seconds: float
+    retries: int = 0

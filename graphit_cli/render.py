@@ -92,7 +92,6 @@ def to_dict(memory: Memory) -> dict[str, Any]:
         "updated_by": memory.updated_by,
         "scope": f"{memory.scope_kind}:{memory.scope_id}",
         "content_hash": memory.content_hash,
-        "has_embedding": memory.embedding is not None,
         "body": memory.body,
     }
 

@@ -8,18 +8,21 @@ lives in `store/`. Must not import Typer or Rich.
 from __future__ import annotations
 
 import random
+import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from graphit_cli import config, ordering, ranking, revisions, scopes
+from graphit_cli import config, maintenance, ordering, ranking, revisions, runstate, scopes
 from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
 from graphit_cli.models import (
     SEARCH_MODES,
     BatchResult,
     EmbedReport,
+    MaintenanceReport,
     Memory,
     MemoryDraft,
     MemoryFilter,
@@ -75,13 +78,19 @@ class MemoryService:
         self._embedder_factory = embedder or _default_embedder
 
     @classmethod
-    def open(cls, scope: Scope, *, create: bool = True) -> MemoryService:
+    def open(
+        cls,
+        scope: Scope,
+        *,
+        create: bool = True,
+        embedder: Callable[[], Embedder | None] | None = None,
+    ) -> MemoryService:
         from graphit_cli.store import open_store
 
         uri = scope.uri()
         store = open_store(uri, create=create)
         scopes.record_scope_use(scope, uri)
-        return cls(store, scope)
+        return cls(store, scope, embedder=embedder)
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -375,6 +384,7 @@ class MemoryService:
         embedder: Embedder | None = None,
         *,
         progress: Callable[[int, int], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> EmbedReport:
         """Fill every row (live and archived) whose vector is missing.
 
@@ -399,7 +409,7 @@ class MemoryService:
         done = skipped = 0
         if progress:
             progress(0, total)
-        while True:
+        while not (should_stop and should_stop()):
             rows = self.store.rows_to_embed(EMBED_BATCH)
             if not rows:
                 break
@@ -416,6 +426,113 @@ class MemoryService:
         if done:
             self.store.fold_if_needed()
         return EmbedReport(model.model_id, done, skipped, time.perf_counter() - started, reembed)
+
+    # --- maintenance -----------------------------------------------------------------------
+
+    def maintain(
+        self,
+        *,
+        force: bool = False,
+        thresholds: maintenance.GateThresholds | None = None,
+    ) -> MaintenanceReport:
+        """One maintenance pass behind the due-time gate (`force` skips the gate).
+
+        Folds unindexed rows into the indexes, compacts fragments, prunes old versions, and
+        builds the vector index once enough rows have vectors. A commit conflict with a
+        writer is retried: writers always win, and never fail because of maintenance.
+        """
+        from graphit_cli.store.lance import is_commit_conflict
+
+        started = time.perf_counter()
+        scope_name = str(self.scope)
+        self.store.refresh()
+        before = self.store.state()
+        if force:
+            reasons = ["forced"]
+        else:
+            since = runstate.seconds_since_pass(scope_name)
+            reasons = maintenance.due_reasons(before, since, thresholds)
+        if not reasons:
+            return MaintenanceReport(
+                scope_name, False, [], [], before, before, time.perf_counter() - started
+            )
+        actions: list[str] = []
+        retries = 0
+
+        def with_retry(step: Callable[[], None]) -> None:
+            nonlocal retries
+            for attempt in range(MAX_ATTEMPTS):
+                try:
+                    step()
+                    return
+                except Exception as exc:
+                    if not is_commit_conflict(exc) or attempt == MAX_ATTEMPTS - 1:
+                        raise
+                    retries += 1
+                    _backoff(attempt)
+                    self.store.refresh()
+
+        with_retry(self.store.optimize)
+        actions.append("folded new rows into the indexes, compacted fragments, pruned versions")
+        wants_index = before.rows_with_vectors >= maintenance.VECTOR_INDEX_MIN_ROWS
+        if wants_index and not self.store.has_vector_index():
+            with_retry(lambda: self.store.build_vector_index(before.rows_with_vectors))
+            actions.append(f"built the vector index over {before.rows_with_vectors} rows")
+        runstate.record_pass(scope_name)
+        after = self.store.state()
+        return MaintenanceReport(
+            scope_name,
+            True,
+            reasons,
+            actions,
+            before,
+            after,
+            time.perf_counter() - started,
+            retries,
+        )
+
+    # --- duplicate guard -------------------------------------------------------------------
+
+    def find_duplicate(self, draft: MemoryDraft, *, semantic: bool = True) -> Memory | None:
+        """A live memory that already says what `draft` would create, or None.
+
+        Only a creation without an id is checked (a draft with an id names its memory). A
+        duplicate has the same content hash; or near-identical wording (bag of words) and a
+        similar title; or, when `semantic` and the table's vectors come from the available
+        model, an embedding at cosine >= DUPLICATE_COSINE and a similar title. Rows still
+        waiting for their vector are covered by the first two tests.
+        """
+        from graphit_cli.embed import document_text
+        from graphit_cli.models import DEFAULT_TYPE
+
+        if draft.id is not None or draft.title is None or draft.body is None:
+            return None
+        title = revisions.validate_title(draft.title)
+        body = revisions.normalise_body(draft.body)
+        memory_type = revisions.validate_type(draft.type or DEFAULT_TYPE)
+        tags = revisions.normalise_tags(draft.tags or ())
+        digest = revisions.content_hash(title, body, memory_type, tags)
+        exact = self.store.live_with_hash(digest, limit=1)
+        if exact:
+            return exact[0]
+        live_only = "revision_id = ''"
+        words = _word_counts(body)
+        text = document_text(title, body)
+        for row, _ in self.store.search_text(text, live_only, DUPLICATE_CANDIDATES):
+            if _dice(words, _word_counts(row.body)) >= DUPLICATE_WORDS and _similar_title(
+                title, row.title
+            ):
+                return row
+        if not semantic or (table_model := self.store.embedding_model()) is None:
+            return None
+        embedder = self._embedder_factory()
+        if embedder is None or embedder.model_id != table_model:
+            return None
+        vector = embedder.embed_documents([text])[0]
+        for row, distance in self.store.search_vector(vector, live_only, DUPLICATE_CANDIDATES):
+            if 1.0 - distance >= DUPLICATE_COSINE and _similar_title(title, row.title):
+                return row
+        return None
 
 
 def _default_embedder() -> Embedder | None:
@@ -452,3 +569,31 @@ def _missing(memory_id: str, tail: Memory | None) -> NotFound:
 def _backoff(attempt: int) -> None:
     """Jittered exponential backoff for a lost compare-and-swap: 10 ms doubling, at most 1 s."""
     time.sleep(random.uniform(0, min(1.0, 0.01 * (2**attempt))))
+
+
+# --- duplicate guard ---------------------------------------------------------------------------
+
+DUPLICATE_CANDIDATES = 8  # nearest live memories compared, per retriever
+DUPLICATE_COSINE = 0.92  # embedding similarity of title + body
+DUPLICATE_WORDS = 0.9  # Dice overlap of the bodies' word counts
+DUPLICATE_TITLE = 0.6  # title similarity (character or word overlap, whichever is higher)
+
+
+def _word_counts(text: str) -> Counter[str]:
+    return Counter(re.findall(r"\w+", text.casefold()))
+
+
+def _dice(a: Counter[str], b: Counter[str]) -> float:
+    total = sum(a.values()) + sum(b.values())
+    return 2 * sum((a & b).values()) / total if total else 1.0
+
+
+def _similar_title(a: str, b: str) -> bool:
+    from difflib import SequenceMatcher
+
+    left, right = a.casefold(), b.casefold()
+    chars = SequenceMatcher(None, left, right).ratio()
+    words_a, words_b = set(re.findall(r"\w+", left)), set(re.findall(r"\w+", right))
+    union = words_a | words_b
+    words = len(words_a & words_b) / len(union) if union else 1.0
+    return max(chars, words) >= DUPLICATE_TITLE

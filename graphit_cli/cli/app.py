@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from graphit_cli import __version__
+from graphit_cli.cli import daemon as _daemon_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli.common import handle_errors, note, out
 from graphit_cli.cli.memory import memory_app
 

@@ -56,6 +56,22 @@ def _service(scope: str | None, user: bool) -> MemoryService:
     return MemoryService.open(resolve_scope(scope_spec(scope, user)))
 
 
+def _via_daemon(scope: str | None, user: bool, request: dict[str, Any]) -> Any:
+    """The warm path: ask a running daemon (no model or lancedb import here); None if absent.
+
+    The daemon runs the same service code, so its answer renders exactly like an
+    in-process one. `GRAPHIT_NO_DAEMON=1` always works in-process.
+    """
+    from graphit_cli import config, runstate, wire
+    from graphit_cli.scopes import resolve_scope
+
+    if config.no_daemon():
+        return None
+    target = resolve_scope(scope_spec(scope, user))
+    reply = wire.call(runstate.socket_path(), {**request, "scope": str(target)})
+    return None if reply is None else reply["result"]
+
+
 def _filter(
     types: list[str] | None, tags: list[str] | None, important: bool | None, mandatory: bool | None
 ) -> MemoryFilter:
@@ -415,10 +431,17 @@ def search(
     mandatory first, then important, then normal, newest first; the score is metadata. A
     match on an old revision comes back as `superseded` under the current memory's id.
     """
+    from graphit_cli import wire
+
     flt = _filter(types, tags, True if important else None, True if mandatory else None)
-    result = _service(scope, user).search(
-        query, top_k=top_k, flt=flt, exclude_mandatory=exclude_mandatory, mode=mode.lower()
+    args = {"top_k": top_k, "exclude_mandatory": exclude_mandatory, "mode": mode.lower()}
+    found = _via_daemon(
+        scope, user, {"op": "search", "query": query, "filter": wire.filter_to_wire(flt), **args}
     )
+    if found is not None:
+        result = wire.search_from_wire(found)
+    else:
+        result = _service(scope, user).search(query, flt=flt, **args)  # type: ignore[arg-type]
     if result.notice:
         note(result.notice)
     _render_hits(result.hits, resolve_format(fmt))
@@ -438,9 +461,13 @@ def recall(
 ) -> None:
     """The initial recall protocol in one call: every mandatory memory in full, then a
     search for CONTEXT that leaves the mandatory memories out."""
-    from graphit_cli import render
+    from graphit_cli import render, wire
 
-    result = _service(scope, user).recall(context, top_k=top_k)
+    found = _via_daemon(scope, user, {"op": "recall", "context": context, "top_k": top_k})
+    if found is not None:
+        result = wire.recall_from_wire(found)
+    else:
+        result = _service(scope, user).recall(context, top_k=top_k)
     hits = result.search.hits if result.search else []
     chosen = fmt or Format.markdown
     if result.search and result.search.notice:

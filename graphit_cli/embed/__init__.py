@@ -7,8 +7,11 @@ only `load_default()` imports it, inside the call. Must not import Typer, Rich o
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections.abc import Sequence
 from typing import Protocol
+
+from graphit_cli.config import ENV_EMBEDDER
 
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 # The model truncates at 256 word pieces: we embed the title and the start of the body.
@@ -41,10 +44,34 @@ _cached: Embedder | None = None
 
 
 def load_default() -> Embedder | None:
-    """The packaged all-MiniLM-L6-v2, loaded once per process; None when not installed."""
+    """The embedder, loaded once per process; None when no model is installed.
+
+    The packaged all-MiniLM-L6-v2 by default. `GRAPHIT_EMBEDDER=module:factory` plugs in
+    another one (a callable returning an object with `model_id`, `dim`, `embed_documents`
+    and `embed_query`); a table embedded by another model is re-embedded, never mixed.
+    """
     global _cached
-    if _cached is None and model_available():
+    if _cached is not None:
+        return _cached
+    plugin = os.environ.get(ENV_EMBEDDER, "").strip()
+    if plugin:
+        _cached = _load_plugin(plugin)
+    elif model_available():
         from graphit_cli.embed.sentence import SentenceTransformerEmbedder
 
         _cached = SentenceTransformerEmbedder()
     return _cached
+
+
+def _load_plugin(spec: str) -> Embedder:
+    import importlib
+
+    from graphit_cli.errors import InvalidInput
+
+    module_name, _, attr = spec.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr or "Embedder")
+    except (ImportError, AttributeError) as exc:
+        raise InvalidInput(f"{ENV_EMBEDDER}={spec!r} cannot be loaded: {exc}") from None
+    embedder: Embedder = factory()
+    return embedder

@@ -20,7 +20,7 @@ from lancedb.query import FullTextOperator, MultiMatchQuery
 
 from graphit_cli import config
 from graphit_cli.errors import Conflict, StorageUnavailable
-from graphit_cli.models import Memory, MemoryFilter
+from graphit_cli.models import Memory, MemoryFilter, TableState
 from graphit_cli.store import sql
 from graphit_cli.store.schema import (
     COLUMNS_NO_VECTOR,
@@ -151,6 +151,11 @@ class MemoryStore:
         parts = ["revision_id = ''", *sql.filter_conditions(flt or MemoryFilter())]
         return self._rows(sql.conjunction(parts))
 
+    def live_with_hash(self, content_hash: str, limit: int = 5) -> list[Memory]:
+        """Live rows whose content hash is `content_hash` (the duplicate guard's exact match)."""
+        where = f"revision_id = '' AND content_hash = {sql.literal(content_hash)}"
+        return self._rows(where, limit=limit)
+
     def count(self, where: str = "") -> int:
         return int(self.table.count_rows(where or None))
 
@@ -263,7 +268,7 @@ class MemoryStore:
             result = builder.execute(data, on_bad_vectors="null")
         except (RuntimeError, OSError, ValueError) as exc:
             message = str(exc)
-            if "concurrent" in message.lower() or "retry" in message.lower():
+            if is_commit_conflict(exc):
                 raise CommitContention(f"commit contention: {message.splitlines()[0]}") from exc
             raise StorageUnavailable(
                 f"write to {self.uri} failed: {message.splitlines()[0]}"
@@ -303,5 +308,74 @@ class MemoryStore:
             return False
 
     def optimize(self) -> None:
+        """Compact fragments, fold new rows into every index, prune versions past retention.
+
+        Versions younger than the retention window survive: other processes may still read
+        through them (LANCEDB_NOTES: a zero window breaks their handles).
+        """
         retention = timedelta(seconds=config.retention_seconds())
         self.table.optimize(cleanup_older_than=retention)
+
+    # --- maintenance -----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        self.table.checkout_latest()
+
+    def has_vector_index(self) -> bool:
+        return any(ix.columns == ["embedding"] for ix in self.table.list_indices())
+
+    def build_vector_index(self, rows_with_vectors: int) -> None:
+        """IVF_FLAT with cosine distance: exact within probed partitions, builds in ~1 s at 100k.
+
+        About 4k rows per partition, so the default 20 probes cover every partition below
+        ~80k rows and nearly all of them above.
+        """
+        partitions = max(1, rows_with_vectors // 4096)
+        self.table.create_index(
+            metric="cosine",
+            vector_column_name="embedding",
+            index_type="IVF_FLAT",
+            num_partitions=partitions,
+            name="embedding_ivf",
+            replace=True,
+        )
+
+    def state(self) -> TableState:
+        from datetime import datetime
+
+        stats = self.table.stats()
+        fragment_stats = stats["fragment_stats"]
+        indexed: list[int] = []
+        unindexed: list[int] = []
+        for column in FTS_COLUMNS:
+            index = self.table.index_stats(f"{column}_fts")
+            if index is not None:
+                indexed.append(int(index.num_indexed_rows))
+                unindexed.append(int(index.num_unindexed_rows))
+        versions = self.table.list_versions()
+        cutoff = datetime.now().timestamp() - config.retention_seconds()
+        prunable = sum(1 for v in versions[:-1] if _version_time(v["timestamp"]) < cutoff)
+        return TableState(
+            rows=int(stats["num_rows"]),
+            live_rows=self.count("revision_id = ''"),
+            rows_with_vectors=self.count("embedding IS NOT NULL"),
+            fragments=int(fragment_stats["num_fragments"]),
+            small_fragments=int(fragment_stats["num_small_fragments"]),
+            indexed_rows=min(indexed) if indexed else 0,
+            unindexed_rows=max(unindexed) if unindexed else int(stats["num_rows"]),
+            vector_index=self.has_vector_index(),
+            versions=len(versions),
+            prunable_versions=prunable,
+            bytes=int(stats["total_bytes"]),
+        )
+
+
+def _version_time(moment: Any) -> float:
+    """Version timestamps come back naive, in the machine's local time."""
+    return float(moment.timestamp())
+
+
+def is_commit_conflict(exc: BaseException) -> bool:
+    """A commit that lost to a concurrent writer (LANCEDB_NOTES: optimize is preempted)."""
+    text = str(exc).lower()
+    return any(s in text for s in ("commit conflict", "preempted", "concurrent", "retry"))

@@ -1,0 +1,272 @@
+"""`graphit memory daemon | maintain | status | scopes | prune`: running and tending the tables."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from graphit_cli.cli.common import (
+    Format,
+    FormatOpt,
+    ScopeOpt,
+    UserOpt,
+    handle_errors,
+    note,
+    out,
+    resolve_format,
+    scope_spec,
+    stdin_is_interactive,
+)
+from graphit_cli.cli.memory import memory_app
+
+if TYPE_CHECKING:
+    from graphit_cli.models import MaintenanceReport, TableState
+    from graphit_cli.scopes import Scope
+
+STATE_FIELDS = [
+    "rows", "live_rows", "rows_with_vectors", "vector_index", "fragments", "small_fragments",
+    "indexed_rows", "unindexed_rows", "versions", "prunable_versions", "bytes",
+]  # fmt: skip
+
+
+def _state_dict(state: TableState) -> dict[str, Any]:
+    return {name: getattr(state, name) for name in STATE_FIELDS}
+
+
+def _scopes_for(scope: str | None, user: bool, every: bool) -> list[Scope]:
+    from graphit_cli.daemon import Daemon
+    from graphit_cli.scopes import resolve_scope
+
+    if every:
+        return Daemon(scopes_named=None).active_scopes()
+    return [resolve_scope(scope_spec(scope, user))]
+
+
+@memory_app.command()
+@handle_errors
+def maintain(
+    force: Annotated[bool, typer.Option("--force", help="Skip the due-time gate.")] = False,
+    every: Annotated[
+        bool, typer.Option("--all", help="Every scope in this machine's scope-reference lock.")
+    ] = False,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """One maintenance pass: fold new rows into the indexes, compact fragments, build the
+    vector index (from 256 embedded rows), prune versions past the retention window.
+
+    Without --force the table's due-time gate decides whether anything is due. Prints
+    what it did and the table's state before and after. Concurrent writers always win: a
+    conflicting commit is retried by maintenance, never by the writer.
+    """
+    from graphit_cli.service import MemoryService
+
+    reports = [MemoryService.open(s).maintain(force=force) for s in _scopes_for(scope, user, every)]
+    chosen = resolve_format(fmt)
+    if chosen in (Format.json, Format.ndjson):
+        items = [_report_dict(r) for r in reports]
+        from graphit_cli import render
+
+        out(render.dumps_json(items) if chosen is Format.json else render.dumps_ndjson(items))
+        return
+    out("".join(_report_text(r) for r in reports))
+
+
+def _report_dict(report: MaintenanceReport) -> dict[str, Any]:
+    return {
+        "scope": report.scope,
+        "ran": report.ran,
+        "reasons": report.reasons,
+        "actions": report.actions,
+        "retries": report.retries,
+        "seconds": round(report.seconds, 3),
+        "before": _state_dict(report.before),
+        "after": _state_dict(report.after),
+    }
+
+
+def _report_text(report: MaintenanceReport) -> str:
+    lines = [f"{report.scope}: " + ("maintained" if report.ran else "nothing due")]
+    lines += [f"  due: {reason}" for reason in report.reasons]
+    lines += [f"  did: {action}" for action in report.actions]
+    if report.retries:
+        lines.append(f"  retried {report.retries} commit conflicts with writers")
+    width = max(len(name) for name in STATE_FIELDS)
+    lines.append(f"  {'':<{width}}  {'before':>12}  {'after':>12}")
+    for name in STATE_FIELDS:
+        before, after = getattr(report.before, name), getattr(report.after, name)
+        lines.append(f"  {name:<{width}}  {before!s:>12}  {after!s:>12}")
+    lines.append(f"  took {report.seconds:.2f} s")
+    return "\n".join(lines) + "\n"
+
+
+@memory_app.command()
+@handle_errors
+def daemon(
+    once: Annotated[bool, typer.Option("--once", help="Run every job once and exit.")] = False,
+    scopes_named: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--scope",
+            "-s",
+            metavar="SCOPE",
+            help="Only these scopes (repeatable: project, user, context:NAME, or kind:id). "
+            "Default: every scope in the scope-reference lock, plus the user scope.",
+        ),
+    ] = None,
+    log_format: Annotated[
+        str, typer.Option("--log-format", help="text (one event per line) or json.")
+    ] = "text",
+) -> None:
+    """Run the embedding and maintenance loops in the foreground (Ctrl-C stops it).
+
+    Per scope: embedding immediately, then every 2 minutes (GRAPHIT_EMBED_INTERVAL);
+    maintenance immediately, then every 15 minutes (GRAPHIT_MAINTAIN_INTERVAL), behind the
+    due-time gate. Failed loops restart with backoff. While it runs, `graphit memory search`
+    and `recall` are answered by the daemon over a Unix socket in ~/.graphit/run/.
+    """
+    from graphit_cli.daemon import Daemon, DaemonSettings, EventLog
+
+    if log_format not in ("text", "json"):
+        raise typer.BadParameter("--log-format must be text or json")
+    named = [_parse_scope(s) for s in scopes_named] if scopes_named else None
+    runner = Daemon(DaemonSettings.load(), scopes_named=named, log=EventLog(fmt=log_format))
+    raise typer.Exit(runner.run_once() if once else runner.run())
+
+
+def _parse_scope(value: str) -> Scope:
+    from graphit_cli.scopes import parse_scope_ref, resolve_scope
+
+    if value in ("project", "user") or value.startswith("context:"):
+        return resolve_scope(value)
+    return parse_scope_ref(value)
+
+
+@memory_app.command()
+@handle_errors
+def status(fmt: FormatOpt = None) -> None:
+    """Whether the daemon runs, its loops, and each known scope's table state."""
+    from graphit_cli.daemon import Daemon, ping
+    from graphit_cli.errors import GraphitError
+    from graphit_cli.store import open_store
+
+    running = ping()
+    tables: list[dict[str, Any]] = []
+    for scope in Daemon(scopes_named=None).active_scopes():
+        entry: dict[str, Any] = {"scope": str(scope), "uri": scope.uri()}
+        if "://" not in scope.uri() and not Path(scope.uri()).exists():
+            entry["state"] = None
+        else:
+            try:
+                entry["state"] = _state_dict(open_store(scope.uri(), create=False).state())
+            except GraphitError as exc:
+                entry["state"] = None
+                entry["error"] = exc.message
+        tables.append(entry)
+    payload = {
+        "daemon": None
+        if running is None
+        else {"pid": running["pid"], "version": running["version"], "loops": running["loops"]},
+        "scopes": tables,
+    }
+    if resolve_format(fmt) in (Format.json, Format.ndjson):
+        from graphit_cli import render
+
+        out(render.dumps_json(payload))
+        return
+    lines = []
+    if running is None:
+        lines.append("daemon: not running")
+    else:
+        lines.append(f"daemon: running (pid {running['pid']})")
+        lines += [
+            f"  {loop['loop']:<8} {loop['scope']:<40} {loop['status']:<8} "
+            f"runs={loop['runs']} failures={loop['failures']}"
+            + (f" error={loop['last_error']}" if loop["last_error"] else "")
+            for loop in running["loops"]
+        ]
+    for entry in tables:
+        state = entry["state"]
+        if state is None:
+            lines.append(
+                f"{entry['scope']}: no table" + (f" ({entry['error']})" if "error" in entry else "")
+            )
+            continue
+        lines.append(
+            f"{entry['scope']}: {state['live_rows']} memories, {state['rows']} rows, "
+            f"{state['rows_with_vectors']} with vectors, vector index "
+            f"{'yes' if state['vector_index'] else 'no'}, {state['fragments']} fragments, "
+            f"{state['unindexed_rows']} unindexed, {state['versions']} versions"
+        )
+    out("\n".join(lines) + "\n")
+
+
+@memory_app.command("scopes")
+@handle_errors
+def scopes_(fmt: FormatOpt = None) -> None:
+    """List the scopes this machine uses (the scope-reference lock)."""
+    from graphit_cli import render
+    from graphit_cli.scopes import read_scope_refs
+
+    refs = [read_scope_refs()[k] for k in sorted(read_scope_refs())]
+    chosen = resolve_format(fmt)
+    if chosen is Format.json:
+        out(render.dumps_json(refs))
+    elif chosen is Format.ndjson:
+        out(render.dumps_ndjson(refs))
+    else:
+        rows = [[r["scope"], r["last_used"], r["uri"]] for r in refs]
+        out(render.table(["SCOPE", "LAST USED", "URI"], rows))
+        if not refs:
+            note("No scopes recorded yet.")
+
+
+@memory_app.command()
+@handle_errors
+def prune(
+    scope_ref: Annotated[
+        str,
+        typer.Argument(metavar="SCOPE", help="kind:id as `graphit memory scopes` shows it."),
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Remove a scope's local table and its entry in the scope-reference lock.
+
+    A remote (S3) table is never deleted: another machine may still use it; only this
+    machine's record of it goes.
+    """
+    from graphit_cli import config, runstate
+    from graphit_cli.errors import NotFound
+    from graphit_cli.scopes import forget_scope, parse_scope_ref, read_scope_refs
+
+    scope = (
+        _parse_scope(scope_ref) if scope_ref in ("project", "user") else parse_scope_ref(scope_ref)
+    )
+    recorded = read_scope_refs().get(str(scope))
+    uri = recorded["uri"] if recorded else str(scope.local_path())
+    remote = "://" in uri
+    local = Path(uri) if not remote else None
+    if recorded is None and (local is None or not local.exists()):
+        raise NotFound(f"no scope {scope} on this machine (see `graphit memory scopes`)")
+    if local is not None and local.resolve().parent != config.memory_root().resolve():
+        raise NotFound(f"{uri} is not under {config.memory_root()}: refusing to remove it")
+    what = (
+        f"the local table {uri}"
+        if local is not None
+        else f"the record of {uri} (the remote table stays)"
+    )
+    if not yes:
+        if not stdin_is_interactive():
+            raise typer.BadParameter("refusing to prune without --yes when not interactive")
+        if not typer.confirm(f"Remove {what}?", err=True):
+            raise typer.Abort()
+    if local is not None and local.exists():
+        shutil.rmtree(local)
+    forget_scope(scope)
+    runstate.forget_pass(str(scope))
+    out(f"pruned {scope}\n")
+    note(f"Removed {what}.")
