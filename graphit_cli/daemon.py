@@ -258,6 +258,7 @@ class Daemon:
         self._services: dict[str, MemoryService] = {}
         self._services_lock = threading.Lock()
         self._server: socketserver.ThreadingUnixStreamServer | None = None
+        self.requests_served = 0
 
     # --- what it works on ------------------------------------------------------------------
 
@@ -438,6 +439,7 @@ class Daemon:
         ).start()
 
     def answer(self, line: bytes) -> dict[str, Any]:
+        self.requests_served += 1
         try:
             request = json.loads(line)
             if not isinstance(request, dict):

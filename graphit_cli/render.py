@@ -31,8 +31,22 @@ def format_time(moment: datetime, *, precise: bool = False) -> str:
 
 
 def _q(value: str) -> str:
-    # A JSON string is a valid YAML double-quoted scalar.
-    return json.dumps(value, ensure_ascii=False)
+    """A YAML double-quoted scalar: JSON's escaping, plus YAML's own non-printables escaped."""
+    return "".join(
+        ch if _yaml_printable(ch) else (f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+        for ch in json.dumps(value, ensure_ascii=False)
+    )
+
+
+def _yaml_printable(ch: str) -> bool:
+    # YAML's printable set, less the characters PyYAML treats as line breaks (NEL, LS, PS).
+    code = ord(ch)
+    return (
+        0x20 <= code <= 0x7E
+        or 0xA0 <= code <= 0xD7FF
+        or (0xE000 <= code <= 0xFFFD and code not in (0xFEFF,))
+        or 0x10000 <= code <= 0x10FFFF
+    ) and code not in (0x2028, 0x2029)
 
 
 def frontmatter_fields(memory: Memory) -> list[tuple[str, str]]:

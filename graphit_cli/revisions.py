@@ -59,8 +59,8 @@ def validate_title(value: str) -> str:
     title = " ".join(value.split())  # one line: YAML frontmatter and tables stay intact
     if not title:
         raise InvalidInput("title must not be empty")
-    if any(unicodedata.category(ch) == "Cc" for ch in title):
-        raise InvalidInput("title must not contain control characters")
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in title):
+        raise InvalidInput("title must not contain control characters or lone surrogates")
     if len(title) > MAX_TITLE:
         raise InvalidInput(f"title is {len(title)} characters long; at most {MAX_TITLE}")
     return title
@@ -70,6 +70,8 @@ def normalise_body(value: str) -> str:
     body = value.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
     if not body.strip():
         raise InvalidInput("body must not be empty")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in body):
+        raise InvalidInput("body must be valid Unicode text (it holds a lone surrogate)")
     if len(body) > MAX_BODY:
         raise InvalidInput(f"body is {len(body)} characters long; at most {MAX_BODY}")
     return body

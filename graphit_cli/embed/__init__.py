@@ -40,7 +40,7 @@ def model_available() -> bool:
     )
 
 
-_cached: Embedder | None = None
+_cached: dict[str, Embedder] = {}  # by GRAPHIT_EMBEDDER ("" = the packaged model)
 
 
 def load_default() -> Embedder | None:
@@ -50,17 +50,17 @@ def load_default() -> Embedder | None:
     another one (a callable returning an object with `model_id`, `dim`, `embed_documents`
     and `embed_query`); a table embedded by another model is re-embedded, never mixed.
     """
-    global _cached
-    if _cached is not None:
-        return _cached
     plugin = os.environ.get(ENV_EMBEDDER, "").strip()
-    if plugin:
-        _cached = _load_plugin(plugin)
-    elif model_available():
-        from graphit_cli.embed.sentence import SentenceTransformerEmbedder
+    if plugin not in _cached:
+        if plugin:
+            _cached[plugin] = _load_plugin(plugin)
+        elif model_available():
+            from graphit_cli.embed.sentence import SentenceTransformerEmbedder
 
-        _cached = SentenceTransformerEmbedder()
-    return _cached
+            _cached[plugin] = SentenceTransformerEmbedder()
+        else:
+            return None
+    return _cached[plugin]
 
 
 def _load_plugin(spec: str) -> Embedder:

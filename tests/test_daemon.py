@@ -1,0 +1,238 @@
+"""The daemon: loops on real tables, supervision, the warm path, SIGTERM; maintain/prune/scopes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from io import StringIO
+from pathlib import Path
+
+import pytest
+
+from graphit_cli.daemon import Daemon, DaemonSettings, EventLog, Loop, Supervisor
+from graphit_cli.errors import Conflict
+from graphit_cli.models import MemoryDraft
+from graphit_cli.scopes import Scope
+from graphit_cli.service import MemoryService
+from tests.conftest import PROJECT_ID
+from tests.embedders import HashingEmbedder
+
+FAST = DaemonSettings(embed_interval=0.2, maintain_interval=0.3, backoff_max=0.05,
+                      stable_seconds=60, max_failures=10)
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError("condition not reached in time")
+
+
+@pytest.fixture
+def running(scope: Scope, tmp_path: Path) -> Iterator[Daemon]:  # type: ignore[misc]
+    daemon = Daemon(FAST, scopes_named=[scope], embedder=HashingEmbedder, log=EventLog(StringIO()))
+    yield daemon
+    daemon.shutdown()
+
+
+def test_vectors_and_vector_index_appear_without_manual_embed(scope: Scope, running: Daemon) -> None:
+    svc = MemoryService.open(scope)
+    svc.upsert_many([MemoryDraft(title=f"note {n}", body=f"body {n}") for n in range(300)])
+    running.start()
+    wait_for(lambda: svc.store.count("embedding IS NULL") == 0)
+    wait_for(lambda: svc.store.has_vector_index())
+    state = svc.store.state()
+    assert state.rows_with_vectors == 300 and state.vector_index and state.unindexed_rows == 0
+    warm = MemoryService(svc.store, scope, embedder=HashingEmbedder)
+    result = warm.search("body 7", mode="vector")  # through the new index
+    assert result.mode == "vector" and min(result.hits, key=lambda h: h.rank).memory.title == "note 7"
+
+
+def test_single_writes_keep_fragments_bounded(scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "0")  # no folding on write: the daemon alone
+    svc = MemoryService.open(scope)
+    svc.upsert(MemoryDraft(title="seed", body="seed"))
+    running.start()
+    peak = 0
+    for n in range(150):
+        svc.upsert(MemoryDraft(title=f"stream {n}", body=f"stream body {n}"))
+        peak = max(peak, svc.store.state().small_fragments) if n % 10 == 0 else peak
+    wait_for(lambda: svc.store.state().small_fragments <= 2)
+    assert peak < 60, peak  # without the daemon it would be ~150
+
+
+def test_empty_tables_are_skipped(scope: Scope, running: Daemon) -> None:
+    running.start()
+    time.sleep(0.5)
+    loops = {(loop["loop"], loop["status"]) for loop in running.supervisor.snapshot()}
+    assert loops <= {("embed", "idle"), ("maintain", "idle"), ("embed", "running"), ("maintain", "running")}
+    assert not Path(scope.uri()).exists()  # the daemon never creates tables
+
+
+def test_failing_loop_backs_off_and_is_marked_failed() -> None:
+    log = StringIO()
+    stop = threading.Event()
+    supervisor = Supervisor(FAST, EventLog(log), stop)
+    calls: list[float] = []
+
+    def broken() -> None:
+        calls.append(time.monotonic())
+        raise RuntimeError("table exploded")
+
+    loop = Loop("embed", "project:X", 0.1, broken)
+    supervisor.start(loop)
+    wait_for(lambda: loop.status == "failed", timeout=10)
+    stop.set()
+    assert loop.failures == 10 and len(calls) == 10
+    assert loop.last_error == "table exploded"
+    lines = log.getvalue().splitlines()
+    assert sum("loop.error" in line for line in lines) == 9
+    assert sum("loop.failed" in line for line in lines) == 1
+    assert all(b - a >= 0.04 for a, b in zip(calls, calls[1:], strict=False))  # backed off
+
+
+def test_backoff_schedule_and_recovery() -> None:
+    settings = DaemonSettings()
+    assert [settings.backoff(n) for n in range(1, 8)] == [2, 4, 8, 16, 30, 30, 30]
+    stop = threading.Event()
+    supervisor = Supervisor(DaemonSettings(backoff_max=0.01, stable_seconds=0.0), EventLog(StringIO()), stop)
+    outcomes = iter([RuntimeError("a"), RuntimeError("b"), None, None])
+
+    def flaky() -> None:
+        outcome = next(outcomes, None)
+        if outcome is not None:
+            raise outcome
+
+    loop = Loop("maintain", "user:anonymous", 0.05, flaky)
+    supervisor.start(loop)
+    wait_for(lambda: loop.runs >= 2)
+    stop.set()
+    assert loop.failures == 0 and loop.last_error is None  # a stable run reset the count
+
+
+def test_cli_search_via_socket_matches_in_process(cli, scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    svc = MemoryService(MemoryService.open(scope).store, scope, embedder=HashingEmbedder)
+    first = svc.upsert(MemoryDraft(title="Cache policy", body="cache keys expire hourly", important=True))
+    svc.upsert(MemoryDraft(id=first.memory.id, body="cache keys expire daily"))
+    svc.upsert(MemoryDraft(title="Rule", body="always cache reads", mandatory=True))
+    svc.upsert(MemoryDraft(title="Other", body="unrelated text about caching"))
+    svc.embed()
+    running.start()
+    socket_file = Path(os.environ["GRAPHIT_HOME"]) / "run" / "daemon.sock"
+    assert socket_file.stat().st_mode & 0o777 == 0o600
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
+    for args in (["search", "cache hourly", "-f", "json"], ["search", "cache", "-f", "markdown", "-k", "2"],
+                 ["recall", "cache", "-f", "json"], ["search", "x", "--mode", "nonsense"]):
+        served = running.requests_served
+        warm = cli("memory", *args)
+        assert running.requests_served == served + 1  # the daemon answered
+        monkeypatch.setenv("GRAPHIT_NO_DAEMON", "1")
+        cold = cli("memory", *args)
+        monkeypatch.delenv("GRAPHIT_NO_DAEMON")
+        assert (warm.exit_code, warm.stdout, warm.stderr) == (cold.exit_code, cold.stdout, cold.stderr)
+    assert json.loads(cli("memory", "search", "cache hourly", "-f", "json").stdout)[0]["superseded"] is not None
+
+
+def test_second_daemon_refuses_to_start(scope: Scope, running: Daemon) -> None:
+    running.start()
+    other = Daemon(FAST, scopes_named=[scope], embedder=HashingEmbedder, log=EventLog(StringIO()))
+    with pytest.raises(Conflict, match="already running"):
+        other.start()
+
+
+def test_sigterm_stops_quickly_and_keeps_every_returned_write(scope: Scope, project_dir: Path) -> None:
+    svc = MemoryService.open(scope)
+    svc.upsert(MemoryDraft(title="seed", body="seed"))
+    env = {**os.environ, "GRAPHIT_EMBED_INTERVAL": "0.2", "GRAPHIT_MAINTAIN_INTERVAL": "0.3",
+           "GRAPHIT_EMBEDDER": "tests.embedders:HashingEmbedder",
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "graphit_cli", "memory", "daemon"], cwd=project_dir,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    written: list[str] = []
+    stop = threading.Event()
+
+    def writer() -> None:
+        while not stop.is_set():
+            written.append(svc.upsert(MemoryDraft(title="w", body=f"write {len(written)}")).memory.id)
+
+    try:
+        wait_for(lambda: (Path(os.environ["GRAPHIT_HOME"]) / "run" / "daemon.sock").exists())
+        thread = threading.Thread(target=writer)
+        thread.start()
+        time.sleep(1.5)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=10)
+        elapsed = time.monotonic() - started
+        time.sleep(0.3)
+    finally:
+        stop.set()
+        if proc.poll() is None:
+            proc.kill()
+    thread.join()
+    assert code == 0, proc.stderr.read() if proc.stderr else ""
+    assert elapsed < 5.0
+    assert len(written) > 5
+    live = {m.id for m in svc.catalogue()}
+    assert set(written) <= live
+    assert "daemon.stopped" in (proc.stderr.read() if proc.stderr else "")
+
+
+def test_maintain_cli_gate_and_force(cli, scope: Scope) -> None:  # type: ignore[no-untyped-def]
+    svc = MemoryService.open(scope)
+    svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(20)])
+    first = cli("memory", "maintain", "-f", "json").json()[0]
+    assert first["ran"] and first["reasons"] == ["20 rows not in the indexes"]
+    assert first["before"]["unindexed_rows"] == 20 and first["after"]["unindexed_rows"] == 0
+    second = cli("memory", "maintain", "-f", "json").json()[0]
+    assert not second["ran"] and second["actions"] == []
+    forced = cli("memory", "maintain", "--force")
+    assert forced.exit_code == 0 and f"project:{PROJECT_ID}: maintained" in forced.stdout
+    assert "  due: forced" in forced.stdout and "unindexed_rows" in forced.stdout
+
+
+def test_scopes_status_and_prune(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    cli("memory", "upsert", "--title", "T", "--body", "b")
+    cli("memory", "upsert", "--user", "--title", "U", "--body", "b")
+    listed = cli("memory", "scopes", "-f", "json").json()
+    assert [r["scope"] for r in listed] == [f"project:{PROJECT_ID}", "user:anonymous"]
+    status = cli("memory", "status", "-f", "json").json()
+    assert status["daemon"] is None
+    states = {s["scope"]: s["state"] for s in status["scopes"]}
+    assert states[f"project:{PROJECT_ID}"]["live_rows"] == 1
+    assert cli("memory", "prune", f"project:{PROJECT_ID}").exit_code == 2  # needs --yes here
+    pruned = cli("memory", "prune", f"project:{PROJECT_ID}", "--yes")
+    assert pruned.exit_code == 0 and pruned.stdout == f"pruned project:{PROJECT_ID}\n"
+    assert not (graphit_home / "memory" / f"memory-project-{PROJECT_ID}").exists()
+    assert [r["scope"] for r in cli("memory", "scopes", "-f", "json").json()] == ["user:anonymous"]
+    again = cli("memory", "prune", f"project:{PROJECT_ID}", "--yes")
+    assert again.exit_code == 4 and again.stderr.startswith("Error: no scope")
+    assert cli("memory", "prune", "project:../../etc", "--yes").exit_code == 3
+
+
+def test_settings_from_env_and_config_file(graphit_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    graphit_home.mkdir(parents=True, exist_ok=True)
+    (graphit_home / "config.toml").write_text("[daemon]\nembed_interval = 7\nmaintain_interval = 70\n")
+    monkeypatch.setenv("GRAPHIT_MAINTAIN_INTERVAL", "5")
+    settings = DaemonSettings.load()
+    assert (settings.embed_interval, settings.maintain_interval) == (7.0, 5.0)
+    monkeypatch.setenv("GRAPHIT_EMBED_INTERVAL", "soon")
+    from graphit_cli.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="GRAPHIT_EMBED_INTERVAL"):
+        DaemonSettings.load()
+
+
+def test_json_log_lines() -> None:
+    stream = StringIO()
+    EventLog(stream, "json").emit("info", "embed.done", scope="user:anonymous", rows=3)
+    record = json.loads(stream.getvalue())
+    assert (record["level"], record["event"], record["rows"]) == ("info", "embed.done", 3)
