@@ -85,11 +85,14 @@ class MemoryService:
         create: bool = True,
         embedder: Callable[[], Embedder | None] | None = None,
     ) -> MemoryService:
+        from graphit_cli import providers
         from graphit_cli.store import open_store
 
-        uri = scope.uri()
-        store = open_store(uri, create=create)
-        scopes.record_scope_use(scope, uri)
+        # Local directory or s3:// URI under the active provider; a remote scope is
+        # authorised afresh here on every open (no cached grant).
+        location = providers.resolve(scope)
+        store = open_store(location.uri, create=create, access=location.access)
+        scopes.record_scope_use(scope, location.uri)
         return cls(store, scope, embedder=embedder)
 
     # --- writes ----------------------------------------------------------------------------
@@ -147,6 +150,9 @@ class MemoryService:
         done: dict[int, WriteResult] = {}
         pending = items
         for attempt in range(MAX_ATTEMPTS):
+            # The version is read before the heads: if the commit lands right on top of it,
+            # nobody wrote in between and every compare-and-swap saw what we planned against.
+            base = self.store.version()
             heads = self.store.heads([d.id for _, d in pending if d.id])
             plans = [self._plan(i, d, heads.get(d.id or "", (None, None))) for i, d in pending]
             writes = [p for p in plans if p.rows]
@@ -157,19 +163,16 @@ class MemoryService:
                 return done
             try:
                 counts = self.store.merge([row for p in writes for row in p.rows])
-                lost = counts.inserted < len(writes)
-            except Conflict:  # contention on the table: retry the whole wave
-                lost = True
-            if not lost:
+                clean = counts.version == base + 1 and counts.inserted == len(writes)
+            except Conflict:  # contention on the table: find out what landed, retry the rest
+                clean = False
+            if clean:
                 done.update({p.index: WriteResult(p.action, p.result) for p in writes})
                 return done
-            # Some writes lost the compare-and-swap: keep the winners, re-plan the others.
-            after = self.store.heads([p.result.id for p in writes])
             pending = []
-            for plan in writes:
-                live = after.get(plan.result.id, (None, None))[0]
-                if live is not None and _same_state(live, plan.result):
-                    done[plan.index] = WriteResult(plan.action, live)
+            for plan, landed in self._verify(writes):
+                if landed is not None:
+                    done[plan.index] = WriteResult(plan.action, landed)
                 else:
                     pending.append((plan.index, plan.draft))
             if not pending:
@@ -179,6 +182,27 @@ class MemoryService:
             f"gave up after {MAX_ATTEMPTS} attempts: other writers kept changing "
             f"{len(pending)} of these memories; nothing was written for them"
         )
+
+    def _verify(self, writes: list[_Plan]) -> list[tuple[_Plan, Memory | None]]:
+        """After a commit that raced with other writers: which plans landed intact?
+
+        A plan landed when the live row is the one it wrote and sits at the head of an intact
+        chain. A live row it wrote into a chain that a racing delete had just closed (the
+        insert cannot be made conditional) is removed again, and the write is re-planned: it
+        then continues the chain like any write to a deleted id.
+        """
+        after = self.store.heads([p.result.id for p in writes], vectors=False)
+        outcome: list[tuple[_Plan, Memory | None]] = []
+        for plan in writes:
+            live, tail = after.get(plan.result.id, (None, None))
+            if live is None or not _same_state(live, plan.result):
+                outcome.append((plan, None))
+            elif _linked(live, tail):
+                outcome.append((plan, live))
+            else:
+                self.store.remove_exact(live)
+                outcome.append((plan, None))
+        return outcome
 
     def _plan(
         self, index: int, draft: MemoryDraft, head: tuple[Memory | None, Memory | None]
@@ -549,6 +573,13 @@ def _matches(memory: Memory, flt: MemoryFilter) -> bool:
     if flt.important is not None and memory.important != flt.important:
         return False
     return flt.mandatory is None or memory.mandatory == flt.mandatory
+
+
+def _linked(live: Memory, tail: Memory | None) -> bool:
+    """The live row and the newest archive point at each other (or there is no archive yet)."""
+    if tail is None:
+        return live.revision == 1 and live.previous is None
+    return tail.revision == live.revision - 1 and live.previous == tail.key and tail.next == live.id
 
 
 def _same_state(live: Memory, wanted: Memory) -> bool:

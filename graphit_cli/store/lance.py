@@ -15,7 +15,7 @@ from typing import Any
 os.environ.setdefault("LANCEDB_LOG", "error")  # the Rust layer's WARN lines are noise on stderr
 
 import lancedb
-from lancedb.index import FTS, Bitmap, BTree
+from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from lancedb.query import FullTextOperator, MultiMatchQuery
 
 from graphit_cli import config
@@ -41,11 +41,15 @@ TEXT_BOOSTS = {"title": 2.0, "body": 1.0, "tags_json": 1.5, "type": 0.5}
 
 # Matched rows are replaced only when this holds, per row:
 # - a live row: compare-and-swap, the table still holds the revision just before the new one;
-# - an archived row: only its `next` link moves, and only while it still points at the live
-#   key (or nowhere, after a delete). An archive inserted by a racing writer is never rewritten.
+# - an archived row: only its `next` link moves: from the live key to the key of a newer
+#   archive (an update or a delete re-points the newest archive), or from nothing to the live
+#   key (a write to a deleted id continues its chain). A new archive row that collides with an
+#   existing one (a racing writer archived that revision first) is never rewritten.
 CAS_CONDITION = (
     "(target.revision_id = '' AND target.revision = source.revision - 1)"
-    " OR (target.revision_id <> '' AND (target.next = target.id OR target.next IS NULL))"
+    " OR (target.revision_id <> '' AND target.next = target.id"
+    " AND source.next IS NOT NULL AND source.next <> source.id)"
+    " OR (target.revision_id <> '' AND target.next IS NULL AND source.next = source.id)"
 )
 
 
@@ -58,6 +62,7 @@ class MergeCounts:
     inserted: int
     updated: int
     deleted: int
+    version: int  # the table version this commit created
 
 
 def _fts_config() -> FTS:
@@ -76,12 +81,23 @@ class MemoryStore:
     # --- opening ---------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, uri: str, *, create: bool = True, dim: int = config.EMBEDDING_DIM) -> MemoryStore:
+    def open(
+        cls,
+        uri: str,
+        *,
+        create: bool = True,
+        dim: int = config.EMBEDDING_DIM,
+        storage_options: dict[str, str] | None = None,
+    ) -> MemoryStore:
+        """Open (or create) the table; `storage_options` carry S3 endpoint and credentials
+        (built by `store.s3`, which also maps S3 failures)."""
         try:
             if "://" not in uri and create:
                 os.makedirs(uri, exist_ok=True)
             # Stale handles are the default in LanceDB: see every commit another process made.
-            db = lancedb.connect(uri, read_consistency_interval=timedelta(0))
+            db = lancedb.connect(
+                uri, read_consistency_interval=timedelta(0), storage_options=storage_options
+            )
             try:
                 table = db.open_table(TABLE_NAME)
             except ValueError:
@@ -277,7 +293,21 @@ class MemoryStore:
             inserted=int(result.num_inserted_rows),
             updated=int(result.num_updated_rows),
             deleted=int(result.num_deleted_rows),
+            version=int(result.version),
         )
+
+    def version(self) -> int:
+        """The latest committed version (cheap: the handle checks for newer commits)."""
+        return int(self.table.version)
+
+    def remove_exact(self, row: Memory) -> int:
+        """Delete `row` only if it is still exactly this revision (undoes a misplaced insert)."""
+        previous = f"previous = {sql.literal(row.previous)}" if row.previous else "previous IS NULL"
+        where = (
+            f"key = {sql.literal(row.key)} AND revision = {int(row.revision)}"
+            f" AND content_hash = {sql.literal(row.content_hash)} AND {previous}"
+        )
+        return int(self.table.delete(where).num_deleted_rows)
 
     # --- index freshness -------------------------------------------------------------------
 
@@ -332,10 +362,8 @@ class MemoryStore:
         """
         partitions = max(1, rows_with_vectors // 4096)
         self.table.create_index(
-            metric="cosine",
-            vector_column_name="embedding",
-            index_type="IVF_FLAT",
-            num_partitions=partitions,
+            "embedding",
+            config=IvfFlat(distance_type="cosine", num_partitions=partitions),
             name="embedding_ivf",
             replace=True,
         )
