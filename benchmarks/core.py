@@ -469,6 +469,15 @@ def machine_info() -> dict[str, Any]:
             text=True,
             check=False,
         ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "graphit_cli"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        if dirty:
+            commit += " + uncommitted changes in graphit_cli/"
     except OSError:
         commit = ""
     return {

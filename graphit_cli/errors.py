@@ -21,6 +21,8 @@ class ExitCode(IntEnum):
     ACCESS_DENIED = 6  # the storage refused the credentials
     STORAGE_UNAVAILABLE = 7  # the table cannot be reached (endpoint down, missing bucket)
     NO_PROJECT = 8  # a project-scope command outside any project
+    CREDENTIALS_EXPIRED = 9  # S3 credentials expired mid-command and could not be renewed
+    NO_SUCH_BUCKET = 10  # the provider's S3 bucket does not exist
     INTERRUPTED = 130  # Ctrl-C
 
 
@@ -59,6 +61,18 @@ class StorageUnavailable(GraphitError):
 
 class NoProject(GraphitError):
     exit_code = ExitCode.NO_PROJECT
+
+
+class CredentialsExpired(AccessDenied):
+    """Temporary S3 credentials expired and no fresh ones could be had (renewal failed)."""
+
+    exit_code = ExitCode.CREDENTIALS_EXPIRED
+
+
+class NoSuchBucket(StorageUnavailable):
+    """The active provider names a bucket that does not exist: a configuration error."""
+
+    exit_code = ExitCode.NO_SUCH_BUCKET
 
 
 class GraphitWarning(UserWarning):

@@ -33,7 +33,9 @@ def format_time(moment: datetime, *, precise: bool = False) -> str:
 def _q(value: str) -> str:
     """A YAML double-quoted scalar: JSON's escaping, plus YAML's own non-printables escaped."""
     return "".join(
-        ch if _yaml_printable(ch) else (f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+        ch
+        if _yaml_printable(ch)
+        else (f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
         for ch in json.dumps(value, ensure_ascii=False)
     )
 

@@ -43,8 +43,17 @@ class Scope:
         return config.memory_root() / self.table_dir_name
 
     def uri(self) -> str:
-        """Where the scope's table lives. Local-only for now; S3 providers add `s3://` URIs."""
-        return str(self.local_path())
+        """Where the scope's table lives under the active provider: the local directory, or
+        its `s3://` URI (a broker is asked for the topology; see `providers.resolve`)."""
+        from graphit_cli import providers
+
+        return providers.resolve(self).uri
+
+
+def is_remote_uri(uri: str) -> bool:
+    """Whether a table URI (as recorded in the scope-reference lock) is remote: `prune` of such
+    a scope removes only local state, never the table another machine may still use."""
+    return "://" in uri and not uri.startswith("file://")
 
 
 def validate_ulid(value: str, what: str = "project id") -> str:
@@ -118,8 +127,11 @@ def init_project(directory: Path) -> tuple[str, bool]:
 
 
 def user_id() -> str:
-    """The user scope's id: the authenticated subject. Without a login it is `anonymous`."""
-    return ANONYMOUS
+    """The user scope's id: the subject the active provider's login authenticated (a broker
+    token), never a flag. Without a login it is `anonymous`, whose table stays local."""
+    from graphit_cli import providers
+
+    return validate_safe_id(providers.user_subject(), "user subject")
 
 
 def resolve_scope(spec: str | None, start: Path | None = None) -> Scope:

@@ -119,8 +119,9 @@ class MemoryService:
         results: dict[int, WriteResult] = {}
         for wave_items in waves:
             results.update(self._commit_wave(wave_items))
-        if any(r.action is not WriteAction.UNCHANGED for r in results.values()):
-            self.store.fold_if_needed()
+        changed = sum(1 for r in results.values() if r.action is not WriteAction.UNCHANGED)
+        if changed:
+            self.store.fold_if_needed(written_rows=changed)
         return BatchResult([results[i] for i in range(len(prepared))])
 
     def _prepare(self, index: int, draft: MemoryDraft) -> tuple[int, MemoryDraft]:
@@ -210,6 +211,10 @@ class MemoryService:
         live, tail = head
         now = self.clock()
         assert draft.id is not None
+        if _phantom(live, tail):
+            assert live is not None
+            self.store.remove_exact(live)  # left by a writer that lost to a delete
+            live = None
         try:
             if live is not None:
                 if draft.expected_revision is not None and draft.expected_revision != live.revision:
@@ -242,6 +247,9 @@ class MemoryService:
         memory_id = revisions.validate_id(memory_id)
         for attempt in range(MAX_ATTEMPTS):
             live, tail = self.store.heads([memory_id]).get(memory_id, (None, None))
+            if live is not None and _phantom(live, tail):
+                self.store.remove_exact(live)
+                live = None
             if live is None:
                 raise _missing(memory_id, tail)
             rows = revisions.plan_delete(live, tail)
@@ -265,8 +273,8 @@ class MemoryService:
         memory_id, revision_id = revisions.parse_ref(ref)
         if not revision_id:
             live = self.store.get(memory_id)
-            if live is None:
-                tail = self.store.heads([memory_id]).get(memory_id, (None, None))[1]
+            if live is None or self.store.deleted_ids([memory_id]):
+                tail = self.store.heads([memory_id], vectors=False).get(memory_id, (None, None))[1]
                 raise _missing(memory_id, tail)
             return live
         row = self.store.get(revisions.archive_key(memory_id, revision_id))
@@ -283,6 +291,8 @@ class MemoryService:
         """Every revision of a chain, oldest first, the live row (if any) last."""
         memory_id = revisions.validate_id(memory_id)
         chain = self.store.chain(memory_id)
+        if any(m.next is None and not m.is_live for m in chain):
+            chain = [m for m in chain if not m.is_live]  # a phantom is not part of the chain
         if not chain:
             raise NotFound(f"no memory {memory_id} in {self.scope}")
         return chain
@@ -328,30 +338,24 @@ class MemoryService:
         where = sql.conjunction(parts)
 
         used, notice, vector = self._resolve_mode(mode, text, query_vector)
-        lists: list[list[Memory]] = []
-        scores: dict[str, float] = {}
-        if used in ("hybrid", "fts"):
-            found = self.store.search_text(text, where, pool)
-            lists.append([row for row, _ in found])
-            scores.update({row.key: score for row, score in found})
-        if used in ("hybrid", "vector") and vector is not None:
-            near = self.store.search_vector(vector, where, pool)
-            lists.append([row for row, _ in near])
-            if used == "vector":
-                scores.update({row.key: 1.0 - distance for row, distance in near})
-        fused = ranking.fuse(lists)
-        if used != "hybrid":  # a single retriever: report its own score, not the fused one
-            fused = [(row, scores.get(row.key, s)) for row, s in fused]
+        lexical = self.store.search_text(text, where, pool) if used != "vector" else []
+        near: list[tuple[Memory, float]] = []
+        if used != "fts" and vector is not None:
+            near = [(row, 1.0 - d) for row, d in self.store.search_vector(vector, where, pool)]
+        fused = ranking.fuse(lexical, near)
         candidates = ranking.collapse(fused)
 
         # Category and filters come from the current memory, not from the matched revision.
-        heads = self.store.heads([c.id for c in candidates if not c.matched.is_live], vectors=False)
+        heads = self.store.heads([c.id for c in candidates], vectors=False)
         hits: list[SearchHit] = []
         for candidate in candidates:
-            current = candidate.matched
-            if not current.is_live:
-                live, tail = heads.get(candidate.id, (None, None))
-                current = live or tail or current
+            live, tail = heads.get(candidate.id, (None, None))
+            if _phantom(live, tail):
+                live = None
+                if candidate.matched.is_live:
+                    candidate.matched = tail or candidate.matched
+            current = candidate.matched if candidate.matched.is_live else (live or tail)
+            current = current or candidate.matched
             if exclude_mandatory and current.mandatory:
                 continue
             if not _matches(current, flt):
@@ -573,6 +577,11 @@ def _matches(memory: Memory, flt: MemoryFilter) -> bool:
     if flt.important is not None and memory.important != flt.important:
         return False
     return flt.mandatory is None or memory.mandatory == flt.mandatory
+
+
+def _phantom(live: Memory | None, tail: Memory | None) -> bool:
+    """A live row in a chain that a delete closed: written by a writer that lost the race."""
+    return live is not None and tail is not None and not tail.is_live and tail.next is None
 
 
 def _linked(live: Memory, tail: Memory | None) -> bool:

@@ -52,6 +52,29 @@ ENV_DESCRIPTIONS = {
     "small fragments have piled up. Default: {DEFAULT_FOLD_THRESHOLD}.",
     "GRAPHIT_VERSION_RETENTION": "Table versions younger than this many seconds survive "
     "cleanup, since other processes may still read them. Default: {DEFAULT_RETENTION_SECONDS}.",
+    "GRAPHIT_EMBEDDER": "module:factory of another embedder to use instead of the packaged "
+    "all-MiniLM-L6-v2; a table embedded by another model is re-embedded.",
+    "GRAPHIT_NO_DAEMON": "When set, search and recall never use the daemon's warm path.",
+    "GRAPHIT_EMBED_INTERVAL": "Seconds between the daemon's embedding checks. Default: 120 "
+    "(or [daemon] embed_interval in ~/.graphit/config.toml).",
+    "GRAPHIT_MAINTAIN_INTERVAL": "Seconds between the daemon's maintenance checks. Default: 900 "
+    "(or [daemon] maintain_interval in ~/.graphit/config.toml).",
+    "GRAPHIT_BACKOFF_MAX": "Longest wait, in seconds, before the daemon restarts a failed loop. "
+    "Default: 30.",
+    "GRAPHIT_STABLE_SECONDS": "A loop that runs this many seconds without failing has its "
+    "failure count reset. Default: 60.",
+    "GRAPHIT_MAX_FAILURES": "Failures in a row after which a daemon loop is marked failed. "
+    "Default: 10.",
+    "GRAPHIT_PROVIDER": "Storage provider for this invocation: s3 (the environment-only S3 "
+    "provider configured by the GRAPHIT_S3_* and standard AWS_* variables), local, or the name of "
+    "a provider added with `graphit provider add`. Default: the active provider.",
+    "GRAPHIT_S3_BUCKET": "Bucket of the environment-only S3 provider (GRAPHIT_PROVIDER=s3).",
+    "GRAPHIT_S3_PREFIX": "Key prefix inside the bucket for the environment-only S3 provider; "
+    "tables live under <prefix>/v2/.",
+    "GRAPHIT_S3_ENDPOINT": "Endpoint URL of an S3-compatible store for the environment-only S3 "
+    "provider (default: AWS S3).",
+    "GRAPHIT_BROKER_TOKEN": "Login token sent to a broker provider, instead of the one stored "
+    "with `graphit provider add --token-stdin`.",
 }
 
 

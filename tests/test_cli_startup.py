@@ -16,7 +16,16 @@ import pytest
 
 from tests.conftest import run_graphit
 
-HEAVY = ("lancedb", "pyarrow", "numpy", "torch", "sentence_transformers")
+HEAVY = (
+    "lancedb",
+    "lance",
+    "pyarrow",
+    "numpy",
+    "torch",
+    "sentence_transformers",
+    "mcp",
+    "mcp_types",
+)
 
 # Runs `graphit ARGS...` through graphit_cli.cli.main, then reports on stderr's last line.
 PROBE = """

@@ -3,9 +3,10 @@
 
 The first tests start real OS processes (`python -c WRITER`) that open the same project table,
 wait at a file barrier and then write at the same time: different keys, one hot key, and the
-same new ids. The last tests replay, deterministically and in one process, interleavings of
-two writers that the real processes can only hit by chance: a second handle commits between
-the first writer's read of the chain heads and its merge.
+same new ids, and an updater against a deleter. The last tests replay, deterministically and
+in one process, interleavings that real processes hit only by chance: a second (or third)
+handle commits between the first writer's read of the chain heads and its merge, or between
+its merge and its check of what landed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 import pytest
 from ulid import ULID
 
-from graphit_cli.errors import Conflict
+from graphit_cli.errors import Conflict, NotFound
 from graphit_cli.models import Memory, MemoryDraft, WriteAction
 
 # One writer process. Parameters come through the environment (GRAPHIT_HOME and
@@ -291,7 +292,7 @@ def test_an_updater_and_a_deleter_on_one_key_keep_the_chain(service, tmp_path: P
     written = [r for report in reports for r in report["results"]]
     writes = [r for r in written if r["action"] == "updated"]
     deletes = [r for r in written if r["action"] == "deleted"]
-    # every write and every delete made exactly one revision, the one its writer was told
+    # every write made exactly one revision, the one its writer was told (deletes make none)
     assert len(chain) == 1 + len(writes)
     assert sorted(r["revision"] for r in writes) == list(range(2, len(chain) + 1))
     for r in writes:
@@ -399,3 +400,108 @@ def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> 
     final = service.store.chain(memory_id)
     assert_chain_intact(final, memory_id, live=False)
     assert [m.body for m in final] == ["v1", "v2", "v3 theirs"]
+
+
+@pytest.fixture
+def third(service):  # type: ignore[no-untyped-def]
+    """A third handle on the same table."""
+    from graphit_cli.service import MemoryService
+
+    return MemoryService.open(service.scope)
+
+
+def test_write_landing_while_a_raced_insert_is_repaired_keeps_the_chain(  # type: ignore[no-untyped-def]
+    service, other, third
+) -> None:
+    """A stale update inserts its live row into a chain a racing delete has just closed; before
+    it can notice and take the row back, a third writer updates the memory."""
+    memory_id = service.upsert(MemoryDraft(title="t", body="v1")).memory.id
+    service.upsert(MemoryDraft(id=memory_id, body="v2"))
+    undo = commit_between_read_and_merge(
+        service,
+        lambda: (
+            other.upsert(MemoryDraft(id=memory_id, body="v3 theirs")),
+            other.delete(memory_id),
+        ),
+    )
+    real_merge = service.store.merge
+    merged: list[object] = []
+    third_result: list[object] = []
+
+    def merge(*args, **kwargs):  # type: ignore[no-untyped-def]
+        counts = real_merge(*args, **kwargs)
+        merged.append(counts)
+        if len(merged) == 1:  # right after the first commit, before any check or repair
+            third_result.append(third.upsert(MemoryDraft(id=memory_id, body="v4 third")))
+        return counts
+
+    service.store.merge = merge
+    try:
+        result = service.upsert(MemoryDraft(id=memory_id, body="v3 mine"))
+    except Conflict:
+        result = None
+    finally:
+        service.store.merge = real_merge
+        undo()
+    assert_write_kept(service, memory_id, "v3 mine", result)
+    chain = service.store.chain(memory_id)
+    # the third writer was told its update landed: it is in the history, once
+    assert [m.body for m in chain].count("v4 third") == 1
+    assert service.store.count() == len(chain)
+
+
+def test_failure_while_repairing_a_raced_insert_leaves_no_broken_chain(  # type: ignore[no-untyped-def]
+    service, other
+) -> None:
+    """Storage fails (or the process is interrupted) after a stale update's insert landed in a
+    chain a racing delete had closed: the write fails, and nothing half-written is visible.
+
+    The stray live row (a phantom) can stay in storage, but every read ignores it, and the next
+    write to the id removes it before continuing the chain."""
+    from graphit_cli.errors import StorageUnavailable
+
+    memory_id = service.upsert(MemoryDraft(title="t", body="v1")).memory.id
+    service.upsert(MemoryDraft(id=memory_id, body="v2"))
+    undo = commit_between_read_and_merge(
+        service,
+        lambda: (
+            other.upsert(MemoryDraft(id=memory_id, body="v3 theirs")),
+            other.delete(memory_id),
+        ),
+    )
+    real_merge = service.store.merge
+    state = {"merged": 0}
+
+    def merge(*args, **kwargs):  # type: ignore[no-untyped-def]
+        state["merged"] += 1
+        if state["merged"] > 1:
+            raise StorageUnavailable("write failed: connection lost")
+        return real_merge(*args, **kwargs)
+
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise StorageUnavailable("write failed: connection lost")
+
+    service.store.merge = merge
+    real_remove = getattr(service.store, "remove_exact", None)
+    if real_remove is not None:
+        service.store.remove_exact = broken
+    try:
+        with pytest.raises(StorageUnavailable):
+            service.upsert(MemoryDraft(id=memory_id, body="v3 mine"))
+    finally:
+        service.store.merge = real_merge
+        if real_remove is not None:
+            service.store.remove_exact = real_remove
+        undo()
+    history = service.history(memory_id)
+    assert_chain_intact(history, memory_id, live=False)
+    with pytest.raises(NotFound, match="was deleted"):
+        service.source(memory_id)
+    assert memory_id not in {m.id for m in service.catalogue()}
+    hits = service.search("v3", mode="fts").hits
+    assert all(h.deleted for h in hits if h.memory.id == memory_id)
+    # The next write removes the phantom and continues the chain.
+    service.upsert(MemoryDraft(id=memory_id, body="v4 after repair"))
+    chain = service.store.chain(memory_id)
+    assert_chain_intact(chain, memory_id, live=True)
+    assert chain[-1].body == "v4 after repair"

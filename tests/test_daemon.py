@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -23,8 +24,9 @@ from graphit_cli.service import MemoryService
 from tests.conftest import PROJECT_ID
 from tests.embedders import HashingEmbedder
 
-FAST = DaemonSettings(embed_interval=0.2, maintain_interval=0.3, backoff_max=0.05,
-                      stable_seconds=60, max_failures=10)
+FAST = DaemonSettings(
+    embed_interval=0.2, maintain_interval=0.3, backoff_max=0.05, stable_seconds=60, max_failures=10
+)
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -43,7 +45,9 @@ def running(scope: Scope, tmp_path: Path) -> Iterator[Daemon]:  # type: ignore[m
     daemon.shutdown()
 
 
-def test_vectors_and_vector_index_appear_without_manual_embed(scope: Scope, running: Daemon) -> None:
+def test_vectors_and_vector_index_appear_without_manual_embed(
+    scope: Scope, running: Daemon
+) -> None:
     svc = MemoryService.open(scope)
     svc.upsert_many([MemoryDraft(title=f"note {n}", body=f"body {n}") for n in range(300)])
     running.start()
@@ -53,10 +57,14 @@ def test_vectors_and_vector_index_appear_without_manual_embed(scope: Scope, runn
     assert state.rows_with_vectors == 300 and state.vector_index and state.unindexed_rows == 0
     warm = MemoryService(svc.store, scope, embedder=HashingEmbedder)
     result = warm.search("body 7", mode="vector")  # through the new index
-    assert result.mode == "vector" and min(result.hits, key=lambda h: h.rank).memory.title == "note 7"
+    assert (
+        result.mode == "vector" and min(result.hits, key=lambda h: h.rank).memory.title == "note 7"
+    )
 
 
-def test_single_writes_keep_fragments_bounded(scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_single_writes_keep_fragments_bounded(
+    scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "0")  # no folding on write: the daemon alone
     svc = MemoryService.open(scope)
     svc.upsert(MemoryDraft(title="seed", body="seed"))
@@ -73,7 +81,12 @@ def test_empty_tables_are_skipped(scope: Scope, running: Daemon) -> None:
     running.start()
     time.sleep(0.5)
     loops = {(loop["loop"], loop["status"]) for loop in running.supervisor.snapshot()}
-    assert loops <= {("embed", "idle"), ("maintain", "idle"), ("embed", "running"), ("maintain", "running")}
+    assert loops <= {
+        ("embed", "idle"),
+        ("maintain", "idle"),
+        ("embed", "running"),
+        ("maintain", "running"),
+    }
     assert not Path(scope.uri()).exists()  # the daemon never creates tables
 
 
@@ -96,14 +109,16 @@ def test_failing_loop_backs_off_and_is_marked_failed() -> None:
     lines = log.getvalue().splitlines()
     assert sum("loop.error" in line for line in lines) == 9
     assert sum("loop.failed" in line for line in lines) == 1
-    assert all(b - a >= 0.04 for a, b in zip(calls, calls[1:], strict=False))  # backed off
+    assert all(b - a >= 0.04 for a, b in itertools.pairwise(calls))  # backed off
 
 
 def test_backoff_schedule_and_recovery() -> None:
     settings = DaemonSettings()
     assert [settings.backoff(n) for n in range(1, 8)] == [2, 4, 8, 16, 30, 30, 30]
     stop = threading.Event()
-    supervisor = Supervisor(DaemonSettings(backoff_max=0.01, stable_seconds=0.0), EventLog(StringIO()), stop)
+    supervisor = Supervisor(
+        DaemonSettings(backoff_max=0.01, stable_seconds=0.0), EventLog(StringIO()), stop
+    )
     outcomes = iter([RuntimeError("a"), RuntimeError("b"), None, None])
 
     def flaky() -> None:
@@ -118,9 +133,13 @@ def test_backoff_schedule_and_recovery() -> None:
     assert loop.failures == 0 and loop.last_error is None  # a stable run reset the count
 
 
-def test_cli_search_via_socket_matches_in_process(cli, scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_cli_search_via_socket_matches_in_process(
+    cli, scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     svc = MemoryService(MemoryService.open(scope).store, scope, embedder=HashingEmbedder)
-    first = svc.upsert(MemoryDraft(title="Cache policy", body="cache keys expire hourly", important=True))
+    first = svc.upsert(
+        MemoryDraft(title="Cache policy", body="cache keys expire hourly", important=True)
+    )
     svc.upsert(MemoryDraft(id=first.memory.id, body="cache keys expire daily"))
     svc.upsert(MemoryDraft(title="Rule", body="always cache reads", mandatory=True))
     svc.upsert(MemoryDraft(title="Other", body="unrelated text about caching"))
@@ -129,16 +148,27 @@ def test_cli_search_via_socket_matches_in_process(cli, scope: Scope, running: Da
     socket_file = Path(os.environ["GRAPHIT_HOME"]) / "run" / "daemon.sock"
     assert socket_file.stat().st_mode & 0o777 == 0o600
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
-    for args in (["search", "cache hourly", "-f", "json"], ["search", "cache", "-f", "markdown", "-k", "2"],
-                 ["recall", "cache", "-f", "json"], ["search", "x", "--mode", "nonsense"]):
+    for args in (
+        ["search", "cache hourly", "-f", "json"],
+        ["search", "cache", "-f", "markdown", "-k", "2"],
+        ["recall", "cache", "-f", "json"],
+        ["search", "x", "--mode", "nonsense"],
+    ):
         served = running.requests_served
         warm = cli("memory", *args)
         assert running.requests_served == served + 1  # the daemon answered
         monkeypatch.setenv("GRAPHIT_NO_DAEMON", "1")
         cold = cli("memory", *args)
         monkeypatch.delenv("GRAPHIT_NO_DAEMON")
-        assert (warm.exit_code, warm.stdout, warm.stderr) == (cold.exit_code, cold.stdout, cold.stderr)
-    assert json.loads(cli("memory", "search", "cache hourly", "-f", "json").stdout)[0]["superseded"] is not None
+        assert (warm.exit_code, warm.stdout, warm.stderr) == (
+            cold.exit_code,
+            cold.stdout,
+            cold.stderr,
+        )
+    assert (
+        json.loads(cli("memory", "search", "cache hourly", "-f", "json").stdout)[0]["superseded"]
+        is not None
+    )
 
 
 def test_second_daemon_refuses_to_start(scope: Scope, running: Daemon) -> None:
@@ -148,20 +178,34 @@ def test_second_daemon_refuses_to_start(scope: Scope, running: Daemon) -> None:
         other.start()
 
 
-def test_sigterm_stops_quickly_and_keeps_every_returned_write(scope: Scope, project_dir: Path) -> None:
+def test_sigterm_stops_quickly_and_keeps_every_returned_write(
+    scope: Scope, project_dir: Path
+) -> None:
     svc = MemoryService.open(scope)
     svc.upsert(MemoryDraft(title="seed", body="seed"))
-    env = {**os.environ, "GRAPHIT_EMBED_INTERVAL": "0.2", "GRAPHIT_MAINTAIN_INTERVAL": "0.3",
-           "GRAPHIT_EMBEDDER": "tests.embedders:HashingEmbedder",
-           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    proc = subprocess.Popen([sys.executable, "-m", "graphit_cli", "memory", "daemon"], cwd=project_dir,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {
+        **os.environ,
+        "GRAPHIT_EMBED_INTERVAL": "0.2",
+        "GRAPHIT_MAINTAIN_INTERVAL": "0.3",
+        "GRAPHIT_EMBEDDER": "tests.embedders:HashingEmbedder",
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphit_cli", "memory", "daemon"],
+        cwd=project_dir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     written: list[str] = []
     stop = threading.Event()
 
     def writer() -> None:
         while not stop.is_set():
-            written.append(svc.upsert(MemoryDraft(title="w", body=f"write {len(written)}")).memory.id)
+            written.append(
+                svc.upsert(MemoryDraft(title="w", body=f"write {len(written)}")).memory.id
+            )
 
     try:
         wait_for(lambda: (Path(os.environ["GRAPHIT_HOME"]) / "run" / "daemon.sock").exists())
@@ -218,9 +262,13 @@ def test_scopes_status_and_prune(cli, graphit_home: Path) -> None:  # type: igno
     assert cli("memory", "prune", "project:../../etc", "--yes").exit_code == 3
 
 
-def test_settings_from_env_and_config_file(graphit_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settings_from_env_and_config_file(
+    graphit_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     graphit_home.mkdir(parents=True, exist_ok=True)
-    (graphit_home / "config.toml").write_text("[daemon]\nembed_interval = 7\nmaintain_interval = 70\n")
+    (graphit_home / "config.toml").write_text(
+        "[daemon]\nembed_interval = 7\nmaintain_interval = 70\n"
+    )
     monkeypatch.setenv("GRAPHIT_MAINTAIN_INTERVAL", "5")
     settings = DaemonSettings.load()
     assert (settings.embed_interval, settings.maintain_interval) == (7.0, 5.0)

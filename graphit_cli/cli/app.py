@@ -8,13 +8,16 @@ from typing import Annotated
 import typer
 
 from graphit_cli import __version__
+from graphit_cli.cli import agent as _agent_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import daemon as _daemon_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli.common import handle_errors, note, out
 from graphit_cli.cli.memory import memory_app
+from graphit_cli.cli.provider import provider_app
 
 EPILOG = (
     "Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid input, 4 not found, 5 conflict, "
-    "6 access denied, 7 storage unavailable, 8 no project, 130 interrupted."
+    "6 access denied, 7 storage unavailable, 8 no project, 9 S3 credentials expired (and not "
+    "renewable), 10 S3 bucket does not exist, 130 interrupted."
 )
 
 app = typer.Typer(
@@ -28,6 +31,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(memory_app, name="memory")
+app.add_typer(provider_app, name="provider")
 
 
 def _version(value: bool) -> None:

@@ -150,6 +150,7 @@ def _parse_scope(value: str) -> Scope:
 @handle_errors
 def status(fmt: FormatOpt = None) -> None:
     """Whether the daemon runs, its loops, and each known scope's table state."""
+    from graphit_cli import providers
     from graphit_cli.daemon import Daemon, ping
     from graphit_cli.errors import GraphitError
     from graphit_cli.store import open_store
@@ -157,15 +158,19 @@ def status(fmt: FormatOpt = None) -> None:
     running = ping()
     tables: list[dict[str, Any]] = []
     for scope in Daemon(scopes_named=None).active_scopes():
-        entry: dict[str, Any] = {"scope": str(scope), "uri": scope.uri()}
-        if "://" not in scope.uri() and not Path(scope.uri()).exists():
-            entry["state"] = None
-        else:
-            try:
-                entry["state"] = _state_dict(open_store(scope.uri(), create=False).state())
-            except GraphitError as exc:
+        entry: dict[str, Any] = {"scope": str(scope), "uri": str(scope.local_path())}
+        try:
+            # One resolve per scope: for a broker provider it asks for fresh credentials.
+            location = providers.resolve(scope)
+            entry["uri"] = location.uri
+            if not location.is_remote and not Path(location.uri).exists():
                 entry["state"] = None
-                entry["error"] = exc.message
+            else:
+                store = open_store(location.uri, create=False, access=location.access)
+                entry["state"] = _state_dict(store.state())
+        except GraphitError as exc:
+            entry["state"] = None
+            entry["error"] = exc.message
         tables.append(entry)
     payload = {
         "daemon": None

@@ -152,7 +152,8 @@ def upsert(
 ) -> None:
     """Create or update memories from flags, a Markdown file, or JSON/NDJSON batches.
 
-    Without --id a new memory is created. With --id (or an `id` in the input) the memory is
+    Without --id a new memory is created (with a warning on stderr when a live memory
+    already says the same thing). With --id (or an `id` in the input) the memory is
     updated: fields you leave out keep their values, and the old text becomes an archived
     revision. Writing the same content again changes nothing. A batch is one commit.
 
@@ -189,12 +190,36 @@ def upsert(
         drafts = [replace(d, **given) for d in drafts]
     else:
         drafts = [MemoryDraft(id=memory_id, **given)]
-    result = _service(scope, user).upsert_many(drafts)
+    service = _service(scope, user)
+    _warn_if_duplicate(service, drafts)
+    result = service.upsert_many(drafts)
     _render_writes(result.results, resolve_format(fmt))
     if len(result.results) > 1:
         from graphit_cli.models import WriteAction
 
         note(", ".join(f"{result.count(a)} {a.value}" for a in WriteAction if result.count(a)))
+
+
+def _warn_if_duplicate(service: MemoryService, drafts: list[MemoryDraft]) -> None:
+    """A single new memory that a live one already says: warn on stderr, then write anyway.
+
+    The CLI does what it is told (scripts rely on that); the MCP insert refuses instead. The
+    check compares wording, not embeddings, so a write never waits for the model; batches
+    (imports, idempotent by id) are not checked.
+    """
+    from graphit_cli.errors import GraphitError
+
+    if len(drafts) != 1 or drafts[0].id is not None:
+        return
+    try:
+        existing = service.find_duplicate(drafts[0], semantic=False)
+    except GraphitError:
+        return  # the write itself reports what is wrong with the draft
+    if existing is not None:
+        note(
+            f"Warning: memory {existing.id} ({existing.title!r}) already says this; to change "
+            f"it, use `graphit memory upsert --id {existing.id}` (written anyway as a new memory)"
+        )
 
 
 def _read_input(file: str | None, *, wants_stdin: bool) -> str | None:

@@ -10,10 +10,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from graphit_cli.providers import RemoteAccess
     from graphit_cli.store.lance import MemoryStore
 
 
-def open_store(uri: str, *, create: bool = True) -> MemoryStore:
+def open_store(uri: str, *, create: bool = True, access: RemoteAccess | None = None) -> MemoryStore:
+    """Open a scope's table: a local directory, or (with `access`) a remote `s3://` URI."""
+    if access is not None:
+        from graphit_cli.store.s3 import open_remote
+
+        return open_remote(access, create=create)
+    if "://" in uri:
+        # Without the provider's endpoint and credentials LanceDB would walk the AWS default
+        # chain against AWS itself: a remote table is opened only through providers.resolve.
+        from graphit_cli.errors import StorageUnavailable
+
+        raise StorageUnavailable(f"{uri} is remote: open it through the active provider")
     from graphit_cli.store.lance import MemoryStore
 
     return MemoryStore.open(uri, create=create)

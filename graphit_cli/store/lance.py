@@ -36,6 +36,8 @@ TABLE_NAME = "memory"
 FTS_COLUMNS = ("body", "title", "tags_json", "type")
 BITMAP_COLUMNS = ("type", "important", "mandatory", "superseded")
 _IN_CHUNK = 500
+# Write-path compaction rewrites only fragments below this many rows (see fold_if_needed).
+COMPACT_TARGET_ROWS = 4096
 # Field weights for BM25 over several columns: a title match says more than a body match.
 TEXT_BOOSTS = {"title": 2.0, "body": 1.0, "tags_json": 1.5, "type": 0.5}
 
@@ -77,6 +79,7 @@ class MemoryStore:
         self._db = db
         self.table = table
         self.uri = uri
+        self._schema: Any = None
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -164,8 +167,26 @@ class MemoryStore:
         return found
 
     def live(self, flt: MemoryFilter | None = None) -> list[Memory]:
+        """Live rows, less phantoms (see `deleted_ids`)."""
         parts = ["revision_id = ''", *sql.filter_conditions(flt or MemoryFilter())]
-        return self._rows(sql.conjunction(parts))
+        rows = self._rows(sql.conjunction(parts))
+        closed = self.deleted_ids()
+        return [r for r in rows if r.id not in closed] if closed else rows
+
+    def deleted_ids(self, memory_ids: list[str] | None = None) -> set[str]:
+        """Ids whose chain ends in a final archive (`next` is null): deleted memories.
+
+        A live row of such a chain is a phantom: a writer that lost a race with a delete
+        inserted it (LanceDB cannot make that insert conditional) and has not removed it yet.
+        Reads ignore phantoms and the next write to the id removes it.
+        """
+        where = "revision_id <> '' AND next IS NULL"
+        if memory_ids is not None:
+            if not memory_ids:
+                return set()
+            where += " AND " + sql.in_list("id", memory_ids)
+        query = self.table.search().where(where).select(["id"]).limit(None)
+        return {str(r["id"]) for r in query.to_arrow().to_pylist()}
 
     def live_with_hash(self, content_hash: str, limit: int = 5) -> list[Memory]:
         """Live rows whose content hash is `content_hash` (the duplicate guard's exact match)."""
@@ -278,7 +299,7 @@ class MemoryStore:
             builder = builder.when_not_matched_by_source_delete(
                 f"key = {sql.literal(key)} AND revision = {int(revision)}"
             )
-        data = to_arrow(rows, self.table.schema)
+        data = to_arrow(rows, self._arrow_schema())
         try:
             # Rows without a vector yet are valid; vectors are validated before they get here.
             result = builder.execute(data, on_bad_vectors="null")
@@ -295,6 +316,12 @@ class MemoryStore:
             deleted=int(result.num_deleted_rows),
             version=int(result.version),
         )
+
+    def _arrow_schema(self) -> Any:
+        # The columns never change after creation; only field metadata does (model id).
+        if self._schema is None:
+            self._schema = self.table.schema
+        return self._schema
 
     def version(self) -> int:
         """The latest committed version (cheap: the handle checks for newer commits)."""
@@ -319,23 +346,38 @@ class MemoryStore:
         unindexed = int(index.num_unindexed_rows) if index is not None else 0
         return fragments, unindexed
 
-    def fold_if_needed(self, threshold: int | None = None) -> bool:
-        """Fold new fragments into the indexes once the backlog passes a small threshold.
+    def fold_if_needed(self, written_rows: int = 1) -> str | None:
+        """Keep reads fast under a stream of writes; returns what it did, if anything.
 
-        Best effort: a write never fails because folding lost a race with another writer.
+        Every write adds a fragment, and reads slow down with their count (LANCEDB_NOTES).
+        Once `GRAPHIT_FOLD_THRESHOLD` small fragments pile up they are merged (tens of ms:
+        only the small fragments are rewritten); once 32x that many rows sit outside the
+        indexes, the indexes are folded too (seconds at 100k rows, so rarely). The daemon's
+        maintenance does the rest. Best effort: a write never fails because of this.
         """
-        limit = config.fold_threshold() if threshold is None else threshold
+        limit = config.fold_threshold()
         if limit <= 0:
-            return False
+            return None
         try:
-            fragments, unindexed = self.backlog()
-            if fragments < limit and unindexed < limit * 32:
-                return False
-            self.optimize()
-            return True
+            small = int(self.table.stats()["fragment_stats"]["num_small_fragments"])
+            if small < limit and written_rows < limit * 32:
+                return None
+            index = self.table.index_stats("body_fts")
+            unindexed = int(index.num_unindexed_rows) if index is not None else 0
+            if unindexed >= limit * 32:
+                self.optimize()
+                return "indexed"
+            self.compact_small_fragments()
+            return "compacted"
         except Exception as exc:
-            log.debug("index folding skipped: %s", exc)
-            return False
+            log.debug("folding skipped: %s", exc)
+            return None
+
+    def compact_small_fragments(self) -> None:
+        """Merge the small fragments that single writes leave behind, leaving big ones alone."""
+        dataset = self.table.to_lance()
+        dataset.optimize.compact_files(target_rows_per_fragment=COMPACT_TARGET_ROWS, num_threads=1)
+        self.table.checkout_latest()
 
     def optimize(self) -> None:
         """Compact fragments, fold new rows into every index, prune versions past retention.

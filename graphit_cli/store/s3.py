@@ -1,0 +1,197 @@
+"""Remote (S3) tables: LanceDB storage options, S3 error mapping, credential renewal.
+
+`providers` says where a table lives and with which credentials (a `RemoteAccess`); this module
+turns that into LanceDB `storage_options`, maps object-store failures (endpoint down, missing
+bucket, AccessDenied, expired credentials) to GraphitErrors with their own exit codes, and
+renews expired credentials by asking the issuer again. LanceDB 0.40's Python `connect()` has
+no credential-refresh hook, so renewal reopens the table with the fresh credentials.
+
+Imports lancedb only through `store.lance`, inside the functions that open a table.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+from graphit_cli.errors import (
+    AccessDenied,
+    CredentialsExpired,
+    GraphitError,
+    NoSuchBucket,
+    StorageUnavailable,
+)
+from graphit_cli.providers import RemoteAccess, renewed
+
+if TYPE_CHECKING:
+    from graphit_cli.store.lance import MemoryStore
+
+log = logging.getLogger(__name__)
+
+# Renew a little before the issuer's expiry, so no request goes out with a dying credential.
+RENEW_MARGIN_SECONDS = 60.0
+MAX_RETRIES = 3  # object-store retries of one request (LanceDB's default)
+
+_EXPIRED = ("ExpiredToken", "RequestExpired", "TokenRefreshRequired", "token has expired")
+_REJECTED = ("InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "InvalidClientTokenId")
+_DENIED = ("<Code>AccessDenied</Code>", "AccessDenied", "lacked the necessary privileges")
+_UNREACHABLE = (
+    "ConnectionRefused",
+    "Connection refused",
+    "tcp connect error",
+    "dns error",
+    "error sending request",
+    "operation timed out",
+    "connection reset",
+    "Connection reset",
+    "kind: Connect",
+    "kind: Timeout",
+    "IncompleteBody",
+    "connection closed",
+)
+_SERVER = re.compile(r"\b(50[0-4]) [A-Z]|<Code>(SlowDown|InternalError|ServiceUnavailable)</Code>")
+
+
+def storage_options(access: RemoteAccess) -> dict[str, str]:
+    """LanceDB/object_store options for one remote table (see LANCEDB_NOTES, S3 with moto)."""
+    options = {"aws_region": access.region, "client_max_retries": str(MAX_RETRIES)}
+    if access.endpoint:
+        options["aws_endpoint"] = access.endpoint
+        options["allow_http"] = str(access.endpoint.startswith("http://")).lower()
+        options["aws_virtual_hosted_style_request"] = "false"
+        # S3-compatible stores (moto among them) check a bulk delete against the whole
+        # bucket, so cleanup under credentials scoped to one root would silently do nothing.
+        options["aws_disable_bulk_delete"] = "true"
+    creds = access.credentials
+    if creds is not None:
+        options["aws_access_key_id"] = creds.access_key_id
+        options["aws_secret_access_key"] = creds.secret_access_key
+        if creds.session_token:
+            options["aws_session_token"] = creds.session_token
+    return options
+
+
+def _messages(exc: BaseException) -> list[str]:
+    """The messages of an exception and of everything it was raised from or during."""
+    seen: list[str] = []
+    current: BaseException | None = exc
+    while current is not None and len(seen) < 10:
+        seen.append(str(current))
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def storage_error(exc: BaseException, access: RemoteAccess) -> GraphitError | None:
+    """The GraphitError an object-store failure on `access`'s table means, or None."""
+    where = access.endpoint or "S3"
+    for text in _messages(exc):
+        if any(mark in text for mark in _EXPIRED):
+            return CredentialsExpired(f"the S3 credentials for {access.uri} expired")
+        if "NoSuchBucket" in text or "specified bucket does not exist" in text:
+            bucket = access.uri.removeprefix("s3://").split("/", 1)[0]
+            return NoSuchBucket(f"bucket {bucket!r} does not exist at {where}")
+        rejected = next((mark for mark in _REJECTED if mark in text), None)
+        if rejected:
+            return AccessDenied(
+                f"{where} rejected the S3 credentials ({rejected}) for {access.uri}"
+            )
+        if any(mark in text for mark in _DENIED) or "403 Forbidden" in text:
+            return AccessDenied(
+                f"access denied to {access.uri}: the credentials have no grant there"
+            )
+        if any(mark in text for mark in _UNREACHABLE):
+            return StorageUnavailable(f"cannot reach the S3 endpoint {where}: connection failed")
+        if _SERVER.search(text):
+            return StorageUnavailable(f"the S3 endpoint {where} is failing (server error)")
+    return None
+
+
+def _retry_on_expiry(
+    method: Callable[..., Any], name: str, proxy: RemoteStore
+) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        proxy.renew_if_due()
+        try:
+            return method(*args, **kwargs)
+        except Exception as exc:
+            mapped = storage_error(exc, proxy.access)
+            if not isinstance(mapped, CredentialsExpired) or proxy.access.renew is None:
+                if mapped is not None:
+                    raise mapped from exc
+                raise
+        # Expired mid-command: ask the issuer again, reopen, and repeat the call once. A merge
+        # that failed this way did not commit; repeating it is the service's CAS retry anyway.
+        log.debug("credentials expired during %s; renewing", name)
+        proxy.renew()
+        try:
+            return getattr(proxy.inner, name)(*args, **kwargs)
+        except Exception as exc:
+            mapped = storage_error(exc, proxy.access)
+            if mapped is not None:
+                raise mapped from exc
+            raise
+
+    return call
+
+
+class RemoteStore:
+    """A MemoryStore on S3 that maps storage failures and renews expired credentials.
+
+    Every attribute is the inner store's; methods are wrapped so that an expired credential is
+    renewed (once per call) and any object-store failure becomes a one-line GraphitError.
+    """
+
+    def __init__(self, inner: MemoryStore, access: RemoteAccess, create: bool) -> None:
+        self.inner = inner
+        self.access = access
+        self._create = create
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.inner, name)
+        if callable(value) and not name.startswith("_") and not isinstance(value, type):
+            return _retry_on_expiry(value, name, self)
+        return value
+
+    def renew_if_due(self) -> None:
+        if self.access.renew is not None and self.access.renewal_due(RENEW_MARGIN_SECONDS):
+            self.renew()
+
+    def renew(self) -> None:
+        from graphit_cli.store.lance import MemoryStore
+
+        self.access = renewed(self.access)
+        try:
+            self.inner = MemoryStore.open(
+                self.access.uri, create=self._create, storage_options=storage_options(self.access)
+            )
+        except Exception as exc:
+            mapped = storage_error(exc, self.access)
+            if mapped is not None:
+                raise mapped from exc
+            raise
+
+
+def open_remote(access: RemoteAccess, *, create: bool = True) -> MemoryStore:
+    """Open (or create) the table at `access.uri` with its credentials."""
+    from graphit_cli.store.lance import MemoryStore
+
+    if access.renew is not None and access.renewal_due(RENEW_MARGIN_SECONDS):
+        access = renewed(access)
+    for attempt in (1, 2):
+        try:
+            inner = MemoryStore.open(
+                access.uri, create=create, storage_options=storage_options(access)
+            )
+            break
+        except Exception as exc:
+            mapped = storage_error(exc, access)
+            if isinstance(mapped, CredentialsExpired) and access.renew is not None and attempt == 1:
+                access = renewed(access)
+                continue
+            if mapped is not None:
+                raise mapped from exc
+            raise
+    # The wrapper quacks like a MemoryStore (every attribute is the inner store's).
+    return cast("MemoryStore", RemoteStore(inner, access, create))
