@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from graphit_cli import __version__, config, runstate, scopes, wire
 from graphit_cli.errors import Conflict, GraphitError, InvalidInput
+from graphit_cli.providers import is_remote_scope as remote_scope
 from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
@@ -292,8 +293,8 @@ class Daemon:
             found = self._services.get(key)
             if found is not None:
                 return found
-            if not create and "://" not in scope.uri() and not Path(scope.uri()).exists():
-                return None
+            if not create and not remote_scope(scope) and not scope.local_path().exists():
+                return None  # no table yet: nothing to embed or maintain
             from graphit_cli.service import MemoryService
 
             opened = MemoryService.open(scope, create=create, embedder=self.embedder)
