@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -22,8 +23,10 @@ from graphit_cli.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from graphit_cli.models import Memory, MemoryDraft, MemoryFilter, WriteResult
+    from graphit_cli.models import Memory, MemoryDraft, MemoryFilter, SearchHit, WriteResult
     from graphit_cli.service import MemoryService
+
+T = TypeVar("T")
 
 memory_app = typer.Typer(
     name="memory",
@@ -86,19 +89,33 @@ def _filter(
     )
 
 
-def _render_memories(memories: list[Memory], fmt: Format) -> None:
+def _emit(
+    items: Sequence[T],
+    fmt: Format,
+    as_dict: Callable[[T], dict[str, Any]],
+    as_markdown: Callable[[T], str],
+    as_table: Callable[[list[T]], str],
+    empty: str,
+) -> None:
+    """Print records in the chosen format: data on stdout, the empty-table notice on stderr."""
     from graphit_cli import render
 
     if fmt is Format.json:
-        out(render.dumps_json([render.to_dict(m) for m in memories]))
+        out(render.dumps_json([as_dict(i) for i in items]))
     elif fmt is Format.ndjson:
-        out(render.dumps_ndjson(render.to_dict(m) for m in memories))
+        out(render.dumps_ndjson(as_dict(i) for i in items))
     elif fmt is Format.markdown:
-        out("\n".join(render.to_markdown(m) for m in memories))
+        out("\n".join(as_markdown(i) for i in items))
     else:
-        out(render.memory_table(memories))
-        if not memories:
-            note("No memories.")
+        out(as_table(list(items)))
+        if not items:
+            note(empty)
+
+
+def _render_memories(memories: list[Memory], fmt: Format) -> None:
+    from graphit_cli import render
+
+    _emit(memories, fmt, render.to_dict, render.to_markdown, render.memory_table, "No memories.")
 
 
 # --- writes -------------------------------------------------------------------------------
@@ -416,19 +433,10 @@ TopKOpt = Annotated[
 ]
 
 
-def _render_hits(hits: list, fmt: Format) -> None:  # type: ignore[type-arg]
+def _render_hits(hits: list[SearchHit], fmt: Format) -> None:
     from graphit_cli import render
 
-    if fmt is Format.json:
-        out(render.dumps_json([render.hit_to_dict(h) for h in hits]))
-    elif fmt is Format.ndjson:
-        out(render.dumps_ndjson(render.hit_to_dict(h) for h in hits))
-    elif fmt is Format.markdown:
-        out("\n".join(render.hit_to_markdown(h) for h in hits))
-    else:
-        out(render.hits_table(hits))
-        if not hits:
-            note("No matches.")
+    _emit(hits, fmt, render.hit_to_dict, render.hit_to_markdown, render.hits_table, "No matches.")
 
 
 @memory_app.command()
