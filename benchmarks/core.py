@@ -162,13 +162,13 @@ class Probe:
         self.folds.clear()
 
     def attach(self, store: Any) -> None:
-        for name in ("heads", "merge", "backlog", "optimize"):
+        for name in ("heads", "merge", "optimize", "compact_small_fragments"):
             setattr(store, name, self._timed(name, getattr(store, name)))
         fold = store.fold_if_needed
 
-        def fold_if_needed(threshold: int | None = None) -> bool:
+        def fold_if_needed(*args: Any, **kwargs: Any) -> Any:
             t0 = time.perf_counter()
-            folded = bool(fold(threshold))
+            folded = fold(*args, **kwargs)  # what it did ("compacted", "indexed") or None
             elapsed = time.perf_counter() - t0
             self.calls.setdefault("fold_if_needed", []).append(elapsed)
             if folded:
@@ -180,7 +180,7 @@ class Probe:
     @staticmethod
     def detach(store: Any) -> None:
         """Back to the class's own methods (the wrappers live on the instance)."""
-        for name in ("heads", "merge", "backlog", "optimize", "fold_if_needed"):
+        for name in ("heads", "merge", "optimize", "compact_small_fragments", "fold_if_needed"):
             store.__dict__.pop(name, None)
 
     def _timed(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
