@@ -388,6 +388,7 @@ def bench_under_writes(
         writes=writes,
         upsert=summary_ms(upserts),
         folds=len(counter.folds),
+        fold_kinds=counter.summary(),
         fts=summary_ms(samples["fts"]),
         hybrid=summary_ms(samples["hybrid"]),
         socket_hybrid=summary_ms(samples["socket_hybrid"]) if with_daemon else None,
@@ -450,6 +451,7 @@ def bench_maintain(
         "writes": writes,
         "upsert": summary_ms(upserts),
         "folds_during_writes": folds,
+        "fold_kinds": counter.summary(),
         "maintain_s": round(report.seconds, 2),
         "actions": report.actions,
         "retries": report.retries,
@@ -623,12 +625,18 @@ def main(argv: list[str] | None = None) -> int:
 # --- output -------------------------------------------------------------------------------
 
 
+def short_folds(kinds: dict[str, Any]) -> str:
+    """'compacted 11, indexed 1' (what the write path's folds did), or 'none'."""
+    return ", ".join(f"{kind} {v['n']}" for kind, v in kinds.items()) or "none"
+
+
 def render(results: dict[str, Any]) -> str:
     m = results["machine"]
     s = results["settings"]
     out = [
         f"graphit daemon benchmark - {m['date']}, {m['cpus']} CPUs ({m['cpu_model']}), "
-        f"Python {m['python']}, lancedb {m['lancedb']}, commit {m['git_commit'] or '?'}",
+        f"Python {m['python']}, lancedb {m['lancedb']}, commit {m['git_commit'] or '?'} "
+        f"(graphit_cli sha256 {m['graphit_cli_sha256']})",
         f"load average (1/5/15 min) at start {m['loadavg_start']}, at end {m.get('loadavg_end')}",
         f"table vectors: {s['table_vectors']}; queries embedded by the real model",
         "",
@@ -710,7 +718,7 @@ def render(results: dict[str, Any]) -> str:
                     f"{r['fts']['p50_ms']:.1f} / {r['fts']['p95_ms']:.1f}",
                     f"{r['hybrid']['p50_ms']:.1f} / {r['hybrid']['p95_ms']:.1f}",
                     f"{sock['p50_ms']:.0f} / {sock['p95_ms']:.0f}" if sock else "-",
-                    str(r["folds"]),
+                    short_folds(r["fold_kinds"]),
                     f"{ev.get('maintain.done', 0)} / {r.get('daemon_embedded_rows', 0)}"
                     if r["daemon"]
                     else "-",
@@ -729,7 +737,7 @@ def render(results: dict[str, Any]) -> str:
                     "fts p50/p95 ms",
                     "hybrid p50/p95 ms",
                     "socket hybrid p50/p95 ms",
-                    "write folds",
+                    "write-path folds",
                     "daemon passes / embedded",
                     "retries",
                     "end frags / unindexed",
@@ -756,7 +764,7 @@ def render(results: dict[str, Any]) -> str:
                 [
                     size_label(r["size"]),
                     str(r["fold_threshold"]),
-                    f"{r['writes']} ({r['folds_during_writes']} folds)",
+                    f"{r['writes']} ({short_folds(r['fold_kinds'])})",
                     f"{r['maintain_s']:.2f}",
                     f"{b['fragments']} -> {a['fragments']}",
                     f"{b['unindexed_rows']} -> {a['unindexed_rows']}",

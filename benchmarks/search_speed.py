@@ -36,6 +36,7 @@ own instances to time them (search breakdown, folds).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -345,20 +346,37 @@ def timed_methods(store: Any, names: Sequence[str]) -> Iterator[dict[str, list[f
 
 
 class FoldCounter:
-    """Counts the folds `fold_if_needed` actually ran (and how long they took) on one store."""
+    """Counts the folds `fold_if_needed` actually ran on one store, by kind, and their time.
+
+    `fold_if_needed` returns what it did ("compacted", "indexed", or True in older code) or a
+    falsy value when nothing was due; arguments are passed through unchanged.
+    """
 
     def __init__(self, store: Any) -> None:
         self.folds: list[float] = []
+        self.kinds: dict[str, list[float]] = {}
         self.checks: list[float] = []
         original = store.fold_if_needed
 
-        def fold_if_needed(threshold: int | None = None) -> bool:
+        def fold_if_needed(*args: Any, **kwargs: Any) -> Any:
             t0 = time.perf_counter()
-            folded = bool(original(threshold))
-            (self.folds if folded else self.checks).append(time.perf_counter() - t0)
-            return folded
+            did = original(*args, **kwargs)
+            elapsed = time.perf_counter() - t0
+            if did:
+                self.folds.append(elapsed)
+                self.kinds.setdefault(did if isinstance(did, str) else "folded", []).append(elapsed)
+            else:
+                self.checks.append(elapsed)
+            return did
 
         store.fold_if_needed = fold_if_needed
+
+    def summary(self) -> dict[str, Any]:
+        """Per kind: how many and the median duration (ms)."""
+        return {
+            kind: {"n": len(times), "median_ms": round(statistics.median(times) * 1000, 1)}
+            for kind, times in sorted(self.kinds.items())
+        }
 
 
 # --- the measurements ---------------------------------------------------------------------
@@ -555,6 +573,7 @@ def bench_freshness(
         "writes": writes,
         "upsert": upsert_stats,
         "folds": len(counter.folds),
+        "fold_kinds": counter.summary(),
         "fold_ms_median": round(statistics.median(counter.folds) * 1000, 1)
         if counter.folds
         else None,
@@ -603,9 +622,13 @@ def machine_info() -> dict[str, Any]:
                 break
     except OSError:
         pass
+    digest = hashlib.sha256()
+    for path in sorted((REPO / "graphit_cli").rglob("*.py")):
+        digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
     return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cpus": os.cpu_count(),
+        "graphit_cli_sha256": digest.hexdigest()[:12],
         "cpu_model": cpu,
         "platform": platform.platform(),
         "python": platform.python_version(),
@@ -740,6 +763,10 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def fold_kinds(kinds: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v['n']}x, median {v['median_ms']:.0f} ms" for k, v in kinds.items())
+
+
 def size_label(n: int) -> str:
     return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
 
@@ -760,7 +787,8 @@ def render(results: dict[str, Any]) -> str:
     m = results["machine"]
     out = [
         f"graphit search speed - {m['date']}, {m['cpus']} CPUs ({m['cpu_model']}), "
-        f"Python {m['python']}, lancedb {m['lancedb']}, commit {m['git_commit'] or '?'}",
+        f"Python {m['python']}, lancedb {m['lancedb']}, commit {m['git_commit'] or '?'} "
+        f"(graphit_cli sha256 {m['graphit_cli_sha256']})",
         f"load average (1/5/15 min) at start {m['loadavg_start']}, at end {m.get('loadavg_end')}",
         f"table vectors: {results['settings']['table_vectors']}; query vectors: the real model",
         "",
@@ -882,7 +910,7 @@ def render(results: dict[str, Any]) -> str:
         out.append(
             f"  upsert: p50 {u['p50_ms']:.1f} ms, p95 {u['p95_ms']:.1f} ms, "
             f"max {u['max_ms']:.0f} ms, mean {u['mean_ms']:.1f} ms; folds {f['folds']}"
-            + (f" (median {f['fold_ms_median']:.0f} ms each)" if f["folds"] else "")
+            + (f" ({fold_kinds(f['fold_kinds'])})" if f["folds"] else "")
         )
         for mode in ("fts", "hybrid"):
             s = f[mode]
