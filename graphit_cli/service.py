@@ -346,31 +346,47 @@ class MemoryService:
         candidates = ranking.collapse(fused)
 
         # Category and filters come from the current memory, not from the matched revision.
-        heads = self.store.heads([c.id for c in candidates], vectors=False)
+        # The selection only looks at the first `window` hits, so chains are resolved in
+        # chunks, best first, until that many survive the filters.
         hits: list[SearchHit] = []
-        for candidate in candidates:
-            live, tail = heads.get(candidate.id, (None, None))
-            if _phantom(live, tail):
-                live = None
-                if candidate.matched.is_live:
-                    candidate.matched = tail or candidate.matched
-            current = candidate.matched if candidate.matched.is_live else (live or tail)
-            current = current or candidate.matched
-            if exclude_mandatory and current.mandatory:
-                continue
-            if not _matches(current, flt):
-                continue
-            hits.append(
-                SearchHit(
-                    memory=current,
-                    matched=candidate.matched,
-                    score=candidate.score,
-                    rank=len(hits) + 1,
-                    snippet=ranking.snippet(candidate.matched.body, text),
-                )
-            )
+        chunk = max(window, 20) if top_k else len(candidates)
+        for start in range(0, len(candidates), max(chunk, 1)):
+            if top_k and len(hits) >= window:
+                break
+            part = candidates[start : start + chunk]
+            # A live match is its own current row unless a delete closed its chain (cheap
+            # to ask); only archived matches and closed chains need their heads read.
+            closed = self.store.deleted_ids([c.id for c in part])
+            unresolved = [c.id for c in part if c.id in closed or not c.matched.is_live]
+            heads = self.store.heads(unresolved, vectors=False) if unresolved else {}
+            for candidate in part:
+                head = heads.get(candidate.id, (candidate.matched, None))
+                hit = self._hit(candidate, head, text)
+                if exclude_mandatory and hit.memory.mandatory:
+                    continue
+                if _matches(hit.memory, flt):
+                    hits.append(replace(hit, rank=len(hits) + 1))
         chosen = ordering.select(hits, lambda h: h.memory, top_k, window)
         return SearchResult(chosen, used, notice)
+
+    @staticmethod
+    def _hit(
+        candidate: ranking.ChainCandidate,
+        head: tuple[Memory | None, Memory | None],
+        text: str,
+    ) -> SearchHit:
+        """The hit for a chain: its current memory (or final archive) and the row that matched."""
+        live, tail = head
+        matched = candidate.matched
+        if _phantom(live, tail):  # a delete closed the chain; its live row is not real
+            live = None
+            if matched.is_live:
+                matched = tail or matched
+        current = matched if matched.is_live else (live or tail or matched)
+        snippet = ranking.snippet(matched.body, text)
+        return SearchHit(
+            memory=current, matched=matched, score=candidate.score, rank=0, snippet=snippet
+        )
 
     def _resolve_mode(
         self, mode: str, text: str, query_vector: list[float] | None
