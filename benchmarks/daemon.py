@@ -751,8 +751,12 @@ def render(results: dict[str, Any]) -> str:
             label = f"daemon {'on' if r['daemon'] else 'off'}, fold {r['fold_threshold']}"
             series = " ".join(f"{p['fts_ms']:.0f}" for p in r["checkpoints"])
             frags = " ".join(str(p["fragments"]) for p in r["checkpoints"])
-            out.append(f"  {label}: fts ms per checkpoint: {series}")
-            out.append(f"  {' ' * len(label)}  fragments:            {frags}")
+            pad = " " * len(label)
+            out.append(f"  {label}: fts ms per checkpoint:           {series}")
+            if r["daemon"]:
+                sock = " ".join(f"{p['socket_hybrid_ms']:.0f}" for p in r["checkpoints"])
+                out.append(f"  {pad}  socket hybrid ms per checkpoint: {sock}")
+            out.append(f"  {pad}  fragments per checkpoint:        {frags}")
         out.append("")
     maint = results.get("maintain")
     if maint:
