@@ -331,13 +331,16 @@ class MemoryService:
             raise InvalidInput(f"unknown search mode {mode!r}: use {', '.join(SEARCH_MODES)}")
         flt = flt or MemoryFilter()
         window = WINDOW_FACTOR * top_k
-        pool = max(50, 3 * window) if top_k else NO_LIMIT_POOL
         parts = sql.filter_conditions(flt)
         if exclude_mandatory:
             parts.append("mandatory = false")
         where = sql.conjunction(parts)
 
         used, notice, vector = self._resolve_mode(mode, text, query_vector)
+        # Rows per retriever: fusion wants a deeper pool than a single ranked list, which only
+        # has to fill the selection window (a few archived rows of one chain aside).
+        depth = 3 * window if used == "hybrid" else window + 10
+        pool = max(50, depth) if top_k else NO_LIMIT_POOL
         lexical = self.store.search_text(text, where, pool) if used != "vector" else []
         near: list[tuple[Memory, float]] = []
         if used != "fts" and vector is not None:
