@@ -222,6 +222,8 @@ class Supervisor:
 class _LockedEmbedder:
     """Serialises calls into the model: the loops and socket clients share one instance."""
 
+    SLICE = 8
+
     def __init__(self, inner: Embedder) -> None:
         self._inner = inner
         self._lock = threading.Lock()
@@ -229,8 +231,13 @@ class _LockedEmbedder:
         self.dim = inner.dim
 
     def embed_documents(self, texts: Any) -> list[list[float]]:
-        with self._lock:
-            return self._inner.embed_documents(texts)
+        # Small slices, the lock released between them: a search waiting for its query vector
+        # gets the model within one slice (~0.2 s), not after a whole embedding batch.
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.SLICE):
+            with self._lock:
+                vectors += self._inner.embed_documents(texts[start : start + self.SLICE])
+        return vectors
 
     def embed_query(self, text: str) -> list[float]:
         with self._lock:

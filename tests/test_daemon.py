@@ -284,3 +284,22 @@ def test_json_log_lines() -> None:
     EventLog(stream, "json").emit("info", "embed.done", scope="user:anonymous", rows=3)
     record = json.loads(stream.getvalue())
     assert (record["level"], record["event"], record["rows"]) == ("info", "embed.done", 3)
+
+
+def test_daemon_model_is_shared_in_small_slices() -> None:
+    """A query waiting for the shared model gets it between slices of a long embedding pass."""
+    from graphit_cli.daemon import _LockedEmbedder
+
+    inner = HashingEmbedder()
+    sizes: list[int] = []
+    original = inner.embed_documents
+
+    def recording(texts):  # type: ignore[no-untyped-def]
+        sizes.append(len(texts))
+        return original(texts)
+
+    inner.embed_documents = recording  # type: ignore[method-assign]
+    shared = _LockedEmbedder(inner)
+    vectors = shared.embed_documents([f"text {n}" for n in range(20)])
+    assert sizes == [8, 8, 4] and len(vectors) == 20
+    assert vectors[3] == inner.embed_query("text 3")

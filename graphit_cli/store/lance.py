@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-os.environ.setdefault("LANCEDB_LOG", "error")  # the Rust layer's WARN lines are noise on stderr
+# The Rust layers' WARN lines (lancedb's, and lance's own through pylance) are noise on stderr:
+# a retried commit conflict is not the user's business.
+os.environ.setdefault("LANCEDB_LOG", "error")
+os.environ.setdefault("LANCE_LOG", "error")
 
 import lancedb
 from lancedb.index import FTS, Bitmap, BTree, IvfFlat
