@@ -227,3 +227,45 @@ def forget_scope(scope: Scope) -> bool:
         if removed:
             _write_scope_refs(scopes)
     return removed
+
+
+# --- pruning ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PrunePlan:
+    """What `prune` removes: a local table directory, or only this machine's record of a
+    remote table (another machine may still use it; it is never deleted from here)."""
+
+    scope: Scope
+    uri: str
+    local: Path | None
+
+    def describe(self) -> str:
+        if self.local is not None:
+            return f"the local table {self.uri}"
+        return f"the record of {self.uri} (the remote table stays)"
+
+
+def plan_prune(scope: Scope) -> PrunePlan:
+    from graphit_cli.errors import NotFound
+
+    recorded = read_scope_refs().get(str(scope))
+    uri = recorded["uri"] if recorded else str(scope.local_path())
+    local = None if is_remote_uri(uri) else Path(uri)
+    if recorded is None and (local is None or not local.exists()):
+        raise NotFound(f"no scope {scope} on this machine (see `graphit memory scopes`)")
+    if local is not None and local.resolve().parent != config.memory_root().resolve():
+        raise NotFound(f"{uri} is not under {config.memory_root()}: refusing to remove it")
+    return PrunePlan(scope, uri, local)
+
+
+def prune(plan: PrunePlan) -> None:
+    import shutil
+
+    from graphit_cli import runstate
+
+    if plan.local is not None and plan.local.exists():
+        shutil.rmtree(plan.local)
+    forget_scope(plan.scope)
+    runstate.forget_pass(str(plan.scope))

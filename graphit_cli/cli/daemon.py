@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -244,34 +243,19 @@ def prune(
     A remote (S3) table is never deleted: another machine may still use it; only this
     machine's record of it goes.
     """
-    from graphit_cli import config, runstate
-    from graphit_cli.errors import NotFound
-    from graphit_cli.scopes import forget_scope, parse_scope_ref, read_scope_refs
+    from graphit_cli import scopes
 
-    scope = (
-        _parse_scope(scope_ref) if scope_ref in ("project", "user") else parse_scope_ref(scope_ref)
+    target = (
+        _parse_scope(scope_ref)
+        if scope_ref in ("project", "user")
+        else scopes.parse_scope_ref(scope_ref)
     )
-    recorded = read_scope_refs().get(str(scope))
-    uri = recorded["uri"] if recorded else str(scope.local_path())
-    remote = "://" in uri
-    local = Path(uri) if not remote else None
-    if recorded is None and (local is None or not local.exists()):
-        raise NotFound(f"no scope {scope} on this machine (see `graphit memory scopes`)")
-    if local is not None and local.resolve().parent != config.memory_root().resolve():
-        raise NotFound(f"{uri} is not under {config.memory_root()}: refusing to remove it")
-    what = (
-        f"the local table {uri}"
-        if local is not None
-        else f"the record of {uri} (the remote table stays)"
-    )
+    plan = scopes.plan_prune(target)
     if not yes:
         if not stdin_is_interactive():
             raise typer.BadParameter("refusing to prune without --yes when not interactive")
-        if not typer.confirm(f"Remove {what}?", err=True):
+        if not typer.confirm(f"Remove {plan.describe()}?", err=True):
             raise typer.Abort()
-    if local is not None and local.exists():
-        shutil.rmtree(local)
-    forget_scope(scope)
-    runstate.forget_pass(str(scope))
-    out(f"pruned {scope}\n")
-    note(f"Removed {what}.")
+    scopes.prune(plan)
+    out(f"pruned {target}\n")
+    note(f"Removed {plan.describe()}.")
