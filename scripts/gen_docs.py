@@ -48,8 +48,9 @@ ENV_DESCRIPTIONS = {
     "GRAPHIT_AUTHOR": "Name recorded as the author (updated_by) of every write. "
     "Default: the login name.",
     "GRAPHIT_SCOPE": "Scope to use: project, user or context:NAME.",
-    "GRAPHIT_FOLD_THRESHOLD": "Fold unindexed table fragments into the indexes once this many "
-    "small fragments have piled up. Default: {DEFAULT_FOLD_THRESHOLD}.",
+    "GRAPHIT_FOLD_THRESHOLD": "Once this many small table fragments have piled up, a write "
+    "compacts them; once 32 times as many rows sit outside the indexes, it folds them in. "
+    "0 leaves both to the daemon. Default: {DEFAULT_FOLD_THRESHOLD}.",
     "GRAPHIT_VERSION_RETENTION": "Table versions younger than this many seconds survive "
     "cleanup, since other processes may still read them. Default: {DEFAULT_RETENTION_SECONDS}.",
     "GRAPHIT_EMBEDDER": "module:factory of another embedder to use instead of the packaged "
