@@ -32,6 +32,10 @@ echo "== update one (the old text becomes an archived revision)" >&2
 graphit memory upsert --id "$uv_id" --body "We install Python packages with uv (never pip): lockfile-driven and fast."
 echo "== list, in canonical order" >&2
 graphit memory list -f table
+echo "== search, lexical first (no vectors yet), then hybrid after embedding" >&2
+graphit memory search "table driven tests" -f table
+graphit memory embed
+graphit memory search "how do we install dependencies" -f table
 echo "== history of $uv_id" >&2
 graphit memory history "$uv_id" -f table
 echo "== source $uv_id" >&2
