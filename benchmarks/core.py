@@ -29,122 +29,45 @@ import argparse
 import cProfile
 import json
 import os
-import platform
 import pstats
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = Path("/work/shared/data/cursorrules/memories.jsonl")
-DATA_ENV = "GRAPHIT_BENCH_DATA"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.py
+
+from _common import (
+    DATA_ENV,
+    Corpus,
+    clean_env,
+    data_path,
+    finish,
+    graphit_command,
+    load_records,
+    log,
+    machine_info,
+    percentile,
+    require_data,
+    reset_env,
+    run_cli,
+    size_label,
+    summary_ms,
+    table,
+    verdict,
+)
 
 TARGETS = {
     "help_s": 0.2,  # cold `graphit --help`, median
     "update_p50_ms_100k": 20.0,  # update p50 at 100k rows
     "batch_10k_s": 10.0,  # one upsert_many of 10k records, fold included
 }
-
-
-# --- data ---------------------------------------------------------------------------------
-
-
-def load_records(path: Path) -> list[dict[str, Any]]:
-    """The source memories (title, body, tags, type). Invalid tags are dropped, not fixed."""
-    from graphit_cli import revisions
-    from graphit_cli.errors import InvalidInput
-
-    records: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            raw = json.loads(line)
-            tags: list[str] = []
-            for tag in raw.get("tags") or []:
-                try:
-                    tags.append(revisions.validate_tag(str(tag)))
-                except InvalidInput:
-                    pass
-            records.append(
-                {
-                    "title": str(raw["title"]),
-                    "body": str(raw["body"]),
-                    "type": str(raw.get("type") or "fact"),
-                    "tags": tuple(tags[:16]),
-                }
-            )
-    if not records:
-        raise SystemExit(f"no records in {path}")
-    return records
-
-
-class Corpus:
-    """Deterministic drafts: record i is source record i mod N with a varied title and body."""
-
-    WORDS = (
-        *("cache", "latency", "retry", "schema", "index", "fold", "merge", "chain"),
-        *("revision", "scope", "token", "parser", "migration", "rollback", "fixture"),
-        *("deploy", "build", "review", "lint", "format", "budget", "queue", "worker"),
-    )
-
-    def __init__(self, records: list[dict[str, Any]]) -> None:
-        self.records = records
-
-    def draft(self, i: int, *, memory_id: str | None = None) -> Any:
-        from graphit_cli.models import MemoryDraft
-
-        rec = self.records[i % len(self.records)]
-        cycle = i // len(self.records)
-        rng = random.Random(i)
-        extra = " ".join(rng.choice(self.WORDS) for _ in range(6))
-        suffix = f" [{cycle}.{i}]"
-        title = rec["title"][: 300 - len(suffix)] + suffix
-        body = f"{rec['body']}\n\nVariant {cycle}, record {i}: {extra}."
-        return MemoryDraft(
-            id=memory_id,
-            title=title,
-            body=body,
-            type=rec["type"],
-            tags=rec["tags"],
-            # A few flagged memories so the canonical order has all three categories.
-            important=(i % 20 == 0) or None,
-            mandatory=(i % 100 == 0) or None,
-        )
-
-    def drafts(self, start: int, count: int) -> list[Any]:
-        return [self.draft(i) for i in range(start, start + count)]
-
-
-# --- statistics ---------------------------------------------------------------------------
-
-
-def percentile(values: list[float], pct: float) -> float:
-    """Nearest-rank percentile (p50 of 50 samples is the 25th smallest)."""
-    ordered = sorted(values)
-    rank = max(1, min(len(ordered), round(pct / 100 * len(ordered) + 0.4999)))
-    return ordered[rank - 1]
-
-
-def summary_ms(samples_s: list[float]) -> dict[str, float]:
-    ms = [s * 1000 for s in samples_s]
-    return {
-        "n": len(ms),
-        "p50_ms": round(percentile(ms, 50), 2),
-        "p95_ms": round(percentile(ms, 95), 2),
-        "max_ms": round(max(ms), 2),
-        "min_ms": round(min(ms), 2),
-        "mean_ms": round(statistics.fmean(ms), 2),
-    }
 
 
 # --- instrumentation ----------------------------------------------------------------------
@@ -194,34 +117,6 @@ class Probe:
         return wrapper
 
 
-# --- environment --------------------------------------------------------------------------
-
-
-def clean_env() -> dict[str, str]:
-    """The process environment without any GRAPHIT_* setting: defaults are what we measure."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GRAPHIT_")}
-
-
-def graphit_command() -> list[str]:
-    script = Path(sys.executable).parent / "graphit"
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-m", "graphit_cli"]
-
-
-def time_process(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
-    elapsed = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
-    return elapsed, proc.stdout
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 # --- the benchmarks -----------------------------------------------------------------------
 
 
@@ -229,8 +124,8 @@ def bench_help(runs: int, workdir: Path) -> dict[str, Any]:
     env = clean_env()
     env["GRAPHIT_HOME"] = str(workdir / "help-home")
     cmd = [*graphit_command(), "--help"]
-    time_process(cmd, env, workdir)  # warm the page cache; every timed run is a new process
-    samples = [time_process(cmd, env, workdir)[0] for _ in range(runs)]
+    run_cli(cmd, env, workdir)  # warm the page cache; every timed run is a new process
+    samples = [run_cli(cmd, env, workdir)[0] for _ in range(runs)]
     return {
         "command": " ".join(["graphit", "--help"]),
         "runs": runs,
@@ -245,11 +140,11 @@ def bench_list(home: Path, project_id: str, size: int, runs: int, workdir: Path)
     env = clean_env()
     env.update(GRAPHIT_HOME=str(home), GRAPHIT_PROJECT_ID=project_id)
     cmd = [*graphit_command(), "memory", "list", "--format", "json"]
-    _, out = time_process(cmd, env, workdir)  # warm-up, and check it lists every memory
+    _, out, _ = run_cli(cmd, env, workdir)  # warm-up, and check it lists every memory
     listed = len(json.loads(out))
     if listed != size:
         raise SystemExit(f"memory list returned {listed} memories, expected {size}")
-    samples = [time_process(cmd, env, workdir)[0] for _ in range(runs)]
+    samples = [run_cli(cmd, env, workdir)[0] for _ in range(runs)]
     return {
         "size": size,
         "runs": runs,
@@ -421,8 +316,8 @@ def bench_import(runs: int, workdir: Path) -> dict[str, Any]:
     """Reference: a bare interpreter that imports lancedb (what any table-touching command pays)."""
     cmd = [sys.executable, "-c", "import lancedb"]
     env = clean_env()
-    time_process(cmd, env, workdir)
-    samples = [time_process(cmd, env, workdir)[0] for _ in range(runs)]
+    run_cli(cmd, env, workdir)
+    samples = [run_cli(cmd, env, workdir)[0] for _ in range(runs)]
     return {
         "runs": runs,
         "median_s": round(statistics.median(samples), 4),
@@ -455,41 +350,6 @@ def bench_batch(home: Path, corpus: Corpus, records: int) -> dict[str, Any]:
 
 
 # --- driver -------------------------------------------------------------------------------
-
-
-def machine_info() -> dict[str, Any]:
-    import lancedb
-    import pyarrow
-
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "graphit_cli"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        if dirty:
-            commit += " + uncommitted changes in graphit_cli/"
-    except OSError:
-        commit = ""
-    return {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "lancedb": lancedb.__version__,
-        "pyarrow": pyarrow.__version__,
-        "git_commit": commit,
-        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
-    }
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -526,19 +386,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.batch_records = args.batch_records or (1000 if quick else 10_000)
     if quick and args.profile == 20:
         args.profile = 5
-    args.data = Path(args.data or os.environ.get(DATA_ENV) or DEFAULT_DATA)
+    args.data = data_path(args.data)
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if not args.data.is_file():
-        print(f"error: no data file {args.data} (pass --data or set {DATA_ENV})", file=sys.stderr)
+    if not require_data(args.data):
         return 2
-    for name in [k for k in os.environ if k.startswith("GRAPHIT_")]:
-        del os.environ[name]
-    os.environ["GRAPHIT_AUTHOR"] = "benchmark"
-    os.environ.setdefault("LANCEDB_LOG", "error")
+    reset_env()
 
     from graphit_cli import config
 
@@ -593,33 +449,11 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(home, ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    results["wall_s"] = round(time.perf_counter() - started, 1)
-    results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-
-    print(render(results))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        log(f"wrote {args.json}")
+    finish(results, started, render, args.json)
     return 0
 
 
 # --- output -------------------------------------------------------------------------------
-
-
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
-    return "\n".join(lines)
-
-
-def _verdict(value: float, target: float) -> str:
-    return "ok" if value < target else "MISS"
-
-
-def _size(n: int) -> str:
-    return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
 
 
 def render(results: dict[str, Any]) -> str:
@@ -640,7 +474,7 @@ def render(results: dict[str, Any]) -> str:
             f"{h['median_s'] * 1000:.0f} ms median ({h['runs']} runs, "
             f"{h['min_s'] * 1000:.0f}-{h['max_s'] * 1000:.0f})",
             f"< {h['target_s'] * 1000:.0f} ms",
-            _verdict(h["median_s"], h["target_s"]),
+            verdict(h["median_s"], h["target_s"]),
         ]
     ]
     imp = results["import_lancedb"]
@@ -658,7 +492,7 @@ def render(results: dict[str, Any]) -> str:
         rows.append(
             [
                 "cold `memory list --format json`",
-                _size(entry["size"]),
+                size_label(entry["size"]),
                 f"{entry['median_s'] * 1000:.0f} ms median ({entry['runs']} runs, "
                 f"{entry['min_s'] * 1000:.0f}-{entry['max_s'] * 1000:.0f})",
                 "-",
@@ -667,14 +501,14 @@ def render(results: dict[str, Any]) -> str:
         )
     rows.append(
         [
-            f"batch upsert_many ({_size(b['records'])} new)",
+            f"batch upsert_many ({size_label(b['records'])} new)",
             "0",
             f"{b['total_s']:.2f} s, {b['records_per_s']} rec/s (fold {b['fold_s']:.2f} s)",
             f"< {b['target_s']:.0f} s" if b["records"] == 10_000 else "-",
-            _verdict(b["total_s"], b["target_s"]) if b["records"] == 10_000 else "",
+            verdict(b["total_s"], b["target_s"]) if b["records"] == 10_000 else "",
         ]
     )
-    out.append(_table(["benchmark", "rows", "measured", "target", ""], rows))
+    out.append(table(["benchmark", "rows", "measured", "target", ""], rows))
     out.append("")
 
     rows = []
@@ -682,10 +516,10 @@ def render(results: dict[str, Any]) -> str:
         size = entry["build"]["size"]
         for kind in ("create", "update"):
             s = entry[kind]
-            target, verdict = "-", ""
+            target, ok = "-", ""
             if kind == "update" and size == 100_000:
                 target = f"p50 < {TARGETS['update_p50_ms_100k']:.0f} ms"
-                verdict = _verdict(s["p50_ms"], TARGETS["update_p50_ms_100k"])
+                ok = verdict(s["p50_ms"], TARGETS["update_p50_ms_100k"])
             folds = f"{s['folds']}" + (
                 f" ({', '.join(f'{f * 1000:.0f}' for f in s['fold_s'])} ms)" if s["folds"] else ""
             )
@@ -693,7 +527,7 @@ def render(results: dict[str, Any]) -> str:
             rows.append(
                 [
                     kind,
-                    _size(size),
+                    size_label(size),
                     str(s["n"]),
                     f"{s['p50_ms']:.1f}",
                     f"{s['p95_ms']:.1f}",
@@ -703,12 +537,12 @@ def render(results: dict[str, Any]) -> str:
                     f"{bd.get('heads', 0):.1f} / {bd.get('merge', 0):.1f} / "
                     f"{bd.get('fold_check', 0):.1f}",
                     target,
-                    verdict,
+                    ok,
                 ]
             )
     out.append("single writes (in-process; each phase starts from a freshly optimized table)")
     out.append(
-        _table(
+        table(
             [
                 "op",
                 "rows",
@@ -728,7 +562,7 @@ def render(results: dict[str, Any]) -> str:
     out.append("")
     rows = [
         [
-            _size(e["build"]["size"]),
+            size_label(e["build"]["size"]),
             str(e["build"]["batches"]),
             f"{e['build']['build_s']:.1f}",
             str(e["build"]["folds_during_build"]),
@@ -739,7 +573,7 @@ def render(results: dict[str, Any]) -> str:
     ]
     out.append("table builds (upsert_many batches, then optimize)")
     out.append(
-        _table(["rows", "batches", "build s", "folds", "final optimize s", "MB on disk"], rows)
+        table(["rows", "batches", "build s", "folds", "final optimize s", "MB on disk"], rows)
     )
     for entry in results["sizes"]:
         prof = entry.get("profile")
@@ -747,7 +581,7 @@ def render(results: dict[str, Any]) -> str:
             continue
         out.append("")
         out.append(
-            f"cProfile of {prof['updates']} updates at {_size(entry['build']['size'])} rows "
+            f"cProfile of {prof['updates']} updates at {size_label(entry['build']['size'])} rows "
             f"({prof['wall_ms_per_update']:.1f} ms per update under the profiler); "
             "graphit and lancedb frames, ms per update"
         )
@@ -760,7 +594,7 @@ def render(results: dict[str, Any]) -> str:
             ]
             for r in prof["top_cumulative"]
         ]
-        out.append(_table(["cum ms", "self ms", "calls", "function"], rows))
+        out.append(table(["cum ms", "self ms", "calls", "function"], rows))
     out.append(f"total wall time {results['wall_s']} s")
     return "\n".join(out)
 

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import signal
 import statistics
@@ -52,31 +51,38 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/search_speed.py
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.py, search_speed.py
 
-from search_speed import (
+from _common import (
     DATA_ENV,
-    DEFAULT_DATA,
-    QUERIES,
-    REAL_MODEL_ID,
     Corpus,
-    FoldCounter,
-    build_table,
-    copy_home,
+    clean_env,
+    data_path,
+    finish,
+    graphit_command,
     load_records,
     log,
     machine_info,
-    open_service,
     percentile,
+    require_data,
+    run_cli,
+    size_label,
+    summary_ms,
+    table,
+    verdict,
+)
+from search_speed import (
+    QUERIES,
+    REAL_MODEL_ID,
+    FoldCounter,
+    build_table,
+    copy_home,
+    open_service,
     query_vectors,
     reset_env,
     set_fold_threshold,
-    size_label,
     state_dict,
-    summary_ms,
-    table,
     timed_methods,
-    verdict,
     write_ops,
 )
 
@@ -89,13 +95,8 @@ TARGETS = {
 # --- processes ----------------------------------------------------------------------------
 
 
-def graphit_command() -> list[str]:
-    script = Path(sys.executable).parent / "graphit"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "graphit_cli"]
-
-
 def cli_env(home: Path, project_id: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHIT_")}
+    env = clean_env()
     env.update(
         GRAPHIT_HOME=str(home),
         GRAPHIT_PROJECT_ID=project_id,
@@ -177,15 +178,6 @@ class DaemonProcess:
             return self.log_path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return ""
-
-
-def run_cli(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str, str]:
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
-    elapsed = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
-    return elapsed, proc.stdout, proc.stderr
 
 
 def hit_ids(stdout: str) -> list[str]:
@@ -510,21 +502,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.writes = args.writes or (200 if quick else 1000)
     args.maint_writes = args.maint_writes or (50 if quick else 200)
     args.skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    args.data = Path(args.data or os.environ.get(DATA_ENV) or DEFAULT_DATA)
+    args.data = data_path(args.data)
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if not args.data.is_file():
-        print(f"error: no data file {args.data} (pass --data or set {DATA_ENV})", file=sys.stderr)
+    if not require_data(args.data):
         return 2
     reset_env()
     from graphit_cli.embed import load_default
 
     corpus = Corpus(load_records(args.data))
     results: dict[str, Any] = {
-        "machine": machine_info(),
+        "machine": machine_info(detailed=True),
         "settings": {
             "size": args.size,
             "maint_sizes": args.maint_sizes,
@@ -613,12 +604,7 @@ def main(argv: list[str] | None = None) -> int:
                     shutil.rmtree(home, ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    results["wall_s"] = round(time.perf_counter() - started, 1)
-    results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    print(render(results))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        log(f"wrote {args.json}")
+    finish(results, started, render, args.json)
     return 0
 
 

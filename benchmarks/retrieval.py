@@ -51,7 +51,6 @@ import os
 import platform
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -61,7 +60,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.py
+
+from _common import REPO, clear_graphit_env, git_state, loadavg, log, percentile, write_json
+
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
@@ -70,10 +72,6 @@ DEFAULT_MODES = ALL_MODES
 CUTOFFS = (5, 10)
 UPSERT_CHUNK = 1000
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.@+=-]")
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 # --- input --------------------------------------------------------------------------------
@@ -275,13 +273,6 @@ def aggregate(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return out
 
 
-def percentile(values: list[float], pct: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    rank = max(1, min(len(ordered), round(pct / 100 * len(ordered) + 0.4999)))
-    return ordered[rank - 1]
-
-
 # --- the benchmark ------------------------------------------------------------------------
 
 
@@ -379,25 +370,7 @@ def run_mode(
 def machine_info() -> dict[str, Any]:
     import lancedb
 
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        dirty = bool(
-            subprocess.run(
-                ["git", "status", "--porcelain", "--", "graphit_cli"],
-                cwd=REPO,
-                capture_output=True,
-                text=True,
-                check=False,
-            ).stdout.strip()
-        )
-    except OSError:
-        commit, dirty = "", False
+    commit, dirty = git_state()
     info: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cpus": os.cpu_count(),
@@ -405,7 +378,7 @@ def machine_info() -> dict[str, Any]:
         "python": platform.python_version(),
         "lancedb": lancedb.__version__,
         "git_commit": commit + ("+dirty" if dirty else ""),
-        "loadavg_before_queries": [round(x, 2) for x in os.getloadavg()],
+        "loadavg_before_queries": loadavg(),
     }
     try:
         import torch
@@ -507,8 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"warning: --top-k {args.top_k} < {max(CUTOFFS)}: recall@10 counts only those hits")
 
     home = Path(tempfile.mkdtemp(prefix="graphit-retrieval-"))
-    for name in [k for k in os.environ if k.startswith("GRAPHIT_")]:
-        del os.environ[name]  # graphit's defaults are what we measure
+    clear_graphit_env()  # graphit's defaults are what we measure
     os.environ["GRAPHIT_HOME"] = str(home)
     os.environ["GRAPHIT_AUTHOR"] = "benchmark"
 
@@ -548,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
                 mode, chosen, services, to_file_id, args.gold, args.top_k
             )
         # Latency and throughput depend on what else the machine runs: record the load.
-        results["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+        results["machine"]["loadavg_at_end"] = loadavg()
     finally:
         if args.keep_home:
             log(f"GRAPHIT_HOME kept at {home}")
@@ -560,8 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     print_report(results)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        log(f"wrote {args.json}")
+        write_json(args.json, results)
     return 0
 
 

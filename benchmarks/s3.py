@@ -42,10 +42,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.py
+
+from _common import DATA_ENV, DEFAULT_DATA, REPO, percentile
+
 sys.path.insert(0, str(REPO))
 
-DATA = Path(os.environ.get("GRAPHIT_BENCH_DATA", "/work/shared/data/cursorrules/memories.jsonl"))
+DATA = Path(os.environ.get(DATA_ENV, DEFAULT_DATA))
 PROJECT = "01JD0000000000000000000000"
 BUCKET = "graphit-bench"
 QUERIES = (
@@ -115,11 +118,6 @@ def set_backend(backend: str, home: Path, endpoint: str | None) -> str | None:
     return prefix
 
 
-def pct(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.4999) - 1))]
-
-
 def measure(fn: Callable[[int], Any], repeats: int, proxy: Any | None) -> dict[str, Any]:
     """Latency (ms) and, on S3, the requests of each call (median per kind, mean total)."""
     times: list[float] = []
@@ -133,8 +131,8 @@ def measure(fn: Callable[[int], Any], repeats: int, proxy: Any | None) -> dict[s
         if proxy is not None:
             per_call.append(proxy.reset_counts())
     result: dict[str, Any] = {
-        "p50_ms": round(pct(times, 50) * 1000, 1),
-        "p90_ms": round(pct(times, 90) * 1000, 1),
+        "p50_ms": round(percentile(times, 50) * 1000, 1),
+        "p90_ms": round(percentile(times, 90) * 1000, 1),
     }
     if per_call:
         result["requests"] = {

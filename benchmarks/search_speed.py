@@ -36,27 +36,39 @@ own instances to time them (search breakdown, folds).
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import os
-import platform
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = Path("/work/shared/data/cursorrules/memories.jsonl")
-DATA_ENV = "GRAPHIT_BENCH_DATA"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.py
+
+from _common import (
+    DATA_ENV,
+    REPO,
+    Corpus,
+    data_path,
+    finish,
+    load_records,
+    log,
+    machine_info,
+    percentile,
+    require_data,
+    size_label,
+    summary_ms,
+    table,
+    verdict,
+)
+from _common import reset_env as _reset_env
+
 REAL_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"  # graphit_cli.embed.DEFAULT_MODEL_ID
 MODES = ("fts", "vector", "hybrid")
 STATES = ("unindexed", "folded", "maintained")
@@ -99,72 +111,6 @@ QUERIES = (
 # --- data ---------------------------------------------------------------------------------
 
 
-def load_records(path: Path) -> list[dict[str, Any]]:
-    """The source memories (title, body, tags, type). Invalid tags are dropped, not fixed."""
-    from graphit_cli import revisions
-    from graphit_cli.errors import InvalidInput
-
-    records: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            raw = json.loads(line)
-            tags: list[str] = []
-            for tag in raw.get("tags") or []:
-                try:
-                    tags.append(revisions.validate_tag(str(tag)))
-                except InvalidInput:
-                    pass
-            records.append(
-                {
-                    "title": str(raw["title"]),
-                    "body": str(raw["body"]),
-                    "type": str(raw.get("type") or "fact"),
-                    "tags": tuple(tags[:16]),
-                }
-            )
-    if not records:
-        raise SystemExit(f"no records in {path}")
-    return records
-
-
-class Corpus:
-    """Deterministic drafts: record i is source record i mod N with a varied title and body."""
-
-    WORDS = (
-        *("cache", "latency", "retry", "schema", "index", "fold", "merge", "chain"),
-        *("revision", "scope", "token", "parser", "migration", "rollback", "fixture"),
-        *("deploy", "build", "review", "lint", "format", "budget", "queue", "worker"),
-    )
-
-    def __init__(self, records: list[dict[str, Any]]) -> None:
-        self.records = records
-
-    def draft(self, i: int, *, memory_id: str | None = None) -> Any:
-        from graphit_cli.models import MemoryDraft
-
-        rec = self.records[i % len(self.records)]
-        cycle = i // len(self.records)
-        rng = random.Random(i)
-        extra = " ".join(rng.choice(self.WORDS) for _ in range(6))
-        suffix = f" [{cycle}.{i}]"
-        title = rec["title"][: 300 - len(suffix)] + suffix
-        body = f"{rec['body']}\n\nVariant {cycle}, record {i}: {extra}."
-        return MemoryDraft(
-            id=memory_id,
-            title=title,
-            body=body,
-            type=rec["type"],
-            tags=rec["tags"],
-            important=(i % 20 == 0) or None,
-            mandatory=(i % 100 == 0) or None,
-        )
-
-    def drafts(self, start: int, count: int) -> list[Any]:
-        return [self.draft(i) for i in range(start, start + count)]
-
-
 def write_ops(corpus: Corpus, ids: Sequence[str], first_new: int, seed: int) -> Iterator[Any]:
     """Single upserts as an agent makes them: 3 creates, then 1 update of an existing memory."""
     from graphit_cli.models import MemoryDraft
@@ -185,43 +131,12 @@ def write_ops(corpus: Corpus, ids: Sequence[str], first_new: int, seed: int) -> 
         n += 1
 
 
-# --- statistics ---------------------------------------------------------------------------
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile (p50 of 50 samples is the 25th smallest)."""
-    ordered = sorted(values)
-    rank = max(1, min(len(ordered), round(pct / 100 * len(ordered) + 0.4999)))
-    return ordered[rank - 1]
-
-
-def summary_ms(samples_s: Sequence[float]) -> dict[str, float]:
-    ms = [s * 1000 for s in samples_s]
-    if not ms:
-        return {"n": 0}
-    return {
-        "n": len(ms),
-        "p50_ms": round(percentile(ms, 50), 2),
-        "p95_ms": round(percentile(ms, 95), 2),
-        "max_ms": round(max(ms), 2),
-        "min_ms": round(min(ms), 2),
-        "mean_ms": round(statistics.fmean(ms), 2),
-    }
-
-
 # --- environment and tables ---------------------------------------------------------------
 
 
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
 def reset_env() -> None:
-    """No GRAPHIT_* setting from the caller: defaults are what we measure."""
-    for name in [k for k in os.environ if k.startswith("GRAPHIT_")]:
-        del os.environ[name]
-    os.environ["GRAPHIT_AUTHOR"] = "benchmark"
-    os.environ.setdefault("LANCEDB_LOG", "error")
+    """No GRAPHIT_* setting from the caller (see _common.reset_env); tests/ importable."""
+    _reset_env()
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))  # tests/embedders.py
 
@@ -609,55 +524,6 @@ def bench_freshness(
 # --- driver -------------------------------------------------------------------------------
 
 
-def machine_info() -> dict[str, Any]:
-    import lancedb
-    import pyarrow
-
-    commit = ""
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "graphit_cli"],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        if dirty:
-            commit += " + uncommitted changes in graphit_cli/"
-    except OSError:
-        pass
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    digest = hashlib.sha256()
-    for path in sorted((REPO / "graphit_cli").rglob("*.py")):
-        digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
-    return {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "cpus": os.cpu_count(),
-        "graphit_cli_sha256": digest.hexdigest()[:12],
-        "cpu_model": cpu,
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "lancedb": lancedb.__version__,
-        "pyarrow": pyarrow.__version__,
-        "git_commit": commit,
-        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
-    }
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", help="table sizes (default 10000,100000; quick 2000,10000)")
@@ -682,14 +548,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.fresh_size = 10_000 if 10_000 in args.sizes else min(args.sizes)
     if args.fresh_size not in args.sizes:
         parser.error("--fresh-size must be one of --sizes")
-    args.data = Path(args.data or os.environ.get(DATA_ENV) or DEFAULT_DATA)
+    args.data = data_path(args.data)
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if not args.data.is_file():
-        print(f"error: no data file {args.data} (pass --data or set {DATA_ENV})", file=sys.stderr)
+    if not require_data(args.data):
         return 2
     reset_env()
     from graphit_cli import config
@@ -697,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
 
     corpus = Corpus(load_records(args.data))
     results: dict[str, Any] = {
-        "machine": machine_info(),
+        "machine": machine_info(detailed=True),
         "settings": {
             "sizes": args.sizes,
             "queries": len(QUERIES),
@@ -762,36 +627,15 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(home, ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    results["wall_s"] = round(time.perf_counter() - started, 1)
-    results["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    print(render(results))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        log(f"wrote {args.json}")
+    finish(results, started, render, args.json)
     return 0
 
 
 # --- output -------------------------------------------------------------------------------
 
 
-def table(headers: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))]
-    lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
-    return "\n".join(lines)
-
-
 def fold_kinds(kinds: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v['n']}x, median {v['median_ms']:.0f} ms" for k, v in kinds.items())
-
-
-def size_label(n: int) -> str:
-    return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
-
-
-def verdict(value: float, target: float) -> str:
-    return "ok" if value < target else "MISS"
 
 
 def _target(mode: str, size: int, state: str) -> tuple[str, float | None]:
