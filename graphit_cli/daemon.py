@@ -5,8 +5,9 @@ then every 15 minutes) per active scope: the project and context scopes this mac
 scope-reference lock records (or those named on the command line), plus one machine-wide pair
 for the user scope. A loop that raises is logged and reported to the supervisor, which restarts
 it with backoff (2, 4, 8, 16, then at most 30 s); ten failures in a row mark it failed; a run
-that stays good for 60 s resets the count. While it runs, the daemon answers `search`, `recall`
-and query embeddings over a Unix socket (mode 0600), so a cold CLI skips the model's import.
+that stays good for 60 s resets the count. While it runs, the daemon answers `search`, `recall`,
+`source`, the catalogue and query embeddings over a Unix socket (mode 0600), so a cold CLI
+skips the model's and lancedb's imports.
 
 Must not import Typer or Rich; the CLI adapter is `cli/daemon.py`.
 """
@@ -485,6 +486,15 @@ class Daemon:
         if op == "recall":
             recalled = svc.recall(request.get("context"), top_k=int(request.get("top_k", 10)))
             return {"result": wire.recall_to_wire(recalled)}
+        if op == "source":
+            return {"result": wire.memory_to_wire(svc.source(str(request["ref"])))}
+        if op == "catalogue":
+            limit = request.get("limit")
+            listed = svc.catalogue(
+                wire.filter_from_wire(request.get("filter", {})),
+                None if limit is None else int(limit),
+            )
+            return {"result": [wire.memory_to_wire(m) for m in listed]}
         raise InvalidInput(f"unknown request {op!r}")
 
 

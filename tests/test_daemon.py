@@ -153,6 +153,11 @@ def test_cli_search_via_socket_matches_in_process(
         ["search", "cache", "-f", "markdown", "-k", "2"],
         ["recall", "cache", "-f", "json"],
         ["search", "x", "--mode", "nonsense"],
+        ["list", "-f", "json"],
+        ["list", "--important", "-f", "markdown"],
+        ["mandatory"],
+        ["source", first.memory.id],
+        ["source", "01JD0000000000000000000999"],
     ):
         served = running.requests_served
         warm = cli("memory", *args)

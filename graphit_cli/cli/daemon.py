@@ -125,8 +125,9 @@ def daemon(
 
     Per scope: embedding immediately, then every 2 minutes (GRAPHIT_EMBED_INTERVAL);
     maintenance immediately, then every 15 minutes (GRAPHIT_MAINTAIN_INTERVAL), behind the
-    due-time gate. Failed loops restart with backoff. While it runs, `graphit memory search`
-    and `recall` are answered by the daemon over a Unix socket in ~/.graphit/run/.
+    due-time gate. Failed loops restart with backoff. While it runs, `graphit memory search`,
+    `recall`, `source`, `list`, `important` and `mandatory` are answered by the daemon over a
+    Unix socket in ~/.graphit/run/ (no lancedb or model import in the CLI).
     """
     from graphit_cli.daemon import Daemon, DaemonSettings, EventLog
 

@@ -75,6 +75,19 @@ def _via_daemon(scope: str | None, user: bool, request: dict[str, Any]) -> Any:
     return None if reply is None else reply["result"]
 
 
+def _catalogue(
+    scope: str | None, user: bool, flt: MemoryFilter, limit: int | None = None
+) -> list[Memory]:
+    """Live memories in canonical order, from the daemon when it runs."""
+    from graphit_cli import wire
+
+    request = {"op": "catalogue", "filter": wire.filter_to_wire(flt), "limit": limit}
+    found = _via_daemon(scope, user, request)
+    if found is not None:
+        return [wire.memory_from_wire(m) for m in found]
+    return _service(scope, user).catalogue(flt, limit)
+
+
 def _filter(
     types: list[str] | None, tags: list[str] | None, important: bool | None, mandatory: bool | None
 ) -> MemoryFilter:
@@ -325,7 +338,13 @@ def source(
 
     The output is byte-stable and can be edited and fed back to `graphit memory upsert`.
     """
-    memory = _service(scope, user).source(ref)
+    from graphit_cli import wire
+
+    found = _via_daemon(scope, user, {"op": "source", "ref": ref})
+    if found is not None:
+        memory = wire.memory_from_wire(found)
+    else:
+        memory = _service(scope, user).source(ref)
     chosen = fmt or Format.markdown
     if chosen is Format.table:
         chosen = Format.markdown
@@ -388,7 +407,7 @@ def list_(
 ) -> None:
     """List live memories: mandatory first, then important, then the rest; newest first."""
     flt = _filter(types, tags, True if important else None, True if mandatory else None)
-    _render_memories(_service(scope, user).catalogue(flt, limit), resolve_format(fmt))
+    _render_memories(_catalogue(scope, user, flt, limit), resolve_format(fmt))
 
 
 @memory_app.command("important")
@@ -402,7 +421,7 @@ def important_(
 ) -> None:
     """List important memories (curated reference material), in canonical order."""
     flt = _filter(types, tags, True, None)
-    _render_memories(_service(scope, user).catalogue(flt), resolve_format(fmt))
+    _render_memories(_catalogue(scope, user, flt), resolve_format(fmt))
 
 
 @memory_app.command("mandatory")
@@ -416,7 +435,7 @@ def mandatory_(
 ) -> None:
     """Print every mandatory memory in full: what an agent loads at every session start."""
     flt = _filter(types, tags, None, True)
-    _render_memories(_service(scope, user).catalogue(flt), fmt or Format.markdown)
+    _render_memories(_catalogue(scope, user, flt), fmt or Format.markdown)
 
 
 # --- search -------------------------------------------------------------------------------
