@@ -494,7 +494,7 @@ def bench_freshness(
                     times.append(time.perf_counter() - t0)
                 all_samples[mode].extend(times)
                 point[f"{mode}_ms"] = round(statistics.median(times) * 1000, 2)
-            point["fragments"] = svc.store.backlog()[0]
+            point["fragments"] = svc.store.state().small_fragments
             checkpoints.append(point)
         final = state_dict(svc.store)
     finally:

@@ -199,15 +199,6 @@ class MemoryStore:
     def count(self, where: str = "") -> int:
         return int(self.table.count_rows(where or None))
 
-    def get_many(self, keys: list[str]) -> dict[str, Memory]:
-        found: dict[str, Memory] = {}
-        for start in range(0, len(keys), _IN_CHUNK):
-            for row in self._rows(sql.in_list("key", keys[start : start + _IN_CHUNK])):
-                found[row.key] = row
-        return found
-
-    # --- search ----------------------------------------------------------------------------
-
     def search_text(self, text: str, where: str, limit: int) -> list[tuple[Memory, float]]:
         """BM25 over title, body, tags and type (live and archived rows), best first.
 
@@ -340,14 +331,6 @@ class MemoryStore:
         return int(self.table.delete(where).num_deleted_rows)
 
     # --- index freshness -------------------------------------------------------------------
-
-    def backlog(self) -> tuple[int, int]:
-        """(small fragments, rows not yet in the FTS index): what slows reads after writes."""
-        stats = self.table.stats()
-        fragments = int(stats["fragment_stats"]["num_small_fragments"])
-        index = self.table.index_stats("body_fts")
-        unindexed = int(index.num_unindexed_rows) if index is not None else 0
-        return fragments, unindexed
 
     def fold_if_needed(self, written_rows: int = 1) -> str | None:
         """Keep reads fast under a stream of writes; returns what it did, if anything.
