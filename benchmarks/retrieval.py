@@ -6,7 +6,7 @@ Run from the repository root (see benchmarks/README.md):
         --memories ../shared/data/locomo-dev/memories_observations.jsonl \\
         --queries ../shared/data/locomo-dev/queries.jsonl \\
         --gold gold_observation_ids [--mode fts --mode vector --mode hybrid | --mode all] \\
-        [--top-k 10] [--json OUT]
+        [--top-k 10] [--flags] [--json OUT]
 
 Input: any pair of JSONL files in the format of ../shared/data/README.md. Memory records carry
 `id`, `scope_id`, `title`, `body`, `type`, `tags`, `created_at`, `updated_at`, `important`,
@@ -161,6 +161,27 @@ def to_draft(record: dict[str, Any], notes: dict[str, int]) -> Any:
         created_at=parse_time(record.get("created_at"), f"memory {rid!r} created_at"),
         updated_at=parse_time(record.get("updated_at"), f"memory {rid!r} updated_at"),
     )
+
+
+def flagged_copy(
+    memories: list[dict[str, Any]],
+    *,
+    seed: int = 7,
+    important: float = 0.10,
+    mandatory: float = 0.03,
+) -> list[dict[str, Any]]:
+    """The same memories with flags as real projects keep them: a seeded `important` share
+    and an independent `mandatory` share (10 % and 3 % by default)."""
+    import random
+
+    rng = random.Random(seed)
+    copy = []
+    for record in memories:
+        flagged = dict(record)
+        flagged["important"] = rng.random() < important
+        flagged["mandatory"] = rng.random() < mandatory
+        copy.append(flagged)
+    return copy
 
 
 # --- loading ------------------------------------------------------------------------------
@@ -455,6 +476,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="search mode; repeat for several, or `all` (default: fts, vector, hybrid)",
     )
     parser.add_argument("--top-k", type=int, default=10, help="hits per search (default 10)")
+    parser.add_argument(
+        "--flags",
+        action="store_true",
+        help="also run on a flagged copy (seeded: 10%% important, 3%% mandatory), "
+        "reported as MODE+flags",
+    )
     parser.add_argument("--json", type=Path, help="write every figure and per-query hits here")
     parser.add_argument(
         "--keep-home", action="store_true", help="keep the temporary GRAPHIT_HOME (path on stderr)"
@@ -499,6 +526,12 @@ def main(argv: list[str] | None = None) -> int:
             log(f"embedding model loaded in {time.perf_counter() - t0:.1f} s")
         log(f"loading {len(memories)} memories into {home}")
         services, to_file_id, load_report = load_scopes(memories, embedder)
+        flagged: dict[str, Any] = {}
+        if args.flags:
+            copy = [dict(r, scope_id=f"{r['scope_id']}+flags") for r in flagged_copy(memories)]
+            loaded, flagged_ids, _ = load_scopes(copy, embedder)
+            flagged = {k.removesuffix("+flags"): v for k, v in loaded.items()}
+            to_file_id.update(flagged_ids)
         log(f"{len(chosen)} queries to run (left out: {left_out})")
 
         results: dict[str, Any] = {
@@ -508,6 +541,7 @@ def main(argv: list[str] | None = None) -> int:
                 "gold": args.gold,
                 "modes": args.modes,
                 "top_k": args.top_k,
+                "flags": args.flags,
             },
             "machine": machine_info(),
             "load": load_report,
@@ -519,6 +553,11 @@ def main(argv: list[str] | None = None) -> int:
             results["modes"][mode] = run_mode(
                 mode, chosen, services, to_file_id, args.gold, args.top_k
             )
+            if flagged:
+                log(f"mode {mode}, flagged copy: {len(chosen)} queries")
+                results["modes"][f"{mode}+flags"] = run_mode(
+                    mode, chosen, flagged, to_file_id, args.gold, args.top_k
+                )
         # Latency and throughput depend on what else the machine runs: record the load.
         results["machine"]["loadavg_at_end"] = loadavg()
     finally:

@@ -19,6 +19,7 @@ ENV_SCOPE = "GRAPHIT_SCOPE"
 ENV_FOLD_THRESHOLD = "GRAPHIT_FOLD_THRESHOLD"
 ENV_RETENTION = "GRAPHIT_VERSION_RETENTION"
 ENV_EMBEDDER = "GRAPHIT_EMBEDDER"
+ENV_EMBED_THREADS = "GRAPHIT_EMBED_THREADS"
 ENV_NO_DAEMON = "GRAPHIT_NO_DAEMON"
 ENV_EMBED_INTERVAL = "GRAPHIT_EMBED_INTERVAL"
 ENV_MAINTAIN_INTERVAL = "GRAPHIT_MAINTAIN_INTERVAL"
@@ -40,6 +41,7 @@ EMBEDDING_DIM = 384  # all-MiniLM-L6-v2; stored with the model id in the table m
 DEFAULT_FOLD_THRESHOLD = 32
 # Versions younger than this survive cleanup: other processes may still hold handles on them.
 DEFAULT_RETENTION_SECONDS = 3600
+DEFAULT_EMBED_THREADS = 1  # measured: benchmarks/README.md, "Embedding threads"
 
 
 def home() -> Path:
@@ -90,6 +92,11 @@ def fold_threshold() -> int:
 
 def retention_seconds() -> int:
     return _int_env(ENV_RETENTION, DEFAULT_RETENTION_SECONDS)
+
+
+def embed_threads() -> int:
+    """torch threads for embedding batches (queries always use one)."""
+    return max(1, _int_env(ENV_EMBED_THREADS, DEFAULT_EMBED_THREADS))
 
 
 # --- the config file ----------------------------------------------------------------------

@@ -480,6 +480,7 @@ class Daemon:
                 top_k=int(request.get("top_k", 10)),
                 flt=wire.filter_from_wire(request.get("filter", {})),
                 exclude_mandatory=bool(request.get("exclude_mandatory", False)),
+                include_deleted=bool(request.get("include_deleted", False)),
                 mode=str(request.get("mode", "auto")),
             )
             return {"result": wire.search_to_wire(result)}

@@ -51,6 +51,10 @@ class Conflict(GraphitError):
     exit_code = ExitCode.CONFLICT
 
 
+class CommitContention(Conflict):
+    """A commit lost to a concurrent writer on the same table; the caller retries."""
+
+
 class AccessDenied(GraphitError):
     exit_code = ExitCode.ACCESS_DENIED
 

@@ -125,6 +125,16 @@ SEARCH_MODES = ("auto", "hybrid", "fts", "vector")
 
 
 @dataclass(frozen=True)
+class LexicalHit:
+    """A full-text (BM25) hit as the store returns it; `has_vector` is False until the row's
+    embedding is computed (a memory written since the last embedding pass)."""
+
+    row: Memory
+    score: float
+    has_vector: bool = True
+
+
+@dataclass(frozen=True)
 class SearchHit:
     """One memory in a search result, after chain collapse.
 

@@ -33,21 +33,28 @@ def select(
     memory_of: Callable[[T], Memory],
     top_k: int,
     window: int,
+    eligible: Callable[[T], bool] | None = None,
 ) -> list[T]:
     """Pick `top_k` items from `ranked` (best first) and return them in canonical order.
 
-    Every mandatory and important item within the first `window` items is selected before any
-    normal one, so a higher-scoring normal memory never displaces a higher-priority match; the
-    remaining slots go to normal items by relevance. `top_k <= 0` means no limit.
+    Every mandatory and important item within the first `window` items that is `eligible`
+    (a match strong enough to claim priority; all are by default) is selected before anything
+    else, so a higher-scoring normal memory never displaces a higher-priority match; the
+    remaining slots go to the other items by relevance. `top_k <= 0` means no limit.
     """
     if top_k <= 0:
         return canonical_sort(ranked, memory_of)
     candidates = list(ranked[: max(window, top_k)])
-    priority = [c for c in candidates if memory_of(c).category is not Category.NORMAL]
+    priority = [
+        c
+        for c in candidates
+        if memory_of(c).category is not Category.NORMAL and (eligible is None or eligible(c))
+    ]
     # mandatory before important when even the priority matches overflow top_k
     priority.sort(key=lambda c: _RANK[memory_of(c).category])
     chosen = priority[:top_k]
     if len(chosen) < top_k:
-        normal = [c for c in ranked if memory_of(c).category is Category.NORMAL]
-        chosen.extend(normal[: top_k - len(chosen)])
+        taken = {id(c) for c in chosen}
+        rest = [c for c in ranked if id(c) not in taken]
+        chosen.extend(rest[: top_k - len(chosen)])
     return canonical_sort(chosen, memory_of)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from graphit_cli import config, maintenance, ordering, ranking, revisions, runstate, scopes
-from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
+from graphit_cli.errors import CommitContention, Conflict, GraphitError, InvalidInput, NotFound
 from graphit_cli.models import (
     SEARCH_MODES,
     BatchResult,
@@ -33,11 +33,10 @@ from graphit_cli.models import (
     WriteResult,
 )
 from graphit_cli.scopes import Scope
-from graphit_cli.store import sql
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
-    from graphit_cli.store.lance import MemoryStore
+    from graphit_cli.store.base import Store
 
 MAX_ATTEMPTS = 30
 WINDOW_FACTOR = 4  # the selection window: 4 x top_k chains by relevance
@@ -63,7 +62,7 @@ class _Plan:
 class MemoryService:
     def __init__(
         self,
-        store: MemoryStore,
+        store: Store,
         scope: Scope,
         *,
         author: str | None = None,
@@ -313,14 +312,19 @@ class MemoryService:
         top_k: int = 10,
         flt: MemoryFilter | None = None,
         exclude_mandatory: bool = False,
+        include_deleted: bool = False,
         mode: str = "auto",
         query_vector: list[float] | None = None,
     ) -> SearchResult:
         """Full-text + vector search over live and archived rows, collapsed by chain.
 
-        Every matched mandatory and important memory within the window (4 x top_k chains)
-        is selected before normal ones; the selection is shown in canonical order.
-        `top_k` counts distinct memories; 0 means no limit.
+        A row matches when it is a full-text hit or its cosine similarity reaches the
+        relevance floor (`ranking.SIMILARITY_FLOOR`); nothing else is a result. Every matched
+        mandatory and important memory within the window (4 x top_k chains) whose relevance
+        is at least `ranking.PRIORITY_FLOOR` of the best match is selected before the rest;
+        the remaining slots go by relevance; the selection is shown in canonical order.
+        Category and filters are judged on the current memory. Deleted memories are left out
+        unless `include_deleted`. `top_k` counts distinct memories; 0 means no limit.
         """
         text = query.strip()
         if not text:
@@ -330,23 +334,23 @@ class MemoryService:
         if mode not in SEARCH_MODES:
             raise InvalidInput(f"unknown search mode {mode!r}: use {', '.join(SEARCH_MODES)}")
         flt = flt or MemoryFilter()
-        window = WINDOW_FACTOR * top_k
-        parts = sql.filter_conditions(flt)
         if exclude_mandatory:
-            parts.append("mandatory = false")
-        where = sql.conjunction(parts)
+            if flt.mandatory:
+                raise InvalidInput("a mandatory-only search cannot also exclude mandatory memories")
+            flt = replace(flt, mandatory=False)
+        window = WINDOW_FACTOR * top_k
 
         used, notice, vector = self._resolve_mode(mode, text, query_vector)
         # Rows per retriever: fusion wants a deeper pool than a single ranked list, which only
         # has to fill the selection window (a few archived rows of one chain aside).
         depth = 3 * window if used == "hybrid" else window + 10
         pool = max(50, depth) if top_k else NO_LIMIT_POOL
-        lexical = self.store.search_text(text, where, pool) if used != "vector" else []
+        lexical = self.store.search_text(text, pool, flt=flt) if used != "vector" else []
         near: list[tuple[Memory, float]] = []
         if used != "fts" and vector is not None:
-            near = [(row, 1.0 - d) for row, d in self.store.search_vector(vector, where, pool)]
-        fused = ranking.fuse(lexical, near)
-        candidates = ranking.collapse(fused)
+            near = self.store.search_vector(vector, pool, flt=flt)
+        candidates = ranking.collapse(ranking.above_floor(ranking.fuse(lexical, near)))
+        floor = ranking.priority_floor(candidates)
 
         # Category and filters come from the current memory, not from the matched revision.
         # The selection only looks at the first `window` hits, so chains are resolved in
@@ -365,11 +369,13 @@ class MemoryService:
             for candidate in part:
                 head = heads.get(candidate.id, (candidate.matched, None))
                 hit = self._hit(candidate, head, text)
-                if exclude_mandatory and hit.memory.mandatory:
+                if hit.deleted and not include_deleted:
                     continue
                 if _matches(hit.memory, flt):
                     hits.append(replace(hit, rank=len(hits) + 1))
-        chosen = ordering.select(hits, lambda h: h.memory, top_k, window)
+        chosen = ordering.select(
+            hits, lambda h: h.memory, top_k, window, eligible=lambda h: h.score >= floor
+        )
         return SearchResult(chosen, used, notice)
 
     @staticmethod
@@ -452,7 +458,7 @@ class MemoryService:
             self.store.clear_embeddings()
         if current != model.model_id:
             self.store.set_embedding_model(model.model_id)
-        total = self.store.count("embedding IS NULL")
+        total = self.store.missing_vectors()
         done = skipped = 0
         if progress:
             progress(0, total)
@@ -474,6 +480,29 @@ class MemoryService:
             self.store.fold_if_needed()
         return EmbedReport(model.model_id, done, skipped, time.perf_counter() - started, reembed)
 
+    def embed_now(self, memories: Sequence[Memory], embedder: Embedder) -> int:
+        """Embed these just-written rows before returning, when the table's vectors come from
+        `embedder`'s model (a process that holds a warm model: the MCP server, the daemon).
+
+        Fusion already ranks an unembedded row by its full-text match; this makes it findable
+        by meaning too, without waiting for the embedding pass. Returns rows embedded.
+        """
+        from graphit_cli.embed import document_text
+
+        if not memories or self.store.embedding_model() != embedder.model_id:
+            return 0
+        rows = [
+            row
+            for row in self.store.rows_for_keys([m.key for m in memories], vectors=True)
+            if row.embedding is None
+        ]
+        if not rows:
+            return 0
+        vectors = embedder.embed_documents([document_text(r.title, r.body) for r in rows])
+        return self.store.write_embeddings(
+            [(r.key, r.content_hash, v) for r, v in zip(rows, vectors, strict=True)]
+        )
+
     # --- maintenance -----------------------------------------------------------------------
 
     def maintain(
@@ -488,8 +517,6 @@ class MemoryService:
         builds the vector index once enough rows have vectors. A commit conflict with a
         writer is retried: writers always win, and never fail because of maintenance.
         """
-        from graphit_cli.store.lance import is_commit_conflict
-
         started = time.perf_counter()
         scope_name = str(self.scope)
         self.store.refresh()
@@ -512,8 +539,8 @@ class MemoryService:
                 try:
                     step()
                     return
-                except Exception as exc:
-                    if not is_commit_conflict(exc) or attempt == MAX_ATTEMPTS - 1:
+                except CommitContention:
+                    if attempt == MAX_ATTEMPTS - 1:
                         raise
                     retries += 1
                     _backoff(attempt)
@@ -562,10 +589,10 @@ class MemoryService:
         exact = self.store.live_with_hash(digest, limit=1)
         if exact:
             return exact[0]
-        live_only = "revision_id = ''"
         words = _word_counts(body)
         text = document_text(title, body)
-        for row, _ in self.store.search_text(text, live_only, DUPLICATE_CANDIDATES):
+        for hit in self.store.search_text(text, DUPLICATE_CANDIDATES, live_only=True):
+            row = hit.row
             if _dice(words, _word_counts(row.body)) >= DUPLICATE_WORDS and _similar_title(
                 title, row.title
             ):
@@ -576,8 +603,10 @@ class MemoryService:
         if embedder is None or embedder.model_id != table_model:
             return None
         vector = embedder.embed_documents([text])[0]
-        for row, distance in self.store.search_vector(vector, live_only, DUPLICATE_CANDIDATES):
-            if 1.0 - distance >= DUPLICATE_COSINE and _similar_title(title, row.title):
+        for row, similarity in self.store.search_vector(
+            vector, DUPLICATE_CANDIDATES, live_only=True
+        ):
+            if similarity >= DUPLICATE_COSINE and _similar_title(title, row.title):
                 return row
         return None
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from graphit_cli import ranking
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import MemoryDraft, MemoryFilter
 from graphit_cli.service import MemoryService
@@ -45,11 +46,14 @@ def test_live_match_hides_archived_hits_of_the_same_chain(svc: MemoryService) ->
     assert not hit.superseded and hit.matched.is_live and hit.matched.revision == 4
 
 
-def test_deleted_memory_matches_as_deleted(svc: MemoryService) -> None:
+def test_deleted_memory_is_left_out_unless_asked_for(svc: MemoryService) -> None:
     memory_id = write(svc, "Obsolete", "the quagga pipeline")
+    kept = write(svc, "Current", "the quagga replacement")
     svc.delete(memory_id)
-    [hit] = svc.search("quagga", mode="fts").hits
-    assert hit.deleted and hit.current_id is None and hit.memory.id == memory_id
+    assert ids(svc.search("quagga", mode="fts")) == [kept]
+    hits = svc.search("quagga", mode="fts", include_deleted=True).hits
+    [hit] = [h for h in hits if h.memory.id == memory_id]
+    assert hit.deleted and hit.current_id is None
 
 
 def test_top_k_counts_distinct_memories_after_collapse(svc: MemoryService) -> None:
@@ -63,16 +67,33 @@ def test_top_k_counts_distinct_memories_after_collapse(svc: MemoryService) -> No
 
 
 def test_mandatory_match_below_top_k_is_still_selected(svc: MemoryService) -> None:
-    strong = [write(svc, f"lemur {n}", "lemur lemur lemur lemur") for n in range(12)]
-    weak_body = "A long note about many things. " * 20 + "It mentions a lemur once."
-    mandatory = write(svc, "Session rules", weak_body, mandatory=True)
-    important = write(svc, "Reference", weak_body, important=True)
+    strong = [write(svc, f"lemur {n}", "lemur facts: lemur lemur lemur") for n in range(12)]
+    # Genuine matches, scoring below every normal one but above the priority floor.
+    mandatory = write(
+        svc, "Lemur rules", "Feed the lemur at noon, the lemur sleeps.", mandatory=True
+    )
+    important = write(svc, "Lemur reference", "Lemur diet: the lemur eats fruit.", important=True)
     ranked = svc.search("lemur", top_k=0, mode="fts").hits
     by_rank = sorted(ranked, key=lambda h: h.rank)
     assert {h.memory.id for h in by_rank[-2:]} == {mandatory, important}  # lowest scores
+    best = by_rank[0].score
+    assert all(h.score >= ranking.PRIORITY_FLOOR * best for h in by_rank[-2:])
     result = svc.search("lemur", top_k=5, mode="fts")
     assert ids(result)[:2] == [mandatory, important]  # selected, and shown first
     assert len(result.hits) == 5 and set(ids(result)[2:]) <= set(strong)
+
+
+def test_a_weak_flagged_match_does_not_take_a_priority_slot(svc: MemoryService) -> None:
+    strong = [write(svc, f"lemur {n}", "lemur facts: lemur lemur lemur") for n in range(12)]
+    weak_body = "A long note about many things. " * 20 + "It mentions a lemur once."
+    mandatory = write(svc, "Session rules", weak_body, mandatory=True)
+    ranked = sorted(svc.search("lemur", top_k=0, mode="fts").hits, key=lambda h: h.rank)
+    assert ranked[-1].memory.id == mandatory
+    assert ranked[-1].score < ranking.PRIORITY_FLOOR * ranked[0].score
+    result = svc.search("lemur", top_k=5, mode="fts")
+    assert mandatory not in ids(result) and set(ids(result)) <= set(strong)
+    # With room for every match it is still a result, and shown first (canonical order).
+    assert ids(svc.search("lemur", top_k=20, mode="fts"))[0] == mandatory
 
 
 def test_hits_are_shown_in_canonical_order(svc: MemoryService) -> None:
@@ -125,15 +146,23 @@ def test_lexical_fallback_without_vectors(svc: MemoryService) -> None:
 
 
 @pytest.mark.parametrize(
-    "query",
-    ["it's", "fine'", '"quoted" AND OR NOT -x +y', "title:foo", "a' OR '1'='1", "%;--", "(((", "*"],
+    ("query", "found"),
+    [
+        ("it's", False),
+        ("fine'", True),
+        ('"quoted" AND OR NOT -x +y', True),
+        ("title:foo", True),
+        ("a' OR '1'='1", False),
+        ("%;--", False),
+        ("(((", False),
+        ("*", False),
+    ],
 )
-def test_quotes_and_operators_are_plain_text(svc: MemoryService, query: str) -> None:
+def test_quotes_and_operators_are_plain_text(svc: MemoryService, query: str, found: bool) -> None:
     target = write(svc, "Quote test", "it's fine: title says foo")
-    result = svc.search(query, mode="fts")
-    assert all(h.memory.id == target for h in result.hits)
-    if query in ("fine'", "title:foo"):
-        assert ids(result) == [target]
+    write(svc, "Other", "nothing in common here")
+    # Words match as words; quotes, operators and wildcards neither fail nor widen the match.
+    assert ids(svc.search(query, mode="fts")) == ([target] if found else [])
 
 
 def test_bad_search_arguments(svc: MemoryService) -> None:

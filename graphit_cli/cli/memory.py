@@ -467,6 +467,10 @@ def search(
         bool,
         typer.Option("--exclude-mandatory", help="Leave out mandatory memories (already loaded)."),
     ] = False,
+    include_deleted: Annotated[
+        bool,
+        typer.Option("--include-deleted", help="Also show deleted memories (marked deleted)."),
+    ] = False,
     mode: ModeOpt = "auto",
     types: TypeOpt = None,
     tags: TagOpt = None,
@@ -478,15 +482,27 @@ def search(
 ) -> None:
     """Search current and archived memories; one hit per memory, in canonical order.
 
-    Full-text and vector matches are fused by rank. Matched mandatory and important
-    memories are never crowded out by higher-scoring normal ones, and the hits are shown
-    mandatory first, then important, then normal, newest first; the score is metadata. A
-    match on an old revision comes back as `superseded` under the current memory's id.
+    Full-text (BM25) and vector (cosine) scores are fused, 0.3 / 0.7. A memory matches when
+    it is a full-text hit or its cosine similarity to the query is at least 0.30, so a query
+    about nothing returns nothing. A matched mandatory or important memory scoring at least
+    0.75 of the best match is never crowded out by higher-scoring normal ones; the remaining
+    slots go by relevance. Hits are shown mandatory first, then important, then normal,
+    newest first; the score is metadata. Flags and filters are those of the current memory:
+    a match on an old revision comes back as `superseded` under the current id. Deleted
+    memories are left out unless --include-deleted.
+
+    Examples: graphit memory search "how do we deploy" -k 5;
+    graphit memory search "lint rules" --exclude-mandatory -f json
     """
     from graphit_cli import wire
 
     flt = _filter(types, tags, True if important else None, True if mandatory else None)
-    args = {"top_k": top_k, "exclude_mandatory": exclude_mandatory, "mode": mode.lower()}
+    args = {
+        "top_k": top_k,
+        "exclude_mandatory": exclude_mandatory,
+        "include_deleted": include_deleted,
+        "mode": mode.lower(),
+    }
     found = _via_daemon(
         scope, user, {"op": "search", "query": query, "filter": wire.filter_to_wire(flt), **args}
     )

@@ -63,6 +63,11 @@ def load_default() -> Embedder | None:
     return _cached[plugin]
 
 
+def loaded() -> Embedder | None:
+    """The embedder this process has already loaded, or None (never loads one)."""
+    return _cached.get(os.environ.get(ENV_EMBEDDER, "").strip())
+
+
 def _load_plugin(spec: str) -> Embedder:
     import importlib
 

@@ -168,6 +168,9 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         exclude_mandatory: Annotated[
             bool, Field(description="Leave out mandatory memories (already loaded in full).")
         ] = False,
+        include_deleted: Annotated[
+            bool, Field(description="Also return deleted memories, marked deleted.")
+        ] = False,
         types: TypesArg = None,
         tags: TagsArg = None,
         page_size: Annotated[
@@ -197,6 +200,7 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
                 page_size=page_size,
                 cursor=cursor,
                 exclude_mandatory=exclude_mandatory,
+                include_deleted=include_deleted,
                 types=types,
                 tags=tags,
                 mode=mode,

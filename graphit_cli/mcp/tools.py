@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from graphit_cli import render
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import Memory, MemoryDraft, MemoryFilter, SearchHit, WriteResult
+from graphit_cli.models import (
+    Memory,
+    MemoryDraft,
+    MemoryFilter,
+    SearchHit,
+    WriteAction,
+    WriteResult,
+)
 from graphit_cli.scopes import Scope, resolve_scope
 
 if TYPE_CHECKING:
@@ -87,6 +94,17 @@ class MemoryTools:
         if wants_model:
             self._embedder()
 
+    def _written(self, service: MemoryService, result: WriteResult) -> WriteResult:
+        """A memory written through the server is embedded before the call returns when the
+        server holds the model, so the next search finds it by meaning as well as by words."""
+        from graphit_cli.embed import loaded
+
+        model = loaded()
+        if model is not None and result.action in (WriteAction.CREATED, WriteAction.UPDATED):
+            with self.lock:
+                service.embed_now([result.memory], model)
+        return result
+
     # --- reads -----------------------------------------------------------------------------
 
     def mandatory(
@@ -114,6 +132,7 @@ class MemoryTools:
         page_size: int = DEFAULT_PAGE_SIZE,
         cursor: str | None = None,
         exclude_mandatory: bool = False,
+        include_deleted: bool = False,
         types: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
         mode: str = "auto",
@@ -125,10 +144,17 @@ class MemoryTools:
         service = self.service(scope)
         flt = _filter(types, tags)
         mode = mode.strip().lower()
-        binding = _search_binding(service.scope, query, flt, top_k, exclude_mandatory, mode)
+        binding = _search_binding(
+            service.scope, query, flt, top_k, exclude_mandatory, mode, include_deleted
+        )
         offset = decode_cursor(cursor, binding) if cursor else 0
         result = service.search(
-            query, top_k=top_k, flt=flt, exclude_mandatory=exclude_mandatory, mode=mode
+            query,
+            top_k=top_k,
+            flt=flt,
+            exclude_mandatory=exclude_mandatory,
+            include_deleted=include_deleted,
+            mode=mode,
         )
         hits = result.hits
         page = hits[offset : offset + page_size]
@@ -139,6 +165,8 @@ class MemoryTools:
         how = f"{result.mode} search"
         if exclude_mandatory:
             how += "; mandatory memories excluded"
+        if include_deleted:
+            how += "; deleted memories included"
         lines: list[str] = []
         if result.notice:
             lines.append(f"Note: {result.notice}.")
@@ -258,7 +286,7 @@ class MemoryTools:
             existing = service.find_duplicate(draft)
             if existing is not None:
                 return _duplicate_reply(existing, service.scope)
-        return _write_reply(service.upsert(draft), service.scope)
+        return _write_reply(self._written(service, service.upsert(draft)), service.scope)
 
     def update(
         self,
@@ -292,7 +320,7 @@ class MemoryTools:
             mandatory=mandatory,
             expected_revision=expected_revision,
         )
-        return _write_reply(service.upsert(draft), service.scope)
+        return _write_reply(self._written(service, service.upsert(draft)), service.scope)
 
     def set_flag(self, memory_id: str, *, scope: str | None, flag: str, value: bool) -> Reply:
         """Set `important` or `mandatory` (the two flags are independent)."""
@@ -332,7 +360,13 @@ class MemoryTools:
 
 
 def _search_binding(
-    scope: Scope, query: str, flt: MemoryFilter, top_k: int, exclude_mandatory: bool, mode: str
+    scope: Scope,
+    query: str,
+    flt: MemoryFilter,
+    top_k: int,
+    exclude_mandatory: bool,
+    mode: str,
+    include_deleted: bool,
 ) -> str:
     """What a cursor is bound to: the scope, the query and everything that shapes the result."""
     parts = [
@@ -343,6 +377,7 @@ def _search_binding(
         top_k,
         exclude_mandatory,
         mode,
+        include_deleted,
     ]
     canonical = json.dumps(parts, ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]

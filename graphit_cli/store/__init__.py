@@ -1,6 +1,7 @@
 """Storage: the only package that imports lancedb and pyarrow.
 
-`open_store(uri)` returns a `MemoryStore` over one scope's LanceDB table. Importing this
+`open_store(uri)` returns a `Store` (the protocol in `store.base`) over one scope's LanceDB
+table: `store.lance.MemoryStore` locally, `store.s3.RemoteStore` on S3. Importing this
 package is cheap; the heavy imports happen inside `store.lance` when a table is opened.
 Must not import Typer, Rich or anything from `cli/`.
 """
@@ -11,10 +12,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from graphit_cli.providers import RemoteAccess
-    from graphit_cli.store.lance import MemoryStore
+    from graphit_cli.store.base import Store
 
 
-def open_store(uri: str, *, create: bool = True, access: RemoteAccess | None = None) -> MemoryStore:
+def open_store(uri: str, *, create: bool = True, access: RemoteAccess | None = None) -> Store:
     """Open a scope's table: a local directory, or (with `access`) a remote `s3://` URI."""
     if access is not None:
         from graphit_cli.store.s3 import open_remote
