@@ -313,7 +313,7 @@ class Daemon:
 
     def embed_once(self, scope: Scope) -> None:
         svc = self.service(scope)
-        if svc is None or svc.store.count("embedding IS NULL") == 0:
+        if svc is None or not svc.needs_embedding():
             return  # empty tables, and tables with nothing to embed, cost no model load
         if self.embedder() is None:
             self.log.emit(
@@ -336,7 +336,7 @@ class Daemon:
 
     def maintain_once(self, scope: Scope) -> None:
         svc = self.service(scope)
-        if svc is None or svc.store.count() == 0:
+        if svc is None or svc.is_empty():
             return
         report = svc.maintain()
         if report.ran:

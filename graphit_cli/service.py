@@ -480,6 +480,17 @@ class MemoryService:
             self.store.fold_if_needed()
         return EmbedReport(model.model_id, done, skipped, time.perf_counter() - started, reembed)
 
+    def needs_embedding(self) -> bool:
+        """Whether any row (live or archived) still waits for its vector."""
+        return self.store.missing_vectors() > 0
+
+    def is_empty(self) -> bool:
+        return self.store.rows() == 0
+
+    def has_vectors(self) -> bool:
+        """Whether the table's memories have been embedded (by any model)."""
+        return self.store.embedding_model() is not None
+
     def embed_now(self, memories: Sequence[Memory], embedder: Embedder) -> int:
         """Embed these just-written rows before returning, when the table's vectors come from
         `embedder`'s model (a process that holds a warm model: the MCP server, the daemon).

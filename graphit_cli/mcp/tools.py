@@ -90,7 +90,7 @@ class MemoryTools:
     def warm(self, scope: str = "project") -> None:
         """Open the scope's table and, when its memories have vectors, load the model."""
         with self.lock:
-            wants_model = self.service(scope).store.embedding_model() is not None
+            wants_model = self.service(scope).has_vectors()
         if wants_model:
             self._embedder()
 
