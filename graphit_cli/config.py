@@ -7,7 +7,9 @@ so tests can point `GRAPHIT_HOME` at a tmp dir per test.
 from __future__ import annotations
 
 import getpass
+import logging
 import os
+import sys
 from pathlib import Path
 
 ENV_HOME = "GRAPHIT_HOME"
@@ -61,6 +63,29 @@ def providers_file() -> Path:
 
 def debug() -> bool:
     return os.environ.get(ENV_DEBUG, "") not in ("", "0", "false", "no")
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever sys.stderr is at the time (test runners swap it)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+def setup_logging() -> None:
+    """Route graphit's own loggers to stderr, once per process: warnings always, and with
+    `GRAPHIT_DEBUG=1` every debug line too (folding skipped, retried conflicts, ...).
+    Library loggers are left alone; safe to call again (the level follows the variable)."""
+    logger = logging.getLogger("graphit_cli")
+    logger.setLevel(logging.DEBUG if debug() else logging.WARNING)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("graphit: %(levelname)s: %(message)s"))
+        logger.addHandler(handler)
 
 
 def author() -> str:

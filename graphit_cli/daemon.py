@@ -424,7 +424,7 @@ class Daemon:
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)
         if path.exists():
-            if wire.call(path, {"op": "ping"}, timeout=1.0) is not None:
+            if wire.exchange(path, {"op": "ping"}, timeout=1.0) is not None:
                 raise Conflict(f"a graphit daemon is already running (socket {path})")
             path.unlink()  # left behind by a daemon that died
         daemon = self
@@ -453,7 +453,9 @@ class Daemon:
             request = json.loads(line)
             if not isinstance(request, dict):
                 raise InvalidInput("a request is a JSON object")
-            return {"ok": True, **self._dispatch(request)}
+            if request.get("op") != "ping":  # any version may ask whether a daemon runs
+                wire.check_protocol(request)
+            return {"ok": True, "protocol": wire.PROTOCOL, **self._dispatch(request)}
         except GraphitError as exc:
             return wire.error_to_wire(exc)
         except (ValueError, KeyError, TypeError) as exc:
@@ -471,34 +473,37 @@ class Daemon:
             if model is None:
                 raise InvalidInput("the embedding model is not installed")
             return {"model": model.model_id, "vector": model.embed_query(str(request["text"]))}
-        scope = scopes.parse_scope_ref(str(request["scope"]))
+        if op not in ("search", "recall", "source", "catalogue"):
+            raise InvalidInput(f"unknown request {op!r}")
+        scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
         svc = self.service(scope, create=True)
         assert svc is not None
         if op == "search":
             result = svc.search(
-                str(request["query"]),
-                top_k=int(request.get("top_k", 10)),
-                flt=wire.filter_from_wire(request.get("filter", {})),
-                exclude_mandatory=bool(request.get("exclude_mandatory", False)),
-                include_deleted=bool(request.get("include_deleted", False)),
-                mode=str(request.get("mode", "auto")),
+                str(wire.text_field(request, "query")),
+                top_k=wire.int_field(request, "top_k", 10) or 0,
+                flt=wire.filter_from_wire(request.get("filter")),
+                exclude_mandatory=wire.bool_field(request, "exclude_mandatory"),
+                include_deleted=wire.bool_field(request, "include_deleted"),
+                mode=str(wire.text_field(request, "mode", optional=True) or "auto"),
             )
             return {"result": wire.search_to_wire(result)}
         if op == "recall":
-            recalled = svc.recall(request.get("context"), top_k=int(request.get("top_k", 10)))
+            recalled = svc.recall(
+                wire.text_field(request, "context", optional=True),
+                top_k=wire.int_field(request, "top_k", 10) or 0,
+            )
             return {"result": wire.recall_to_wire(recalled)}
         if op == "source":
-            return {"result": wire.memory_to_wire(svc.source(str(request["ref"])))}
-        if op == "catalogue":
-            limit = request.get("limit")
-            listed = svc.catalogue(
-                wire.filter_from_wire(request.get("filter", {})),
-                None if limit is None else int(limit),
-            )
-            return {"result": [wire.memory_to_wire(m) for m in listed]}
-        raise InvalidInput(f"unknown request {op!r}")
+            return {"result": wire.memory_to_wire(svc.source(str(wire.text_field(request, "ref"))))}
+        listed = svc.catalogue(
+            wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
+        )
+        return {"result": [wire.memory_to_wire(m) for m in listed]}
 
 
 def ping() -> dict[str, Any] | None:
-    """The running daemon's pid, version and loops; None when none answers."""
-    return wire.call(runstate.socket_path(), {"op": "ping"}, timeout=2.0)
+    """The running daemon's pid, version and loops (whatever protocol it speaks); None when
+    none answers."""
+    reply = wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=2.0)
+    return reply if reply is not None and reply.get("ok") else None

@@ -191,6 +191,34 @@ def validate_endpoint(endpoint: str | None, what: str = "endpoint") -> str | Non
     return value
 
 
+def is_loopback_url(url: str) -> bool:
+    """Whether `url`'s host is this machine (127.0.0.0/8, ::1 or localhost)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def validate_broker_endpoint(endpoint: str | None) -> str:
+    """A broker URL: https://, or plain http:// only on this machine (a login token travels
+    in every request, so it must never cross a network in clear text)."""
+    value = validate_endpoint(endpoint, "broker endpoint")
+    if value is None:
+        raise InvalidInput("a broker provider needs --endpoint (the broker's URL)")
+    if not value.startswith("https://") and not is_loopback_url(value):
+        raise InvalidInput(
+            f"invalid broker endpoint {value!r}: use https:// (plain http:// only on loopback, "
+            "because the login token travels with every request)"
+        )
+    return value
+
+
 def validate_subject(subject: object) -> str:
     if not isinstance(subject, str) or ".." in subject or not _SUBJECT.match(subject):
         raise AccessDenied("the broker returned an invalid user subject")
@@ -233,7 +261,9 @@ def make_provider(
             raise InvalidInput("a broker provider needs --endpoint (the broker's URL)")
         if bucket or prefix or profile or region:
             raise InvalidInput("a broker provider takes only --endpoint and a token")
-        return Provider(name, kind, endpoint=validate_endpoint(endpoint), token=token or None)
+        return Provider(
+            name, kind, endpoint=validate_broker_endpoint(endpoint), token=token or None
+        )
     if bucket or prefix or profile or region or endpoint or token:
         raise InvalidInput("a local provider takes no bucket, endpoint or credentials")
     return Provider(name, LOCAL)
@@ -608,9 +638,9 @@ class BrokerClient:
     """
 
     def __init__(self, provider: Provider, token: str) -> None:
-        assert provider.endpoint is not None
+        # Checked again here, not only by `provider add`: providers.json may be edited by hand.
+        self.endpoint = validate_broker_endpoint(provider.endpoint)
         self.provider = provider
-        self.endpoint = provider.endpoint
         self._token = token
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -626,9 +656,15 @@ class BrokerClient:
             },
         )
         try:
-            with urllib.request.urlopen(request, timeout=BROKER_TIMEOUT) as response:
+            with _OPENER.open(request, timeout=BROKER_TIMEOUT) as response:
                 payload = json.loads(response.read().decode("utf-8"))
         except urllib.error.HTTPError as exc:
+            if 300 <= exc.code < 400:
+                raise StorageUnavailable(
+                    f"the broker at {self.endpoint} answered with a redirect (HTTP {exc.code}); "
+                    "broker calls never follow one (the login token would go with it): "
+                    "configure the broker's final URL"
+                ) from None
             reason = _error_reason(exc)
             if exc.code == 401:
                 raise AccessDenied(
@@ -698,6 +734,17 @@ class BrokerClient:
             scoped=True,
             subject=subject,
         )
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """urllib would follow a redirect with `Authorization` still attached, handing the login
+    token to whatever host the redirect names. A redirect surfaces as its HTTPError instead."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirect())
 
 
 def _error_reason(exc: urllib.error.HTTPError) -> str:

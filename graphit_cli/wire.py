@@ -2,17 +2,25 @@
 
 Results travel with every field, so the CLI renders a daemon answer exactly as it renders
 an in-process one. Only the standard library here: the client side runs in a cold CLI.
+
+Versioned: every request and every reply carries `protocol`. A daemon refuses a request of
+another version, and the client ignores a reply of another version (or none, as daemons
+before version 2 sent), so an old daemon never answers a newer CLI: the CLI says so once on
+stderr and does the work in-process. The socket is an input like any other: the daemon
+validates what arrives exactly as the CLI validates its options.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import socket
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from graphit_cli import errors
+from graphit_cli.errors import InvalidInput
 from graphit_cli.models import (
     Memory,
     MemoryFilter,
@@ -21,9 +29,13 @@ from graphit_cli.models import (
     SearchResult,
 )
 
-PROTOCOL = 1
+# 2: replies carry the protocol; the daemon validates filters and refuses other versions.
+PROTOCOL = 2
 CONNECT_TIMEOUT = 0.25  # a daemon that does not answer at once is treated as absent
 REPLY_TIMEOUT = 120.0
+FILTER_FIELDS = ("types", "tags", "important", "mandatory")
+
+log = logging.getLogger(__name__)
 
 
 # --- values -------------------------------------------------------------------------------
@@ -102,17 +114,80 @@ def filter_to_wire(flt: MemoryFilter) -> dict[str, Any]:
     }
 
 
-def filter_from_wire(data: dict[str, Any]) -> MemoryFilter:
+def filter_from_wire(data: object) -> MemoryFilter:
+    """A filter from a request, validated as the CLI validates `--type`, `--tag`, `--important`
+    and `--mandatory` (same functions, same messages); anything else is refused."""
+    from graphit_cli.revisions import normalise_tags, validate_type
+
+    if data is None:
+        return MemoryFilter()
+    if not isinstance(data, dict):
+        raise InvalidInput("filter must be a JSON object")
+    unknown = sorted(set(data) - set(FILTER_FIELDS))
+    if unknown:
+        raise InvalidInput(f"unknown filter field {unknown[0]!r}")
+    types, tags = data.get("types") or [], data.get("tags") or []
+    for name, values in (("types", types), ("tags", tags)):
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise InvalidInput(f"filter {name} must be a list of strings")
+    flags = {name: data.get(name) for name in ("important", "mandatory")}
+    for name, flag in flags.items():
+        if flag is not None and not isinstance(flag, bool):
+            raise InvalidInput(f"filter {name} must be true, false or null")
     return MemoryFilter(
-        types=tuple(data.get("types", ())),
-        tags=tuple(data.get("tags", ())),
-        important=data.get("important"),
-        mandatory=data.get("mandatory"),
+        types=tuple(validate_type(t) for t in types),
+        tags=normalise_tags(tags),
+        important=flags["important"],
+        mandatory=flags["mandatory"],
     )
 
 
+class ProtocolMismatch(errors.GraphitError):
+    """Client and daemon speak different protocol versions."""
+
+
+def text_field(request: dict[str, Any], name: str, *, optional: bool = False) -> str | None:
+    value = request.get(name)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"{name} must be a string")
+    return value
+
+
+def int_field(request: dict[str, Any], name: str, default: int | None) -> int | None:
+    """A whole number >= 0 (as the CLI's `min=0` options), or the default when absent."""
+    value = request.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput(f"{name} must be a whole number >= 0")
+    return value
+
+
+def bool_field(request: dict[str, Any], name: str) -> bool:
+    value = request.get(name, False)
+    if not isinstance(value, bool):
+        raise InvalidInput(f"{name} must be true or false")
+    return value
+
+
+def check_protocol(request: dict[str, Any]) -> None:
+    """Daemon side: refuse a request from a client that speaks another protocol version."""
+    theirs = request.get("protocol")
+    if theirs != PROTOCOL:
+        raise ProtocolMismatch(
+            f"this daemon speaks protocol {PROTOCOL}, the client {theirs}: "
+            "restart the daemon with the same graphit version"
+        )
+
+
 def error_to_wire(exc: errors.GraphitError) -> dict[str, Any]:
-    return {"ok": False, "error": {"type": type(exc).__name__, "message": exc.message}}
+    return {
+        "ok": False,
+        "protocol": PROTOCOL,
+        "error": {"type": type(exc).__name__, "message": exc.message},
+    }
 
 
 def raise_wire_error(data: dict[str, Any]) -> None:
@@ -130,7 +205,29 @@ def raise_wire_error(data: dict[str, Any]) -> None:
 def call(
     path: Path, request: dict[str, Any], timeout: float = REPLY_TIMEOUT
 ) -> dict[str, Any] | None:
-    """Send one request to the daemon; None when no daemon answers (the caller falls back)."""
+    """Send one request to the daemon; None when no daemon of this protocol answers (the
+    caller then works in-process)."""
+    data = exchange(path, request, timeout)
+    if data is None:
+        return None
+    theirs = data.get("protocol")
+    if theirs != PROTOCOL:
+        log.warning(
+            "the running daemon speaks protocol %s, this graphit %s: working in-process "
+            "(restart `graphit memory daemon` to use the warm path again)",
+            theirs if theirs is not None else 1,
+            PROTOCOL,
+        )
+        return None
+    if not data.get("ok"):
+        raise_wire_error(data.get("error", {}))
+    return data
+
+
+def exchange(
+    path: Path, request: dict[str, Any], timeout: float = REPLY_TIMEOUT
+) -> dict[str, Any] | None:
+    """One raw request/reply, whatever protocol the daemon speaks; None when none answers."""
     if not path.exists():
         return None
     try:
@@ -144,10 +241,11 @@ def call(
         return None
     if not reply:
         return None
-    data: dict[str, Any] = json.loads(reply)
-    if not data.get("ok"):
-        raise_wire_error(data.get("error", {}))
-    return data
+    try:
+        data = json.loads(reply)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _read_line(sock: socket.socket) -> bytes:

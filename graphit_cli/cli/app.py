@@ -48,6 +48,9 @@ def root(
     ] = False,
 ) -> None:
     """Durable memory for AI agents."""
+    from graphit_cli import config
+
+    config.setup_logging()
 
 
 @app.command()
