@@ -235,18 +235,6 @@ def socket_search(home: Path, project_id: str, query: str, mode: str = "auto") -
     return elapsed
 
 
-def socket_embed(home: Path, query: str) -> float:
-    """The daemon's query embedding alone (op embed_query): the model's share of a search."""
-    from graphit_cli import wire
-
-    t0 = time.perf_counter()
-    reply = wire.call(socket_path(home), {"op": "embed_query", "text": query})
-    elapsed = time.perf_counter() - t0
-    if reply is None or len(reply["vector"]) != 384:
-        raise SystemExit("the daemon did not embed a query")
-    return elapsed
-
-
 def bench_warm_path(base_home: Path, project_id: str, runs: int, workdir: Path) -> dict[str, Any]:
     home = workdir / "home-cli"
     copy_home(base_home, home)
@@ -269,7 +257,11 @@ def bench_warm_path(base_home: Path, project_id: str, runs: int, workdir: Path) 
         out["socket_hybrid"] = summary_ms(times)
         times = [socket_search(home, project_id, q, "fts") for q in QUERIES]
         out["socket_fts"] = summary_ms(times)
-        out["socket_embed_query"] = summary_ms([socket_embed(home, q) for q in QUERIES])
+        # The model's share of a warm search: hybrid minus fts (the daemon has no op that
+        # embeds alone; issue 14 removed it as dead code).
+        out["socket_model_share_ms"] = round(
+            out["socket_hybrid"]["p50_ms"] - out["socket_fts"]["p50_ms"], 1
+        )
     finally:
         out["daemon_exit_code"] = daemon.stop()
     same = sum(

@@ -21,6 +21,7 @@ import unicodedata
 from datetime import datetime
 
 from graphit_cli.errors import InvalidInput
+from graphit_cli.ids import validate_ulid
 from graphit_cli.models import DEFAULT_TYPE, MEMORY_TYPES, Memory, MemoryDraft
 
 MAX_TITLE = 300
@@ -31,17 +32,13 @@ MAX_TAGS = 64
 # spaces, `%` or `;`, and no `--`: tags end up inside LanceDB filters, where they are also
 # quoted, but refusing them keeps every tag printable and greppable as written.
 _TAG = re.compile(r"^\w[\w.+#/:@-]*$")
-_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 
 # --- validation ---------------------------------------------------------------------------
 
 
 def validate_id(value: str) -> str:
-    candidate = value.strip().upper()
-    if not _ULID.match(candidate):
-        raise InvalidInput(f"invalid memory id {value!r}: expected a 26-character ULID")
-    return candidate
+    return validate_ulid(value, "memory id")
 
 
 def parse_ref(ref: str) -> tuple[str, str]:

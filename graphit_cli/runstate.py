@@ -1,17 +1,15 @@
 """Machine-local run state under ~/.graphit: last maintenance pass per scope, daemon paths.
 
-Small JSON files written atomically; nothing here touches a table.
+Small JSON files written atomically, each read-modify-write under the file's lock (daemon
+threads and other processes update the same file); nothing here touches a table.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 import time
 from pathlib import Path
 
-from graphit_cli import config
+from graphit_cli import config, statefile
 
 
 def run_dir() -> Path:
@@ -22,14 +20,21 @@ def socket_path() -> Path:
     return run_dir() / "daemon.sock"
 
 
+def daemon_lock_path() -> Path:
+    """Held (flock) by the running daemon for its whole life: one daemon per GRAPHIT_HOME."""
+    return run_dir() / "daemon.lock"
+
+
 def _passes_file() -> Path:
     return config.memory_root() / "maintenance.json"
 
 
 def _read(path: Path) -> dict[str, float]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = statefile.read_json(path)
     except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
         return {}
     return {k: float(v) for k, v in data.items() if isinstance(v, int | float)}
 
@@ -41,17 +46,15 @@ def seconds_since_pass(scope: str) -> float | None:
 
 def record_pass(scope: str) -> None:
     path = _passes_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = _read(path)
-    data[scope] = time.time()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".maintenance.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True)
-    os.replace(tmp, path)
+    with statefile.locked(path):
+        data = _read(path)
+        data[scope] = time.time()
+        statefile.write_json(path, data)
 
 
 def forget_pass(scope: str) -> None:
     path = _passes_file()
-    data = _read(path)
-    if data.pop(scope, None) is not None:
-        path.write_text(json.dumps(data, indent=2, sort_keys=True), encoding="utf-8")
+    with statefile.locked(path):
+        data = _read(path)
+        if data.pop(scope, None) is not None:
+            statefile.write_json(path, data)

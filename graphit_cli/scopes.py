@@ -1,29 +1,27 @@
-"""Scope identity, where each scope's table lives, and the scope-reference lock.
+"""Scope identity, local table paths, the project lock, and the scope-reference lock.
 
 A scope is `(kind, id)`: `project` (id = the project's ULID, found through `graphit.lock.json`),
 `user` (the authenticated subject, or the reserved `anonymous`), or an imported context
-`context:<name>`. Every id is validated here before it can reach a path or a URI.
+`context:<name>`. Every id is validated (`ids`) before it can reach a path or a URI.
+
+A leaf below `providers`: who the user is, and so what `--scope user` means, is the provider's
+answer (`providers.resolve_scope`); this module never asks.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from graphit_cli import config
+from graphit_cli import config, runstate, statefile
 from graphit_cli.errors import InvalidInput, NoProject
+from graphit_cli.ids import validate_safe_id as validate_safe_id
+from graphit_cli.ids import validate_ulid as validate_ulid
 
 ANONYMOUS = "anonymous"
-_ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
-# User subjects and context names: a conservative charset, so no id can climb out of a path.
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+=-]{0,127}$")
 SCOPE_KINDS = ("project", "user", "context")
 
 
@@ -42,33 +40,11 @@ class Scope:
     def local_path(self) -> Path:
         return config.memory_root() / self.table_dir_name
 
-    def uri(self) -> str:
-        """Where the scope's table lives under the active provider: the local directory, or
-        its `s3://` URI (a broker is asked for the topology; see `providers.resolve`)."""
-        from graphit_cli import providers
-
-        return providers.resolve(self).uri
-
 
 def is_remote_uri(uri: str) -> bool:
     """Whether a table URI (as recorded in the scope-reference lock) is remote: `prune` of such
     a scope removes only local state, never the table another machine may still use."""
     return "://" in uri and not uri.startswith("file://")
-
-
-def validate_ulid(value: str, what: str = "project id") -> str:
-    candidate = value.strip().upper()
-    if not _ULID.match(candidate):
-        raise InvalidInput(f"invalid {what} {value!r}: expected a 26-character ULID")
-    return candidate
-
-
-def validate_safe_id(value: str, what: str) -> str:
-    if ".." in value or not _SAFE_ID.match(value):
-        raise InvalidInput(
-            f"invalid {what} {value!r}: use letters, digits and . _ @ + = - (at most 128)"
-        )
-    return value
 
 
 def find_project_lock(start: Path | None = None) -> Path | None:
@@ -126,26 +102,6 @@ def init_project(directory: Path) -> tuple[str, bool]:
     return project_id, True
 
 
-def user_id() -> str:
-    """The user scope's id: the subject the active provider's login authenticated (a broker
-    token), never a flag. Without a login it is `anonymous`, whose table stays local."""
-    from graphit_cli import providers
-
-    return validate_safe_id(providers.user_subject(), "user subject")
-
-
-def resolve_scope(spec: str | None, start: Path | None = None) -> Scope:
-    """Turn `project`, `user` or `context:<name>` into a validated Scope."""
-    value = (spec or os.environ.get(config.ENV_SCOPE) or "project").strip()
-    if value == "project":
-        return Scope("project", current_project_id(start))
-    if value == "user":
-        return Scope("user", user_id())
-    if value.startswith("context:"):
-        return Scope("context", validate_safe_id(value.removeprefix("context:"), "context name"))
-    raise InvalidInput(f"unknown scope {value!r}: use project, user or context:<name>")
-
-
 def parse_scope_ref(value: str) -> Scope:
     """Parse the `kind:id` form recorded in the scope-reference lock (and taken by `prune`)."""
     kind, sep, ident = value.partition(":")
@@ -165,25 +121,10 @@ def scopes_lock_path() -> Path:
     return config.memory_root() / "scopes.lock"
 
 
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    import fcntl
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_suffix(".lock.guard"), "a+") as guard:
-        fcntl.flock(guard, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(guard, fcntl.LOCK_UN)
-
-
 def read_scope_refs() -> dict[str, dict[str, str]]:
     path = scopes_lock_path()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
+        data = statefile.read_json(path)
     except (OSError, ValueError):
         raise InvalidInput(f"{path} is not valid JSON: fix or remove it") from None
     scopes = data.get("scopes", {}) if isinstance(data, dict) else {}
@@ -191,12 +132,7 @@ def read_scope_refs() -> dict[str, dict[str, str]]:
 
 
 def _write_scope_refs(scopes: dict[str, dict[str, str]]) -> None:
-    path = scopes_lock_path()
-    payload = json.dumps({"version": 1, "scopes": scopes}, indent=2, sort_keys=True) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".scopes.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(payload)
-    os.replace(tmp, path)  # atomic: a reader never sees half a file
+    statefile.write_json(scopes_lock_path(), {"version": 1, "scopes": scopes})
 
 
 def record_scope_use(scope: Scope, uri: str, now: datetime | None = None) -> None:
@@ -210,7 +146,7 @@ def record_scope_use(scope: Scope, uri: str, now: datetime | None = None) -> Non
                 return
         except (KeyError, ValueError):
             pass
-    with _locked(scopes_lock_path()):
+    with statefile.locked(scopes_lock_path()):
         scopes = read_scope_refs()
         scopes[str(scope)] = {
             "scope": str(scope),
@@ -221,7 +157,7 @@ def record_scope_use(scope: Scope, uri: str, now: datetime | None = None) -> Non
 
 
 def forget_scope(scope: Scope) -> bool:
-    with _locked(scopes_lock_path()):
+    with statefile.locked(scopes_lock_path()):
         scopes = read_scope_refs()
         removed = scopes.pop(str(scope), None) is not None
         if removed:
@@ -262,8 +198,6 @@ def plan_prune(scope: Scope) -> PrunePlan:
 
 def prune(plan: PrunePlan) -> None:
     import shutil
-
-    from graphit_cli import runstate
 
     if plan.local is not None and plan.local.exists():
         shutil.rmtree(plan.local)

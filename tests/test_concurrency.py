@@ -34,7 +34,7 @@ import json, os, sys, time
 from pathlib import Path
 
 from graphit_cli.models import MemoryDraft
-from graphit_cli.scopes import resolve_scope
+from graphit_cli.providers import resolve_scope
 from graphit_cli.service import MemoryService
 
 mode = os.environ["WRITER_MODE"]

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.daemon import Daemon, DaemonSettings, EventLog, Loop, Supervisor
+from graphit_cli.daemon import Daemon
 from graphit_cli.errors import Conflict
 from graphit_cli.models import MemoryDraft
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
+from graphit_cli.supervisor import DaemonSettings, EventLog, Loop, Supervisor
 from tests.conftest import PROJECT_ID
 from tests.embedders import HashingEmbedder
 
@@ -87,7 +88,7 @@ def test_empty_tables_are_skipped(scope: Scope, running: Daemon) -> None:
         ("embed", "running"),
         ("maintain", "running"),
     }
-    assert not Path(scope.uri()).exists()  # the daemon never creates tables
+    assert not scope.local_path().exists()  # the daemon never creates tables
 
 
 def test_failing_loop_backs_off_and_is_marked_failed() -> None:

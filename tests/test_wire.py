@@ -79,6 +79,7 @@ def test_daemon_refuses_bad_requests_and_other_protocols(daemon: Daemon, scope: 
         ({**base, "limit": -1}, "limit must be a whole number"),
         ({**base, "op": "search", "query": "cache", "top_k": "10"}, "top_k must be"),
         ({**base, "op": "search", "query": ["cache"]}, "query must be a string"),
+        ({**base, "op": "embed_query", "text": "x"}, "unknown request 'embed_query'"),
     ):
         reply = _raw(daemon.socket_path, bad)
         assert not reply["ok"] and reply["error"]["type"] == "InvalidInput", reply

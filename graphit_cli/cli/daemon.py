@@ -37,7 +37,7 @@ def _state_dict(state: TableState) -> dict[str, Any]:
 
 def _scopes_for(scope: str | None, user: bool, every: bool) -> list[Scope]:
     from graphit_cli.daemon import Daemon
-    from graphit_cli.scopes import resolve_scope
+    from graphit_cli.providers import resolve_scope
 
     if every:
         return Daemon(scopes_named=None).active_scopes()
@@ -139,7 +139,8 @@ def daemon(
 
 
 def _parse_scope(value: str) -> Scope:
-    from graphit_cli.scopes import parse_scope_ref, resolve_scope
+    from graphit_cli.providers import resolve_scope
+    from graphit_cli.scopes import parse_scope_ref
 
     if value in ("project", "user") or value.startswith("context:"):
         return resolve_scope(value)

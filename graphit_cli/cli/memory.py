@@ -53,7 +53,7 @@ TagOpt = Annotated[
 
 
 def _service(scope: str | None, user: bool) -> MemoryService:
-    from graphit_cli.scopes import resolve_scope
+    from graphit_cli.providers import resolve_scope
     from graphit_cli.service import MemoryService
 
     return MemoryService.open(resolve_scope(scope_spec(scope, user)))
@@ -66,7 +66,7 @@ def _via_daemon(scope: str | None, user: bool, request: dict[str, Any]) -> Any:
     in-process one. `GRAPHIT_NO_DAEMON=1` always works in-process.
     """
     from graphit_cli import config, runstate, wire
-    from graphit_cli.scopes import resolve_scope
+    from graphit_cli.providers import resolve_scope
 
     if config.no_daemon():
         return None

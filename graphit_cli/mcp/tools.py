@@ -29,7 +29,8 @@ from graphit_cli.models import (
     WriteAction,
     WriteResult,
 )
-from graphit_cli.scopes import Scope, resolve_scope
+from graphit_cli.providers import resolve_scope
+from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from graphit_cli.providers import RemoteAccess
+    from graphit_cli.credentials import RemoteAccess
     from graphit_cli.store.base import Store
 
 

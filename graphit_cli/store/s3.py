@@ -15,6 +15,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, cast
 
+from graphit_cli.credentials import RemoteAccess, renewed
 from graphit_cli.errors import (
     AccessDenied,
     CredentialsExpired,
@@ -23,7 +24,6 @@ from graphit_cli.errors import (
     StorageUnavailable,
 )
 from graphit_cli.models import LexicalHit, Memory, MemoryFilter, TableState
-from graphit_cli.providers import RemoteAccess, renewed
 from graphit_cli.store.base import MergeCounts
 
 if TYPE_CHECKING:

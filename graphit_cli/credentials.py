@@ -1,0 +1,74 @@
+"""What a remote open needs: credentials and the access to one remote root.
+
+Handed from `providers` (which finds them) to `store/` (which turns them into LanceDB storage
+options). A leaf: imports nothing of graphit's but `errors`, so the store need not import the
+providers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+
+from graphit_cli.errors import CredentialsExpired
+
+
+@dataclass(frozen=True)
+class Credentials:
+    access_key_id: str
+    secret_access_key: str = field(repr=False)
+    session_token: str | None = field(default=None, repr=False)
+    expires_at: datetime | None = None
+
+
+@dataclass
+class RemoteAccess:
+    """How to reach one remote table: endpoint, region and credentials for its root.
+
+    `credentials` None means the store lets the AWS default chain (instance role, web
+    identity, ...) find them. `renew`, when set, asks the issuer again for fresh credentials.
+    """
+
+    uri: str
+    region: str
+    endpoint: str | None = None
+    credentials: Credentials | None = None
+    renew: Callable[[], RemoteAccess] | None = field(default=None, repr=False)
+    scoped: bool = False  # credentials limited to one root (a broker grant)
+    issued_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+    def renewal_due(self, margin: float, now: datetime | None = None) -> bool:
+        """Whether the credentials expire within `margin` seconds (or a quarter of their
+        lifetime, when that is shorter, so short-lived grants are not renewed on every call)."""
+        if self.credentials is None or self.credentials.expires_at is None:
+            return False
+        moment = now or datetime.now(UTC)
+        lifetime = (self.credentials.expires_at - self.issued_at).total_seconds()
+        window = min(margin, max(0.0, lifetime) / 4)
+        return self.credentials.expires_at - moment <= timedelta(seconds=window)
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where one scope's table lives: a local directory (access None) or a remote URI."""
+
+    uri: str
+    access: RemoteAccess | None = None
+
+    @property
+    def is_remote(self) -> bool:
+        return self.access is not None
+
+
+def renewed(access: RemoteAccess) -> RemoteAccess:
+    """Fresh credentials for the same root; CredentialsExpired when none can be had."""
+    if access.renew is None:
+        raise CredentialsExpired(f"the S3 credentials for {access.uri} expired")
+    fresh = access.renew()
+    if fresh.credentials == access.credentials and fresh.credentials is not None:
+        raise CredentialsExpired(
+            f"the S3 credentials for {access.uri} expired and the same ones are still "
+            "configured: renew them (for example `aws sso login`) and run the command again"
+        )
+    return replace(fresh, renew=fresh.renew or access.renew)

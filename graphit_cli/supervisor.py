@@ -1,0 +1,198 @@
+"""Generic supervision: settings, a one-line-per-event log, periodic loops and their supervisor.
+
+A loop that raises is logged and reported to the supervisor, which restarts it with backoff
+(2, 4, 8, 16, then at most 30 s); ten failures in a row mark it failed; a run that stays good
+for 60 s resets the count. Knows nothing about memories, tables or scopes beyond a loop's
+name: the daemon (`daemon.py`) gives it the work.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO, Any
+
+from graphit_cli import config
+
+DAEMON_SECTION = "daemon"
+
+
+@dataclass(frozen=True)
+class DaemonSettings:
+    embed_interval: float = 120.0
+    maintain_interval: float = 900.0
+    backoff_max: float = 30.0
+    stable_seconds: float = 60.0
+    max_failures: int = 10
+
+    @classmethod
+    def load(cls) -> DaemonSettings:
+        """Environment, then `[daemon]` in ~/.graphit/config.toml, then the defaults."""
+        d = cls()
+        return cls(
+            embed_interval=config.number(
+                config.ENV_EMBED_INTERVAL, "embed_interval", DAEMON_SECTION, d.embed_interval
+            ),
+            maintain_interval=config.number(
+                config.ENV_MAINTAIN_INTERVAL,
+                "maintain_interval",
+                DAEMON_SECTION,
+                d.maintain_interval,
+            ),
+            backoff_max=config.number(
+                config.ENV_BACKOFF_MAX, "backoff_max", DAEMON_SECTION, d.backoff_max
+            ),
+            stable_seconds=config.number(
+                config.ENV_STABLE_SECONDS, "stable_seconds", DAEMON_SECTION, d.stable_seconds
+            ),
+            max_failures=int(
+                config.number(config.ENV_MAX_FAILURES, "max_failures", DAEMON_SECTION, 10)
+            ),
+        )
+
+    def backoff(self, failures: int) -> float:
+        """2, 4, 8, 16, then at most `backoff_max` seconds."""
+        return float(min(self.backoff_max, 2 ** min(failures, 16)))
+
+
+# --- logging ------------------------------------------------------------------------------
+
+
+class EventLog:
+    """One event per line on stderr: human-readable, or JSON with `--log-format json`."""
+
+    def __init__(self, stream: IO[str] | None = None, fmt: str = "text") -> None:
+        self._stream = stream or sys.stderr
+        self._json = fmt == "json"
+        self._lock = threading.Lock()
+
+    def emit(self, level: str, event: str, **fields: Any) -> None:
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+        if self._json:
+            line = json.dumps({"ts": now, "level": level, "event": event, **fields}, default=str)
+        else:
+            parts = " ".join(f"{k}={_plain(v)}" for k, v in fields.items())
+            line = f"{now} {level:<5} {event}" + (f" {parts}" if parts else "")
+        with self._lock:
+            self._stream.write(line + "\n")
+            self._stream.flush()
+
+
+def _plain(value: Any) -> str:
+    text = str(value)
+    return json.dumps(text) if (" " in text or not text) else text
+
+
+# --- loops and their supervisor -----------------------------------------------------------
+
+
+@dataclass
+class Loop:
+    """One periodic job (embed or maintain) for one scope, and its health."""
+
+    kind: str
+    scope: str
+    interval: float
+    work: Callable[[], None]
+    status: str = "starting"  # running, idle, backoff, failed, stopped
+    failures: int = 0
+    runs: int = 0
+    last_error: str | None = None
+    last_failure_at: float | None = None
+    thread: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}:{self.scope}"
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "loop": self.kind,
+            "scope": self.scope,
+            "status": self.status,
+            "failures": self.failures,
+            "runs": self.runs,
+            "interval_seconds": self.interval,
+            "last_error": self.last_error,
+        }
+
+
+class Supervisor:
+    """Runs each loop in a thread; restarts failed runs with backoff; stops on request."""
+
+    def __init__(self, settings: DaemonSettings, log: EventLog, stop: threading.Event) -> None:
+        self.settings = settings
+        self.log = log
+        self.stop = stop
+        self.loops: list[Loop] = []
+        self._lock = threading.Lock()
+
+    def start(self, loop: Loop) -> None:
+        with self._lock:
+            self.loops.append(loop)
+        loop.thread = threading.Thread(target=self._run, args=(loop,), name=loop.name, daemon=True)
+        loop.thread.start()
+
+    def _run(self, loop: Loop) -> None:
+        while not self.stop.is_set():
+            loop.status = "running"
+            try:
+                loop.work()
+            except Exception as exc:  # every failure reaches the supervisor
+                if self.stop.is_set():
+                    break
+                delay = self.report_failure(loop, exc)
+                if delay is None:
+                    return
+                loop.status = "backoff"
+                self.stop.wait(delay)
+                continue
+            loop.runs += 1
+            now = time.monotonic()
+            if (
+                loop.failures
+                and now - (loop.last_failure_at or now) >= self.settings.stable_seconds
+            ):
+                self.log.emit("info", "loop.recovered", loop=loop.kind, scope=loop.scope)
+                loop.failures = 0
+                loop.last_error = None
+            loop.status = "idle"
+            self.stop.wait(loop.interval)
+        loop.status = "stopped"
+
+    def report_failure(self, loop: Loop, exc: BaseException) -> float | None:
+        """Count the failure; the backoff delay before the restart, or None once failed."""
+        loop.failures += 1
+        loop.last_failure_at = time.monotonic()
+        loop.last_error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if loop.failures >= self.settings.max_failures:
+            loop.status = "failed"
+            self.log.emit(
+                "error",
+                "loop.failed",
+                loop=loop.kind,
+                scope=loop.scope,
+                failures=loop.failures,
+                error=loop.last_error,
+            )
+            return None
+        delay = self.settings.backoff(loop.failures)
+        self.log.emit(
+            "error",
+            "loop.error",
+            loop=loop.kind,
+            scope=loop.scope,
+            failures=loop.failures,
+            retry_in=f"{delay:g}s",
+            error=loop.last_error,
+        )
+        return delay
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [loop.snapshot() for loop in self.loops]
