@@ -28,6 +28,7 @@ ENV_MAINTAIN_INTERVAL = "GRAPHIT_MAINTAIN_INTERVAL"
 ENV_BACKOFF_MAX = "GRAPHIT_BACKOFF_MAX"
 ENV_STABLE_SECONDS = "GRAPHIT_STABLE_SECONDS"
 ENV_MAX_FAILURES = "GRAPHIT_MAX_FAILURES"
+ENV_ACTIVE_DAYS = "GRAPHIT_ACTIVE_DAYS"
 # The environment-only provider (CI): GRAPHIT_PROVIDER=s3 plus these and the standard AWS_*.
 ENV_PROVIDER = "GRAPHIT_PROVIDER"
 ENV_S3_BUCKET = "GRAPHIT_S3_BUCKET"
@@ -163,6 +164,16 @@ def number(env_name: str, file_key: str, section: str, default: float) -> float:
     if value <= 0:
         raise InvalidInput(f"{env_name} / {section}.{file_key} must be positive, got {raw!r}")
     return value
+
+
+# A scope used within this many days is active: the daemon runs its loops, `status` and
+# `maintain --all` include it. Older scopes cost nothing until they are used again.
+DEFAULT_ACTIVE_DAYS = 30.0
+
+
+def active_days() -> float:
+    """The active window in days: GRAPHIT_ACTIVE_DAYS, `[daemon] active_days`, or 30."""
+    return number(ENV_ACTIVE_DAYS, "active_days", "daemon", DEFAULT_ACTIVE_DAYS)
 
 
 def no_daemon() -> bool:

@@ -3,7 +3,11 @@
 One embedding loop (immediately, then every 2 minutes) and one maintenance loop (immediately,
 then every 15 minutes) per active scope: the project and context scopes this machine's
 scope-reference lock records (or those named on the command line), plus one machine-wide pair
-for the user scope. The loops run under `supervisor.Supervisor` (backoff, failure count).
+for the user scope. Active scopes are those used within the active window (default 30 days,
+`GRAPHIT_ACTIVE_DAYS` or `[daemon] active_days`) plus any used while the daemon runs: an idle
+scope costs nothing. The loops run under `supervisor.Supervisor` (backoff, failure count); a
+scope that cannot be reached (a broker down, a bucket gone) fails its own loops only.
+One daemon per GRAPHIT_HOME: it holds an `flock` on `run/daemon.lock` for its whole life.
 While it runs, the daemon answers `search`, `recall`, `source` and the catalogue over a Unix
 socket (mode 0600, protocol in `wire.py`), so a cold CLI skips the model's and lancedb's
 imports.
@@ -20,21 +24,56 @@ import socketserver
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli import __version__, runstate, scopes, wire
+from graphit_cli import __version__, config, providers, runstate, scopes, wire
 from graphit_cli.errors import Conflict, GraphitError, InvalidInput
-from graphit_cli.providers import is_remote_scope as remote_scope
-from graphit_cli.providers import user_id
 from graphit_cli.scopes import Scope
 from graphit_cli.supervisor import DaemonSettings as DaemonSettings
 from graphit_cli.supervisor import EventLog as EventLog
-from graphit_cli.supervisor import Loop, Supervisor
+from graphit_cli.supervisor import InstanceLock, Loop, Supervisor
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.service import MemoryService
+
+USER_TARGET = "user"  # the machine-wide pair: its id is the provider's answer, asked when run
+
+
+def active_scopes(used_since: datetime | None = None) -> list[Scope]:
+    """Project and context scopes of the scope-reference lock used within the active window
+    (or since `used_since`): the ones the daemon, `status` and `maintain --all` work on."""
+    window = timedelta(days=config.active_days())
+    return [s for s in scopes.recent_scopes(window, used_since=used_since) if s.kind != "user"]
+
+
+def machine_targets(
+    used_since: datetime | None = None, *, user: Callable[[], Scope] | None = None
+) -> list[tuple[str, Callable[[], Scope]]]:
+    """(name, how to get the scope) for every active scope and the machine-wide user scope,
+    whose id is asked of the provider only when called (it may fail: a broker down)."""
+    found = [(str(s), _constant(s)) for s in active_scopes(used_since)]
+    found.append((USER_TARGET, user or (lambda: Scope("user", providers.user_id()))))
+    return found
+
+
+def open_quietly(
+    scope: Scope, *, create: bool, embedder: Callable[[], Embedder | None] | None = None
+) -> tuple[MemoryService | None, str]:
+    """(the scope's service, its table URI) for background work; no service while a local
+    scope has no table and `create` is False. Unlike `MemoryService.open` this does not record
+    a use in the scope-reference lock: the daemon's own opens must not keep a scope active."""
+    from graphit_cli.service import MemoryService
+    from graphit_cli.store import open_store
+
+    location = providers.resolve(scope)
+    if not create and not location.is_remote and not Path(location.uri).exists():
+        return None, location.uri
+    store = open_store(location.uri, create=create, access=location.access)
+    return MemoryService(store, scope, embedder=embedder), location.uri
+
 
 # --- the daemon ---------------------------------------------------------------------------
 
@@ -83,26 +122,35 @@ class Daemon:
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
-        self._services: dict[str, MemoryService] = {}
+        self._services: dict[str, tuple[MemoryService, str]] = {}
         self._services_lock = threading.Lock()
         self._server: socketserver.ThreadingUnixStreamServer | None = None
+        # One daemon per socket, held until shutdown.
+        self._instance = InstanceLock(self.socket_path.with_name("daemon.lock"))
+        self._user: Scope | None = None
+        self.started_at = datetime.now(UTC)
         self.requests_served = 0
 
     # --- what it works on ------------------------------------------------------------------
 
     def active_scopes(self) -> list[Scope]:
+        """The named scopes, or the active project and context scopes (not the user's)."""
         if self._named is not None:
             return list(self._named)
-        found: list[Scope] = []
-        for ref in sorted(scopes.read_scope_refs()):
-            try:
-                scope = scopes.parse_scope_ref(ref)
-            except InvalidInput:
-                continue
-            if scope.kind != "user":
-                found.append(scope)
-        found.append(Scope("user", user_id()))  # the machine-wide pair
-        return found
+        return active_scopes(used_since=self.started_at)
+
+    def targets(self) -> list[tuple[str, Callable[[], Scope]]]:
+        """(name, how to get the scope) for every loop pair. The user scope's id is asked of
+        the provider when a loop runs, so a broker that is down fails that pair alone."""
+        if self._named is not None:
+            return [(str(s), _constant(s)) for s in self._named]
+        return machine_targets(self.started_at, user=self.user_scope)
+
+    def user_scope(self) -> Scope:
+        """The user scope (asked of the provider until it answers once)."""
+        if self._user is None:
+            self._user = Scope("user", providers.user_id())
+        return self._user
 
     def embedder(self) -> Embedder | None:
         with self._embedder_lock:
@@ -119,14 +167,19 @@ class Daemon:
         with self._services_lock:
             found = self._services.get(key)
             if found is not None:
-                return found
-            if not create and not remote_scope(scope) and not scope.local_path().exists():
+                return found[0]
+            opened, uri = open_quietly(scope, create=create, embedder=self.embedder)
+            if opened is None:
                 return None  # no table yet: nothing to embed or maintain
-            from graphit_cli.service import MemoryService
-
-            opened = MemoryService.open(scope, create=create, embedder=self.embedder)
-            self._services[key] = opened
+            self._services[key] = (opened, uri)
             return opened
+
+    def _used(self, scope: Scope) -> None:
+        """A warm-path request is a use of its scope: `scopes` LAST USED moves, and the scope
+        stays active."""
+        found = self._services.get(str(scope))
+        if found is not None:
+            scopes.record_scope_use(scope, found[1])
 
     # --- the two jobs ----------------------------------------------------------------------
 
@@ -173,24 +226,26 @@ class Daemon:
     # --- running ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._serve_socket()
-        for scope in self.active_scopes():
-            self._start_pair(scope)
+        self._instance.acquire("a graphit daemon")
+        try:
+            self._serve_socket()
+        except BaseException:
+            self._instance.release()
+            raise
+        targets = self.targets()
+        for name, resolve in targets:
+            self._start_pair(name, resolve)
         self.log.emit(
-            "info",
-            "daemon.started",
-            pid=os.getpid(),
-            socket=self.socket_path,
-            scopes=len(self.active_scopes()),
+            "info", "daemon.started", pid=os.getpid(), socket=self.socket_path, scopes=len(targets)
         )
 
-    def _start_pair(self, scope: Scope) -> None:
+    def _start_pair(self, name: str, resolve: Callable[[], Scope]) -> None:
         s = self.settings
         self.supervisor.start(
-            Loop("embed", str(scope), s.embed_interval, lambda: self.embed_once(scope))
+            Loop("embed", name, s.embed_interval, lambda: self.embed_once(resolve()))
         )
         self.supervisor.start(
-            Loop("maintain", str(scope), s.maintain_interval, lambda: self.maintain_once(scope))
+            Loop("maintain", name, s.maintain_interval, lambda: self.maintain_once(resolve()))
         )
 
     def run(self) -> int:
@@ -199,25 +254,26 @@ class Daemon:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(sig, lambda *_: self.stop.set())
         self.start()
-        known = {str(s) for s in self.active_scopes()}
+        known = {loop.scope for loop in self.supervisor.loops}
         while not self.stop.wait(min(5.0, self.settings.embed_interval)):
-            for scope in self.active_scopes():  # a project first used after start-up
-                if str(scope) not in known:
-                    known.add(str(scope))
-                    self._start_pair(scope)
+            for name, resolve in self.targets():  # a project first used after start-up
+                if name not in known:
+                    known.add(name)
+                    self._start_pair(name, resolve)
         self.shutdown()
         return 0
 
     def run_once(self) -> int:
-        """`--once`: every job once, in order; non-zero when any of them failed."""
+        """`--once`: every job once, in order; non-zero when any of them failed. A scope that
+        fails (even before its jobs: a broker down) does not stop the others."""
         failed = 0
-        for scope in self.active_scopes():
+        for name, resolve in self.targets():
             for kind, job in (("embed", self.embed_once), ("maintain", self.maintain_once)):
                 try:
-                    job(scope)
+                    job(resolve())
                 except Exception as exc:
                     failed += 1
-                    self.log.emit("error", f"{kind}.error", scope=scope, error=str(exc))
+                    self.log.emit("error", f"{kind}.error", scope=name, error=str(exc))
         return 1 if failed else 0
 
     def shutdown(self) -> None:
@@ -234,6 +290,7 @@ class Daemon:
         for loop in self.supervisor.loops:
             if loop.thread is not None:
                 loop.thread.join(max(0.0, deadline - time.monotonic()))
+        self._instance.release()
         self.log.emit("info", "daemon.stopped")
 
     # --- the warm path ---------------------------------------------------------------------
@@ -292,6 +349,7 @@ class Daemon:
         scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
         svc = self.service(scope, create=True)
         assert svc is not None
+        self._used(scope)
         if op == "search":
             result = svc.search(
                 str(wire.text_field(request, "query")),
@@ -314,6 +372,10 @@ class Daemon:
             wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
         )
         return {"result": [wire.memory_to_wire(m) for m in listed]}
+
+
+def _constant(scope: Scope) -> Callable[[], Scope]:
+    return lambda: scope
 
 
 def ping() -> dict[str, Any] | None:

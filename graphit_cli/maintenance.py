@@ -45,3 +45,20 @@ def due_reasons(
     if idle and not reasons and (state.prunable_versions or state.small_fragments > 1):
         reasons.append("no pass for a day")
     return reasons
+
+
+def actions_taken(before: TableState, after: TableState) -> list[str]:
+    """What a pass did, read from the table's state before and after it: only what happened
+    (a pass that pruned no version does not say it pruned versions)."""
+    done = []
+    if before.unindexed_rows > after.unindexed_rows:
+        folded = before.unindexed_rows - after.unindexed_rows
+        done.append(f"folded {folded} rows into the indexes")
+    if after.fragments < before.fragments:
+        done.append(f"compacted {before.fragments} fragments into {after.fragments}")
+    if after.prunable_versions < before.prunable_versions:
+        done.append(
+            f"pruned versions past the retention window ({before.prunable_versions} -> "
+            f"{after.prunable_versions})"
+        )
+    return done or ["nothing to fold, compact or prune"]

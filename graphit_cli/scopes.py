@@ -135,25 +135,62 @@ def _write_scope_refs(scopes: dict[str, dict[str, str]]) -> None:
     statefile.write_json(scopes_lock_path(), {"version": 1, "scopes": scopes})
 
 
+# `scopes` LAST USED and the active window need minutes, not seconds: a burst of commands on
+# one scope writes the lock once.
+USE_RESOLUTION = timedelta(minutes=1)
+
+
 def record_scope_use(scope: Scope, uri: str, now: datetime | None = None) -> None:
-    """Note that this machine uses `scope`; refreshed at most hourly to keep reads write-free."""
+    """Note that this machine uses `scope` now (at most one write a minute per scope)."""
     moment = now or datetime.now(UTC)
-    entry = read_scope_refs().get(str(scope))
-    if entry and entry.get("uri") == uri:
-        try:
-            last = datetime.fromisoformat(entry["last_used"])
-            if moment - last < timedelta(hours=1):
-                return
-        except (KeyError, ValueError):
-            pass
+    if _recorded_recently(read_scope_refs().get(str(scope)), uri, moment):
+        return
     with statefile.locked(scopes_lock_path()):
-        scopes = read_scope_refs()
-        scopes[str(scope)] = {
+        refs = read_scope_refs()
+        if _recorded_recently(refs.get(str(scope)), uri, moment):
+            return  # another process recorded it meanwhile
+        refs[str(scope)] = {
             "scope": str(scope),
             "uri": uri,
             "last_used": moment.isoformat(timespec="seconds"),
         }
-        _write_scope_refs(scopes)
+        _write_scope_refs(refs)
+
+
+def _recorded_recently(entry: dict[str, str] | None, uri: str, moment: datetime) -> bool:
+    if not entry or entry.get("uri") != uri:
+        return False
+    last = _last_used(entry)
+    return last is not None and timedelta(0) <= moment - last < USE_RESOLUTION
+
+
+def _last_used(entry: dict[str, str]) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(entry["last_used"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def recent_scopes(
+    window: timedelta, *, used_since: datetime | None = None, now: datetime | None = None
+) -> list[Scope]:
+    """Recorded scopes last used within `window` (or at/after `used_since`), in name order.
+    Entries that do not parse are skipped (a hand-edited lock never stops the daemon)."""
+    moment = now or datetime.now(UTC)
+    found = []
+    for ref, entry in sorted(read_scope_refs().items()):
+        last = _last_used(entry) if isinstance(entry, dict) else None
+        if last is None:
+            continue
+        recent = used_since is not None and last >= used_since.replace(microsecond=0)
+        if moment - last > window and not recent:
+            continue
+        try:
+            found.append(parse_scope_ref(ref))
+        except InvalidInput:
+            continue
+    return found
 
 
 def forget_scope(scope: Scope) -> bool:

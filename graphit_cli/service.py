@@ -541,7 +541,6 @@ class MemoryService:
             return MaintenanceReport(
                 scope_name, False, [], [], before, before, time.perf_counter() - started
             )
-        actions: list[str] = []
         retries = 0
 
         def with_retry(step: Callable[[], None]) -> None:
@@ -558,13 +557,15 @@ class MemoryService:
                     self.store.refresh()
 
         with_retry(self.store.optimize)
-        actions.append("folded new rows into the indexes, compacted fragments, pruned versions")
         wants_index = before.rows_with_vectors >= maintenance.VECTOR_INDEX_MIN_ROWS
-        if wants_index and not self.store.has_vector_index():
+        built = wants_index and not self.store.has_vector_index()
+        if built:
             with_retry(lambda: self.store.build_vector_index(before.rows_with_vectors))
-            actions.append(f"built the vector index over {before.rows_with_vectors} rows")
         runstate.record_pass(scope_name)
         after = self.store.state()
+        actions = maintenance.actions_taken(before, after)
+        if built:
+            actions.append(f"built the vector index over {before.rows_with_vectors} rows")
         return MaintenanceReport(
             scope_name,
             True,

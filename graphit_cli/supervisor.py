@@ -3,21 +3,25 @@
 A loop that raises is logged and reported to the supervisor, which restarts it with backoff
 (2, 4, 8, 16, then at most 30 s); ten failures in a row mark it failed; a run that stays good
 for 60 s resets the count. Knows nothing about memories, tables or scopes beyond a loop's
-name: the daemon (`daemon.py`) gives it the work.
+name: the daemon (`daemon.py`) gives it the work. `InstanceLock` keeps a second supervisor
+process from starting beside the first.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import IO, Any
 
 from graphit_cli import config
+from graphit_cli.errors import Conflict
 
 DAEMON_SECTION = "daemon"
 
@@ -196,3 +200,43 @@ class Supervisor:
     def snapshot(self) -> list[dict[str, Any]]:
         with self._lock:
             return [loop.snapshot() for loop in self.loops]
+
+
+class InstanceLock:
+    """At most one running instance: an exclusive `flock` on `path`, held until `release`.
+
+    The kernel drops the lock when the process dies, so a crash never leaves a stale lock; the
+    file keeps the holder's pid for the message a second instance gets.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: IO[str] | None = None
+
+    def acquire(self, what: str) -> None:
+        """Take the lock, or raise Conflict naming the running instance's pid."""
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.path.parent, 0o700)
+        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 (held until release)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise Conflict(
+                f"{what} is already running (pid {holder}, lock {self.path}): "
+                "stop it first, or use the running one"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            self._handle.close()  # closing the descriptor releases the flock
+            self._handle = None

@@ -43,7 +43,8 @@ ENV_DESCRIPTIONS = {
     "GRAPHIT_PROJECT_ID": "Use this project ULID instead of the one in the nearest "
     "graphit.lock.json.",
     "GRAPHIT_DEBUG": "When set (to anything but empty, 0, false or no), errors show the full "
-    "Python traceback instead of a one-line message.",
+    "Python traceback instead of a one-line message, and graphit's debug log lines go to stderr "
+    "(warnings always do).",
     "GRAPHIT_FORMAT": "Output format: table, markdown, json or ndjson.",
     "GRAPHIT_AUTHOR": "Name recorded as the author (updated_by) of every write. "
     "Default: the login name.",
@@ -68,6 +69,9 @@ ENV_DESCRIPTIONS = {
     "failure count reset. Default: 60.",
     "GRAPHIT_MAX_FAILURES": "Failures in a row after which a daemon loop is marked failed. "
     "Default: 10.",
+    "GRAPHIT_ACTIVE_DAYS": "A scope used within this many days is active: the daemon runs its "
+    "loops, and `status` and `maintain --all` include it; older scopes cost nothing until used "
+    "again. Default: 30 (or [daemon] active_days in ~/.graphit/config.toml).",
     "GRAPHIT_PROVIDER": "Storage provider for this invocation: s3 (the environment-only S3 "
     "provider configured by the GRAPHIT_S3_* and standard AWS_* variables), local, or the name of "
     "a provider added with `graphit provider add`. Default: the active provider.",

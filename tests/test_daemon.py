@@ -309,3 +309,215 @@ def test_daemon_model_is_shared_in_small_slices() -> None:
     vectors = shared.embed_documents([f"text {n}" for n in range(20)])
     assert sizes == [8, 8, 4] and len(vectors) == 20
     assert vectors[3] == inner.embed_query("text 3")
+
+
+# --- resilience and state (issue 13) ------------------------------------------------------
+
+
+def _unreachable_url() -> str:
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on once closed
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_unreachable_broker_fails_only_its_own_scopes(
+    cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    notes = Scope("context", "notes")  # imported contexts stay local under any provider
+    MemoryService.open(notes).upsert_many([MemoryDraft(title=f"n{n}", body="b") for n in range(3)])
+    MemoryService.open(scope).upsert(MemoryDraft(title="p", body="b"))
+    hub = _unreachable_url()
+    assert cli("provider", "add", "hub", "--kind", "broker", "--endpoint", hub).exit_code == 0
+    monkeypatch.setenv("GRAPHIT_BROKER_TOKEN", "t0ken")
+
+    status = cli("memory", "status", "-f", "json")
+    assert status.exit_code == 0, status.stderr
+    entries = {e["scope"]: e for e in status.json()["scopes"]}
+    assert entries["context:notes"]["state"]["live_rows"] == 3
+    assert entries[str(scope)]["state"] is None
+    assert entries[str(scope)]["error"].startswith(f"cannot reach the broker at {hub}")
+    assert entries["user"]["error"].startswith(f"cannot reach the broker at {hub}")
+
+    log = StringIO()
+    daemon = Daemon(FAST, embedder=HashingEmbedder, log=EventLog(log))
+    daemon.start()  # before: StorageUnavailable (exit 7) and no scope maintained
+    try:
+        wait_for(lambda: MemoryService.open(notes).store.count("embedding IS NULL") == 0)
+        wait_for(
+            lambda: (
+                {(x["loop"], x["scope"]) for x in daemon.supervisor.snapshot() if x["failures"]}
+                == {
+                    ("embed", str(scope)),
+                    ("maintain", str(scope)),
+                    ("embed", "user"),
+                    ("maintain", "user"),
+                }
+            )
+        )
+    finally:
+        daemon.shutdown()
+    loops = {(x["loop"], x["scope"]): x for x in daemon.supervisor.snapshot()}
+    assert loops[("embed", "context:notes")]["failures"] == 0
+    assert "cannot reach the broker" in str(loops[("embed", "user")]["last_error"])
+
+
+def test_a_held_daemon_lock_refuses_a_second_daemon(scope: Scope, graphit_home: Path) -> None:
+    """The first daemon holds its lock from the start, before its socket exists."""
+    import fcntl
+
+    run = graphit_home / "run"
+    run.mkdir(parents=True)
+    with open(run / "daemon.lock", "w") as first:
+        fcntl.flock(first, fcntl.LOCK_EX)
+        first.write("4242\n")
+        first.flush()
+        second = Daemon(
+            FAST, scopes_named=[scope], embedder=HashingEmbedder, log=EventLog(StringIO())
+        )
+        with pytest.raises(Conflict, match=r"already running \(pid 4242"):
+            second.start()
+    assert not (run / "daemon.sock").exists()  # the refused daemon bound nothing
+
+
+def test_two_daemons_started_at_once_one_exits_5(scope: Scope, project_dir: Path) -> None:
+    env = {
+        **os.environ,
+        "GRAPHIT_EMBEDDER": "tests.embedders:HashingEmbedder",
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
+    command = [sys.executable, "-m", "graphit_cli", "memory", "daemon", "--scope", "project"]
+    procs = [
+        subprocess.Popen(command, cwd=project_dir, env=env, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    try:
+        wait_for(lambda: any(p.poll() is not None for p in procs), timeout=60)
+        loser = next(p for p in procs if p.poll() is not None)
+        winner = next(p for p in procs if p is not loser)
+        assert loser.wait() == 5
+        stderr = loser.stderr.read() if loser.stderr else ""
+        assert stderr.startswith(
+            f"Error: a graphit daemon is already running (pid {winner.pid}, lock "
+        )
+        assert winner.poll() is None  # the first one keeps running
+        winner.send_signal(signal.SIGTERM)
+        assert winner.wait(timeout=20) == 0
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def test_only_active_scopes_get_loops_and_background_work_is_no_use(
+    graphit_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from graphit_cli import scopes
+
+    now = datetime.now(UTC)
+    for name, age in (("idle", 45), ("recent", 3)):
+        svc = MemoryService.open(Scope("context", name))
+        svc.upsert(MemoryDraft(title=name, body="b"))
+        scopes.record_scope_use(
+            svc.scope, str(svc.scope.local_path()), now=now - timedelta(days=age)
+        )
+    lock = (graphit_home / "memory" / "scopes.lock").read_text()
+
+    def loop_scopes() -> set[str]:
+        daemon = Daemon(FAST, embedder=HashingEmbedder, log=EventLog(StringIO()))
+        assert daemon.run_once() == 0
+        return {name for name, _ in daemon.targets()}
+
+    assert loop_scopes() == {"context:recent", "user"}  # the idle scope costs nothing
+    assert (graphit_home / "memory" / "scopes.lock").read_text() == lock  # not a use
+    monkeypatch.setenv("GRAPHIT_ACTIVE_DAYS", "60")
+    assert loop_scopes() == {"context:idle", "context:recent", "user"}
+    monkeypatch.delenv("GRAPHIT_ACTIVE_DAYS")
+    (graphit_home / "config.toml").write_text("[daemon]\nactive_days = 1\n")
+    assert loop_scopes() == {"user"}
+
+    running = Daemon(FAST, embedder=HashingEmbedder, log=EventLog(StringIO()))
+    running.started_at = now - timedelta(seconds=1)
+    scopes.record_scope_use(Scope("context", "idle"), str(Scope("context", "idle").local_path()))
+    assert {n for n, _ in running.targets()} == {"context:idle", "user"}  # used while it runs
+
+
+def test_warm_path_use_moves_last_used(
+    cli, scope: Scope, running: Daemon, graphit_home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    import json as _json
+    from datetime import UTC, datetime, timedelta
+
+    MemoryService.open(scope).upsert(MemoryDraft(title="T", body="b"))
+    path = graphit_home / "memory" / "scopes.lock"
+    data = _json.loads(path.read_text())
+    earlier = (datetime.now(UTC) - timedelta(minutes=10)).isoformat(timespec="seconds")
+    data["scopes"][str(scope)]["last_used"] = earlier
+    path.write_text(_json.dumps(data))
+    running.start()
+    served = running.requests_served
+    assert cli("memory", "list", "-f", "json").exit_code == 0
+    assert running.requests_served == served + 1  # answered by the daemon ...
+    assert _json.loads(path.read_text())["scopes"][str(scope)]["last_used"] > earlier  # ... a use
+
+
+def test_maintain_all_creates_no_table(cli, scope: Scope, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    MemoryService.open(scope).upsert(MemoryDraft(title="T", body="b"))
+    result = cli("memory", "maintain", "--all", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [r["scope"] for r in result.json()] == [str(scope)]
+    assert sorted(p.name for p in (graphit_home / "memory").glob("memory-*")) == [
+        f"memory-project-{PROJECT_ID}"
+    ]  # no empty user:anonymous table
+
+
+@pytest.mark.filterwarnings("ignore:optimize.cleanup_older_than=0")
+def test_maintain_reports_only_what_it_did(
+    cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    svc = MemoryService.open(scope)
+    svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(5)])
+    first = cli("memory", "maintain", "--force", "-f", "json").json()[0]
+    assert first["actions"] == ["folded 5 rows into the indexes"]
+    assert not any("pruned" in a for a in first["actions"])
+    svc.upsert(MemoryDraft(title="more", body="b"))
+    monkeypatch.setenv("GRAPHIT_VERSION_RETENTION", "0")  # every old version is past it
+    second = cli("memory", "maintain", "--force", "-f", "json").json()[0]
+    before, after = second["before"]["prunable_versions"], second["after"]["prunable_versions"]
+    assert [a for a in second["actions"] if a.startswith("pruned")] == [
+        f"pruned versions past the retention window ({before} -> {after})"
+    ]
+    assert second["before"]["prunable_versions"] > 0
+
+
+def test_fold_failure_is_logged_not_swallowed(
+    cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.store.lance import MemoryStore
+
+    def broken(self: MemoryStore) -> None:
+        raise RuntimeError("disk quota exceeded")
+
+    monkeypatch.setattr(MemoryStore, "compact_small_fragments", broken)
+    monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "1")
+    result = cli("memory", "upsert", "--title", "T", "--body", "b")
+    assert result.exit_code == 0  # the write committed; folding is best effort
+    assert "graphit: WARNING: folding " in result.stderr
+    assert result.stderr.rstrip().endswith("skipped: disk quota exceeded")
+
+
+def test_commit_conflicts_are_recognised_by_type_and_by_lance_text() -> None:
+    from lance.commit import CommitConflictError
+
+    from graphit_cli.store.lance import is_commit_conflict
+
+    assert is_commit_conflict(CommitConflictError("preempted elsewhere", retryable=True))
+    assert is_commit_conflict(CommitConflictError(""))
+    assert is_commit_conflict(
+        RuntimeError("lance error: Retryable commit conflict for version 39: This Rewrite ...")
+    )
+    assert not is_commit_conflict(RuntimeError("disk quota exceeded"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -20,10 +21,12 @@ from graphit_cli.cli.common import (
     stdin_is_interactive,
 )
 from graphit_cli.cli.memory import memory_app
+from graphit_cli.errors import GraphitError
 
 if TYPE_CHECKING:
     from graphit_cli.models import MaintenanceReport, TableState
     from graphit_cli.scopes import Scope
+    from graphit_cli.service import MemoryService
 
 STATE_FIELDS = [
     "rows", "live_rows", "rows_with_vectors", "vector_index", "fragments", "small_fragments",
@@ -35,21 +38,17 @@ def _state_dict(state: TableState) -> dict[str, Any]:
     return {name: getattr(state, name) for name in STATE_FIELDS}
 
 
-def _scopes_for(scope: str | None, user: bool, every: bool) -> list[Scope]:
-    from graphit_cli.daemon import Daemon
-    from graphit_cli.providers import resolve_scope
-
-    if every:
-        return Daemon(scopes_named=None).active_scopes()
-    return [resolve_scope(scope_spec(scope, user))]
-
-
 @memory_app.command()
 @handle_errors
 def maintain(
     force: Annotated[bool, typer.Option("--force", help="Skip the due-time gate.")] = False,
     every: Annotated[
-        bool, typer.Option("--all", help="Every scope in this machine's scope-reference lock.")
+        bool,
+        typer.Option(
+            "--all",
+            help="Every active scope with a table (used within GRAPHIT_ACTIVE_DAYS, default 30) "
+            "and the user scope. Creates no table.",
+        ),
     ] = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
@@ -60,19 +59,47 @@ def maintain(
 
     Without --force the table's due-time gate decides whether anything is due. Prints
     what it did and the table's state before and after. Concurrent writers always win: a
-    conflicting commit is retried by maintenance, never by the writer.
+    conflicting commit is retried by maintenance, never by the writer. With --all, a scope
+    that cannot be reached is reported on stderr and the others are still maintained (the
+    exit code is then that scope's).
     """
+    from graphit_cli.providers import resolve_scope
     from graphit_cli.service import MemoryService
 
-    reports = [MemoryService.open(s).maintain(force=force) for s in _scopes_for(scope, user, every)]
+    failure: GraphitError | None = None
+    if every:
+        reports = []
+        for name, open_service in _every_scope():
+            try:
+                svc = open_service()
+                if svc is not None:
+                    reports.append(svc.maintain(force=force))
+            except GraphitError as exc:
+                note(f"Error: {name}: {exc.message}")
+                failure = failure or exc
+    else:
+        reports = [MemoryService.open(resolve_scope(scope_spec(scope, user))).maintain(force=force)]
     chosen = resolve_format(fmt)
     if chosen in (Format.json, Format.ndjson):
         items = [_report_dict(r) for r in reports]
         from graphit_cli import render
 
         out(render.dumps_json(items) if chosen is Format.json else render.dumps_ndjson(items))
-        return
-    out("".join(_report_text(r) for r in reports))
+    else:
+        out("".join(_report_text(r) for r in reports))
+    if failure is not None:
+        raise typer.Exit(int(failure.exit_code))
+
+
+def _every_scope() -> list[tuple[str, Callable[[], MemoryService | None]]]:
+    """(name, open it) for every active scope and the user scope; opening yields None when the
+    scope has no table (nothing is created) and raises when it cannot be reached."""
+    from graphit_cli import daemon
+
+    def opener(get: Callable[[], Scope]) -> Callable[[], MemoryService | None]:
+        return lambda: daemon.open_quietly(get(), create=False)[0]
+
+    return [(name, opener(get)) for name, get in daemon.machine_targets()]
 
 
 def _report_dict(report: MaintenanceReport) -> dict[str, Any]:
@@ -114,7 +141,8 @@ def daemon(
             "-s",
             metavar="SCOPE",
             help="Only these scopes (repeatable: project, user, context:NAME, or kind:id). "
-            "Default: every scope in the scope-reference lock, plus the user scope.",
+            "Default: every scope used within GRAPHIT_ACTIVE_DAYS (30), any scope used while "
+            "it runs, and the user scope.",
         ),
     ] = None,
     log_format: Annotated[
@@ -125,9 +153,11 @@ def daemon(
 
     Per scope: embedding immediately, then every 2 minutes (GRAPHIT_EMBED_INTERVAL);
     maintenance immediately, then every 15 minutes (GRAPHIT_MAINTAIN_INTERVAL), behind the
-    due-time gate. Failed loops restart with backoff. While it runs, `graphit memory search`,
-    `recall`, `source`, `list`, `important` and `mandatory` are answered by the daemon over a
-    Unix socket in ~/.graphit/run/ (no lancedb or model import in the CLI).
+    due-time gate. Failed loops restart with backoff; a scope that cannot be reached (a broker
+    down) fails its own loops only. One daemon at a time: a second one exits with code 5.
+    While it runs, `graphit memory search`, `recall`, `source`, `list`, `important` and
+    `mandatory` are answered by the daemon over a Unix socket in ~/.graphit/run/ (no lancedb
+    or model import in the CLI).
     """
     from graphit_cli.daemon import Daemon, DaemonSettings, EventLog
 
@@ -150,17 +180,21 @@ def _parse_scope(value: str) -> Scope:
 @memory_app.command()
 @handle_errors
 def status(fmt: FormatOpt = None) -> None:
-    """Whether the daemon runs, its loops, and each known scope's table state."""
-    from graphit_cli import providers
-    from graphit_cli.daemon import Daemon, ping
-    from graphit_cli.errors import GraphitError
+    """Whether the daemon runs, its loops, and each active scope's table state.
+
+    A scope that cannot be reached (a broker down) is listed with its error; the others
+    are still shown.
+    """
+    from graphit_cli import daemon, providers
     from graphit_cli.store import open_store
 
-    running = ping()
+    running = daemon.ping()
     tables: list[dict[str, Any]] = []
-    for scope in Daemon(scopes_named=None).active_scopes():
-        entry: dict[str, Any] = {"scope": str(scope), "uri": str(scope.local_path())}
+    for name, get in daemon.machine_targets():
+        entry: dict[str, Any] = {"scope": name, "uri": None}
         try:
+            scope = get()  # the user scope asks the provider who the user is
+            entry.update(scope=str(scope), uri=str(scope.local_path()))
             # One resolve per scope: for a broker provider it asks for fresh credentials.
             location = providers.resolve(scope)
             entry["uri"] = location.uri
@@ -170,6 +204,7 @@ def status(fmt: FormatOpt = None) -> None:
                 store = open_store(location.uri, create=False, access=location.access)
                 entry["state"] = _state_dict(store.state())
         except GraphitError as exc:
+            # One unreachable scope (a broker down) is reported, never fatal to the others.
             entry["state"] = None
             entry["error"] = exc.message
         tables.append(entry)
