@@ -1,5 +1,11 @@
 # Everything installs into .venv; nothing needs a package installed by hand.
 PYTHON ?= python3
+# Where pip looks for torch. Empty (the default) keeps pip's own index, as on the machines this
+# project is built on. Where that index would resolve torch==2.13.0 to the multi-GB CUDA build
+# (the public index on Linux), use the CPU wheels:
+#   make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
+TORCH_PIP_ARGS := $(if $(strip $(TORCH_INDEX)),--index-url $(strip $(TORCH_INDEX)),)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -9,8 +15,9 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	# The CPU build of torch first: an unpinned torch would pull a multi-GB CUDA build.
-	$(BIN)/pip install -q torch==2.13.0
+	# torch first, pinned (and from TORCH_INDEX when set): an unpinned torch would pull a
+	# multi-GB CUDA build.
+	$(BIN)/pip install -q $(TORCH_PIP_ARGS) torch==2.13.0
 	$(BIN)/pip install -q -e '.[dev,embed]'
 	touch $(STAMP)
 
