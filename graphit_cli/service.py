@@ -36,6 +36,7 @@ from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
+    from graphit_cli.models import TableState
     from graphit_cli.store.base import Store
 
 MAX_ATTEMPTS = 30
@@ -621,6 +622,11 @@ class MemoryService:
             if similarity >= DUPLICATE_COSINE and _similar_title(title, row.title):
                 return row
         return None
+
+    # --- background work (status) -----------------------------------------------------------
+
+    def table_state(self) -> TableState:
+        return self.store.state()
 
 
 def _default_embedder() -> Embedder | None:

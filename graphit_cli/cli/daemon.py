@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -185,27 +184,21 @@ def status(fmt: FormatOpt = None) -> None:
     A scope that cannot be reached (a broker down) is listed with its error; the others
     are still shown.
     """
-    from graphit_cli import daemon, providers
-    from graphit_cli.store import open_store
+    from graphit_cli import daemon
 
     running = daemon.ping()
     tables: list[dict[str, Any]] = []
     for name, get in daemon.machine_targets():
-        entry: dict[str, Any] = {"scope": name, "uri": None}
+        entry: dict[str, Any] = {"scope": name, "uri": None, "state": None}
         try:
             scope = get()  # the user scope asks the provider who the user is
-            entry.update(scope=str(scope), uri=str(scope.local_path()))
-            # One resolve per scope: for a broker provider it asks for fresh credentials.
-            location = providers.resolve(scope)
-            entry["uri"] = location.uri
-            if not location.is_remote and not Path(location.uri).exists():
-                entry["state"] = None
-            else:
-                store = open_store(location.uri, create=False, access=location.access)
-                entry["state"] = _state_dict(store.state())
+            entry["scope"] = str(scope)
+            # One open per scope: for a broker provider it asks for fresh credentials.
+            svc, entry["uri"] = daemon.open_quietly(scope, create=False)
+            if svc is not None:
+                entry["state"] = _state_dict(svc.table_state())
         except GraphitError as exc:
             # One unreachable scope (a broker down) is reported, never fatal to the others.
-            entry["state"] = None
             entry["error"] = exc.message
         tables.append(entry)
     payload = {
