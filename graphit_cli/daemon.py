@@ -264,17 +264,18 @@ class Daemon:
         return 0
 
     def run_once(self) -> int:
-        """`--once`: every job once, in order; non-zero when any of them failed. A scope that
-        fails (even before its jobs: a broker down) does not stop the others."""
-        failed = 0
+        """`--once`: every job once, in order. A scope that fails (even before its jobs: a
+        broker down) does not stop the others; the exit code is then the first failure's
+        (7 for an unreachable broker; 1 for an unexpected error)."""
+        code = 0
         for name, resolve in self.targets():
             for kind, job in (("embed", self.embed_once), ("maintain", self.maintain_once)):
                 try:
                     job(resolve())
                 except Exception as exc:
-                    failed += 1
                     self.log.emit("error", f"{kind}.error", scope=name, error=str(exc))
-        return 1 if failed else 0
+                    code = code or (int(exc.exit_code) if isinstance(exc, GraphitError) else 1)
+        return code
 
     def shutdown(self) -> None:
         self.stop.set()

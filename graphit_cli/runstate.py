@@ -20,11 +20,6 @@ def socket_path() -> Path:
     return run_dir() / "daemon.sock"
 
 
-def daemon_lock_path() -> Path:
-    """Held (flock) by the running daemon for its whole life: one daemon per GRAPHIT_HOME."""
-    return run_dir() / "daemon.lock"
-
-
 def _passes_file() -> Path:
     return config.memory_root() / "maintenance.json"
 

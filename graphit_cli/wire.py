@@ -237,7 +237,8 @@ def exchange(
             sock.settimeout(timeout)
             sock.sendall(json.dumps({"protocol": PROTOCOL, **request}).encode() + b"\n")
             reply = _read_line(sock)
-    except OSError:
+    except OSError as exc:
+        log.debug("no daemon answered on %s: %s", path, exc)
         return None
     if not reply:
         return None

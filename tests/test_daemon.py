@@ -353,6 +353,15 @@ def test_unreachable_broker_fails_only_its_own_scopes(
     assert entries[str(scope)]["error"].startswith(f"cannot reach the broker at {hub}")
     assert entries["user"]["error"].startswith(f"cannot reach the broker at {hub}")
 
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
+    once = cli("memory", "daemon", "--once")  # every scope it can reach, then the failure's code
+    assert once.exit_code == 7, once.stderr
+    events = [line.split()[2] + " " + line.split()[3] for line in once.stderr.splitlines()]
+    assert "embed.done scope=context:notes" in events
+    assert {"embed.error scope=user", f"embed.error scope={scope}"} <= set(events)
+    assert MemoryService.open(notes).store.count("embedding IS NULL") == 0
+
+    MemoryService.open(notes).upsert(MemoryDraft(title="n4", body="b"))
     log = StringIO()
     daemon = Daemon(FAST, embedder=HashingEmbedder, log=EventLog(log))
     daemon.start()  # before: StorageUnavailable (exit 7) and no scope maintained
