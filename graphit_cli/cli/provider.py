@@ -62,7 +62,8 @@ def add(
         typer.Option(
             "--endpoint",
             metavar="URL",
-            help="S3-compatible endpoint (s3), or the broker's URL (broker).",
+            help="S3-compatible endpoint (s3), or the broker's URL (broker: https://, plain "
+            "http:// only on loopback).",
         ),
     ] = None,
     profile: Annotated[

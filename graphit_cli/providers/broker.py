@@ -8,6 +8,7 @@ https:// (plain http:// only on loopback) and a redirect is never followed.
 from __future__ import annotations
 
 import json
+import logging
 import urllib.error
 import urllib.request
 from collections.abc import Iterable
@@ -27,6 +28,8 @@ from graphit_cli.providers.model import (
     validate_endpoint,
 )
 from graphit_cli.scopes import ANONYMOUS, Scope
+
+log = logging.getLogger(__name__)
 
 BROKER_TIMEOUT = 10.0  # seconds for one broker request
 # Grants that open the user root: an exact project grant never does (spec, Optional S3 backend).
@@ -190,6 +193,7 @@ _OPENER = urllib.request.build_opener(_NoRedirect())
 def _error_reason(exc: urllib.error.HTTPError) -> str:
     try:
         detail = json.loads(exc.read().decode("utf-8")).get("error")
-    except Exception:
+    except Exception as error:  # no JSON body: the status code says enough
+        log.debug("broker error body unreadable: %s", error)
         return ""
     return f": {str(detail).splitlines()[0][:200]}" if detail else ""
