@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphit_cli import config, maintenance, ordering, ranking, revisions, runstate, scopes
 from graphit_cli.errors import CommitContention, Conflict, GraphitError, InvalidInput, NotFound
@@ -627,6 +627,16 @@ class MemoryService:
 
     def table_state(self) -> TableState:
         return self.store.state()
+
+    # --- consolidation ---------------------------------------------------------------------
+
+    def live_vectors(self) -> tuple[list[str], Any]:
+        """The stored vectors of live rows: (ids, float32 matrix), for consolidation.
+
+        A phantom live row (see `MemoryStore.deleted_ids`) may be among them: callers pair
+        the ids with `catalogue()`, which leaves phantoms out.
+        """
+        return self.store.live_vectors()
 
 
 def _default_embedder() -> Embedder | None:

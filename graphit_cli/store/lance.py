@@ -452,6 +452,31 @@ class MemoryStore:
             bytes=int(stats["total_bytes"]),
         )
 
+    # --- consolidation ---------------------------------------------------------------------
+
+    def live_vectors(self) -> tuple[list[str], Any]:
+        """(ids, float32 matrix) of the live rows that have a vector, one row per id.
+
+        Read straight into numpy from Arrow: consolidation compares every pair at once.
+        Phantom live rows may be among them; callers keep only ids they know are live.
+        """
+        import numpy as np
+
+        dim = self.table.schema.field("embedding").type.list_size
+        data = (
+            self.table.search()
+            .where("revision_id = '' AND embedding IS NOT NULL")
+            .select(["id", "embedding"])
+            .limit(None)
+            .to_arrow()
+        )
+        ids = [str(i) for i in data.column("id").to_pylist()]
+        if not ids:
+            return [], np.zeros((0, dim), dtype=np.float32)
+        flat = data.column("embedding").combine_chunks().flatten()
+        matrix = flat.to_numpy(zero_copy_only=False).astype(np.float32).reshape(len(ids), dim)
+        return ids, matrix
+
 
 def _search_where(flt: MemoryFilter | None, live_only: bool) -> str:
     """Live rows that pass `flt`, and (unless `live_only`) every archived row."""
