@@ -1,0 +1,204 @@
+"""`graphit memory consolidate`: candidates, guarded plan apply, undo (adapters over Consolidator).
+
+Registered on the `memory` group by `cli/app.py` importing this module. The service and the
+consolidation module are imported inside the commands, so `--help` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from graphit_cli.cli.common import (
+    Format,
+    FormatOpt,
+    ScopeOpt,
+    UserOpt,
+    handle_errors,
+    out,
+    scope_spec,
+)
+from graphit_cli.cli.memory import memory_app
+
+if TYPE_CHECKING:
+    from graphit_cli.consolidate import Outcome
+    from graphit_cli.service import MemoryService
+
+# Keep in step with graphit_cli.consolidate.DEFAULT_THRESHOLD (not imported: --help stays light).
+DEFAULT_THRESHOLD = 0.80
+
+consolidate_app = typer.Typer(
+    name="consolidate",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+memory_app.add_typer(consolidate_app, name="consolidate")
+
+
+@consolidate_app.callback()
+@handle_errors
+def consolidate(
+    ctx: typer.Context,
+    plan: Annotated[
+        str | None,
+        typer.Option(
+            "--plan",
+            metavar="PLAN.json",
+            help="Check (or with --apply, carry out) this plan; - reads it from stdin.",
+            show_default=False,
+        ),
+    ] = None,
+    apply: Annotated[
+        bool, typer.Option("--apply", help="Write the plan's changes (default: dry run).")
+    ] = False,
+    allow_mass_removal: Annotated[
+        bool,
+        typer.Option(
+            "--allow-mass-removal",
+            help="Allow a plan that removes more than a quarter of the live memories (or 20).",
+        ),
+    ] = False,
+    threshold: Annotated[
+        float,
+        typer.Option(
+            "--threshold",
+            min=0.01,
+            max=1.0,
+            help="Embedding cosine at which two memories are near duplicates (calibrated "
+            "default: precision 0.95+ on benchmarks/data/dedup_pairs.jsonl).",
+        ),
+    ] = DEFAULT_THRESHOLD,
+    bodies: Annotated[
+        bool, typer.Option("--bodies", help="Markdown report: print each member's body too.")
+    ] = False,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Find duplicate and stale memories; apply a consolidation plan; undo one.
+
+    Without --plan: a read-only report of exact duplicates, near duplicates (stored
+    embedding cosine >= --threshold, confirmed by shared words; memories without a vector
+    are compared by words alone; every pair in a group is similar) and stale memories
+    (normal ones not updated for 90 days, listed for review only).
+
+    With --plan: a JSON plan an agent or a person wrote from the report:
+
+    \b
+      {"version": 1, "actions": [
+        {"action": "merge", "ids": ["A", "B"], "keep_id": "A", "title": "...",
+         "body": "...", "reason": "...", "revisions": {"A": 3, "B": 1}},
+        {"action": "update", "id": "C", "body": "...", "revision": 2},
+        {"action": "promote|demote|mandatory|optional|delete", "id": "D", "revision": 5}]}
+
+    Dry run unless --apply. Merges run first, then updates, flag changes, deletes. A
+    merge writes the survivor first (the plan's text, or the members' texts joined; the
+    most specific type; all tags; important and mandatory if any member had them), then
+    removes the others, whose final revision says "[merged into A]". An action whose
+    memory changed since the plan (its revision moved on), names an unknown id, or is
+    malformed is refused with a reason; the rest applies. A bare delete never removes an
+    important or mandatory memory, nor the last memory. Each apply writes a log under
+    ~/.graphit/memory/consolidation/ that `graphit memory consolidate undo LOG` reverts.
+
+    Exit codes: 0 when nothing failed (refused actions are reported, not failures);
+    3 for a plan that is not valid JSON or not a plan, or that removes too many
+    memories without --allow-mass-removal; 5 when an action failed while applying.
+
+    \b
+    Examples:
+      graphit memory consolidate                       # report, Markdown
+      graphit memory consolidate --format json > candidates.json
+      graphit memory consolidate --plan plan.json      # dry run
+      graphit memory consolidate --plan plan.json --apply
+      graphit memory consolidate undo ~/.graphit/memory/consolidation/<log>.json
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    from graphit_cli import render
+    from graphit_cli.consolidate import (
+        Consolidator,
+        read_plan,
+        report_dict,
+        report_markdown,
+    )
+
+    consolidator = Consolidator(_service(scope, user))
+    as_json = fmt in (Format.json, Format.ndjson)
+    if plan is None:
+        if apply or allow_mass_removal:
+            raise typer.BadParameter("--apply and --allow-mass-removal need --plan")
+        report = consolidator.report(threshold)
+        out(
+            render.dumps_json(report_dict(report))
+            if as_json
+            else report_markdown(report, bodies=bodies)
+        )
+        return
+    data = read_plan(_read(plan), origin="stdin" if plan == "-" else plan)
+    outcome = consolidator.apply(data, apply=apply, allow_mass_removal=allow_mass_removal)
+    _finish(outcome, as_json)
+
+
+@consolidate_app.command()
+@handle_errors
+def undo(
+    log: Annotated[
+        str,
+        typer.Argument(
+            metavar="LOG", help="An apply log (a path, or a file name in the log folder)."
+        ),
+    ],
+    fmt: FormatOpt = None,
+) -> None:
+    """Revert a logged apply: revive absorbed and deleted memories (their chains continue)
+    and restore the previous text and flags of the memories it changed.
+
+    A memory edited after the apply is reported and left alone. The undo writes a log of
+    its own (so it can be undone too). Works on the scope named in the log.
+
+    Example (the log path is printed by --apply):
+
+      graphit memory consolidate undo ~/.graphit/memory/consolidation/<log>.json
+    """
+    from graphit_cli.consolidate import Consolidator, read_log
+    from graphit_cli.scopes import parse_scope_ref
+    from graphit_cli.service import MemoryService
+
+    recorded = read_log(log)
+    service = MemoryService.open(parse_scope_ref(recorded["scope"]), create=False)
+    _finish(Consolidator(service).undo(log), fmt in (Format.json, Format.ndjson))
+
+
+def _finish(outcome: Outcome, as_json: bool) -> None:
+    from graphit_cli import render
+    from graphit_cli.consolidate import outcome_markdown
+    from graphit_cli.errors import ExitCode
+
+    out(render.dumps_json(outcome.to_dict()) if as_json else outcome_markdown(outcome))
+    if outcome.failed:
+        raise typer.Exit(int(ExitCode.CONFLICT))
+
+
+def _service(scope: str | None, user: bool) -> MemoryService:
+    from graphit_cli.scopes import resolve_scope
+    from graphit_cli.service import MemoryService
+
+    return MemoryService.open(resolve_scope(scope_spec(scope, user)))
+
+
+def _read(plan: str) -> str:
+    from graphit_cli.errors import InvalidInput
+
+    if plan == "-":
+        return sys.stdin.read()
+    try:
+        return Path(plan).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInput(f"no such file: {plan}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {plan}: {exc}") from None
