@@ -159,6 +159,7 @@ def markdown(surface: str = "cli") -> str:
         "user, with every revision kept.\n"
     )
     parts = [intro, recall_protocol(surface), CAPTURE_WHEN, capture_how(surface)]
+    parts.append(consolidation(surface))
     return reflow("\n".join(parts))
 
 
@@ -276,3 +277,51 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
         "Clear a memory's mandatory flag (it stays searchable). " + _SCOPE_NOTE
     ),
 }
+
+
+# --- consolidation (graphit_cli/consolidate.py, graphit_cli/mcp/consolidation.py) -------------
+
+_MERGE_RULES = (
+    "A good merge keeps every rationale, prefers the newest belief where members disagree, "
+    "and never drops a constraint."
+)
+
+
+_MERGE_SHORT = (
+    "Good merge: keep every rationale, prefer the newest belief, never drop a constraint."
+)
+
+
+def consolidation(surface: str = "mcp") -> str:
+    if _names(surface) is _MCP:
+        find = "`graphit_memory_consolidate`"
+        apply = "`graphit_memory_apply_consolidation` (a dry run until you pass `apply: true`)"
+    else:
+        find = "`graphit memory consolidate --format json`"
+        apply = "`graphit memory consolidate --plan plan.json` (a dry run until `--apply`)"
+    return f"""\
+## Consolidating memories
+
+When asked to tidy memory, or when searches keep returning near-identical memories, list
+duplicate groups and stale memories with {find}, write a plan (merged title and body per
+group, with the revisions the report showed) and apply it with {apply}. {_MERGE_RULES}
+Survivors keep every member's important and mandatory flags; stale memories are only for review.
+"""
+
+
+TOOL_DESCRIPTIONS.update(
+    {
+        "graphit_memory_consolidate": (
+            "Read-only: groups of duplicate memories (every pair similar; keep_id proposed) "
+            "with revisions and bodies, and stale ones to review. Plan merges from it for "
+            "graphit_memory_apply_consolidation. " + _MERGE_SHORT
+        ),
+        "graphit_memory_apply_consolidation": (
+            'Apply a plan {"version":1,"actions":[...]}: merge {ids, keep_id, title, body, '
+            "reason, revisions:{id:rev}}; update {id, title|body, revision}; "
+            "promote|demote|mandatory|optional|delete {id, revision}. Dry run unless "
+            "apply=true. A memory changed since its revision is refused. Survivors keep all "
+            "tags and flags; delete cannot remove flagged memories. " + _MERGE_SHORT
+        ),
+    }
+)

@@ -9,6 +9,7 @@ upsert duplicate warning) and the service's duplicate guard are tested in-proces
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -38,8 +39,11 @@ TOOLS = {
     "graphit_memory_demote",
     "graphit_memory_mark_mandatory",
     "graphit_memory_unmark_mandatory",
+    "graphit_memory_consolidate",
+    "graphit_memory_apply_consolidation",
 }
 READ_ONLY = {
+    "graphit_memory_consolidate",
     "graphit_memory_mandatory",
     "graphit_memory_search",
     "graphit_memory_source",
@@ -90,6 +94,7 @@ def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
             "GRAPHIT_HOME": str(root / "graphit-home"),
             "GRAPHIT_PROJECT_ID": PROJECT_ID,
             "GRAPHIT_AUTHOR": "agent",
+            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),  # this checkout's code, not main's
         },
         cwd=root,
     )

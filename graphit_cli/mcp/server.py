@@ -390,6 +390,9 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
     flag_tool("graphit_memory_demote", "Clear the important flag", "important", False)
     flag_tool("graphit_memory_mark_mandatory", "Mark a memory mandatory", "mandatory", True)
     flag_tool("graphit_memory_unmark_mandatory", "Clear the mandatory flag", "mandatory", False)
+    from graphit_cli.mcp.consolidation import register  # imports this module: no cycle
+
+    register(server, tools)
     return server
 
 
