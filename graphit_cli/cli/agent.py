@@ -29,8 +29,9 @@ def mcp_() -> None:
     until the client disconnects. The server keeps each scope's table and the embedding
     model loaded between calls. Tools: graphit_memory_mandatory, _search, _source, _list,
     _important, _insert, _update, _delete, _promote, _demote, _mark_mandatory,
-    _unmark_mandatory, _consolidate, _apply_consolidation; every tool takes a scope (project by default, or user). The project
-    is found from the working directory the client starts it in, or GRAPHIT_PROJECT_ID.
+    _unmark_mandatory, _consolidate, _apply_consolidation; every tool takes a scope
+    (project by default, or user). The project is found from the working directory the
+    client starts it in, or GRAPHIT_PROJECT_ID.
 
     Client configuration (e.g. .mcp.json):
 
