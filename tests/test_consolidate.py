@@ -1,0 +1,475 @@
+"""`graphit memory consolidate` end to end on real tables: report, plan, guards, log, undo.
+
+Vectors come from the hashing embedder in tests/embedders.py (written into the table by
+`embed`), so the report's near duplicates rest on stored embeddings as in production.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphit_cli import consolidate
+from graphit_cli.consolidate import Consolidator, find_candidates
+from graphit_cli.models import Memory, MemoryDraft
+from graphit_cli.service import MemoryService
+from tests.embedders import HashingEmbedder
+
+FILLER = [
+    ("Release day", "We ship on Thursdays after the demo."),
+    ("Logging", "Structured logs go to stderr as JSON lines."),
+    ("Test runner", "Run pytest with -x while iterating on a change."),
+    ("Formatting", "Run ruff format before every commit."),
+    ("Storage", "LanceDB tables live under the graphit home directory."),
+    ("Docs", "Regenerate the man page with scripts/gen_docs.py."),
+    ("CI order", "CI runs the scale tests first so the summary closes the log."),
+    ("Branches", "Feature branches are rebased on main, never merged."),
+    ("Secrets", "Credentials come from the environment, never from files in the repo."),
+    ("Timeouts", "HTTP clients time out after ten seconds by default."),
+]
+
+
+def add(svc: MemoryService, title: str, body: str, **extra: Any) -> str:
+    return svc.upsert(MemoryDraft(title=title, body=body, **extra)).memory.id
+
+
+@pytest.fixture
+def table(service: MemoryService) -> dict[str, str]:
+    """A project table with duplicates, a near duplicate, flags, a stale memory and filler."""
+    ids = {
+        "uv": add(
+            service,
+            "Use uv",
+            "We install Python packages with uv, never pip.",
+            important=True,
+            tags=("python",),
+        ),
+        "uv_copy": add(service, "use  UV", "We install Python packages with uv, never pip."),
+        "uv_near": add(
+            service,
+            "Install with uv",
+            "Python packages are installed with uv and never with pip.",
+            mandatory=True,
+            type="constraint",
+            tags=("tooling",),
+        ),
+        "old": add(
+            service,
+            "Legacy deploy script",
+            "The old deploy.sh script pushes to the staging host.",
+            created_at=datetime.now(UTC) - timedelta(days=200),
+        ),
+    }
+    for i, (title, body) in enumerate(FILLER):
+        ids[f"f{i}"] = add(service, title, body)
+    service.embed(HashingEmbedder())
+    return ids
+
+
+def plan_for(group: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    action = {
+        "action": "merge",
+        "ids": group["ids"],
+        "keep_id": group["keep_id"],
+        "revisions": {m["id"]: m["revision"] for m in group["members"]},
+        **extra,
+    }
+    return {"version": 1, "scope": "project", "actions": [action]}
+
+
+def write_plan(tmp_path: Path, plan: dict[str, Any]) -> str:
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan))
+    return str(path)
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:  # type: ignore[no-untyped-def]
+    result = cli("memory", "consolidate", "--threshold", "0.6", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    report = result.json()
+    assert set(report) == {"scope", "analysed", "groups", "stale"}
+    assert report["analysed"] == 14
+    [group] = report["groups"]
+    assert set(group) == {"kind", "ids", "keep_id", "similarity", "members"}
+    # The exact copy joins the near group: each memory is in one group only.
+    assert group["kind"] == "near"
+    assert set(group["ids"]) == {table["uv"], table["uv_copy"], table["uv_near"]}
+    assert group["keep_id"] == table["uv_near"]  # mandatory first
+    assert group["ids"][0] == group["keep_id"]
+    assert 0.6 <= group["similarity"] < 1.0
+    member = group["members"][0]
+    assert set(member) == {
+        "id",
+        "revision",
+        "title",
+        "type",
+        "important",
+        "mandatory",
+        "updated_at",
+        "body",
+    }
+    assert member["body"] == "Python packages are installed with uv and never with pip."
+    assert report["stale"] == [table["old"]]
+
+
+def test_report_exact_group_without_vectors_and_markdown(cli, service) -> None:  # type: ignore[no-untyped-def]
+    a = add(service, "Use uv", "We install with uv.")
+    b = add(service, "Use  uv", "we install   with UV.")
+    add(service, "Other", "Something else entirely.")
+    result = cli("memory", "consolidate")
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout.startswith("# Consolidation candidates in project:")
+    assert "3 live memories analysed: 1 duplicate group(s), 0 stale." in result.stdout
+    assert "## Group 1: exact duplicates (similarity 1.00)" in result.stdout
+    assert a in result.stdout and b in result.stdout
+
+
+def test_report_is_read_only_and_deterministic(cli, table, service) -> None:  # type: ignore[no-untyped-def]
+    before = {m.id: m.revision for m in service.catalogue()}
+    first = cli("memory", "consolidate", "--format", "json").stdout
+    assert cli("memory", "consolidate", "--format", "json").stdout == first
+    assert {m.id: m.revision for m in service.catalogue()} == before
+
+
+def row(memory_id: str, title: str, body: str, days: int = 0, **flags: bool) -> Memory:
+    moment = datetime(2026, 6, 1, tzinfo=UTC) - timedelta(days=days)
+    return Memory(
+        key=memory_id,
+        id=memory_id,
+        revision_id="",
+        revision=1,
+        previous=None,
+        next=None,
+        superseded=False,
+        title=title,
+        body=body,
+        type="fact",
+        tags=(),
+        important=flags.get("important", False),
+        mandatory=flags.get("mandatory", False),
+        created_at=moment,
+        updated_at=moment,
+        scope_kind="project",
+        scope_id="x",
+        updated_by="t",
+        content_hash=memory_id,
+    )
+
+
+def test_groups_are_cliques_never_chains() -> None:
+    # A~B and B~C are similar, A and C are not: no group may hold both A and C.
+    rows = [
+        row("A" * 26, "alpha cache rule", "cache layer rule one"),
+        row("B" * 26, "alpha cache rule", "cache layer rule two"),
+        row("C" * 26, "alpha cache rule", "cache layer rule three"),
+    ]
+    c, s = 0.8, 0.6
+    vectors = [[1.0, 0.0], [c, s], [c * c - s * s, 2 * c * s]]  # 0, ~37 and ~74 degrees
+    report = find_candidates(
+        rows, [r.id for r in rows], vectors, scope="p", now=datetime(2026, 6, 1, tzinfo=UTC)
+    )
+    assert [g.ids for g in report.groups] == [["A" * 26, "B" * 26]]
+    assert report.groups[0].similarity == pytest.approx(0.8)
+
+
+def test_rows_without_a_vector_are_compared_by_words() -> None:
+    rows = [
+        row("A" * 26, "Deploy on Fridays", "Production deploys happen every Friday afternoon"),
+        row("B" * 26, "Deploy on Fridays", "Production deploys happen every Friday afternoon!!"),
+        row("C" * 26, "Deploy on Fridays", "Production deploys happen on Friday afternoons"),
+        row("D" * 26, "Lunch", "The team lunch is on Wednesdays"),
+    ]
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    report = find_candidates(rows, [], [], scope="p", now=now)
+    assert [sorted(g.ids) for g in report.groups] == [["A" * 26, "B" * 26, "C" * 26]]
+    assert report.groups[0].kind == "near"
+    with pytest.raises(consolidate.InvalidInput):
+        find_candidates(rows, [], [], scope="p", now=now, threshold=0.0)
+
+
+def test_cli_default_threshold_matches_the_module() -> None:
+    from graphit_cli.cli import consolidate as cli_consolidate
+
+    assert cli_consolidate.DEFAULT_THRESHOLD == consolidate.DEFAULT_THRESHOLD
+
+
+# --- applying a plan ----------------------------------------------------------------------------
+
+
+def test_dry_run_then_apply_merge_inherits_flags_type_and_tags(  # type: ignore[no-untyped-def]
+    cli, table, service, tmp_path, graphit_home
+) -> None:
+    group = cli("memory", "consolidate", "--threshold", "0.6", "--format", "json").json()["groups"][
+        0
+    ]
+    plan = write_plan(tmp_path, plan_for(group, reason="same rule, three times"))
+    dry = cli("memory", "consolidate", "--plan", plan, "--format", "json")
+    assert dry.exit_code == 0, dry.stderr
+    assert dry.json()["log"] is None and len(dry.json()["applied"]) == 1
+    assert len(service.catalogue()) == 14  # nothing written
+
+    done = cli("memory", "consolidate", "--plan", plan, "--apply", "--format", "json")
+    assert done.exit_code == 0, done.stderr
+    outcome = done.json()
+    assert set(outcome) == {"scope", "analysed", "applied", "refused", "failed", "log"}
+    assert outcome["refused"] == [] and outcome["failed"] == []
+    [entry] = outcome["applied"]
+    assert set(entry) == {"action", "ids", "detail"} and entry["action"] == "merge"
+    log = Path(outcome["log"])
+    assert log.parent == graphit_home / "memory" / "consolidation" and log.is_file()
+
+    survivor = service.source(table["uv_near"])
+    assert survivor.important and survivor.mandatory  # inherited independently
+    assert survivor.type == "constraint"
+    assert survivor.tags == ("python", "tooling")
+    assert "We install Python packages with uv, never pip." in survivor.body  # union text
+    live = {m.id for m in service.catalogue()}
+    assert table["uv"] not in live and table["uv_copy"] not in live
+
+    # `history` of an absorbed id says where it went.
+    shown = cli("memory", "history", table["uv"], "--format", "json").json()
+    assert [(r["revision"], r["current"], r["next"] is None) for r in shown] == [
+        (1, False, False),
+        (2, False, True),
+    ]
+    assert shown[-1]["title"] == f"[merged into {table['uv_near']}] Use uv"
+    final = service.history(table["uv"])[-1]
+    assert final.next is None and not final.is_live
+    assert final.body.startswith(f"Merged into {table['uv_near']} by consolidation on ")
+    assert "same rule, three times" in final.body
+
+
+def test_plan_text_is_used_and_markdown_outcome(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ids = [table["uv"], table["uv_copy"]]
+    plan = {
+        "version": 1,
+        "actions": [
+            {
+                "action": "merge",
+                "ids": ids,
+                "keep_id": table["uv"],
+                "title": "Install Python packages with uv",
+                "body": "Use uv, never pip: the lock file is uv's.",
+                "revisions": {i: 1 for i in ids},
+            }
+        ],
+    }
+    result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("# Consolidation of project:")
+    assert "## Applied (1)" in result.stdout and "## Refused (0)" in result.stdout
+    kept = service.source(table["uv"])
+    assert (kept.title, kept.body, kept.revision) == (
+        "Install Python packages with uv",
+        "Use uv, never pip: the lock file is uv's.",
+        2,
+    )
+
+
+def test_refusals_one_by_one_and_the_rest_applies(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    service.upsert(MemoryDraft(id=table["f1"], body="Logs go to stderr, as JSON lines."))
+    missing = "01JD00000000000000000000ZZ"
+    plan = {
+        "version": 1,
+        "actions": [
+            {"action": "update", "id": table["f0"], "body": "We ship on Tuesdays.", "revision": 1},
+            {"action": "update", "id": table["f1"], "body": "stale view", "revision": 1},
+            {"action": "delete", "id": missing, "revision": 1},
+            {"action": "merge", "ids": [table["f2"]], "keep_id": table["f2"], "revisions": {}},
+            {"action": "promote", "id": table["f3"]},
+            {"action": "explode", "id": table["f4"], "revision": 1},
+            {"action": "promote", "id": table["f5"], "revision": 1, "reason": "key doc"},
+            "not an action",
+        ],
+    }
+    result = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    )
+    assert result.exit_code == 0, result.stderr
+    outcome = result.json()
+    assert [(e["action"], e["ids"]) for e in outcome["applied"]] == [
+        ("update", [table["f0"]]),
+        ("promote", [table["f5"]]),
+    ]
+    details = [e["detail"] for e in outcome["refused"]]
+    assert details == [
+        f"action 2: {table['f1']} moved on: it is at revision 2, the plan saw 1; "
+        "read it again and re-plan",
+        f"action 3: unknown id {missing}",
+        "action 4: a merge needs at least two distinct memories",
+        "action 5: promote needs revision: the revision the report showed",
+        "action 6: unknown action 'explode': use merge, update, promote, demote, mandatory, "
+        "optional, delete",
+        "action 8: an action is a JSON object",
+    ]
+    assert service.source(table["f1"]).body == "Logs go to stderr, as JSON lines."  # kept
+    assert service.source(table["f0"]).body == "We ship on Tuesdays."
+    assert service.source(table["f5"]).important
+
+
+def test_bad_plans_exit_3_and_write_nothing(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    result = cli("memory", "consolidate", "--plan", str(bad), "--apply")
+    assert result.exit_code == 3 and result.stdout == ""
+    assert result.stderr.startswith("Error: ") and "not valid JSON" in result.stderr
+    for plan, message in [
+        ([], "a plan is a JSON object"),
+        ({"version": 2, "actions": []}, "unsupported plan version 2"),
+        ({"version": 1, "scope": "user", "actions": []}, "the plan is for scope 'user'"),
+        ({"version": 1}, 'a plan needs an "actions" list'),
+    ]:
+        result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply")  # type: ignore[arg-type]
+        assert (result.exit_code, result.stdout) == (3, ""), plan
+        assert result.stderr.count("\n") == 1 and message in result.stderr
+    missing = cli("memory", "consolidate", "--plan", str(tmp_path / "nope.json"))
+    assert missing.exit_code == 3 and "no such file" in missing.stderr
+    usage = cli("memory", "consolidate", "--apply")
+    assert usage.exit_code == 2
+    assert all(m.revision == 1 for m in service.catalogue())
+
+
+# --- guards -------------------------------------------------------------------------------------
+
+
+def test_bare_delete_of_flagged_memories_is_refused(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    plan = {
+        "version": 1,
+        "actions": [
+            {"action": "delete", "id": table["uv"], "revision": 1},
+            {"action": "delete", "id": table["uv_near"], "revision": 1},
+            {"action": "delete", "id": table["f9"], "revision": 1},
+        ],
+    }
+    outcome = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    ).json()
+    assert [e["ids"] for e in outcome["applied"]] == [[table["f9"]]]
+    assert [e["detail"] for e in outcome["refused"]] == [
+        f"action 1: {table['uv']} is important: a bare delete cannot remove it; fold it into "
+        "another memory instead (a merge keeps its flags)",
+        f"action 2: {table['uv_near']} is mandatory: a bare delete cannot remove it; fold it "
+        "into another memory instead (a merge keeps its flags)",
+    ]
+    live = {m.id for m in service.catalogue()}
+    assert table["uv"] in live and table["uv_near"] in live and table["f9"] not in live
+
+
+def test_the_last_live_memory_is_never_deleted(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    only = add(service, "Only one", "The single memory of this scope.")
+    plan = {"version": 1, "actions": [{"action": "delete", "id": only, "revision": 1}]}
+    result = cli(
+        "memory",
+        "consolidate",
+        "--plan",
+        write_plan(tmp_path, plan),
+        "--apply",
+        "--allow-mass-removal",
+        "-f",
+        "json",
+    )
+    assert result.exit_code == 0
+    assert result.json()["refused"][0]["detail"] == (
+        f"action 1: {only} is the last live memory of the scope"
+    )
+    assert [m.id for m in service.catalogue()] == [only]
+
+
+def test_mass_removal_needs_the_flag(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    doomed = [table[f"f{i}"] for i in range(4)]  # 4 of 14 live: more than a quarter (3)
+    plan = {
+        "version": 1,
+        "actions": [{"action": "delete", "id": i, "revision": 1} for i in doomed],
+    }
+    path = write_plan(tmp_path, plan)
+    refused = cli("memory", "consolidate", "--plan", path, "--apply")
+    assert refused.exit_code == 3 and refused.stdout == ""
+    assert refused.stderr == (
+        "Error: the plan would remove 4 of 14 live memories (more than 3: a quarter, at most "
+        "20); check it, then pass --allow-mass-removal (MCP: allow_mass_removal: true)\n"
+    )
+    assert len(service.catalogue()) == 14
+    allowed = cli("memory", "consolidate", "--plan", path, "--apply", "--allow-mass-removal")
+    assert allowed.exit_code == 0
+    assert len(service.catalogue()) == 10
+
+
+# --- undo ---------------------------------------------------------------------------------------
+
+
+def snapshot_all(service: MemoryService) -> dict[str, tuple[Any, ...]]:
+    return {
+        m.id: (m.title, m.body, m.type, m.tags, m.important, m.mandatory)
+        for m in service.catalogue()
+    }
+
+
+def test_undo_restores_absorbed_and_survivor(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    before = snapshot_all(service)
+    group = cli("memory", "consolidate", "--threshold", "0.6", "-f", "json").json()["groups"][0]
+    plan = plan_for(group)
+    plan["actions"].append({"action": "demote", "id": table["uv"], "revision": 1})  # refused
+    plan["actions"].append({"action": "update", "id": table["f2"], "body": "x", "revision": 1})
+    outcome = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    ).json()
+    assert len(outcome["applied"]) == 2 and len(outcome["refused"]) == 1
+    assert snapshot_all(service) != before
+
+    undone = cli("memory", "consolidate", "undo", outcome["log"], "-f", "json")
+    assert undone.exit_code == 0, undone.stderr
+    result = undone.json()
+    assert result["refused"] == [] and result["failed"] == []
+    assert len(result["applied"]) == 4  # the update, two revived members, the survivor
+    assert snapshot_all(service) == before
+    # The absorbed memory's chain continues: the merge marker stays in its history.
+    chain = service.history(table["uv"])
+    assert chain[-1].is_live and chain[-1].revision == 3
+    assert chain[1].title.startswith("[merged into ")
+
+
+def test_undo_never_overwrites_a_later_edit(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    plan = {
+        "version": 1,
+        "actions": [
+            {"action": "update", "id": table["f0"], "body": "We ship on Tuesdays.", "revision": 1},
+            {"action": "update", "id": table["f1"], "body": "Logs: JSON.", "revision": 1},
+        ],
+    }
+    log = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    ).json()["log"]
+    service.upsert(MemoryDraft(id=table["f0"], body="We ship on Mondays now."))
+    result = cli("memory", "consolidate", "undo", Path(log).name, "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    outcome = result.json()
+    assert [e["ids"] for e in outcome["applied"]] == [[table["f1"]]]
+    [refused] = outcome["refused"]
+    assert refused["ids"] == [table["f0"]] and "edited after the apply" in refused["detail"]
+    assert service.source(table["f0"]).body == "We ship on Mondays now."
+    assert service.source(table["f1"]).body == FILLER[1][1]
+
+
+def test_undo_of_a_bad_log_exits_3(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps({"version": 1, "changes": "nope"}))
+    result = cli("memory", "consolidate", "undo", str(path))
+    assert result.exit_code == 3
+    assert result.stderr == f"Error: {path} is not a graphit consolidation log\n"
+    result = cli("memory", "consolidate", "undo", str(tmp_path / "missing.json"))
+    assert result.exit_code == 3 and "no such log" in result.stderr
+
+
+def test_consolidator_uses_the_service_guards_directly(table, service) -> None:  # type: ignore[no-untyped-def]
+    """The same guards hold for any adapter calling Consolidator (MCP, Explorer)."""
+    plan = {"version": 1, "actions": [{"action": "delete", "id": table["uv"], "revision": 1}]}
+    outcome = Consolidator(service).apply(plan, apply=True)
+    assert outcome.applied == [] and "bare delete" in outcome.refused[0].detail
+    assert outcome.log is None
