@@ -63,6 +63,7 @@ FLAG_ACTIONS = {
     "optional": ("mandatory", False),
 }
 ACTIONS = ("merge", "update", *FLAG_ACTIONS, "delete")
+_WORD = re.compile(r"\w+")
 _STOP = frozenset(
     re.findall(
         r"\w+",
@@ -103,12 +104,8 @@ def normalised_content(memory: Memory) -> str:
 
 def words(text: str) -> frozenset[str]:
     """Content words: lower-case, stop words out, a plural `s` folded."""
-    out = set()
-    for word in re.findall(r"\w+", text.casefold()):
-        if word in _STOP:
-            continue
-        out.add(word[:-1] if len(word) > 3 and word.endswith("s") else word)
-    return frozenset(out)
+    raw = set(_WORD.findall(text.casefold())) - _STOP
+    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in raw)
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:
@@ -172,7 +169,7 @@ def find_candidates(
         rep = min(same, key=survivor_order)
         clusters[rep.id] = same
     reps = sorted(clusters)
-    text_words = {i: words(f"{by_id[i].title}\n{by_id[i].body}") for i in reps}
+    text_words = _Words(by_id)
     edges = _vector_edges(reps, vector_ids, vectors, threshold, lexical_confirm, text_words)
     with_vector = {i for i in vector_ids if i in clusters}
     edges.update(_lexical_edges(reps, with_vector, text_words, lexical_only))
@@ -193,6 +190,19 @@ def find_candidates(
         key=lambda m: (m.updated_at, m.id),
     )
     return Report(scope, len(rows), groups, stale)
+
+
+class _Words(dict[str, frozenset[str]]):
+    """Word sets by id, computed on first use: most memories never need theirs."""
+
+    def __init__(self, rows: Mapping[str, Memory]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def __missing__(self, memory_id: str) -> frozenset[str]:
+        memory = self.rows[memory_id]
+        found = self[memory_id] = words(f"{memory.title}\n{memory.body}")
+        return found
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:
@@ -221,13 +231,13 @@ def _vector_edges(
     edges: dict[tuple[str, str], float] = {}
     n = len(names)
     for start in range(0, n, _BLOCK):
-        block = matrix[start : start + _BLOCK] @ matrix.T
+        # Only the upper triangle: each block against itself and the rows after it.
+        block = matrix[start : start + _BLOCK] @ matrix[start:].T
         rows_, cols = np.nonzero(block >= threshold - 1e-6)
         for r, c in zip(rows_.tolist(), cols.tolist(), strict=True):
-            i = start + r
-            if c <= i:
+            if c <= r:
                 continue
-            a, b = names[i], names[c]
+            a, b = names[start + r], names[start + c]
             if overlap(text_words[a], text_words[b]) >= lexical_confirm:
                 edges[_pair(a, b)] = min(1.0, float(block[r, c]))
     return edges
