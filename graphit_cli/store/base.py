@@ -8,7 +8,7 @@ plain values; only the implementations speak SQL. Pure typing: no heavy imports.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from graphit_cli.models import LexicalHit, Memory, MemoryFilter, TableState
 
@@ -74,3 +74,6 @@ class Store(Protocol):
     def has_vector_index(self) -> bool: ...
     def build_vector_index(self, rows_with_vectors: int) -> None: ...
     def state(self) -> TableState: ...
+
+    # consolidation
+    def live_vectors(self) -> tuple[list[str], Any]: ...

@@ -265,6 +265,9 @@ class RemoteStore:
     def state(self) -> TableState:
         return cast("TableState", self._call("state"))
 
+    def live_vectors(self) -> tuple[list[str], Any]:
+        return cast("tuple[list[str], Any]", self._call("live_vectors"))
+
 
 def open_remote(access: RemoteAccess, *, create: bool = True) -> RemoteStore:
     """Open (or create) the table at `access.uri` with its credentials."""
