@@ -473,3 +473,30 @@ def test_consolidator_uses_the_service_guards_directly(table, service) -> None: 
     outcome = Consolidator(service).apply(plan, apply=True)
     assert outcome.applied == [] and "bare delete" in outcome.refused[0].detail
     assert outcome.log is None
+
+
+# --- with the packaged model --------------------------------------------------------------------
+
+
+def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:  # type: ignore[no-untyped-def]
+    """all-MiniLM-L6-v2 vectors at the calibrated default threshold."""
+    from graphit_cli.embed import load_default, model_available
+
+    if not model_available():
+        pytest.skip("embedding model not installed")
+    model = load_default()
+    assert model is not None
+    a = add(
+        service, "Release day is Thursday", "We ship to production on Thursdays after the demo."
+    )
+    b = add(
+        service,
+        "Releases go out on Thursday",
+        "Production releases ship on Thursdays, after the demo.",
+    )
+    add(service, "Release notes", "Every release gets notes in CHANGELOG.md written by its author.")
+    add(service, "Python version", "The project targets Python 3.11; CI tests 3.11 and 3.12.")
+    service.embed(model)
+    report = Consolidator(service).report()
+    assert [sorted(g.ids) for g in report.groups] == [sorted([a, b])]
+    assert report.groups[0].kind == "near" and report.groups[0].similarity > 0.8
