@@ -83,6 +83,7 @@ class Group:
     keep_id: str
     similarity: float  # the lowest similarity between any two members
     members: list[Memory]  # the proposed survivor first, then the rest oldest first
+    pairs: list[tuple[str, str, float]] = field(default_factory=list)  # near groups' pairs
 
     @property
     def ids(self) -> list[str]:
@@ -177,8 +178,15 @@ def find_candidates(
     for clique in _cliques(edges):
         members = [m for rep in clique for m in clusters[rep]]
         keep = min(members, key=survivor_order)
-        sims = [edges[_pair(a, b)] for i, a in enumerate(clique) for b in clique[i + 1 :]]
-        groups.append(Group("near", keep.id, round(min(sims), 4), _ordered(members, keep.id)))
+        ordered = _ordered(members, keep.id)
+        rep_of = {m.id: rep for rep in clique for m in clusters[rep]}
+        pairs = [
+            (a.id, b.id, _similarity(edges, rep_of[a.id], rep_of[b.id]))
+            for i, a in enumerate(ordered)
+            for b in ordered[i + 1 :]
+        ]
+        low = min(p[2] for p in pairs)
+        groups.append(Group("near", keep.id, low, ordered, pairs))
     in_near = {m.id for g in groups for m in g.members}
     for rep_id, same in clusters.items():
         if len(same) > 1 and rep_id not in in_near:
@@ -203,6 +211,11 @@ class _Words(dict[str, frozenset[str]]):
         memory = self.rows[memory_id]
         found = self[memory_id] = words(f"{memory.title}\n{memory.body}")
         return found
+
+
+def _similarity(edges: Mapping[tuple[str, str], float], rep_a: str, rep_b: str) -> float:
+    """Two members' similarity from their representatives (exact duplicates: 1.0)."""
+    return 1.0 if rep_a == rep_b else round(edges[_pair(rep_a, rep_b)], 4)
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:
@@ -1058,14 +1071,18 @@ def report_markdown(report: Report, *, bodies: bool = False) -> str:
             f"## Group {number}: {group.kind} duplicates (similarity {group.similarity:.2f}), "
             f"keep {group.keep_id}",
             "",
-            "| id | rev | type | flags | updated | title |",
-            "|---|---|---|---|---|---|",
+            "| # | id | rev | type | flags | updated | title |",
+            "|---|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| {m.id} | {m.revision} | {m.type} | {_flags(m)} | "
+            f"| {n} | {m.id} | {m.revision} | {m.type} | {_flags(m)} | "
             f"{format_time(m.updated_at)[:10]} | {_cell(m.title)} |"
-            for m in group.members
+            for n, m in enumerate(group.members, start=1)
         ]
+        if len(group.pairs) > 1:
+            position = {m.id: n for n, m in enumerate(group.members, start=1)}
+            shown = ", ".join(f"#{position[a]}~#{position[b]} {s:.2f}" for a, b, s in group.pairs)
+            lines += ["", f"Pairwise similarity: {shown}."]
         if bodies:
             for m in group.members:
                 lines += ["", f"### {m.id}: {m.title}", "", m.body]
