@@ -117,6 +117,11 @@ def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:  
     }
     assert member["body"] == "Python packages are installed with uv and never with pip."
     assert report["stale"] == [table["old"]]
+    shown = cli("memory", "consolidate", "--threshold", "0.6").stdout
+    # Pairwise similarity by row number; the exact copies (#2, #3) are identical.
+    assert "| 1 | " + group["ids"][0] in shown
+    assert "#2~#3 1.00." in shown and f"#1~#2 {group['similarity']:.2f}" in shown
+    assert "## Stale: normal memories not updated for 90 days (review only)" in shown
 
 
 def test_report_exact_group_without_vectors_and_markdown(cli, service) -> None:  # type: ignore[no-untyped-def]
