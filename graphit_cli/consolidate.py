@@ -694,7 +694,15 @@ class _Run:
         members = [rows[i] for i in action.ids]
         keep = rows[action.keep_id]
         title, body = union_text(members, keep.id, self.now)
-        tags = revisions.normalise_tags([t for m in members for t in m.tags])
+        union = {t for m in members for t in m.tags}
+        if len(union) > revisions.MAX_TAGS:
+            self.refuse(
+                action,
+                f"the merged memory would carry {len(union)} tags, at most {revisions.MAX_TAGS}: "
+                "drop some with an update first",
+            )
+            return
+        tags = revisions.normalise_tags(sorted(union))
         draft = MemoryDraft(
             id=keep.id,
             title=action.title or title,
@@ -712,39 +720,8 @@ class _Run:
             self.record("merge", keep, survivor, deleted=False)
         absorbed: list[str] = []
         for member in _ordered(members, keep.id)[1:]:
-            mark_title, mark_body = absorbed_text(member, keep.id, action.reason, self.now)
-            try:
-                marked, _ = self.table.write(
-                    MemoryDraft(
-                        id=member.id,
-                        title=mark_title,
-                        body=mark_body,
-                        expected_revision=member.revision,
-                    )
-                )
-                final = self.table.delete(member.id)
-            except GraphitError as exc:
-                self.outcome.failed.append(
-                    Entry(
-                        "merge",
-                        [member.id],
-                        f"action {action.number}: {member.id} not absorbed into {keep.id} "
-                        f"(it stays live): {exc.message}",
-                    )
-                )
-                continue
-            self.record("merge", member, final, deleted=True)
-            self.removed += 1
-            absorbed.append(member.id)
-            if final.revision != marked.revision:  # edited between our two writes
-                self.outcome.failed.append(
-                    Entry(
-                        "merge",
-                        [member.id],
-                        f"action {action.number}: {member.id} was edited during the apply; "
-                        f"that edit is its final archived revision {final.revision}",
-                    )
-                )
+            if self._absorb(action, member, keep.id):
+                absorbed.append(member.id)
         flags = ", ".join(
             f for f, on in (("mandatory", draft.mandatory), ("important", draft.important)) if on
         )
@@ -754,6 +731,47 @@ class _Run:
             f"{keeps} {keep.id} (revision {survivor.revision}{', ' + flags if flags else ''}); "
             f"{absorbs} {', '.join(absorbed) or 'nothing'}",
         )
+
+    def _absorb(self, action: Action, member: Memory, keep_id: str) -> bool:
+        """Mark `member` as merged into `keep_id`, then delete it; both steps are logged, so
+        undo restores it even when the delete fails."""
+        title, body = absorbed_text(member, keep_id, action.reason, self.now)
+        where = f"action {action.number}: {member.id}"
+        try:
+            marked, _ = self.table.write(
+                MemoryDraft(id=member.id, title=title, body=body, expected_revision=member.revision)
+            )
+        except GraphitError as exc:
+            self.outcome.failed.append(
+                Entry("merge", [member.id], f"{where} not absorbed (it stays live): {exc.message}")
+            )
+            return False
+        self.record("merge", member, marked, deleted=False)
+        try:
+            final = self.table.delete(member.id)
+        except GraphitError as exc:
+            self.outcome.failed.append(
+                Entry(
+                    "merge",
+                    [member.id],
+                    f"{where} is marked as merged into {keep_id} but still live (undo restores "
+                    f"it): {exc.message}",
+                )
+            )
+            return False
+        self.changes[-1]["after"] = {"revision": final.revision, "deleted": True}
+        self.on_change()
+        self.removed += 1
+        if final.revision != marked.revision:  # edited between our two writes
+            self.outcome.failed.append(
+                Entry(
+                    "merge",
+                    [member.id],
+                    f"{where} was edited during the apply; that edit is its final archived "
+                    f"revision {final.revision}",
+                )
+            )
+        return True
 
     def _update(self, action: Action, rows: dict[str, Memory]) -> None:
         [before] = rows.values()

@@ -406,6 +406,62 @@ def test_mass_removal_needs_the_flag(cli, table, service, tmp_path) -> None:  # 
     assert len(service.catalogue()) == 10
 
 
+def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: ignore[no-untyped-def]
+    cli, table, service, tmp_path, monkeypatch
+) -> None:
+    """The storage fails one delete (injected): the survivor stays, the member stays live
+    marked as merged, the outcome says so with exit code 5, and undo restores it."""
+    from graphit_cli.errors import StorageUnavailable
+
+    real_delete = MemoryService.delete
+
+    def flaky_delete(self: MemoryService, memory_id: str):  # type: ignore[no-untyped-def]
+        if memory_id == table["uv_copy"]:
+            raise StorageUnavailable("write to the table failed: injected")
+        return real_delete(self, memory_id)
+
+    before = snapshot_all(service)
+    ids = [table["uv"], table["uv_copy"]]
+    plan = {
+        "version": 1,
+        "actions": [
+            {"action": "merge", "ids": ids, "keep_id": ids[0], "revisions": {i: 1 for i in ids}}
+        ],
+    }
+    monkeypatch.setattr(MemoryService, "delete", flaky_delete)
+    result = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    )
+    assert result.exit_code == 5
+    outcome = result.json()
+    [failed] = outcome["failed"]
+    assert failed["ids"] == [table["uv_copy"]]
+    assert "is marked as merged into" in failed["detail"] and "injected" in failed["detail"]
+    marked = service.source(table["uv_copy"])
+    assert marked.title == f"[merged into {table['uv']}] use UV"
+    monkeypatch.setattr(MemoryService, "delete", real_delete)
+    undone = cli("memory", "consolidate", "undo", outcome["log"], "-f", "json")
+    assert undone.exit_code == 0 and undone.json()["refused"] == []
+    assert snapshot_all(service) == before
+
+
+def test_a_merge_over_the_tag_limit_is_refused(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    many = [f"t{i}" for i in range(40)]
+    a = add(service, "Tagged one", "First tagged memory.", tags=tuple(many))
+    b = add(service, "Tagged two", "Second tagged memory.", tags=tuple(f"u{i}" for i in range(40)))
+    for title, body in FILLER:
+        add(service, title, body)
+    plan = {
+        "version": 1,
+        "actions": [{"action": "merge", "ids": [a, b], "keep_id": a, "revisions": {a: 1, b: 1}}],
+    }
+    outcome = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    ).json()
+    assert outcome["applied"] == [] and outcome["log"] is None
+    assert "would carry 80 tags, at most 64" in outcome["refused"][0]["detail"]
+
+
 # --- undo ---------------------------------------------------------------------------------------
 
 
