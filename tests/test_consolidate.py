@@ -334,6 +334,8 @@ def test_bad_plans_exit_3_and_write_nothing(cli, table, service, tmp_path) -> No
         result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply")  # type: ignore[arg-type]
         assert (result.exit_code, result.stdout) == (3, ""), plan
         assert result.stderr.count("\n") == 1 and message in result.stderr
+    piped = cli("memory", "consolidate", "--plan", "-", input="{not json")
+    assert piped.exit_code == 3 and piped.stderr.startswith("Error: stdin is not valid JSON")
     missing = cli("memory", "consolidate", "--plan", str(tmp_path / "nope.json"))
     assert missing.exit_code == 3 and "no such file" in missing.stderr
     usage = cli("memory", "consolidate", "--apply")
