@@ -211,3 +211,25 @@ class MaintenanceReport:
     after: TableState
     seconds: float
     retries: int = 0
+
+
+# --- the Explorer's catalogue ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CatalogueEntry:
+    """One memory on a catalogue page; `snippet` and `score` only when a query chose it."""
+
+    memory: Memory  # the live row; its body may be left empty (a page shows no bodies)
+    snippet: str | None = None
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class CataloguePage:
+    """A page of the catalogue, with what a browser needs to offer filters and paging."""
+
+    entries: list[CatalogueEntry]
+    total: int  # memories matching the query and filters, before paging
+    types: list[str]  # facets over every live memory of the scope, before filtering
+    tags: list[str]

@@ -21,6 +21,8 @@ from graphit_cli.errors import CommitContention, Conflict, GraphitError, Invalid
 from graphit_cli.models import (
     SEARCH_MODES,
     BatchResult,
+    CatalogueEntry,
+    CataloguePage,
     EmbedReport,
     MaintenanceReport,
     Memory,
@@ -637,6 +639,55 @@ class MemoryService:
         the ids with `catalogue()`, which leaves phantoms out.
         """
         return self.store.live_vectors()
+
+    # --- the Explorer's catalogue (graphit_cli/explorer) ------------------------------------
+
+    def browse(
+        self,
+        query: str = "",
+        *,
+        memory_type: str | None = None,
+        tag: str | None = None,
+        important: bool | None = None,
+        mandatory: bool | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> CataloguePage:
+        """One page of the live catalogue, with its total and the scope's type and tag facets.
+
+        Without a query: live memories in canonical order. With one: every memory the search
+        matches (no top_k: the selection rule then keeps them all), in canonical order, with
+        snippet and score. `memory_type` and `tag` compare case-insensitively; the facets
+        cover every live memory of the scope, before filtering.
+        """
+        if limit < 1 or offset < 0:
+            raise InvalidInput("limit must be positive and offset must not be negative")
+        headers = self.store.live_headers()
+        types = sorted({m.type for m in headers})
+        tags = sorted({t for m in headers for t in m.tags})
+        wanted_type = memory_type.strip().casefold() if memory_type else None
+        wanted_tag = tag.strip().casefold() if tag else None
+
+        def keep(memory: Memory) -> bool:
+            return wanted_tag is None or wanted_tag in {t.casefold() for t in memory.tags}
+
+        # Stored types are lower case (validate_type), so the type filter can go to the table.
+        flags = MemoryFilter(
+            types=(wanted_type,) if wanted_type else (), important=important, mandatory=mandatory
+        )
+        entries: list[CatalogueEntry]
+        if query.strip():
+            found = self.search(query, top_k=0, flt=flags)
+            entries = [
+                CatalogueEntry(h.memory, h.snippet, h.score)
+                for h in found.hits
+                if h.memory.is_live and keep(h.memory)
+            ]
+        else:
+            rows = [m for m in headers if _matches(m, flags) and keep(m)]
+            entries = [CatalogueEntry(m) for m in ordering.canonical_sort(rows, lambda m: m)]
+        page = entries[offset : offset + limit]
+        return CataloguePage(page, len(entries), types, tags)
 
 
 def _default_embedder() -> Embedder | None:

@@ -477,6 +477,17 @@ class MemoryStore:
         matrix = flat.to_numpy(zero_copy_only=False).astype(np.float32).reshape(len(ids), dim)
         return ids, matrix
 
+    # --- the Explorer's catalogue (graphit_cli/explorer) ------------------------------------
+
+    def live_headers(self) -> list[Memory]:
+        """Live rows without their bodies (`body` is ""), less phantoms: all a catalogue page,
+        its facets and its count need, at a fraction of a full read (the body is the bulk)."""
+        columns = [c for c in COLUMNS_NO_VECTOR if c != "body"]
+        query = self.table.search().where("revision_id = ''").select(columns).limit(None)
+        rows = [from_record({**r, "body": ""}) for r in query.to_arrow().to_pylist()]
+        closed = self.deleted_ids()
+        return [r for r in rows if r.id not in closed] if closed else rows
+
 
 def _search_where(flt: MemoryFilter | None, live_only: bool) -> str:
     """Live rows that pass `flt`, and (unless `live_only`) every archived row."""
