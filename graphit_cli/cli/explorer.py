@@ -51,9 +51,12 @@ def explorer(
     from graphit_cli.explorer.server import ExplorerServer
 
     server = ExplorerServer(host, port, allow_remote=allow_remote)
-    out(server.url + "\n")
-    note("Memory Explorer running; press Ctrl-C to stop.")
-    if open_browser:
-        server.open_browser_when_ready()
-    server.run()
+
+    def ready() -> None:
+        out(server.url + "\n")
+        note("Memory Explorer running; press Ctrl-C to stop.")
+        if open_browser:
+            server.open_browser_when_ready()
+
+    server.run(on_ready=ready)
     note("Memory Explorer stopped.")

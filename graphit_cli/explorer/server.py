@@ -108,10 +108,15 @@ class ExplorerServer:
         self._cwd = cwd
         self._opener = opener
         self._server: uvicorn.Server | None = None
+        self._stop_requested = False
         self.started = threading.Event()
 
-    def run(self) -> None:
-        """Serve until SIGINT/SIGTERM (in the main thread) or `stop()`."""
+    def run(self, on_ready: Callable[[], None] | None = None) -> None:
+        """Serve until SIGINT/SIGTERM (in the main thread) or `stop()`.
+
+        The signal handlers are in place before `on_ready` runs (it prints the URL), so a
+        signal sent as soon as the URL appears still stops the server cleanly.
+        """
         from graphit_cli.explorer.app import create_app
 
         app = create_app(
@@ -128,12 +133,38 @@ class ExplorerServer:
         )
         server = _Server(config, self.started)
         self._server = server
+        with self._signals():
+            if self._stop_requested:
+                server.should_exit = True
+            if on_ready is not None:
+                on_ready()
+            try:
+                server.run(sockets=[self.socket])
+            finally:
+                self.socket.close()
+
+    @contextlib.contextmanager
+    def _signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def handle(sig: int, frame: object) -> None:
+            server = self._server
+            if server is not None and server.should_exit and sig == signal.SIGINT:
+                server.force_exit = True  # a second Ctrl-C: stop waiting for connections
+            self.stop()
+
+        handled = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, handle) for sig in handled}
         try:
-            server.run(sockets=[self.socket])
+            yield
         finally:
-            self.socket.close()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
 
     def stop(self) -> None:
+        self._stop_requested = True
         if self._server is not None:
             self._server.should_exit = True
 
@@ -151,7 +182,8 @@ class ExplorerServer:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn's Server that stops on SIGINT/SIGTERM without re-raising the signal after."""
+    """uvicorn's Server, minus its own signal handling (ExplorerServer installs handlers before
+    the URL is printed, and uvicorn's would re-raise the signal after a clean stop)."""
 
     def __init__(self, config: uvicorn.Config, started: threading.Event) -> None:
         super().__init__(config)
@@ -164,13 +196,4 @@ class _Server(uvicorn.Server):
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        handled = (signal.SIGINT, signal.SIGTERM)
-        previous = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
-        try:
-            yield
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        yield
