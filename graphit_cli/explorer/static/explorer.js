@@ -290,7 +290,7 @@
           el("span", { class: "badge state " + status.toLowerCase(), id: "state", text: status }),
           badges(shown)),
         el("h2", { id: "memory-title", text: shown.title }),
-        el("p", { class: "address", text: `${shown.id} · revision ${shown.revision}` }),
+        el("p", { class: "address", id: "memory-address", text: `${shown.id} · revision ${shown.revision}` }),
         actions,
         body,
         el("h3", { text: "Tags" }), tags,
