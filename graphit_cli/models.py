@@ -217,10 +217,22 @@ class MaintenanceReport:
 
 
 @dataclass(frozen=True)
+class LiveSummary:
+    """What the catalogue sorts, filters and counts by: one live memory, without its text."""
+
+    id: str
+    type: str
+    tags: tuple[str, ...]
+    important: bool
+    mandatory: bool
+    updated_us: int  # updated_at (created_at for legacy rows), microseconds since the epoch
+
+
+@dataclass(frozen=True)
 class CatalogueEntry:
     """One memory on a catalogue page; `snippet` and `score` only when a query chose it."""
 
-    memory: Memory  # the live row; its body may be left empty (a page shows no bodies)
+    memory: Memory  # the live row
     snippet: str | None = None
     score: float | None = None
 

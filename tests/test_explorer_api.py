@@ -168,6 +168,62 @@ def test_catalogue_lists_live_rows_in_canonical_order_with_facets(
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", first["updated_at"])
 
 
+def test_browse_pages_follow_the_canonical_order_of_the_catalogue(scope: Scope) -> None:
+    """browse sorts summaries, not Memory rows: its order must stay the catalogue's."""
+    service = MemoryService.open(scope, embedder=lambda: None)
+    ticks = iter(range(1000))
+    # every third write shares its timestamp with the one before: the id breaks the tie
+    service.clock = lambda: (
+        datetime(2026, 11, 1, tzinfo=UTC) + timedelta(seconds=next(ticks) // 3 * 2)
+    )
+    service.upsert_many(
+        [
+            MemoryDraft(title=f"M{i}", body=f"b {i}", important=i % 4 == 1, mandatory=i % 7 == 3)
+            for i in range(40)
+        ]
+    )
+    first = service.catalogue()[5]
+    service.upsert(MemoryDraft(id=first.id, body="edited, so newest in its category"))
+    service.delete(service.catalogue()[-1].id)
+    paged = [
+        e.memory.id
+        for offset in range(0, 40, 7)
+        for e in service.browse(limit=7, offset=offset).entries
+    ]
+    assert paged == [m.id for m in service.catalogue()]
+    assert service.browse(limit=7).total == 39
+
+
+def test_browse_search_pages_slice_one_selection(scope: Scope) -> None:
+    service = MemoryService.open(scope, embedder=lambda: None)
+    service.upsert_many(
+        [
+            MemoryDraft(title=f"Alpha {i}", body=f"alpha note {i}", important=i == 9)
+            for i in range(12)
+        ]
+    )
+    selected = [h.memory.id for h in service.search("alpha", top_k=5).hits]
+    assert len(selected) == 5
+    pages = [service.browse("alpha", top_k=5, limit=2, offset=o) for o in (0, 2, 4, 6)]
+    assert [e.memory.id for p in pages for e in p.entries] == selected
+    assert {p.total for p in pages} == {5}
+    assert all(e.snippet and e.score for p in pages for e in p.entries)
+
+
+def test_browse_sees_writes_from_other_handles(scope: Scope) -> None:
+    """The live index is reused only while the table's version stands still."""
+    explorer = MemoryService.open(scope, embedder=lambda: None)
+    other = MemoryService.open(scope, embedder=lambda: None)  # another process, in effect
+    other.upsert(MemoryDraft(title="First", body="one", tags=("a",)))
+    assert explorer.browse().total == 1
+    assert explorer.browse().tags == ["a"]
+    created = other.upsert(MemoryDraft(title="Second", body="two", tags=("b",))).memory
+    page = explorer.browse()
+    assert (page.total, page.tags) == (2, ["a", "b"])
+    other.delete(created.id)
+    assert [e.memory.title for e in explorer.browse().entries] == ["First"]
+
+
 def test_catalogue_filters_are_case_insensitive_and_facets_ignore_them(
     client: TestClient, seeded: dict[str, str]
 ) -> None:

@@ -6,6 +6,7 @@ code relies on). Callers speak in Memory rows and MemoryFilters.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterator
@@ -19,12 +20,14 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 os.environ.setdefault("LANCE_LOG", "error")
 
 import lancedb
+import pyarrow as pa
+import pyarrow.compute as pc
 from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 from lancedb.query import FullTextOperator, MultiMatchQuery
 
 from graphit_cli import config
 from graphit_cli.errors import CommitContention, StorageUnavailable
-from graphit_cli.models import LexicalHit, Memory, MemoryFilter, TableState
+from graphit_cli.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 from graphit_cli.store import sql
 from graphit_cli.store.base import MergeCounts
 from graphit_cli.store.schema import (
@@ -479,14 +482,30 @@ class MemoryStore:
 
     # --- the Explorer's catalogue (graphit_cli/explorer) ------------------------------------
 
-    def live_headers(self) -> list[Memory]:
-        """Live rows without their bodies (`body` is ""), less phantoms: all a catalogue page,
-        its facets and its count need, at a fraction of a full read (the body is the bulk)."""
-        columns = [c for c in COLUMNS_NO_VECTOR if c != "body"]
+    def live_index(self) -> list[LiveSummary]:
+        """Every live memory's id, type, tags, flags and sort time, less phantoms: what a
+        catalogue page sorts, filters, counts and builds its facets from. Read column by
+        column, without bodies or row objects: at 10k rows several times cheaper than `live`."""
+        columns = ["id", "type", "tags_json", "important", "mandatory", "updated_at", "created_at"]
         query = self.table.search().where("revision_id = ''").select(columns).limit(None)
-        rows = [from_record({**r, "body": ""}) for r in query.to_arrow().to_pylist()]
+        data = query.to_arrow()
+        # legacy rows: created_at is the fallback (as in schema.from_record)
+        moments = pc.coalesce(data.column("updated_at"), data.column("created_at"))
+        micros = pc.cast(pc.cast(moments, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()
         closed = self.deleted_ids()
-        return [r for r in rows if r.id not in closed] if closed else rows
+        return [
+            LiveSummary(memory_id, kind, tuple(json.loads(tags or "[]")), imp, man, moment)
+            for memory_id, kind, tags, imp, man, moment in zip(
+                data.column("id").to_pylist(),
+                data.column("type").to_pylist(),
+                data.column("tags_json").to_pylist(),
+                data.column("important").to_pylist(),
+                data.column("mandatory").to_pylist(),
+                micros,
+                strict=True,
+            )
+            if memory_id not in closed
+        ]
 
 
 def _search_where(flt: MemoryFilter | None, live_only: bool) -> str:
