@@ -292,11 +292,12 @@
         el("h2", { id: "memory-title", text: shown.title }),
         el("p", { class: "address", id: "memory-address", text: `${shown.id} · revision ${shown.revision}` }),
         actions,
-        body,
-        el("h3", { text: "Tags" }), tags,
-        el("h3", { text: "Metadata" }), meta,
-        el("h3", { text: "Revisions" }), timeline(trace, shown),
-        diff));
+        el("div", { class: "memory-grid" },
+          el("div", { class: "memory-main" }, body, diff),
+          el("div", { class: "memory-side" },
+            el("h3", { text: "Tags" }), tags,
+            el("h3", { text: "Metadata" }), meta,
+            el("h3", { text: "Revisions" }), timeline(trace, shown)))));
     loadDiff(shown, diff);
   }
 
