@@ -114,7 +114,8 @@ def main() -> None:
         records = load_records(source)
         service = seed(args.size, records)
         app = create_app(token=TOKEN)
-        client = TestClient(app, base_url="http://127.0.0.1:7420")
+        # One client for the whole run: its event loop stays up, as a server's does.
+        client = TestClient(app, base_url="http://127.0.0.1:7420").__enter__()
         auth = {"Authorization": f"Bearer {TOKEN}"}
 
         def api(path: str) -> Callable[[], Any]:
@@ -193,6 +194,7 @@ def main() -> None:
             "service_search_same_top_k": summary_ms(service_same),
             "service_search_top_k_10": summary_ms(service_top10),
         }
+        client.__exit__(None, None, None)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     finish(results, started, render, args.json)

@@ -153,3 +153,14 @@ def test_open_browser_gets_the_url_once_the_server_answers(project_dir: Path) ->
         thread.join(30)
     assert opened == [f"200 {server.url}"]
     assert not thread.is_alive()
+
+
+def test_the_socket_is_tcp_with_nodelay(project_dir: Path) -> None:
+    """asyncio turns Nagle off only on sockets that say they are TCP; with Nagle on, every
+    keep-alive response waited ~40 ms for a delayed ACK."""
+    server = ExplorerServer(port=0, cwd=project_dir)
+    try:
+        assert server.socket.proto == socket.IPPROTO_TCP
+        assert server.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    finally:
+        server.socket.close()
