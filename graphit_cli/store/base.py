@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from graphit_cli.models import LexicalHit, Memory, MemoryFilter, TableState
+from graphit_cli.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 
 
 @dataclass(frozen=True)
@@ -77,3 +77,6 @@ class Store(Protocol):
 
     # consolidation
     def live_vectors(self) -> tuple[list[str], Any]: ...
+
+    # the Explorer's catalogue
+    def live_index(self) -> list[LiveSummary]: ...

@@ -23,7 +23,7 @@ from graphit_cli.errors import (
     NoSuchBucket,
     StorageUnavailable,
 )
-from graphit_cli.models import LexicalHit, Memory, MemoryFilter, TableState
+from graphit_cli.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 from graphit_cli.store.base import MergeCounts
 
 if TYPE_CHECKING:
@@ -267,6 +267,11 @@ class RemoteStore:
 
     def live_vectors(self) -> tuple[list[str], Any]:
         return cast("tuple[list[str], Any]", self._call("live_vectors"))
+
+    # --- the Explorer's catalogue ----------------------------------------------------------
+
+    def live_index(self) -> list[LiveSummary]:
+        return cast("list[LiveSummary]", self._call("live_index"))
 
 
 def open_remote(access: RemoteAccess, *, create: bool = True) -> RemoteStore:
