@@ -4,6 +4,7 @@ TestClient: every route, status and error string, and the security guard in fron
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -726,3 +727,62 @@ def test_unknown_api_route_is_json_404(client: TestClient) -> None:
     response = client.put("/api/memories", headers={**AUTH, "Content-Type": "application/json"})
     assert response.status_code == 405
     assert response.json() == {"error": "method not allowed"}
+
+
+# --- S3 -----------------------------------------------------------------------------------------
+
+
+def test_the_api_works_on_an_s3_scope(
+    project_dir: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The same routes over a table on S3 (moto on 127.0.0.1): the RemoteStore serves the
+    catalogue's live index like the local store."""
+    pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
+    from tests.s3_harness import REGION, TEST_KEY, MotoServer
+
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    moto = MotoServer()
+    try:
+        moto.client("s3").create_bucket(Bucket="graphit-explorer")
+        for name, value in {
+            "GRAPHIT_PROVIDER": "s3",
+            "GRAPHIT_S3_BUCKET": "graphit-explorer",
+            "GRAPHIT_S3_PREFIX": "team",
+            "GRAPHIT_S3_ENDPOINT": moto.endpoint,
+            "AWS_ACCESS_KEY_ID": TEST_KEY,
+            "AWS_SECRET_ACCESS_KEY": TEST_KEY,
+            "AWS_REGION": REGION,
+            "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
+            "AWS_CONFIG_FILE": str(tmp_path / "none"),
+            "AWS_EC2_METADATA_DISABLED": "true",
+        }.items():
+            monkeypatch.setenv(name, value)
+        with TestClient(create_app(token=TOKEN, cwd=project_dir), base_url=BASE) as client:
+            created = client.post(
+                "/api/memories",
+                headers=AUTH,
+                json={"title": "On S3", "body": "Remote.", "tags": ["s3"]},
+            )
+            assert created.status_code == 201
+            memory_id = created.json()["memory"]["id"]
+            edited = client.patch(
+                f"/api/memories/{memory_id}", headers=AUTH, json={"body": "Remote, edited."}
+            )
+            assert [r["revision"] for r in edited.json()["revisions"]] == [2, 1]
+            listed = get(client, "/api/memories").json()
+            assert (listed["total"], listed["tags"]) == (1, ["s3"])
+            assert listed["results"][0]["revision"] == 2
+            assert get(client, "/api/memories", query="edited").json()["total"] == 1
+            removed = client.delete(f"/api/memories/{memory_id}?confirm=true", headers=AUTH)
+            assert removed.json() == {"id": memory_id, "removed": True}
+            assert get(client, "/api/memories").json()["total"] == 0
+        keys = moto.client("s3").list_objects_v2(Bucket="graphit-explorer", Prefix="team/")
+        assert any(
+            f"team/v2/projects/{PROJECT_ID}/memory/" in item["Key"] for item in keys["Contents"]
+        )
+        assert not (
+            Path(os.environ["GRAPHIT_HOME"]) / "memory" / f"memory-project-{PROJECT_ID}"
+        ).exists()
+    finally:
+        moto.stop()
