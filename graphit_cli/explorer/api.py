@@ -31,6 +31,7 @@ from graphit_cli.errors import (
 )
 from graphit_cli.explorer import views
 from graphit_cli.models import DEFAULT_TYPE, MEMORY_TYPES, MemoryDraft
+from graphit_cli.providers import resolve_scope
 
 if TYPE_CHECKING:
     from graphit_cli.service import MemoryService
@@ -84,13 +85,13 @@ class Services:
         spec = request.query_params.get("scope", "project").strip() or "project"
         start = self._start(request)
         if spec == "project":
-            return scopes.resolve_scope("project", start)
+            return resolve_scope("project", start)
         if spec == "user":
-            return scopes.resolve_scope("user", start)
+            return resolve_scope("user", start)
         match = _CONTEXT.match(spec)
         if match:
             try:
-                return scopes.resolve_scope(spec, start)
+                return resolve_scope(spec, start)
             except InvalidInput:
                 pass
         raise ApiError(400, f'unsupported memory scope "{spec}"')
@@ -224,14 +225,14 @@ async def list_scopes(request: Request, services: Services) -> Response:
         found: list[dict[str, str]] = []
         start = services._start(request)
         try:
-            project = scopes.resolve_scope("project", start)
+            project = resolve_scope("project", start)
         except NoProject:
             project = None
         if project is not None:
             lock = scopes.find_project_lock(start)
             label = f"Project {lock.parent.name}" if lock is not None else "Project"
             found.append(_scope("project", label, project))
-        user = scopes.resolve_scope("user", start)
+        user = resolve_scope("user", start)
         found.append(_scope("user", f"User {user.id}", user))
         for name in known_contexts():
             found.append(
