@@ -8,6 +8,7 @@ the CLI decides where the text goes.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -199,13 +200,79 @@ def parse_input(text: str, origin: str = "input") -> list[MemoryDraft]:
     if not stripped:
         raise InvalidInput(f"{origin} is empty")
     if stripped.startswith("---"):
-        return [parse_markdown(stripped, origin)]
+        documents = split_documents(stripped)
+        if len(documents) == 1:
+            return [parse_markdown(stripped, origin)]
+        # A stream of documents (what `list` or `mandatory` print): a batch, one per memory.
+        skipped = text.count("\n", 0, len(text) - len(stripped))
+        return [
+            parse_markdown(doc, f"{origin} document {n} (line {line + skipped})")
+            for n, (line, doc) in enumerate(documents, start=1)
+        ]
     if stripped.startswith("#"):
         return [parse_markdown(stripped, origin)]
     if stripped[0] in "[{":
         return parse_json(stripped, origin)
     raise InvalidInput(
         f"{origin}: expected Markdown with YAML frontmatter, a JSON object or array, or NDJSON"
+    )
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def split_documents(text: str) -> list[tuple[int, str]]:
+    """Split a stream of Markdown documents with frontmatter into (first line, document) pairs.
+
+    A document starts at a `---` line that opens the stream, or, outside a fenced code block,
+    at a `---` line opening a frontmatter block (closed by the next `---` line) that is a YAML
+    mapping of memory fields with an `id` (or a `title`, after a blank line). A horizontal
+    rule or a fenced frontmatter example inside a body stays part of that body. Line numbers
+    are 1-based.
+    """
+    lines = text.split("\n")
+    starts = [0]
+    first_end = _frontmatter_end(lines, 0)
+    index = first_end + 1 if first_end is not None else 1
+    fence: str | None = None
+    while index < len(lines):
+        line = lines[index]
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening and line.strip() == opening.group(1) and opening.group(1).startswith(fence):
+                fence = None
+        elif opening:
+            fence = opening.group(1)
+        elif line.rstrip() == "---":
+            end = _frontmatter_end(lines, index)
+            after_blank = not lines[index - 1].strip()
+            if end is not None and _memory_fields(lines[index + 1 : end], after_blank):
+                starts.append(index)
+                index = end
+        index += 1
+    stops = [*starts[1:], len(lines)]
+    return [
+        (start + 1, "\n".join(lines[start:stop])) for start, stop in zip(starts, stops, strict=True)
+    ]
+
+
+def _frontmatter_end(lines: list[str], start: int) -> int | None:
+    """The index of the `---` line closing a frontmatter block opened at `start`."""
+    return next((i for i in range(start + 1, len(lines)) if lines[i].rstrip() == "---"), None)
+
+
+def _memory_fields(lines: list[str], after_blank: bool) -> bool:
+    """Whether `lines` are a memory's frontmatter: an id (or, after a blank line, a title)."""
+    import yaml
+
+    try:
+        loaded = yaml.safe_load("\n".join(lines))
+    except yaml.YAMLError:
+        return False
+    return (
+        isinstance(loaded, dict)
+        and ("id" in loaded or (after_blank and "title" in loaded))
+        and set(loaded) <= _DRAFT_FIELDS | _IGNORED_FIELDS
     )
 
 
