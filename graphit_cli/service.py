@@ -40,7 +40,7 @@ from graphit_cli.scopes import Scope
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.models import TableState
-    from graphit_cli.store.base import Store
+    from graphit_cli.store.base import MergeCounts, Store
 
 MAX_ATTEMPTS = 30
 WINDOW_FACTOR = 4  # the selection window: 4 x top_k chains by relevance
@@ -92,6 +92,12 @@ class MemoryService:
         from graphit_cli import providers
         from graphit_cli.store import open_store
 
+        if scope.kind == "context":
+            from graphit_cli.portability.contexts import open_attached
+
+            attached = open_attached(scope)  # another project's table, read-only
+            if attached is not None:
+                return cls(attached, scope, embedder=embedder)
         # Local directory or s3:// URI under the active provider; a remote scope is
         # authorised afresh here on every open (no cached grant).
         location = providers.resolve(scope)
@@ -723,6 +729,31 @@ class MemoryService:
             if (live := heads.get(memory_id, (None, None))[0]) is not None
         ]
         return CataloguePage(page, len(chosen), types, tags)
+
+    # --- import of exported rows (portability) ---------------------------------------------
+
+    def import_rows(
+        self,
+        rows: list[Memory],
+        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
+        *,
+        embedding_model: str | None = None,
+    ) -> MergeCounts | None:
+        """Write rows exported by graphit with their ids, revisions, links and dates (see
+        `portability.native`, which plans what to write); None when nothing changed.
+
+        Vectors in the rows are kept only when they come from the table's model (a table
+        without vectors yet adopts `embedding_model`)."""
+        current = self.store.embedding_model()
+        if embedding_model and current is None:
+            self.store.set_embedding_model(embedding_model)
+            current = embedding_model
+        if current != embedding_model:
+            rows = [r.evolve(embedding=None) if r.embedding is not None else r for r in rows]
+        counts = self.store.import_rows(rows, plan)
+        if counts is not None:
+            self.store.fold_if_needed(written_rows=counts.inserted + counts.updated)
+        return counts
 
 
 def _default_embedder() -> Embedder | None:

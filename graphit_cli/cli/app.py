@@ -10,6 +10,7 @@ import typer
 from graphit_cli import __version__
 from graphit_cli.cli import agent as _agent_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import consolidate as _consolidate_commands  # noqa: F401  (registers)
+from graphit_cli.cli import context as _context_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import daemon as _daemon_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import explorer as _explorer_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli.common import handle_errors, note, out

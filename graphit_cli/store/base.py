@@ -7,6 +7,7 @@ plain values; only the implementations speak SQL. Pure typing: no heavy imports.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -80,3 +81,11 @@ class Store(Protocol):
 
     # the Explorer's catalogue
     def live_index(self) -> list[LiveSummary]: ...
+
+    # export and import (portability)
+    def export_rows(self, *, archived: bool = False, vectors: bool = False) -> list[Memory]: ...
+    def import_rows(
+        self,
+        rows: list[Memory],
+        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
+    ) -> MergeCounts | None: ...

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
@@ -506,6 +506,57 @@ class MemoryStore:
             )
             if memory_id not in closed
         ]
+
+    # --- export and import (portability) ---------------------------------------------------
+
+    def export_rows(self, *, archived: bool = False, vectors: bool = False) -> list[Memory]:
+        """Every live row (less phantoms), and with `archived` every archived revision too,
+        ordered by id then revision: what `graphit memory export` writes."""
+        rows = self._rows("" if archived else "revision_id = ''", vectors=vectors)
+        closed = self.deleted_ids()
+        rows = [r for r in rows if not (r.is_live and r.id in closed)]
+        return sorted(rows, key=lambda r: (r.id, r.revision, r.is_live))
+
+    def import_rows(
+        self,
+        rows: list[Memory],
+        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
+    ) -> MergeCounts | None:
+        """Write exported rows as they are (ids, revisions, links and dates kept).
+
+        `plan` gets the incoming rows and the rows this table already holds for their chains,
+        and returns the rows to write (inserted, or replacing the row with the same key) and
+        the live keys to remove (chains the import closes); all of it lands in one commit.
+        Nothing to write: no commit at all, so importing the same rows twice changes nothing.
+        """
+        ids = sorted({r.id for r in rows})
+        existing: list[Memory] = []
+        for start in range(0, len(ids), _IN_CHUNK):
+            existing += self._rows(sql.in_list("id", ids[start : start + _IN_CHUNK]), vectors=True)
+        write, remove = plan(rows, existing)
+        if not write and not remove:
+            return None
+        builder = (
+            self.table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all()
+        )
+        if remove:
+            builder = builder.when_not_matched_by_source_delete(sql.in_list("key", remove))
+        data = to_arrow(write, self._arrow_schema())
+        try:
+            result = builder.execute(data, on_bad_vectors="null")
+        except (RuntimeError, OSError, ValueError) as exc:
+            message = str(exc)
+            if is_commit_conflict(exc):
+                raise CommitContention(f"commit contention: {message.splitlines()[0]}") from exc
+            raise StorageUnavailable(
+                f"write to {self.uri} failed: {message.splitlines()[0]}"
+            ) from exc
+        return MergeCounts(
+            inserted=int(result.num_inserted_rows),
+            updated=int(result.num_updated_rows),
+            deleted=int(result.num_deleted_rows),
+            version=int(result.version),
+        )
 
 
 def _search_where(flt: MemoryFilter | None, live_only: bool) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from graphit_cli.credentials import RemoteAccess, renewed
@@ -272,6 +273,18 @@ class RemoteStore:
 
     def live_index(self) -> list[LiveSummary]:
         return cast("list[LiveSummary]", self._call("live_index"))
+
+    # --- export and import (portability) ---------------------------------------------------
+
+    def export_rows(self, *, archived: bool = False, vectors: bool = False) -> list[Memory]:
+        return cast("list[Memory]", self._call("export_rows", archived=archived, vectors=vectors))
+
+    def import_rows(
+        self,
+        rows: list[Memory],
+        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
+    ) -> MergeCounts | None:
+        return cast("MergeCounts | None", self._call("import_rows", rows, plan))
 
 
 def open_remote(access: RemoteAccess, *, create: bool = True) -> RemoteStore:

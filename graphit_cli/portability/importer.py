@@ -1,0 +1,348 @@
+"""`graphit memory import`: find the format, read every item, write the valid ones.
+
+graphit's own exports are written as rows (ids, revisions, links and dates kept; see
+`native`); foreign records become drafts whose id is derived from their stable source key,
+so importing the same file again updates those memories instead of adding new ones. A record
+whose content a live memory already has is skipped; broken records are reported with their
+file and line while the others import, one commit per batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from graphit_cli import revisions
+from graphit_cli.errors import GraphitError, InvalidInput
+from graphit_cli.models import DEFAULT_TYPE, Memory, MemoryDraft, WriteAction
+from graphit_cli.portability import foreign, native
+from graphit_cli.portability.markdown import FrontmatterError, read_document
+from graphit_cli.portability.model import ImportReport, Item, Outcome, Problem
+from graphit_cli.scopes import Scope
+from graphit_cli.service import MemoryService
+
+FORMATS = ("auto", "ndjson", "markdown", "agents", "cursor", "mcp-memory", "notes")
+BATCH = 2000  # records per commit
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class Collected:
+    format: str
+    items: list[Item] = field(default_factory=list)
+    rows: list[tuple[Memory, str]] = field(default_factory=list)  # native rows, origin
+    problems: list[Problem] = field(default_factory=list)
+    model: str | None = None  # the embedding model of exported vectors
+
+
+def source_id(key: str) -> str:
+    """The memory id a foreign record's stable source key names (a ULID from its hash)."""
+    from ulid import ULID
+
+    return str(ULID.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:16]))
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def collect(path: Path, fmt: str, scope: Scope) -> Collected:
+    if fmt not in FORMATS:
+        raise InvalidInput(f"unknown import format {fmt!r}: use {', '.join(FORMATS)}")
+    if not path.exists():
+        raise InvalidInput(f"no such file or folder: {path}")
+    chosen = detect(path) if fmt == "auto" else fmt
+    found = Collected(chosen)
+    for file, rel, kind in _files(path, chosen):
+        if kind == "ndjson":
+            _native_ndjson(file, rel, scope, found)
+        elif kind == "markdown":
+            _native_markdown(file, rel, scope, found)
+        else:
+            items, problems = _PARSERS[kind](file, rel)
+            found.items += items
+            found.problems += problems
+    return found
+
+
+def detect(path: Path) -> str:
+    if path.is_file():
+        return _detect_file(path)
+    if (path / native.HISTORY_DIR).is_dir() or any(_is_native_md(p) for p in path.glob("*.md")):
+        return "markdown"
+    names = {p.name.lower() for p in path.iterdir()}
+    if names & {*foreign.AGENT_FILES, ".cursorrules"} or (path / ".cursor" / "rules").is_dir():
+        return "agents"
+    if any(path.glob("*.mdc")):
+        return "cursor"
+    if names & {"memory.jsonl", "memory.json"}:
+        return "mcp-memory"
+    return "notes"
+
+
+def _detect_file(path: Path) -> str:
+    name = path.name.lower()
+    if name in foreign.AGENT_FILES:
+        return "agents"
+    if name == ".cursorrules" or path.suffix.lower() == ".mdc":
+        return "cursor"
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        return "ndjson" if _first_record_is_native(path) else "mcp-memory"
+    if path.suffix.lower() in (".md", ".markdown"):
+        return "markdown" if _is_native_md(path) else "notes"
+    raise InvalidInput(f"cannot tell the format of {path}: give --format ({', '.join(FORMATS)})")
+
+
+def _first_record_is_native(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    return native.looks_native(json.loads(line))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return False
+
+
+def _is_native_md(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            head = handle.read(4096)
+        return native.looks_native_meta(read_document(head).meta)
+    except (OSError, UnicodeDecodeError, FrontmatterError):
+        return False
+
+
+def _files(path: Path, fmt: str) -> list[tuple[Path, str, str]]:
+    """(file, path shown in reports and source keys, parser) for every file to read."""
+    if path.is_file():
+        kind = fmt
+        if fmt == "cursor" and path.suffix.lower() != ".mdc":
+            kind = "cursorrules"
+        return [(path, path.name, kind)]
+
+    def rel(p: Path) -> str:
+        return p.relative_to(path).as_posix()
+
+    found: list[tuple[Path, str, str]] = []
+    if fmt == "ndjson":
+        found = [(p, rel(p), "ndjson") for p in sorted(path.glob("*.ndjson"))]
+    elif fmt == "markdown":
+        files = sorted(path.glob("*.md")) + sorted(path.glob(f"{native.HISTORY_DIR}/*/*.md"))
+        found = [(p, rel(p), "markdown") for p in files]
+    elif fmt in ("agents", "cursor"):
+        if fmt == "agents":
+            found += [
+                (p, rel(p), "agents")
+                for p in sorted(path.iterdir())
+                if p.is_file() and p.name.lower() in foreign.AGENT_FILES
+            ]
+        rules = path / ".cursor" / "rules"
+        mdc = sorted(rules.rglob("*.mdc")) if rules.is_dir() else sorted(path.glob("*.mdc"))
+        found += [(p, rel(p), "cursor") for p in mdc]
+        if (path / ".cursorrules").is_file():
+            found.append((path / ".cursorrules", ".cursorrules", "cursorrules"))
+    elif fmt == "mcp-memory":
+        found = [
+            (p, rel(p), "mcp-memory")
+            for p in sorted(path.iterdir())
+            if p.name.lower() in ("memory.jsonl", "memory.json")
+        ]
+    else:
+        found = [
+            (p, rel(p), "notes")
+            for p in sorted(path.rglob("*.md"))
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        ]
+    if not found:
+        raise InvalidInput(f"nothing to import in {path} as {fmt}")
+    return found
+
+
+def _native_ndjson(file: Path, rel: str, scope: Scope, found: Collected) -> None:
+    text, problems = foreign.read_text(file, rel)
+    found.problems += problems
+    for number, line in enumerate((text or "").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            found.problems.append(Problem(rel, number, f"invalid JSON: {exc.msg}"))
+            continue
+        try:
+            if not native.looks_native(data):
+                raise InvalidInput("not a row exported by `graphit memory export`")
+            found.rows.append((native.row_from_dict(data, scope), f"{rel}:{number}"))
+        except InvalidInput as exc:
+            found.problems.append(Problem(rel, number, exc.message))
+            continue
+        if found.model is None and isinstance(data.get("embedding_model"), str):
+            found.model = data["embedding_model"]
+
+
+def _native_markdown(file: Path, rel: str, scope: Scope, found: Collected) -> None:
+    text, problems = foreign.read_text(file, rel)
+    found.problems += problems
+    if text is None:
+        return
+    try:
+        found.rows.append((native.row_from_markdown(read_document(text), scope), rel))
+    except FrontmatterError as exc:
+        found.problems.append(Problem(rel, exc.line, exc.message))
+    except InvalidInput as exc:
+        found.problems.append(Problem(rel, 1, exc.message))
+
+
+_PARSERS: dict[str, Callable[[Path, str], foreign.Parsed]] = {
+    "agents": foreign.agent_file,
+    "cursor": foreign.cursor_rule,
+    "cursorrules": foreign.cursorrules,
+    "mcp-memory": foreign.mcp_memory,
+    "notes": foreign.note,
+}
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def run(
+    service: MemoryService,
+    path: Path,
+    *,
+    fmt: str = "auto",
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> ImportReport:
+    found = collect(path, fmt, service.scope)
+    report = ImportReport(str(path), found.format, dry_run, problems=list(found.problems))
+    if found.rows:
+        _apply_rows(service, found, report, progress)
+    if found.items:
+        _apply_items(service, found.items, report, progress)
+    return report
+
+
+def _apply_rows(
+    service: MemoryService, found: Collected, report: ImportReport, progress: Progress | None
+) -> None:
+    chains: dict[str, list[tuple[Memory, str]]] = {}
+    for row, origin in found.rows:
+        chains.setdefault(row.id, []).append((row, origin))
+    plan = native.RowPlan()
+    ids = list(chains)
+    done = 0
+    batch: list[Memory] = []
+
+    def flush() -> None:
+        if not batch:
+            return
+        if report.dry_run:
+
+            def look(
+                incoming: list[Memory], existing: list[Memory]
+            ) -> tuple[list[Memory], list[str]]:
+                plan(incoming, existing)
+                return [], []
+
+            service.import_rows(list(batch), look)
+        else:
+            service.import_rows(list(batch), plan, embedding_model=found.model)
+        batch.clear()
+
+    for memory_id in ids:
+        batch += [row for row, _ in chains[memory_id]]
+        done += len(chains[memory_id])
+        if len(batch) >= BATCH:
+            flush()
+            if progress:
+                progress(done, len(found.rows))
+    flush()
+    if progress:
+        progress(done, len(found.rows))
+    for memory_id in ids:
+        rows = chains[memory_id]
+        head, origin = max(rows, key=lambda r: (r[0].revision, r[0].is_live))
+        if memory_id in plan.created:
+            report.outcomes.append(Outcome("created", memory_id, head.title, origin))
+        elif memory_id in plan.updated:
+            report.outcomes.append(Outcome("updated", memory_id, head.title, origin))
+        else:
+            reason = plan.conflicts.get(memory_id, "unchanged")
+            report.outcomes.append(Outcome("skipped", memory_id, head.title, origin, reason))
+
+
+def _apply_items(
+    service: MemoryService, items: list[Item], report: ImportReport, progress: Progress | None
+) -> None:
+    live = {m.id: m for m in service.catalogue()}
+    by_hash = {m.content_hash: m.id for m in live.values()}
+    pending: list[tuple[Item, MemoryDraft]] = []
+    for item in items:
+        memory_id = source_id(item.key)
+        draft = replace(item.draft, id=memory_id)
+        digest = _digest(draft)
+        current = live.get(memory_id)
+        if current is not None and _unchanged(current, draft, digest):
+            report.outcomes.append(
+                Outcome("skipped", memory_id, current.title, item.origin, "unchanged")
+            )
+            continue
+        twin = by_hash.get(digest)
+        if current is None and twin is not None:
+            report.outcomes.append(
+                Outcome(
+                    "skipped",
+                    memory_id,
+                    draft.title or "",
+                    item.origin,
+                    f"same content as memory {twin}",
+                )
+            )
+            continue
+        by_hash[digest] = memory_id
+        pending.append((item, draft))
+    total = len(pending)
+    for start in range(0, total, BATCH):
+        chunk = pending[start : start + BATCH]
+        if report.dry_run:
+            for item, draft in chunk:
+                action = "updated" if draft.id in live else "created"
+                report.outcomes.append(
+                    Outcome(action, draft.id or "", draft.title or "", item.origin)
+                )
+            continue
+        try:
+            results = service.upsert_many([d for _, d in chunk]).results
+        except GraphitError as exc:
+            report.problems.append(Problem(report.source, 0, f"batch not written: {exc.message}"))
+            continue
+        for (item, _), result in zip(chunk, results, strict=True):
+            action = "skipped" if result.action is WriteAction.UNCHANGED else result.action.value
+            reason = "unchanged" if action == "skipped" else ""
+            report.outcomes.append(
+                Outcome(action, result.memory.id, result.memory.title, item.origin, reason)
+            )
+        if progress:
+            progress(min(start + BATCH, total), total)
+
+
+def _digest(draft: MemoryDraft) -> str:
+    return revisions.content_hash(
+        revisions.validate_title(draft.title or ""),
+        revisions.normalise_body(draft.body or ""),
+        revisions.validate_type(draft.type or DEFAULT_TYPE),
+        revisions.normalise_tags(draft.tags or ()),
+    )
+
+
+def _unchanged(current: Memory, draft: MemoryDraft, digest: str) -> bool:
+    important = current.important if draft.important is None else draft.important
+    mandatory = current.mandatory if draft.mandatory is None else draft.mandatory
+    return (digest, important, mandatory) == (
+        current.content_hash,
+        current.important,
+        current.mandatory,
+    )
