@@ -341,10 +341,20 @@ class Daemon:
             self.log.emit("error", "request.error", error=str(exc))
             return wire.error_to_wire(GraphitError(f"daemon error: {exc}"))
 
+    def _open_for_request(self, scope: Scope) -> MemoryService:
+        opened = self.service(scope, create=True)
+        assert opened is not None
+        self._used(scope)
+        return opened
+
     def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
         op = request.get("op")
         if op == "ping":
             return {"pid": os.getpid(), "version": __version__, "loops": self.supervisor.snapshot()}
+        if op == "across":  # recall / search over several scopes (portability.across)
+            from graphit_cli.portability import across
+
+            return {"result": across.serve(request, self._open_for_request)}
         if op not in ("search", "recall", "source", "catalogue"):
             raise InvalidInput(f"unknown request {op!r}")
         scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))

@@ -430,17 +430,25 @@ def hit_to_dict(hit: SearchHit) -> dict[str, Any]:
         "score": round(hit.score, 6),
         "rank": hit.rank,
         "snippet": hit.snippet,
+        "scope": f"{memory.scope_kind}:{memory.scope_id}",
     }
 
 
-def hit_to_markdown(hit: SearchHit) -> str:
+def hit_to_markdown(hit: SearchHit, *, with_scope: bool = False) -> str:
     extra = [
         ("match", _q(hit_state(hit))),
         ("matched_key", _q(hit.matched.key)),
         ("score", f"{hit.score:.6f}"),
         ("rank", str(hit.rank)),
     ]
+    if with_scope:  # results from several scopes say which each came from
+        extra.append(("scope", _q(f"{hit.memory.scope_kind}:{hit.memory.scope_id}")))
     return to_markdown(hit.memory, extra)
+
+
+def scope_field(memory: Memory) -> tuple[str, str]:
+    """The `scope` frontmatter line of a memory shown beside memories of other scopes."""
+    return ("scope", _q(f"{memory.scope_kind}:{memory.scope_id}"))
 
 
 def hits_table(hits: list[SearchHit]) -> str:

@@ -20,6 +20,7 @@ from graphit_cli.cli.memory import memory_app
 from graphit_cli.cli.transfer import ImportFormat, progress, render_report
 
 if TYPE_CHECKING:
+    from graphit_cli.models import Memory, MemoryFilter
     from graphit_cli.portability.contexts import Context
 
 context_app = typer.Typer(
@@ -167,3 +168,121 @@ def _describe(entry: Context) -> str:
     if entry.kind == "project":
         return f"project {entry.source}, read-only"
     return f"from {entry.source}"
+
+
+# --- recall and search across scopes (called by `recall` and `search --scope all`) ----------
+
+
+def recall_across(context: str | None, top_k: int, fmt: Format | None) -> None:
+    """`graphit memory recall` without --scope: the project, the user scope and every recall
+    context; mandatory memories in full, then one search with them left out."""
+    from graphit_cli import render
+    from graphit_cli.portability import across
+
+    scopes, notices = across.recall_scopes()
+    message = across.request("recall", scopes, context=context, top_k=top_k)
+    served = across.via_daemon(message)
+    if served is not None:
+        result = across.recall_from_wire(served)
+    else:
+        result = across.recall(scopes, context, top_k=top_k)
+    for notice in notices:
+        note(f"Note: {notice}.")
+    hits = result.search.hits if result.search else []
+    if result.search and result.search.notice:
+        note(result.search.notice)
+    chosen = fmt or Format.markdown
+    where = ", ".join(result.scopes) or "no scope"
+    if chosen in (Format.json, Format.ndjson):
+        out(
+            render.dumps_json(
+                {
+                    "scopes": result.scopes,
+                    "mandatory": [render.to_dict(m) for m in result.mandatory],
+                    "search": None
+                    if result.search is None
+                    else {
+                        "mode": result.search.mode,
+                        "hits": [render.hit_to_dict(h) for h in hits],
+                    },
+                }
+            )
+        )
+        return
+    if chosen is Format.markdown:
+        parts = [f"## Mandatory memories ({len(result.mandatory)}) from {where}\n"]
+        parts += [render.to_markdown(m, [render.scope_field(m)]) for m in result.mandatory]
+        if result.search is not None:
+            parts.append(f"## Relevant memories ({len(hits)})\n")
+            parts += [render.hit_to_markdown(h, with_scope=True) for h in hits]
+        out("\n".join(parts))
+        return
+    note(f"Mandatory memories ({len(result.mandatory)}) from {where}:")
+    out(_scoped_table(result.mandatory))
+    if result.search is not None:
+        note(f"Relevant memories ({len(hits)}):")
+        out(_scoped_table([h.memory for h in hits]))
+
+
+def search_across(
+    query: str,
+    fmt: Format | None,
+    *,
+    flt: MemoryFilter,
+    top_k: int,
+    exclude_mandatory: bool,
+    include_deleted: bool,
+    mode: str,
+) -> None:
+    """`graphit memory search --scope all`: the recall scopes searched together."""
+    from graphit_cli import render, wire
+    from graphit_cli.portability import across
+
+    scopes, notices = across.recall_scopes()
+    for notice in notices:
+        note(f"Note: {notice}.")
+    args = {
+        "top_k": top_k,
+        "exclude_mandatory": exclude_mandatory,
+        "include_deleted": include_deleted,
+        "mode": mode,
+    }
+    message = across.request("search", scopes, query=query, filter=wire.filter_to_wire(flt), **args)
+    served = across.via_daemon(message)
+    if served is not None:
+        result = wire.search_from_wire(served)
+    else:
+        from graphit_cli.service import MemoryService
+
+        services = [MemoryService.open(s) for s in scopes]
+        result = across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
+    if result.notice:
+        note(result.notice)
+    chosen = resolve_format(fmt)
+    if chosen is Format.json:
+        out(render.dumps_json([render.hit_to_dict(h) for h in result.hits]))
+    elif chosen is Format.ndjson:
+        out(render.dumps_ndjson(render.hit_to_dict(h) for h in result.hits))
+    elif chosen is Format.markdown:
+        out("\n".join(render.hit_to_markdown(h, with_scope=True) for h in result.hits))
+    else:
+        out(_scoped_table([h.memory for h in result.hits]))
+        if not result.hits:
+            note("No matches.")
+
+
+def _scoped_table(memories: list[Memory]) -> str:
+    from graphit_cli import render
+
+    rows = [
+        [
+            m.id,
+            f"{m.scope_kind}:{m.scope_id}",
+            m.type,
+            render.flags(m),
+            render.format_time(m.updated_at)[:16].replace("T", " "),
+            m.title,
+        ]
+        for m in memories
+    ]
+    return render.table(["ID", "SCOPE", "TYPE", "FLAGS", "UPDATED", "TITLE"], rows)

@@ -493,6 +493,8 @@ def search(
 
     Examples: graphit memory search "how do we deploy" -k 5;
     graphit memory search "lint rules" --exclude-mandatory -f json
+
+    `--scope all` searches the project, the user scope and recall contexts together.
     """
     from graphit_cli import wire
 
@@ -503,6 +505,10 @@ def search(
         "include_deleted": include_deleted,
         "mode": mode.lower(),
     }
+    if scope == "all" and not user:  # the project, the user scope and recall contexts
+        from graphit_cli.cli.context import search_across
+
+        return search_across(query, fmt, flt=flt, **args)  # type: ignore[arg-type]
     found = _via_daemon(
         scope, user, {"op": "search", "query": query, "filter": wire.filter_to_wire(flt), **args}
     )
@@ -528,9 +534,17 @@ def recall(
     fmt: FormatOpt = None,
 ) -> None:
     """The initial recall protocol in one call: every mandatory memory in full, then a
-    search for CONTEXT that leaves the mandatory memories out."""
+    search for CONTEXT that leaves the mandatory memories out.
+
+    Without --scope it reads the project, the user scope and every context added with
+    --recall, each memory labelled with its scope; --scope/--user reads one scope only.
+    """
     from graphit_cli import render, wire
 
+    if scope is None and not user:  # the project, the user scope and recall contexts
+        from graphit_cli.cli.context import recall_across
+
+        return recall_across(context, top_k, fmt)
     found = _via_daemon(scope, user, {"op": "recall", "context": context, "top_k": top_k})
     if found is not None:
         result = wire.recall_from_wire(found)

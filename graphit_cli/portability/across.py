@@ -5,18 +5,25 @@ in contexts; an agent starting a session gets all of them in one call. Each scop
 on its own (its own table, its own indexes), the hits are merged by relevance rank, and the
 same selection rule and canonical order (`ordering.select`) apply across the union. Every
 memory is labelled with the scope it came from.
+
+The CLI resolves which scopes take part (the project depends on its working directory) and
+asks a running daemon to do the work (`serve`), or does it in-process.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
-from graphit_cli import ordering
-from graphit_cli.errors import NoProject
+from graphit_cli import ordering, ranking
+from graphit_cli.errors import InvalidInput, NoProject
 from graphit_cli.models import Memory, MemoryFilter, SearchHit, SearchResult
 from graphit_cli.scopes import Scope
 from graphit_cli.service import WINDOW_FACTOR, MemoryService
+
+ALL = "all"
+Opener = Callable[[Scope], MemoryService]
 
 
 @dataclass(frozen=True)
@@ -27,31 +34,28 @@ class AcrossRecall:
     notices: list[str]
 
 
-Opener = Callable[[Scope], MemoryService]
-
-
-def open_scopes(opener: Opener | None = None) -> tuple[list[MemoryService], list[str]]:
-    """The project (when inside one), the user scope and every recall context."""
+def recall_scopes() -> tuple[list[Scope], list[str]]:
+    """The project (when inside one), the user scope (when it has a table) and every
+    recall context, in that order; and notices about the ones left out."""
     from graphit_cli import providers
     from graphit_cli.portability import contexts
     from graphit_cli.scopes import resolve_scope
 
-    open_one = opener or (lambda scope: MemoryService.open(scope))
-    services: list[MemoryService] = []
+    found: list[Scope] = []
     notices: list[str] = []
     try:
-        services.append(open_one(resolve_scope("project")))
+        found.append(resolve_scope("project"))
     except NoProject:
         notices.append("not inside a graphit project: the project scope is left out")
     user = resolve_scope("user")
     if providers.is_remote_scope(user) or user.local_path().exists():
-        services.append(open_one(user))
+        found.append(user)
     for entry in contexts.recall_contexts():
         if entry.kind == contexts.IMPORTED and not entry.scope.local_path().exists():
-            notices.append(f"context {entry.name} has no table (run `context refresh`)")
+            notices.append(f"context {entry.name} has no table: run `context refresh {entry.name}`")
             continue
-        services.append(open_one(entry.scope))
-    return services, notices
+        found.append(entry.scope)
+    return found, notices
 
 
 def _label(memory: Memory, scope: Scope) -> Memory:
@@ -80,45 +84,136 @@ def search(
     top_k: int = 10,
     flt: MemoryFilter | None = None,
     exclude_mandatory: bool = False,
+    include_deleted: bool = False,
     mode: str = "auto",
 ) -> SearchResult:
-    """Each scope searched on its own, merged by relevance rank, then the selection rule and
-    the canonical order over the union (`top_k` counts distinct memories across scopes)."""
+    """Each scope searched on its own, merged by relevance, then the selection rule (with its
+    priority floor) and the canonical order over the union: `top_k` counts distinct memories
+    across scopes."""
     merged: list[SearchHit] = []
     modes: list[str] = []
     notices: list[str] = []
     for service in services:
         result = service.search(
-            query, top_k=top_k, flt=flt, exclude_mandatory=exclude_mandatory, mode=mode
+            query,
+            top_k=top_k,
+            flt=flt,
+            exclude_mandatory=exclude_mandatory,
+            include_deleted=include_deleted,
+            mode=mode,
         )
         modes.append(result.mode)
-        if result.notice and result.notice not in notices:
+        if result.notice:
             notices.append(f"{service.scope}: {result.notice}")
         scope = service.scope
         merged += [
             replace(h, memory=_label(h.memory, scope), matched=_label(h.matched, scope))
             for h in result.hits
         ]
-    # Scores from different tables are not on one scale; ranks are. Interleave by rank, and
-    # keep the best-ranked of several hits with the same current content.
-    merged.sort(key=lambda h: (h.rank, -h.score))
+    # Each scope's fused scores are scaled to its own best match (ranking.fuse), so they
+    # merge on one scale; ties go to the better rank within its scope. Of several hits with
+    # the same current content (a context imported from this project), the best one stays.
+    merged.sort(key=lambda h: (-h.score, h.rank))
     seen: set[str] = set()
     ranked: list[SearchHit] = []
     for hit in merged:
-        if hit.memory.content_hash in seen:
-            continue
-        seen.add(hit.memory.content_hash)
-        ranked.append(replace(hit, rank=len(ranked) + 1))
-    chosen = ordering.select(ranked, lambda h: h.memory, top_k, WINDOW_FACTOR * top_k)
-    used = modes[0] if modes and len(set(modes)) == 1 else ("mixed" if modes else "fts")
+        if hit.memory.content_hash not in seen:
+            seen.add(hit.memory.content_hash)
+            ranked.append(replace(hit, rank=len(ranked) + 1))
+    floor = ranking.PRIORITY_FLOOR * max((h.score for h in ranked), default=0.0)
+    chosen = ordering.select(
+        ranked,
+        lambda h: h.memory,
+        top_k,
+        WINDOW_FACTOR * top_k,
+        eligible=lambda h: h.score >= floor,
+    )
+    used = modes[0] if len(set(modes)) == 1 else ("mixed" if modes else "fts")
     return SearchResult(chosen, used, "; ".join(notices) or None)
 
 
-def recall(context: str | None, *, top_k: int = 10, opener: Opener | None = None) -> AcrossRecall:
-    """The initial recall protocol over every scope: mandatory memories in full, then one
-    search with them excluded."""
-    services, notices = open_scopes(opener)
+def recall(
+    scopes: list[Scope], context: str | None, *, top_k: int = 10, opener: Opener | None = None
+) -> AcrossRecall:
+    """The initial recall protocol over `scopes`: mandatory memories in full, then one search
+    with them excluded."""
+    open_one = opener or (lambda s: MemoryService.open(s))
+    services = [open_one(s) for s in scopes]
     found = None
     if context and context.strip() and services:
         found = search(services, context, top_k=top_k, exclude_mandatory=True)
-    return AcrossRecall([str(s.scope) for s in services], mandatory(services), found, notices)
+    return AcrossRecall([str(s) for s in scopes], mandatory(services), found, [])
+
+
+# --- the daemon's warm path ---------------------------------------------------------------
+
+
+def request(what: str, scopes: list[Scope], **args: Any) -> dict[str, Any]:
+    return {"op": "across", "what": what, "scopes": [str(s) for s in scopes], **args}
+
+
+def serve(message: dict[str, Any], opener: Opener) -> dict[str, Any]:
+    """Answer an `across` request in the daemon (the same code as in-process), its fields
+    validated as the warm path validates every request."""
+    from graphit_cli import wire
+    from graphit_cli.scopes import parse_scope_ref
+
+    listed = message.get("scopes")
+    if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
+        raise InvalidInput("scopes must be a list of scope names")
+    scopes = [parse_scope_ref(s) for s in listed]
+    what = wire.text_field(message, "what")
+    top_k = wire.int_field(message, "top_k", 10) or 0
+    if what == "recall":
+        context = wire.text_field(message, "context", optional=True)
+        return recall_to_wire(recall(scopes, context, top_k=top_k, opener=opener))
+    if what == "search":
+        result = search(
+            [opener(s) for s in scopes],
+            str(wire.text_field(message, "query")),
+            top_k=top_k,
+            flt=wire.filter_from_wire(message.get("filter")),
+            exclude_mandatory=wire.bool_field(message, "exclude_mandatory"),
+            include_deleted=wire.bool_field(message, "include_deleted"),
+            mode=str(wire.text_field(message, "mode", optional=True) or "auto"),
+        )
+        return wire.search_to_wire(result)
+    raise InvalidInput(f"unknown across request {what!r}")
+
+
+def recall_to_wire(found: AcrossRecall) -> dict[str, Any]:
+    from graphit_cli import wire
+
+    return {
+        "scopes": found.scopes,
+        "mandatory": [wire.memory_to_wire(m) for m in found.mandatory],
+        "search": None if found.search is None else wire.search_to_wire(found.search),
+        "notices": found.notices,
+    }
+
+
+def recall_from_wire(data: dict[str, Any]) -> AcrossRecall:
+    from graphit_cli import wire
+
+    found = data.get("search")
+    return AcrossRecall(
+        list(data["scopes"]),
+        [wire.memory_from_wire(m) for m in data["mandatory"]],
+        None if found is None else wire.search_from_wire(found),
+        list(data.get("notices", [])),
+    )
+
+
+def via_daemon(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The daemon's answer, or None (no daemon, or one that predates `across`)."""
+    from graphit_cli import config, runstate, wire
+
+    if config.no_daemon():
+        return None
+    try:
+        reply = wire.call(runstate.socket_path(), message)
+    except InvalidInput as exc:
+        if "unknown request" in exc.message:
+            return None
+        raise
+    return None if reply is None else dict(reply["result"])
