@@ -23,6 +23,7 @@ HIT_FIELDS = [
     "score",
     "rank",
     "snippet",
+    "scope",
 ]
 
 
@@ -87,7 +88,10 @@ def test_recall_markdown_lists_mandatory_then_relevant(cli) -> None:  # type: ig
     result = cli("memory", "recall", "ruff")
     assert result.exit_code == 0
     text = result.stdout
-    assert text.startswith("## Mandatory memories (1)\n\n---\n")
+    # Without --scope, recall reads every recall scope (only the project has a table here).
+    assert text.startswith(
+        "## Mandatory memories (1) from project:01JD0000000000000000000000\n\n---\n"
+    )
     head, tail = text.split("## Relevant memories (1)\n")
     assert rule in head and related in tail and rule not in tail
     only = cli("memory", "recall", "-f", "json").json()
