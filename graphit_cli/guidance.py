@@ -29,11 +29,18 @@ class _Names:
     important: str
     mandatory_flag: str
     duplicate_rule: str
+    every_scope: str
 
 
 _MCP = _Names(
-    mandatory="Call `graphit_memory_mandatory` with no query and read every memory it returns",
-    search="Call `graphit_memory_search` for the current task with `exclude_mandatory: true`",
+    mandatory=(
+        'Call `graphit_memory_mandatory` with `scope: "all"` and no query, and read every '
+        "memory it returns"
+    ),
+    search=(
+        "Call `graphit_memory_search` for the current task with `exclude_mandatory: true` "
+        'and `scope: "all"`'
+    ),
     source="`graphit_memory_source`",
     shortcut="",
     insert="`graphit_memory_insert`",
@@ -46,13 +53,22 @@ _MCP = _Names(
         "answers with that memory's id: update it; pass `force: true` only when the new "
         "memory is genuinely separate."
     ),
+    every_scope=(
+        '`scope: "all"` reads the project, the user scope and the contexts added with '
+        "`--recall` together; each memory and hit says its `scope`: pass it to "
+        "`graphit_memory_source` to read one."
+    ),
 )
 
 _CLI = _Names(
     mandatory="Run `graphit memory mandatory` and read every memory it prints",
     search='Run `graphit memory search "<the current task>" --exclude-mandatory`',
     source="`graphit memory source <id>`",
-    shortcut=('`graphit memory recall "<the current task>"` runs both steps in one call.'),
+    shortcut=(
+        '`graphit memory recall "<the current task>"` runs both steps in one call, over the '
+        "project, the user scope and the contexts added with `--recall`, each memory labelled "
+        "with its scope."
+    ),
     insert=(
         '`graphit memory upsert --title "<one-line statement>" --body "<what and why>" '
         "--type <type> [--tag <tag>]...`"
@@ -66,6 +82,7 @@ _CLI = _Names(
         "already says the same thing (it still writes): if it does, delete the new one and "
         "update the existing memory instead."
     ),
+    every_scope="",
 )
 
 
@@ -78,11 +95,12 @@ def _names(surface: str) -> _Names:
 def recall_protocol(surface: str = "mcp") -> str:
     n = _names(surface)
     shortcut = f"\n{n.shortcut}\n" if n.shortcut else ""
+    every = f"\n   {n.every_scope}" if n.every_scope else ""
     return f"""\
 ## Recall at the start of every session
 
-1. {n.mandatory}, in full: they apply to every session. Do the same for the user scope
-   ({n.user_scope}), which holds the user's cross-project preferences.
+1. {n.mandatory}, in full: they apply to every session. They include the user scope
+   ({n.user_scope}), which holds the user's cross-project preferences.{every}
 2. {n.search} (the mandatory memories are already loaded), then read the memories you need in
    full with {n.source}.
 {shortcut}
@@ -206,13 +224,17 @@ def server_instructions() -> str:
 
 # --- MCP tool descriptions ------------------------------------------------------------------
 
-_SCOPE_NOTE = 'Every tool takes `scope`: "project" (default) or "user".'
+_SCOPE_NOTE = (
+    'Every tool takes `scope`: "project" (default), "user" or "context:<name>"; mandatory '
+    'and search also take "all" (project, user and recall contexts together).'
+)
 
 TOOL_DESCRIPTIONS: dict[str, str] = {
     "graphit_memory_mandatory": (
         "Step 1 of recall at session start: every mandatory memory of the scope, in full "
-        "(Markdown with frontmatter). Call it with no query and read all of them; call it "
-        'again with scope "user" for the user\'s cross-project preferences. ' + _SCOPE_NOTE
+        '(Markdown with frontmatter). Call it with scope "all" and no query, and read all '
+        "of them: the project's, the user's cross-project preferences and the recall "
+        "contexts', each labelled with its scope. " + _SCOPE_NOTE
     ),
     "graphit_memory_search": (
         "Step 2 of recall: search memories for the current task. Pass exclude_mandatory=true "

@@ -36,7 +36,8 @@ ScopeArg = Annotated[
     str,
     Field(
         description='"project" (default): this project\'s memory. "user": personal '
-        "preferences that apply across projects. (Also context:NAME for an imported context.)"
+        "preferences that apply across projects. (Also context:NAME for an imported context; "
+        '"all" for mandatory and search: the project, the user and recall contexts together.)'
     ),
 ]
 FormatArg = Annotated[

@@ -29,7 +29,6 @@ from graphit_cli.models import (
     WriteAction,
     WriteResult,
 )
-from graphit_cli.providers import resolve_scope
 from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
@@ -81,7 +80,11 @@ class MemoryTools:
             return load_default()
 
     def service(self, scope: str | None) -> MemoryService:
-        resolved = resolve_scope((scope or "").strip() or "project")
+        from graphit_cli.portability.across import resolve_label
+
+        return self._service(resolve_label(scope))
+
+    def _service(self, resolved: Scope) -> MemoryService:
         with self.lock:
             service = self._services.get(resolved)
             if service is None:
@@ -106,20 +109,37 @@ class MemoryTools:
                 service.embed_now([result.memory], model)
         return result
 
+    def every_scope(self) -> list[MemoryService]:
+        """scope "all": the project, the user scope and the recall contexts."""
+        from graphit_cli.portability.across import recall_scopes
+
+        return [self._service(s) for s in recall_scopes()[0]]
+
     # --- reads -----------------------------------------------------------------------------
 
     def mandatory(
         self, *, scope: str | None, types: Sequence[str] | None, tags: Sequence[str] | None
     ) -> Reply:
-        service = self.service(scope)
-        memories = service.catalogue(_filter(types, tags, mandatory=True))
-        where = str(service.scope)
+        if _is_all(scope):
+            from graphit_cli.portability import across
+
+            services = self.every_scope()
+            where = "all scopes (" + ", ".join(str(s.scope) for s in services) + ")"
+            flt = _filter(types, tags, mandatory=True)
+            memories = [m for m in across.mandatory(services) if _matches(m, flt)]
+            extra = [render.scope_field]
+        else:
+            service = self.service(scope)
+            memories = service.catalogue(_filter(types, tags, mandatory=True))
+            where = str(service.scope)
+            extra = []
         if not memories:
             text = f"No mandatory memories in {where}.\n"
         else:
             text = (
                 f"{_count(len(memories), 'mandatory memory', 'mandatory memories')} in {where}; "
-                "read all of them:\n\n" + "\n".join(render.to_markdown(m) for m in memories)
+                "read all of them:\n\n"
+                + "\n".join(render.to_markdown(m, [f(m) for f in extra]) for m in memories)
             )
         data = {"scope": where, "memories": [render.to_dict(m) for m in memories]}
         return Reply(text, data)
@@ -142,27 +162,36 @@ class MemoryTools:
             raise InvalidInput("top_k must not be negative (0 means no limit)")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
             raise InvalidInput(f"page_size must be between 1 and {MAX_PAGE_SIZE}")
-        service = self.service(scope)
         flt = _filter(types, tags)
         mode = mode.strip().lower()
+        services = self.every_scope() if _is_all(scope) else [self.service(scope)]
+        if _is_all(scope):
+            where = "all scopes (" + ", ".join(str(s.scope) for s in services) + ")"
+            bound = Scope("all", ",".join(str(s.scope) for s in services))
+        else:
+            where, bound = str(services[0].scope), services[0].scope
         binding = _search_binding(
-            service.scope, query, flt, top_k, exclude_mandatory, mode, include_deleted
+            bound, query, flt, top_k, exclude_mandatory, mode, include_deleted
         )
         offset = decode_cursor(cursor, binding) if cursor else 0
-        result = service.search(
-            query,
-            top_k=top_k,
-            flt=flt,
-            exclude_mandatory=exclude_mandatory,
-            include_deleted=include_deleted,
-            mode=mode,
-        )
+        args = {
+            "top_k": top_k,
+            "flt": flt,
+            "exclude_mandatory": exclude_mandatory,
+            "include_deleted": include_deleted,
+            "mode": mode,
+        }
+        if _is_all(scope):
+            from graphit_cli.portability import across
+
+            result = across.search(services, query, **args)  # type: ignore[arg-type]
+        else:
+            result = services[0].search(query, **args)  # type: ignore[arg-type]
         hits = result.hits
         page = hits[offset : offset + page_size]
         end = offset + len(page)
         next_cursor = encode_cursor(end, binding) if end < len(hits) else None
 
-        where = str(service.scope)
         how = f"{result.mode} search"
         if exclude_mandatory:
             how += "; mandatory memories excluded"
@@ -181,7 +210,7 @@ class MemoryTools:
                 f"({how}); showing {offset + 1}-{end}:"
             )
             lines.append("")
-            lines += [_hit_lines(h) for h in page]
+            lines += [_hit_lines(h, with_scope=bound.kind == "all") for h in page]
             lines.append("")
             if next_cursor:
                 lines.append(
@@ -450,8 +479,10 @@ def _memory_line(memory: Memory) -> str:
     )
 
 
-def _hit_lines(hit: SearchHit) -> str:
+def _hit_lines(hit: SearchHit, *, with_scope: bool = False) -> str:
     line = _memory_line(hit.memory).rstrip("\n")
+    if with_scope:
+        line += f"\n  scope: {hit.memory.scope_kind}:{hit.memory.scope_id}"
     if hit.deleted:
         line += f"\n  deleted: its final revision is {hit.memory.key}"
     elif hit.superseded:
@@ -506,3 +537,11 @@ def _duplicate_reply(existing: Memory, scope: Scope) -> Reply:
         "message": message,
     }
     return Reply(message + "\n", data)
+
+
+def _is_all(scope: str | None) -> bool:
+    return (scope or "").strip() == "all"
+
+
+def _matches(memory: Memory, flt: MemoryFilter) -> bool:
+    return (not flt.types or memory.type in flt.types) and set(flt.tags) <= set(memory.tags)

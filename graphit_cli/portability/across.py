@@ -217,3 +217,25 @@ def via_daemon(message: dict[str, Any]) -> dict[str, Any] | None:
             return None
         raise
     return None if reply is None else dict(reply["result"])
+
+
+# --- scope labels as arguments ------------------------------------------------------------
+
+
+def scope_label(memory: Memory) -> str:
+    return f"{memory.scope_kind}:{memory.scope_id}"
+
+
+def resolve_label(value: str | None) -> Scope:
+    """A scope argument: `project`, `user`, `context:NAME`, or the label a cross-scope result
+    carries (`project:<this project's id>`, `user:<this user's id>`)."""
+    from graphit_cli.scopes import resolve_scope
+
+    text = (value or "").strip() or "project"
+    kind, sep, ident = text.partition(":")
+    if sep and kind in ("project", "user"):
+        current = resolve_scope(kind)
+        if (ident.strip().upper() if kind == "project" else ident.strip()) != current.id:
+            raise InvalidInput(f"scope {text!r} is not this {kind}'s ({current}): use {kind!r}")
+        return current
+    return resolve_scope(text)
