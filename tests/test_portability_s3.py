@@ -1,0 +1,89 @@
+"""An attached project in S3 mode: that project's table is opened directly, read-only."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
+
+from tests.s3_harness import REGION, TEST_KEY, MotoServer
+
+BUCKET = "graphit-portability"
+OTHER_PROJECT = "01JE0000000000000000000077"
+
+
+@pytest.fixture(scope="module")
+def moto() -> Iterator[MotoServer]:
+    server = MotoServer()
+    server.client("s3").create_bucket(Bucket=BUCKET)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def s3_env(moto: MotoServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    prefix = f"t-{uuid.uuid4().hex[:12]}"
+    values = {
+        "GRAPHIT_PROVIDER": "s3",
+        "GRAPHIT_S3_BUCKET": BUCKET,
+        "GRAPHIT_S3_PREFIX": prefix,
+        "GRAPHIT_S3_ENDPOINT": moto.endpoint,
+        "AWS_ACCESS_KEY_ID": TEST_KEY,
+        "AWS_SECRET_ACCESS_KEY": TEST_KEY,
+        "AWS_REGION": REGION,
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
+        "AWS_CONFIG_FILE": str(tmp_path / "none"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    return prefix
+
+
+def test_attach_a_remote_project(
+    cli, s3_env: str, moto: MotoServer, graphit_home: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GRAPHIT_PROJECT_ID", OTHER_PROJECT)
+    made = cli(
+        "memory",
+        "upsert",
+        "-f",
+        "json",
+        "--title",
+        "Backend retries",
+        "--body",
+        "Retry idempotent calls three times.",
+        "--mandatory",
+    )
+    assert made.exit_code == 0, made.stderr
+    other_id = made.json()[0]["id"]
+    monkeypatch.delenv("GRAPHIT_PROJECT_ID")
+
+    added = cli("memory", "context", "add", "backend", "--project", OTHER_PROJECT, "--recall")
+    assert added.exit_code == 0, added.stderr
+    found = cli("memory", "list", "--scope", "context:backend", "-f", "json").json()
+    assert [m["id"] for m in found] == [other_id]
+    assert not (graphit_home / "memory" / "memory-context-backend").exists()  # nothing copied
+    recalled = cli("memory", "recall", "-f", "json").json()
+    assert [(m["id"], m["scope"]) for m in recalled["mandatory"]] == [(other_id, "context:backend")]
+    refused = cli("memory", "delete", other_id, "--yes", "--scope", "context:backend")
+    assert refused.exit_code == 6 and "attached read-only" in refused.stderr
+
+    keys = lambda: sorted(  # noqa: E731
+        item["Key"]
+        for item in moto.client("s3")
+        .list_objects_v2(Bucket=BUCKET, Prefix=f"{s3_env}/v2/projects/{OTHER_PROJECT}/")
+        .get("Contents", [])
+    )
+    before = keys()
+    assert before
+    assert cli("memory", "context", "remove", "backend", "--yes").exit_code == 0
+    assert keys() == before  # the remote table is never deleted
