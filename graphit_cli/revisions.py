@@ -67,8 +67,10 @@ def normalise_body(value: str) -> str:
     body = value.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
     if not body.strip():
         raise InvalidInput("body must not be empty")
-    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in body):
-        raise InvalidInput("body must be valid Unicode text (it holds a lone surrogate)")
+    try:
+        body.encode("utf-8")  # fails exactly on lone surrogates; C speed on long bodies
+    except UnicodeEncodeError:
+        raise InvalidInput("body must be valid Unicode text (it holds a lone surrogate)") from None
     if len(body) > MAX_BODY:
         raise InvalidInput(f"body is {len(body)} characters long; at most {MAX_BODY}")
     return body

@@ -25,7 +25,9 @@ from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
 
 FORMATS = ("auto", "ndjson", "markdown", "agents", "cursor", "mcp-memory", "notes")
-BATCH = 2000  # records per commit
+# Rows (or records) per commit: each commit may fold the indexes (seconds at this size), so
+# batches are large; 10k exported rows import in one commit.
+BATCH = 10_000
 Progress = Callable[[int, int], None]
 
 
