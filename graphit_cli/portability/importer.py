@@ -72,8 +72,9 @@ def collect(path: Path, fmt: str, scope: Scope) -> Collected:
 def detect(path: Path) -> str:
     if path.is_file():
         return _detect_file(path)
-    if (path / native.HISTORY_DIR).is_dir() or any(_is_native_md(p) for p in path.glob("*.md")):
-        return "markdown"
+    candidates = [*sorted(path.glob("*.md")), *sorted(path.glob(f"{native.HISTORY_DIR}/*/*.md"))]
+    if candidates and all(_is_native_md(p) for p in candidates[:20]):
+        return "markdown"  # what `export --format markdown` wrote
     names = {p.name.lower() for p in path.iterdir()}
     if names & {*foreign.AGENT_FILES, ".cursorrules"} or (path / ".cursor" / "rules").is_dir():
         return "agents"
