@@ -82,6 +82,15 @@ def test_names_are_validated(cli, graphit_home: Path) -> None:  # type: ignore[n
     assert not (graphit_home / "memory").exists() or not any(
         p.name.startswith("memory-context") for p in (graphit_home / "memory").iterdir()
     )
+    empty = graphit_home.parent / "empty"
+    empty.mkdir()
+    nothing = cli("memory", "context", "add", "empty", "--from", str(empty))
+    assert (nothing.exit_code, nothing.stderr) == (
+        3,
+        f"Error: nothing to import in {empty} as notes\n",
+    )
+    assert not (graphit_home / "memory" / "memory-context-empty").exists()  # no half-made context
+    assert _context_list(cli) == []
     both = cli("memory", "context", "add", "x", "--from", "a", "--project", OTHER_PROJECT)
     assert both.exit_code == 3 and "exactly one of --from PATH or --project ULID" in both.stderr
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli import config, scopes
-from graphit_cli.errors import AccessDenied, Conflict, InvalidInput, NotFound
+from graphit_cli.errors import AccessDenied, Conflict, GraphitError, InvalidInput, NotFound
 from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
@@ -208,7 +208,14 @@ def add(
     if not resolved.exists():
         raise InvalidInput(f"no such file or folder: {source}")
     entry = Context(name, IMPORTED, str(resolved), fmt, recall)
-    report = _import(entry, progress)
+    try:
+        report = _import(entry, progress)
+    except GraphitError:
+        # Nothing was imported (an unreadable source, nothing in it): no half-made context.
+        leftover = _plan_or_none(entry.scope)
+        if leftover is not None:
+            scopes.prune(leftover)
+        raise
     entry = Context(name, IMPORTED, str(resolved), fmt, recall, _now())
     with _locked() as entries:
         entries[name] = entry
@@ -263,7 +270,6 @@ def _plan_or_none(scope: Scope) -> scopes.PrunePlan | None:
 
 def listing() -> list[tuple[Context, int | None]]:
     """Every context with its number of live memories (None when its table is missing)."""
-    from graphit_cli.errors import GraphitError
     from graphit_cli.service import MemoryService
 
     found = []
