@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from graphit_cli.portability.importer import Progress
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service import MemoryService
-    from graphit_cli.store.lance import MemoryStore
+    from graphit_cli.store.base import Store
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 IMPORTED = "import"
@@ -126,7 +126,7 @@ def attached_project(scope: Scope) -> str | None:
     return entry.source if entry is not None and entry.kind == ATTACHED else None
 
 
-def open_attached(scope: Scope) -> MemoryStore | None:
+def open_attached(scope: Scope) -> Store | None:
     """The attached project's table, read-only, or None when `scope` is not an attachment.
 
     Locally that project's table directory; in S3 mode its table opened directly under the
