@@ -104,7 +104,9 @@ def export(
 def import_(
     path: Annotated[
         Path,
-        typer.Argument(help="A file or folder: a graphit export, AGENTS.md, rules, notes ..."),
+        typer.Argument(
+            metavar="PATH", help="A file or folder: a graphit export, AGENTS.md, rules, notes ..."
+        ),
     ],
     dry_run: Annotated[
         bool, typer.Option("--dry-run", "-n", help="Report what would change; write nothing.")
@@ -139,11 +141,11 @@ def import_(
 
       graphit memory import AGENTS.md --dry-run
 
-      graphit memory import .                      # AGENTS.md, CLAUDE.md, .cursor/rules
+      graphit memory import .   # AGENTS.md, CLAUDE.md, .cursor/rules ...
 
       graphit memory import ~/.local/share/mcp/memory.jsonl --user
 
-      graphit memory import project.ndjson         # a `graphit memory export`
+      graphit memory import project.ndjson   # what `export` wrote
     """
     from graphit_cli.portability import importer
 
