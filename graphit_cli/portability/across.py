@@ -39,7 +39,7 @@ def recall_scopes() -> tuple[list[Scope], list[str]]:
     recall context, in that order; and notices about the ones left out."""
     from graphit_cli import providers
     from graphit_cli.portability import contexts
-    from graphit_cli.scopes import resolve_scope
+    from graphit_cli.providers import resolve_scope
 
     found: list[Scope] = []
     notices: list[str] = []
@@ -229,7 +229,7 @@ def scope_label(memory: Memory) -> str:
 def resolve_label(value: str | None) -> Scope:
     """A scope argument: `project`, `user`, `context:NAME`, or the label a cross-scope result
     carries (`project:<this project's id>`, `user:<this user's id>`)."""
-    from graphit_cli.scopes import resolve_scope
+    from graphit_cli.providers import resolve_scope
 
     text = (value or "").strip() or "project"
     kind, sep, ident = text.partition(":")
