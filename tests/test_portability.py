@@ -307,10 +307,22 @@ def test_a_newer_export_moves_chains_forward_never_back(  # type: ignore[no-unty
     report = cli("memory", "import", str(new), "--json").json()
     assert (report["created"], report["updated"], report["skipped"]) == (0, 2, 2)
     assert _outputs(cli, [a, b, c, d]) == expected
-    # The older export again: nothing goes back.
+    # The older export again: nothing goes back, and the report says why.
     stale = cli("memory", "import", str(old), "--json").json()
     assert stale["updated"] == 0 and stale["created"] == 0
+    reasons = {i["id"]: i["reason"] for i in stale["items"]}
+    assert reasons[b] == "this table is at revision 2, the import at 1"
+    assert reasons[d] == "unchanged"
     assert _outputs(cli, [a, b, c, d]) == expected
+    # A local edit at the same revision number as the import's is kept, and reported.
+    cli("memory", "upsert", "--id", d, "--body", "Edited here.")
+    exported = [json.loads(line) for line in new.read_text().splitlines()]
+    [other_edit] = [r for r in exported if r["id"] == d and r["current"]]
+    clash = tmp_path / "clash.ndjson"
+    clash.write_text(json.dumps({**other_edit, "revision": 3, "body": "Edited there."}) + "\n")
+    kept = cli("memory", "import", str(clash), "--json").json()
+    assert kept["items"][0]["reason"] == "revision 3 differs from this table's; kept this table's"
+    assert "Edited here." in cli("memory", "source", d).stdout
     assert home.exists()
 
 

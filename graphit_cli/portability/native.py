@@ -235,6 +235,10 @@ class RowPlan:
                 self.conflicts[row.id] = (
                     f"revision {row.revision} differs from this table's; kept this table's"
                 )
+            elif row.is_live and row.revision < old.revision:
+                self.conflicts[row.id] = (
+                    f"this table is at revision {old.revision}, the import at {row.revision}"
+                )
             elif not row.is_live and _link_rank(row) > _link_rank(old):
                 changed(row, old.evolve(next=row.next))
             elif old.embedding is None and row.embedding is not None and _same(row, old):
