@@ -194,6 +194,31 @@ _IGNORED_FIELDS = {
 }
 
 
+def decode_text(data: bytes, origin: str) -> str:
+    """UTF-8 input as text; anything else is refused with the line and byte that are wrong."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InvalidInput(
+            f"{origin} is not UTF-8 text: byte 0x{data[exc.start]:02x} on line {line} "
+            "(convert it first, e.g. `iconv -f latin1 -t utf-8`)"
+        ) from None
+
+
+def undecodable(text: str) -> str | None:
+    """What makes `text` unusable as UTF-8 (a byte the OS could not decode, or a lone
+    surrogate), or None when it is fine."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        if 0xDC80 <= code <= 0xDCFF:  # Python's stand-in for an undecodable byte
+            return f"byte 0x{code - 0xDC00:02x}"
+        return f"lone surrogate U+{code:04X}"
+    return None
+
+
 def parse_input(text: str, origin: str = "input") -> list[MemoryDraft]:
     """Markdown with frontmatter (one memory), a JSON object or array, or NDJSON lines."""
     stripped = text.lstrip("\ufeff").lstrip()
@@ -307,20 +332,7 @@ def parse_markdown(text: str, origin: str) -> MemoryDraft:
             end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
         except StopIteration:
             raise InvalidInput(f"{origin}: frontmatter is not closed by a line '---'") from None
-        import yaml
-
-        try:
-            loaded = yaml.safe_load("\n".join(lines[1:end]))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 2}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or "invalid YAML"
-            raise InvalidInput(f"{origin}: malformed frontmatter{where}: {problem}") from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise InvalidInput(f"{origin}: frontmatter must be a YAML mapping")
-        meta = loaded
+        meta = load_frontmatter("\n".join(lines[1:end]), origin)
         rest = "\n".join(lines[end + 1 :])
     body_lines = rest.strip("\n").split("\n")
     if body_lines and body_lines[0].startswith("# "):
@@ -331,6 +343,56 @@ def parse_markdown(text: str, origin: str) -> MemoryDraft:
             body_lines = body_lines[1:]
     meta.setdefault("body", "\n".join(body_lines))
     return draft_from_mapping(meta, origin)
+
+
+# Fields whose values are text however they are spelled: YAML 1.1 would read `title: no` as
+# false, `title: 1.10` as 1.1 and `tags: [no, ci]` as [False, "ci"].
+_TEXT_FIELDS = {"id", "title", "body", "type", "tags", "updated_by", "revision_id", "key"}
+_YAML_NULLS = {"", "~", "null", "Null", "NULL"}
+
+
+def load_frontmatter(text: str, origin: str) -> dict[str, Any]:
+    """The frontmatter mapping; text fields keep their source spelling (no YAML 1.1 coercion).
+
+    Other fields (flags, revision, timestamps) are read the usual YAML way.
+    """
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        if root is None:
+            return {}
+        if not isinstance(root, yaml.MappingNode):
+            raise InvalidInput(f"{origin}: frontmatter must be a YAML mapping")
+        constructor = yaml.SafeLoader("")
+        meta: dict[str, Any] = {}
+        for key_node, value_node in root.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str):
+                raise InvalidInput(f"{origin}: frontmatter keys must be plain names")
+            if key in _TEXT_FIELDS:
+                meta[key] = _yaml_text(value_node, constructor)
+            else:
+                meta[key] = constructor.construct_document(value_node)
+        return meta
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise InvalidInput(f"{origin}: malformed frontmatter{where}: {problem}") from None
+
+
+def _yaml_text(node: Any, constructor: Any) -> Any:
+    """A scalar as written (None for a plain null), a list item by item; else as YAML reads."""
+    import yaml
+
+    if isinstance(node, yaml.ScalarNode):
+        if node.style is None and node.value in _YAML_NULLS:
+            return None
+        return node.value
+    if isinstance(node, yaml.SequenceNode):
+        return [_yaml_text(item, constructor) for item in node.value]
+    return constructor.construct_document(node)
 
 
 def draft_from_mapping(record: Any, origin: str) -> MemoryDraft:

@@ -227,15 +227,15 @@ class MemoryService:
             live = None
         try:
             if live is not None:
+                revised = revisions.revise(live, draft, author=self.author, now=now)
+                if revised is None:  # already what the draft says, whatever revision it names
+                    return _Plan(index, draft, WriteAction.UNCHANGED, [], live)
                 if draft.expected_revision is not None and draft.expected_revision != live.revision:
                     raise Conflict(
                         f"memory {live.id} is at revision {live.revision}, not "
                         f"{draft.expected_revision}: it changed since it was read; "
                         "read it again with `graphit memory source`"
                     )
-                revised = revisions.revise(live, draft, author=self.author, now=now)
-                if revised is None:
-                    return _Plan(index, draft, WriteAction.UNCHANGED, [], live)
                 rows = revisions.plan_update(live, tail, revised)
                 return _Plan(index, draft, WriteAction.UPDATED, rows, rows[1])
             if tail is not None:  # deleted: the chain continues
@@ -754,6 +754,61 @@ class MemoryService:
         if counts is not None:
             self.store.fold_if_needed(written_rows=counts.inserted + counts.updated)
         return counts
+
+    # --- restore and batch duplicates (cli-polish) -----------------------------------------
+
+    def restore(self, ref: str) -> WriteResult:
+        """Make archived revision `<id>/<revision_id>` current again, as a new revision.
+
+        Text, type, tags and flags come back as they were in that revision; the chain keeps
+        everything in between. A deleted memory comes back the same way. Restoring what is
+        already current changes nothing.
+        """
+        memory_id, revision_id = revisions.parse_ref(ref)
+        if not revision_id:
+            raise InvalidInput(
+                f"give the revision to restore as {memory_id}/<revision-id> "
+                f"(see `graphit memory history {memory_id}`)"
+            )
+        old = self.source(ref)
+        draft = MemoryDraft(
+            id=old.id,
+            title=old.title,
+            body=old.body,
+            type=old.type,
+            tags=old.tags,
+            important=old.important,
+            mandatory=old.mandatory,
+        )
+        return self.upsert(draft)
+
+    def live_duplicates(self, drafts: Sequence[MemoryDraft]) -> list[tuple[int, Memory]]:
+        """(index, live memory) for each new draft (no id) whose exact content is already live.
+
+        The cheap check for batches: a content-hash lookup, no wording or vector comparison
+        (the single-record guard is `find_duplicate`). Invalid drafts are skipped; the write
+        reports them.
+        """
+        from graphit_cli.models import DEFAULT_TYPE
+
+        wanted: dict[str, list[int]] = {}
+        for index, draft in enumerate(drafts):
+            if draft.id is not None or draft.title is None or draft.body is None:
+                continue
+            try:
+                digest = revisions.content_hash(
+                    revisions.validate_title(draft.title),
+                    revisions.normalise_body(draft.body),
+                    revisions.validate_type(draft.type or DEFAULT_TYPE),
+                    revisions.normalise_tags(draft.tags or ()),
+                )
+            except InvalidInput:
+                continue
+            wanted.setdefault(digest, []).append(index)
+        found = self.store.live_with_hashes(list(wanted)) if wanted else []
+        by_hash = {m.content_hash: m for m in found}
+        pairs = [(i, by_hash[h]) for h, indexes in wanted.items() if h in by_hash for i in indexes]
+        return sorted(pairs, key=lambda pair: pair[0])
 
 
 def _default_embedder() -> Embedder | None:

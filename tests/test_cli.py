@@ -350,3 +350,175 @@ def test_debug_shows_traceback(cli, monkeypatch: pytest.MonkeyPatch) -> None:  #
     monkeypatch.setenv("GRAPHIT_DEBUG", "1")
     with pytest.raises(NotFound):
         cli("memory", "source", "01JD0000000000000000000999")
+
+
+# --- bad input (issue 13) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "title", "tags"),
+    [
+        ("title: T\ntags: [no, ci]", "T", ["ci", "no"]),
+        ("title: no", "no", []),
+        ("title: yes\ntags: [on, off, 'y']", "yes", ["off", "on", "y"]),
+        ("title: 2024-01-01", "2024-01-01", []),
+        ("title: 1.0", "1.0", []),
+        ("title: 1.10\ntags: [3.0, 2024-01-01]", "1.10", ["2024-01-01", "3.0"]),
+        ("title: 0o17\ntags: null", "0o17", []),
+    ],
+)
+def test_yaml_text_fields_load_as_written(  # type: ignore[no-untyped-def]
+    cli, frontmatter: str, title: str, tags: list[str]
+) -> None:
+    result = cli("memory", "upsert", "-f", "json", "-", input=f"---\n{frontmatter}\n---\nbody\n")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == ""
+    [written] = result.json()
+    shown = cli("memory", "source", written["id"], "-f", "json").json()
+    assert (shown["title"], shown["tags"], shown["important"]) == (title, tags, False)
+
+
+def test_yaml_flags_still_read_as_booleans(cli) -> None:  # type: ignore[no-untyped-def]
+    text = "---\ntitle: T\nimportant: true\nmandatory: false\nrevision: 1\n---\nbody\n"
+    [written] = cli("memory", "upsert", "-f", "json", "-", input=text).json()
+    shown = cli("memory", "source", written["id"], "-f", "json").json()
+    assert (shown["important"], shown["mandatory"]) == (True, False)
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (
+            ["search", "caf\udce9"],
+            None,
+            "Error: QUERY is not valid UTF-8 text: byte 0xe9\n",
+        ),
+        (
+            ["upsert", "--title", "T\udcff", "--body", "b"],
+            None,
+            "Error: --title is not valid UTF-8 text: byte 0xff\n",
+        ),
+        (
+            ["list", "--tag", "ok", "--tag", "caf\udce9"],
+            None,
+            "Error: --tag is not valid UTF-8 text: byte 0xe9\n",
+        ),
+        (
+            ["upsert", "-"],
+            "---\ntitle: caf\xe9\n---\nbody\n".encode("latin-1"),
+            "Error: stdin is not UTF-8 text: byte 0xe9 on line 2 "
+            "(convert it first, e.g. `iconv -f latin1 -t utf-8`)\n",
+        ),
+        (
+            ["upsert", "-"],
+            b'{"title": "T", "body": "b"}\n{"title": "caf\xe9", "body": "b"}\n',
+            "Error: stdin is not UTF-8 text: byte 0xe9 on line 2 "
+            "(convert it first, e.g. `iconv -f latin1 -t utf-8`)\n",
+        ),
+    ],
+)
+def test_non_utf8_input_says_what_is_wrong(cli, service, args, stdin, message) -> None:  # type: ignore[no-untyped-def]
+    upsert(cli, "--title", "Existing", "--body", "untouched")
+    before = table_state(service)
+    result = cli("memory", *args, input=stdin)
+    assert (result.exit_code, result.stdout, result.stderr) == (3, "", message)
+    assert table_state(service) == before
+
+
+def test_non_utf8_file_says_what_is_wrong(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "latin1.md"
+    path.write_bytes("# Caf\xe9\n\nbody\n".encode("latin-1"))
+    before = table_state(service)
+    result = cli("memory", "upsert", str(path))
+    assert (result.exit_code, result.stdout) == (3, "")
+    assert result.stderr == (
+        f"Error: {path} is not UTF-8 text: byte 0xe9 on line 1 "
+        "(convert it first, e.g. `iconv -f latin1 -t utf-8`)\n"
+    )
+    assert table_state(service) == before
+
+
+def test_answering_no_at_the_delete_prompt_deletes_nothing(
+    cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.cli import common
+
+    memory_id = upsert(cli, "--title", "Keep me", "--body", "b")["id"]
+    monkeypatch.setattr(common, "stdin_is_interactive", lambda: True)
+    result = cli("memory", "delete", memory_id, input="n\n")
+    # CliRunner echoes the typed answer to stdout; the prompt itself goes to stderr.
+    assert (result.exit_code, result.stdout) == (0, " n\n")
+    assert result.stderr == f"Delete {memory_id} ('Keep me')? [y/N]:Aborted; nothing deleted.\n"
+    assert cli("memory", "source", memory_id).exit_code == 0
+    deleted = cli("memory", "delete", memory_id, "-f", "json", input="y\n")
+    echo, data = deleted.stdout.split("\n", 1)
+    assert deleted.exit_code == 0 and echo == " y"
+    assert json.loads(data)[0]["action"] == "deleted"
+
+
+def test_batch_without_ids_run_twice_warns_about_duplicates(cli) -> None:  # type: ignore[no-untyped-def]
+    lines = "".join(json.dumps({"title": f"Fact {n}", "body": f"Body {n}"}) + "\n" for n in (1, 2))
+    first = cli("memory", "upsert", "-f", "json", "-", input=lines)
+    assert first.exit_code == 0 and first.stderr == "2 created\n"
+    ids = [r["id"] for r in first.json()]
+    second = cli("memory", "upsert", "-f", "json", "-", input=lines)
+    assert second.exit_code == 0
+    assert second.stderr == (
+        f'Warning: record 1 repeats memory {ids[0]} (\'Fact 1\'); give it "id": "{ids[0]}" '
+        "to update that memory instead (written anyway as a new memory)\n"
+        f'Warning: record 2 repeats memory {ids[1]} (\'Fact 2\'); give it "id": "{ids[1]}" '
+        "to update that memory instead (written anyway as a new memory)\n"
+        "2 created\n"
+    )
+
+
+def test_upserting_a_sourced_file_twice_is_a_no_op(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
+    edited = tmp_path / "m.md"
+    edited.write_text(cli("memory", "source", memory_id).stdout.replace("one", "two"))
+    assert upsert(cli, str(edited))["action"] == "updated"
+    version = service.store.table.version
+    again = cli("memory", "upsert", "-f", "json", str(edited))  # still names revision 1
+    assert (again.exit_code, again.stderr) == (0, "")
+    assert [(r["action"], r["revision"]) for r in again.json()] == [("unchanged", 2)]
+    assert service.store.table.version == version
+
+
+def test_restore_makes_an_old_revision_current_as_a_new_revision(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "one", "--tag", "a", "--important")["id"]
+    upsert(cli, "--id", memory_id, "--title", "U", "--body", "two", "--tag", "b")
+    upsert(cli, "--id", memory_id, "--no-important")
+    first = cli("memory", "history", memory_id, "-f", "json").json()[0]
+    result = cli("memory", "restore", first["key"], "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [(r["action"], r["revision"]) for r in result.json()] == [("updated", 4)]
+    shown = cli("memory", "source", memory_id, "-f", "json").json()
+    assert (shown["title"], shown["body"], shown["tags"], shown["important"]) == (
+        "T",
+        "one",
+        ["a"],
+        True,
+    )
+    chain = cli("memory", "history", memory_id, "-f", "json").json()
+    assert [m["revision"] for m in chain] == [1, 2, 3, 4]
+    assert chain[1]["body"] == "two"  # nothing in between is lost
+    again = cli("memory", "restore", first["key"], "-f", "json")
+    assert again.json()[0]["action"] == "unchanged"
+
+
+def test_restore_revives_a_deleted_memory_and_refuses_a_bare_id(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
+    upsert(cli, "--id", memory_id, "--body", "two")
+    assert cli("memory", "delete", memory_id, "--yes").exit_code == 0
+    first = cli("memory", "history", memory_id, "-f", "json").json()[0]
+    revived = cli("memory", "restore", first["key"], "-f", "json")
+    assert [(r["action"], r["revision"]) for r in revived.json()] == [("updated", 3)]
+    assert cli("memory", "source", memory_id).stdout.endswith("# T\n\none\n")
+    bare = cli("memory", "restore", memory_id)
+    assert (bare.exit_code, bare.stdout) == (3, "")
+    assert bare.stderr == (
+        f"Error: give the revision to restore as {memory_id}/<revision-id> "
+        f"(see `graphit memory history {memory_id}`)\n"
+    )
+    missing = cli("memory", "restore", f"{memory_id}/01JD0000000000000000000999")
+    assert missing.exit_code == 4 and "has no revision" in missing.stderr

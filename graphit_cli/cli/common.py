@@ -53,6 +53,7 @@ def handle_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            _refuse_undecodable(fn, kwargs)
             return fn(*args, **kwargs)
         except GraphitError as exc:
             if config.debug():
@@ -75,6 +76,35 @@ def handle_errors(fn: F) -> F:
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _refuse_undecodable(fn: Callable[..., Any], arguments: dict[str, Any]) -> None:
+    """Arguments are text: bytes the OS could not decode as UTF-8 are refused up front."""
+    from graphit_cli.errors import InvalidInput
+    from graphit_cli.render import undecodable
+
+    for name, value in arguments.items():
+        for item in value if isinstance(value, list | tuple) else [value]:
+            problem = undecodable(item) if isinstance(item, str) else None
+            if problem:
+                raise InvalidInput(f"{_label(fn, name)} is not valid UTF-8 text: {problem}")
+
+
+def _label(fn: Callable[..., Any], name: str) -> str:
+    """How the user spelled parameter `name`: its first option name, or its metavar."""
+    import typing
+
+    from typer.models import ArgumentInfo, OptionInfo
+
+    hint = typing.get_type_hints(fn, include_extras=True).get(name)
+    for info in getattr(hint, "__metadata__", ()):
+        if isinstance(info, OptionInfo):
+            # In `Annotated`, Typer reads a leading "--name" given as `default` as the name.
+            names = [d for d in (info.default, *(info.param_decls or ())) if isinstance(d, str)]
+            return next((d for d in names if d.startswith("-")), name)
+        if isinstance(info, ArgumentInfo):
+            return str(info.metavar or name.upper())
+    return name
 
 
 def scope_spec(scope: str | None, user: bool) -> str | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from graphit_cli.cli import common
 from graphit_cli.cli.common import (
     Format,
     FormatOpt,
@@ -239,7 +240,18 @@ def _warn_if_duplicate(service: MemoryService, drafts: list[MemoryDraft]) -> Non
     """
     from graphit_cli.errors import GraphitError
 
-    if len(drafts) != 1 or drafts[0].id is not None:
+    if len(drafts) > 1:
+        repeats = service.live_duplicates(drafts)
+        for index, same in repeats[:5]:
+            note(
+                f"Warning: record {index + 1} repeats memory {same.id} ({same.title!r}); "
+                f'give it "id": "{same.id}" to update that memory instead '
+                "(written anyway as a new memory)"
+            )
+        if len(repeats) > 5:
+            note(f"Warning: {len(repeats) - 5} more records repeat live memories")
+        return
+    if drafts[0].id is not None:
         return
     try:
         existing = service.find_duplicate(drafts[0], semantic=False)
@@ -253,22 +265,23 @@ def _warn_if_duplicate(service: MemoryService, drafts: list[MemoryDraft]) -> Non
 
 
 def _read_input(file: str | None, *, wants_stdin: bool) -> str | None:
+    from graphit_cli import render
+    from graphit_cli.errors import InvalidInput
+
     if file == "-" or (file is None and wants_stdin):
         if file is None and stdin_is_interactive():
             raise typer.BadParameter(
                 "nothing to write: give --title and --body, a FILE, or pipe Markdown/JSON on stdin"
             )
-        return sys.stdin.read()
+        return render.decode_text(sys.stdin.buffer.read(), "stdin")
     if file is None:
         return None
-    from graphit_cli.errors import InvalidInput
-
     try:
-        return Path(file).read_text(encoding="utf-8")
+        return render.decode_text(Path(file).read_bytes(), file)
     except FileNotFoundError:
         raise InvalidInput(f"no such file: {file}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read {file}: {exc}") from None
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {file}: {exc.strerror or exc}") from None
 
 
 def _render_writes(results: list[WriteResult], fmt: Format) -> None:
@@ -309,12 +322,37 @@ def delete(
     """Delete a memory. Its history stays readable: the last revision becomes the final archive."""
     service = _service(scope, user)
     if not yes:
-        if not stdin_is_interactive():
+        if not common.stdin_is_interactive():
             raise typer.BadParameter("refusing to delete without --yes when not interactive")
         current = service.source(memory_id)
         if not typer.confirm(f"Delete {current.id} ({current.title!r})?", err=True):
-            raise typer.Abort()
+            note("Aborted; nothing deleted.")
+            raise typer.Exit(0)
     result = service.delete(memory_id)
+    _render_writes([result], resolve_format(fmt))
+
+
+@memory_app.command()
+@handle_errors
+def restore(
+    ref: Annotated[
+        str,
+        typer.Argument(metavar="ID/REVISION_ID", help="The archived revision to bring back."),
+    ],
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Make an old revision current again, as a new revision (nothing in between is lost).
+
+    Title, body, type, tags and flags come back as they were in that revision. Works on a
+    deleted memory too. Find revision ids with `graphit memory history ID`.
+
+    Example:
+
+      graphit memory restore 01J.../01H...
+    """
+    result = _service(scope, user).restore(ref)
     _render_writes([result], resolve_format(fmt))
 
 
