@@ -79,5 +79,15 @@ class NoSuchBucket(StorageUnavailable):
     exit_code = ExitCode.NO_SUCH_BUCKET
 
 
-class GraphitWarning(UserWarning):
-    """Warnings graphit itself raises; the test suite turns them into errors."""
+class UsageError(GraphitError):
+    """Options that cannot go together, or a prompt that cannot be asked (exit 2)."""
+
+    exit_code = ExitCode.USAGE
+
+
+def internal_error_text(exc: BaseException) -> str:
+    """The one-line message for an unexpected exception (a bug), on every surface."""
+    from graphit_cli.config import ENV_DEBUG
+
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"Error: internal error: {first} (run with {ENV_DEBUG}=1 for the traceback)"

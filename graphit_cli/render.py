@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import Memory, MemoryDraft, SearchHit
-
-FORMATS = ("table", "markdown", "json", "ndjson")
-
+from graphit_cli.models import Memory, MemoryDraft, MemoryFilter, SearchHit, WriteResult
+from graphit_cli.revisions import normalise_tags, validate_type
 
 # --- output -------------------------------------------------------------------------------
 
@@ -29,6 +28,11 @@ def format_time(moment: datetime, *, precise: bool = False) -> str:
     if precise and moment.microsecond:
         return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def short_time(moment: datetime) -> str:
+    """Minutes in UTC, for table columns: `2026-08-24 12:00`."""
+    return format_time(moment)[:16].replace("T", " ")
 
 
 def _q(value: str) -> str:
@@ -133,19 +137,24 @@ def flags(memory: Memory) -> str:
 
 
 def table(headers: list[str], rows: list[list[str]], width: int | None = None) -> str:
-    """A plain aligned table; the last column is cut to the terminal width."""
+    """A plain aligned table. On a terminal the last column is cut to its width; piped
+    (or with `width=0`) nothing is ever cut, so `grep` sees every character. A value with
+    line breaks continues on the next lines, under its column."""
     if not rows:
         return ""
-    width = width or shutil.get_terminal_size((120, 24)).columns
+    if width is None:
+        width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 0
     cells = [headers, *rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers) - 1)]
     used = sum(widths) + 2 * len(widths)
-    last = max(20, width - used)
+    last = max(20, width - used) if width else 0
     out = []
     for row in cells:
         head = "".join(cell.ljust(w + 2) for cell, w in zip(row, widths, strict=False))
-        tail = row[-1] if len(row[-1]) <= last else row[-1][: last - 1] + "…"
+        first, *more = row[-1].split("\n")
+        tail = first if not last or len(first) <= last else first[: last - 1] + "…"
         out.append((head + tail).rstrip())
+        out += [(" " * used + line).rstrip() for line in more]
     return "\n".join(out) + "\n"
 
 
@@ -156,12 +165,70 @@ def memory_table(memories: list[Memory]) -> str:
             m.type,
             flags(m),
             str(m.revision),
-            format_time(m.updated_at)[:16].replace("T", " "),
+            short_time(m.updated_at),
             m.title + (f"  [{', '.join(m.tags)}]" if m.tags else ""),
         ]
         for m in memories
     ]
     return table(["ID", "TYPE", "FLAGS", "REV", "UPDATED", "TITLE"], rows)
+
+
+def record_table(memory: Memory) -> str:
+    """One row as FIELD/VALUE lines: the frontmatter fields, then the body."""
+    rows = [[name, _plain(value)] for name, value in frontmatter_fields(memory)]
+    return table(["FIELD", "VALUE"], [*rows, ["body", memory.body]])
+
+
+def _plain(value: str) -> str:
+    """A frontmatter value without its YAML quoting (for tables)."""
+    if value.startswith('"'):
+        return str(json.loads(value))
+    if value.startswith("["):
+        return ", ".join(json.loads(value))
+    return value
+
+
+def history_table(chain: list[Memory]) -> str:
+    rows = [
+        [
+            m.key,
+            str(m.revision),
+            "current" if m.is_live else ("deleted" if m.next is None else "superseded"),
+            short_time(m.updated_at),
+            m.updated_by,
+            m.title,
+        ]
+        for m in chain
+    ]
+    return table(["KEY", "REV", "STATE", "UPDATED", "BY", "TITLE"], rows)
+
+
+def write_to_dict(result: WriteResult) -> dict[str, Any]:
+    """Stable JSON of a write (upsert, delete, restore): what happened to which memory."""
+    memory = result.memory
+    return {
+        "action": result.action.value,
+        "id": memory.id,
+        "key": memory.key,
+        "revision": memory.revision,
+        "title": memory.title,
+        "important": memory.important,
+        "mandatory": memory.mandatory,
+        "scope": f"{memory.scope_kind}:{memory.scope_id}",
+    }
+
+
+def write_to_markdown(result: WriteResult) -> str:
+    """The written row in the presentation format, with what happened as `action`."""
+    return to_markdown(result.memory, [("action", _q(result.action.value))])
+
+
+def writes_table(results: list[WriteResult]) -> str:
+    rows = [
+        [r.action.value, r.memory.key, str(r.memory.revision), flags(r.memory), r.memory.title]
+        for r in results
+    ]
+    return table(["ACTION", "KEY", "REV", "FLAGS", "TITLE"], rows)
 
 
 # --- input --------------------------------------------------------------------------------
@@ -192,6 +259,22 @@ _IGNORED_FIELDS = {
     "content_hash",
     "has_embedding",
 }
+
+
+def filter_from(
+    types: Iterable[str] | None,
+    tags: Iterable[str] | None,
+    *,
+    important: bool | None = None,
+    mandatory: bool | None = None,
+) -> MemoryFilter:
+    """A validated MemoryFilter from what a user or an agent typed (CLI and MCP alike)."""
+    return MemoryFilter(
+        types=tuple(sorted({validate_type(t) for t in types or ()})),
+        tags=normalise_tags(list(tags or ())),
+        important=important,
+        mandatory=mandatory,
+    )
 
 
 def decode_text(data: bytes, origin: str) -> str:
@@ -521,7 +604,7 @@ def hits_table(hits: list[SearchHit]) -> str:
             flags(h.memory),
             f"{h.score:.4f}",
             hit_state(h),
-            format_time(h.memory.updated_at)[:16].replace("T", " "),
+            short_time(h.memory.updated_at),
             f"{h.memory.title} — {h.snippet}",
         ]
         for h in hits

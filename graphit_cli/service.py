@@ -805,10 +805,16 @@ class MemoryService:
             except InvalidInput:
                 continue
             wanted.setdefault(digest, []).append(index)
-        found = self.store.live_with_hashes(list(wanted)) if wanted else []
+        if len(wanted) <= BATCH_HASH_LOOKUPS:
+            found = [m for h in wanted for m in self.store.live_with_hash(h, limit=1)]
+        else:  # one pass over the live rows beats a lookup per record
+            found = [m for m in self.store.live() if m.content_hash in wanted]
         by_hash = {m.content_hash: m for m in found}
         pairs = [(i, by_hash[h]) for h, indexes in wanted.items() if h in by_hash for i in indexes]
         return sorted(pairs, key=lambda pair: pair[0])
+
+
+BATCH_HASH_LOOKUPS = 20  # a batch with more new records reads the live rows once instead
 
 
 def _default_embedder() -> Embedder | None:

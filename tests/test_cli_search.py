@@ -65,7 +65,6 @@ def test_search_markdown_and_table(cli) -> None:  # type: ignore[no-untyped-def]
     ("args", "message"),
     [
         (["search", "x", "--mode", "vector"], "vector search is not possible"),
-        (["search", "x", "--mode", "fuzzy"], "unknown search mode 'fuzzy'"),
         (["search", "  "], "the search query must not be empty"),
         (["search", "x", "--tag", 'a"b'], "invalid tag"),
     ],

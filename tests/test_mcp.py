@@ -512,7 +512,7 @@ def test_error_messages_match_the_cli(mcp_server: Session, cli) -> None:  # type
     for tool, arguments, command in [
         ("graphit_memory_source", {"ref": MISSING_ID}, ["memory", "source", MISSING_ID]),
         ("graphit_memory_source", {"ref": "bad/id/x"}, ["memory", "source", "bad/id/x"]),
-        ("graphit_memory_list", {"types": ["nope"]}, ["memory", "list", "--type", "nope"]),
+        ("graphit_memory_list", {"tags": ["a'b"]}, ["memory", "list", "--tag", "a'b"]),
     ]:
         result = cli(*command)
         assert result.exit_code != 0

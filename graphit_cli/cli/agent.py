@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from graphit_cli.cli.common import handle_errors, out
+from graphit_cli.cli.common import choice, handle_errors, out
 from graphit_cli.cli.memory import memory_app
 
 
@@ -48,7 +48,7 @@ def instructions(
         Surface,
         typer.Option(
             "--for",
-            case_sensitive=False,
+            parser=choice(Surface, "surface"),
             help="cli: name the graphit commands; mcp: name the graphit_memory_* tools.",
         ),
     ] = Surface.cli,

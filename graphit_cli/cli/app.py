@@ -13,6 +13,7 @@ from graphit_cli.cli import consolidate as _consolidate_commands  # noqa: F401  
 from graphit_cli.cli import context as _context_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import daemon as _daemon_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import explorer as _explorer_commands  # noqa: F401  (registers commands)
+from graphit_cli.cli import search as _search_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli.common import handle_errors, note, out
 from graphit_cli.cli.memory import memory_app
 from graphit_cli.cli.provider import provider_app

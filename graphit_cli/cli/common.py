@@ -6,14 +6,18 @@ import functools
 import sys
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from graphit_cli import config
-from graphit_cli.errors import ExitCode, GraphitError
+from graphit_cli.errors import ExitCode, GraphitError, UsageError, internal_error_text
+
+if TYPE_CHECKING:
+    from graphit_cli.models import MemoryFilter
 
 F = TypeVar("F", bound=Callable[..., Any])
+E = TypeVar("E", bound=StrEnum)
 
 
 class Format(StrEnum):
@@ -21,6 +25,45 @@ class Format(StrEnum):
     markdown = "markdown"
     json = "json"
     ndjson = "ndjson"
+
+
+class MemoryType(StrEnum):
+    """models.MEMORY_TYPES as choices, so `--help` and TAB completion offer them."""
+
+    fact = "fact"
+    decision = "decision"
+    convention = "convention"
+    correction = "correction"
+    preference = "preference"
+    constraint = "constraint"
+    procedure = "procedure"
+    skill = "skill"
+    tension = "tension"
+
+
+class SearchMode(StrEnum):
+    auto = "auto"
+    hybrid = "hybrid"
+    fts = "fts"
+    vector = "vector"
+
+
+def choice(kind: type[E], what: str) -> Callable[[Any], E]:
+    """Parse an option value into `kind`, case-insensitively, refusing others in plain words
+    (Typer's own message reads "Value error, 'x' is not one of ...")."""
+
+    def parse(value: Any) -> E:
+        if isinstance(value, kind):
+            return value
+        try:
+            return kind(str(value).strip().lower())
+        except ValueError:
+            names = [m.value for m in kind]
+            raise typer.BadParameter(
+                f"unknown {what} {value!r}: use {', '.join(names[:-1])} or {names[-1]}"
+            ) from None
+
+    return parse
 
 
 ScopeOpt = Annotated[
@@ -40,11 +83,40 @@ FormatOpt = Annotated[
         "--format",
         "-f",
         envvar=config.ENV_FORMAT,
-        case_sensitive=False,
+        parser=choice(Format, "format"),
         help="Output format. Default: table on a terminal, markdown when piped.",
         show_default=False,
     ),
 ]
+
+TypeOpt = Annotated[
+    list[MemoryType] | None,
+    typer.Option(
+        "--type", "-t", parser=choice(MemoryType, "type"), help="Only this type (repeatable)."
+    ),
+]
+TagOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tag", metavar="TAG", help="Only memories with this tag (repeatable: all must match)."
+    ),
+]
+ImportantOpt = Annotated[bool, typer.Option("--important", help="Only important memories.")]
+MandatoryOpt = Annotated[bool, typer.Option("--mandatory", help="Only mandatory memories.")]
+
+
+def filter_of(
+    types: list[MemoryType] | None,
+    tags: list[str] | None,
+    important: bool = False,
+    mandatory: bool = False,
+) -> MemoryFilter:
+    """`--important`/`--mandatory` select; leaving them out does not exclude anything."""
+    from graphit_cli.render import filter_from
+
+    return filter_from(
+        types, tags, important=True if important else None, mandatory=True if mandatory else None
+    )
 
 
 def handle_errors(fn: F) -> F:
@@ -68,11 +140,7 @@ def handle_errors(fn: F) -> F:
         except Exception as exc:
             if config.debug():
                 raise
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            typer.echo(
-                f"Error: internal error: {first} (run with {config.ENV_DEBUG}=1 for the traceback)",
-                err=True,
-            )
+            typer.echo(internal_error_text(exc), err=True)
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
 
     return wrapper  # type: ignore[return-value]
@@ -110,12 +178,13 @@ def _label(fn: Callable[..., Any], name: str) -> str:
 def scope_spec(scope: str | None, user: bool) -> str | None:
     if user:
         if scope not in (None, "user"):
-            raise typer.BadParameter("--user and --scope disagree; give one of them")
+            raise UsageError("--user and --scope disagree; give one of them")
         return "user"
     return scope
 
 
 def resolve_format(fmt: Format | None, *, piped: Format = Format.markdown) -> Format:
+    """The format asked for, else table on a terminal and `piped` otherwise."""
     if fmt is not None:
         return fmt
     return Format.table if sys.stdout.isatty() else piped

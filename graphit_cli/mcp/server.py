@@ -24,7 +24,7 @@ from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnno
 from pydantic import Field, ValidationError
 
 from graphit_cli import __version__, config, guidance
-from graphit_cli.errors import GraphitError
+from graphit_cli.errors import GraphitError, internal_error_text
 from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MemoryTools, Reply
 from graphit_cli.mcp.tools import check_format as _check_format
 
@@ -84,11 +84,7 @@ def respond(tools: MemoryTools, fmt: str, call: Callable[[], Reply]) -> CallTool
     except Exception as exc:
         if config.debug():
             traceback.print_exc(file=sys.stderr)
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return _text(
-            f"Error: internal error: {first} (run with {config.ENV_DEBUG}=1 for the traceback)",
-            error=True,
-        )
+        return _text(internal_error_text(exc), error=True)
     if chosen == "json":
         payload = json.dumps(reply.data, ensure_ascii=False, indent=2)
         return CallToolResult(

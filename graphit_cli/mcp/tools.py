@@ -125,12 +125,12 @@ class MemoryTools:
 
             services = self.every_scope()
             where = "all scopes (" + ", ".join(str(s.scope) for s in services) + ")"
-            flt = _filter(types, tags, mandatory=True)
+            flt = render.filter_from(types, tags, mandatory=True)
             memories = [m for m in across.mandatory(services) if _matches(m, flt)]
             extra = [render.scope_field]
         else:
             service = self.service(scope)
-            memories = service.catalogue(_filter(types, tags, mandatory=True))
+            memories = service.catalogue(render.filter_from(types, tags, mandatory=True))
             where = str(service.scope)
             extra = []
         if not memories:
@@ -162,7 +162,7 @@ class MemoryTools:
             raise InvalidInput("top_k must not be negative (0 means no limit)")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
             raise InvalidInput(f"page_size must be between 1 and {MAX_PAGE_SIZE}")
-        flt = _filter(types, tags)
+        flt = render.filter_from(types, tags)
         mode = mode.strip().lower()
         services = self.every_scope() if _is_all(scope) else [self.service(scope)]
         if _is_all(scope):
@@ -268,7 +268,7 @@ class MemoryTools:
             raise InvalidInput("limit must not be negative (0 means no limit)")
         service = self.service(scope)
         everything = service.catalogue(
-            _filter(types, tags, important=important, mandatory=mandatory)
+            render.filter_from(types, tags, important=important, mandatory=mandatory)
         )
         shown = everything[:limit] if limit else everything
         where = str(service.scope)
@@ -373,7 +373,7 @@ class MemoryTools:
             f"deleted {final.id}: {final.title}\n"
             f"Its history stays readable; the final revision is {final.key}.\n"
         )
-        return Reply(text, _write_data(result, service.scope))
+        return Reply(text, render.write_to_dict(result))
 
     @staticmethod
     def _live(service: MemoryService, memory_id: str) -> Memory:
@@ -443,23 +443,6 @@ def decode_cursor(cursor: str, binding: str) -> int:
 # --- rendering --------------------------------------------------------------------------------
 
 
-def _filter(
-    types: Sequence[str] | None,
-    tags: Sequence[str] | None,
-    *,
-    important: bool | None = None,
-    mandatory: bool | None = None,
-) -> MemoryFilter:
-    from graphit_cli.revisions import normalise_tags, validate_type
-
-    return MemoryFilter(
-        types=tuple(sorted({validate_type(t) for t in types or ()})),
-        tags=normalise_tags(list(tags or ())),
-        important=important,
-        mandatory=mandatory,
-    )
-
-
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
@@ -495,25 +478,11 @@ def _hit_lines(hit: SearchHit, *, with_scope: bool = False) -> str:
     return line
 
 
-def _write_data(result: WriteResult, scope: Scope) -> dict[str, Any]:
-    memory = result.memory
-    return {
-        "action": result.action.value,
-        "id": memory.id,
-        "key": memory.key,
-        "revision": memory.revision,
-        "title": memory.title,
-        "important": memory.important,
-        "mandatory": memory.mandatory,
-        "scope": str(scope),
-    }
-
-
 def _write_reply(result: WriteResult, scope: Scope) -> Reply:
     memory = result.memory
     text = f"{result.action.value} {memory.id} (revision {memory.revision}, {_marks(memory)})"
     text += f": {memory.title}\n"
-    return Reply(text, _write_data(result, scope))
+    return Reply(text, render.write_to_dict(result))
 
 
 def _duplicate_reply(existing: Memory, scope: Scope) -> Reply:

@@ -558,16 +558,6 @@ class MemoryStore:
             version=int(result.version),
         )
 
-    # --- batch duplicate lookup (cli-polish) ---------------------------------------------
-
-    def live_with_hashes(self, content_hashes: list[str]) -> list[Memory]:
-        """Live rows whose content hash is one of `content_hashes` (batch duplicate warning)."""
-        found: list[Memory] = []
-        for start in range(0, len(content_hashes), 500):
-            chunk = ", ".join(sql.literal(h) for h in content_hashes[start : start + 500])
-            found += self._rows(f"revision_id = '' AND content_hash IN ({chunk})")
-        return found
-
 
 def _search_where(flt: MemoryFilter | None, live_only: bool) -> str:
     """Live rows that pass `flt`, and (unless `live_only`) every archived row."""

@@ -1,0 +1,132 @@
+"""`graphit memory search` and `graphit memory recall`: the read path agents start from.
+
+Registered on the `memory` group (`cli/app.py` imports this module). Like every command,
+parse, one call through `client` (the daemon's warm path when it runs), render with `output`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from graphit_cli.cli import output
+from graphit_cli.cli.client import Client
+from graphit_cli.cli.common import (
+    Format,
+    FormatOpt,
+    ImportantOpt,
+    MandatoryOpt,
+    ScopeOpt,
+    SearchMode,
+    TagOpt,
+    TypeOpt,
+    UserOpt,
+    choice,
+    filter_of,
+    handle_errors,
+    note,
+    resolve_format,
+)
+from graphit_cli.cli.memory import memory_app
+
+ModeOpt = Annotated[
+    SearchMode,
+    typer.Option(
+        "--mode",
+        parser=choice(SearchMode, "search mode"),
+        help="auto: hybrid when vectors exist, else lexical.",
+    ),
+]
+TopKOpt = Annotated[
+    int, typer.Option("--top-k", "-k", min=0, help="How many memories (0 = no limit).")
+]
+
+
+@memory_app.command()
+@handle_errors
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for (plain words; no syntax).")],
+    top_k: TopKOpt = 10,
+    exclude_mandatory: Annotated[
+        bool,
+        typer.Option("--exclude-mandatory", help="Leave out mandatory memories (already loaded)."),
+    ] = False,
+    include_deleted: Annotated[
+        bool,
+        typer.Option("--include-deleted", help="Also show deleted memories (marked deleted)."),
+    ] = False,
+    mode: ModeOpt = SearchMode.auto,
+    types: TypeOpt = None,
+    tags: TagOpt = None,
+    important: ImportantOpt = False,
+    mandatory: MandatoryOpt = False,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """Search current and archived memories; one hit per memory, in canonical order.
+
+    Full-text (BM25) and vector (cosine) scores are fused, 0.3 / 0.7. A memory matches when
+    it is a full-text hit or its cosine similarity to the query is at least 0.30, so a query
+    about nothing returns nothing. A matched mandatory or important memory scoring at least
+    0.75 of the best match is never crowded out by higher-scoring normal ones; the remaining
+    slots go by relevance. Hits are shown mandatory first, then important, then normal,
+    newest first; the score is metadata. Flags and filters are those of the current memory:
+    a match on an old revision comes back as `superseded` under the current id. Deleted
+    memories are left out unless --include-deleted.
+
+    Examples: graphit memory search "how do we deploy" -k 5;
+    graphit memory search "lint rules" --exclude-mandatory -f json
+
+    `--scope all` searches the project, the user scope and recall contexts together.
+    """
+    flt = filter_of(types, tags, important, mandatory)
+    if scope == "all" and not user:  # the project, the user scope and recall contexts
+        from graphit_cli.cli.context import search_across
+
+        return search_across(
+            query,
+            fmt,
+            flt=flt,
+            top_k=top_k,
+            exclude_mandatory=exclude_mandatory,
+            include_deleted=include_deleted,
+            mode=mode.value,
+        )
+    result = Client(scope, user).search(
+        query,
+        flt,
+        top_k=top_k,
+        exclude_mandatory=exclude_mandatory,
+        include_deleted=include_deleted,
+        mode=mode.value,
+    )
+    if result.notice:
+        note(result.notice)
+    output.hits(result.hits, resolve_format(fmt))
+
+
+@memory_app.command()
+@handle_errors
+def recall(
+    context: Annotated[
+        str | None,
+        typer.Argument(help="What the session is about; omit to load mandatory memories only."),
+    ] = None,
+    top_k: TopKOpt = 10,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+    fmt: FormatOpt = None,
+) -> None:
+    """The initial recall protocol in one call: every mandatory memory in full, then a
+    search for CONTEXT that leaves the mandatory memories out.
+
+    Without --scope it reads the project, the user scope and every context added with
+    --recall, each memory labelled with its scope; --scope/--user reads one scope only.
+    """
+    if scope is None and not user:  # the project, the user scope and recall contexts
+        from graphit_cli.cli.context import recall_across
+
+        return recall_across(context, top_k, fmt)
+    output.recall(Client(scope, user).recall(context, top_k=top_k), fmt or Format.markdown)
