@@ -164,7 +164,6 @@ def test_cli_search_via_socket_matches_in_process(
         ["search", "cache hourly", "-f", "json"],
         ["search", "cache", "-f", "markdown", "-k", "2"],
         ["recall", "cache", "-f", "json"],
-        ["search", "x", "--mode", "nonsense"],
         ["list", "-f", "json"],
         ["list", "--important", "-f", "markdown"],
         ["mandatory"],
