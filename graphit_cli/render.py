@@ -152,10 +152,19 @@ def table(headers: list[str], rows: list[list[str]], width: int | None = None) -
     for row in cells:
         head = "".join(cell.ljust(w + 2) for cell, w in zip(row, widths, strict=False))
         first, *more = row[-1].split("\n")
-        tail = first if not last or len(first) <= last else first[: last - 1] + "…"
+        tail = first if not last or len(first) <= last else _cut(first, last)
         out.append((head + tail).rstrip())
         out += [(" " * used + line).rstrip() for line in more]
     return "\n".join(out) + "\n"
+
+
+def _cut(text: str, width: int) -> str:
+    """`text` in `width` characters, ending in "…", cut at a space rather than inside a word."""
+    kept = text[: width - 1]
+    space = kept.rfind(" ")
+    if space > width // 2:
+        kept = kept[:space]
+    return kept.rstrip() + "…"
 
 
 def memory_table(memories: list[Memory]) -> str:
@@ -418,12 +427,11 @@ def parse_markdown(text: str, origin: str) -> MemoryDraft:
         meta = load_frontmatter("\n".join(lines[1:end]), origin)
         rest = "\n".join(lines[end + 1 :])
     body_lines = rest.strip("\n").split("\n")
-    if body_lines and body_lines[0].startswith("# "):
-        heading = body_lines[0][2:].strip()
-        if "title" not in meta:
-            meta["title"] = heading
-        if " ".join(str(meta["title"]).split()) == heading:
-            body_lines = body_lines[1:]
+    if body_lines[0].startswith("# ") and "body" not in meta:
+        # The heading that opens the body is the title, as `source` prints it: editing it
+        # renames the memory (it wins over a frontmatter `title:`, which then disagrees).
+        meta["title"] = body_lines[0][2:].strip()
+        body_lines = body_lines[1:]
     meta.setdefault("body", "\n".join(body_lines))
     return draft_from_mapping(meta, origin)
 

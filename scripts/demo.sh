@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # The main job on the embedded local default: a project, a few memories, an update, a read.
-# Tables live under ~/.graphit/memory (or $GRAPHIT_HOME); the project directory is temporary.
+# Everything lives in two temporary directories (the project, and a GRAPHIT_HOME holding its
+# tables) that are removed on exit, however the script ends; your ~/.graphit is not touched.
 set -euo pipefail
 project=$(mktemp -d "${TMPDIR:-/tmp}/graphit-demo.XXXXXX")
+home=$(mktemp -d "${TMPDIR:-/tmp}/graphit-demo-home.XXXXXX")
+trap 'rm -rf "$project" "$home"' EXIT
+export GRAPHIT_HOME="$home"
 cd "$project"
-echo "== graphit init  (project in $project)" >&2
+say() { printf '\n== %s\n' "$*" >&2; }
+
+say "graphit init  (project in $project, tables in $home)"
 graphit init
-echo "== write three memories" >&2
+say "write three memories"
 uv_id=$(graphit memory upsert -f json -t convention --tag python --tag tooling \
   --title "Install with uv" --body "We install Python packages with uv, not pip." \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
-graphit memory upsert -t fact --mandatory --title "Project is in development" \
+graphit memory upsert -f table -t fact --mandatory --title "Project is in development" \
   --body "The project is in development, so changes do not require backward compatibility or data migrations."
-cat <<'MD' | graphit memory upsert -
+cat <<'MD' | graphit memory upsert -f table -
 ---
-title: "Prefer table-driven Go tests"
 type: "convention"
 tags: ["go", "testing"]
 important: true
@@ -28,17 +33,27 @@ Use table-driven cases for related Go scenarios.
 ## Why
 The shared setup makes edge cases visible and keeps assertions consistent.
 MD
-echo "== update one (the old text becomes an archived revision)" >&2
-graphit memory upsert --id "$uv_id" --body "We install Python packages with uv (never pip): lockfile-driven and fast."
-echo "== list, in canonical order" >&2
+say "update one (the old text becomes an archived revision)"
+graphit memory upsert -f table --id "$uv_id" \
+  --body "We install Python packages with uv (never pip): lockfile-driven and fast."
+say "list, in canonical order"
+cat >&2 <<'TXT'
+Every listing and every search shows memories in the same canonical order: mandatory first,
+then important, then the rest, newest first inside each group (FLAGS: M = mandatory,
+I = important). A search picks its hits by relevance, then shows them in that order, so the
+best-scoring hit can come last: SCORE is match metadata, never the sort key.
+TXT
 graphit memory list -f table
-echo "== search, lexical first (no vectors yet), then hybrid after embedding" >&2
+say "search, lexical first (no vectors yet)"
 graphit memory search "table driven tests" -f table
+say "embed, then the same kind of question in other words: hybrid search"
 graphit memory embed
+echo "(canonical order again: a mandatory or important hit is listed above a better-scoring normal one)" >&2
 graphit memory search "how do we install dependencies" -f table
-echo "== history of $uv_id" >&2
+say "history of $uv_id"
 graphit memory history "$uv_id" -f table
-echo "== source $uv_id" >&2
+say "source $uv_id  (Markdown you can edit and upsert back)"
 graphit memory source "$uv_id"
-echo "== mandatory memories, in full" >&2
+say "mandatory memories, in full"
 graphit memory mandatory
+say "done; removing $project and $home"

@@ -571,3 +571,149 @@ def test_restore_revives_a_deleted_memory_and_refuses_a_bare_id(cli) -> None:  #
     )
     missing = cli("memory", "restore", f"{memory_id}/01JD0000000000000000000999")
     assert missing.exit_code == 4 and "has no revision" in missing.stderr
+
+
+# --- output (issue 14) ----------------------------------------------------------------------
+
+LONG_TITLE = "Postgres replicas lag behind the primary " + "by several seconds " * 8 + "postgres"
+
+
+def test_piped_table_is_never_cut(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("COLUMNS", "80")  # a narrow terminal must not matter when piped
+    memory_id = upsert(cli, "--title", LONG_TITLE, "--body", "b")["id"]
+    listed = cli("memory", "list", "-f", "table")
+    assert listed.exit_code == 0
+    assert f"  {LONG_TITLE}\n" in listed.stdout and "…" not in listed.stdout
+    scopes = cli("memory", "scopes", "-f", "table")
+    uri = json.loads(cli("memory", "scopes", "-f", "json").stdout)[0]["uri"]
+    assert scopes.stdout.rstrip("\n").endswith(uri)
+    history = cli("memory", "history", memory_id, "-f", "table").stdout
+    assert history.rstrip("\n").endswith(LONG_TITLE)
+
+
+def test_table_on_a_terminal_is_cut_between_words() -> None:
+    from graphit_cli import render
+
+    text = render.table(["ID", "TITLE"], [["x", "## What Use table-driven cases for Go"]], width=30)
+    assert text == "ID  TITLE\nx   ## What Use table-driven…\n"
+
+
+def test_history_timestamps_match_list(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "b")["id"]
+    listed = cli("memory", "list", "-f", "table").stdout.splitlines()[1]
+    history = cli("memory", "history", memory_id, "-f", "table").stdout.splitlines()[1]
+    updated = cli("memory", "source", memory_id, "-f", "json").json()["updated_at"]
+    short = updated[:16].replace("T", " ")
+    assert f"  {short}  " in listed and f"  {short}  " in history
+
+
+@pytest.mark.parametrize("command", ["upsert", "delete"])
+def test_writes_honour_format(cli, command: str) -> None:  # type: ignore[no-untyped-def]
+    def write(fmt: str) -> Result:
+        memory_id = upsert(cli, "--title", "Use uv", "--body", "b", "--important")["id"]
+        if command == "delete":
+            return cli("memory", "delete", memory_id, "--yes", "-f", fmt)
+        return cli("memory", "upsert", "--id", memory_id, "--body", "c", "-f", fmt)
+
+    action, revision = ("deleted", 1) if command == "delete" else ("updated", 2)
+    as_json = write("json")
+    [item] = as_json.json()
+    assert {k: item[k] for k in ("action", "revision", "title", "important", "mandatory")} == {
+        "action": action,
+        "revision": revision,
+        "title": "Use uv",
+        "important": True,
+        "mandatory": False,
+    }
+    assert item["scope"] == f"project:{PROJECT_ID}"
+    as_ndjson = write("ndjson")
+    assert json.loads(as_ndjson.stdout)["action"] == action and as_ndjson.stdout.count("\n") == 1
+    table = write("table").stdout.splitlines()
+    assert table[0].split() == ["ACTION", "KEY", "REV", "FLAGS", "TITLE"]
+    assert table[1].split()[0] == action and table[1].endswith(f"{revision}    -I     Use uv")
+    markdown = write("markdown").stdout
+    assert markdown.startswith("---\nid: ") and f'\naction: "{action}"\n---\n\n# Use uv\n' in (
+        markdown
+    )
+
+
+def test_source_as_table_is_a_table(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "line one\nline two", "--tag", "a")["id"]
+    lines = cli("memory", "source", memory_id, "-f", "table").stdout.splitlines()
+    assert lines[0].split() == ["FIELD", "VALUE"]
+    assert lines[1].split() == ["id", memory_id]
+    assert lines[2].split() == ["title", "T"] and lines[4].split() == ["tags", "a"]
+    assert lines[-2].split() == ["body", "line", "one"]
+    assert lines[-1] == " " * lines[-2].index("line one") + "line two"
+    assert not any(line.startswith(("---", "# ")) for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("args", "notice"),
+    [
+        (["list", "--tag", "nosuch"], "No memories.\n"),
+        (["important"], "No important memories.\n"),
+        (["mandatory"], "No mandatory memories.\n"),
+        (["search", "nothing-like-this"], "No matches.\n"),
+    ],
+)
+@pytest.mark.parametrize("fmt", ["table", "markdown", "json", "ndjson"])
+def test_empty_listings_say_so_on_stderr(cli, args: list[str], notice: str, fmt: str) -> None:  # type: ignore[no-untyped-def]
+    upsert(cli, "--title", "Something", "--body", "else")
+    result = cli("memory", *args, "-f", fmt)
+    assert result.exit_code == 0
+    assert result.stdout == ("[]\n" if fmt == "json" else "")
+    assert result.stderr.endswith(notice)
+
+
+def test_delete_without_yes_when_piped_is_one_clean_line(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "b")["id"]
+    result = cli("memory", "delete", memory_id)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "Error: refusing to delete without --yes when not interactive\n"
+
+
+def test_upsert_help_documents_the_limits(cli) -> None:  # type: ignore[no-untyped-def]
+    text = " ".join(cli("memory", "upsert", "--help").stdout.split())
+    assert "a body at most 1,000,000 characters" in text
+    assert "the `# Title` line that opens the body is the title" in text
+
+
+def test_editing_the_title_heading_renames_the_memory(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "Old name", "--body", "## What\nthe body")["id"]
+    edited = tmp_path / "m.md"
+    edited.write_text(cli("memory", "source", memory_id).stdout.replace("# Old name", "# New name"))
+    result = upsert(cli, str(edited))
+    assert (result["action"], result["title"]) == ("updated", "New name")
+    shown = cli("memory", "source", memory_id).stdout
+    assert 'title: "New name"' in shown
+    assert shown.endswith("---\n\n# New name\n\n## What\nthe body\n")  # no second H1
+
+
+@pytest.mark.slow
+def test_demo_explains_its_order_and_cleans_up(tmp_path: Path) -> None:
+    """scripts/demo.sh end to end (real model: slow), with `graphit` on PATH."""
+    import os
+    import subprocess
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "graphit"
+    shim.write_text(f'#!/bin/sh\nexec {sys.executable} -m graphit_cli "$@"\n')
+    shim.chmod(0o755)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "TMPDIR": str(scratch)}
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        ["bash", str(root / "scripts" / "demo.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the best-scoring hit can come last" in " ".join(done.stderr.split())
+    assert list(scratch.iterdir()) == []  # the project and its GRAPHIT_HOME are gone
+    assert "…" not in done.stdout  # piped tables are never cut

@@ -107,10 +107,9 @@ def upsert(
 
     Examples:
 
-      graphit memory upsert --title "Use uv" --body "We install with uv, not pip." -t convention
-
+    \b
+      graphit memory upsert --title "Use uv" --body "We install with uv." -t convention
       graphit memory source 01J... > m.md; $EDITOR m.md; graphit memory upsert m.md
-
       cat memories.ndjson | graphit memory upsert -
     """
     given = {
