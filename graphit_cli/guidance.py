@@ -25,6 +25,7 @@ class _Names:
     shortcut: str
     insert: str
     update: str
+    scopes: str
     user_scope: str
     important: str
     mandatory_flag: str
@@ -43,15 +44,18 @@ _MCP = _Names(
     ),
     source="`graphit_memory_source`",
     shortcut="",
-    insert="`graphit_memory_insert`",
+    insert="",
     update="`graphit_memory_update`",
+    scopes=(
+        'Every tool takes `scope`: "project" (the default), "user", or `context:NAME` for an '
+        'imported context; mandatory and search also take "all".'
+    ),
     user_scope='`scope: "user"`',
-    important="`important: true` (or `graphit_memory_promote`)",
-    mandatory_flag="`mandatory: true` (or `graphit_memory_mark_mandatory`)",
+    important="`important: true`",
+    mandatory_flag="`mandatory: true`",
     duplicate_rule=(
-        "`graphit_memory_insert` refuses a memory that an existing one already says and "
-        "answers with that memory's id: update it; pass `force: true` only when the new "
-        "memory is genuinely separate."
+        "`graphit_memory_insert` refuses what a live memory already says and answers with "
+        "its id; `force: true` only for a genuinely separate memory."
     ),
     every_scope=(
         '`scope: "all"` reads the project, the user scope and the contexts added with '
@@ -70,17 +74,17 @@ _CLI = _Names(
         "with its scope."
     ),
     insert=(
-        '`graphit memory upsert --title "<one-line statement>" --body "<what and why>" '
-        "--type <type> [--tag <tag>]...`"
+        'To write a new memory: `graphit memory upsert --title "<one-line statement>" '
+        '--body "<what and why>" --type <type> [--tag <tag>]...`.'
     ),
     update="`graphit memory upsert --id <id> ...` (only the fields you give change)",
+    scopes="",
     user_scope="`--user`",
     important="`--important`",
     mandatory_flag="`--mandatory`",
     duplicate_rule=(
-        "`graphit memory upsert` without `--id` warns on stderr when an existing memory "
-        "already says the same thing (it still writes): if it does, delete the new one and "
-        "update the existing memory instead."
+        "`graphit memory upsert` without `--id` warns on stderr when a live memory already "
+        "says the same thing (it still writes): then delete the new one and update the old."
     ),
     every_scope="",
 )
@@ -100,12 +104,12 @@ def recall_protocol(surface: str = "mcp") -> str:
 ## Recall at the start of every session
 
 1. {n.mandatory}, in full: they apply to every session. They include the user scope
-   ({n.user_scope}), which holds the user's cross-project preferences.{every}
-2. {n.search} (the mandatory memories are already loaded), then read the memories you need in
-   full with {n.source}.
+   ({n.user_scope}): the user's cross-project preferences.{every}
+2. {n.search} (mandatory memories are already loaded), then read what you need in full with
+   {n.source}.
 {shortcut}
-Search again when the work moves to another area. Results come mandatory first, then important,
-then normal, newest first; the score is only match metadata. A hit marked superseded matched an
+Search again when the work moves to another area. Results come mandatory, important, then
+normal, newest first; the score is only match metadata. A hit marked superseded matched an
 older revision: the memory it names is the current belief.
 """
 
@@ -113,29 +117,22 @@ older revision: the memory it names is the current belief.
 CAPTURE_WHEN = """\
 ## When to write a memory
 
-Write one without being asked; the user does not have to say "remember this" or repeat it.
+Write one unasked; the user need not say "remember this" or repeat it.
 
-- **From the user**: a statement that tells you something about the project you did not know,
-  or standing guidance on how you should work. Presume it is durable when it describes the
-  project, its lifecycle or environment, its policies or conventions, or when knowing it would
-  change planning, implementation, review, compatibility, migration, safety or risk decisions
-  later.
-- **From your own work**: analysis, implementation, debugging or review that confirms relevant,
-  non-obvious knowledge that is structural, reusable across tasks or costly to rediscover:
-  implicit invariants and contracts, sources of truth and generation flows, hidden dependencies
-  and coupling, recurring root causes and failure modes, confirmed decisions and trade-offs,
-  surprising tool, infrastructure or lifecycle behaviour, learned procedures. The test: would
-  another agent plan or act better, or skip real investigation, by knowing it?
+- **From the user**: something about the project you did not know, or standing guidance on how
+  to work. Presume it durable when it describes the project, its lifecycle or environment,
+  policies or conventions, or would change later planning, implementation, review,
+  compatibility, migration, safety or risk decisions.
+- **From your own work**: confirmed, non-obvious knowledge that is structural, reusable or
+  costly to rediscover: invariants and contracts, sources of truth and generation flows,
+  hidden dependencies and coupling, recurring root causes and failure modes, decisions and
+  trade-offs, surprising tool, infrastructure or lifecycle behaviour, learned procedures. The
+  test: would another agent plan or act better, or skip real investigation, by knowing it?
 
-Do not write:
-
-- instructions limited to the current task (they stay with the task);
-- transient task state, progress, or one-off results with no future value;
-- questions, guesses, unconfirmed hypotheses and speculation;
-- what the code or documentation already states plainly, and trivial observations.
-
-Memory holds the durable, reusable conclusion; it supplements the task's own report and never
-replaces it.
+Do not write instructions limited to the current task; transient state, progress or one-off
+results; questions, guesses or unconfirmed hypotheses; what code or documentation plainly
+says; trivial observations. Memory holds the durable conclusion; it supplements the task's own
+report, never replaces it.
 """
 
 
@@ -145,36 +142,31 @@ def capture_how(surface: str = "mcp") -> str:
 ## How to write it
 
 - **Scope**: project (the default) for everything about this project, team conventions
-  included. The user scope ({n.user_scope}) only for personal preferences that genuinely apply
-  across projects.
-- **Type**: `fact` for the project's lifecycle or environment state and other facts;
-  `decision` for a choice that was made and its trade-off; `convention` for standing project
-  practice; `constraint` for a hard limit; `preference` for how the user likes things done;
-  `correction` when the user corrected you; `procedure` for a learned step-by-step way to do
-  something; `skill` for a reusable technique; `tension` for competing goals that must be
-  balanced.
-- **Mandatory or important**: mandatory ({n.mandatory_flag}) when every session needs it, in
-  full, from the start; important ({n.important}) for valuable reference material whose
-  relevance depends on the task. The two are independent, and most memories are neither.
-- **Keep the rationale**: record the user's reason with the rule it leads to. "The project is
-  in development, so changes do not require backward compatibility or data migrations" keeps
-  the fact and the policy derived from it in one memory.
+  included; user ({n.user_scope}) only for personal preferences that apply across projects.
+- **Type**: `fact` (lifecycle, environment and other facts), `decision` (a choice and its
+  trade-off), `convention` (standing practice), `constraint` (a hard limit), `preference` (how
+  the user likes things done), `correction` (the user corrected you), `procedure` (learned
+  steps), `skill` (a reusable technique), `tension` (competing goals to balance).
+- **Mandatory** ({n.mandatory_flag}) when every session needs it in full from the start;
+  **important** ({n.important}) for reference whose relevance depends on the task. They are
+  independent; most memories are neither.
+- **Keep the rationale** with the rule: "The project is in development, so changes do not
+  require backward compatibility or data migrations" keeps the fact and its policy together.
 - **One idea per memory**: a title that states it, a body that says what and why.
-- **Update, do not duplicate**: search before writing. When a live memory covers the subject,
-  or new guidance contradicts it, update it with {n.update}: its revision chain keeps the
-  history. {n.duplicate_rule}
-
-To write a new memory: {n.insert}.
-"""
+- **Update, do not duplicate**: search first; when a live memory covers the subject or new
+  guidance contradicts it, update it with {n.update}; its revision chain keeps the history.
+  {n.duplicate_rule}
+{n.insert}"""
 
 
 def markdown(surface: str = "cli") -> str:
     """The whole guidance as one Markdown document (for AGENTS.md or a system prompt)."""
+    n = _names(surface)
     intro = (
         "# Graphit memory: recall and capture\n\n"
-        "Graphit memory keeps durable knowledge for agents: preferences, corrections, "
-        "decisions, constraints, facts, conventions and learned procedures, per project and per "
-        "user, with every revision kept.\n"
+        "Durable memory for agents, per project and per user, with every revision kept. "
+        + n.scopes
+        + "\n"
     )
     parts = [intro, recall_protocol(surface), CAPTURE_WHEN, capture_how(surface)]
     parts.append(consolidation(surface))
@@ -223,81 +215,54 @@ def server_instructions() -> str:
 
 
 # --- MCP tool descriptions ------------------------------------------------------------------
-
-_SCOPE_NOTE = (
-    'Every tool takes `scope`: "project" (default), "user" or "context:<name>"; mandatory '
-    'and search also take "all" (project, user and recall contexts together).'
-)
+# Short on purpose: every agent session pays for this text. What a scope, a type or the flags
+# mean, and when to write, is said once in the server instructions above.
 
 TOOL_DESCRIPTIONS: dict[str, str] = {
     "graphit_memory_mandatory": (
-        "Step 1 of recall at session start: every mandatory memory of the scope, in full "
-        '(Markdown with frontmatter). Call it with scope "all" and no query, and read all '
-        "of them: the project's, the user's cross-project preferences and the recall "
-        "contexts', each labelled with its scope. " + _SCOPE_NOTE
+        "Recall step 1, at session start: every mandatory memory, in full; read them all. "
+        'Scope "all": the project, the user and recall contexts, each labelled.'
     ),
     "graphit_memory_search": (
-        "Step 2 of recall: search memories for the current task. Pass exclude_mandatory=true "
-        "after graphit_memory_mandatory, so the result window does not repeat memories already "
-        "loaded. Full-text plus semantic search over current and past revisions, one hit per "
-        "memory, shown mandatory first, then important, then normal, newest first. Only real "
-        "matches come back (a full-text hit or close meaning): an empty result means memory "
-        "holds nothing on it. Deleted memories are left out unless include_deleted. top_k is "
-        "how many memories to select (0 = every match); results arrive page_size at a time: "
-        "pass next_cursor back, with the same query and filters, for the next page. Read a "
-        "hit in full with graphit_memory_source. Search before writing a memory, to update "
-        "an existing one instead of duplicating it. " + _SCOPE_NOTE
+        "Recall step 2: search for the current task, with exclude_mandatory=true after "
+        "graphit_memory_mandatory. Full-text and semantic, over current and past revisions; "
+        "one hit per memory, shown mandatory, important, then normal, newest first (the score "
+        "is metadata). Only real matches come back (a full-text hit or close meaning): an "
+        "empty result means memory holds nothing on it. Deleted memories are left out unless "
+        "include_deleted. Pass next_cursor back for more. Read hits with graphit_memory_source."
     ),
     "graphit_memory_source": (
-        "Read one memory in full as Markdown with YAML frontmatter: `<id>` for the current "
-        "revision, `<id>/<revision-id>` for an archived one. start_line/end_line return a "
-        "slice of a long memory. " + _SCOPE_NOTE
+        "Read one memory in full (Markdown with YAML frontmatter); <id>/<revision-id> reads an "
+        "archived revision. start_line/end_line read a slice."
     ),
     "graphit_memory_list": (
-        "Browse live memories (no query): mandatory first, then important, then the rest, "
-        "newest first, with optional type and tag filters. " + _SCOPE_NOTE
+        "Browse live memories without a query: mandatory, important, then the rest, newest first."
     ),
     "graphit_memory_important": (
-        "The important memories (curated reference material whose relevance depends on the "
-        "task), in canonical order, with optional type and tag filters. Important does not "
-        "mean mandatory: these are not loaded at session start. " + _SCOPE_NOTE
+        "The important memories: reference whose relevance depends on the task (not loaded at "
+        "session start)."
     ),
     "graphit_memory_insert": (
-        "Write a new durable memory. Write one, unasked, when the user tells you something "
-        "about the project you did not know or gives standing guidance, or when your own work "
-        "confirms non-obvious knowledge another agent would otherwise have to rediscover "
-        "(invariants, sources of truth, coupling, root causes, decisions and trade-offs, "
-        "surprising behaviour, procedures). Not for task-limited instructions, transient "
-        "state, speculation, or what the code already says. Keep the user's rationale with "
-        "the rule. type: fact (lifecycle, environment), decision, convention (standing "
-        "practice), constraint, preference, correction, procedure, skill or tension. "
-        "mandatory=true only when every session needs it; important=true for conditional "
-        "reference material. Scope project by default; user only for preferences that apply "
-        "across projects. If a live memory already says the same thing, nothing is written "
-        "and its id comes back: update that one (force=true writes anyway). " + _SCOPE_NOTE
+        "Write a new memory, unasked, as the instructions say: durable project facts, standing "
+        "guidance, confirmed non-obvious knowledge; with the user's rationale. Not for "
+        "task-limited or transient things. If a live memory already says it, nothing is "
+        "written and its id comes back: update that one (force=true writes anyway)."
     ),
     "graphit_memory_update": (
-        "Change an existing memory by id: only the fields you pass change, and the previous "
-        "text becomes an archived revision. Use it when new guidance refines or contradicts "
-        "a live memory, instead of inserting a second one. expected_revision makes the "
-        "update fail if someone else changed the memory since you read it. " + _SCOPE_NOTE
+        "Change a memory: only the fields passed change; the old text becomes an archived "
+        "revision. Use it when guidance refines or contradicts a live memory."
     ),
     "graphit_memory_delete": (
-        "Delete a memory that is wrong or no longer applies (prefer an update when it only "
-        "changed). Its history stays readable with graphit_memory_source. " + _SCOPE_NOTE
+        "Delete a memory that is wrong or no longer applies (update one that only changed). "
+        "Its history stays readable."
     ),
-    "graphit_memory_promote": (
-        "Mark a memory important: reference material worth surfacing first when relevant "
-        "(it is still not loaded at session start; see mark_mandatory). " + _SCOPE_NOTE
-    ),
-    "graphit_memory_demote": "Clear a memory's important flag. " + _SCOPE_NOTE,
+    "graphit_memory_promote": "Mark a memory important (still not loaded at session start).",
+    "graphit_memory_demote": "Clear a memory's important flag.",
     "graphit_memory_mark_mandatory": (
-        "Mark a memory mandatory: loaded in full at the start of every session. Only for "
-        "standing context that every session needs. " + _SCOPE_NOTE
+        "Mark a memory mandatory: loaded in full at every session start. Only for context "
+        "every session needs."
     ),
-    "graphit_memory_unmark_mandatory": (
-        "Clear a memory's mandatory flag (it stays searchable). " + _SCOPE_NOTE
-    ),
+    "graphit_memory_unmark_mandatory": "Clear a memory's mandatory flag (it stays searchable).",
 }
 
 

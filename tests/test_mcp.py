@@ -123,7 +123,8 @@ def test_lists_every_tool_with_guidance(mcp_server: Session) -> None:
         assert properties["scope"]["default"] == "project", tool.name
         assert properties["format"]["enum"] == ["text", "json"], tool.name
         assert tool.annotations is not None
-        assert tool.annotations.read_only_hint is (tool.name in READ_ONLY), tool.name
+        # An omitted readOnlyHint means false (the protocol's default).
+        assert bool(tool.annotations.read_only_hint) is (tool.name in READ_ONLY), tool.name
     by_name = {t.name: t for t in listed}
     assert "exclude_mandatory" in by_name["graphit_memory_search"].description
     assert "force" in by_name["graphit_memory_insert"].input_schema["properties"]
@@ -132,6 +133,39 @@ def test_lists_every_tool_with_guidance(mcp_server: Session) -> None:
     instructions = mcp_server.client.instructions
     assert instructions == guidance.server_instructions()
     assert "graphit_memory_mandatory" in instructions and "exclude_mandatory: true" in instructions
+
+
+# Today's 12 tools measured 11,808 characters (tools/list as JSON plus the instructions); the
+# budget leaves room for the tools other features add. Every agent session pays for this text.
+SURFACE_BUDGET = 16_000
+
+
+def test_tool_surface_fits_its_budget(mcp_server: Session) -> None:
+    listed = mcp_server.portal.call(mcp_server.client.list_tools)
+    tools_json = listed.model_dump_json(by_alias=True, exclude_none=True)
+    instructions = mcp_server.client.instructions or ""
+    total = len(tools_json) + len(instructions)
+    assert total <= SURFACE_BUDGET, f"{len(tools_json)} + {len(instructions)} = {total}"
+    assert len(instructions) > 2_000  # the guidance is still there, not cut to fit
+    # No schema noise: pydantic's titles, null branches and null defaults are compacted away.
+    for tool in listed.tools:
+        assert "title" not in tool.input_schema, tool.name
+        for prop in tool.input_schema["properties"].values():
+            assert set(prop) <= {"type", "items", "default", "description", "enum"}, tool.name
+            assert prop.get("default", 0) is not None, tool.name
+
+
+def test_source_takes_id_and_still_accepts_ref(mcp_server: Session) -> None:
+    s = mcp_server
+    memory_id = insert(s, "Named by id", "Like every other tool.", scope="context:ids")
+    by_id = s.ok("graphit_memory_source", id=memory_id, scope="context:ids")
+    assert by_id.startswith(f'---\nid: "{memory_id}"\n')
+    assert s.ok("graphit_memory_source", ref=memory_id, scope="context:ids") == by_id
+    listed = s.portal.call(s.client.list_tools).tools
+    [source] = [t for t in listed if t.name == "graphit_memory_source"]
+    assert (
+        source.input_schema["required"] == ["id"] and "ref" not in source.input_schema["properties"]
+    )
 
 
 # --- recall, reads ------------------------------------------------------------------------
@@ -197,7 +231,7 @@ def test_recall_protocol_mandatory_then_search_then_source(mcp_server: Session) 
     assert mine not in s.ok("graphit_memory_mandatory")
 
     # 3. Read the selected one in full.
-    source = s.ok("graphit_memory_source", ref=deploy)
+    source = s.ok("graphit_memory_source", id=deploy)
     assert source.startswith(f'---\nid: "{deploy}"\ntitle: "Deploy with the release script"\n')
     assert 'updated_by: "agent"' in source
     assert source.endswith(
@@ -235,21 +269,21 @@ def test_source_line_slicing(mcp_server: Session) -> None:
     s = mcp_server
     body = "\n".join(f"line {n}" for n in range(1, 21))
     memory_id = insert(s, "Long", body, scope=scope)
-    full = s.ok("graphit_memory_source", ref=memory_id, scope=scope).split("\n")[:-1]
+    full = s.ok("graphit_memory_source", id=memory_id, scope=scope).split("\n")[:-1]
     total = len(full)
 
-    part = s.ok("graphit_memory_source", ref=memory_id, scope=scope, start_line=2, end_line=4)
+    part = s.ok("graphit_memory_source", id=memory_id, scope=scope, start_line=2, end_line=4)
     more = "call again with start_line=5 for more"
     assert part == "\n".join(full[1:4]) + f"\n\n[lines 2-4 of {total}; {more}]\n"
-    tail = s.json("graphit_memory_source", ref=memory_id, scope=scope, start_line=total - 1)
+    tail = s.json("graphit_memory_source", id=memory_id, scope=scope, start_line=total - 1)
     assert tail["text"] == "line 19\nline 20\n\n" + f"[lines {total - 1}-{total} of {total}]\n"
     assert (tail["start_line"], tail["end_line"], tail["total_lines"]) == (total - 1, total, total)
     assert tail["id"] == memory_id and "body" not in tail
 
-    past = s.error("graphit_memory_source", ref=memory_id, scope=scope, start_line=total + 1)
+    past = s.error("graphit_memory_source", id=memory_id, scope=scope, start_line=total + 1)
     assert past == f"Error: start_line {total + 1} is past the end ({total} lines)"
     backwards = s.error(
-        "graphit_memory_source", ref=memory_id, scope=scope, start_line=3, end_line=2
+        "graphit_memory_source", id=memory_id, scope=scope, start_line=3, end_line=2
     )
     assert backwards == "Error: end_line 2 is before start_line 3"
 
@@ -275,9 +309,9 @@ def test_insert_update_makes_a_revision(mcp_server: Session) -> None:
     same = s.json("graphit_memory_update", id=memory_id, type="convention", scope=scope)
     assert (same["action"], same["revision"]) == ("unchanged", 2)
 
-    current = s.json("graphit_memory_source", ref=memory_id, scope=scope)
+    current = s.json("graphit_memory_source", id=memory_id, scope=scope)
     assert (current["revision"], current["type"]) == (2, "convention")
-    archived = s.ok("graphit_memory_source", ref=current["previous"], scope=scope)
+    archived = s.ok("graphit_memory_source", id=current["previous"], scope=scope)
     assert "revision: 1\n" in archived and "superseded: true\n" in archived
     assert archived.endswith("# Use uv\n\nInstall with uv.\n")
 
@@ -351,9 +385,9 @@ def test_delete_keeps_history(mcp_server: Session) -> None:
     deleted = s.json("graphit_memory_delete", id=memory_id, scope=scope)
     assert deleted["action"] == "deleted" and deleted["key"].startswith(f"{memory_id}/")
 
-    gone = s.error("graphit_memory_source", ref=memory_id, scope=scope)
+    gone = s.error("graphit_memory_source", id=memory_id, scope=scope)
     assert gone == f"Error: memory {memory_id} was deleted (its final revision is {deleted['key']})"
-    assert "Soon gone." in s.ok("graphit_memory_source", ref=deleted["key"], scope=scope)
+    assert "Soon gone." in s.ok("graphit_memory_source", id=deleted["key"], scope=scope)
     assert s.error("graphit_memory_delete", id=memory_id, scope=scope) == gone
     assert s.error("graphit_memory_update", id=memory_id, body="Back?", scope=scope) == gone
     assert s.error("graphit_memory_promote", id=memory_id, scope=scope) == gone
@@ -452,7 +486,7 @@ def test_bad_arguments_are_error_results_and_the_server_lives_on(mcp_server: Ses
             "Error: unknown type 'opinion': use one of fact, decision, convention, correction, "
             "preference, constraint, procedure, skill, tension",
         ),
-        ("graphit_memory_source", {"ref": MISSING_ID}, f"Error: no memory {MISSING_ID}"),
+        ("graphit_memory_source", {"id": MISSING_ID}, f"Error: no memory {MISSING_ID}"),
         ("graphit_memory_delete", {"id": MISSING_ID}, f"Error: no memory {MISSING_ID}"),
         (
             "graphit_memory_update",
@@ -510,8 +544,8 @@ def test_bad_arguments_are_error_results_and_the_server_lives_on(mcp_server: Ses
 
 def test_error_messages_match_the_cli(mcp_server: Session, cli) -> None:  # type: ignore[no-untyped-def]
     for tool, arguments, command in [
-        ("graphit_memory_source", {"ref": MISSING_ID}, ["memory", "source", MISSING_ID]),
-        ("graphit_memory_source", {"ref": "bad/id/x"}, ["memory", "source", "bad/id/x"]),
+        ("graphit_memory_source", {"id": MISSING_ID}, ["memory", "source", MISSING_ID]),
+        ("graphit_memory_source", {"id": "bad/id/x"}, ["memory", "source", "bad/id/x"]),
         ("graphit_memory_list", {"tags": ["a'b"]}, ["memory", "list", "--tag", "a'b"]),
     ]:
         result = cli(*command)

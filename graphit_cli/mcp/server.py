@@ -21,52 +21,58 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.types import Tool as MCPTool
 from pydantic import Field, ValidationError
 
 from graphit_cli import __version__, config, guidance
 from graphit_cli.errors import GraphitError, internal_error_text
 from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MemoryTools, Reply
 from graphit_cli.mcp.tools import check_format as _check_format
+from graphit_cli.models import MEMORY_TYPES
 
 log = logging.getLogger(__name__)
 
 # --- argument types (the JSON schema a client sees) -----------------------------------------
 
-ScopeArg = Annotated[
-    str,
-    Field(
-        description='"project" (default): this project\'s memory. "user": personal '
-        "preferences that apply across projects. (Also context:NAME for an imported context; "
-        '"all" for mandatory and search: the project, the user and recall contexts together.)'
-    ),
-]
-FormatArg = Annotated[
-    str,
-    Field(
-        description='"text" (default): compact text to read. "json": the same result as JSON.',
-        json_schema_extra={"enum": ["text", "json"]},
-    ),
-]
-IdArg = Annotated[str, Field(description="The memory's id (a 26-character ULID).")]
-TypesArg = Annotated[
-    list[str] | None,
-    Field(
-        description="Only these types: fact, decision, convention, correction, preference, "
-        "constraint, procedure, skill, tension."
-    ),
-]
-TagsArg = Annotated[list[str] | None, Field(description="Only memories carrying all these tags.")]
+# Shared wording: each argument is described once, here, in a few words; a default is never
+# restated in prose (the schema carries it), and what a scope or a type means is said once in
+# the server instructions. Every client pays for this text in every session (see
+# tests/test_mcp.py::test_tool_surface_fits_its_budget).
+ScopeArg = str  # "project", "user" or context:NAME: the instructions say it once for all tools
+FormatArg = Annotated[str, Field(json_schema_extra={"enum": ["text", "json"]})]
+IdArg = Annotated[str, Field(description="Memory id.")]
+TypesArg = Annotated[list[str] | None, Field(description="Only these types.")]
+TagsArg = Annotated[list[str] | None, Field(description="Only with all these tags.")]
+LimitArg = Annotated[int, Field(description="At most this many; 0 = all.")]
+TYPE_ENUM = {"enum": list(MEMORY_TYPES)}
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WRITE = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-)
-FLAG = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-DELETE = ToolAnnotations(
-    read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
-)
+# Omitted hints take the protocol's defaults: not read-only, not idempotent.
+WRITE = ToolAnnotations(destructive_hint=False, open_world_hint=False)
+FLAG = ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+DELETE = ToolAnnotations(destructive_hint=True, open_world_hint=False)
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The input schema without what pydantic adds for nothing: titles, `null` branches of
+    optional arguments, `default: null` (an argument left out is the same) and the `type` of
+    an enum (its values say it)."""
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        prop = {k: v for k, v in prop.items() if k != "title"}
+        branches = prop.pop("anyOf", None)
+        if branches is not None:
+            kept = [b for b in branches if b.get("type") != "null"]
+            prop = {**(kept[0] if len(kept) == 1 else {"anyOf": kept}), **prop}
+        if prop.get("default", 0) is None:
+            del prop["default"]
+        if "enum" in prop:
+            prop.pop("type", None)
+        properties[name] = prop
+    compact = {"type": "object", "properties": properties}
+    if schema.get("required"):
+        compact["required"] = schema["required"]
+    return compact
 
 
 def _text(text: str, *, error: bool = False) -> CallToolResult:
@@ -98,9 +104,17 @@ class GraphitMCPServer(MCPServer[Any]):
 
     _arguments: dict[str, set[str]] | None = None
 
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        compact = [{"input_schema": compact_schema(t.input_schema)} for t in tools]
+        return [t.model_copy(update=c) for t, c in zip(tools, compact, strict=True)]
+
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        if name == "graphit_memory_source" and "ref" in arguments and "id" not in arguments:
+            arguments = {**arguments, "id": arguments["ref"]}  # the old name, still accepted
+            del arguments["ref"]
         if self._arguments is None:
             listed = await self.list_tools()
             self._arguments = {t.name: set(t.input_schema.get("properties", {})) for t in listed}
@@ -157,31 +171,23 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         annotations=READ,
     )
     def search(
-        query: Annotated[str, Field(description="What the current task is about, in words.")],
+        query: Annotated[str, Field(description="The current task, in words.")],
         scope: ScopeArg = "project",
-        top_k: Annotated[
-            int, Field(description="How many memories to select; 0 = every match.")
-        ] = 10,
+        top_k: Annotated[int, Field(description="Memories to select; 0 = all.")] = 10,
         exclude_mandatory: Annotated[
-            bool, Field(description="Leave out mandatory memories (already loaded in full).")
+            bool, Field(description="Leave out mandatory memories.")
         ] = False,
         include_deleted: Annotated[
-            bool, Field(description="Also return deleted memories, marked deleted.")
+            bool, Field(description="Also deleted memories (marked).")
         ] = False,
         types: TypesArg = None,
         tags: TagsArg = None,
-        page_size: Annotated[
-            int, Field(description="How many results per call (1-100).")
-        ] = DEFAULT_PAGE_SIZE,
-        cursor: Annotated[
-            str | None,
-            Field(description="next_cursor from the previous page of this same search."),
-        ] = None,
+        page_size: Annotated[int, Field(description="Hits per call (1-100).")] = DEFAULT_PAGE_SIZE,
+        cursor: Annotated[str | None, Field(description="next_cursor of the last page.")] = None,
         mode: Annotated[
             str,
             Field(
-                description="auto (default: hybrid when vectors exist, else full-text), "
-                "hybrid, fts or vector.",
+                description="auto: hybrid when vectors exist.",
                 json_schema_extra={"enum": ["auto", "hybrid", "fts", "vector"]},
             ),
         ] = "auto",
@@ -211,21 +217,16 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         annotations=READ,
     )
     def source(
-        ref: Annotated[
-            str,
-            Field(description="<id> for the current memory, <id>/<revision-id> for a revision."),
-        ],
+        id: Annotated[str, Field(description="<id>, or <id>/<revision-id> for a revision.")],
         scope: ScopeArg = "project",
-        start_line: Annotated[int, Field(description="First line to return (1-based).")] = 1,
-        end_line: Annotated[
-            int, Field(description="Last line to return (inclusive); 0 = to the end.")
-        ] = 0,
+        start_line: Annotated[int, Field(description="First line (1-based).")] = 1,
+        end_line: Annotated[int, Field(description="Last line; 0 = the end.")] = 0,
         format: FormatArg = "text",
     ) -> CallToolResult:
         return respond(
             tools,
             format,
-            lambda: tools.source(ref, scope=scope, start_line=start_line, end_line=end_line),
+            lambda: tools.source(id, scope=scope, start_line=start_line, end_line=end_line),
         )
 
     @server.tool(
@@ -238,9 +239,7 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         scope: ScopeArg = "project",
         types: TypesArg = None,
         tags: TagsArg = None,
-        limit: Annotated[
-            int, Field(description="At most this many memories; 0 = no limit.")
-        ] = DEFAULT_LIST_LIMIT,
+        limit: LimitArg = DEFAULT_LIST_LIMIT,
         format: FormatArg = "text",
     ) -> CallToolResult:
         return respond(
@@ -259,9 +258,7 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         scope: ScopeArg = "project",
         types: TypesArg = None,
         tags: TagsArg = None,
-        limit: Annotated[
-            int, Field(description="At most this many memories; 0 = no limit.")
-        ] = DEFAULT_LIST_LIMIT,
+        limit: LimitArg = DEFAULT_LIST_LIMIT,
         format: FormatArg = "text",
     ) -> CallToolResult:
         return respond(
@@ -284,27 +281,13 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         annotations=WRITE,
     )
     def insert(
-        title: Annotated[str, Field(description="One line that states the memory.")],
-        body: Annotated[
-            str, Field(description="Markdown: what, and why (keep the user's rationale).")
-        ],
-        type: Annotated[
-            str,
-            Field(
-                description="fact (default), decision, convention, correction, preference, "
-                "constraint, procedure, skill or tension."
-            ),
-        ] = "fact",
-        tags: Annotated[list[str] | None, Field(description="Tags, e.g. areas or tools.")] = None,
-        important: Annotated[
-            bool, Field(description="Curated reference material, relevant in some tasks.")
-        ] = False,
-        mandatory: Annotated[
-            bool, Field(description="Needed in full in every session (loaded at start).")
-        ] = False,
-        force: Annotated[
-            bool, Field(description="Write even if a live memory already says the same thing.")
-        ] = False,
+        title: Annotated[str, Field(description="One line stating the memory.")],
+        body: Annotated[str, Field(description="Markdown: what, and why.")],
+        type: Annotated[str, Field(json_schema_extra=TYPE_ENUM)] = "fact",
+        tags: Annotated[list[str] | None, Field(description="e.g. areas, tools.")] = None,
+        important: bool = False,
+        mandatory: bool = False,
+        force: Annotated[bool, Field(description="Write despite a live duplicate.")] = False,
         scope: ScopeArg = "project",
         format: FormatArg = "text",
     ) -> CallToolResult:
@@ -331,15 +314,14 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
     )
     def update(
         id: IdArg,
-        title: Annotated[str | None, Field(description="New title.")] = None,
-        body: Annotated[str | None, Field(description="New Markdown body (replaces it).")] = None,
-        type: Annotated[str | None, Field(description="New type.")] = None,
-        tags: Annotated[list[str] | None, Field(description="New tags (replace them).")] = None,
-        important: Annotated[bool | None, Field(description="Set the important flag.")] = None,
-        mandatory: Annotated[bool | None, Field(description="Set the mandatory flag.")] = None,
+        title: str | None = None,
+        body: str | None = None,
+        type: Annotated[str | None, Field(json_schema_extra=TYPE_ENUM)] = None,
+        tags: Annotated[list[str] | None, Field(description="Replace the tags.")] = None,
+        important: bool | None = None,
+        mandatory: bool | None = None,
         expected_revision: Annotated[
-            int | None,
-            Field(description="Fail unless the memory is still at this revision."),
+            int | None, Field(description="Fail unless still at this revision.")
         ] = None,
         scope: ScopeArg = "project",
         format: FormatArg = "text",
