@@ -718,3 +718,16 @@ def test_demo_explains_its_order_and_cleans_up(tmp_path: Path) -> None:
     left = [p.name for p in scratch.iterdir() if p.name.startswith("graphit-demo")]
     assert left == []  # the project and its GRAPHIT_HOME are gone (torch may leave its own)
     assert "…" not in done.stdout  # piped tables are never cut
+
+
+def test_large_batch_repeat_warns_once_per_record_up_to_five(cli) -> None:  # type: ignore[no-untyped-def]
+    # Past 20 new records the check reads the live rows once instead of one lookup each.
+    lines = "".join(
+        json.dumps({"title": f"Fact {n}", "body": f"Body {n}"}) + "\n" for n in range(25)
+    )
+    assert cli("memory", "upsert", "-", input=lines).exit_code == 0
+    second = cli("memory", "upsert", "-f", "json", "-", input=lines)
+    warnings = second.stderr.splitlines()
+    assert warnings[0].startswith("Warning: record 1 repeats memory ")
+    assert [w.split()[2] for w in warnings[:5]] == ["1", "2", "3", "4", "5"]
+    assert warnings[5:] == ["Warning: 20 more records repeat live memories", "25 created"]

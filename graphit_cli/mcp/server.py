@@ -174,22 +174,15 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         query: Annotated[str, Field(description="The current task, in words.")],
         scope: ScopeArg = "project",
         top_k: Annotated[int, Field(description="Memories to select; 0 = all.")] = 10,
-        exclude_mandatory: Annotated[
-            bool, Field(description="Leave out mandatory memories.")
-        ] = False,
-        include_deleted: Annotated[
-            bool, Field(description="Also deleted memories (marked).")
-        ] = False,
+        # exclude_mandatory and include_deleted: the tool's description says what they do.
+        exclude_mandatory: bool = False,
+        include_deleted: bool = False,
         types: TypesArg = None,
         tags: TagsArg = None,
         page_size: Annotated[int, Field(description="Hits per call (1-100).")] = DEFAULT_PAGE_SIZE,
         cursor: Annotated[str | None, Field(description="next_cursor of the last page.")] = None,
         mode: Annotated[
-            str,
-            Field(
-                description="auto: hybrid when vectors exist.",
-                json_schema_extra={"enum": ["auto", "hybrid", "fts", "vector"]},
-            ),
+            str, Field(json_schema_extra={"enum": ["auto", "hybrid", "fts", "vector"]})
         ] = "auto",
         format: FormatArg = "text",
     ) -> CallToolResult:
