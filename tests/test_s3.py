@@ -151,7 +151,7 @@ def test_cli_flow_on_s3(cli, s3_env, moto, prefix, graphit_home) -> None:  # typ
 
     updated = cli("memory", "upsert", "--id", memory_id, "--body", "We install with uv, never pip.")
     assert updated.exit_code == 0
-    assert updated.stdout == f"updated\t{memory_id}\trevision 2\tUse uv\n"
+    assert updated.stdout.splitlines()[1].split() == ["updated", memory_id, "2", "-I", "Use", "uv"]
 
     source = cli("memory", "source", memory_id)
     assert source.exit_code == 0
@@ -172,7 +172,7 @@ def test_cli_flow_on_s3(cli, s3_env, moto, prefix, graphit_home) -> None:  # typ
     assert lexical[0]["id"] == memory_id
 
     deleted = cli("memory", "delete", memory_id, "--yes")
-    assert deleted.exit_code == 0 and deleted.stdout.startswith("deleted\t")
+    assert deleted.exit_code == 0 and deleted.stdout.splitlines()[1].startswith("deleted  ")
     assert [m["title"] for m in cli("memory", "list", "--format", "json").json()] == ["Tabs"]
     gone = cli("memory", "source", memory_id)
     assert gone.exit_code == ExitCode.NOT_FOUND
