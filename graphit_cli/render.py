@@ -2,7 +2,11 @@
 
 Rendering is byte-stable (scripts diff it). Parsing turns Markdown/JSON/NDJSON text into
 MemoryDrafts and rejects malformed input with one-line InvalidInput errors. No Rich, no Typer:
-the CLI decides where the text goes.
+the CLI decides where the text goes (`cli/output.py` picks a rendering per --format).
+
+Longer than 400 lines on purpose: the two halves are one format read both ways (`source`,
+edit, `upsert` must round-trip), so they change together. Shared by every adapter (CLI, MCP,
+Explorer, import/export).
 """
 
 from __future__ import annotations
