@@ -85,9 +85,10 @@ class UsageError(GraphitError):
     exit_code = ExitCode.USAGE
 
 
-def internal_error_text(exc: BaseException) -> str:
-    """The one-line message for an unexpected exception (a bug), on every surface."""
-    from graphit_cli.config import ENV_DEBUG
+def internal_error_text(exc: BaseException, debug_variable: str) -> str:
+    """The one-line message for an unexpected exception (a bug), on every surface.
 
+    `debug_variable` is config.ENV_DEBUG (passed in: this module imports nothing of graphit's).
+    """
     first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return f"Error: internal error: {first} (run with {ENV_DEBUG}=1 for the traceback)"
+    return f"Error: internal error: {first} (run with {debug_variable}=1 for the traceback)"

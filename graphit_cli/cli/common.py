@@ -140,7 +140,7 @@ def handle_errors(fn: F) -> F:
         except Exception as exc:
             if config.debug():
                 raise
-            typer.echo(internal_error_text(exc), err=True)
+            typer.echo(internal_error_text(exc, config.ENV_DEBUG), err=True)
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
 
     return wrapper  # type: ignore[return-value]

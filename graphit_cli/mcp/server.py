@@ -90,7 +90,7 @@ def respond(tools: MemoryTools, fmt: str, call: Callable[[], Reply]) -> CallTool
     except Exception as exc:
         if config.debug():
             traceback.print_exc(file=sys.stderr)
-        return _text(internal_error_text(exc), error=True)
+        return _text(internal_error_text(exc, config.ENV_DEBUG), error=True)
     if chosen == "json":
         payload = json.dumps(reply.data, ensure_ascii=False, indent=2)
         return CallToolResult(
