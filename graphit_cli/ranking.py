@@ -144,4 +144,11 @@ def snippet(body: str, query: str, width: int = SNIPPET_CHARS) -> str:
     start = max(0, min(hits) - width // 3) if hits else 0
     end = min(len(flat), start + width)
     start = max(0, end - width)
+    # Cut between words, never inside one ("## Wha…").
+    if start and flat[start - 1] != " ":
+        space = flat.find(" ", start, end)
+        start = space + 1 if space != -1 else start
+    if end < len(flat) and flat[end] != " ":
+        space = flat.rfind(" ", start, end)
+        end = space if space > start else end
     return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")

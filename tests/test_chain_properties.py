@@ -351,9 +351,8 @@ class ChainMachine(RuleBasedStateMachine):
 
     @invariant()
     def catalogue_matches_model(self) -> None:
-        # The catalogue read (`catalogue`, formerly `list`): live rows in canonical order.
-        catalogue = getattr(self.service, "catalogue", None) or self.service.list
-        listed = catalogue()
+        # The catalogue: live rows in canonical order.
+        listed = self.service.catalogue()
         expected = sorted(
             (i for i, m in self.models.items() if m.live),
             key=lambda i: (

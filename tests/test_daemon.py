@@ -270,7 +270,16 @@ def test_scopes_status_and_prune(cli, graphit_home: Path) -> None:  # type: igno
     assert status["daemon"] is None
     states = {s["scope"]: s["state"] for s in status["scopes"]}
     assert states[f"project:{PROJECT_ID}"]["live_rows"] == 1
-    assert cli("memory", "prune", f"project:{PROJECT_ID}").exit_code == 2  # needs --yes here
+    refused = cli("memory", "prune", f"project:{PROJECT_ID}")  # not interactive: needs --yes
+    assert refused.exit_code == 2
+    assert refused.stderr == "Error: refusing to prune without --yes when not interactive\n"
+    from graphit_cli.cli import daemon as daemon_cli
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(daemon_cli, "stdin_is_interactive", lambda: True)
+        kept = cli("memory", "prune", f"project:{PROJECT_ID}", input="n\n")
+    assert kept.exit_code == 0 and kept.stderr.endswith("Aborted; nothing removed.\n")
+    assert (graphit_home / "memory" / f"memory-project-{PROJECT_ID}").exists()
     pruned = cli("memory", "prune", f"project:{PROJECT_ID}", "--yes")
     assert pruned.exit_code == 0 and pruned.stdout == f"pruned project:{PROJECT_ID}\n"
     assert not (graphit_home / "memory" / f"memory-project-{PROJECT_ID}").exists()

@@ -225,3 +225,13 @@ def test_recall_protocol(svc: MemoryService) -> None:
     assert [m.id for m in result.mandatory] == [rule]
     assert result.search is not None and ids(result.search) == [related]
     assert svc.recall(None).search is None
+
+
+def test_snippets_cut_between_words() -> None:
+    body = "## What we decided\n\n" + " ".join(f"word{n}" for n in range(80)) + " zebra tail"
+    for query in ("What", "zebra", "word40"):
+        text = ranking.snippet(body, query)
+        inner = text.strip("…")
+        assert len(inner) <= ranking.SNIPPET_CHARS
+        words = body.split()
+        assert all(w in words for w in inner.split()), text

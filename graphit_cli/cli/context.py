@@ -17,7 +17,8 @@ from graphit_cli.cli.common import (
     stdin_is_interactive,
 )
 from graphit_cli.cli.memory import memory_app
-from graphit_cli.cli.transfer import ImportFormat, progress, render_report
+from graphit_cli.cli.progress import bar
+from graphit_cli.cli.transfer import ImportFormat, render_report
 
 if TYPE_CHECKING:
     from graphit_cli.models import Memory, MemoryFilter
@@ -77,9 +78,10 @@ def add(
     """
     from graphit_cli.portability import contexts
 
-    entry, report = contexts.add(
-        name, source=source, project=project, recall=recall, fmt=fmt.value, progress=progress
-    )
+    with bar("importing", minimum=500) as progress:
+        entry, report = contexts.add(
+            name, source=source, project=project, recall=recall, fmt=fmt.value, progress=progress
+        )
     note(f"Added context {entry.name} ({_describe(entry)}).")
     if report is not None:
         render_report(report, as_json)
@@ -136,7 +138,8 @@ def refresh(
     duplicated. (An attached project is read where it lives: nothing to refresh.)"""
     from graphit_cli.portability import contexts
 
-    entry, report = contexts.refresh(name, progress=progress)
+    with bar("importing", minimum=500) as progress:
+        entry, report = contexts.refresh(name, progress=progress)
     if report is None:
         note(f"Context {entry.name} is attached ({_describe(entry)}): nothing to refresh.")
         return

@@ -20,7 +20,7 @@ from graphit_cli.cli.common import (
     stdin_is_interactive,
 )
 from graphit_cli.cli.memory import memory_app
-from graphit_cli.errors import GraphitError
+from graphit_cli.errors import GraphitError, UsageError
 
 if TYPE_CHECKING:
     from graphit_cli.models import MaintenanceReport, TableState
@@ -283,9 +283,10 @@ def prune(
     plan = scopes.plan_prune(target)
     if not yes:
         if not stdin_is_interactive():
-            raise typer.BadParameter("refusing to prune without --yes when not interactive")
+            raise UsageError("refusing to prune without --yes when not interactive")
         if not typer.confirm(f"Remove {plan.describe()}?", err=True):
-            raise typer.Abort()
+            note("Aborted; nothing removed.")
+            return
     scopes.prune(plan)
     out(f"pruned {target}\n")
     note(f"Removed {plan.describe()}.")

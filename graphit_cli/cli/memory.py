@@ -347,13 +347,8 @@ def embed(
     being embedded keep their new text and wait for the next pass. A table embedded by
     another model is re-embedded whole. The daemon runs this on its own.
     """
+    from graphit_cli.cli.progress import bar
 
-    def progress(done: int, total: int) -> None:
-        if sys.stderr.isatty():
-            sys.stderr.write(f"\rembedding {done}/{total}")
-            sys.stderr.flush()
-
-    report = Client(scope, user).service.embed(progress=progress)
-    if sys.stderr.isatty():
-        sys.stderr.write("\n")
+    with bar("embedding") as progress:
+        report = Client(scope, user).service.embed(progress=progress)
     output.embed_report(report, resolve_format(fmt))

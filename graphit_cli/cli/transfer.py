@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -147,19 +146,13 @@ def import_(
 
       graphit memory import project.ndjson   # what `export` wrote
     """
+    from graphit_cli.cli.progress import bar
     from graphit_cli.portability import importer
 
     service = _service(scope, user)
-    report = importer.run(service, path, fmt=fmt.value, dry_run=dry_run, progress=progress)
+    with bar("importing", minimum=500) as progress:
+        report = importer.run(service, path, fmt=fmt.value, dry_run=dry_run, progress=progress)
     render_report(report, as_json)
-
-
-def progress(done: int, total: int) -> None:
-    """Progress of a long import on stderr (only on a terminal, so logs stay clean)."""
-    if sys.stderr.isatty() and total >= 500:
-        end = "\n" if done >= total else ""
-        sys.stderr.write(f"\rimported {done}/{total}{end}")
-        sys.stderr.flush()
 
 
 def render_report(report: ImportReport, as_json: bool) -> None:
