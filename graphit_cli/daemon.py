@@ -355,7 +355,7 @@ class Daemon:
             from graphit_cli.portability import across
 
             return {"result": across.serve(request, self._open_for_request)}
-        if op not in ("search", "recall", "source", "catalogue"):
+        if op not in ("search", "recall", "source", "catalogue", "embed_written"):
             raise InvalidInput(f"unknown request {op!r}")
         scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
         svc = self.service(scope, create=True)
@@ -379,6 +379,12 @@ class Daemon:
             return {"result": wire.recall_to_wire(recalled)}
         if op == "source":
             return {"result": wire.memory_to_wire(svc.source(str(wire.text_field(request, "ref"))))}
+        if op == "embed_written":
+            # A CLI write asks the warm model to embed its rows before the command returns.
+            # Only a model already loaded: loading one (seconds) is the embedding loop's job.
+            ids = wire.id_list_field(request, "ids")
+            model = self._embedder
+            return {"result": svc.embed_now(ids, model) if model is not None else 0}
         listed = svc.catalogue(
             wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
         )

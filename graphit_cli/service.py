@@ -502,22 +502,20 @@ class MemoryService:
         """Whether the table's memories have been embedded (by any model)."""
         return self.store.embedding_model() is not None
 
-    def embed_now(self, memories: Sequence[Memory], embedder: Embedder) -> int:
-        """Embed these just-written rows before returning, when the table's vectors come from
-        `embedder`'s model (a process that holds a warm model: the MCP server, the daemon).
+    def embed_now(self, memory_ids: Sequence[str], embedder: Embedder) -> int:
+        """Embed these just-written memories' live rows before returning, when the table's
+        vectors come from `embedder`'s model (a process that holds a warm model: the MCP
+        server, the daemon for a CLI write).
 
         Fusion already ranks an unembedded row by its full-text match; this makes it findable
         by meaning too, without waiting for the embedding pass. Returns rows embedded.
         """
         from graphit_cli.embed import document_text
 
-        if not memories or self.store.embedding_model() != embedder.model_id:
+        if not memory_ids or self.store.embedding_model() != embedder.model_id:
             return 0
-        rows = [
-            row
-            for row in self.store.rows_for_keys([m.key for m in memories], vectors=True)
-            if row.embedding is None
-        ]
+        keys = [revisions.validate_id(memory_id) for memory_id in memory_ids]
+        rows = [r for r in self.store.rows_for_keys(keys, vectors=True) if r.embedding is None]
         if not rows:
             return 0
         vectors = embedder.embed_documents([document_text(r.title, r.body) for r in rows])

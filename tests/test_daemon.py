@@ -191,6 +191,35 @@ def test_cli_search_via_socket_matches_in_process(
     ] == [(first.memory.id, True, 1, 2)]
 
 
+def test_a_cli_write_is_embedded_by_the_warm_daemon_before_it_returns(
+    scope: Scope, cli, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:  # type: ignore[no-untyped-def]
+    svc = MemoryService(MemoryService.open(scope).store, scope, embedder=HashingEmbedder)
+    svc.upsert(MemoryDraft(title="Seed", body="the table's vectors come from the hashing model"))
+    svc.embed()
+    # Loops far apart: after their first run at start, no embedding pass runs in this test.
+    slow = DaemonSettings(3600, 3600, backoff_max=0.05, stable_seconds=60, max_failures=10)
+    running = Daemon(slow, scopes_named=[scope], embedder=HashingEmbedder, log=EventLog(StringIO()))
+    request.addfinalizer(running.shutdown)
+    running.start()
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
+    assert cli("memory", "search", "seed").exit_code == 0  # the daemon loads its model
+    assert running.embedder() is not None
+    written = cli("memory", "upsert", "--title", "Gateway", "--body", "mutual TLS", "-f", "json")
+    memory_id = written.json()[0]["id"]
+    row = svc.store.get(memory_id, vectors=True)
+    assert row is not None and row.embedding is not None  # no embedding pass ran in between
+    edited = cli("memory", "upsert", "--id", memory_id, "--body", "mutual TLS everywhere")
+    assert edited.exit_code == 0
+    row = svc.store.get(memory_id, vectors=True)
+    assert row is not None and row.revision == 2 and row.embedding is not None
+    # Without a daemon the write still succeeds; the row waits for the embedding pass.
+    monkeypatch.setenv("GRAPHIT_NO_DAEMON", "1")
+    alone = cli("memory", "upsert", "--title", "Later", "--body", "no daemon", "-f", "json")
+    later = svc.store.get(alone.json()[0]["id"], vectors=True)
+    assert later is not None and later.embedding is None
+
+
 def test_second_daemon_refuses_to_start(scope: Scope, running: Daemon) -> None:
     running.start()
     other = Daemon(FAST, scopes_named=[scope], embedder=HashingEmbedder, log=EventLog(StringIO()))

@@ -47,6 +47,13 @@ class Client:
         reply = wire.call(runstate.socket_path(), {**request, "scope": str(self.scope)})
         return None if reply is None else reply["result"]
 
+    def embed_written(self, memory_ids: list[str]) -> None:
+        """Have a running daemon embed the rows this command just wrote, with its warm model,
+        so they are found by meaning at once. Best effort: without a daemon (or without a
+        loaded model there) the rows are ranked by their words until the embedding pass."""
+        if memory_ids:
+            self._daemon({"op": "embed_written", "ids": memory_ids[:1000]})
+
     def catalogue(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
         """Live memories in canonical order."""
         from graphit_cli import wire

@@ -121,9 +121,15 @@ def upsert(
         "mandatory": mandatory,
     }
     drafts = _drafts(file, memory_id, {k: v for k, v in given.items() if v is not None})
-    service = Client(scope, user).service
-    _warn_if_duplicate(service, drafts)
-    output.writes(service.upsert_many(drafts).results, resolve_format(fmt, piped=Format.table))
+    from graphit_cli.models import WriteAction
+
+    client = Client(scope, user)
+    _warn_if_duplicate(client.service, drafts)
+    results = client.service.upsert_many(drafts).results
+    client.embed_written(
+        [r.memory.id for r in results if r.action in (WriteAction.CREATED, WriteAction.UPDATED)]
+    )
+    output.writes(results, resolve_format(fmt, piped=Format.table))
 
 
 def _drafts(file: str | None, memory_id: str | None, given: dict[str, Any]) -> list[MemoryDraft]:

@@ -106,7 +106,7 @@ class MemoryTools:
         model = loaded()
         if model is not None and result.action in (WriteAction.CREATED, WriteAction.UPDATED):
             with self.lock:
-                service.embed_now([result.memory], model)
+                service.embed_now([result.memory.id], model)
         return result
 
     def every_scope(self) -> list[MemoryService]:
