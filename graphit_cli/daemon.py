@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli import __version__, config, providers, runstate, scopes, wire
+from graphit_cli import __version__, config, providers, runstate, scopes, warmpath, wire
 from graphit_cli.errors import Conflict, GraphitError, InvalidInput
 from graphit_cli.scopes import Scope
 from graphit_cli.supervisor import DaemonSettings as DaemonSettings
@@ -348,47 +348,9 @@ class Daemon:
         return opened
 
     def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
-        op = request.get("op")
-        if op == "ping":
+        if request.get("op") == "ping":
             return {"pid": os.getpid(), "version": __version__, "loops": self.supervisor.snapshot()}
-        if op == "across":  # recall / search over several scopes (portability.across)
-            from graphit_cli.portability import across
-
-            return {"result": across.serve(request, self._open_for_request)}
-        if op not in ("search", "recall", "source", "catalogue", "embed_written"):
-            raise InvalidInput(f"unknown request {op!r}")
-        scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
-        svc = self.service(scope, create=True)
-        assert svc is not None
-        self._used(scope)
-        if op == "search":
-            result = svc.search(
-                str(wire.text_field(request, "query")),
-                top_k=wire.int_field(request, "top_k", 10) or 0,
-                flt=wire.filter_from_wire(request.get("filter")),
-                exclude_mandatory=wire.bool_field(request, "exclude_mandatory"),
-                include_deleted=wire.bool_field(request, "include_deleted"),
-                mode=str(wire.text_field(request, "mode", optional=True) or "auto"),
-            )
-            return {"result": wire.search_to_wire(result)}
-        if op == "recall":
-            recalled = svc.recall(
-                wire.text_field(request, "context", optional=True),
-                top_k=wire.int_field(request, "top_k", 10) or 0,
-            )
-            return {"result": wire.recall_to_wire(recalled)}
-        if op == "source":
-            return {"result": wire.memory_to_wire(svc.source(str(wire.text_field(request, "ref"))))}
-        if op == "embed_written":
-            # A CLI write asks the warm model to embed its rows before the command returns.
-            # Only a model already loaded: loading one (seconds) is the embedding loop's job.
-            ids = wire.id_list_field(request, "ids")
-            model = self._embedder
-            return {"result": svc.embed_now(ids, model) if model is not None else 0}
-        listed = svc.catalogue(
-            wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
-        )
-        return {"result": [wire.memory_to_wire(m) for m in listed]}
+        return warmpath.answer(request, self._open_for_request, lambda: self._embedder)
 
 
 def _constant(scope: Scope) -> Callable[[], Scope]:
