@@ -12,7 +12,7 @@ say() { printf '\n== %s\n' "$*" >&2; }
 
 say "graphit init  (project in $project, tables in $home)"
 graphit init
-say "write three memories"
+say "write four memories"
 uv_id=$(graphit memory upsert -f json -t convention --tag python --tag tooling \
   --title "Install with uv" --body "We install Python packages with uv, not pip." \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
@@ -33,6 +33,8 @@ Use table-driven cases for related Go scenarios.
 ## Why
 The shared setup makes edge cases visible and keeps assertions consistent.
 MD
+graphit memory upsert -f table -t procedure --important --title "Updating dependencies" \
+  --body "Dependencies are pinned in uv.lock: update them with uv lock --upgrade, then run the tests."
 say "update one (the old text becomes an archived revision)"
 graphit memory upsert -f table --id "$uv_id" \
   --body "We install Python packages with uv (never pip): lockfile-driven and fast."
