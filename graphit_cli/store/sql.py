@@ -24,9 +24,20 @@ def in_list(column: str, values: Iterable[str]) -> str:
     return f"{column} IN ({items})"
 
 
+def tag_patterns(tag: str) -> tuple[str, ...]:
+    """Substrings of `tags_json` that occur exactly when `tag` is one of its elements.
+
+    tags_json is `json.dumps(sorted_tags, ensure_ascii=False)`. The tag's JSON spelling alone
+    is not enough: `"b"` also occurs in `["a\\"b"]` (an escaped quote). Anchored on the array's
+    own punctuation (`[` or `, ` before, `,` or `]` after), the quote after the anchor cannot
+    be an escaped one, so the match is a whole element.
+    """
+    spelled = json.dumps(tag, ensure_ascii=False)
+    return tuple(f"{before}{spelled}{after}" for before in ("[", ", ") for after in ("]", ","))
+
+
 def tag_condition(tag: str) -> str:
-    # tags_json holds a sorted JSON array; match the tag's exact JSON spelling, quotes included.
-    return f"strpos(tags_json, {literal(json.dumps(tag, ensure_ascii=False))}) > 0"
+    return " OR ".join(f"strpos(tags_json, {literal(p)}) > 0" for p in tag_patterns(tag))
 
 
 def filter_conditions(flt: MemoryFilter) -> list[str]:
