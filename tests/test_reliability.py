@@ -1,0 +1,284 @@
+"""The reliability campaign (issue 13, "Prove it"): crash safety and a multi-process soak,
+on a local table and on S3 (moto's server on 127.0.0.1).
+
+- kill -9: a writer (tests/reliability_writer.py) prints each write once `upsert` returned and
+  is killed at random points, inside writes and inside the write path's fragment compaction.
+  Afterwards the table opens, every printed write is there with its content, every chain is
+  contiguous and linked, and no key (so no live row) exists twice.
+- soak: 4 writers at once, creates and hot-key updates mixed; nothing lost, no duplicate, and
+  every chain holds exactly the writes its writers were told were done.
+
+The default suite runs a few kills and a short soak; the `slow` tests run the full campaign
+(figures in benchmarks/README.md, "Reliability"). `RELIABILITY_SEED` replays a run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graphit_cli.models import MemoryDraft
+from graphit_cli.scopes import Scope
+from tests.conftest import PROJECT_ID
+from tests.test_concurrency import assert_chain_intact
+
+WRITER = Path(__file__).with_name("reliability_writer.py")
+BUCKET = "graphit-reliability"
+SEED = int(os.environ.get("RELIABILITY_SEED") or random.randrange(1 << 30))
+LINE_TIMEOUT = 120.0  # seconds for one write under load (contention retries included)
+
+# --- a writer process ---------------------------------------------------------------------
+
+
+class Writer:
+    """One writer subprocess; its stdout lines are collected by a thread as they arrive."""
+
+    def __init__(self, seed: int, count: int, hot_ids: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WRITER), str(seed), str(count), *hot_ids],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: list[dict[str, Any]] = []
+        self._arrived: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            if raw.endswith("\n"):  # a line cut by the kill was never fully reported
+                self._arrived.put(json.loads(raw))
+        self._arrived.put(None)
+
+    def wait_for(self, count: int) -> None:
+        """Block until `count` writes have been reported (not a timing bound: a deadline)."""
+        while len(self.lines) < count:
+            try:
+                line = self._arrived.get(timeout=LINE_TIMEOUT)
+            except queue.Empty:
+                self.kill()
+                pytest.fail(f"writer reported nothing for {LINE_TIMEOUT:.0f} s")
+            if line is None:
+                pytest.fail(f"writer exited early ({self.proc.wait()}): {self._stderr()}")
+            self.lines.append(line)
+
+    def kill(self) -> list[dict[str, Any]]:
+        """SIGKILL, then every line it printed before dying."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=60)
+        return self._drain()
+
+    def finish(self) -> list[dict[str, Any]]:
+        code = self.proc.wait(timeout=1800)
+        lines = self._drain()
+        assert code == 0, f"writer failed ({code}): {self._stderr()}"
+        return lines
+
+    def _drain(self) -> list[dict[str, Any]]:
+        self._reader.join(timeout=60)
+        while True:
+            line = self._arrived.get_nowait() if not self._arrived.empty() else None
+            if line is None:
+                break
+            self.lines.append(line)
+        return self.lines
+
+    def _stderr(self) -> str:
+        assert self.proc.stderr is not None
+        return self.proc.stderr.read()[-2000:]
+
+
+# --- checking a table ---------------------------------------------------------------------
+
+
+def open_service() -> Any:
+    from graphit_cli.service import MemoryService
+
+    return MemoryService.open(Scope("project", PROJECT_ID), create=False)
+
+
+def all_rows(service: Any) -> list[dict[str, Any]]:
+    columns = ["key", "id", "revision_id", "revision", "previous", "next", "title", "body"]
+    table = service.store.table
+    return list(table.search().select(columns).limit(None).to_arrow().to_pylist())
+
+
+def check_table(
+    reported: list[dict[str, Any]], *, exact: list[str] | None = None
+) -> dict[str, int]:
+    """The campaign's invariants on a freshly opened handle.
+
+    Every reported write is its chain's revision `revision`, with the title and body it wrote;
+    no key twice; every chain contiguous and linked with one live row. With `exact` (no
+    writer was killed; the ids created before the writers started) the table holds nothing
+    else: one revision per reported write.
+    """
+    service = open_service()
+    rows = all_rows(service)
+    keys = Counter(r["key"] for r in rows)
+    assert not [k for k, n in keys.items() if n > 1], "duplicate keys (duplicate live rows)"
+    by_id: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_id[r["id"]].append(r)
+    for memory_id in by_id:
+        assert_chain_intact(service.store.chain(memory_id), memory_id, live=True)
+    for line in reported:
+        chain = sorted(by_id[line["id"]], key=lambda r: int(r["revision"]))
+        assert len(chain) >= line["revision"], f"lost write {line}"
+        landed = chain[line["revision"] - 1]
+        assert (landed["title"], landed["body"]) == (line["title"], line["body"]), line
+    if exact is not None:
+        # No writer was killed: each revision past a hot id's first is one reported write.
+        written = Counter(line["id"] for line in reported)
+        for memory_id, chain_rows in by_id.items():
+            expected = written[memory_id] + (1 if memory_id in exact else 0)
+            assert len(chain_rows) == expected, f"{memory_id}: {len(chain_rows)} != {expected}"
+    return {"rows": len(rows), "memories": len(by_id), "reported": len(reported)}
+
+
+def make_hot_ids(count: int) -> list[str]:
+    from graphit_cli.service import MemoryService
+
+    service = MemoryService.open(Scope("project", PROJECT_ID))
+    return [
+        service.upsert(MemoryDraft(title=f"hot {n}", body=f"hot key {n}")).memory.id
+        for n in range(count)
+    ]
+
+
+# --- the campaigns ------------------------------------------------------------------------
+
+
+def kill_campaign(kills: int, *, rng: random.Random, max_pause: float) -> dict[str, int]:
+    """`kills` writer lives, each killed after a random number of reported writes plus a
+    random pause (so the kill lands inside the next write, its verification or a compaction).
+    The table is checked after every kill, and a last writer must then run to completion."""
+    hot_ids = make_hot_ids(2)
+    reported: list[dict[str, Any]] = []
+    for _ in range(kills):
+        writer = Writer(rng.randrange(1 << 30), 100_000, hot_ids)
+        writer.wait_for(rng.randint(1, 6))
+        time.sleep(rng.uniform(0, max_pause))  # where the kill lands, not a check
+        reported += writer.kill()
+        check_table(reported)
+    survivor = Writer(rng.randrange(1 << 30), 5, hot_ids)
+    reported += survivor.finish()
+    figures = check_table(reported)
+    return {"kills": kills, **figures}
+
+
+def soak(writers: int, writes: int, *, rng: random.Random) -> dict[str, int]:
+    hot_ids = make_hot_ids(2)
+    procs = [Writer(rng.randrange(1 << 30), writes, hot_ids) for _ in range(writers)]
+    reported = [line for proc in procs for line in proc.finish()]
+    assert len(reported) == writers * writes
+    return check_table(reported, exact=hot_ids)
+
+
+def record(name: str, figures: dict[str, Any]) -> None:
+    """Print the campaign's figures (pytest -s shows them; benchmarks/README.md keeps them)."""
+    print(f"\nreliability {name}: {json.dumps({**figures, 'seed': SEED})}")
+
+
+# --- local ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def local(project_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GRAPHIT_PROJECT_ID", PROJECT_ID)
+    # Fold small fragments often, so kills also land inside the write path's compaction.
+    monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "4")
+
+
+def test_kill_during_local_writes(local: None) -> None:
+    record("kill local", kill_campaign(3, rng=random.Random(SEED), max_pause=0.05))
+
+
+@pytest.mark.slow
+def test_kill_during_local_writes_campaign(local: None) -> None:
+    record("kill local", kill_campaign(14, rng=random.Random(SEED), max_pause=0.1))
+
+
+def test_soak_local(local: None) -> None:
+    record("soak local", soak(4, 15, rng=random.Random(SEED)))
+
+
+@pytest.mark.slow
+def test_soak_local_campaign(local: None) -> None:
+    writes = int(os.environ.get("RELIABILITY_SOAK_WRITES", "1000"))
+    record("soak local", soak(4, writes, rng=random.Random(SEED)))
+
+
+# --- S3 (moto) --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def moto() -> Iterator[Any]:
+    pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
+    from tests.s3_harness import MotoServer
+
+    server = MotoServer()
+    server.client("s3").create_bucket(Bucket=BUCKET)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def on_s3(moto: Any, local: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.s3_harness import REGION, TEST_KEY
+
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    values = {
+        "GRAPHIT_PROVIDER": "s3",
+        "GRAPHIT_S3_BUCKET": BUCKET,
+        "GRAPHIT_S3_PREFIX": f"r-{uuid.uuid4().hex[:12]}",
+        "GRAPHIT_S3_ENDPOINT": moto.endpoint,
+        "AWS_ACCESS_KEY_ID": TEST_KEY,
+        "AWS_SECRET_ACCESS_KEY": TEST_KEY,
+        "AWS_REGION": REGION,
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials"),
+        "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_kill_during_s3_writes(on_s3: None) -> None:
+    figures = kill_campaign(2, rng=random.Random(SEED), max_pause=0.1)
+    assert open_service().store.uri.startswith("s3://")
+    record("kill s3", figures)
+
+
+@pytest.mark.slow
+def test_kill_during_s3_writes_campaign(on_s3: None) -> None:
+    record("kill s3", kill_campaign(8, rng=random.Random(SEED), max_pause=0.2))
+
+
+def test_soak_s3(on_s3: None) -> None:
+    record("soak s3", soak(4, 8, rng=random.Random(SEED)))
+
+
+@pytest.mark.slow
+def test_soak_s3_campaign(on_s3: None) -> None:
+    writes = int(os.environ.get("RELIABILITY_SOAK_S3_WRITES", "1000"))
+    record("soak s3", soak(4, writes, rng=random.Random(SEED)))
