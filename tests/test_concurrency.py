@@ -53,17 +53,35 @@ while not go.exists():
     time.sleep(0.001)
 
 results = []
+
+
+def first_write_done():
+    # After its first write, each writer waits for every other's first write: their busy
+    # periods overlap by construction, not by luck of the scheduler.
+    if len(results) != 1:
+        return
+    Path(os.environ["WRITER_FIRST"]).touch()
+    peers = [Path(p) for p in os.environ["WRITER_PEERS"].split()]
+    deadline = time.monotonic() + 60
+    while not all(p.exists() for p in peers):
+        if time.monotonic() > deadline:
+            sys.exit("a peer never wrote")
+        time.sleep(0.001)
+
+
 started = time.time()
 if mode == "create":
     for i in range(count):
         r = service.upsert(MemoryDraft(title=f"{tag} note {i}", body=f"{tag} body {i}"))
         results.append({"id": r.memory.id, "action": str(r.action), "title": r.memory.title})
+        first_write_done()
 elif mode == "update":
     (memory_id,) = ids
     for i in range(count):
         body = f"{tag} update {i}"
         r = service.upsert(MemoryDraft(id=memory_id, body=body))
         results.append({"body": body, "action": str(r.action), "revision": r.memory.revision})
+        first_write_done()
 elif mode == "create_same":
     for i, memory_id in enumerate(ids):
         # even ids: both writers send the same content; odd ids: each its own body
@@ -71,6 +89,7 @@ elif mode == "create_same":
         r = service.upsert(MemoryDraft(id=memory_id, title=f"shared {i}", body=body))
         results.append({"id": memory_id, "body": body, "action": str(r.action),
                         "revision": r.memory.revision})
+        first_write_done()
 elif mode == "churn":
     # delete the memory and write it back, again and again
     from graphit_cli.errors import NotFound
@@ -79,11 +98,13 @@ elif mode == "churn":
         try:
             r = service.delete(memory_id)
             results.append({"action": str(r.action), "revision": r.memory.revision})
+            first_write_done()
         except NotFound:  # the other writer may not have written it back yet
             pass
         body = f"{tag} revive {i}"
         r = service.upsert(MemoryDraft(id=memory_id, body=body))
         results.append({"body": body, "action": str(r.action), "revision": r.memory.revision})
+        first_write_done()
 else:
     sys.exit(f"unknown mode {mode}")
 print(json.dumps({"results": results, "started": started, "finished": time.time()}))
@@ -103,6 +124,8 @@ def run_writers(workdir: Path, project_id: str, jobs: list[dict[str, str]]) -> l
             "GRAPHIT_AUTHOR": f"writer-{n}",
             "WRITER_READY": str(workdir / f"ready-{n}"),
             "WRITER_GO": str(go),
+            "WRITER_FIRST": str(workdir / f"first-{n}"),
+            "WRITER_PEERS": " ".join(str(workdir / f"first-{m}") for m in range(len(jobs))),
             **job,
         }
         procs.append(
@@ -135,7 +158,7 @@ def run_writers(workdir: Path, project_id: str, jobs: list[dict[str, str]]) -> l
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    # The barrier worked: the writers' busy periods overlap.
+    # The barriers worked: the writers' busy periods overlap.
     assert max(r["started"] for r in reports) < min(r["finished"] for r in reports)
     return reports
 

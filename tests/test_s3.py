@@ -12,10 +12,10 @@ import os
 import stat
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -591,10 +591,20 @@ def test_expired_credentials_are_renewed_by_the_broker(hub, monkeypatch, project
     assert len(broker.issued) == 2  # asked the broker again
     assert {first, second} <= {m.id for m in service.catalogue()}
 
-    # Short-lived grants are renewed before they run out, not after a failed request.
-    broker.lifetime = lambda: timedelta(seconds=2)
+    # Grants are renewed before they run out, not after a failed request: make this 15-minute
+    # grant one that ends in 20 s (inside the 60 s renewal window, still valid): no waiting.
     service = MemoryService.open(Scope("project", PROJECT_ID))
     issued = len(broker.issued)
-    time.sleep(1.6)
+    service.catalogue()
+    assert len(broker.issued) == issued  # a fresh grant is not renewed
+    store: Any = service.store
+    creds = store.access.credentials
+    ending = datetime.now(UTC) + timedelta(seconds=20)
+    store.access = replace(
+        store.access,
+        credentials=replace(creds, expires_at=ending),
+        issued_at=ending - timedelta(minutes=15),
+    )
     service.catalogue()
     assert len(broker.issued) == issued + 1
+    assert store.access.credentials.expires_at > ending  # the new grant is in use
