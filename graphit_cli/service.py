@@ -206,7 +206,9 @@ class MemoryService:
         outcome: list[tuple[_Plan, Memory | None]] = []
         for plan in writes:
             live, tail = after.get(plan.result.id, (None, None))
-            if live is None or not _same_state(live, plan.result):
+            if self._superseded(plan.result, live or tail):
+                outcome.append((plan, plan.result))  # it landed; a later write followed it
+            elif live is None or not _same_state(live, plan.result):
                 outcome.append((plan, None))
             elif _linked(live, tail):
                 outcome.append((plan, live))
@@ -214,6 +216,21 @@ class MemoryService:
                 self.store.remove_exact(live)
                 outcome.append((plan, None))
         return outcome
+
+    def _superseded(self, written: Memory, current: Memory | None) -> bool:
+        """Whether `written` (a live row this process committed) is in the chain already
+        archived under a newer revision: another writer updated (or deleted) the memory
+        between our commit and this check. Retrying it would apply the write twice."""
+        if current is None or current.revision <= written.revision:
+            return False
+        revision_id = revisions.revision_id_for(written.id, written.revision, written.updated_at)
+        archived = self.store.get(revisions.archive_key(written.id, revision_id))
+        return archived is not None and (
+            archived.revision,
+            archived.content_hash,
+            archived.updated_at,
+            archived.updated_by,
+        ) == (written.revision, written.content_hash, written.updated_at, written.updated_by)
 
     def _plan(
         self, index: int, draft: MemoryDraft, head: tuple[Memory | None, Memory | None]

@@ -102,6 +102,7 @@ class Proxy:
         self.port = port or free_port()
         self.endpoint = f"http://{HOST}:{self.port}"
         self.counts: Counter[str] = Counter()
+        self.log: list[tuple[str, str]] | None = None  # (operation, path) per request, when set
         self._lock = threading.Lock()
         self._expire: dict[str, int] = {}  # access key -> requests still allowed
         self._server: ThreadingHTTPServer | None = None
@@ -170,6 +171,8 @@ class Proxy:
                 body = self._body()
                 with proxy._lock:
                     proxy.counts[operation(self.command, self.path)] += 1
+                    if proxy.log is not None:
+                        proxy.log.append((operation(self.command, self.path), self.path))
                 if proxy._expired(self.headers):
                     self.send_response(400)
                     self.send_header("Content-Type", "application/xml")

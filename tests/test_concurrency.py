@@ -528,3 +528,33 @@ def test_failure_while_repairing_a_raced_insert_leaves_no_broken_chain(  # type:
     chain = service.store.chain(memory_id)
     assert_chain_intact(chain, memory_id, live=True)
     assert chain[-1].body == "v4 after repair"
+
+
+def test_a_write_superseded_before_its_check_is_not_written_twice(service, other, third) -> None:  # type: ignore[no-untyped-def]
+    """Found by the soak (tests/test_reliability.py): an update's commit lands on top of
+    another writer's unrelated commit (so it is not a clean compare-and-swap), and a third
+    writer updates the same memory before the first checks what landed. The first write did
+    land, as revision 2: it must be reported so, not applied a second time."""
+    memory_id = service.upsert(MemoryDraft(title="t", body="v1")).memory.id
+    undo = commit_between_read_and_merge(
+        service, lambda: other.upsert(MemoryDraft(title="unrelated", body="another memory"))
+    )
+    real_merge = service.store.merge
+
+    def merge(*args, **kwargs):  # type: ignore[no-untyped-def]
+        counts = real_merge(*args, **kwargs)
+        if not getattr(merge, "fired", False):
+            merge.fired = True  # type: ignore[attr-defined]
+            third.upsert(MemoryDraft(id=memory_id, body="v3 third"))
+        return counts
+
+    service.store.merge = merge
+    try:
+        result = service.upsert(MemoryDraft(id=memory_id, body="v2 mine"))
+    finally:
+        service.store.merge = real_merge
+        undo()
+    chain = service.store.chain(memory_id)
+    assert_chain_intact(chain, memory_id, live=True)
+    assert [m.body for m in chain] == ["v1", "v2 mine", "v3 third"]
+    assert (result.action, result.memory.revision) == (WriteAction.UPDATED, 2)
