@@ -187,7 +187,12 @@ def kill_campaign(kills: int, *, rng: random.Random, max_pause: float) -> dict[s
     survivor = Writer(rng.randrange(1 << 30), 5, hot_ids)
     reported += survivor.finish()
     figures = check_table(reported)
-    return {"kills": kills, **figures}
+    # Every write adds exactly one row: rows past the reported writes are writes that
+    # committed but whose writer was killed before it could print (the kill hit the window
+    # between the commit and the report).
+    unreported = figures["rows"] - len(reported) - len(hot_ids)
+    assert unreported >= 0
+    return {"kills": kills, **figures, "committed_unreported": unreported}
 
 
 def soak(writers: int, writes: int, *, rng: random.Random) -> dict[str, int]:
