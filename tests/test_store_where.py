@@ -156,14 +156,16 @@ def test_content_hash_lookup_is_exact(seeded: MemoryStore) -> None:
 
 
 def test_search_filters_use_the_same_escaping(seeded: MemoryStore) -> None:
-    """The filter `where` of a full-text and a vector search matches only the tagged row."""
+    """The filter of a full-text and a vector search matches only the tagged row."""
+    vector = HashingEmbedder().embed_query("body")
     for value in HOSTILE:
-        where = sql.conjunction(sql.filter_conditions(MemoryFilter(tags=(value,))))
-        hits = seeded.search_text("body", where, 100)
-        assert [m.key for m, _ in hits] == [value], value
-        vector = HashingEmbedder().embed_query("body")
+        flt = MemoryFilter(tags=(value,))
+        hits = seeded.search_text("body", 100, flt=flt, live_only=True)
+        assert [h.row.key for h in hits] == [value], value
+        by_type = seeded.search_text("body", 100, flt=MemoryFilter(types=(value,)))
+        assert [h.row.key for h in by_type] == [value], value
         # No row has a vector yet: the filter must still parse and match nothing.
-        assert seeded.search_vector(vector, where, 100) == []
+        assert seeded.search_vector(vector, 100, flt=flt, live_only=True) == []
 
 
 @settings(
