@@ -7,6 +7,7 @@ lives in `store/`. Must not import Typer or Rich.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import time
@@ -14,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphit_cli import config, maintenance, ordering, ranking, revisions, runstate, scopes
 from graphit_cli.errors import CommitContention, Conflict, GraphitError, InvalidInput, NotFound
@@ -51,6 +52,20 @@ BROWSE_TOP_K = 100  # memories the Explorer's search box selects (as `search --t
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _one_view(method: _F) -> _F:
+    """A read-only use-case: its reads share one look for newer commits (`Store.snapshot`)."""
+
+    @functools.wraps(method)
+    def wrapper(self: MemoryService, *args: Any, **kwargs: Any) -> Any:
+        with self.store.snapshot():
+            return method(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 @dataclass
@@ -163,8 +178,9 @@ class MemoryService:
         for attempt in range(MAX_ATTEMPTS):
             # The version is read before the heads: if the commit lands right on top of it,
             # nobody wrote in between and every compare-and-swap saw what we planned against.
-            base = self.store.version()
-            heads = self.store.heads([d.id for _, d in pending if d.id])
+            with self.store.snapshot():
+                base = self.store.version()
+                heads = self.store.heads([d.id for _, d in pending if d.id])
             plans = [self._plan(i, d, heads.get(d.id or "", (None, None))) for i, d in pending]
             writes = [p for p in plans if p.rows]
             for plan in plans:
@@ -295,6 +311,7 @@ class MemoryService:
 
     # --- reads -----------------------------------------------------------------------------
 
+    @_one_view
     def source(self, ref: str) -> Memory:
         """`<id>` (the live row) or `<id>/<revision_id>` (an archived revision)."""
         memory_id, revision_id = revisions.parse_ref(ref)
@@ -324,6 +341,7 @@ class MemoryService:
             raise NotFound(f"no memory {memory_id} in {self.scope}")
         return chain
 
+    @_one_view
     def catalogue(self, flt: MemoryFilter | None = None, limit: int | None = None) -> list[Memory]:
         """Live memories in canonical order (mandatory, important, normal; newest first)."""
         if limit is not None and limit < 0:
@@ -333,6 +351,7 @@ class MemoryService:
 
     # --- search ----------------------------------------------------------------------------
 
+    @_one_view
     def search(
         self,
         query: str,
@@ -373,7 +392,11 @@ class MemoryService:
         # has to fill the selection window (a few archived rows of one chain aside).
         depth = 3 * window if used == "hybrid" else window + 10
         pool = max(50, depth) if top_k else NO_LIMIT_POOL
-        lexical = self.store.search_text(text, pool, flt=flt) if used != "vector" else []
+        lexical = (
+            self.store.search_text(text, pool, flt=flt, vector_flags=used == "hybrid")
+            if used != "vector"
+            else []
+        )
         near: list[tuple[Memory, float]] = []
         if used != "fts" and vector is not None:
             near = self.store.search_vector(vector, pool, flt=flt)
@@ -449,6 +472,7 @@ class MemoryService:
             raise InvalidInput(f"vector search is not possible: {reason}")
         return "fts", f"lexical search only: {reason}", None
 
+    @_one_view
     def recall(self, context: str | None = None, *, top_k: int = 10) -> RecallResult:
         """The initial recall protocol: every mandatory memory in full, then the contextual
         search with mandatory memories excluded."""
@@ -605,6 +629,7 @@ class MemoryService:
 
     # --- duplicate guard -------------------------------------------------------------------
 
+    @_one_view
     def find_duplicate(self, draft: MemoryDraft, *, semantic: bool = True) -> Memory | None:
         """A live memory that already says what `draft` would create, or None.
 
@@ -629,7 +654,9 @@ class MemoryService:
             return exact[0]
         words = _word_counts(body)
         text = document_text(title, body)
-        for hit in self.store.search_text(text, DUPLICATE_CANDIDATES, live_only=True):
+        for hit in self.store.search_text(
+            text, DUPLICATE_CANDIDATES, live_only=True, vector_flags=False
+        ):
             row = hit.row
             if _dice(words, _word_counts(row.body)) >= DUPLICATE_WORDS and _similar_title(
                 title, row.title

@@ -8,6 +8,7 @@ plain values; only the implementations speak SQL. Pure typing: no heavy imports.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,7 +28,9 @@ class Store(Protocol):
 
     uri: str
 
-    # reads
+    # reads: each sees every commit made before it began; inside `snapshot()`, the reads up
+    # to the next write share one look for newer commits (one S3 LIST instead of one per read)
+    def snapshot(self) -> AbstractContextManager[None]: ...
     def get(self, key: str, *, vectors: bool = False) -> Memory | None: ...
     def chain(self, memory_id: str) -> list[Memory]: ...
     def heads(
@@ -42,7 +45,13 @@ class Store(Protocol):
 
     # search
     def search_text(
-        self, text: str, limit: int, *, flt: MemoryFilter | None = None, live_only: bool = False
+        self,
+        text: str,
+        limit: int,
+        *,
+        flt: MemoryFilter | None = None,
+        live_only: bool = False,
+        vector_flags: bool = True,
     ) -> list[LexicalHit]: ...
     def search_vector(
         self,

@@ -46,6 +46,9 @@ BITMAP_COLUMNS = ("type", "important", "mandatory", "superseded")
 _IN_CHUNK = 500
 # Write-path compaction rewrites only fragments below this many rows (see fold_if_needed).
 COMPACT_TARGET_ROWS = 4096
+# The write path looks at the fragment backlog on every Nth table version only (see
+# fold_if_needed): the look costs ~2 ms locally and 3-8 requests on S3.
+FOLD_CHECK_EVERY = 4
 # Field weights for BM25 over several columns: a title match says more than a body match.
 TEXT_BOOSTS = {"title": 2.0, "body": 1.0, "tags_json": 1.5, "type": 0.5}
 
@@ -69,12 +72,21 @@ def _fts_config() -> FTS:
 
 
 class MemoryStore:
-    """A scope's authoritative table."""
+    """A scope's authoritative table.
+
+    Freshness: the handle is opened without LanceDB's automatic consistency checks, which with
+    an interval of 0 look for newer commits before every internal read (17 of the 23 S3
+    requests of an upsert were those LISTs). Instead every public read looks once, when it
+    starts, so it still sees every commit made before it began, by this process or another;
+    inside `snapshot()` one look serves all reads up to the next write.
+    """
 
     def __init__(self, table: Any, uri: str) -> None:
         self.table = table
         self.uri = uri
         self._schema: Any = None
+        self._snapshots = 0  # nesting depth of snapshot()
+        self._fresh = False  # looked for newer commits inside the current snapshot
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -92,9 +104,9 @@ class MemoryStore:
         try:
             if "://" not in uri and create:
                 os.makedirs(uri, exist_ok=True)
-            # Stale handles are the default in LanceDB: see every commit another process made.
+            # No automatic consistency checks: `_latest()` looks once per read (see the class).
             db = lancedb.connect(
-                uri, read_consistency_interval=timedelta(0), storage_options=storage_options
+                uri, read_consistency_interval=None, storage_options=storage_options
             )
             try:
                 table = db.open_table(TABLE_NAME)
@@ -125,6 +137,31 @@ class MemoryStore:
             table.create_index(column, config=Bitmap(), name=f"{column}_bitmap")
         return table
 
+    # --- freshness -------------------------------------------------------------------------
+
+    def _latest(self) -> None:
+        """Move the handle to the newest commit (one LIST on S3), unless a snapshot has."""
+        if self._snapshots and self._fresh:
+            return
+        self.table.checkout_latest()
+        self._fresh = self._snapshots > 0
+
+    def _wrote(self) -> None:
+        # A write moves the handle to its own commit; others may have committed before it.
+        self._fresh = False
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside share one look for newer commits until the next write (use it around
+        one operation: a search, an upsert attempt's reads); reads outside look every time."""
+        self._snapshots += 1
+        try:
+            yield
+        finally:
+            self._snapshots -= 1
+            if not self._snapshots:
+                self._fresh = False
+
     # --- reads -----------------------------------------------------------------------------
 
     def _rows(self, where: str, *, vectors: bool = False, limit: int | None = None) -> list[Memory]:
@@ -136,16 +173,19 @@ class MemoryStore:
         return [from_record(r) for r in query.limit(limit).to_arrow().to_pylist()]
 
     def get(self, key: str, *, vectors: bool = False) -> Memory | None:
+        self._latest()
         rows = self._rows(f"key = {sql.literal(key)}", vectors=vectors, limit=2)
         return rows[0] if rows else None
 
     def chain(self, memory_id: str) -> list[Memory]:
+        self._latest()
         return sorted(self._rows(f"id = {sql.literal(memory_id)}"), key=lambda m: m.revision)
 
     def heads(
         self, memory_ids: list[str], *, vectors: bool = True
     ) -> dict[str, tuple[Memory | None, Memory | None]]:
         """For each id: (live row, newest archive). A deleted memory has (None, final archive)."""
+        self._latest()
         found: dict[str, tuple[Memory | None, Memory | None]] = {}
         for start in range(0, len(memory_ids), _IN_CHUNK):
             chunk = memory_ids[start : start + _IN_CHUNK]
@@ -163,9 +203,10 @@ class MemoryStore:
 
     def live(self, flt: MemoryFilter | None = None) -> list[Memory]:
         """Live rows, less phantoms (see `deleted_ids`)."""
+        self._latest()
         parts = ["revision_id = ''", *sql.filter_conditions(flt or MemoryFilter())]
         rows = self._rows(sql.conjunction(parts))
-        closed = self.deleted_ids()
+        closed = self._deleted_ids(None)
         return [r for r in rows if r.id not in closed] if closed else rows
 
     def deleted_ids(self, memory_ids: list[str] | None = None) -> set[str]:
@@ -175,6 +216,10 @@ class MemoryStore:
         inserted it (LanceDB cannot make that insert conditional) and has not removed it yet.
         Reads ignore phantoms and the next write to the id removes it.
         """
+        self._latest()
+        return self._deleted_ids(memory_ids)
+
+    def _deleted_ids(self, memory_ids: list[str] | None) -> set[str]:
         where = "revision_id <> '' AND next IS NULL"
         if memory_ids is not None:
             if not memory_ids:
@@ -186,13 +231,16 @@ class MemoryStore:
     def live_with_hash(self, content_hash: str, limit: int = 5) -> list[Memory]:
         """Live rows whose content hash is `content_hash` (the duplicate guard's exact match)."""
         where = f"revision_id = '' AND content_hash = {sql.literal(content_hash)}"
+        self._latest()
         return self._rows(where, limit=limit)
 
     def count(self, where: str = "") -> int:
+        self._latest()
         return int(self.table.count_rows(where or None))
 
     def rows_for_keys(self, keys: list[str], *, vectors: bool = False) -> list[Memory]:
         """The rows with these keys (live or archived), in no particular order."""
+        self._latest()
         found: list[Memory] = []
         for start in range(0, len(keys), _IN_CHUNK):
             found += self._rows(
@@ -201,14 +249,23 @@ class MemoryStore:
         return found
 
     def search_text(
-        self, text: str, limit: int, *, flt: MemoryFilter | None = None, live_only: bool = False
+        self,
+        text: str,
+        limit: int,
+        *,
+        flt: MemoryFilter | None = None,
+        live_only: bool = False,
+        vector_flags: bool = True,
     ) -> list[LexicalHit]:
         """BM25 over title, body, tags and type, best first.
 
         Live rows must pass `flt`; archived rows (unless `live_only`) are returned whatever
         their own flags, because a search judges a chain by its current memory. The query is
-        plain text for the tokenizer: quotes and operators are just characters.
+        plain text for the tokenizer: quotes and operators are just characters. Without
+        `vector_flags` every hit says `has_vector` (unknown): telling costs reading each hit's
+        vector (9 of the 11 S3 GETs of a search at 1k rows), which only fusion needs.
         """
+        self._latest()
         query = self.table.search(
             MultiMatchQuery(
                 text,
@@ -223,7 +280,7 @@ class MemoryStore:
             query = query.where(where, prefilter=True)
         columns = {c: c for c in COLUMNS_NO_VECTOR} | {
             "_score": "_score",
-            "_no_vector": "embedding IS NULL",
+            "_no_vector": "embedding IS NULL" if vector_flags else "false",
         }
         rows = query.select(columns).limit(limit).to_arrow().to_pylist()
         return [LexicalHit(from_record(r), float(r["_score"]), not r["_no_vector"]) for r in rows]
@@ -238,6 +295,7 @@ class MemoryStore:
     ) -> list[tuple[Memory, float]]:
         """Nearest rows with their cosine similarity, best first (rows without a vector are
         skipped). Filtering as in `search_text`."""
+        self._latest()
         query = self.table.search(vector, vector_column_name="embedding").distance_type("cosine")
         where = _search_where(flt, live_only)
         if where:
@@ -256,6 +314,7 @@ class MemoryStore:
     # --- embeddings ------------------------------------------------------------------------
 
     def embedding_model(self) -> str | None:
+        self._latest()
         meta = self.table.schema.field("embedding").metadata or {}
         value = meta.get(META_EMBED_MODEL.encode())
         return value.decode() if value else None
@@ -264,13 +323,16 @@ class MemoryStore:
         self.table.update_field_metadata(
             {"path": "embedding", "metadata": {META_EMBED_MODEL: model_id}}
         )
+        self._wrote()
 
     def clear_embeddings(self) -> None:
         """Drop every vector (before re-embedding with another model)."""
         self.table.update(where="embedding IS NOT NULL", values={"embedding": None})
+        self._wrote()
 
     def rows_to_embed(self, limit: int) -> list[Memory]:
         """Rows (live and archived) whose vector is missing."""
+        self._latest()
         return self._rows("embedding IS NULL", limit=limit)
 
     def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
@@ -300,6 +362,7 @@ class MemoryStore:
             .when_matched_update_all(where="target.content_hash = source.content_hash")
             .execute(data)
         )
+        self._wrote()
         return int(result.num_updated_rows)
 
     # --- writes ----------------------------------------------------------------------------
@@ -319,6 +382,7 @@ class MemoryStore:
                 f"key = {sql.literal(key)} AND revision = {int(revision)}"
             )
         data = to_arrow(rows, self._arrow_schema())
+        self._wrote()
         try:
             # Rows without a vector yet are valid; vectors are validated before they get here.
             result = builder.execute(data, on_bad_vectors="null")
@@ -343,7 +407,10 @@ class MemoryStore:
         return self._schema
 
     def version(self) -> int:
-        """The latest committed version (cheap: the handle checks for newer commits)."""
+        """The latest committed version; it always looks (even in a snapshot), and the reads
+        after it in a snapshot see that version."""
+        self._fresh = False
+        self._latest()
         return int(self.table.version)
 
     def remove_exact(self, row: Memory) -> int:
@@ -353,7 +420,9 @@ class MemoryStore:
             f"key = {sql.literal(row.key)} AND revision = {int(row.revision)}"
             f" AND content_hash = {sql.literal(row.content_hash)} AND {previous}"
         )
-        return int(self.table.delete(where).num_deleted_rows)
+        deleted = int(self.table.delete(where).num_deleted_rows)
+        self._wrote()
+        return deleted
 
     # --- index freshness -------------------------------------------------------------------
 
@@ -368,6 +437,11 @@ class MemoryStore:
         """
         limit = config.fold_threshold()
         if limit <= 0:
+            return None
+        # The handle is at this process's last commit: no need to look for newer ones. Single
+        # writes look at the backlog on every FOLD_CHECK_EVERY-th version only (the version
+        # number is shared by every writer, so this holds across processes too).
+        if written_rows < limit and int(self.table.version) % FOLD_CHECK_EVERY:
             return None
         try:
             small = int(self.table.stats()["fragment_stats"]["num_small_fragments"])
@@ -406,9 +480,11 @@ class MemoryStore:
     # --- maintenance -----------------------------------------------------------------------
 
     def refresh(self) -> None:
-        self.table.checkout_latest()
+        self._fresh = False
+        self._latest()
 
     def has_vector_index(self) -> bool:
+        self._latest()
         return any(ix.columns == ["embedding"] for ix in self.table.list_indices())
 
     def build_vector_index(self, rows_with_vectors: int) -> None:
@@ -429,6 +505,7 @@ class MemoryStore:
     def state(self) -> TableState:
         from datetime import datetime
 
+        self._latest()
         stats = self.table.stats()
         fragment_stats = stats["fragment_stats"]
         indexed: list[int] = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, cast
 
 from graphit_cli.credentials import RemoteAccess, renewed
@@ -166,6 +167,10 @@ class RemoteStore:
 
     # --- the Store protocol ------------------------------------------------------------------
 
+    def snapshot(self) -> AbstractContextManager[None]:
+        # After a renewal mid-snapshot the new handle simply looks before every read.
+        return self.inner.snapshot()
+
     def get(self, key: str, *, vectors: bool = False) -> Memory | None:
         return cast("Memory | None", self._call("get", key, vectors=vectors))
 
@@ -199,11 +204,19 @@ class RemoteStore:
         return int(self._call("count", where))
 
     def search_text(
-        self, text: str, limit: int, *, flt: MemoryFilter | None = None, live_only: bool = False
+        self,
+        text: str,
+        limit: int,
+        *,
+        flt: MemoryFilter | None = None,
+        live_only: bool = False,
+        vector_flags: bool = True,
     ) -> list[LexicalHit]:
         return cast(
             "list[LexicalHit]",
-            self._call("search_text", text, limit, flt=flt, live_only=live_only),
+            self._call(
+                "search_text", text, limit, flt=flt, live_only=live_only, vector_flags=vector_flags
+            ),
         )
 
     def search_vector(
