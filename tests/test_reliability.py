@@ -293,3 +293,83 @@ def test_soak_s3(on_s3: None) -> None:
 def test_soak_s3_campaign(on_s3: None) -> None:
     writes = int(os.environ.get("RELIABILITY_SOAK_S3_WRITES", "1000"))
     record("soak s3", soak(4, writes, rng=random.Random(SEED)))
+
+
+# --- freshness: the economy of reads must not cost read-your-writes -------------------------
+
+
+def _fresh_reads(writer: Any, reader: Any) -> None:
+    """`reader` is a long-lived handle (a daemon's, an MCP server's); `writer` another
+    process's. Every use-case the reader runs after a write returned sees that write."""
+    from graphit_cli.errors import NotFound
+
+    assert reader.catalogue() == []  # the reader's handle is open and warm
+    made = writer.upsert(MemoryDraft(title="fresh", body="written by another process")).memory
+    assert [m.id for m in reader.catalogue()] == [made.id]
+    assert reader.source(made.id).body == "written by another process"
+    assert [h.memory.id for h in reader.search("another process", mode="fts").hits] == [made.id]
+    writer.upsert(MemoryDraft(id=made.id, body="second revision"))
+    assert reader.source(made.id).revision == 2
+    assert [m.revision for m in reader.history(made.id)] == [1, 2]
+    # The reader writes on top of the latest revision (not a stale one) and sees its own write.
+    mine = reader.upsert(MemoryDraft(id=made.id, body="the reader's revision")).memory
+    assert mine.revision == 3
+    assert reader.source(made.id).body == "the reader's revision"
+    assert writer.source(made.id).revision == 3
+    writer.delete(made.id)
+    with pytest.raises(NotFound):
+        reader.source(made.id)
+    assert reader.catalogue() == []
+    # Inside one use-case the reads share a look; the next use-case looks again.
+    store = reader.store
+    with store.snapshot():
+        before = store.rows()
+        writer.upsert(MemoryDraft(title="during", body="a snapshot"))
+        assert store.rows() == before  # one view for the whole use-case
+    assert store.rows() == before + 1
+
+
+def test_reads_see_other_processes_writes_local(local: None) -> None:
+    from graphit_cli.service import MemoryService
+
+    writer = MemoryService.open(Scope("project", PROJECT_ID))
+    _fresh_reads(writer, MemoryService.open(Scope("project", PROJECT_ID)))
+
+
+def test_reads_see_other_processes_writes_s3(on_s3: None) -> None:
+    from graphit_cli.service import MemoryService
+
+    writer = MemoryService.open(Scope("project", PROJECT_ID))
+    _fresh_reads(writer, MemoryService.open(Scope("project", PROJECT_ID)))
+
+
+def test_s3_requests_per_warm_upsert_and_search(moto: Any, on_s3: None) -> None:
+    """The economy, pinned: a warm handle's upsert and full-text search on a small S3 table
+    (counted by a proxy in front of moto). Before: 21 requests per upsert and 22 per search,
+    mostly LISTs of `_versions/` (a consistency check before every internal read)."""
+    from graphit_cli.service import MemoryService
+    from tests.s3_harness import Proxy
+
+    proxy = Proxy(moto.port)
+    try:
+        os.environ["GRAPHIT_S3_ENDPOINT"] = proxy.endpoint  # restored by monkeypatch
+        service = MemoryService.open(Scope("project", PROJECT_ID))
+        drafts = [MemoryDraft(title=f"note {i}", body=f"body about topic {i}") for i in range(40)]
+        service.upsert_many(drafts)
+        service.store.optimize()
+        service.search("topic", mode="fts")  # warm: index metadata loaded once per handle
+        proxy.reset_counts()
+        # On a folded table (rows written since the last fold are scanned, a few GETs each).
+        service.search("topic", mode="fts")
+        search = proxy.reset_counts()
+        service.upsert(MemoryDraft(title="warm", body="the first write loads the schema"))
+        proxy.reset_counts()
+        service.upsert(MemoryDraft(title="counted", body="one more memory"))
+        upsert = proxy.reset_counts()
+    finally:
+        proxy.stop()
+    record("s3 requests", {"upsert": dict(upsert), "search": dict(search)})
+    assert sum(upsert.values()) <= 8, upsert
+    assert upsert["LIST"] <= 2, upsert
+    assert sum(search.values()) <= 4, search
+    assert search["LIST"] <= 1, search
