@@ -169,7 +169,7 @@ def test_search_filters_use_the_same_escaping(seeded: MemoryStore) -> None:
 
 
 @settings(
-    max_examples=150,
+    max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
