@@ -3,7 +3,7 @@
 Run from the repository root (needs the dev extra: moto[server], boto3):
 
     .venv/bin/python benchmarks/s3.py [--sizes 1000,10000] [--repeats 15] [--writers 1,2,4]
-                                      [--writes 8] [--json OUT]
+                                      [--writes 8] [--explain] [--json OUT]
 
 What it measures, in one process unless said otherwise, on real LanceDB tables:
 
@@ -13,6 +13,9 @@ What it measures, in one process unless said otherwise, on real LanceDB tables:
    memory) and update (a new revision of an existing memory): latency p50/p90 and the S3
    requests each operation sends, by kind (GET, PUT, LIST, HEAD, DELETE). Request counts
    predict real S3 better than moto's timings: moto answers in-process on the same 2 cores.
+   With --explain, one more call of each operation is logged request by request and its
+   requests are grouped by what they touch (`_versions/` listings, data files, deletion
+   files, indexes, transactions, manifests): where an operation's requests go.
 2. concurrent writers: 1, 2 and 4 OS processes each writing --writes new memories into one
    S3 table at the same time; throughput is committed writes over the wall time from the
    common start to the last commit (process start-up excluded).
@@ -118,6 +121,24 @@ def set_backend(backend: str, home: Path, endpoint: str | None) -> str | None:
     return prefix
 
 
+def _target(path: str) -> str:
+    """What an S3 request touches, from its path (a LIST names its prefix in the query)."""
+    for part in ("_versions", "_deletions", "_transactions", "_indices", "data/"):
+        if part in path or part.replace("/", "%2F") in path:
+            return part.rstrip("/")
+    return "other"
+
+
+def explain(fn: Callable[[int], Any], proxy: Any) -> dict[str, int]:
+    """The requests of one call, counted by operation and target ("LIST _versions": 1, ...)."""
+    proxy.log = []
+    try:
+        fn(10_000)
+    finally:
+        log, proxy.log = proxy.log, None
+    return dict(Counter(f"{op} {_target(path)}" for op, path in log))
+
+
 def measure(fn: Callable[[int], Any], repeats: int, proxy: Any | None) -> dict[str, Any]:
     """Latency (ms) and, on S3, the requests of each call (median per kind, mean total)."""
     times: list[float] = []
@@ -148,7 +169,12 @@ def measure(fn: Callable[[int], Any], repeats: int, proxy: Any | None) -> dict[s
 
 
 def bench_size(
-    backend: str, size: int, repeats: int, records: list[dict[str, str]], proxy: Any | None
+    backend: str,
+    size: int,
+    repeats: int,
+    records: list[dict[str, str]],
+    proxy: Any | None,
+    explained: bool = False,
 ) -> dict[str, Any]:
     import graphit_cli.service as service_module
     from graphit_cli.models import MemoryDraft
@@ -182,15 +208,18 @@ def bench_size(
         def upsert(i: int) -> None:
             service.upsert(draft(records, size + i))
 
-        targets = rng.sample(ids, repeats)
+        targets = rng.sample(ids, repeats + 1)
 
         def update(i: int) -> None:
-            service.upsert(MemoryDraft(id=targets[i], body=f"revised body {i} for {targets[i]}"))
+            target = targets[min(i, repeats)]
+            service.upsert(MemoryDraft(id=target, body=f"revised body {i} for {target}"))
 
         row = {"backend": backend, "rows": size, "build_s": round(build_s, 1)}
         for name, fn in (("fts", fts), ("hybrid", hybrid), ("upsert", upsert), ("update", update)):
             fn(0)  # warm: the first call of a kind pays index and metadata loads
             row[name] = measure(fn, repeats, proxy)
+            if explained and proxy is not None:
+                row[name]["explained"] = explain(fn, proxy)
         return row
     finally:
         shutil.rmtree(home, ignore_errors=True)
@@ -289,6 +318,17 @@ def markdown(latency: list[dict[str, Any]], writers: list[dict[str, Any]]) -> st
             cells = [f"{r[op]['p50_ms']} / {r[op]['p90_ms']}" if r else "-" for r in (loc, s3)]
             reqs = req_text(s3[op]) if s3 else "-"
             lines.append(f"| {size:,} | {op} | {cells[0]} | {cells[1]} | {reqs} |")
+    explained = [
+        (r["rows"], op, r[op]["explained"])
+        for r in latency
+        for op in ("upsert", "update", "fts", "hybrid")
+        if r["backend"] == "s3" and "explained" in r[op]
+    ]
+    if explained:
+        lines += ["", "| rows | operation | one call's S3 requests, by target |", "|---|---|---|"]
+        for rows, op, counts in explained:
+            parts = ", ".join(f"{n} {what}" for what, n in sorted(counts.items()))
+            lines.append(f"| {rows:,} | {op} | {parts} |")
     lines += ["", "| writers | backend | writes | wall s | writes/s |", "|---|---|---|---|---|"]
     for r in writers:
         cols = (r["processes"], r["backend"], r["writes"], r["wall_s"], r["writes_per_s"])
@@ -302,6 +342,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--writers", default="1,2,4")
     parser.add_argument("--writes", type=int, default=8, help="new memories per writer process")
+    parser.add_argument(
+        "--explain", action="store_true", help="log one call of each S3 operation by target"
+    )
     parser.add_argument("--json", type=Path)
     parser.add_argument("--worker", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -323,7 +366,12 @@ def main() -> None:
             for backend in ("local", "s3"):
                 t = time.perf_counter()
                 row = bench_size(
-                    backend, size, args.repeats, records, proxy if backend == "s3" else None
+                    backend,
+                    size,
+                    args.repeats,
+                    records,
+                    proxy if backend == "s3" else None,
+                    explained=args.explain,
                 )
                 latency.append(row)
                 print(
