@@ -447,6 +447,7 @@ class MemoryStore:
             small = int(self.table.stats()["fragment_stats"]["num_small_fragments"])
             if small < limit and written_rows < limit * 32:
                 return None
+            self.refresh()  # fold the newest version, not this handle's last commit
             index = self.table.index_stats("body_fts")
             unindexed = int(index.num_unindexed_rows) if index is not None else 0
             if unindexed >= limit * 32:
