@@ -11,7 +11,7 @@ few memories. Whatever the input:
 - a read never changes an existing table, whatever it was given.
 
 `FUZZ_EXAMPLES` sets the examples per input kind; the slow test draws `FUZZ_SLOW_EXAMPLES`
-(1,500) commands of every kind.
+(800) commands of every kind.
 """
 
 from __future__ import annotations
@@ -309,7 +309,7 @@ def any_command(draw: st.DrawFn) -> tuple[list[str], str | None, bool]:
 
 @pytest.mark.slow
 @settings(
-    max_examples=int(os.environ.get("FUZZ_SLOW_EXAMPLES", "1500")),
+    max_examples=int(os.environ.get("FUZZ_SLOW_EXAMPLES", "800")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

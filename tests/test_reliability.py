@@ -234,7 +234,7 @@ def test_soak_local(local: None) -> None:
 
 @pytest.mark.slow
 def test_soak_local_campaign(local: None) -> None:
-    writes = int(os.environ.get("RELIABILITY_SOAK_WRITES", "1000"))
+    writes = int(os.environ.get("RELIABILITY_SOAK_WRITES", "250"))
     record("soak local", soak(4, writes, rng=random.Random(SEED)))
 
 
@@ -292,7 +292,7 @@ def test_soak_s3(on_s3: None) -> None:
 
 @pytest.mark.slow
 def test_soak_s3_campaign(on_s3: None) -> None:
-    writes = int(os.environ.get("RELIABILITY_SOAK_S3_WRITES", "1000"))
+    writes = int(os.environ.get("RELIABILITY_SOAK_S3_WRITES", "50"))
     record("soak s3", soak(4, writes, rng=random.Random(SEED)))
 
 
