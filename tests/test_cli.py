@@ -19,7 +19,7 @@ def upsert(cli, *args: str, input: str | None = None) -> dict:  # type: ignore[n
 
 def table_state(service) -> tuple[int, int]:  # type: ignore[no-untyped-def]
     """(rows, table version): a failed command must change neither."""
-    return service.store.count(), service.store.table.version
+    return service.store.count(), service.store.version()
 
 
 def test_create_update_source_history(cli) -> None:  # type: ignore[no-untyped-def]
@@ -118,10 +118,10 @@ def test_ndjson_batch_is_idempotent_by_id(cli, service) -> None:  # type: ignore
     assert first.exit_code == 0, first.stderr
     assert [r["action"] for r in first.json()] == ["created"] * 3
     assert first.stderr.strip() == "3 created"
-    version = service.store.table.version
+    version = service.store.version()
     second = cli("memory", "upsert", "-f", "json", "-", input=lines)
     assert [r["action"] for r in second.json()] == ["unchanged"] * 3
-    assert service.store.table.version == version  # nothing written
+    assert service.store.version() == version  # nothing written
     listed = cli("memory", "list", "-f", "json", "--tag", "batch").json()
     assert [m["id"] for m in listed] == list(reversed(ids))  # newest first
     assert listed[-1]["created_at"] == "2026-01-01T00:00:00Z"

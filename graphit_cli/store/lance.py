@@ -543,6 +543,7 @@ class MemoryStore:
         """
         import numpy as np
 
+        self._latest()
         dim = self.table.schema.field("embedding").type.list_size
         data = (
             self.table.search()
