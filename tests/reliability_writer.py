@@ -18,7 +18,7 @@ import sys
 
 from graphit_cli.errors import GraphitError
 from graphit_cli.models import MemoryDraft
-from graphit_cli.scopes import resolve_scope
+from graphit_cli.providers import resolve_scope
 from graphit_cli.service import MemoryService
 
 

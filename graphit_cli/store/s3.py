@@ -38,6 +38,9 @@ RENEW_MARGIN_SECONDS = 60.0
 MAX_RETRIES = 3  # object-store retries of one request (LanceDB's default)
 
 _EXPIRED = ("ExpiredToken", "RequestExpired", "TokenRefreshRequired", "token has expired")
+# A HEAD answer has no body, so S3's error code (ExpiredToken, InvalidToken...) is lost: a 400
+# to a HEAD is a token S3 no longer takes. Renewal is tried; if it cannot help, exit 9 says so.
+_HEAD_400 = re.compile(r"performing HEAD \S+ in [^-]*- Server returned non-2xx status code: 400")
 _REJECTED = ("InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "InvalidClientTokenId")
 _DENIED = ("<Code>AccessDenied</Code>", "AccessDenied", "lacked the necessary privileges")
 _UNREACHABLE = (
@@ -92,6 +95,10 @@ def storage_error(exc: BaseException, access: RemoteAccess) -> GraphitError | No
     for text in _messages(exc):
         if any(mark in text for mark in _EXPIRED):
             return CredentialsExpired(f"the S3 credentials for {access.uri} expired")
+        if _HEAD_400.search(text):
+            return CredentialsExpired(
+                f"the S3 credentials for {access.uri} expired or were rejected (400 to a HEAD)"
+            )
         if "NoSuchBucket" in text or "specified bucket does not exist" in text:
             bucket = access.uri.removeprefix("s3://").split("/", 1)[0]
             return NoSuchBucket(f"bucket {bucket!r} does not exist at {where}")
