@@ -706,6 +706,7 @@ class MemoryService:
         self._index_cache = (version, index)
         return index
 
+    @_one_view
     def browse(
         self,
         query: str = "",
