@@ -592,8 +592,9 @@ class MemoryStore:
     def export_rows(self, *, archived: bool = False, vectors: bool = False) -> list[Memory]:
         """Every live row (less phantoms), and with `archived` every archived revision too,
         ordered by id then revision: what `graphit memory export` writes."""
+        self._latest()
         rows = self._rows("" if archived else "revision_id = ''", vectors=vectors)
-        closed = self.deleted_ids()
+        closed = self._deleted_ids(None)
         rows = [r for r in rows if not (r.is_live and r.id in closed)]
         return sorted(rows, key=lambda r: (r.id, r.revision, r.is_live))
 
@@ -611,6 +612,7 @@ class MemoryStore:
         """
         ids = sorted({r.id for r in rows})
         existing: list[Memory] = []
+        self._latest()
         for start in range(0, len(ids), _IN_CHUNK):
             existing += self._rows(sql.in_list("id", ids[start : start + _IN_CHUNK]), vectors=True)
         write, remove = plan(rows, existing)
@@ -622,6 +624,7 @@ class MemoryStore:
         if remove:
             builder = builder.when_not_matched_by_source_delete(sql.in_list("key", remove))
         data = to_arrow(write, self._arrow_schema())
+        self._wrote()
         try:
             result = builder.execute(data, on_bad_vectors="null")
         except (RuntimeError, OSError, ValueError) as exc:
