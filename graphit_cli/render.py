@@ -414,6 +414,8 @@ def parse_json(text: str, origin: str) -> list[MemoryDraft]:
                 raise InvalidInput(
                     f"{origin}: invalid NDJSON at line {number}: {line_exc.msg}"
                 ) from None
+    if not records:
+        raise InvalidInput(f"{origin} holds no records (an empty JSON array)")
     return [draft_from_mapping(r, f"{origin} record {i}") for i, r in enumerate(records, start=1)]
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -187,6 +187,7 @@ def test_fuzz_frontmatter_on_stdin(harness: Harness, document: str) -> None:
 
 @FUZZ
 @given(batch=ndjson())
+@example(batch="[]")  # found by this test: an empty array was an internal error
 def test_fuzz_ndjson_and_json_batches(harness: Harness, batch: str) -> None:
     harness.run(["memory", "upsert", "-", "-f", "json"], stdin=batch, writes=True)
 
