@@ -505,16 +505,14 @@ def test_failure_while_repairing_a_raced_insert_leaves_no_broken_chain(  # type:
         raise StorageUnavailable("write failed: connection lost")
 
     service.store.merge = merge
-    real_remove = getattr(service.store, "remove_exact", None)
-    if real_remove is not None:
-        service.store.remove_exact = broken
+    real_remove = service.store.remove_exact
+    service.store.remove_exact = broken
     try:
         with pytest.raises(StorageUnavailable):
             service.upsert(MemoryDraft(id=memory_id, body="v3 mine"))
     finally:
         service.store.merge = real_merge
-        if real_remove is not None:
-            service.store.remove_exact = real_remove
+        service.store.remove_exact = real_remove
         undo()
     history = service.history(memory_id)
     assert_chain_intact(history, memory_id, live=False)
