@@ -381,24 +381,7 @@ class MemoryStore:
             builder = builder.when_not_matched_by_source_delete(
                 f"key = {sql.literal(key)} AND revision = {int(revision)}"
             )
-        data = to_arrow(rows, self._arrow_schema())
-        self._wrote()
-        try:
-            # Rows without a vector yet are valid; vectors are validated before they get here.
-            result = builder.execute(data, on_bad_vectors="null")
-        except (RuntimeError, OSError, ValueError) as exc:
-            message = str(exc)
-            if is_commit_conflict(exc):
-                raise CommitContention(f"commit contention: {message.splitlines()[0]}") from exc
-            raise StorageUnavailable(
-                f"write to {self.uri} failed: {message.splitlines()[0]}"
-            ) from exc
-        return MergeCounts(
-            inserted=int(result.num_inserted_rows),
-            updated=int(result.num_updated_rows),
-            deleted=int(result.num_deleted_rows),
-            version=int(result.version),
-        )
+        return self._execute(builder, rows)
 
     def _arrow_schema(self) -> Any:
         # The columns never change after creation; only field metadata does (model id).
@@ -623,9 +606,14 @@ class MemoryStore:
         )
         if remove:
             builder = builder.when_not_matched_by_source_delete(sql.in_list("key", remove))
-        data = to_arrow(write, self._arrow_schema())
+        return self._execute(builder, write)
+
+    def _execute(self, builder: Any, rows: list[Memory]) -> MergeCounts:
+        """Run one merge_insert commit; a lost race is CommitContention (callers retry)."""
+        data = to_arrow(rows, self._arrow_schema())
         self._wrote()
         try:
+            # Rows without a vector yet are valid; vectors are validated before they get here.
             result = builder.execute(data, on_bad_vectors="null")
         except (RuntimeError, OSError, ValueError) as exc:
             message = str(exc)
