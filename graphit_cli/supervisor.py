@@ -223,9 +223,16 @@ class InstanceLock:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
+            # The holder writes its pid just after taking the lock: give it a moment.
+            holder = ""
+            for _ in range(20):
+                handle.seek(0)
+                holder = handle.read().strip()
+                if holder:
+                    break
+                time.sleep(0.05)
             handle.close()
+            holder = holder or "unknown"
             raise Conflict(
                 f"{what} is already running (pid {holder}, lock {self.path}): "
                 "stop it first, or use the running one"
