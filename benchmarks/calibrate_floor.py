@@ -64,7 +64,7 @@ def evaluate(
     mrr: list[float] = []
     for scored, gold in lists:
         matched = ranking.above_floor(scored)
-        floor = ranking.PRIORITY_FLOOR * max((s.score for s in matched), default=0.0)
+        floor = ranking.priority_floor(s.score for s in matched)
         # (rank, row with the flags laid over it, fused score), best first
         ranked = []
         for rank, item in enumerate(matched):

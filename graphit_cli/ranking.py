@@ -9,7 +9,7 @@ in `ordering`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from graphit_cli.models import LexicalHit, Memory
@@ -127,10 +127,10 @@ def collapse(scored_rows: Sequence[Scored]) -> list[ChainCandidate]:
     return sorted((chains[i] for i in order), key=lambda c: -c.score)
 
 
-def priority_floor(candidates: Sequence[ChainCandidate]) -> float:
-    """The fused score a flagged candidate needs to take a priority slot."""
-    best = max((c.score for c in candidates), default=0.0)
-    return PRIORITY_FLOOR * best
+def priority_floor(scores: Iterable[float]) -> float:
+    """The fused score a flagged match needs to take a priority slot, given the scores of
+    the matches that can be shown (after filters and deleted memories are left out)."""
+    return PRIORITY_FLOOR * max(scores, default=0.0)
 
 
 def snippet(body: str, query: str, width: int = SNIPPET_CHARS) -> str:

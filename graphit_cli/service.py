@@ -401,7 +401,6 @@ class MemoryService:
         if used != "fts" and vector is not None:
             near = self.store.search_vector(vector, pool, flt=flt)
         candidates = ranking.collapse(ranking.above_floor(ranking.fuse(lexical, near)))
-        floor = ranking.priority_floor(candidates)
 
         # Category and filters come from the current memory, not from the matched revision.
         # The selection only looks at the first `window` hits, so chains are resolved in
@@ -424,6 +423,7 @@ class MemoryService:
                     continue
                 if _matches(hit.memory, flt):
                     hits.append(replace(hit, rank=len(hits) + 1))
+        floor = ranking.priority_floor(h.score for h in hits)
         chosen = ordering.select(
             hits, lambda h: h.memory, top_k, window, eligible=lambda h: h.score >= floor
         )

@@ -235,3 +235,16 @@ def test_snippets_cut_between_words() -> None:
         assert len(inner) <= ranking.SNIPPET_CHARS
         words = body.split()
         assert all(w in words for w in inner.split()), text
+
+
+def test_a_deleted_best_match_does_not_raise_the_priority_floor(svc: MemoryService) -> None:
+    gone = write(svc, "Okapi okapi okapi", "okapi okapi okapi okapi")
+    rule = write(svc, "Okapi rule", "the okapi eats", mandatory=True)
+    normal = [write(svc, "Okapi okapi eats", "okapi okapi") for _ in range(6)]
+    ranked = sorted(svc.search("okapi", top_k=0, mode="fts").hits, key=lambda h: h.rank)
+    assert ranked[0].memory.id == gone and ranked[-1].memory.id == rule
+    assert ranked[-1].score < ranking.PRIORITY_FLOOR * ranked[0].score  # below, next to it
+    svc.delete(gone)
+    # Measured against the best match that can be shown, the rule is a genuine match.
+    result = svc.search("okapi", top_k=2, mode="fts")
+    assert ids(result)[0] == rule and set(ids(result)[1:]) <= set(normal)

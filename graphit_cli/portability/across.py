@@ -120,7 +120,7 @@ def search(
         if hit.memory.content_hash not in seen:
             seen.add(hit.memory.content_hash)
             ranked.append(replace(hit, rank=len(ranked) + 1))
-    floor = ranking.PRIORITY_FLOOR * max((h.score for h in ranked), default=0.0)
+    floor = ranking.priority_floor(h.score for h in ranked)
     chosen = ordering.select(
         ranked,
         lambda h: h.memory,
