@@ -136,7 +136,7 @@ def explain(fn: Callable[[int], Any], proxy: Any) -> dict[str, int]:
         fn(10_000)
     finally:
         log, proxy.log = proxy.log, None
-    return dict(Counter(f"{op} {_target(path)}" for op, path in log))
+    return dict(Counter(f"{op} {_target(path)}" for op, path, _ in log))
 
 
 def measure(fn: Callable[[int], Any], repeats: int, proxy: Any | None) -> dict[str, Any]:

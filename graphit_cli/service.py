@@ -189,7 +189,10 @@ class MemoryService:
             if not writes:
                 return done
             try:
-                counts = self.store.merge([row for p in writes for row in p.rows])
+                counts = self.store.merge(
+                    [row for p in writes for row in p.rows],
+                    chains_exist=all(p.action is WriteAction.UPDATED for p in writes),
+                )
                 clean = counts.version == base + 1 and counts.inserted == len(writes)
             except Conflict:  # contention on the table: find out what landed, retry the rest
                 clean = False

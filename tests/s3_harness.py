@@ -102,7 +102,8 @@ class Proxy:
         self.port = port or free_port()
         self.endpoint = f"http://{HOST}:{self.port}"
         self.counts: Counter[str] = Counter()
-        self.log: list[tuple[str, str]] | None = None  # (operation, path) per request, when set
+        # (operation, path, Range header) per request, when set
+        self.log: list[tuple[str, str, str]] | None = None
         self._lock = threading.Lock()
         self._expire: dict[str, int] = {}  # access key -> requests still allowed
         self._server: ThreadingHTTPServer | None = None
@@ -172,7 +173,8 @@ class Proxy:
                 with proxy._lock:
                     proxy.counts[operation(self.command, self.path)] += 1
                     if proxy.log is not None:
-                        proxy.log.append((operation(self.command, self.path), self.path))
+                        entry = (operation(self.command, self.path), self.path)
+                        proxy.log.append((*entry, self.headers.get("Range", "")))
                 if proxy._expired(self.headers):
                     self.send_response(400)
                     self.send_header("Content-Type", "application/xml")

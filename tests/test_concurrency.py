@@ -397,6 +397,45 @@ def test_update_racing_an_update_and_delete_keeps_the_chain(service, other) -> N
     assert_write_kept(service, memory_id, "v2 mine", result)
 
 
+def test_two_creates_of_one_new_id_leave_one_live_row(service, other) -> None:  # type: ignore[no-untyped-def]
+    """Another handle creates the same new id between our read and our merge: the insert must
+    not land twice. (A create's merge scans keys; through the key index it would not see the
+    racing row and both inserts would commit.)"""
+    service.upsert_many([MemoryDraft(title=f"t{i}", body=f"b{i}") for i in range(20)])
+    service.store.optimize()  # the key index covers the table, as after maintenance
+    memory_id = str(ULID())
+    undo = commit_between_read_and_merge(
+        service, lambda: other.upsert(MemoryDraft(id=memory_id, title="t", body="theirs"))
+    )
+    try:
+        result = service.upsert(MemoryDraft(id=memory_id, title="t", body="mine"))
+    finally:
+        undo()
+    chain = service.store.chain(memory_id)
+    assert_chain_intact(chain, memory_id, live=True)
+    assert [m.body for m in chain] == ["theirs", "mine"]
+    assert result.memory.revision == 2
+
+
+def test_two_updates_of_one_revision_keep_one_chain(service, other) -> None:  # type: ignore[no-untyped-def]
+    """Both handles update revision 2 (their merges find keys through the key index): one
+    wins, the other re-plans on top of it; no duplicate archive, no second live row."""
+    memory_id = service.upsert(MemoryDraft(title="t", body="v1")).memory.id
+    service.upsert(MemoryDraft(id=memory_id, body="v2"))
+    service.store.optimize()  # the key index covers the chain, as after maintenance
+    undo = commit_between_read_and_merge(
+        service, lambda: other.upsert(MemoryDraft(id=memory_id, body="v3 theirs"))
+    )
+    try:
+        result = service.upsert(MemoryDraft(id=memory_id, body="v3 mine"))
+    finally:
+        undo()
+    chain = service.store.chain(memory_id)
+    assert_chain_intact(chain, memory_id, live=True)
+    assert [m.body for m in chain] == ["v1", "v2", "v3 theirs", "v3 mine"]
+    assert result.memory.revision == 4
+
+
 def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> None:  # type: ignore[no-untyped-def]
     """A delete that lost the compare-and-swap must leave the table as the winner wrote it:
     other readers see the chain between the delete's attempts."""

@@ -72,7 +72,11 @@ class Store(Protocol):
 
     # writes
     def merge(
-        self, rows: list[Memory], *, delete_live: tuple[str, int] | None = None
+        self,
+        rows: list[Memory],
+        *,
+        delete_live: tuple[str, int] | None = None,
+        chains_exist: bool = False,
     ) -> MergeCounts: ...
     def version(self) -> int: ...
     def remove_exact(self, row: Memory) -> int: ...

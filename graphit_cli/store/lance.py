@@ -41,6 +41,7 @@ from graphit_cli.store.schema import (
 log = logging.getLogger(__name__)
 
 TABLE_NAME = "memory"
+KEY_INDEX = "key_btree"
 FTS_COLUMNS = ("body", "title", "tags_json", "type")
 BITMAP_COLUMNS = ("type", "important", "mandatory", "superseded")
 _IN_CHUNK = 500
@@ -132,7 +133,9 @@ class MemoryStore:
         table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
         for column in FTS_COLUMNS:
             table.create_index(column, config=_fts_config(), name=f"{column}_fts")
-        table.create_index("id", config=BTree(), name="id_btree")  # never a BTREE on `key`
+        table.create_index("id", config=BTree(), name="id_btree")
+        # Only merges that cannot insert a racing duplicate may use it (see `merge`).
+        table.create_index("key", config=BTree(), name=KEY_INDEX)
         for column in BITMAP_COLUMNS:
             table.create_index(column, config=Bitmap(), name=f"{column}_bitmap")
         return table
@@ -360,6 +363,7 @@ class MemoryStore:
         result = (
             self.table.merge_insert("key")
             .when_matched_update_all(where="target.content_hash = source.content_hash")
+            .use_index(True)  # updates only: nothing to insert, no duplicate to guard against
             .execute(data)
         )
         self._wrote()
@@ -368,9 +372,21 @@ class MemoryStore:
     # --- writes ----------------------------------------------------------------------------
 
     def merge(
-        self, rows: list[Memory], *, delete_live: tuple[str, int] | None = None
+        self,
+        rows: list[Memory],
+        *,
+        delete_live: tuple[str, int] | None = None,
+        chains_exist: bool = False,
     ) -> MergeCounts:
-        """Commit `rows` (and optionally remove a live row at a given revision) in one commit."""
+        """Commit `rows` (and optionally remove a live row at a given revision) in one commit.
+
+        `chains_exist`: every chain in `rows` already has a row this merge updates (a live
+        row's compare-and-swap, or a final archive's `next` link), so a racing writer of the
+        same chain updates that row too and one of the two commits conflicts and re-runs. Such
+        a merge finds its keys through the `key` index instead of scanning every key (at 100k
+        rows 5 ms instead of 21). Any other merge scans: the index would let two racing inserts
+        of one new key both land (LANCEDB_NOTES), which only the scan's primary-key check stops.
+        """
         builder = (
             self.table.merge_insert("key")
             .when_matched_update_all(where=CAS_CONDITION)
@@ -381,7 +397,8 @@ class MemoryStore:
             builder = builder.when_not_matched_by_source_delete(
                 f"key = {sql.literal(key)} AND revision = {int(revision)}"
             )
-        return self._execute(builder, rows)
+        indexed = chains_exist and delete_live is None
+        return self._execute(builder.use_index(indexed), rows)
 
     def _arrow_schema(self) -> Any:
         # The columns never change after creation; only field metadata does (model id).
@@ -459,6 +476,9 @@ class MemoryStore:
         """
         retention = timedelta(seconds=config.retention_seconds())
         with _contention_as_conflict():
+            if not any(ix.name == KEY_INDEX for ix in self.table.list_indices()):
+                # Tables created before the key index: maintenance adds it (see `merge`).
+                self.table.create_index("key", config=BTree(), name=KEY_INDEX)
             self.table.optimize(cleanup_older_than=retention)
 
     # --- maintenance -----------------------------------------------------------------------
@@ -602,7 +622,10 @@ class MemoryStore:
         if not write and not remove:
             return None
         builder = (
-            self.table.merge_insert("key").when_matched_update_all().when_not_matched_insert_all()
+            self.table.merge_insert("key")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .use_index(False)  # inserts: the scan's primary-key check stops racing duplicates
         )
         if remove:
             builder = builder.when_not_matched_by_source_delete(sql.in_list("key", remove))

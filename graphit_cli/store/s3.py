@@ -258,9 +258,16 @@ class RemoteStore:
         return int(self._call("write_embeddings", items))
 
     def merge(
-        self, rows: list[Memory], *, delete_live: tuple[str, int] | None = None
+        self,
+        rows: list[Memory],
+        *,
+        delete_live: tuple[str, int] | None = None,
+        chains_exist: bool = False,
     ) -> MergeCounts:
-        return cast("MergeCounts", self._call("merge", rows, delete_live=delete_live))
+        return cast(
+            "MergeCounts",
+            self._call("merge", rows, delete_live=delete_live, chains_exist=chains_exist),
+        )
 
     def version(self) -> int:
         return int(self._call("version"))
