@@ -9,7 +9,7 @@ Run from the repository root (see benchmarks/README.md):
    for this benchmark, each labelled `duplicate` (the same memory restated), `paraphrase` (the
    same memory in other words), `related` (same area, different knowledge) or `contradiction`
    (the same subject, conflicting claims). Both memories of a pair are embedded with the
-   packaged all-MiniLM-L6-v2 and handed to `consolidate.find_candidates` exactly as the
+   packaged all-MiniLM-L6-v2 and handed to `consolidate.candidates.find_candidates` exactly as the
    report does; a pair is detected when the two land in one group. Precision and recall are
    reported per threshold in two views:
    - "same memory": duplicates and paraphrases are positives; related and contradictions are
@@ -74,7 +74,7 @@ def detected(
     lexical_only: float,
     confirm: float | None = None,
 ) -> bool:
-    from graphit_cli.consolidate import LEXICAL_CONFIRM, find_candidates
+    from graphit_cli.consolidate.candidates import LEXICAL_CONFIRM, find_candidates
 
     ids = [a.id, b.id] if vectors is not None else []
     report = find_candidates(
@@ -108,7 +108,7 @@ VIEWS = {
 def quality(pairs_path: Path) -> dict[str, Any]:
     import numpy as np
 
-    from graphit_cli.consolidate import DEFAULT_THRESHOLD, LEXICAL_CONFIRM, LEXICAL_ONLY
+    from graphit_cli.consolidate.candidates import DEFAULT_THRESHOLD, LEXICAL_CONFIRM, LEXICAL_ONLY
     from graphit_cli.embed import document_text, load_default
 
     model = load_default()
@@ -205,7 +205,7 @@ def synthetic_vectors(count: int, sources: int, dim: int = 384, seed: int = 7) -
 
 def speed(data: Path, size: int, table: bool) -> dict[str, Any]:
     from graphit_cli import revisions
-    from graphit_cli.consolidate import find_candidates
+    from graphit_cli.consolidate.candidates import find_candidates
 
     records = load_records(data)
     corpus = Corpus(records)
@@ -270,7 +270,7 @@ class _FixedEmbedder:
 
 
 def table_report(drafts: list[Any], vectors: Any) -> list[float]:
-    from graphit_cli.consolidate import Consolidator
+    from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.embed import document_text
     from graphit_cli.scopes import Scope
     from graphit_cli.service import MemoryService

@@ -266,7 +266,7 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
 }
 
 
-# --- consolidation (graphit_cli/consolidate.py, graphit_cli/mcp/consolidation.py) -------------
+# --- consolidation (graphit_cli/consolidate/, graphit_cli/mcp/consolidation.py) ---------------
 
 _MERGE_RULES = (
     "A good merge keeps every rationale, prefers the newest belief where members disagree, "

@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
-from graphit_cli import consolidate
-from graphit_cli.consolidate import Consolidator, find_candidates
+from graphit_cli.consolidate import candidates
+from graphit_cli.consolidate.candidates import find_candidates
+from graphit_cli.consolidate.consolidator import Consolidator
+from graphit_cli.errors import InvalidInput
 from graphit_cli.models import Memory, MemoryDraft
 from graphit_cli.service import MemoryService
 from tests.embedders import HashingEmbedder
@@ -195,14 +197,14 @@ def test_rows_without_a_vector_are_compared_by_words() -> None:
     report = find_candidates(rows, [], [], scope="p", now=now)
     assert [sorted(g.ids) for g in report.groups] == [["A" * 26, "B" * 26, "C" * 26]]
     assert report.groups[0].kind == "near"
-    with pytest.raises(consolidate.InvalidInput):
+    with pytest.raises(InvalidInput):
         find_candidates(rows, [], [], scope="p", now=now, threshold=0.0)
 
 
 def test_cli_default_threshold_matches_the_module() -> None:
     from graphit_cli.cli import consolidate as cli_consolidate
 
-    assert cli_consolidate.DEFAULT_THRESHOLD == consolidate.DEFAULT_THRESHOLD
+    assert cli_consolidate.DEFAULT_THRESHOLD == candidates.DEFAULT_THRESHOLD
 
 
 # --- applying a plan ----------------------------------------------------------------------------

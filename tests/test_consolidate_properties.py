@@ -22,7 +22,8 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from graphit_cli.consolidate import FLAG_ACTIONS, Consolidator, removal_limit
+from graphit_cli.consolidate.consolidator import Consolidator, removal_limit
+from graphit_cli.consolidate.plan import FLAG_ACTIONS
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import MEMORY_TYPES, Memory, MemoryDraft
 from graphit_cli.scopes import Scope

@@ -24,10 +24,10 @@ from graphit_cli.cli.common import (
 from graphit_cli.cli.memory import memory_app
 
 if TYPE_CHECKING:
-    from graphit_cli.consolidate import Outcome
+    from graphit_cli.consolidate.apply import Outcome
     from graphit_cli.service import MemoryService
 
-# Keep in step with graphit_cli.consolidate.DEFAULT_THRESHOLD (not imported: --help stays light).
+# Keep in step with consolidate.candidates.DEFAULT_THRESHOLD (not imported: --help stays light).
 DEFAULT_THRESHOLD = 0.50
 
 consolidate_app = typer.Typer(
@@ -122,12 +122,9 @@ def consolidate(
     if ctx.invoked_subcommand is not None:
         return
     from graphit_cli import render
-    from graphit_cli.consolidate import (
-        Consolidator,
-        read_plan,
-        report_dict,
-        report_markdown,
-    )
+    from graphit_cli.consolidate.consolidator import Consolidator
+    from graphit_cli.consolidate.plan import read_plan
+    from graphit_cli.consolidate.render import report_dict, report_markdown
 
     consolidator = Consolidator(_service(scope, user))
     as_json = fmt in (Format.json, Format.ndjson)
@@ -167,7 +164,8 @@ def undo(
 
       graphit memory consolidate undo ~/.graphit/memory/consolidation/<log>.json
     """
-    from graphit_cli.consolidate import Consolidator, read_log
+    from graphit_cli.consolidate.consolidator import Consolidator
+    from graphit_cli.consolidate.log import read_log
     from graphit_cli.scopes import parse_scope_ref
     from graphit_cli.service import MemoryService
 
@@ -178,7 +176,7 @@ def undo(
 
 def _finish(outcome: Outcome, as_json: bool) -> None:
     from graphit_cli import render
-    from graphit_cli.consolidate import outcome_markdown
+    from graphit_cli.consolidate.render import outcome_markdown
     from graphit_cli.errors import ExitCode
 
     out(render.dumps_json(outcome.to_dict()) if as_json else outcome_markdown(outcome))

@@ -23,12 +23,9 @@ APPLY = ToolAnnotations(
 
 
 def candidates(tools: MemoryTools, *, scope: str | None, threshold: float | None) -> Reply:
-    from graphit_cli.consolidate import (
-        DEFAULT_THRESHOLD,
-        Consolidator,
-        report_dict,
-        report_markdown,
-    )
+    from graphit_cli.consolidate.candidates import DEFAULT_THRESHOLD
+    from graphit_cli.consolidate.consolidator import Consolidator
+    from graphit_cli.consolidate.render import report_dict, report_markdown
 
     report = Consolidator(tools.service(scope)).report(threshold or DEFAULT_THRESHOLD)
     text = report_markdown(report, bodies=True)
@@ -48,7 +45,8 @@ def apply_plan(
     apply: bool,
     allow_mass_removal: bool,
 ) -> Reply:
-    from graphit_cli.consolidate import Consolidator, outcome_markdown
+    from graphit_cli.consolidate.consolidator import Consolidator
+    from graphit_cli.consolidate.render import outcome_markdown
 
     outcome = Consolidator(tools.service(scope)).apply(
         plan, apply=apply, allow_mass_removal=allow_mass_removal

@@ -1,0 +1,277 @@
+"""Finding consolidation candidates: exact and near duplicates, and stale memories (pure).
+
+Rows and stored vectors in, a deterministic `Report` out. numpy is imported inside the function
+that compares vectors (never at module level: `graphit --help`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from graphit_cli.errors import InvalidInput
+from graphit_cli.models import Memory
+
+# Calibrated on benchmarks/data/dedup_pairs.jsonl with all-MiniLM-L6-v2 (benchmarks/dedup.py):
+# precision 0.97, recall 0.89 for pairs to consolidate (duplicates, paraphrases, contradictions
+# against related-but-different memories); every threshold from 0.475 to 0.55 keeps P >= 0.95
+# and R >= 0.80, so the default sits in the middle of that plateau.
+DEFAULT_THRESHOLD = 0.50
+LEXICAL_CONFIRM = 0.15  # word overlap (of the smaller text) that confirms an embedding match
+LEXICAL_ONLY = 0.50  # word Jaccard between memories compared without a vector (conservative)
+STALE_DAYS = 90
+_BLOCK = 1024  # rows per block of the similarity matrix (1024 x n float32 at a time)
+_WORD = re.compile(r"\w+")
+_STOP = frozenset(
+    re.findall(
+        r"\w+",
+        "a an and are as at be been but by can do does for from has have if in into is it its "
+        "not of on or so such than that the their then there these they this to was we were "
+        "when which will with you your our us i me my should must",
+    )
+)
+
+
+@dataclass(frozen=True)
+class Group:
+    kind: str  # "exact" or "near"
+    keep_id: str
+    similarity: float  # the lowest similarity between any two members
+    members: list[Memory]  # the proposed survivor first, then the rest oldest first
+    pairs: list[tuple[str, str, float]] = field(default_factory=list)  # near groups' pairs
+
+    @property
+    def ids(self) -> list[str]:
+        return [m.id for m in self.members]
+
+
+@dataclass(frozen=True)
+class Report:
+    scope: str
+    analysed: int
+    groups: list[Group]
+    stale: list[Memory]
+
+
+def normalised_content(memory: Memory) -> str:
+    """Title + body with whitespace and case folded: equal for exact duplicates."""
+    return " ".join(f"{memory.title}\n{memory.body}".casefold().split())
+
+
+def words(text: str) -> frozenset[str]:
+    """Content words: lower-case, stop words out, a plural `s` folded."""
+    raw = set(_WORD.findall(text.casefold())) - _STOP
+    return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in raw)
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Shared words over the smaller set: a short restatement of a long memory still counts."""
+    if not a or not b:
+        return 1.0 if a == b else 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 1.0
+
+
+def survivor_order(memory: Memory) -> tuple[int, int, float, int, str]:
+    """Sort key of the proposed survivor: flagged first, then newest, highest revision."""
+    return (
+        -int(memory.mandatory),
+        -int(memory.important),
+        -memory.updated_at.timestamp(),
+        -memory.revision,
+        memory.id,
+    )
+
+
+def merge_order(members: Iterable[Memory], keep_id: str) -> list[Memory]:
+    rows = list(members)
+    keep = [m for m in rows if m.id == keep_id]
+    rest = sorted((m for m in rows if m.id != keep_id), key=lambda m: (m.updated_at, m.id))
+    return keep + rest
+
+
+def find_candidates(
+    rows: Sequence[Memory],
+    vector_ids: Sequence[str],
+    vectors: Any,
+    *,
+    scope: str,
+    now: datetime,
+    threshold: float = DEFAULT_THRESHOLD,
+    lexical_confirm: float = LEXICAL_CONFIRM,
+    lexical_only: float = LEXICAL_ONLY,
+    stale_days: int = STALE_DAYS,
+) -> Report:
+    """Exact and near duplicate groups, and stale memories, among live `rows`.
+
+    `vectors` holds one stored embedding per id in `vector_ids` (ids not in `rows` are
+    ignored). Every pair inside a near group is similar: an embedding cosine >= `threshold`
+    confirmed by word overlap >= `lexical_confirm`, or, when either memory has no vector, a
+    word Jaccard >= `lexical_only`. Deterministic: the same rows give the same report.
+    """
+    if not 0.0 < threshold <= 1.0:
+        raise InvalidInput(f"threshold must be in (0, 1], not {threshold}")
+    by_id = {m.id: m for m in rows}
+    # Exact duplicates collapse to one representative before the near-duplicate search.
+    exact: dict[str, list[Memory]] = {}
+    for memory in sorted(rows, key=lambda m: m.id):
+        exact.setdefault(normalised_content(memory), []).append(memory)
+    clusters: dict[str, list[Memory]] = {}
+    for same in exact.values():
+        rep = min(same, key=survivor_order)
+        clusters[rep.id] = same
+    reps = sorted(clusters)
+    text_words = _Words(by_id)
+    edges = _vector_edges(reps, vector_ids, vectors, threshold, lexical_confirm, text_words)
+    with_vector = {i for i in vector_ids if i in clusters}
+    edges.update(_lexical_edges(reps, with_vector, text_words, lexical_only))
+    groups: list[Group] = []
+    for clique in _cliques(edges):
+        members = [m for rep in clique for m in clusters[rep]]
+        keep = min(members, key=survivor_order)
+        ordered = merge_order(members, keep.id)
+        rep_of = {m.id: rep for rep in clique for m in clusters[rep]}
+        pairs = [
+            (a.id, b.id, _similarity(edges, rep_of[a.id], rep_of[b.id]))
+            for i, a in enumerate(ordered)
+            for b in ordered[i + 1 :]
+        ]
+        low = min(p[2] for p in pairs)
+        groups.append(Group("near", keep.id, low, ordered, pairs))
+    in_near = {m.id for g in groups for m in g.members}
+    for rep_id, same in clusters.items():
+        if len(same) > 1 and rep_id not in in_near:
+            groups.append(Group("exact", rep_id, 1.0, merge_order(same, rep_id)))
+    groups.sort(key=lambda g: (g.kind != "exact", -g.similarity, g.keep_id))
+    cutoff = now - timedelta(days=stale_days)
+    stale = sorted(
+        (m for m in rows if not m.important and not m.mandatory and m.updated_at < cutoff),
+        key=lambda m: (m.updated_at, m.id),
+    )
+    return Report(scope, len(rows), groups, stale)
+
+
+class _Words(dict[str, frozenset[str]]):
+    """Word sets by id, computed on first use: most memories never need theirs."""
+
+    def __init__(self, rows: Mapping[str, Memory]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def __missing__(self, memory_id: str) -> frozenset[str]:
+        memory = self.rows[memory_id]
+        found = self[memory_id] = words(f"{memory.title}\n{memory.body}")
+        return found
+
+
+def _similarity(edges: Mapping[tuple[str, str], float], rep_a: str, rep_b: str) -> float:
+    """Two members' similarity from their representatives (exact duplicates: 1.0)."""
+    return 1.0 if rep_a == rep_b else round(edges[_pair(rep_a, rep_b)], 4)
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def _vector_edges(
+    ids: list[str],
+    vector_ids: Sequence[str],
+    vectors: Any,
+    threshold: float,
+    lexical_confirm: float,
+    text_words: Mapping[str, frozenset[str]],
+) -> dict[tuple[str, str], float]:
+    """Pairs of embedded memories at cosine >= threshold whose words also overlap."""
+    import numpy as np
+
+    wanted = set(ids)
+    index = [k for k, i in enumerate(vector_ids) if i in wanted]
+    if len(index) < 2:
+        return {}
+    names = [vector_ids[k] for k in index]
+    matrix = np.asarray(vectors, dtype=np.float32)[index]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+    edges: dict[tuple[str, str], float] = {}
+    n = len(names)
+    for start in range(0, n, _BLOCK):
+        # Only the upper triangle: each block against itself and the rows after it.
+        block = matrix[start : start + _BLOCK] @ matrix[start:].T
+        rows_, cols = np.nonzero(block >= threshold - 1e-6)
+        for r, c in zip(rows_.tolist(), cols.tolist(), strict=True):
+            if c <= r:
+                continue
+            a, b = names[start + r], names[start + c]
+            if overlap(text_words[a], text_words[b]) >= lexical_confirm:
+                edges[_pair(a, b)] = min(1.0, float(block[r, c]))
+    return edges
+
+
+def _lexical_edges(
+    ids: list[str],
+    with_vector: set[str],
+    text_words: Mapping[str, frozenset[str]],
+    minimum: float,
+) -> dict[tuple[str, str], float]:
+    """Pairs with at least one memory without a vector, at word Jaccard >= minimum.
+
+    Prefix filtering: with each word set sorted rarest first, two sets at Jaccard >= t share
+    a word among their first |x| - ceil(t |x|) + 1 words, so only those are indexed.
+    """
+    if len(with_vector) == len(ids):
+        return {}
+    frequency = Counter(w for i in ids for w in text_words[i])
+    index: dict[str, list[str]] = {}
+    for memory_id in ids:
+        ordered = sorted(text_words[memory_id], key=lambda w: (frequency[w], w))
+        prefix = len(ordered) - math.ceil(minimum * len(ordered)) + 1
+        for word in ordered[: max(prefix, 0)]:
+            index.setdefault(word, []).append(memory_id)
+    edges: dict[tuple[str, str], float] = {}
+    for holders in index.values():
+        for k, a in enumerate(holders):
+            for b in holders[k + 1 :]:
+                if a in with_vector and b in with_vector:
+                    continue
+                pair = _pair(a, b)
+                if pair in edges:
+                    continue
+                score = jaccard(text_words[a], text_words[b])
+                if score >= minimum:
+                    edges[pair] = score
+    return edges
+
+
+def _cliques(edges: Mapping[tuple[str, str], float]) -> list[list[str]]:
+    """Greedy clique partition: strongest pair first, then grow by the best common neighbour.
+
+    Every pair inside a group is an edge (no chaining A~B~C when A and C are not alike); a
+    memory belongs to at most one group; ties break by id, so the result is deterministic.
+    """
+    adjacent: dict[str, dict[str, float]] = {}
+    for (a, b), score in edges.items():
+        adjacent.setdefault(a, {})[b] = score
+        adjacent.setdefault(b, {})[a] = score
+    taken: set[str] = set()
+    groups: list[list[str]] = []
+    for (a, b), _ in sorted(edges.items(), key=lambda e: (-e[1], e[0])):
+        if a in taken or b in taken:
+            continue
+        group = [a, b]
+        common = (set(adjacent[a]) & set(adjacent[b])) - taken
+        while common:
+            best = min(common, key=lambda c: (-min(adjacent[c][m] for m in group), c))
+            group.append(best)
+            common = (common & set(adjacent[best])) - {best}
+        taken.update(group)
+        groups.append(sorted(group))
+    return groups

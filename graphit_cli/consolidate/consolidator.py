@@ -1,0 +1,165 @@
+"""The consolidation use-case the adapters call: report, apply (simulated first), undo."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from graphit_cli.consolidate.apply import Outcome, Run
+from graphit_cli.consolidate.candidates import DEFAULT_THRESHOLD, Report, find_candidates
+from graphit_cli.consolidate.log import LogWriter, read_log
+from graphit_cli.consolidate.plan import Entry, parse_plan
+from graphit_cli.consolidate.tables import ServiceTable, Simulation
+from graphit_cli.errors import GraphitError, InvalidInput
+from graphit_cli.models import MemoryDraft
+
+if TYPE_CHECKING:
+    from graphit_cli.service import MemoryService
+
+MASS_FRACTION = 0.25  # a plan removing more than this share of the live memories ...
+MASS_COUNT = 20  # ... or more than this many is refused without allow_mass_removal
+
+
+def removal_limit(live: int) -> int:
+    """How many memories a plan may remove without allow_mass_removal."""
+    return min(MASS_COUNT, int(live * MASS_FRACTION))
+
+
+class Consolidator:
+    """Consolidation of one scope's table, through the service's public methods."""
+
+    def __init__(
+        self, service: MemoryService, *, clock: Callable[[], datetime] | None = None
+    ) -> None:
+        self.service = service
+        self.clock = clock or service.clock
+
+    # --- report ----------------------------------------------------------------------------
+
+    def report(self, threshold: float = DEFAULT_THRESHOLD) -> Report:
+        rows = self.service.catalogue()
+        ids, vectors = self.service.live_vectors()
+        return find_candidates(
+            rows, ids, vectors, scope=str(self.service.scope), now=self.clock(), threshold=threshold
+        )
+
+    # --- apply -----------------------------------------------------------------------------
+
+    def apply(self, plan: Any, *, apply: bool = False, allow_mass_removal: bool = False) -> Outcome:
+        """Check the plan against the table and, with `apply`, carry it out.
+
+        Always simulated first, so the dry run and the guards see exactly what the apply
+        would do; a plan removing too many memories is an InvalidInput unless allowed.
+        """
+        scope = str(self.service.scope)
+        actions, malformed = parse_plan(plan, scope)
+        total = len(plan["actions"])
+        now = self.clock()
+        rows = self.service.catalogue()
+        dry = Outcome(scope, total, refused=list(malformed), dry_run=True)
+        simulation = Run(Simulation(rows, self.service.author, now), dry, now)
+        simulation.run(actions)
+        limit = removal_limit(len(rows))
+        if simulation.removed > limit and not allow_mass_removal:
+            raise InvalidInput(
+                f"the plan would remove {simulation.removed} of {len(rows)} live memories "
+                f"(more than {limit}: a quarter, at most {MASS_COUNT}); check it, then pass "
+                "--allow-mass-removal (MCP: allow_mass_removal: true)"
+            )
+        if not apply:
+            dry.refused.sort(key=entry_order)
+            return dry
+        outcome = Outcome(scope, total, refused=list(malformed))
+        run = Run(ServiceTable(self.service), outcome, now)
+        log = LogWriter(self.service, "apply", now)
+        run.on_change = lambda: log.write(run.changes)
+        run.run(actions)
+        outcome.refused.sort(key=entry_order)
+        outcome.log = str(log.path) if run.changes else None
+        return outcome
+
+    # --- undo ------------------------------------------------------------------------------
+
+    def undo(self, log_path: str | Path) -> Outcome:
+        """Restore what a logged apply changed, newest change first; an edit made since is
+        reported, never overwritten."""
+        entry_log = read_log(log_path)
+        scope = str(self.service.scope)
+        if entry_log["scope"] != scope:
+            raise InvalidInput(f"{log_path} is a log of {entry_log['scope']}, not {scope}")
+        changes = entry_log["changes"]
+        now = self.clock()
+        outcome = Outcome(scope, len(changes))
+        table = ServiceTable(self.service)
+        run = Run(table, outcome, now)
+        log = LogWriter(self.service, "undo", now)
+        run.on_change = lambda: log.write(run.changes)
+        for change in reversed(changes):
+            self._restore(table, run, change)
+        outcome.log = str(log.path) if run.changes else None
+        return outcome
+
+    def _restore(self, table: ServiceTable, run: Run, change: dict[str, Any]) -> None:
+        memory_id = change["id"]
+        before, after = change["before"], change["after"]
+        live = table.live(memory_id)
+        ids = [memory_id]
+        if after["deleted"]:
+            final = table.final(memory_id) if live is None else None
+            if final is None or final.revision != after["revision"]:
+                now_at = f"live at revision {live.revision}" if live else "not in the table"
+                run.outcome.refused.append(
+                    Entry("restore", ids, f"{memory_id} changed after the apply ({now_at})")
+                )
+                return
+        elif live is None or live.revision != after["revision"]:
+            where = f"at revision {live.revision}" if live else "deleted"
+            run.outcome.refused.append(
+                Entry(
+                    "restore",
+                    ids,
+                    f"{memory_id} was edited after the apply (now {where}, the apply left "
+                    f"{after['revision']}): not overwritten",
+                )
+            )
+            return
+        try:
+            if before is None:  # the change created or revived it: remove it again
+                assert live is not None
+                if live.important or live.mandatory:
+                    raise InvalidInput(f"{memory_id} is flagged; not deleted by an undo")
+                final = table.delete(memory_id)
+                run.record("restore", live, final, deleted=True)
+                run.outcome.applied.append(Entry("restore", ids, "deleted again"))
+                return
+            draft = MemoryDraft(
+                id=memory_id,
+                title=before["title"],
+                body=before["body"],
+                type=before["type"],
+                tags=tuple(before["tags"]),
+                important=before["important"],
+                mandatory=before["mandatory"],
+                expected_revision=live.revision if live is not None else None,
+            )
+            restored, _ = table.write(draft)
+        except GraphitError as exc:
+            run.outcome.failed.append(Entry("restore", ids, exc.message))
+            return
+        run.record("restore", live, restored, deleted=False)
+        run.outcome.applied.append(
+            Entry(
+                "restore",
+                ids,
+                f"{'revived' if live is None else 'restored'} {memory_id} to its revision "
+                f"{before['revision']} content (now revision {restored.revision})",
+            )
+        )
+
+
+def entry_order(entry: Entry) -> tuple[int, str]:
+    match = re.match(r"action (\d+):", entry.detail)
+    return (int(match.group(1)) if match else 0, entry.detail)
