@@ -28,7 +28,7 @@ from hypothesis.stateful import (
 )
 from ulid import ULID
 
-from graphit_cli import render, revisions
+from graphit_cli import parse, render, revisions
 from graphit_cli.errors import Conflict, InvalidInput, NotFound
 from graphit_cli.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
 from graphit_cli.scopes import Scope
@@ -425,7 +425,7 @@ def check_source(service, row: Memory) -> None:  # type: ignore[no-untyped-def]
 def assert_markdown_round_trip(row: Memory) -> None:
     text = render.to_markdown(row)
     assert render.to_markdown(row) == text, "rendering is byte-stable"
-    draft = render.parse_markdown(text, "source")
+    draft = parse.parse_markdown(text, "source")
     # What `upsert` would store from the parsed draft is the row's content.
     assert draft.id == row.id
     assert draft.title is not None and draft.body is not None

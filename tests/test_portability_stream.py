@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphit_cli import render
+from graphit_cli import parse, render
 from graphit_cli.revisions import normalise_body
 
 # Bodies that look like document boundaries to a naive splitter: horizontal rules, setext
@@ -79,9 +79,9 @@ def test_split_documents_keeps_bodies_whole() -> None:
         render.to_markdown(_memory(f"01JD00000000000000000000{n:02d}", body))
         for n, body in enumerate(TRICKY_BODIES)
     )
-    parts = render.split_documents(docs)
+    parts = parse.split_documents(docs)
     assert len(parts) == len(TRICKY_BODIES)
-    drafts = render.parse_input(docs)
+    drafts = parse.parse_input(docs)
     assert [normalise_body(d.body or "") for d in drafts] == TRICKY_BODIES
     assert parts[0][0] == 1
     # Each document's first line is where its `---` sits in the stream.

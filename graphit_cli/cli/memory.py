@@ -136,13 +136,13 @@ def _drafts(file: str | None, memory_id: str | None, given: dict[str, Any]) -> l
     """The records to write: from FILE or stdin (flags override their fields), else flags."""
     from dataclasses import replace
 
-    from graphit_cli import render
+    from graphit_cli import parse
     from graphit_cli.models import MemoryDraft
 
     text = _read_input(file, wants_stdin=not given and memory_id is None)
     if text is None:
         return [MemoryDraft(id=memory_id, **given)]
-    drafts = render.parse_input(text, origin=file if file not in (None, "-") else "stdin")
+    drafts = parse.parse_input(text, origin=file if file not in (None, "-") else "stdin")
     if memory_id is not None:
         if len(drafts) != 1:
             raise UsageError("--id applies to a single record, not a batch")
@@ -151,18 +151,18 @@ def _drafts(file: str | None, memory_id: str | None, given: dict[str, Any]) -> l
 
 
 def _read_input(file: str | None, *, wants_stdin: bool) -> str | None:
-    from graphit_cli import render
+    from graphit_cli import parse
 
     if file == "-" or (file is None and wants_stdin):
         if file is None and common.stdin_is_interactive():
             raise UsageError(
                 "nothing to write: give --title and --body, a FILE, or pipe Markdown/JSON on stdin"
             )
-        return render.decode_text(sys.stdin.buffer.read(), "stdin")
+        return parse.decode_text(sys.stdin.buffer.read(), "stdin")
     if file is None:
         return None
     try:
-        return render.decode_text(Path(file).read_bytes(), file)
+        return parse.decode_text(Path(file).read_bytes(), file)
     except FileNotFoundError:
         raise InvalidInput(f"no such file: {file}") from None
     except OSError as exc:
