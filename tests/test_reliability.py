@@ -374,3 +374,44 @@ def test_s3_requests_per_warm_upsert_and_search(moto: Any, on_s3: None) -> None:
     assert upsert["LIST"] <= 2, upsert
     assert sum(search.values()) <= 4, search
     assert search["LIST"] <= 1, search
+
+
+def test_s3_warm_handle_searches_read_no_index_pages(moto: Any, on_s3: None) -> None:
+    """A handle that keeps serving searches (the daemon, the MCP server) on a table as the
+    daemon leaves it: once warm, a full-text or hybrid search with words it has not searched
+    before costs at most 4 requests (before: 7-25 and 9-91, index pages and rows read from S3
+    on every query). Fails without the index prewarm or the row cache."""
+    from graphit_cli.service import MemoryService
+    from tests.embedders import HashingEmbedder
+    from tests.s3_harness import Proxy
+
+    rng = random.Random(SEED)
+    syllables = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
+    words = sorted({"".join(rng.sample(syllables, 3)) for _ in range(3000)})
+    drafts = [
+        MemoryDraft(title=" ".join(rng.sample(words, 3)), body=" ".join(rng.choices(words, k=60)))
+        for _ in range(1000)
+    ]
+    proxy = Proxy(moto.port)
+    try:
+        os.environ["GRAPHIT_S3_ENDPOINT"] = proxy.endpoint  # restored by monkeypatch
+        service = MemoryService.open(Scope("project", PROJECT_ID), embedder=HashingEmbedder)
+        service.upsert_many(drafts)
+        service.embed(HashingEmbedder())
+        service.maintain(force=True)  # indexes folded, vector index built: the daemon's work
+        assert service.store.has_vector_index()
+        queries = [" ".join(rng.sample(words, 2)) for _ in range(5)]
+        # A handle's first search is cold; from its third retrieval it loads the indexes and
+        # rows (a one-shot command never gets there).
+        service.search(queries.pop(), mode="hybrid")
+        service.search(queries.pop(), mode="fts")
+        counts: dict[str, Counter[str]] = {}
+        for mode, query in zip(("fts", "hybrid", "fts"), queries, strict=True):
+            proxy.reset_counts()
+            assert service.search(query, mode=mode).hits
+            counts[f"{mode} {query}"] = proxy.reset_counts()
+    finally:
+        proxy.stop()
+    record("s3 warm searches", {k: dict(v) for k, v in counts.items()})
+    for name, count in counts.items():
+        assert sum(count.values()) <= 4, (name, count)

@@ -30,6 +30,7 @@ from graphit_cli.errors import CommitContention, StorageUnavailable
 from graphit_cli.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 from graphit_cli.store import sql
 from graphit_cli.store.base import MergeCounts
+from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import (
     COLUMNS_NO_VECTOR,
     META_EMBED_MODEL,
@@ -42,6 +43,9 @@ log = logging.getLogger(__name__)
 
 TABLE_NAME = "memory"
 KEY_INDEX = "key_btree"
+VECTOR_INDEX = "embedding_ivf"
+# A warm remote handle reads a table of up to this many rows whole into its row cache.
+PREFILL_MAX_ROWS = 20_000
 FTS_COLUMNS = ("body", "title", "tags_json", "type")
 BITMAP_COLUMNS = ("type", "important", "mandatory", "superseded")
 _IN_CHUNK = 500
@@ -50,6 +54,9 @@ COMPACT_TARGET_ROWS = 4096
 # The write path looks at the fragment backlog on every Nth table version only (see
 # fold_if_needed): the look costs ~2 ms locally and 3-8 requests on S3.
 FOLD_CHECK_EVERY = 4
+# What a read by address takes for each row: every column but the vector, and the address.
+_TAKE = {c: c for c in COLUMNS_NO_VECTOR} | {"_rowaddr": "_rowaddr"}
+_TAKE_FLAGGED = _TAKE | {"_no_vector": "embedding IS NULL"}
 # Field weights for BM25 over several columns: a title match says more than a body match.
 TEXT_BOOSTS = {"title": 2.0, "body": 1.0, "tags_json": 1.5, "type": 0.5}
 
@@ -88,6 +95,9 @@ class MemoryStore:
         self._schema: Any = None
         self._snapshots = 0  # nesting depth of snapshot()
         self._fresh = False  # looked for newer commits inside the current snapshot
+        self.cache = RowCache()
+        self._searches = 0  # searches this handle has served (see `_warm_indexes`)
+        self._warmed: dict[str, str] = {}  # index name -> uuid loaded into LanceDB's cache
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -175,6 +185,39 @@ class MemoryStore:
             query = query.select(COLUMNS_NO_VECTOR)
         return [from_record(r) for r in query.limit(limit).to_arrow().to_pylist()]
 
+    def _take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
+        """The rows at these addresses (current version), from the row cache where it has
+        them; one read by address for the rest."""
+        found: dict[int, CachedRow] = {}
+        missing: list[int] = []
+        for address in addresses:
+            entry = self.cache.get(address, vector_flag=vector_flags)
+            if entry is None:
+                missing.append(address)
+            else:
+                found[address] = entry
+        columns = _TAKE_FLAGGED if vector_flags else _TAKE
+        for start in range(0, len(missing), _IN_CHUNK):
+            chunk = missing[start : start + _IN_CHUNK]
+            for record in self.table.take_row_ids(chunk).select(columns).to_arrow().to_pylist():
+                flag = not record["_no_vector"] if vector_flags else None
+                entry = CachedRow(from_record(record), flag)
+                self.cache.put(int(record["_rowaddr"]), entry)
+                found[int(record["_rowaddr"])] = entry
+        return found
+
+    def _chain_rows(self, memory_ids: list[str]) -> list[Memory]:
+        """Every row (live and archived) of these chains: addresses through the `id` index,
+        rows by address."""
+        addresses: list[int] = []
+        for start in range(0, len(memory_ids), _IN_CHUNK):
+            query = self.table.search().where(
+                sql.in_list("id", memory_ids[start : start + _IN_CHUNK])
+            )
+            records = query.select(["_rowaddr"]).limit(None).to_arrow()
+            addresses += [int(a) for a in records.column("_rowaddr").to_pylist()]
+        return [entry.row for entry in self._take(addresses).values()]
+
     def get(self, key: str, *, vectors: bool = False) -> Memory | None:
         self._latest()
         rows = self._rows(f"key = {sql.literal(key)}", vectors=vectors, limit=2)
@@ -182,26 +225,32 @@ class MemoryStore:
 
     def chain(self, memory_id: str) -> list[Memory]:
         self._latest()
-        return sorted(self._rows(f"id = {sql.literal(memory_id)}"), key=lambda m: m.revision)
+        return sorted(self._chain_rows([memory_id]), key=lambda m: m.revision)
 
     def heads(
         self, memory_ids: list[str], *, vectors: bool = True
     ) -> dict[str, tuple[Memory | None, Memory | None]]:
-        """For each id: (live row, newest archive). A deleted memory has (None, final archive)."""
+        """For each id: (live row, newest archive). A deleted memory has (None, final archive).
+
+        Without `vectors` the chains come through the row cache (a search resolving its
+        archived matches); the write path asks with vectors and reads the two rows directly.
+        """
         self._latest()
+        if vectors:
+            rows: list[Memory] = []
+            for start in range(0, len(memory_ids), _IN_CHUNK):
+                chunk = memory_ids[start : start + _IN_CHUNK]
+                rows += self._rows(f"{sql.in_list('id', chunk)} AND {_HEAD_ROWS}", vectors=True)
+        else:
+            rows = [r for r in self._chain_rows(memory_ids) if _is_head_row(r)]
         found: dict[str, tuple[Memory | None, Memory | None]] = {}
-        for start in range(0, len(memory_ids), _IN_CHUNK):
-            chunk = memory_ids[start : start + _IN_CHUNK]
-            where = (
-                f"{sql.in_list('id', chunk)} AND (revision_id = '' OR next IS NULL OR next = id)"
-            )
-            for row in self._rows(where, vectors=vectors):
-                live, tail = found.get(row.id, (None, None))
-                if row.is_live:
-                    live = row
-                elif tail is None or row.revision > tail.revision:
-                    tail = row
-                found[row.id] = (live, tail)
+        for row in rows:
+            live, tail = found.get(row.id, (None, None))
+            if row.is_live:
+                live = row
+            elif tail is None or row.revision > tail.revision:
+                tail = row
+            found[row.id] = (live, tail)
         return found
 
     def live(self, flt: MemoryFilter | None = None) -> list[Memory]:
@@ -223,11 +272,10 @@ class MemoryStore:
         return self._deleted_ids(memory_ids)
 
     def _deleted_ids(self, memory_ids: list[str] | None) -> set[str]:
+        if memory_ids is not None:  # a few chains: through the row cache
+            rows = self._chain_rows(memory_ids) if memory_ids else []
+            return {r.id for r in rows if not r.is_live and r.next is None}
         where = "revision_id <> '' AND next IS NULL"
-        if memory_ids is not None:
-            if not memory_ids:
-                return set()
-            where += " AND " + sql.in_list("id", memory_ids)
         query = self.table.search().where(where).select(["id"]).limit(None)
         return {str(r["id"]) for r in query.to_arrow().to_pylist()}
 
@@ -267,6 +315,9 @@ class MemoryStore:
         plain text for the tokenizer: quotes and operators are just characters. Without
         `vector_flags` every hit says `has_vector` (unknown): telling costs reading each hit's
         vector (9 of the 11 S3 GETs of a search at 1k rows), which only fusion needs.
+
+        The index answers with scores and row addresses; the rows come from the row cache
+        where it has them (see `rowcache`).
         """
         self._latest()
         query = self.table.search(
@@ -281,12 +332,14 @@ class MemoryStore:
         where = _search_where(flt, live_only)
         if where:
             query = query.where(where, prefilter=True)
-        columns = {c: c for c in COLUMNS_NO_VECTOR} | {
-            "_score": "_score",
-            "_no_vector": "embedding IS NULL" if vector_flags else "false",
-        }
-        rows = query.select(columns).limit(limit).to_arrow().to_pylist()
-        return [LexicalHit(from_record(r), float(r["_score"]), not r["_no_vector"]) for r in rows]
+        self._warm_indexes()
+        ranked = query.select(["_rowaddr", "_score"]).limit(limit).to_arrow().to_pylist()
+        rows = self._take([int(r["_rowaddr"]) for r in ranked], vector_flags=vector_flags)
+        return [
+            LexicalHit(entry.row, float(r["_score"]), bool(entry.has_vector) or not vector_flags)
+            for r in ranked
+            if (entry := rows.get(int(r["_rowaddr"]))) is not None
+        ]
 
     def search_vector(
         self,
@@ -303,8 +356,37 @@ class MemoryStore:
         where = _search_where(flt, live_only)
         if where:
             query = query.where(where, prefilter=True)
-        rows = query.select([*COLUMNS_NO_VECTOR, "_distance"]).limit(limit).to_arrow().to_pylist()
-        return [(from_record(r), 1.0 - float(r["_distance"])) for r in rows]
+        self._warm_indexes()
+        ranked = query.select(["_rowaddr", "_distance"]).limit(limit).to_arrow().to_pylist()
+        rows = self._take([int(r["_rowaddr"]) for r in ranked])
+        return [
+            (entry.row, 1.0 - float(r["_distance"]))
+            for r in ranked
+            if (entry := rows.get(int(r["_rowaddr"]))) is not None
+        ]
+
+    def _warm_indexes(self) -> None:
+        """A remote handle that keeps searching (the daemon, the MCP server, the Explorer)
+        loads the search indexes whole into LanceDB's index cache, once per index build: its
+        searches then read no index pages from S3 (5-12 GETs per query otherwise). With them it
+        reads every row of a table of up to PREFILL_MAX_ROWS into the row cache (a few large
+        GETs), so a query it has not seen before reads no rows either, only rows written since.
+        Listing the indexes costs no request. It starts at the third retrieval of a handle: a
+        one-shot command runs one search (two retrievals when hybrid) and never pays for it."""
+        self._searches += 1
+        if self._searches < 3 or "://" not in self.uri:
+            return
+        names = {*(f"{column}_fts" for column in FTS_COLUMNS), VECTOR_INDEX}
+        current = {ix.name: ix.index_uuid for ix in self.table.list_indices() if ix.name in names}
+        changed = [name for name, uuid in current.items() if self._warmed.get(name) != uuid]
+        for name in changed:
+            self.table.prewarm_index(name)
+            self._warmed[name] = current[name]
+        if changed and self.table.count_rows() <= PREFILL_MAX_ROWS:
+            data = self.table.search().select(_TAKE_FLAGGED).limit(None).to_arrow()
+            for record in data.to_pylist():
+                entry = CachedRow(from_record(record), not record["_no_vector"])
+                self.cache.put(int(record["_rowaddr"]), entry)
 
     def missing_vectors(self) -> int:
         """Rows (live and archived) whose embedding has not been computed yet."""
@@ -363,7 +445,7 @@ class MemoryStore:
         result = (
             self.table.merge_insert("key")
             .when_matched_update_all(where="target.content_hash = source.content_hash")
-            .use_index(True)  # updates only: nothing to insert, no duplicate to guard against
+            .use_index(False)  # a partial-column merge through the key index panics (lance 13)
             .execute(data)
         )
         self._wrote()
@@ -502,7 +584,7 @@ class MemoryStore:
             self.table.create_index(
                 "embedding",
                 config=IvfFlat(distance_type="cosine", num_partitions=partitions),
-                name="embedding_ivf",
+                name=VECTOR_INDEX,
                 replace=True,
             )
 
@@ -651,6 +733,14 @@ class MemoryStore:
             deleted=int(result.num_deleted_rows),
             version=int(result.version),
         )
+
+
+# The rows `heads` needs of a chain: the live row, a final archive, the archive before live.
+_HEAD_ROWS = "(revision_id = '' OR next IS NULL OR next = id)"
+
+
+def _is_head_row(row: Memory) -> bool:
+    return row.is_live or row.next is None or row.next == row.id
 
 
 def _search_where(flt: MemoryFilter | None, live_only: bool) -> str:
