@@ -109,7 +109,7 @@ def main() -> None:
         from graphit_cli.explorer.app import create_app
         from graphit_cli.explorer.server import ExplorerServer
         from graphit_cli.models import MemoryDraft
-        from graphit_cli.service import BROWSE_TOP_K
+        from graphit_cli.service_reads import BROWSE_TOP_K
 
         records = load_records(source)
         service = seed(args.size, records)
@@ -201,7 +201,7 @@ def main() -> None:
 
 
 def render(results: dict[str, Any]) -> str:
-    from graphit_cli.service import BROWSE_TOP_K
+    from graphit_cli.service_reads import BROWSE_TOP_K
 
     c, s = results["catalogue"], results["search"]
     size = results["size"]

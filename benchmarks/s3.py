@@ -180,7 +180,7 @@ def bench_size(
     proxy: Any | None,
     explained: bool = False,
 ) -> dict[str, Any]:
-    import graphit_cli.service as service_module
+    import graphit_cli.service_upkeep as service_module
     from graphit_cli.models import MemoryDraft
     from graphit_cli.scopes import Scope
     from graphit_cli.service import MemoryService

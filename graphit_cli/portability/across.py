@@ -20,7 +20,8 @@ from graphit_cli import ordering, ranking
 from graphit_cli.errors import InvalidInput, NoProject
 from graphit_cli.models import Memory, MemoryFilter, SearchHit, SearchResult
 from graphit_cli.scopes import Scope
-from graphit_cli.service import WINDOW_FACTOR, MemoryService
+from graphit_cli.service import MemoryService
+from graphit_cli.service_reads import WINDOW_FACTOR
 
 ALL = "all"
 Opener = Callable[[Scope], MemoryService]
