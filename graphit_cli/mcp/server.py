@@ -26,8 +26,9 @@ from pydantic import Field, ValidationError
 
 from graphit_cli import __version__, config, guidance
 from graphit_cli.errors import GraphitError, internal_error_text
-from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MemoryTools, Reply
-from graphit_cli.mcp.tools import check_format as _check_format
+from graphit_cli.mcp.replies import Reply
+from graphit_cli.mcp.replies import check_format as _check_format
+from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MemoryTools
 from graphit_cli.models import MEMORY_TYPES
 
 log = logging.getLogger(__name__)

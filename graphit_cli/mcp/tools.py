@@ -4,57 +4,38 @@
 handle (and, through the service, the embedding model) stay warm between calls. Each method
 validates its arguments, calls the service and renders the result twice: compact text for the
 model to read, and a JSON document (the CLI's field names) for clients that ask for it.
+The text and JSON shapes are in `replies.py`, search cursors in `cursors.py`.
 Failures are GraphitErrors with the CLI's one-line messages; the server turns them into MCP
 error results. No MCP SDK, Typer or Rich imports here.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import json
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from graphit_cli import render
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import (
-    Memory,
-    MemoryDraft,
-    MemoryFilter,
-    SearchHit,
-    WriteAction,
-    WriteResult,
+from graphit_cli.mcp.cursors import decode_cursor, encode_cursor, search_binding
+from graphit_cli.mcp.replies import (
+    Reply,
+    count,
+    duplicate_reply,
+    hit_lines,
+    memory_line,
+    write_reply,
 )
+from graphit_cli.models import Memory, MemoryDraft, MemoryFilter, WriteAction, WriteResult
 from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.service import MemoryService
 
-FORMATS = ("text", "json")
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
 DEFAULT_LIST_LIMIT = 50
-_CURSOR_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One tool answer, rendered both ways; the caller's `format` picks one."""
-
-    text: str
-    data: dict[str, Any]
-
-
-def check_format(value: str) -> str:
-    chosen = value.strip().lower()
-    if chosen not in FORMATS:
-        raise InvalidInput(f"unknown format {value!r}: use text or json")
-    return chosen
 
 
 class MemoryTools:
@@ -137,7 +118,7 @@ class MemoryTools:
             text = f"No mandatory memories in {where}.\n"
         else:
             text = (
-                f"{_count(len(memories), 'mandatory memory', 'mandatory memories')} in {where}; "
+                f"{count(len(memories), 'mandatory memory', 'mandatory memories')} in {where}; "
                 "read all of them:\n\n"
                 + "\n".join(render.to_markdown(m, [f(m) for f in extra]) for m in memories)
             )
@@ -170,9 +151,7 @@ class MemoryTools:
             bound = Scope("all", ",".join(str(s.scope) for s in services))
         else:
             where, bound = str(services[0].scope), services[0].scope
-        binding = _search_binding(
-            bound, query, flt, top_k, exclude_mandatory, mode, include_deleted
-        )
+        binding = search_binding(bound, query, flt, top_k, exclude_mandatory, mode, include_deleted)
         offset = decode_cursor(cursor, binding) if cursor else 0
         args = {
             "top_k": top_k,
@@ -206,11 +185,11 @@ class MemoryTools:
             lines.append(f"No more results: all {len(hits)} were on earlier pages.")
         else:
             lines.append(
-                f"{_count(len(hits), 'memory', 'memories')} for {query.strip()!r} in {where} "
+                f"{count(len(hits), 'memory', 'memories')} for {query.strip()!r} in {where} "
                 f"({how}); showing {offset + 1}-{end}:"
             )
             lines.append("")
-            lines += [_hit_lines(h, with_scope=bound.kind == "all") for h in page]
+            lines += [hit_lines(h, with_scope=bound.kind == "all") for h in page]
             lines.append("")
             if next_cursor:
                 lines.append(
@@ -276,7 +255,7 @@ class MemoryTools:
             text = f"No {what} in {where}.\n"
         else:
             head = f"{len(everything)} {what} in {where} (mandatory, important, then the rest"
-            text = head + "; newest first):\n\n" + "".join(_memory_line(m) for m in shown)
+            text = head + "; newest first):\n\n" + "".join(memory_line(m) for m in shown)
             if len(shown) < len(everything):
                 text += (
                     f"\nShowing the first {len(shown)} of {len(everything)}: pass limit=0 for "
@@ -315,8 +294,8 @@ class MemoryTools:
         if not force:
             existing = service.find_duplicate(draft)
             if existing is not None:
-                return _duplicate_reply(existing, service.scope)
-        return _write_reply(self._written(service, service.upsert(draft)), service.scope)
+                return duplicate_reply(existing, service.scope)
+        return write_reply(self._written(service, service.upsert(draft)), service.scope)
 
     def update(
         self,
@@ -350,7 +329,7 @@ class MemoryTools:
             mandatory=mandatory,
             expected_revision=expected_revision,
         )
-        return _write_reply(self._written(service, service.upsert(draft)), service.scope)
+        return write_reply(self._written(service, service.upsert(draft)), service.scope)
 
     def set_flag(self, memory_id: str, *, scope: str | None, flag: str, value: bool) -> Reply:
         """Set `important` or `mandatory` (the two flags are independent)."""
@@ -363,7 +342,7 @@ class MemoryTools:
             important=value if flag == "important" else None,
             mandatory=value if flag == "mandatory" else None,
         )
-        return _write_reply(service.upsert(draft), service.scope)
+        return write_reply(service.upsert(draft), service.scope)
 
     def delete(self, memory_id: str, *, scope: str | None) -> Reply:
         service = self.service(scope)
@@ -384,128 +363,6 @@ class MemoryTools:
                 f"{memory_id} is an archived revision: update the memory by its id, {current.id}"
             )
         return current
-
-
-# --- cursors ----------------------------------------------------------------------------------
-
-
-def _search_binding(
-    scope: Scope,
-    query: str,
-    flt: MemoryFilter,
-    top_k: int,
-    exclude_mandatory: bool,
-    mode: str,
-    include_deleted: bool,
-) -> str:
-    """What a cursor is bound to: the scope, the query and everything that shapes the result."""
-    parts = [
-        str(scope),
-        " ".join(query.split()),
-        sorted(flt.types),
-        sorted(flt.tags),
-        top_k,
-        exclude_mandatory,
-        mode,
-        include_deleted,
-    ]
-    canonical = json.dumps(parts, ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
-
-
-def encode_cursor(offset: int, binding: str) -> str:
-    payload = json.dumps({"v": _CURSOR_VERSION, "o": offset, "b": binding}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(payload.encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, binding: str) -> int:
-    """The offset a cursor continues from; InvalidInput unless it came from this same search."""
-    try:
-        raw = cursor.strip()
-        data = json.loads(base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)))
-        offset, bound = data["o"], data["b"]
-        valid = data.get("v") == _CURSOR_VERSION and isinstance(bound, str)
-        valid = valid and isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0
-    except (ValueError, binascii.Error, KeyError, TypeError):
-        valid = False
-    if not valid:
-        raise InvalidInput(
-            "invalid cursor: pass the next_cursor of a graphit_memory_search result unchanged"
-        )
-    if bound != binding:
-        raise InvalidInput(
-            "this cursor belongs to another search (a different query, filters, top_k or "
-            "scope): repeat the search without a cursor"
-        )
-    return int(offset)
-
-
-# --- rendering --------------------------------------------------------------------------------
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-def _marks(memory: Memory) -> str:
-    marks = [memory.type]
-    marks += ["mandatory"] if memory.mandatory else []
-    marks += ["important"] if memory.important else []
-    return ", ".join(marks)
-
-
-def _memory_line(memory: Memory) -> str:
-    tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
-    updated = render.format_time(memory.updated_at)[:10]
-    return (
-        f"- {memory.id} ({_marks(memory)}; rev {memory.revision}; {updated}) {memory.title}{tags}\n"
-    )
-
-
-def _hit_lines(hit: SearchHit, *, with_scope: bool = False) -> str:
-    line = _memory_line(hit.memory).rstrip("\n")
-    if with_scope:
-        line += f"\n  scope: {hit.memory.scope_kind}:{hit.memory.scope_id}"
-    if hit.deleted:
-        line += f"\n  deleted: its final revision is {hit.memory.key}"
-    elif hit.superseded:
-        line += (
-            f"\n  matched revision {hit.matched.revision} ({hit.matched.key}), since superseded: "
-            "the memory has changed"
-        )
-    if hit.snippet:
-        line += f"\n  {hit.snippet}"
-    return line
-
-
-def _write_reply(result: WriteResult, scope: Scope) -> Reply:
-    memory = result.memory
-    text = f"{result.action.value} {memory.id} (revision {memory.revision}, {_marks(memory)})"
-    text += f": {memory.title}\n"
-    return Reply(text, render.write_to_dict(result))
-
-
-def _duplicate_reply(existing: Memory, scope: Scope) -> Reply:
-    message = (
-        f"Not written: memory {existing.id} already says this "
-        f'("{existing.title}"; {_marks(existing)}; revision {existing.revision}). Read it with '
-        f"graphit_memory_source and update it with graphit_memory_update id={existing.id} so "
-        "its revision chain keeps the history; insert again with force=true only if the new "
-        "memory is genuinely separate."
-    )
-    data = {
-        "action": "duplicate",
-        "written": False,
-        "id": existing.id,
-        "key": existing.key,
-        "revision": existing.revision,
-        "title": existing.title,
-        "important": existing.important,
-        "mandatory": existing.mandatory,
-        "scope": str(scope),
-        "message": message,
-    }
-    return Reply(message + "\n", data)
 
 
 def _is_all(scope: str | None) -> bool:

@@ -1,0 +1,97 @@
+"""What the MCP tools answer: a Reply (text for the model + a JSON document), and the text.
+
+The text is compact, written for a model to read; the JSON uses the CLI's field names (see
+`render`). No MCP SDK, Typer or Rich imports here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from graphit_cli import render
+from graphit_cli.errors import InvalidInput
+from graphit_cli.models import Memory, SearchHit, WriteResult
+from graphit_cli.scopes import Scope
+
+FORMATS = ("text", "json")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One tool answer, rendered both ways; the caller's `format` picks one."""
+
+    text: str
+    data: dict[str, Any]
+
+
+def check_format(value: str) -> str:
+    chosen = value.strip().lower()
+    if chosen not in FORMATS:
+        raise InvalidInput(f"unknown format {value!r}: use text or json")
+    return chosen
+
+
+def count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _marks(memory: Memory) -> str:
+    marks = [memory.type]
+    marks += ["mandatory"] if memory.mandatory else []
+    marks += ["important"] if memory.important else []
+    return ", ".join(marks)
+
+
+def memory_line(memory: Memory) -> str:
+    tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
+    updated = render.format_time(memory.updated_at)[:10]
+    return (
+        f"- {memory.id} ({_marks(memory)}; rev {memory.revision}; {updated}) {memory.title}{tags}\n"
+    )
+
+
+def hit_lines(hit: SearchHit, *, with_scope: bool = False) -> str:
+    line = memory_line(hit.memory).rstrip("\n")
+    if with_scope:
+        line += f"\n  scope: {hit.memory.scope_kind}:{hit.memory.scope_id}"
+    if hit.deleted:
+        line += f"\n  deleted: its final revision is {hit.memory.key}"
+    elif hit.superseded:
+        line += (
+            f"\n  matched revision {hit.matched.revision} ({hit.matched.key}), since superseded: "
+            "the memory has changed"
+        )
+    if hit.snippet:
+        line += f"\n  {hit.snippet}"
+    return line
+
+
+def write_reply(result: WriteResult, scope: Scope) -> Reply:
+    memory = result.memory
+    text = f"{result.action.value} {memory.id} (revision {memory.revision}, {_marks(memory)})"
+    text += f": {memory.title}\n"
+    return Reply(text, render.write_to_dict(result))
+
+
+def duplicate_reply(existing: Memory, scope: Scope) -> Reply:
+    message = (
+        f"Not written: memory {existing.id} already says this "
+        f'("{existing.title}"; {_marks(existing)}; revision {existing.revision}). Read it with '
+        f"graphit_memory_source and update it with graphit_memory_update id={existing.id} so "
+        "its revision chain keeps the history; insert again with force=true only if the new "
+        "memory is genuinely separate."
+    )
+    data = {
+        "action": "duplicate",
+        "written": False,
+        "id": existing.id,
+        "key": existing.key,
+        "revision": existing.revision,
+        "title": existing.title,
+        "important": existing.important,
+        "mandatory": existing.mandatory,
+        "scope": str(scope),
+        "message": message,
+    }
+    return Reply(message + "\n", data)
