@@ -9,20 +9,19 @@
   always applied -> mandatory, otherwise important; globs become tags) and a legacy
   `.cursorrules` file (mandatory; split by sections when it has them).
 - The MCP reference memory server's `memory.jsonl` / `memory.json`: one fact per entity, its
-  observations as a list, its relations appended, its entityType as a tag.
+  observations as a list, its relations appended, its entityType as a tag (`mcp_memory.py`).
 - Markdown notes with YAML frontmatter (`title`, `type`, `tags`, dates); a note without
-  frontmatter takes its first heading (or its file name) as title.
+  frontmatter takes its first heading (or its file name) as title (`notes.py`).
 
 Each parser returns (items, problems): a broken record is reported with its file and line and
 the others still import. Keys are stable (file + heading, entity name), so a re-import
-updates the same memory instead of adding one. (Over 400 lines: four small parsers that share
-their record and type helpers, kept together so those stay private to this module.)
+updates the same memory instead of adding one. This module holds the instruction files (the
+first two) and the record and type helpers every parser shares (`read_text`, `add_item`,
+`type_of`); the other two formats have a module each.
 """
 
 from __future__ import annotations
 
-import json
-from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,14 +45,6 @@ _TYPE_WORDS = {**{t: t for t in MEMORY_TYPES}, **{f"{t}s": t for t in MEMORY_TYP
 _TYPE_SYNONYMS = {"note": "fact", "notes": "fact", "rule": "convention", "rules": "convention"}
 
 
-class AtLine(InvalidInput):
-    """A problem inside a record, at a line of its own."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-
-
 def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
     try:
         return path.read_text(encoding="utf-8"), []
@@ -61,7 +52,7 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
         return None, [Problem(rel, 0, f"cannot read: {exc}")]
 
 
-def _type_of(value: str) -> str:
+def type_of(value: str) -> str:
     lowered = value.strip().lower()
     return revisions.validate_type(_TYPE_SYNONYMS.get(lowered, lowered))
 
@@ -73,14 +64,14 @@ def _section_type(heading: str, body: str, default: str) -> tuple[str, str]:
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is not None and lines[first].strip().lower().startswith("type:"):
         value = lines[first].split(":", 1)[1]
-        return _type_of(value), "\n".join(lines[:first] + lines[first + 1 :])
+        return type_of(value), "\n".join(lines[:first] + lines[first + 1 :])
     for word in "".join(c if c.isalnum() else " " for c in heading.lower()).split():
         if word in _TYPE_WORDS:
             return _TYPE_WORDS[word], body
     return default, body
 
 
-def _item(
+def add_item(
     items: list[Item],
     problems: list[Problem],
     seen: dict[str, int],
@@ -128,7 +119,7 @@ def _sectioned(text: str, rel: str, *, prefix: str, tag: str, mandatory: bool) -
     preamble, found = sections(text.replace("\r\n", "\n"), level=2)
     title, rest = strip_title_heading(preamble)
     if rest.strip():
-        _item(
+        add_item(
             items,
             problems,
             seen,
@@ -142,7 +133,7 @@ def _sectioned(text: str, rel: str, *, prefix: str, tag: str, mandatory: bool) -
         if not body.strip():
             problems.append(Problem(rel, line, f"section {heading.text!r} is empty: skipped"))
             continue
-        _item(
+        add_item(
             items,
             problems,
             seen,
@@ -197,7 +188,7 @@ def cursor_rule(path: Path, rel: str) -> Parsed:
             mandatory=always,
         )
 
-    _item(items, problems, seen, key=f"cursor:{rel}", rel=rel, line=1, build=build)
+    add_item(items, problems, seen, key=f"cursor:{rel}", rel=rel, line=1, build=build)
     return items, problems
 
 
@@ -236,7 +227,7 @@ def cursorrules(path: Path, rel: str) -> Parsed:
     items: list[Item] = []
     seen: dict[str, int] = {}
     title, body = strip_title_heading(text)
-    _item(
+    add_item(
         items,
         problems,
         seen,
@@ -252,196 +243,3 @@ def cursorrules(path: Path, rel: str) -> Parsed:
         ),
     )
     return items, problems
-
-
-# --- the MCP reference memory server ------------------------------------------------------
-
-
-def mcp_memory(path: Path, rel: str) -> Parsed:
-    text, problems = read_text(path, rel)
-    if text is None:
-        return [], problems
-    records = _json_records(text, rel, problems)
-    entities: dict[str, tuple[int, dict[str, Any]]] = {}
-    relations: dict[str, list[str]] = {}
-    first_relation: dict[str, int] = {}
-    for line, record in records:
-        kind = record.get("type") if isinstance(record, dict) else None
-        if kind == "entity":
-            name = record.get("name")
-            if not isinstance(name, str) or not name.strip():
-                problems.append(Problem(rel, line, "entity without a name: skipped"))
-            elif name in entities:
-                problems.append(
-                    Problem(rel, line, f"entity {name!r} repeats line {entities[name][0]}: skipped")
-                )
-            else:
-                entities[name] = (line, record)
-        elif kind == "relation":
-            ends = [record.get(k) for k in ("from", "relationType", "to")]
-            if not all(isinstance(v, str) and v.strip() for v in ends):
-                problems.append(Problem(rel, line, "relation needs from, relationType and to"))
-                continue
-            source, verb, target = (str(v) for v in ends)
-            relations.setdefault(source, []).append(f"- {source} {verb} {target}")
-            first_relation.setdefault(source, line)
-        else:
-            problems.append(Problem(rel, line, 'expected "type": "entity" or "relation"'))
-    items: list[Item] = []
-    seen: dict[str, int] = {}
-    for name, (line, record) in entities.items():
-        _item(
-            items,
-            problems,
-            seen,
-            key=f"mcp-memory:{name}",
-            rel=rel,
-            line=line,
-            build=lambda n=name, r=record: _entity_draft(n, r, relations.get(n, [])),
-        )
-    for source in sorted(set(relations) - set(entities)):
-        problems.append(
-            Problem(
-                rel, first_relation[source], f"relation from unknown entity {source!r}: skipped"
-            )
-        )
-    return items, problems
-
-
-def _json_records(text: str, rel: str, problems: list[Problem]) -> list[tuple[int, Any]]:
-    """JSON Lines (what the server writes, whatever the file is called), or one JSON document:
-    a list of records or `{"entities": [...], "relations": [...]}`."""
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
-        whole = None
-    if isinstance(whole, list):
-        return [(0, r) for r in whole]
-    if isinstance(whole, dict) and ("entities" in whole or "relations" in whole):
-        entities = whole.get("entities") or []
-        links = whole.get("relations") or []
-        return [(0, {"type": "entity", **e}) for e in entities if isinstance(e, dict)] + [
-            (0, {"type": "relation", **r}) for r in links if isinstance(r, dict)
-        ]
-    records = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(rel, number, f"invalid JSON: {exc.msg}"))
-    return records
-
-
-def _entity_draft(name: str, record: dict[str, Any], relations: list[str]) -> MemoryDraft:
-    observations = record.get("observations", [])
-    if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
-        raise InvalidInput(f"entity {name!r}: observations must be a list of strings")
-    entity_type = record.get("entityType")
-    if entity_type is not None and not isinstance(entity_type, str):
-        raise InvalidInput(f"entity {name!r}: entityType must be a string")
-    lines = [f"- {o.strip()}" for o in observations if o.strip()]
-    if relations:
-        lines += ["", "Relations:", *relations]
-    if not lines:
-        raise InvalidInput(f"entity {name!r} has no observations and no relations")
-    tags = ["mcp-memory"]
-    memory_type = "fact"
-    if entity_type:
-        slug = "-".join(entity_type.strip().lower().split())
-        if slug in MEMORY_TYPES:
-            memory_type = slug
-        try:
-            tags.append(revisions.validate_tag(slug))
-        except InvalidInput:
-            pass
-    return MemoryDraft(title=name, body="\n".join(lines), type=memory_type, tags=tuple(tags))
-
-
-# --- Markdown notes -----------------------------------------------------------------------
-
-
-def note(path: Path, rel: str) -> Parsed:
-    text, problems = read_text(path, rel)
-    if text is None:
-        return [], problems
-    items: list[Item] = []
-    seen: dict[str, int] = {}
-    try:
-        document = read_document(text)
-    except FrontmatterError as exc:
-        return [], [Problem(rel, exc.line, exc.message)]
-    meta = document.meta
-    line_of = document.meta_lines
-
-    def build() -> MemoryDraft:
-        heading, body = strip_title_heading(document.body)
-        title = meta.get("title")
-        if title is None:
-            title = heading or path.stem
-            if not heading:
-                body = document.body
-        elif not isinstance(title, str):
-            raise InvalidInput("title must be a string")
-        elif heading is not None and heading.strip() != title.strip():
-            body = document.body
-        memory_type = meta.get("type")
-        if memory_type is not None:
-            at = line_of.get("type", 1)
-            if not isinstance(memory_type, str):
-                raise AtLine(at, "type must be a string")
-            try:
-                memory_type = _type_of(memory_type)
-            except InvalidInput as exc:
-                raise AtLine(at, exc.message) from None
-        return MemoryDraft(
-            title=title,
-            body=body,
-            type=memory_type,
-            tags=_note_tags(meta.get("tags", meta.get("tag"))),
-            important=_flag(meta, "important"),
-            mandatory=_flag(meta, "mandatory"),
-            created_at=_date(meta, ("created_at", "created", "date")),
-            updated_at=_date(meta, ("updated_at", "updated", "modified")),
-        )
-
-    _item(items, problems, seen, key=f"notes:{rel}", rel=rel, line=1, build=build)
-    return items, problems
-
-
-def _note_tags(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = value.replace(",", " ").split()
-    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
-        raise InvalidInput("tags must be a list of strings")
-    return tuple(t.strip().lstrip("#") for t in value if t.strip().lstrip("#"))
-
-
-def _flag(meta: dict[str, Any], name: str) -> bool | None:
-    value = meta.get(name)
-    if value is None or isinstance(value, bool):
-        return value
-    raise InvalidInput(f"{name} must be true or false")
-
-
-def _date(meta: dict[str, Any], names: tuple[str, ...]) -> datetime | None:
-    for name in names:
-        value = meta.get(name)
-        if value is None:
-            continue
-        if isinstance(value, datetime):
-            moment = value
-        elif isinstance(value, date):
-            moment = datetime(value.year, value.month, value.day)
-        elif isinstance(value, str):
-            try:
-                moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            except ValueError:
-                raise InvalidInput(f"{name} is not a date: {value!r}") from None
-        else:
-            raise InvalidInput(f"{name} is not a date")
-        return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
-    return None

@@ -18,7 +18,7 @@ from pathlib import Path
 from graphit_cli import revisions
 from graphit_cli.errors import GraphitError, InvalidInput
 from graphit_cli.models import DEFAULT_TYPE, Memory, MemoryDraft, WriteAction
-from graphit_cli.portability import foreign, native
+from graphit_cli.portability import foreign, mcp_memory, native, notes
 from graphit_cli.portability.markdown import FrontmatterError, read_document
 from graphit_cli.portability.model import ImportReport, Item, Outcome, Problem
 from graphit_cli.scopes import Scope
@@ -203,8 +203,8 @@ _PARSERS: dict[str, Callable[[Path, str], foreign.Parsed]] = {
     "agents": foreign.agent_file,
     "cursor": foreign.cursor_rule,
     "cursorrules": foreign.cursorrules,
-    "mcp-memory": foreign.mcp_memory,
-    "notes": foreign.note,
+    "mcp-memory": mcp_memory.mcp_memory,
+    "notes": notes.note,
 }
 
 

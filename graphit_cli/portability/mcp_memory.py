@@ -1,0 +1,120 @@
+"""The MCP reference memory server's `memory.jsonl` / `memory.json`, read as memory drafts.
+
+One fact per entity: its observations as a list, its relations appended, its entityType as a
+tag (and as the type when it names one of ours). The key is the entity's name, so a re-import
+updates the same memory. See `foreign` for the other formats and the helpers they share.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from graphit_cli import revisions
+from graphit_cli.errors import InvalidInput
+from graphit_cli.models import MEMORY_TYPES, MemoryDraft
+from graphit_cli.portability.foreign import Parsed, add_item, read_text
+from graphit_cli.portability.model import Item, Problem
+
+
+def mcp_memory(path: Path, rel: str) -> Parsed:
+    text, problems = read_text(path, rel)
+    if text is None:
+        return [], problems
+    records = _json_records(text, rel, problems)
+    entities: dict[str, tuple[int, dict[str, Any]]] = {}
+    relations: dict[str, list[str]] = {}
+    first_relation: dict[str, int] = {}
+    for line, record in records:
+        kind = record.get("type") if isinstance(record, dict) else None
+        if kind == "entity":
+            name = record.get("name")
+            if not isinstance(name, str) or not name.strip():
+                problems.append(Problem(rel, line, "entity without a name: skipped"))
+            elif name in entities:
+                problems.append(
+                    Problem(rel, line, f"entity {name!r} repeats line {entities[name][0]}: skipped")
+                )
+            else:
+                entities[name] = (line, record)
+        elif kind == "relation":
+            ends = [record.get(k) for k in ("from", "relationType", "to")]
+            if not all(isinstance(v, str) and v.strip() for v in ends):
+                problems.append(Problem(rel, line, "relation needs from, relationType and to"))
+                continue
+            source, verb, target = (str(v) for v in ends)
+            relations.setdefault(source, []).append(f"- {source} {verb} {target}")
+            first_relation.setdefault(source, line)
+        else:
+            problems.append(Problem(rel, line, 'expected "type": "entity" or "relation"'))
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for name, (line, record) in entities.items():
+        add_item(
+            items,
+            problems,
+            seen,
+            key=f"mcp-memory:{name}",
+            rel=rel,
+            line=line,
+            build=lambda n=name, r=record: _entity_draft(n, r, relations.get(n, [])),
+        )
+    for source in sorted(set(relations) - set(entities)):
+        problems.append(
+            Problem(
+                rel, first_relation[source], f"relation from unknown entity {source!r}: skipped"
+            )
+        )
+    return items, problems
+
+
+def _json_records(text: str, rel: str, problems: list[Problem]) -> list[tuple[int, Any]]:
+    """JSON Lines (what the server writes, whatever the file is called), or one JSON document:
+    a list of records or `{"entities": [...], "relations": [...]}`."""
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, list):
+        return [(0, r) for r in whole]
+    if isinstance(whole, dict) and ("entities" in whole or "relations" in whole):
+        entities = whole.get("entities") or []
+        links = whole.get("relations") or []
+        return [(0, {"type": "entity", **e}) for e in entities if isinstance(e, dict)] + [
+            (0, {"type": "relation", **r}) for r in links if isinstance(r, dict)
+        ]
+    records = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(rel, number, f"invalid JSON: {exc.msg}"))
+    return records
+
+
+def _entity_draft(name: str, record: dict[str, Any], relations: list[str]) -> MemoryDraft:
+    observations = record.get("observations", [])
+    if not isinstance(observations, list) or not all(isinstance(o, str) for o in observations):
+        raise InvalidInput(f"entity {name!r}: observations must be a list of strings")
+    entity_type = record.get("entityType")
+    if entity_type is not None and not isinstance(entity_type, str):
+        raise InvalidInput(f"entity {name!r}: entityType must be a string")
+    lines = [f"- {o.strip()}" for o in observations if o.strip()]
+    if relations:
+        lines += ["", "Relations:", *relations]
+    if not lines:
+        raise InvalidInput(f"entity {name!r} has no observations and no relations")
+    tags = ["mcp-memory"]
+    memory_type = "fact"
+    if entity_type:
+        slug = "-".join(entity_type.strip().lower().split())
+        if slug in MEMORY_TYPES:
+            memory_type = slug
+        try:
+            tags.append(revisions.validate_tag(slug))
+        except InvalidInput:
+            pass
+    return MemoryDraft(title=name, body="\n".join(lines), type=memory_type, tags=tuple(tags))
