@@ -99,9 +99,34 @@ def test_leaves_stay_leaves(leaf: str, allowed: set[str]) -> None:
     assert _reach(_imports(), leaf) <= allowed
 
 
-def test_modules_in_this_layer_stay_small() -> None:
-    for name in LAYER:
-        path = PACKAGE.parent / (name.replace(".", "/") + ".py")
-        if not path.exists():
-            path = PACKAGE.parent / name.replace(".", "/") / "__init__.py"
-        assert len(path.read_text(encoding="utf-8").splitlines()) <= 400, name
+MAX_LINES = 400
+# Modules still over MAX_LINES, each with its reason. Only modules whose split is under way
+# belong here: drop an entry when its split lands (the second test below fails until then).
+OVER_LIMIT = {
+    "graphit_cli/store/lance.py": "the local store, being reworked for issue #13",
+}
+
+
+def _line_counts() -> dict[str, int]:
+    return {
+        path.relative_to(PACKAGE.parent).as_posix(): len(
+            path.read_text(encoding="utf-8").splitlines()
+        )
+        for path in sorted(PACKAGE.rglob("*.py"))
+    }
+
+
+def test_no_module_over_the_line_limit() -> None:
+    """One reason to change per module: a module that grows past MAX_LINES holds two jobs."""
+    over = {
+        path: lines
+        for path, lines in _line_counts().items()
+        if lines > MAX_LINES and path not in OVER_LIMIT
+    }
+    assert not over, f"over {MAX_LINES} lines, split them by job: {over}"
+
+
+def test_the_allow_list_names_only_modules_still_over_the_limit() -> None:
+    counts = _line_counts()
+    done = [path for path in OVER_LIMIT if counts.get(path, 0) <= MAX_LINES]
+    assert not done, f"no longer over {MAX_LINES} lines (or gone): remove from OVER_LIMIT: {done}"
