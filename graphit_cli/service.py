@@ -313,7 +313,7 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
             self.store.fold_if_needed(written_rows=counts.inserted + counts.updated)
         return counts
 
-    # --- restore and batch duplicates (cli-polish) -----------------------------------------
+    # --- restore (cli-polish) ---------------------------------------------------------------
 
     def restore(self, ref: str) -> WriteResult:
         """Make archived revision `<id>/<revision_id>` current again, as a new revision.
