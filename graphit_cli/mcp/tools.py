@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from graphit_cli import render
+from graphit_cli import parse, render
 from graphit_cli.errors import InvalidInput
 from graphit_cli.mcp.cursors import decode_cursor, encode_cursor, search_binding
 from graphit_cli.mcp.replies import (
@@ -106,12 +106,12 @@ class MemoryTools:
 
             services = self.every_scope()
             where = "all scopes (" + ", ".join(str(s.scope) for s in services) + ")"
-            flt = render.filter_from(types, tags, mandatory=True)
+            flt = parse.filter_from(types, tags, mandatory=True)
             memories = [m for m in across.mandatory(services) if _matches(m, flt)]
             extra = [render.scope_field]
         else:
             service = self.service(scope)
-            memories = service.catalogue(render.filter_from(types, tags, mandatory=True))
+            memories = service.catalogue(parse.filter_from(types, tags, mandatory=True))
             where = str(service.scope)
             extra = []
         if not memories:
@@ -143,7 +143,7 @@ class MemoryTools:
             raise InvalidInput("top_k must not be negative (0 means no limit)")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
             raise InvalidInput(f"page_size must be between 1 and {MAX_PAGE_SIZE}")
-        flt = render.filter_from(types, tags)
+        flt = parse.filter_from(types, tags)
         mode = mode.strip().lower()
         services = self.every_scope() if _is_all(scope) else [self.service(scope)]
         if _is_all(scope):
@@ -247,7 +247,7 @@ class MemoryTools:
             raise InvalidInput("limit must not be negative (0 means no limit)")
         service = self.service(scope)
         everything = service.catalogue(
-            render.filter_from(types, tags, important=important, mandatory=mandatory)
+            parse.filter_from(types, tags, important=important, mandatory=mandatory)
         )
         shown = everything[:limit] if limit else everything
         where = str(service.scope)
