@@ -17,9 +17,6 @@ from typing import Any
 
 from graphit_cli.models import Memory, SearchHit, WriteResult
 
-# Input parsing owns filter_from; re-exported for mcp/tools.py until it imports it from there.
-from graphit_cli.parse import filter_from as filter_from
-
 # --- output -------------------------------------------------------------------------------
 
 

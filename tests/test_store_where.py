@@ -9,7 +9,6 @@ hold it, and nothing else (no `' OR '1'='1` widening, no LIKE wildcard, no backs
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -193,19 +192,54 @@ def test_any_value_matches_only_itself(seeded: MemoryStore, value: str) -> None:
     assert [m.key for m in seeded.live(MemoryFilter(types=(value,)))] == expected
 
 
-_TAG_TEXT = st.text(
-    st.sampled_from(["a", "b", '"', "\\", ",", " ", "[", "]", "'", "%", "é"]),
-    min_size=1,
-    max_size=6,
+_TAG_CHARS = ["a", "b", '"', "\\", ",", " ", "[", "]", "'", "%", "é", "-", ".", "*", "(", "{"]
+_TAG_CHARS += ["^", "$", "|", "?", "+", "#", "&", "~"]
+_TAG_TEXT = st.text(st.sampled_from(_TAG_CHARS), min_size=1, max_size=6)
+
+
+@pytest.fixture(scope="module")
+def tagged(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[MemoryStore, dict[str, tuple[str, ...]]]:
+    """A table of rows whose tags are short strings of JSON and regex punctuation, among them
+    the pairs where a tag ending in `[` or `, ` once supplied another tag's anchor."""
+    import random
+
+    rng = random.Random(7)
+    lists = [(",", "'["), ("a, ", ",b"), (", ",), ("[", "]"), ('"', "\\"), ("a-b", "a.b")]
+    lists += [
+        tuple(
+            {
+                "".join(rng.choices(_TAG_CHARS, k=rng.randint(1, 4)))
+                for _ in range(rng.randint(1, 4))
+            }
+        )
+        for _ in range(300)
+    ]
+    store = MemoryStore.open(str(tmp_path_factory.mktemp("tags") / "table"))
+    rows = [
+        row(f"t{n}", tags=tuple(sorted(tags)), content_hash=f"t{n}") for n, tags in enumerate(lists)
+    ]
+    store.merge(rows)
+    return store, {r.key: r.tags for r in rows}
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-
-
-@settings(max_examples=500, deadline=None)
-@given(tags=st.lists(_TAG_TEXT, max_size=4, unique=True), probe=_TAG_TEXT)
-def test_tag_patterns_occur_exactly_when_the_tag_is_an_element(tags: list[str], probe: str) -> None:
-    """The pure half of the tag filter: the patterns `strpos` looks for, over JSON punctuation."""
-    stored = json.dumps(sorted(tags), ensure_ascii=False)  # how store/schema.py writes tags_json
-    assert any(p in stored for p in sql.tag_patterns(probe)) == (probe in tags)
+@given(probe=_TAG_TEXT)
+@example(probe=", ")
+@example(probe=",")
+@example(probe="]")
+def test_a_tag_filter_matches_a_row_exactly_when_the_tag_is_an_element(
+    tagged: tuple[MemoryStore, dict[str, tuple[str, ...]]], probe: str
+) -> None:
+    """On a real table: the tag filter's `where` (strpos, then a regex over the whole JSON
+    array) finds exactly the rows whose tags hold `probe` as an element."""
+    store, tags = tagged
+    found = {m.key for m in store.live(MemoryFilter(tags=(probe,)))}
+    assert found == {key for key, held in tags.items() if probe in held}
+    assert sql.tag_pattern(probe).startswith("^")
 
 
 def test_nul_bytes_are_refused_before_they_reach_a_query() -> None:

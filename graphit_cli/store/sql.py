@@ -24,20 +24,32 @@ def in_list(column: str, values: Iterable[str]) -> str:
     return f"{column} IN ({items})"
 
 
-def tag_patterns(tag: str) -> tuple[str, ...]:
-    """Substrings of `tags_json` that occur exactly when `tag` is one of its elements.
+# One element of a JSON array of strings: a quoted run of non-quote characters and escapes.
+_ELEMENT = r'"(?:[^"\\]|\\.)*"'
+_REGEX_META = frozenset("\\.+*?()|[]{}^$#&-~")
 
-    tags_json is `json.dumps(sorted_tags, ensure_ascii=False)`. The tag's JSON spelling alone
-    is not enough: `"b"` also occurs in `["a\\"b"]` (an escaped quote). Anchored on the array's
-    own punctuation (`[` or `, ` before, `,` or `]` after), the quote after the anchor cannot
-    be an escaped one, so the match is a whole element.
+
+def tag_pattern(tag: str) -> str:
+    """A regular expression that matches `tags_json` exactly when `tag` is one of its elements.
+
+    tags_json is `json.dumps(sorted_tags, ensure_ascii=False)`. Looking for the tag's JSON
+    spelling is not enough: `"b"` occurs in `["a\\"b"]` (an escaped quote), and anchoring it on
+    the array's punctuation still lets a tag that ends in `[` or `, ` supply the anchor
+    (`["'[", ","]` holds `[", ",`). The pattern walks the whole array, element by element,
+    so the match is always a whole element.
     """
     spelled = json.dumps(tag, ensure_ascii=False)
-    return tuple(f"{before}{spelled}{after}" for before in ("[", ", ") for after in ("]", ","))
+    exact = "".join(f"\\{c}" if c in _REGEX_META else c for c in spelled)
+    return rf"^\[(?:{_ELEMENT}, )*{exact}(?:, {_ELEMENT})*\]$"
 
 
 def tag_condition(tag: str) -> str:
-    return " OR ".join(f"strpos(tags_json, {literal(p)}) > 0" for p in tag_patterns(tag))
+    spelled = json.dumps(tag, ensure_ascii=False)
+    # strpos first: a cheap test that rejects almost every row before the regex runs.
+    return (
+        f"strpos(tags_json, {literal(spelled)}) > 0"
+        f" AND regexp_like(tags_json, {literal(tag_pattern(tag))})"
+    )
 
 
 def filter_conditions(flt: MemoryFilter) -> list[str]:
