@@ -8,7 +8,14 @@ Must not import Typer, Rich or anything from `cli/`.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
+
+# The Rust layers' WARN lines (lancedb's, and lance's own through pylance) are noise on stderr:
+# a retried commit conflict is not the user's business. Set before any store module imports
+# lancedb (they all live in this package, so this runs first).
+os.environ.setdefault("LANCEDB_LOG", "error")
+os.environ.setdefault("LANCE_LOG", "error")
 
 if TYPE_CHECKING:
     from graphit_cli.credentials import RemoteAccess

@@ -1,0 +1,180 @@
+"""The handle under every store module: the LanceDB table, its freshness, reads by address.
+
+`MemoryStore` (store/lance.py) is this handle plus its reads (store/reads.py), searches
+(store/search.py) and upkeep (store/upkeep.py); each mixin adds one job over the same handle.
+Everything LanceDB-specific lives in store/ (see LANCEDB_NOTES.md for the measured behaviour
+this code relies on). Callers speak in Memory rows and MemoryFilters.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from graphit_cli.errors import CommitContention
+from graphit_cli.models import Memory
+from graphit_cli.store import sql
+from graphit_cli.store.rowcache import CachedRow, RowCache
+from graphit_cli.store.schema import COLUMNS_NO_VECTOR, from_record
+
+log = logging.getLogger(__name__)
+
+TABLE_NAME = "memory"
+KEY_INDEX = "key_btree"
+VECTOR_INDEX = "embedding_ivf"
+FTS_COLUMNS = ("body", "title", "tags_json", "type")
+BITMAP_COLUMNS = ("type", "important", "mandatory", "superseded")
+IN_CHUNK = 500
+# What a read by address takes for each row: every column but the vector, and the address.
+TAKE = {c: c for c in COLUMNS_NO_VECTOR} | {"_rowaddr": "_rowaddr"}
+TAKE_FLAGGED = TAKE | {"_no_vector": "embedding IS NULL"}
+
+
+class TableHandle:
+    """A scope's authoritative table.
+
+    Freshness: the handle is opened without LanceDB's automatic consistency checks, which with
+    an interval of 0 look for newer commits before every internal read (17 of the 23 S3
+    requests of an upsert were those LISTs). Instead every public read looks once, when it
+    starts, so it still sees every commit made before it began, by this process or another;
+    inside `snapshot()` one look serves all reads up to the next write.
+    """
+
+    def __init__(self, table: Any, uri: str) -> None:
+        self.table = table
+        self.uri = uri
+        self._schema: Any = None
+        self._snapshots = 0  # nesting depth of snapshot()
+        self._fresh = False  # looked for newer commits inside the current snapshot
+        self.cache = RowCache()
+        self._searches = 0  # searches this handle has served (see `_warm_indexes`)
+        self._warmed: dict[str, str] = {}  # index name -> uuid loaded into LanceDB's cache
+
+    # --- freshness -------------------------------------------------------------------------
+
+    def _latest(self) -> None:
+        """Move the handle to the newest commit (one LIST on S3), unless a snapshot has."""
+        if self._snapshots and self._fresh:
+            return
+        self.table.checkout_latest()
+        self._fresh = self._snapshots > 0
+
+    def _wrote(self) -> None:
+        # A write moves the handle to its own commit; others may have committed before it.
+        self._fresh = False
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside share one look for newer commits until the next write (use it around
+        one operation: a search, an upsert attempt's reads); reads outside look every time."""
+        self._snapshots += 1
+        try:
+            yield
+        finally:
+            self._snapshots -= 1
+            if not self._snapshots:
+                self._fresh = False
+
+    def refresh(self) -> None:
+        self._fresh = False
+        self._latest()
+
+    def version(self) -> int:
+        """The latest committed version; it always looks (even in a snapshot), and the reads
+        after it in a snapshot see that version."""
+        self._fresh = False
+        self._latest()
+        return int(self.table.version)
+
+    # --- reads by address and by query -----------------------------------------------------
+
+    def _rows(self, where: str, *, vectors: bool = False, limit: int | None = None) -> list[Memory]:
+        query = self.table.search()
+        if where:
+            query = query.where(where)
+        if not vectors:
+            query = query.select(COLUMNS_NO_VECTOR)
+        return [from_record(r) for r in query.limit(limit).to_arrow().to_pylist()]
+
+    def _take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
+        """The rows at these addresses (current version), from the row cache where it has
+        them; one read by address for the rest."""
+        found: dict[int, CachedRow] = {}
+        missing: list[int] = []
+        for address in addresses:
+            entry = self.cache.get(address, vector_flag=vector_flags)
+            if entry is None:
+                missing.append(address)
+            else:
+                found[address] = entry
+        columns = TAKE_FLAGGED if vector_flags else TAKE
+        for start in range(0, len(missing), IN_CHUNK):
+            chunk = missing[start : start + IN_CHUNK]
+            for record in self.table.take_row_ids(chunk).select(columns).to_arrow().to_pylist():
+                flag = not record["_no_vector"] if vector_flags else None
+                entry = CachedRow(from_record(record), flag)
+                self.cache.put(int(record["_rowaddr"]), entry)
+                found[int(record["_rowaddr"])] = entry
+        return found
+
+    def _chain_rows(self, memory_ids: list[str]) -> list[tuple[int, Memory]]:
+        """Every row (live and archived) of these chains with its address: addresses through
+        the `id` index, rows by address."""
+        addresses: list[int] = []
+        for start in range(0, len(memory_ids), IN_CHUNK):
+            query = self.table.search().where(
+                sql.in_list("id", memory_ids[start : start + IN_CHUNK])
+            )
+            records = query.select(["_rowaddr"]).limit(None).to_arrow()
+            addresses += [int(a) for a in records.column("_rowaddr").to_pylist()]
+        return [(address, entry.row) for address, entry in self._take(addresses).items()]
+
+    def _vectors(self, addresses: list[int]) -> dict[int, tuple[float, ...] | None]:
+        """The embedding of each row at these addresses (None: not computed yet)."""
+        found: dict[int, tuple[float, ...] | None] = {}
+        for start in range(0, len(addresses), IN_CHUNK):
+            query = self.table.take_row_ids(addresses[start : start + IN_CHUNK])
+            for record in query.select(["_rowaddr", "embedding"]).to_arrow().to_pylist():
+                vector = record["embedding"]
+                found[int(record["_rowaddr"])] = tuple(vector) if vector is not None else None
+        return found
+
+    def count(self, where: str = "") -> int:
+        self._latest()
+        return int(self.table.count_rows(where or None))
+
+    def _arrow_schema(self) -> Any:
+        # The columns never change after creation; only field metadata does (model id).
+        if self._schema is None:
+            self._schema = self.table.schema
+        return self._schema
+
+
+@contextmanager
+def contention_as_conflict() -> Iterator[None]:
+    """A maintenance commit preempted by a writer becomes CommitContention (callers retry)."""
+    try:
+        yield
+    except (RuntimeError, OSError, ValueError) as exc:
+        if is_commit_conflict(exc):
+            raise CommitContention(f"commit contention: {str(exc).splitlines()[0]}") from exc
+        raise
+
+
+def is_commit_conflict(exc: BaseException) -> bool:
+    """A commit that lost to a concurrent writer (LANCEDB_NOTES: optimize is preempted).
+
+    lancedb 0.40 has no conflict exception type: a lost commit arrives as a plain RuntimeError
+    ("lance error: Retryable commit conflict ...", from `optimize`/`merge_insert`) or OSError
+    (from pylance's `compact_files`), measured here. pylance declares
+    `lance.commit.CommitConflictError` but does not raise it on these paths; it is checked
+    first so the text match becomes a fallback once it is.
+    """
+    from lance.commit import CommitConflictError  # pylance: compact_small_fragments uses it too
+
+    if isinstance(exc, CommitConflictError):
+        return True
+    text = str(exc).lower()
+    return any(s in text for s in ("commit conflict", "preempted", "concurrent", "retry"))

@@ -1,0 +1,198 @@
+"""Upkeep of a scope's table: vectors, the write path's folding, maintenance, table state."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+import pyarrow as pa
+from lancedb.index import BTree, IvfFlat
+
+from graphit_cli import config
+from graphit_cli.models import Memory, TableState
+from graphit_cli.store.schema import META_EMBED_MODEL
+from graphit_cli.store.table import (
+    FTS_COLUMNS,
+    KEY_INDEX,
+    VECTOR_INDEX,
+    TableHandle,
+    contention_as_conflict,
+    is_commit_conflict,
+    log,
+)
+
+# Write-path compaction rewrites only fragments below this many rows (see fold_if_needed).
+COMPACT_TARGET_ROWS = 4096
+# The write path looks at the fragment backlog on every Nth table version only (see
+# fold_if_needed): the look costs ~2 ms locally and 3-8 requests on S3.
+FOLD_CHECK_EVERY = 4
+
+
+class UpkeepMixin(TableHandle):
+    # --- embeddings ------------------------------------------------------------------------
+
+    def embedding_model(self) -> str | None:
+        self._latest()
+        meta = self.table.schema.field("embedding").metadata or {}
+        value = meta.get(META_EMBED_MODEL.encode())
+        return value.decode() if value else None
+
+    def set_embedding_model(self, model_id: str) -> None:
+        self.table.update_field_metadata(
+            {"path": "embedding", "metadata": {META_EMBED_MODEL: model_id}}
+        )
+        self._wrote()
+
+    def clear_embeddings(self) -> None:
+        """Drop every vector (before re-embedding with another model)."""
+        self.table.update(where="embedding IS NOT NULL", values={"embedding": None})
+        self._wrote()
+
+    def rows_to_embed(self, limit: int) -> list[Memory]:
+        """Rows (live and archived) whose vector is missing."""
+        self._latest()
+        return self._rows("embedding IS NULL", limit=limit)
+
+    def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
+        """Store (key, content_hash, vector) triples; a row edited meanwhile keeps its new text.
+
+        A partial-column merge: only `embedding` changes, and only where the content hash
+        still matches the text that was embedded.
+        """
+
+        dim = self.table.schema.field("embedding").type.list_size
+        for key, _, vector in items:
+            if len(vector) != dim or any(v != v for v in vector):  # wrong size or NaN
+                raise ValueError(f"bad vector for {key}: expected {dim} finite floats")
+        partial = pa.schema(
+            [
+                pa.field("key", pa.string(), nullable=False),  # the primary key stays non-null
+                pa.field("content_hash", pa.string(), nullable=False),
+                pa.field("embedding", pa.list_(pa.float32(), dim)),
+            ]
+        )
+        data = pa.Table.from_pylist(
+            [{"key": k, "content_hash": h, "embedding": v} for k, h, v in items], schema=partial
+        )
+        result = (
+            self.table.merge_insert("key")
+            .when_matched_update_all(where="target.content_hash = source.content_hash")
+            .use_index(False)  # a partial-column merge through the key index panics (lance 13)
+            .execute(data)
+        )
+        self._wrote()
+        return int(result.num_updated_rows)
+
+    # --- index freshness -------------------------------------------------------------------
+
+    def fold_if_needed(self, written_rows: int = 1) -> str | None:
+        """Keep reads fast under a stream of writes; returns what it did, if anything.
+
+        Every write adds a fragment, and reads slow down with their count (LANCEDB_NOTES).
+        Once `GRAPHIT_FOLD_THRESHOLD` small fragments pile up they are merged (tens of ms:
+        only the small fragments are rewritten); once 32x that many rows sit outside the
+        indexes, the indexes are folded too (seconds at 100k rows, so rarely). The daemon's
+        maintenance does the rest. Best effort: a write never fails because of this.
+        """
+        limit = config.fold_threshold()
+        if limit <= 0:
+            return None
+        # The handle is at this process's last commit: no need to look for newer ones. Single
+        # writes look at the backlog on every FOLD_CHECK_EVERY-th version only (the version
+        # number is shared by every writer, so this holds across processes too).
+        if written_rows < limit and int(self.table.version) % FOLD_CHECK_EVERY:
+            return None
+        try:
+            small = int(self.table.stats()["fragment_stats"]["num_small_fragments"])
+            if small < limit and written_rows < limit * 32:
+                return None
+            self.refresh()  # fold the newest version, not this handle's last commit
+            index = self.table.index_stats("body_fts")
+            unindexed = int(index.num_unindexed_rows) if index is not None else 0
+            if unindexed >= limit * 32:
+                self.optimize()
+                return "indexed"
+            self.compact_small_fragments()
+            return "compacted"
+        except Exception as exc:
+            # A writer that raced the compaction wins (expected: debug); anything else is worth
+            # a line on stderr, but never fails the write that already committed.
+            level = logging.DEBUG if is_commit_conflict(exc) else logging.WARNING
+            log.log(level, "folding %s skipped: %s", self.uri, str(exc).splitlines()[0])
+            return None
+
+    def compact_small_fragments(self) -> None:
+        """Merge the small fragments that single writes leave behind, leaving big ones alone."""
+        dataset = self.table.to_lance()
+        dataset.optimize.compact_files(target_rows_per_fragment=COMPACT_TARGET_ROWS, num_threads=1)
+        self.table.checkout_latest()
+
+    def optimize(self) -> None:
+        """Compact fragments, fold new rows into every index, prune versions past retention.
+
+        Versions younger than the retention window survive: other processes may still read
+        through them (LANCEDB_NOTES: a zero window breaks their handles).
+        """
+        retention = timedelta(seconds=config.retention_seconds())
+        with contention_as_conflict():
+            if not any(ix.name == KEY_INDEX for ix in self.table.list_indices()):
+                # Tables created before the key index: maintenance adds it (see `merge`).
+                self.table.create_index("key", config=BTree(), name=KEY_INDEX)
+            self.table.optimize(cleanup_older_than=retention)
+
+    # --- maintenance -----------------------------------------------------------------------
+
+    def has_vector_index(self) -> bool:
+        self._latest()
+        return any(ix.columns == ["embedding"] for ix in self.table.list_indices())
+
+    def build_vector_index(self, rows_with_vectors: int) -> None:
+        """IVF_FLAT with cosine distance: exact within probed partitions, builds in ~1 s at 100k.
+
+        About 4k rows per partition, so the default 20 probes cover every partition below
+        ~80k rows and nearly all of them above.
+        """
+        partitions = max(1, rows_with_vectors // 4096)
+        with contention_as_conflict():
+            self.table.create_index(
+                "embedding",
+                config=IvfFlat(distance_type="cosine", num_partitions=partitions),
+                name=VECTOR_INDEX,
+                replace=True,
+            )
+
+    def state(self) -> TableState:
+        from datetime import datetime
+
+        self._latest()
+        stats = self.table.stats()
+        fragment_stats = stats["fragment_stats"]
+        indexed: list[int] = []
+        unindexed: list[int] = []
+        for column in FTS_COLUMNS:
+            index = self.table.index_stats(f"{column}_fts")
+            if index is not None:
+                indexed.append(int(index.num_indexed_rows))
+                unindexed.append(int(index.num_unindexed_rows))
+        versions = self.table.list_versions()
+        cutoff = datetime.now().timestamp() - config.retention_seconds()
+        prunable = sum(1 for v in versions[:-1] if _version_time(v["timestamp"]) < cutoff)
+        return TableState(
+            rows=int(stats["num_rows"]),
+            live_rows=self.count("revision_id = ''"),
+            rows_with_vectors=self.count("embedding IS NOT NULL"),
+            fragments=int(fragment_stats["num_fragments"]),
+            small_fragments=int(fragment_stats["num_small_fragments"]),
+            indexed_rows=min(indexed) if indexed else 0,
+            unindexed_rows=max(unindexed) if unindexed else int(stats["num_rows"]),
+            vector_index=self.has_vector_index(),
+            versions=len(versions),
+            prunable_versions=prunable,
+            bytes=int(stats["total_bytes"]),
+        )
+
+
+def _version_time(moment: Any) -> float:
+    """Version timestamps come back naive, in the machine's local time."""
+    return float(moment.timestamp())
