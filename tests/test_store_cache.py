@@ -79,3 +79,32 @@ def test_maintenance_adds_the_key_index_to_an_older_table(scope) -> None:  # typ
     assert KEY_INDEX in {ix.name for ix in svc.store.table.list_indices()}
     svc.upsert(MemoryDraft(id=memory_id, body="v2"))  # an update through the index
     assert [m.body for m in svc.store.chain(memory_id)] == ["v1", "v2"]
+
+
+def test_one_handle_searched_from_several_threads_at_once(scope) -> None:  # type: ignore[no-untyped-def]
+    """The daemon serves socket requests on threads over one handle: concurrent searches
+    through a cache small enough to evict all the time give every thread the full answer."""
+    import threading
+
+    svc = _open(scope)
+    svc.upsert_many([MemoryDraft(title=f"t{i}", body=f"lynx {i} " * 30) for i in range(60)])
+    svc.store.cache.max_bytes = 20_000
+    expected = {h.memory.id for h in svc.search("lynx", mode="fts", top_k=0).hits}
+    assert len(expected) == 60
+    failures: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(10):
+                found = {h.memory.id for h in svc.search("lynx", mode="fts", top_k=0).hits}
+                assert found == expected
+        except BaseException as exc:  # reported below: a thread's failure must fail the test
+            failures.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures
+    assert svc.store.cache.hits > 0

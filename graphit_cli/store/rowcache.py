@@ -10,11 +10,14 @@ related searches without those GETs, and freshness is untouched, because which a
 match is always asked of the newest version.
 
 Entries hold the row without its vector and whether it has one (unknown until a read asks).
-Least recently used entries go first once the texts held pass `max_bytes`.
+Least recently used entries go first once the texts held pass `max_bytes`. One handle serves
+several threads in the daemon (socket requests, the embed and maintain loops): a lock guards
+every change.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -38,34 +41,32 @@ class RowCache:
         self._bytes = 0
         self.hits = 0
         self.misses = 0
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def get(self, address: int, *, vector_flag: bool = False) -> CachedRow | None:
         """The row at `address`, if held (and its vector flag is known when `vector_flag`)."""
-        found = self._rows.get(address)
-        if found is None or (vector_flag and found.has_vector is None):
-            self.misses += 1
-            return None
-        self._rows.move_to_end(address)
-        self.hits += 1
-        return found
+        with self._lock:
+            found = self._rows.get(address)
+            if found is None or (vector_flag and found.has_vector is None):
+                self.misses += 1
+                return None
+            self._rows.move_to_end(address)
+            self.hits += 1
+            return found
 
     def put(self, address: int, entry: CachedRow) -> None:
-        if address in self._rows:
-            self._bytes -= self._sizes[address]
         row = entry.row
         size = _ROW_OVERHEAD + len(row.title) + len(row.body) + sum(len(t) for t in row.tags)
-        self._rows[address] = entry
-        self._rows.move_to_end(address)
-        self._sizes[address] = size
-        self._bytes += size
-        while self._bytes > self.max_bytes and len(self._rows) > 1:
-            old, _ = self._rows.popitem(last=False)
-            self._bytes -= self._sizes.pop(old)
-
-    def clear(self) -> None:
-        self._rows.clear()
-        self._sizes.clear()
-        self._bytes = 0
+        with self._lock:
+            if address in self._rows:
+                self._bytes -= self._sizes[address]
+            self._rows[address] = entry
+            self._rows.move_to_end(address)
+            self._sizes[address] = size
+            self._bytes += size
+            while self._bytes > self.max_bytes and len(self._rows) > 1:
+                old, _ = self._rows.popitem(last=False)
+                self._bytes -= self._sizes.pop(old)
