@@ -18,7 +18,7 @@ from graphit_cli.errors import InvalidInput
 from graphit_cli.models import MemoryDraft, MemoryFilter
 from graphit_cli.revisions import normalise_tags, validate_type
 
-_DRAFT_FIELDS = {
+DRAFT_FIELDS = {
     "id",
     "title",
     "body",
@@ -165,7 +165,7 @@ def _memory_fields(lines: list[str], after_blank: bool) -> bool:
     return (
         isinstance(loaded, dict)
         and ("id" in loaded or (after_blank and "title" in loaded))
-        and set(loaded) <= _DRAFT_FIELDS | _IGNORED_FIELDS
+        and set(loaded) <= DRAFT_FIELDS | _IGNORED_FIELDS
     )
 
 
@@ -267,7 +267,7 @@ def _yaml_text(node: Any, constructor: Any) -> Any:
 def draft_from_mapping(record: Any, origin: str) -> MemoryDraft:
     if not isinstance(record, dict):
         raise InvalidInput(f"{origin}: expected an object with title and body")
-    unknown = set(record) - _DRAFT_FIELDS - _IGNORED_FIELDS
+    unknown = set(record) - DRAFT_FIELDS - _IGNORED_FIELDS
     if unknown:
         raise InvalidInput(f"{origin}: unknown field(s) {', '.join(sorted(map(str, unknown)))}")
 

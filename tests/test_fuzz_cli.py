@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from graphit_cli import parse
 from graphit_cli.models import MEMORY_TYPES
 from graphit_cli.scopes import Scope
 from tests.conftest import PROJECT_ID
@@ -54,21 +55,8 @@ scalar = st.one_of(
 json_value = st.recursive(
     scalar, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(any_text, inner, max_size=3)
 )
-FIELDS = [
-    "id",
-    "title",
-    "body",
-    "type",
-    "tags",
-    "important",
-    "mandatory",
-    "revision",
-    "created_at",
-    "updated_at",
-    "updated_by",
-    "revision_id",
-    "nonsense",
-]
+# Every field a record may carry (sorted: a stable order for Hypothesis), plus one it may not.
+FIELDS = [*sorted(parse.DRAFT_FIELDS), "updated_by", "revision_id", "nonsense"]
 record = st.dictionaries(st.sampled_from(FIELDS) | any_text, json_value, max_size=6)
 
 

@@ -29,6 +29,7 @@ from graphit_cli import revisions
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import MEMORY_TYPES, MemoryDraft
 from graphit_cli.portability.markdown import (
+    Document,
     FrontmatterError,
     read_document,
     sections,
@@ -50,6 +51,17 @@ def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
         return path.read_text(encoding="utf-8"), []
     except (OSError, UnicodeDecodeError) as exc:
         return None, [Problem(rel, 0, f"cannot read: {exc}")]
+
+
+def read_frontmatter_file(path: Path, rel: str) -> tuple[Document | None, list[Problem]]:
+    """A Markdown file with optional YAML frontmatter, or None and why it cannot be read."""
+    text, problems = read_text(path, rel)
+    if text is None:
+        return None, problems
+    try:
+        return read_document(text), []
+    except FrontmatterError as exc:
+        return None, [Problem(rel, exc.line, exc.message)]
 
 
 def type_of(value: str) -> str:
@@ -154,15 +166,11 @@ def _section_draft(heading: str, body: str, tag: str, mandatory: bool) -> Memory
 
 
 def cursor_rule(path: Path, rel: str) -> Parsed:
-    text, problems = read_text(path, rel)
-    if text is None:
+    document, problems = read_frontmatter_file(path, rel)
+    if document is None:
         return [], problems
     items: list[Item] = []
     seen: dict[str, int] = {}
-    try:
-        document = read_document(text)
-    except FrontmatterError as exc:
-        return [], [Problem(rel, exc.line, exc.message)]
 
     def build() -> MemoryDraft:
         meta = document.meta

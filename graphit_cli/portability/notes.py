@@ -13,9 +13,9 @@ from typing import Any
 
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import MemoryDraft
-from graphit_cli.portability.foreign import Parsed, add_item, read_text, type_of
-from graphit_cli.portability.markdown import FrontmatterError, read_document, strip_title_heading
-from graphit_cli.portability.model import Item, Problem
+from graphit_cli.portability.foreign import Parsed, add_item, read_frontmatter_file, type_of
+from graphit_cli.portability.markdown import strip_title_heading
+from graphit_cli.portability.model import Item
 
 
 class AtLine(InvalidInput):
@@ -27,15 +27,11 @@ class AtLine(InvalidInput):
 
 
 def note(path: Path, rel: str) -> Parsed:
-    text, problems = read_text(path, rel)
-    if text is None:
+    document, problems = read_frontmatter_file(path, rel)
+    if document is None:
         return [], problems
     items: list[Item] = []
     seen: dict[str, int] = {}
-    try:
-        document = read_document(text)
-    except FrontmatterError as exc:
-        return [], [Problem(rel, exc.line, exc.message)]
     meta = document.meta
     line_of = document.meta_lines
 
