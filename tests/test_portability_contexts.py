@@ -142,3 +142,19 @@ def test_attach_another_project_read_only(
     monkeypatch.setenv("GRAPHIT_PROJECT_ID", OTHER_PROJECT)
     assert [m["id"] for m in cli("memory", "list", "-f", "json").json()] == [other_id]
     assert PROJECT_ID != OTHER_PROJECT
+
+
+def test_an_unknown_context_is_refused_and_nothing_is_created(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """A mistyped context name used to create an empty table and answer "No memories."."""
+    for args in (
+        ("list",),
+        ("search", "retry policy"),
+        ("upsert", "--title", "t", "--body", "b"),
+    ):
+        result = cli("memory", *args, "--scope", "context:tema")
+        assert result.exit_code == 4, (args, result.stderr)
+        assert result.stderr.startswith(
+            "Error: no context 'tema' (see `graphit memory context list`"
+        )
+        assert result.stdout == ""
+    assert not (graphit_home / "memory" / "memory-context-tema").exists()

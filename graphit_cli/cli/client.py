@@ -29,7 +29,12 @@ class Client:
     def scope(self) -> Scope:
         from graphit_cli.providers import resolve_scope
 
-        return resolve_scope(self.spec)
+        scope = resolve_scope(self.spec)
+        if scope.kind == "context":
+            from graphit_cli.portability import contexts
+
+            contexts.require(scope)
+        return scope
 
     @cached_property
     def service(self) -> MemoryService:

@@ -90,6 +90,17 @@ def get(name: str) -> Context:
     return found
 
 
+def require(scope: Scope) -> None:
+    """A context named on the command line must exist: added with `context add`, or already
+    holding a table. A typo is refused instead of becoming a new, empty table."""
+    if scope.id in read_all() or scope.local_path().exists():
+        return
+    raise NotFound(
+        f"no context {scope.id!r} (see `graphit memory context list`; "
+        "`graphit memory context add` creates one)"
+    )
+
+
 @contextmanager
 def _locked() -> Iterator[dict[str, Context]]:
     """Read-modify-write of the metadata file under a lock; written atomically on exit."""
