@@ -26,6 +26,7 @@ from graphit_cli.store.search import SearchMixin
 from graphit_cli.store.table import (
     BITMAP_COLUMNS,
     FTS_COLUMNS,
+    ID_INDEX,
     IN_CHUNK,
     KEY_INDEX,
     TABLE_NAME,
@@ -101,7 +102,7 @@ class MemoryStore(ReadMixin, SearchMixin, UpkeepMixin):
         table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
         for column in FTS_COLUMNS:
             table.create_index(column, config=_fts_config(), name=f"{column}_fts")
-        table.create_index("id", config=BTree(), name="id_btree")
+        table.create_index("id", config=BTree(), name=ID_INDEX)
         # Only merges that cannot insert a racing duplicate may use it (see `merge`).
         table.create_index("key", config=BTree(), name=KEY_INDEX)
         for column in BITMAP_COLUMNS:

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 TABLE_NAME = "memory"
 KEY_INDEX = "key_btree"
+ID_INDEX = "id_btree"
 VECTOR_INDEX = "embedding_ivf"
 FTS_COLUMNS = ("body", "title", "tags_json", "type")
 BITMAP_COLUMNS = ("type", "important", "mandatory", "superseded")
