@@ -108,3 +108,50 @@ def test_one_handle_searched_from_several_threads_at_once(scope) -> None:  # typ
         thread.join()
     assert not failures, failures
     assert svc.store.cache.hits > 0
+
+
+def _nearest(svc: MemoryService, vector: list[float], split: bool) -> list[tuple[str, float]]:
+    svc.store.split_vectors = split
+    return [(m.key, round(s, 5)) for m, s in svc.store.search_vector(vector, 40)]
+
+
+def test_vector_search_outside_the_index_ranks_as_lancedb_does(scope) -> None:  # type: ignore[no-untyped-def]
+    """The warm remote path asks the vector index alone and ranks the rows outside it from
+    vectors kept per fragment; on a table with rows outside the index (new, updated, deleted,
+    embedded since the last maintenance) it must give LanceDB's own answer, also after more
+    writes change which rows are outside the index."""
+    embedder = HashingEmbedder()
+    svc = _open(scope)
+    ids = [
+        r.memory.id
+        for r in svc.upsert_many(
+            [MemoryDraft(title=f"heron {i}", body=f"heron note {i} " * 5) for i in range(300)]
+        ).results
+    ]
+    svc.embed(embedder)
+    svc.maintain(force=True)  # the vector index covers every row
+    # Each query's best match is a row the writes below move, add or delete.
+    queries = [embedder.embed_query(f"heron note {n}") for n in (3, 150, 200, 201, 299)]
+    new: list[str] = []
+    for round_ in range(2):
+        for i in range(4):  # outside the index: updated rows, new rows, and a deleted one
+            svc.upsert(MemoryDraft(id=ids[i + 10 * round_], body=f"heron note {i} revised"))
+            draft = MemoryDraft(title=f"new {round_}.{i}", body=f"heron note {200 + i}")
+            new.append(svc.upsert(draft).memory.id)
+        svc.delete(ids[50 + round_])
+        if round_:  # rows the first round read from fragments outside the index change
+            svc.upsert(MemoryDraft(id=new[0], body="heron note 3 again"))
+            svc.delete(new[1])
+        svc.embed(embedder)
+        for vector in queries:
+            split, plain = _nearest(svc, vector, True), _nearest(svc, vector, False)
+            assert svc.store._fresh_fragments[1]  # the split path did see rows outside
+            # The same similarities in the same order; rows of equal similarity may swap, and
+            # at the cut-off either of two equal rows may be the one kept.
+            assert [s for _, s in split] == [s for _, s in plain]
+            last = split[-1][1]
+            assert {k for k, s in split if s > last} == {k for k, s in plain if s > last}
+    fresh = svc.upsert(MemoryDraft(title="grebe", body="grebe grebe grebe")).memory
+    svc.embed(embedder)
+    [(key, similarity)] = _nearest(svc, embedder.embed_query("grebe grebe grebe"), True)[:1]
+    assert (key, similarity) == (fresh.key, 1.0)  # written a moment ago, outside the index

@@ -52,6 +52,11 @@ class TableHandle:
         self.cache = RowCache()
         self._searches = 0  # searches this handle has served (see `_warm_indexes`)
         self._warmed: dict[str, str] = {}  # index name -> uuid loaded into LanceDB's cache
+        # Vector search outside the index (store/search.py `_nearest_fresh`): the fragments
+        # outside it at a table version, and per (fragment, deletion file) its rows' vectors.
+        self.split_vectors: bool | None = None  # None: on a warm remote handle
+        self._fresh_fragments: tuple[int, list[Any]] = (-1, [])
+        self._vector_blocks: dict[tuple[int, int | None], tuple[Any, Any]] = {}
 
     # --- freshness -------------------------------------------------------------------------
 
