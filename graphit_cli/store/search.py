@@ -9,8 +9,6 @@ from lancedb.query import FullTextOperator, MultiMatchQuery
 
 from graphit_cli.models import LexicalHit, Memory, MemoryFilter
 from graphit_cli.store import sql
-from graphit_cli.store.rowcache import CachedRow
-from graphit_cli.store.schema import from_record
 from graphit_cli.store.table import FTS_COLUMNS, TAKE_FLAGGED, VECTOR_INDEX, TableHandle
 
 # A warm remote handle reads a table of up to this many rows whole into its row cache.
@@ -182,9 +180,7 @@ class SearchMixin(TableHandle):
             self._warmed[name] = current[name]
         if changed and self.table.count_rows() <= PREFILL_MAX_ROWS:
             data = self.table.search().select(TAKE_FLAGGED).limit(None).to_arrow()
-            for record in data.to_pylist():
-                entry = CachedRow(from_record(record), not record["_no_vector"])
-                self.cache.put(int(record["_rowaddr"]), entry)
+            self._remember(data.to_pylist())
 
 
 def _search_where(flt: MemoryFilter | None, live_only: bool) -> str:

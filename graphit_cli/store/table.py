@@ -117,13 +117,18 @@ class TableHandle:
                 found[address] = entry
         columns = TAKE_FLAGGED if vector_flags else TAKE
         for start in range(0, len(missing), IN_CHUNK):
-            chunk = missing[start : start + IN_CHUNK]
-            for record in self.table.take_row_ids(chunk).select(columns).to_arrow().to_pylist():
-                flag = not record["_no_vector"] if vector_flags else None
-                entry = CachedRow(from_record(record), flag)
-                self.cache.put(int(record["_rowaddr"]), entry)
-                found[int(record["_rowaddr"])] = entry
+            query = self.table.take_row_ids(missing[start : start + IN_CHUNK]).select(columns)
+            found |= self._remember(query.to_arrow().to_pylist())
         return found
+
+    def _remember(self, records: list[dict[str, Any]]) -> dict[int, CachedRow]:
+        """Keep rows read with their address (`TAKE` or `TAKE_FLAGGED` columns) in the cache."""
+        kept: dict[int, CachedRow] = {}
+        for record in records:
+            flag = not record["_no_vector"] if "_no_vector" in record else None
+            kept[int(record["_rowaddr"])] = CachedRow(from_record(record), flag)
+            self.cache.put(int(record["_rowaddr"]), kept[int(record["_rowaddr"])])
+        return kept
 
     def _chain_rows(self, memory_ids: list[str]) -> list[tuple[int, Memory]]:
         """Every row (live and archived) of these chains with its address: addresses through
