@@ -27,10 +27,7 @@ from graphit_cli.models import (
     WriteResult,
 )
 from graphit_cli.scopes import Scope
-from graphit_cli.service_base import MAX_ATTEMPTS
-from graphit_cli.service_base import backoff as _backoff
-from graphit_cli.service_base import missing as _missing
-from graphit_cli.service_base import phantom as _phantom
+from graphit_cli.service_base import MAX_ATTEMPTS, backoff, missing, phantom
 from graphit_cli.service_duplicates import ServiceDuplicates
 from graphit_cli.service_reads import ServiceReads
 from graphit_cli.service_upkeep import ServiceUpkeep
@@ -183,7 +180,7 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
                     pending.append((plan.index, plan.draft))
             if not pending:
                 return done
-            _backoff(attempt)
+            backoff(attempt)
         raise Conflict(
             f"gave up after {MAX_ATTEMPTS} attempts: other writers kept changing "
             f"{len(pending)} of these memories; nothing was written for them"
@@ -233,7 +230,7 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
         live, tail = head
         now = self.clock()
         assert draft.id is not None
-        if _phantom(live, tail):
+        if phantom(live, tail):
             assert live is not None
             self.store.remove_exact(live)  # left by a writer that lost to a delete
             live = None
@@ -269,21 +266,21 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
         memory_id = revisions.validate_id(memory_id)
         for attempt in range(MAX_ATTEMPTS):
             live, tail = self.store.heads([memory_id]).get(memory_id, (None, None))
-            if live is not None and _phantom(live, tail):
+            if live is not None and phantom(live, tail):
                 self.store.remove_exact(live)
                 live = None
             if live is None:
-                raise _missing(memory_id, tail)
+                raise missing(memory_id, tail)
             rows = revisions.plan_delete(live, tail)
             try:
                 counts = self.store.merge(rows, delete_live=(live.key, live.revision))
             except Conflict:
-                _backoff(attempt)
+                backoff(attempt)
                 continue
             if counts.inserted == 1 and counts.deleted == 1:
                 self.store.fold_if_needed()
                 return WriteResult(WriteAction.DELETED, rows[0])
-            _backoff(attempt)
+            backoff(attempt)
         raise Conflict(
             f"gave up deleting {memory_id} after {MAX_ATTEMPTS} attempts: nothing deleted"
         )

@@ -8,6 +8,7 @@ from typing import Any
 from lancedb.query import FullTextOperator, MultiMatchQuery
 
 from graphit_cli.models import LexicalHit, Memory, MemoryFilter
+from graphit_cli.scopes import is_remote_uri
 from graphit_cli.store import sql
 from graphit_cli.store.table import FTS_COLUMNS, TAKE_FLAGGED, VECTOR_INDEX, TableHandle
 
@@ -92,12 +93,15 @@ class SearchMixin(TableHandle):
             if (entry := rows.get(address)) is not None
         ]
 
+    @property
+    def _warm_remote(self) -> bool:
+        """A remote handle past its first search: the daemon, the MCP server, the Explorer."""
+        return is_remote_uri(self.uri) and self._searches >= WARM_AFTER
+
     def _split_vector_search(self) -> bool:
         """Whether to search the vector index and the rows outside it apart (`_nearest_fresh`):
         on a warm remote handle (`split_vectors` overrides: tests run the path locally)."""
-        if self.split_vectors is not None:
-            return self.split_vectors
-        return "://" in self.uri and self._searches >= WARM_AFTER
+        return self._warm_remote if self.split_vectors is None else self.split_vectors
 
     def _nearest_fresh(self, vector: list[float]) -> list[tuple[int, float]] | None:
         """(address, cosine distance) of every live row with a vector outside the vector index,
@@ -170,7 +174,7 @@ class SearchMixin(TableHandle):
         Listing the indexes costs no request. It starts at the third retrieval of a handle: a
         one-shot command runs one search (two retrievals when hybrid) and never pays for it."""
         self._searches += 1
-        if self._searches < WARM_AFTER or "://" not in self.uri:
+        if not self._warm_remote:
             return
         names = {*(f"{column}_fts" for column in FTS_COLUMNS), VECTOR_INDEX}
         current = {ix.name: ix.index_uuid for ix in self.table.list_indices() if ix.name in names}
