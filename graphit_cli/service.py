@@ -1,13 +1,14 @@
-"""MemoryService: the memory use-cases (upsert, delete, source, history, list, ...).
+"""MemoryService: the memory use-cases (upsert, delete, source, history, search, ...).
 
 The CLI, the MCP server, the Explorer and the daemon call these methods and render what they
 return. Business rules live here and in the pure modules (`revisions`, `ordering`); LanceDB
 lives in `store/`. Must not import Typer or Rich.
 
-This module holds construction and the write path (upsert, delete, restore, import of exported
-rows); the other use-cases come from mixins, one per reason to change (see service_base.py):
-reads and search (service_reads.py), embeddings and maintenance (service_upkeep.py), the
-duplicate guard (service_duplicates.py).
+`MemoryService` is composed of collaborators with one job each, all working on the scope's
+store: `Writer` (this module: upsert, delete, restore, import of exported rows), `Reader`
+(service_reads.py: source, history, catalogue, search, recall, browse), `Upkeep`
+(service_upkeep.py: embeddings, maintenance, status) and `DuplicateGuard`
+(service_duplicates.py).
 """
 
 from __future__ import annotations
@@ -27,10 +28,17 @@ from graphit_cli.models import (
     WriteResult,
 )
 from graphit_cli.scopes import Scope
-from graphit_cli.service_base import MAX_ATTEMPTS, backoff, missing, phantom
-from graphit_cli.service_duplicates import ServiceDuplicates
-from graphit_cli.service_reads import ServiceReads
-from graphit_cli.service_upkeep import ServiceUpkeep
+from graphit_cli.service_base import (
+    MAX_ATTEMPTS,
+    Clock,
+    EmbedderFactory,
+    backoff,
+    missing,
+    phantom,
+)
+from graphit_cli.service_duplicates import DuplicateGuard
+from graphit_cli.service_reads import Reader
+from graphit_cli.service_upkeep import Upkeep
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
@@ -52,46 +60,15 @@ class _Plan:
     result: Memory  # the live row once committed (or the current one when unchanged)
 
 
-class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
-    def __init__(
-        self,
-        store: Store,
-        scope: Scope,
-        *,
-        author: str | None = None,
-        clock: Callable[[], datetime] = utcnow,
-        embedder: Callable[[], Embedder | None] | None = None,
-    ) -> None:
+class Writer:
+    """The write path of one scope's table: every change to a chain is one atomic commit."""
+
+    def __init__(self, store: Store, scope: Scope, reader: Reader, *, author: str, clock: Clock):
         self.store = store
         self.scope = scope
-        self.author = author or config.author()
+        self.author = author
         self.clock = clock
-        # Loading the model costs seconds: it is asked for only when a query needs a vector.
-        self._embedder_factory = embedder or _default_embedder
-
-    @classmethod
-    def open(
-        cls,
-        scope: Scope,
-        *,
-        create: bool = True,
-        embedder: Callable[[], Embedder | None] | None = None,
-    ) -> MemoryService:
-        from graphit_cli import providers
-        from graphit_cli.store import open_store
-
-        if scope.kind == "context":
-            from graphit_cli.portability.contexts import open_attached
-
-            attached = open_attached(scope)  # another project's table, read-only
-            if attached is not None:
-                return cls(attached, scope, embedder=embedder)
-        # Local directory or s3:// URI under the active provider; a remote scope is
-        # authorised afresh here on every open (no cached grant).
-        location = providers.resolve(scope)
-        store = open_store(location.uri, create=create, access=location.access)
-        scopes.record_scope_use(scope, location.uri)
-        return cls(store, scope, embedder=embedder)
+        self._reader = reader  # restore reads the revision it brings back
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -325,7 +302,7 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
                 f"give the revision to restore as {memory_id}/<revision-id> "
                 f"(see `graphit memory history {memory_id}`)"
             )
-        old = self.source(ref)
+        old = self._reader.source(ref)
         draft = MemoryDraft(
             id=old.id,
             title=old.title,
@@ -336,6 +313,89 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
             mandatory=old.mandatory,
         )
         return self.upsert(draft)
+
+
+class MemoryService:
+    """One scope's memory use-cases, each carried out by the collaborator whose job it is."""
+
+    def __init__(
+        self,
+        store: Store,
+        scope: Scope,
+        *,
+        author: str | None = None,
+        clock: Clock = utcnow,
+        embedder: EmbedderFactory | None = None,
+    ) -> None:
+        self.store = store
+        self.scope = scope
+        embedder = embedder or _default_embedder
+        self.reads = Reader(store, scope, embedder)
+        self.writes = Writer(
+            store, scope, self.reads, author=author or config.author(), clock=clock
+        )
+        self.upkeep = Upkeep(store, scope, embedder)
+        self.duplicates = DuplicateGuard(store, embedder)
+        # The use-cases, as their collaborators define them (typed by those methods).
+        self.upsert = self.writes.upsert
+        self.upsert_many = self.writes.upsert_many
+        self.delete = self.writes.delete
+        self.restore = self.writes.restore
+        self.import_rows = self.writes.import_rows
+        self.source = self.reads.source
+        self.history = self.reads.history
+        self.catalogue = self.reads.catalogue
+        self.search = self.reads.search
+        self.recall = self.reads.recall
+        self.browse = self.reads.browse
+        self.embed = self.upkeep.embed
+        self.embed_now = self.upkeep.embed_now
+        self.needs_embedding = self.upkeep.needs_embedding
+        self.is_empty = self.upkeep.is_empty
+        self.has_vectors = self.upkeep.has_vectors
+        self.maintain = self.upkeep.maintain
+        self.table_state = self.upkeep.table_state
+        self.live_vectors = self.upkeep.live_vectors
+        self.find_duplicate = self.duplicates.find_duplicate
+        self.live_duplicates = self.duplicates.live_duplicates
+
+    @property
+    def author(self) -> str:
+        """Who the writes are recorded as (`updated_by`)."""
+        return self.writes.author
+
+    @property
+    def clock(self) -> Clock:
+        """The time the writes are stamped with (a test may set another)."""
+        return self.writes.clock
+
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        self.writes.clock = clock
+
+    @classmethod
+    def open(
+        cls,
+        scope: Scope,
+        *,
+        create: bool = True,
+        embedder: Callable[[], Embedder | None] | None = None,
+    ) -> MemoryService:
+        from graphit_cli import providers
+        from graphit_cli.store import open_store
+
+        if scope.kind == "context":
+            from graphit_cli.portability.contexts import open_attached
+
+            attached = open_attached(scope)  # another project's table, read-only
+            if attached is not None:
+                return cls(attached, scope, embedder=embedder)
+        # Local directory or s3:// URI under the active provider; a remote scope is
+        # authorised afresh here on every open (no cached grant).
+        location = providers.resolve(scope)
+        store = open_store(location.uri, create=create, access=location.access)
+        scopes.record_scope_use(scope, location.uri)
+        return cls(store, scope, embedder=embedder)
 
 
 def _default_embedder() -> Embedder | None:

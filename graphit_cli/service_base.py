@@ -1,10 +1,9 @@
-"""What every part of MemoryService shares: its state, one read view, chain checks, backoff.
+"""What the service's collaborators share: one read view, chain checks, backoff.
 
-`MemoryService` (service.py) is assembled from mixins over `ServiceBase`, one per reason to
-change: the write path and construction (service.py), reads and search (service_reads.py),
-embeddings and maintenance (service_upkeep.py), the duplicate guard (service_duplicates.py).
-`ServiceBase` declares the state the facade's constructor sets, so mypy checks every part.
-Must not import Typer or Rich.
+`MemoryService` (service.py) is composed of collaborators with one job each: the write path
+(`Writer`, service.py), reads and search (`Reader`, service_reads.py), embeddings and
+maintenance (`Upkeep`, service_upkeep.py) and the duplicate guard (`DuplicateGuard`,
+service_duplicates.py). Each takes the store it works on. Must not import Typer or Rich.
 """
 
 from __future__ import annotations
@@ -14,27 +13,23 @@ import random
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from graphit_cli.errors import NotFound
 from graphit_cli.models import Memory
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
-    from graphit_cli.scopes import Scope
     from graphit_cli.store.base import Store
 
 MAX_ATTEMPTS = 30
 
+EmbedderFactory = Callable[[], "Embedder | None"]
+Clock = Callable[[], datetime]
 
-class ServiceBase:
-    """The state of a `MemoryService`, set by its constructor (service.py)."""
 
+class _OnStore(Protocol):
     store: Store
-    scope: Scope
-    author: str
-    clock: Callable[[], datetime]
-    _embedder_factory: Callable[[], Embedder | None]
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -44,7 +39,7 @@ def one_view(method: _F) -> _F:
     """A read-only use-case: its reads share one look for newer commits (`Store.snapshot`)."""
 
     @functools.wraps(method)
-    def wrapper(self: ServiceBase, *args: Any, **kwargs: Any) -> Any:
+    def wrapper(self: _OnStore, *args: Any, **kwargs: Any) -> Any:
         with self.store.snapshot():
             return method(self, *args, **kwargs)
 

@@ -1,7 +1,7 @@
-"""MemoryService's duplicate guard: does a new memory say what a live one already says?
+"""The service's duplicate guard: does a new memory say what a live one already says?
 
-A mixin over `ServiceBase` (see service_base.py); callers use it through `MemoryService`.
-Must not import Typer or Rich.
+`DuplicateGuard` is one of `MemoryService`'s collaborators (see service_base.py); callers use
+it through `MemoryService`. Must not import Typer or Rich.
 """
 
 from __future__ import annotations
@@ -9,11 +9,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from graphit_cli import revisions
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import Memory, MemoryDraft
-from graphit_cli.service_base import ServiceBase, one_view
+from graphit_cli.service_base import EmbedderFactory, one_view
+
+if TYPE_CHECKING:
+    from graphit_cli.store.base import Store
 
 DUPLICATE_CANDIDATES = 8  # nearest live memories compared, per retriever
 DUPLICATE_COSINE = 0.92  # embedding similarity of title + body
@@ -22,7 +26,13 @@ DUPLICATE_TITLE = 0.6  # title similarity (character or word overlap, whichever 
 BATCH_HASH_LOOKUPS = 20  # a batch with more new records reads the live rows once instead
 
 
-class ServiceDuplicates(ServiceBase):
+class DuplicateGuard:
+    """Finds the live memory a new one would repeat (exact, near-exact wording, or meaning)."""
+
+    def __init__(self, store: Store, embedder: EmbedderFactory) -> None:
+        self.store = store
+        self._embedder_factory = embedder
+
     @one_view
     def find_duplicate(self, draft: MemoryDraft, *, semantic: bool = True) -> Memory | None:
         """A live memory that already says what `draft` would create, or None.

@@ -1,12 +1,13 @@
-"""MemoryService's reads: source, history, catalogue, search, recall, the Explorer's browse.
+"""The service's reads: source, history, catalogue, search, recall, the Explorer's browse.
 
-A mixin over `ServiceBase` (see service_base.py); callers use it through `MemoryService`.
-Must not import Typer or Rich.
+`Reader` is one of `MemoryService`'s collaborators (see service_base.py); callers use it
+through `MemoryService`. Must not import Typer or Rich.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from graphit_cli import ordering, ranking, revisions
 from graphit_cli.errors import InvalidInput, NotFound
@@ -21,14 +22,28 @@ from graphit_cli.models import (
     SearchHit,
     SearchResult,
 )
-from graphit_cli.service_base import ServiceBase, missing, one_view, phantom
+from graphit_cli.service_base import EmbedderFactory, missing, one_view, phantom
+
+if TYPE_CHECKING:
+    from graphit_cli.scopes import Scope
+    from graphit_cli.store.base import Store
 
 WINDOW_FACTOR = 4  # the selection window: 4 x top_k chains by relevance
 NO_LIMIT_POOL = 1000  # candidate rows per retriever when top_k is 0 (no limit)
 BROWSE_TOP_K = 100  # memories the Explorer's search box selects (as `search --top-k 100`)
 
 
-class ServiceReads(ServiceBase):
+class Reader:
+    """Reads one scope's table: rows by key, chains, the catalogue, search and recall."""
+
+    def __init__(self, store: Store, scope: Scope, embedder: EmbedderFactory) -> None:
+        self.store = store
+        self.scope = scope
+        # Loading the model costs time: it is asked for only when a query needs a vector.
+        self._embedder_factory = embedder
+        # The Explorer's live index, by the table version it was read at (`_live_index`).
+        self._index_cache: tuple[int, list[LiveSummary]] | None = None
+
     @one_view
     def source(self, ref: str) -> Memory:
         """`<id>` (the live row) or `<id>/<revision_id>` (an archived revision)."""
@@ -201,8 +216,6 @@ class ServiceReads(ServiceBase):
         return RecallResult(mandatory, found)
 
     # --- the Explorer's catalogue (graphit_cli/explorer) ------------------------------------
-
-    _index_cache: tuple[int, list[LiveSummary]] | None = None
 
     def _live_index(self) -> list[LiveSummary]:
         """The store's live index, reused while the table has not moved (a version check costs

@@ -1,7 +1,7 @@
-"""MemoryService's upkeep: the embedding pass, embedding fresh writes, maintenance, status.
+"""The service's upkeep: the embedding pass, embedding fresh writes, maintenance, status.
 
-A mixin over `ServiceBase` (see service_base.py); callers use it through `MemoryService`.
-Must not import Typer or Rich.
+`Upkeep` is one of `MemoryService`'s collaborators (see service_base.py); callers use it
+through `MemoryService`. Must not import Typer or Rich.
 """
 
 from __future__ import annotations
@@ -13,16 +13,25 @@ from typing import TYPE_CHECKING, Any
 from graphit_cli import maintenance, revisions, runstate
 from graphit_cli.errors import CommitContention, InvalidInput
 from graphit_cli.models import EmbedReport, MaintenanceReport
-from graphit_cli.service_base import MAX_ATTEMPTS, ServiceBase, backoff
+from graphit_cli.service_base import MAX_ATTEMPTS, EmbedderFactory, backoff
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.models import TableState
+    from graphit_cli.scopes import Scope
+    from graphit_cli.store.base import Store
 
 EMBED_BATCH = 64
 
 
-class ServiceUpkeep(ServiceBase):
+class Upkeep:
+    """Keeps one scope's table embedded and maintained, and reports its state."""
+
+    def __init__(self, store: Store, scope: Scope, embedder: EmbedderFactory) -> None:
+        self.store = store
+        self.scope = scope
+        self._embedder_factory = embedder
+
     # --- embeddings ------------------------------------------------------------------------
 
     def embed(

@@ -18,7 +18,7 @@ from graphit_cli.consolidate.candidates import find_candidates
 from graphit_cli.consolidate.consolidator import Consolidator
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import Memory, MemoryDraft
-from graphit_cli.service import MemoryService
+from graphit_cli.service import MemoryService, Writer
 from tests.embedders import HashingEmbedder
 
 FILLER = [
@@ -417,9 +417,9 @@ def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: 
     marked as merged, the outcome says so with exit code 5, and undo restores it."""
     from graphit_cli.errors import StorageUnavailable
 
-    real_delete = MemoryService.delete
+    real_delete = Writer.delete
 
-    def flaky_delete(self: MemoryService, memory_id: str):  # type: ignore[no-untyped-def]
+    def flaky_delete(self: Writer, memory_id: str):  # type: ignore[no-untyped-def]
         if memory_id == table["uv_copy"]:
             raise StorageUnavailable("write to the table failed: injected")
         return real_delete(self, memory_id)
@@ -432,7 +432,7 @@ def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: 
             {"action": "merge", "ids": ids, "keep_id": ids[0], "revisions": {i: 1 for i in ids}}
         ],
     }
-    monkeypatch.setattr(MemoryService, "delete", flaky_delete)
+    monkeypatch.setattr(Writer, "delete", flaky_delete)
     result = cli(
         "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
     )
@@ -443,7 +443,7 @@ def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: 
     assert "is marked as merged into" in failed["detail"] and "injected" in failed["detail"]
     marked = service.source(table["uv_copy"])
     assert marked.title == f"[merged into {table['uv']}] use UV"
-    monkeypatch.setattr(MemoryService, "delete", real_delete)
+    monkeypatch.setattr(Writer, "delete", real_delete)
     undone = cli("memory", "consolidate", "undo", outcome["log"], "-f", "json")
     assert undone.exit_code == 0 and undone.json()["refused"] == []
     assert snapshot_all(service) == before
