@@ -25,6 +25,7 @@ import os
 import statistics
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def evaluate(
         ranked = []
         for rank, item in enumerate(matched):
             important, mandatory = flags.get(item.row.id, (False, False))
-            ranked.append((rank, item.row.evolve(important=important, mandatory=mandatory), item))
+            ranked.append((rank, replace(item.row, important=important, mandatory=mandatory), item))
         chosen = ordering.select(
             ranked, lambda r: r[1], TOP_K, WINDOW, eligible=lambda r, f=floor: r[2].score >= f
         )

@@ -5,7 +5,7 @@ Pure data: no I/O, no heavy imports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
@@ -67,9 +67,6 @@ class Memory:
         if self.important:
             return Category.IMPORTANT
         return Category.NORMAL
-
-    def evolve(self, **changes: object) -> Memory:
-        return replace(self, **changes)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

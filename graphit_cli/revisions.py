@@ -18,6 +18,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from dataclasses import replace
 from datetime import datetime
 
 from graphit_cli.errors import InvalidInput
@@ -182,7 +183,8 @@ def revise(current: Memory, draft: MemoryDraft, *, author: str, now: datetime) -
         current.mandatory,
     ):
         return None
-    return current.evolve(
+    return replace(
+        current,
         title=title,
         body=body,
         type=memory_type,
@@ -201,17 +203,17 @@ def revise(current: Memory, draft: MemoryDraft, *, author: str, now: datetime) -
 def archive_of(row: Memory, *, successor: str | None) -> Memory:
     """Revision `row` as an archived row whose `next` is `successor` (None: deleted)."""
     rid = revision_id_for(row.id, row.revision, row.updated_at)
-    return row.evolve(
-        key=archive_key(row.id, rid), revision_id=rid, superseded=True, next=successor
+    return replace(
+        row, key=archive_key(row.id, rid), revision_id=rid, superseded=True, next=successor
     )
 
 
 def plan_update(current: Memory, tail: Memory | None, revised: Memory) -> list[Memory]:
     """Rows for live revision N -> N+1: archive N, re-point archive N-1, replace the live row."""
     archived = archive_of(current, successor=current.id)
-    rows = [archived, revised.evolve(previous=archived.key, next=None)]
+    rows = [archived, replace(revised, previous=archived.key, next=None)]
     if tail is not None:
-        rows.append(tail.evolve(next=archived.key))
+        rows.append(replace(tail, next=archived.key))
     return rows
 
 
@@ -223,14 +225,14 @@ def plan_delete(current: Memory, tail: Memory | None) -> list[Memory]:
     final = archive_of(current, successor=None)
     rows = [final]
     if tail is not None:
-        rows.append(tail.evolve(next=final.key))
+        rows.append(replace(tail, next=final.key))
     return rows
 
 
 def plan_revive(final: Memory, draft: MemoryDraft, *, author: str, now: datetime) -> list[Memory]:
     """Writing to a deleted id continues its chain: a new live row after the final archive."""
-    base = final.evolve(key=final.id, revision_id="", superseded=False, next=None)
+    base = replace(final, key=final.id, revision_id="", superseded=False, next=None)
     revised = revise(base, draft, author=author, now=now)
     if revised is None:  # same content as when it was deleted: restore it as it was
-        revised = base.evolve(revision=base.revision + 1, updated_at=now, updated_by=author)
-    return [final.evolve(next=final.id), revised.evolve(previous=final.key)]
+        revised = replace(base, revision=base.revision + 1, updated_at=now, updated_by=author)
+    return [replace(final, next=final.id), replace(revised, previous=final.key)]

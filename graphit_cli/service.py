@@ -281,7 +281,7 @@ class Writer:
             self.store.set_embedding_model(embedding_model)
             current = embedding_model
         if current != embedding_model:
-            rows = [r.evolve(embedding=None) if r.embedding is not None else r for r in rows]
+            rows = [replace(r, embedding=None) if r.embedding is not None else r for r in rows]
         counts = self.store.import_rows(rows, plan)
         if counts is not None:
             self.store.fold_if_needed(written_rows=counts.inserted + counts.updated)

@@ -10,6 +10,7 @@ hold it, and nothing else (no `' OR '1'='1` widening, no LIKE wildcard, no backs
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -76,7 +77,7 @@ def row(key: str, *, memory_id: str | None = None, **changes: object) -> Memory:
         author="tester",
         now=NOW,
     )
-    return base.evolve(key=key, id=memory_id or key, **changes)
+    return replace(base, key=key, id=memory_id or key, **changes)
 
 
 @pytest.fixture(scope="module")

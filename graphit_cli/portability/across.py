@@ -62,7 +62,7 @@ def recall_scopes() -> tuple[list[Scope], list[str]]:
 def _label(memory: Memory, scope: Scope) -> Memory:
     if (memory.scope_kind, memory.scope_id) == (scope.kind, scope.id):
         return memory
-    return memory.evolve(scope_kind=scope.kind, scope_id=scope.id)
+    return replace(memory, scope_kind=scope.kind, scope_id=scope.id)
 
 
 def mandatory(services: list[MemoryService]) -> list[Memory]:

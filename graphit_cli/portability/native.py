@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,7 @@ def row_from_dict(data: Any, scope: Scope) -> Memory:
             isinstance(v, int | float) and not isinstance(v, bool) for v in embedding
         ):
             raise InvalidInput("embedding must be a list of numbers")
-        memory = memory.evolve(embedding=tuple(float(v) for v in embedding))
+        memory = replace(memory, embedding=tuple(float(v) for v in embedding))
     return memory
 
 
@@ -195,7 +195,7 @@ def _link_rank(row: Memory) -> int:
 
 
 def _same(a: Memory, b: Memory) -> bool:
-    return a.evolve(embedding=None) == b.evolve(embedding=None)
+    return replace(a, embedding=None) == replace(b, embedding=None)
 
 
 @dataclass
@@ -240,9 +240,9 @@ class RowPlan:
                     f"this table is at revision {old.revision}, the import at {row.revision}"
                 )
             elif not row.is_live and _link_rank(row) > _link_rank(old):
-                changed(row, old.evolve(next=row.next))
+                changed(row, replace(old, next=row.next))
             elif old.embedding is None and row.embedding is not None and _same(row, old):
-                changed(row, old.evolve(embedding=row.embedding))
+                changed(row, replace(old, embedding=row.embedding))
         for row in incoming:
             if row.is_live or row.next is not None or row.id in incoming_live:
                 continue

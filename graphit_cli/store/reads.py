@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pyarrow as pa
@@ -35,7 +36,7 @@ class ReadMixin(TableHandle):
         located = [(a, r) for a, r in self._chain_rows(memory_ids) if _is_head_row(r)]
         if vectors:
             found_vectors = self._vectors([a for a, _ in located])
-            located = [(a, r.evolve(embedding=found_vectors.get(a))) for a, r in located]
+            located = [(a, replace(r, embedding=found_vectors.get(a))) for a, r in located]
         rows = [r for _, r in located]
         found: dict[str, tuple[Memory | None, Memory | None]] = {}
         for row in rows:
