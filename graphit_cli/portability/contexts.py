@@ -21,10 +21,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from graphit_cli import config, scopes
-from graphit_cli.errors import AccessDenied, Conflict, GraphitError, InvalidInput, NotFound
+from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
 from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
@@ -148,40 +148,11 @@ def open_attached(scope: Scope) -> Store | None:
         return None
     from graphit_cli import providers
     from graphit_cli.store import open_store
+    from graphit_cli.store.proxy import ReadOnlyStore
 
     location = providers.resolve(Scope("project", project))
     store = open_store(location.uri, create=False, access=location.access)
-    return ReadOnlyStore(store, f"context {scope.id} is attached read-only from project {project}")  # type: ignore[return-value]
-
-
-class ReadOnlyStore:
-    """A store whose writes are refused: an attached project is read, never written."""
-
-    _WRITES = frozenset(
-        {
-            "merge",
-            "remove_exact",
-            "import_rows",
-            "write_embeddings",
-            "clear_embeddings",
-            "set_embedding_model",
-            "optimize",
-            "build_vector_index",
-            "compact_small_fragments",
-        }
-    )
-
-    def __init__(self, store: Any, reason: str) -> None:
-        self._store = store
-        self._reason = reason
-
-    def fold_if_needed(self, written_rows: int = 1) -> None:
-        return None
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self._WRITES:
-            raise AccessDenied(f"{self._reason}: write to that project instead")
-        return getattr(self._store, name)
+    return ReadOnlyStore(store, f"context {scope.id} is attached read-only from project {project}")
 
 
 # --- the use-cases --------------------------------------------------------------------------

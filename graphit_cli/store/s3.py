@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, TypeVar
 
 from graphit_cli.credentials import RemoteAccess, renewed
 from graphit_cli.errors import (
@@ -25,11 +23,15 @@ from graphit_cli.errors import (
     NoSuchBucket,
     StorageUnavailable,
 )
-from graphit_cli.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
-from graphit_cli.store.base import MergeCounts
+from graphit_cli.store.proxy import StoreProxy
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from graphit_cli.store.base import Store
     from graphit_cli.store.lance import MemoryStore
+
+R = TypeVar("R")
 
 log = logging.getLogger(__name__)
 
@@ -118,24 +120,23 @@ def storage_error(exc: BaseException, access: RemoteAccess) -> GraphitError | No
     return None
 
 
-class RemoteStore:
+class RemoteStore(StoreProxy):
     """A Store on S3: every call maps storage failures and renews expired credentials.
 
-    It implements the Store protocol by delegating to a local-style MemoryStore opened at the
-    s3:// URI: an expired credential is renewed (once per call, reopening the table) and any
-    object-store failure becomes a one-line GraphitError.
+    It passes each call (`StoreProxy`) to a MemoryStore opened at the s3:// URI: an expired
+    credential is renewed (once per call, reopening the table) and any object-store failure
+    becomes a one-line GraphitError.
     """
 
     def __init__(self, inner: MemoryStore, access: RemoteAccess, create: bool) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.access = access
-        self.uri = access.uri
         self._create = create
 
-    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+    def _call(self, op: Callable[[Store], R]) -> R:
         self.renew_if_due()
         try:
-            return getattr(self.inner, name)(*args, **kwargs)
+            return op(self.inner)
         except Exception as exc:
             mapped = storage_error(exc, self.access)
             if not isinstance(mapped, CredentialsExpired) or self.access.renew is None:
@@ -144,10 +145,10 @@ class RemoteStore:
                 raise
         # Expired mid-command: ask the issuer again, reopen, and repeat the call once. A merge
         # that failed this way did not commit; repeating it is the service's CAS retry anyway.
-        log.debug("credentials expired during %s; renewing", name)
+        log.debug("credentials expired during a call to %s; renewing", self.uri)
         self.renew()
         try:
-            return getattr(self.inner, name)(*args, **kwargs)
+            return op(self.inner)
         except Exception as exc:
             mapped = storage_error(exc, self.access)
             if mapped is not None:
@@ -171,147 +172,6 @@ class RemoteStore:
             if mapped is not None:
                 raise mapped from exc
             raise
-
-    # --- the Store protocol ------------------------------------------------------------------
-
-    def snapshot(self) -> AbstractContextManager[None]:
-        # After a renewal mid-snapshot the new handle simply looks before every read.
-        return self.inner.snapshot()
-
-    def get(self, key: str, *, vectors: bool = False) -> Memory | None:
-        return cast("Memory | None", self._call("get", key, vectors=vectors))
-
-    def chain(self, memory_id: str) -> list[Memory]:
-        return cast("list[Memory]", self._call("chain", memory_id))
-
-    def heads(
-        self, memory_ids: list[str], *, vectors: bool = True
-    ) -> dict[str, tuple[Memory | None, Memory | None]]:
-        return cast(
-            "dict[str, tuple[Memory | None, Memory | None]]",
-            self._call("heads", memory_ids, vectors=vectors),
-        )
-
-    def live(self, flt: MemoryFilter | None = None) -> list[Memory]:
-        return cast("list[Memory]", self._call("live", flt))
-
-    def deleted_ids(self, memory_ids: list[str] | None = None) -> set[str]:
-        return cast("set[str]", self._call("deleted_ids", memory_ids))
-
-    def live_with_hash(self, content_hash: str, limit: int = 5) -> list[Memory]:
-        return cast("list[Memory]", self._call("live_with_hash", content_hash, limit))
-
-    def rows_for_keys(self, keys: list[str], *, vectors: bool = False) -> list[Memory]:
-        return cast("list[Memory]", self._call("rows_for_keys", keys, vectors=vectors))
-
-    def rows(self) -> int:
-        return int(self._call("rows"))
-
-    def count(self, where: str = "") -> int:
-        return int(self._call("count", where))
-
-    def search_text(
-        self,
-        text: str,
-        limit: int,
-        *,
-        flt: MemoryFilter | None = None,
-        live_only: bool = False,
-        vector_flags: bool = True,
-    ) -> list[LexicalHit]:
-        return cast(
-            "list[LexicalHit]",
-            self._call(
-                "search_text", text, limit, flt=flt, live_only=live_only, vector_flags=vector_flags
-            ),
-        )
-
-    def search_vector(
-        self,
-        vector: list[float],
-        limit: int,
-        *,
-        flt: MemoryFilter | None = None,
-        live_only: bool = False,
-    ) -> list[tuple[Memory, float]]:
-        return cast(
-            "list[tuple[Memory, float]]",
-            self._call("search_vector", vector, limit, flt=flt, live_only=live_only),
-        )
-
-    def embedding_model(self) -> str | None:
-        return cast("str | None", self._call("embedding_model"))
-
-    def set_embedding_model(self, model_id: str) -> None:
-        self._call("set_embedding_model", model_id)
-
-    def clear_embeddings(self) -> None:
-        self._call("clear_embeddings")
-
-    def missing_vectors(self) -> int:
-        return int(self._call("missing_vectors"))
-
-    def rows_to_embed(self, limit: int) -> list[Memory]:
-        return cast("list[Memory]", self._call("rows_to_embed", limit))
-
-    def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
-        return int(self._call("write_embeddings", items))
-
-    def merge(
-        self,
-        rows: list[Memory],
-        *,
-        delete_live: tuple[str, int] | None = None,
-        chains_exist: bool = False,
-    ) -> MergeCounts:
-        return cast(
-            "MergeCounts",
-            self._call("merge", rows, delete_live=delete_live, chains_exist=chains_exist),
-        )
-
-    def version(self) -> int:
-        return int(self._call("version"))
-
-    def remove_exact(self, row: Memory) -> int:
-        return int(self._call("remove_exact", row))
-
-    def fold_if_needed(self, written_rows: int = 1) -> str | None:
-        return cast("str | None", self._call("fold_if_needed", written_rows))
-
-    def optimize(self) -> None:
-        self._call("optimize")
-
-    def refresh(self) -> None:
-        self._call("refresh")
-
-    def has_vector_index(self) -> bool:
-        return bool(self._call("has_vector_index"))
-
-    def build_vector_index(self, rows_with_vectors: int) -> None:
-        self._call("build_vector_index", rows_with_vectors)
-
-    def state(self) -> TableState:
-        return cast("TableState", self._call("state"))
-
-    def live_vectors(self) -> tuple[list[str], Any]:
-        return cast("tuple[list[str], Any]", self._call("live_vectors"))
-
-    # --- the Explorer's catalogue ----------------------------------------------------------
-
-    def live_index(self) -> list[LiveSummary]:
-        return cast("list[LiveSummary]", self._call("live_index"))
-
-    # --- export and import (portability) ---------------------------------------------------
-
-    def export_rows(self, *, archived: bool = False, vectors: bool = False) -> list[Memory]:
-        return cast("list[Memory]", self._call("export_rows", archived=archived, vectors=vectors))
-
-    def import_rows(
-        self,
-        rows: list[Memory],
-        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
-    ) -> MergeCounts | None:
-        return cast("MergeCounts | None", self._call("import_rows", rows, plan))
 
 
 def open_remote(access: RemoteAccess, *, create: bool = True) -> RemoteStore:
