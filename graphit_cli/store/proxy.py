@@ -4,8 +4,8 @@ The two stores that wrap another one differ only in what happens around a call: 
 store maps object-store failures and renews credentials (`store.s3.RemoteStore`), the
 read-only store refuses writes (`ReadOnlyStore`, for an attached project). Each overrides
 `_call` (or a write method) instead of forwarding by name, so mypy checks every method
-against the `Store` protocol, and a method added to the protocol fails the type check until
-the proxy has it (`open_store` and `open_attached` return them as a `Store`). Pure typing: no heavy imports.
+against the `Store` protocol (`open_store` and `open_attached` return them as a `Store`), and a
+method added to the protocol fails the type check until the proxy has it. No heavy imports.
 """
 
 from __future__ import annotations
