@@ -556,12 +556,12 @@ def test_maintain_reports_only_what_it_did(
 def test_fold_failure_is_logged_not_swallowed(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.store.lance import MemoryStore
+    from graphit_cli.store.upkeep import Upkeep
 
-    def broken(self: MemoryStore) -> None:
+    def broken(self: Upkeep) -> None:
         raise RuntimeError("disk quota exceeded")
 
-    monkeypatch.setattr(MemoryStore, "compact_small_fragments", broken)
+    monkeypatch.setattr(Upkeep, "compact_small_fragments", broken)
     monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "1")
     result = cli("memory", "upsert", "--title", "T", "--body", "b")
     assert result.exit_code == 0  # the write committed; folding is best effort

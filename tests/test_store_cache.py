@@ -111,7 +111,7 @@ def test_one_handle_searched_from_several_threads_at_once(scope) -> None:  # typ
 
 
 def _nearest(svc: MemoryService, vector: list[float], split: bool) -> list[tuple[str, float]]:
-    svc.store.split_vectors = split
+    svc.store.searches.split_vectors = split
     return [(m.key, round(s, 5)) for m, s in svc.store.search_vector(vector, 40)]
 
 
@@ -145,7 +145,7 @@ def test_vector_search_outside_the_index_ranks_as_lancedb_does(scope) -> None:  
         svc.embed(embedder)
         for vector in queries:
             split, plain = _nearest(svc, vector, True), _nearest(svc, vector, False)
-            assert svc.store._fresh_fragments[1]  # the split path did see rows outside
+            assert svc.store.searches._fresh_fragments[1]  # the split path did see rows outside
             # The same similarities in the same order; rows of equal similarity may swap, and
             # at the cut-off either of two equal rows may be the one kept.
             assert [s for _, s in split] == [s for _, s in plain]

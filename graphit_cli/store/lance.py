@@ -1,8 +1,7 @@
-"""One scope's LanceDB table: `MemoryStore`, and what it does alone: open or create the table,
-and write to it (the atomic merge, its compare-and-swap, imports).
-
-It is the handle (store/table.py) with its reads (store/reads.py), searches (store/search.py)
-and upkeep (store/upkeep.py). Everything LanceDB-specific lives in store/ (see LANCEDB_NOTES.md
+"""One scope's LanceDB table: `MemoryStore`, which opens or creates the table and is composed
+of parts over one handle (store/table.py): its reads (store/reads.py), searches
+(store/search.py), upkeep (store/upkeep.py) and `Writes` (here: the atomic merge, its
+compare-and-swap, imports). Everything LanceDB-specific lives in store/ (see LANCEDB_NOTES.md
 for the measured behaviour this code relies on). Callers speak in Memory rows and MemoryFilters.
 """
 
@@ -20,9 +19,9 @@ from graphit_cli.errors import CommitContention, StorageUnavailable
 from graphit_cli.models import Memory
 from graphit_cli.store import sql
 from graphit_cli.store.base import MergeCounts
-from graphit_cli.store.reads import ReadMixin
+from graphit_cli.store.reads import Reads
 from graphit_cli.store.schema import memory_schema, to_arrow
-from graphit_cli.store.search import SearchMixin
+from graphit_cli.store.search import Search
 from graphit_cli.store.table import (
     BITMAP_COLUMNS,
     FTS_COLUMNS,
@@ -30,9 +29,10 @@ from graphit_cli.store.table import (
     IN_CHUNK,
     KEY_INDEX,
     TABLE_NAME,
+    TableHandle,
     is_commit_conflict,
 )
-from graphit_cli.store.upkeep import UpkeepMixin
+from graphit_cli.store.upkeep import Upkeep
 
 __all__ = ["KEY_INDEX", "MemoryStore", "is_commit_conflict"]
 
@@ -55,8 +55,163 @@ def _fts_config() -> FTS:
     return FTS(stem=True, remove_stop_words=True, lower_case=True, language="English")
 
 
-class MemoryStore(ReadMixin, SearchMixin, UpkeepMixin):
-    """A scope's authoritative table (freshness: see `TableHandle`)."""
+class Writes:
+    """Every change to the table's rows: one merge_insert commit each."""
+
+    def __init__(self, handle: TableHandle) -> None:
+        self.handle = handle
+
+    # --- writes ----------------------------------------------------------------------------
+
+    def merge(
+        self,
+        rows: list[Memory],
+        *,
+        delete_live: tuple[str, int] | None = None,
+        chains_exist: bool = False,
+    ) -> MergeCounts:
+        """Commit `rows` (and optionally remove a live row at a given revision) in one commit.
+
+        `chains_exist`: every chain in `rows` already has a row this merge updates (a live
+        row's compare-and-swap, or a final archive's `next` link), so a racing writer of the
+        same chain updates that row too and one of the two commits conflicts and re-runs. Such
+        a merge finds its keys through the `key` index instead of scanning every key (at 100k
+        rows the merge takes 11 ms instead of 20). Any other merge scans: the index would let
+        two racing inserts of one new key both land (LANCEDB_NOTES), which only the scan's
+        primary-key check stops.
+        """
+        builder = (
+            self.handle.table.merge_insert("key")
+            .when_matched_update_all(where=CAS_CONDITION)
+            .when_not_matched_insert_all()
+        )
+        if delete_live is not None:
+            key, revision = delete_live
+            builder = builder.when_not_matched_by_source_delete(
+                f"key = {sql.literal(key)} AND revision = {int(revision)}"
+            )
+        indexed = chains_exist and delete_live is None
+        return self._execute(builder.use_index(indexed), rows)
+
+    def remove_exact(self, row: Memory) -> int:
+        """Delete `row` only if it is still exactly this revision (undoes a misplaced insert)."""
+        previous = f"previous = {sql.literal(row.previous)}" if row.previous else "previous IS NULL"
+        where = (
+            f"key = {sql.literal(row.key)} AND revision = {int(row.revision)}"
+            f" AND content_hash = {sql.literal(row.content_hash)} AND {previous}"
+        )
+        deleted = int(self.handle.table.delete(where).num_deleted_rows)
+        self.handle.wrote()
+        return deleted
+
+    # --- import (portability) --------------------------------------------------------------
+
+    def import_rows(
+        self,
+        rows: list[Memory],
+        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
+    ) -> MergeCounts | None:
+        """Write exported rows as they are (ids, revisions, links and dates kept).
+
+        `plan` gets the incoming rows and the rows this table already holds for their chains,
+        and returns the rows to write (inserted, or replacing the row with the same key) and
+        the live keys to remove (chains the import closes); all of it lands in one commit.
+        Nothing to write: no commit at all, so importing the same rows twice changes nothing.
+        """
+        ids = sorted({r.id for r in rows})
+        existing: list[Memory] = []
+        self.handle.latest()
+        for start in range(0, len(ids), IN_CHUNK):
+            existing += self.handle.rows_where(
+                sql.in_list("id", ids[start : start + IN_CHUNK]), vectors=True
+            )
+        write, remove = plan(rows, existing)
+        if not write and not remove:
+            return None
+        builder = (
+            self.handle.table.merge_insert("key")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .use_index(False)  # inserts: the scan's primary-key check stops racing duplicates
+        )
+        if remove:
+            builder = builder.when_not_matched_by_source_delete(sql.in_list("key", remove))
+        return self._execute(builder, write)
+
+    def _execute(self, builder: Any, rows: list[Memory]) -> MergeCounts:
+        """Run one merge_insert commit; a lost race is CommitContention (callers retry)."""
+        data = to_arrow(rows, self.handle.arrow_schema())
+        self.handle.wrote()
+        try:
+            # Rows without a vector yet are valid; vectors are validated before they get here.
+            result = builder.execute(data, on_bad_vectors="null")
+        except (RuntimeError, OSError, ValueError) as exc:
+            message = str(exc)
+            if is_commit_conflict(exc):
+                raise CommitContention(f"commit contention: {message.splitlines()[0]}") from exc
+            raise StorageUnavailable(
+                f"write to {self.handle.uri} failed: {message.splitlines()[0]}"
+            ) from exc
+        return MergeCounts(
+            inserted=int(result.num_inserted_rows),
+            updated=int(result.num_updated_rows),
+            deleted=int(result.num_deleted_rows),
+            version=int(result.version),
+        )
+
+
+class MemoryStore:
+    """A scope's authoritative table, composed of parts with one job each over one handle
+    (freshness: see `TableHandle`). It implements the `Store` protocol with their methods."""
+
+    def __init__(self, table: Any, uri: str) -> None:
+        self.handle = TableHandle(table, uri)
+        self.uri = uri
+        self.reads = Reads(self.handle)
+        self.searches = Search(self.handle)
+        self.upkeep = Upkeep(self.handle)
+        self.writes = Writes(self.handle)
+        # The Store protocol, as the parts define it (typed by their methods).
+        self.snapshot = self.handle.snapshot
+        self.refresh = self.handle.refresh
+        self.version = self.handle.version
+        self.count = self.handle.count
+        self.get = self.reads.get
+        self.chain = self.reads.chain
+        self.heads = self.reads.heads
+        self.live = self.reads.live
+        self.deleted_ids = self.reads.deleted_ids
+        self.live_with_hash = self.reads.live_with_hash
+        self.rows_for_keys = self.reads.rows_for_keys
+        self.rows = self.reads.rows
+        self.missing_vectors = self.reads.missing_vectors
+        self.live_vectors = self.reads.live_vectors
+        self.live_index = self.reads.live_index
+        self.export_rows = self.reads.export_rows
+        self.search_text = self.searches.search_text
+        self.search_vector = self.searches.search_vector
+        self.embedding_model = self.upkeep.embedding_model
+        self.set_embedding_model = self.upkeep.set_embedding_model
+        self.clear_embeddings = self.upkeep.clear_embeddings
+        self.rows_to_embed = self.upkeep.rows_to_embed
+        self.write_embeddings = self.upkeep.write_embeddings
+        self.fold_if_needed = self.upkeep.fold_if_needed
+        self.optimize = self.upkeep.optimize
+        self.has_vector_index = self.upkeep.has_vector_index
+        self.build_vector_index = self.upkeep.build_vector_index
+        self.state = self.upkeep.state
+        self.merge = self.writes.merge
+        self.remove_exact = self.writes.remove_exact
+        self.import_rows = self.writes.import_rows
+
+    @property
+    def table(self) -> Any:
+        """The LanceDB table (tests and benchmarks read its version)."""
+        return self.handle.table
+
+    @property
+    def cache(self) -> Any:
+        return self.handle.cache
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -108,99 +263,3 @@ class MemoryStore(ReadMixin, SearchMixin, UpkeepMixin):
         for column in BITMAP_COLUMNS:
             table.create_index(column, config=Bitmap(), name=f"{column}_bitmap")
         return table
-
-    # --- writes ----------------------------------------------------------------------------
-
-    def merge(
-        self,
-        rows: list[Memory],
-        *,
-        delete_live: tuple[str, int] | None = None,
-        chains_exist: bool = False,
-    ) -> MergeCounts:
-        """Commit `rows` (and optionally remove a live row at a given revision) in one commit.
-
-        `chains_exist`: every chain in `rows` already has a row this merge updates (a live
-        row's compare-and-swap, or a final archive's `next` link), so a racing writer of the
-        same chain updates that row too and one of the two commits conflicts and re-runs. Such
-        a merge finds its keys through the `key` index instead of scanning every key (at 100k
-        rows the merge takes 11 ms instead of 20). Any other merge scans: the index would let
-        two racing inserts of one new key both land (LANCEDB_NOTES), which only the scan's
-        primary-key check stops.
-        """
-        builder = (
-            self.table.merge_insert("key")
-            .when_matched_update_all(where=CAS_CONDITION)
-            .when_not_matched_insert_all()
-        )
-        if delete_live is not None:
-            key, revision = delete_live
-            builder = builder.when_not_matched_by_source_delete(
-                f"key = {sql.literal(key)} AND revision = {int(revision)}"
-            )
-        indexed = chains_exist and delete_live is None
-        return self._execute(builder.use_index(indexed), rows)
-
-    def remove_exact(self, row: Memory) -> int:
-        """Delete `row` only if it is still exactly this revision (undoes a misplaced insert)."""
-        previous = f"previous = {sql.literal(row.previous)}" if row.previous else "previous IS NULL"
-        where = (
-            f"key = {sql.literal(row.key)} AND revision = {int(row.revision)}"
-            f" AND content_hash = {sql.literal(row.content_hash)} AND {previous}"
-        )
-        deleted = int(self.table.delete(where).num_deleted_rows)
-        self._wrote()
-        return deleted
-
-    # --- import (portability) --------------------------------------------------------------
-
-    def import_rows(
-        self,
-        rows: list[Memory],
-        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
-    ) -> MergeCounts | None:
-        """Write exported rows as they are (ids, revisions, links and dates kept).
-
-        `plan` gets the incoming rows and the rows this table already holds for their chains,
-        and returns the rows to write (inserted, or replacing the row with the same key) and
-        the live keys to remove (chains the import closes); all of it lands in one commit.
-        Nothing to write: no commit at all, so importing the same rows twice changes nothing.
-        """
-        ids = sorted({r.id for r in rows})
-        existing: list[Memory] = []
-        self._latest()
-        for start in range(0, len(ids), IN_CHUNK):
-            existing += self._rows(sql.in_list("id", ids[start : start + IN_CHUNK]), vectors=True)
-        write, remove = plan(rows, existing)
-        if not write and not remove:
-            return None
-        builder = (
-            self.table.merge_insert("key")
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .use_index(False)  # inserts: the scan's primary-key check stops racing duplicates
-        )
-        if remove:
-            builder = builder.when_not_matched_by_source_delete(sql.in_list("key", remove))
-        return self._execute(builder, write)
-
-    def _execute(self, builder: Any, rows: list[Memory]) -> MergeCounts:
-        """Run one merge_insert commit; a lost race is CommitContention (callers retry)."""
-        data = to_arrow(rows, self._arrow_schema())
-        self._wrote()
-        try:
-            # Rows without a vector yet are valid; vectors are validated before they get here.
-            result = builder.execute(data, on_bad_vectors="null")
-        except (RuntimeError, OSError, ValueError) as exc:
-            message = str(exc)
-            if is_commit_conflict(exc):
-                raise CommitContention(f"commit contention: {message.splitlines()[0]}") from exc
-            raise StorageUnavailable(
-                f"write to {self.uri} failed: {message.splitlines()[0]}"
-            ) from exc
-        return MergeCounts(
-            inserted=int(result.num_inserted_rows),
-            updated=int(result.num_updated_rows),
-            deleted=int(result.num_deleted_rows),
-            version=int(result.version),
-        )

@@ -14,15 +14,20 @@ from graphit_cli.store import sql
 from graphit_cli.store.table import IN_CHUNK, TableHandle
 
 
-class ReadMixin(TableHandle):
+class Reads:
+    """Rows by key and chain, chain heads, live rows, exports."""
+
+    def __init__(self, handle: TableHandle) -> None:
+        self.handle = handle
+
     def get(self, key: str, *, vectors: bool = False) -> Memory | None:
-        self._latest()
-        rows = self._rows(f"key = {sql.literal(key)}", vectors=vectors, limit=2)
+        self.handle.latest()
+        rows = self.handle.rows_where(f"key = {sql.literal(key)}", vectors=vectors, limit=2)
         return rows[0] if rows else None
 
     def chain(self, memory_id: str) -> list[Memory]:
-        self._latest()
-        return sorted((r for _, r in self._chain_rows([memory_id])), key=lambda m: m.revision)
+        self.handle.latest()
+        return sorted((r for _, r in self.handle.chain_rows([memory_id])), key=lambda m: m.revision)
 
     def heads(
         self, memory_ids: list[str], *, vectors: bool = True
@@ -32,10 +37,10 @@ class ReadMixin(TableHandle):
         The chains come through the row cache; with `vectors` (the write path: an update
         keeps the old vector on the archive) only the head rows' vectors are read.
         """
-        self._latest()
-        located = [(a, r) for a, r in self._chain_rows(memory_ids) if _is_head_row(r)]
+        self.handle.latest()
+        located = [(a, r) for a, r in self.handle.chain_rows(memory_ids) if _is_head_row(r)]
         if vectors:
-            found_vectors = self._vectors([a for a, _ in located])
+            found_vectors = self.handle.vectors_at([a for a, _ in located])
             located = [(a, replace(r, embedding=found_vectors.get(a))) for a, r in located]
         rows = [r for _, r in located]
         found: dict[str, tuple[Memory | None, Memory | None]] = {}
@@ -50,9 +55,9 @@ class ReadMixin(TableHandle):
 
     def live(self, flt: MemoryFilter | None = None) -> list[Memory]:
         """Live rows, less phantoms (see `deleted_ids`)."""
-        self._latest()
+        self.handle.latest()
         parts = ["revision_id = ''", *sql.filter_conditions(flt or MemoryFilter())]
-        rows = self._rows(sql.conjunction(parts))
+        rows = self.handle.rows_where(sql.conjunction(parts))
         closed = self._deleted_ids(None)
         return [r for r in rows if r.id not in closed] if closed else rows
 
@@ -63,38 +68,40 @@ class ReadMixin(TableHandle):
         inserted it (LanceDB cannot make that insert conditional) and has not removed it yet.
         Reads ignore phantoms and the next write to the id removes it.
         """
-        self._latest()
+        self.handle.latest()
         return self._deleted_ids(memory_ids)
 
     def _deleted_ids(self, memory_ids: list[str] | None) -> set[str]:
         if memory_ids is not None:  # a few chains: through the row cache
-            rows = self._chain_rows(memory_ids) if memory_ids else []
+            rows = self.handle.chain_rows(memory_ids) if memory_ids else []
             return {r.id for _, r in rows if not r.is_live and r.next is None}
         where = "revision_id <> '' AND next IS NULL"
-        query = self.table.search().where(where).select(["id"]).limit(None)
+        query = self.handle.table.search().where(where).select(["id"]).limit(None)
         return {str(r["id"]) for r in query.to_arrow().to_pylist()}
 
     def live_with_hash(self, content_hash: str, limit: int = 5) -> list[Memory]:
         """Live rows whose content hash is `content_hash` (the duplicate guard's exact match)."""
         where = f"revision_id = '' AND content_hash = {sql.literal(content_hash)}"
-        self._latest()
-        return self._rows(where, limit=limit)
+        self.handle.latest()
+        return self.handle.rows_where(where, limit=limit)
 
     def rows_for_keys(self, keys: list[str], *, vectors: bool = False) -> list[Memory]:
         """The rows with these keys (live or archived), in no particular order."""
-        self._latest()
+        self.handle.latest()
         found: list[Memory] = []
         for start in range(0, len(keys), IN_CHUNK):
-            found += self._rows(sql.in_list("key", keys[start : start + IN_CHUNK]), vectors=vectors)
+            found += self.handle.rows_where(
+                sql.in_list("key", keys[start : start + IN_CHUNK]), vectors=vectors
+            )
         return found
 
     def missing_vectors(self) -> int:
         """Rows (live and archived) whose embedding has not been computed yet."""
-        return self.count("embedding IS NULL")
+        return self.handle.count("embedding IS NULL")
 
     def rows(self) -> int:
         """Every row of the table: live memories and archived revisions."""
-        return self.count()
+        return self.handle.count()
 
     # --- consolidation ---------------------------------------------------------------------
 
@@ -106,10 +113,10 @@ class ReadMixin(TableHandle):
         """
         import numpy as np
 
-        self._latest()
-        dim = self.table.schema.field("embedding").type.list_size
+        self.handle.latest()
+        dim = self.handle.table.schema.field("embedding").type.list_size
         data = (
-            self.table.search()
+            self.handle.table.search()
             .where("revision_id = '' AND embedding IS NOT NULL")
             .select(["id", "embedding"])
             .limit(None)
@@ -128,9 +135,9 @@ class ReadMixin(TableHandle):
         """Every live memory's id, type, tags, flags and sort time, less phantoms: what a
         catalogue page sorts, filters, counts and builds its facets from. Read column by
         column, without bodies or row objects: at 10k rows several times cheaper than `live`."""
-        self._latest()
+        self.handle.latest()
         columns = ["id", "type", "tags_json", "important", "mandatory", "updated_at", "created_at"]
-        query = self.table.search().where("revision_id = ''").select(columns).limit(None)
+        query = self.handle.table.search().where("revision_id = ''").select(columns).limit(None)
         data = query.to_arrow()
         # legacy rows: created_at is the fallback (as in schema.from_record)
         moments = pc.coalesce(data.column("updated_at"), data.column("created_at"))
@@ -155,8 +162,8 @@ class ReadMixin(TableHandle):
     def export_rows(self, *, archived: bool = False, vectors: bool = False) -> list[Memory]:
         """Every live row (less phantoms), and with `archived` every archived revision too,
         ordered by id then revision: what `graphit memory export` writes."""
-        self._latest()
-        rows = self._rows("" if archived else "revision_id = ''", vectors=vectors)
+        self.handle.latest()
+        rows = self.handle.rows_where("" if archived else "revision_id = ''", vectors=vectors)
         closed = self._deleted_ids(None)
         rows = [r for r in rows if not (r.is_live and r.id in closed)]
         return sorted(rows, key=lambda r: (r.id, r.revision, r.is_live))

@@ -20,7 +20,19 @@ WARM_AFTER = 3
 TEXT_BOOSTS = {"title": 2.0, "body": 1.0, "tags_json": 1.5, "type": 0.5}
 
 
-class SearchMixin(TableHandle):
+class Search:
+    """BM25 and nearest-vector retrieval, and what a warm handle keeps for them."""
+
+    def __init__(self, handle: TableHandle) -> None:
+        self.handle = handle
+        self._searches = 0  # searches this handle has served (see `_warm_indexes`)
+        self._warmed: dict[str, str] = {}  # index name -> uuid loaded into LanceDB's cache
+        # Vector search outside the index (`_nearest_fresh`): the fragments outside it at a
+        # table version, and per (fragment, deletion file) its rows' vectors.
+        self.split_vectors: bool | None = None  # None: on a warm remote handle
+        self._fresh_fragments: tuple[int, list[Any]] = (-1, [])
+        self._vector_blocks: dict[tuple[int, int | None], tuple[Any, Any]] = {}
+
     def search_text(
         self,
         text: str,
@@ -41,8 +53,8 @@ class SearchMixin(TableHandle):
         The index answers with scores and row addresses; the rows come from the row cache
         where it has them (see `rowcache`).
         """
-        self._latest()
-        query = self.table.search(
+        self.handle.latest()
+        query = self.handle.table.search(
             MultiMatchQuery(
                 text,
                 list(TEXT_BOOSTS),
@@ -56,7 +68,7 @@ class SearchMixin(TableHandle):
             query = query.where(where, prefilter=True)
         self._warm_indexes()
         ranked = query.select(["_rowaddr", "_score"]).limit(limit).to_arrow().to_pylist()
-        rows = self._take([int(r["_rowaddr"]) for r in ranked], vector_flags=vector_flags)
+        rows = self.handle.take([int(r["_rowaddr"]) for r in ranked], vector_flags=vector_flags)
         return [
             LexicalHit(entry.row, float(r["_score"]), bool(entry.has_vector) or not vector_flags)
             for r in ranked
@@ -73,8 +85,10 @@ class SearchMixin(TableHandle):
     ) -> list[tuple[Memory, float]]:
         """Nearest rows with their cosine similarity, best first (rows without a vector are
         skipped). Filtering as in `search_text`."""
-        self._latest()
-        query = self.table.search(vector, vector_column_name="embedding").distance_type("cosine")
+        self.handle.latest()
+        query = self.handle.table.search(vector, vector_column_name="embedding").distance_type(
+            "cosine"
+        )
         where = _search_where(flt, live_only)
         if where:
             query = query.where(where, prefilter=True)
@@ -86,7 +100,7 @@ class SearchMixin(TableHandle):
         ranked = [(int(r["_rowaddr"]), float(r["_distance"])) for r in found]
         if fresh:
             ranked = sorted(ranked + fresh, key=lambda pair: pair[1])[:limit]
-        rows = self._take([address for address, _ in ranked])
+        rows = self.handle.take([address for address, _ in ranked])
         return [
             (entry.row, 1.0 - distance)
             for address, distance in ranked
@@ -96,7 +110,7 @@ class SearchMixin(TableHandle):
     @property
     def _warm_remote(self) -> bool:
         """A remote handle past its first search: the daemon, the MCP server, the Explorer."""
-        return is_remote_uri(self.uri) and self._searches >= WARM_AFTER
+        return is_remote_uri(self.handle.uri) and self._searches >= WARM_AFTER
 
     def _split_vector_search(self) -> bool:
         """Whether to search the vector index and the rows outside it apart (`_nearest_fresh`):
@@ -118,14 +132,16 @@ class SearchMixin(TableHandle):
         """
         import numpy as np
 
-        index = next((ix for ix in self.table.list_indices() if ix.name == VECTOR_INDEX), None)
+        index = next(
+            (ix for ix in self.handle.table.list_indices() if ix.name == VECTOR_INDEX), None
+        )
         if index is None:
             return None
         if not index.num_unindexed_rows:
             return []
-        version = int(self.table.version)
+        version = int(self.handle.table.version)
         if self._fresh_fragments[0] != version:
-            dataset = self.table.to_lance()
+            dataset = self.handle.table.to_lance()
             covered = {
                 fragment_id
                 for ix in dataset.describe_indices()
@@ -177,14 +193,16 @@ class SearchMixin(TableHandle):
         if not self._warm_remote:
             return
         names = {*(f"{column}_fts" for column in FTS_COLUMNS), VECTOR_INDEX}
-        current = {ix.name: ix.index_uuid for ix in self.table.list_indices() if ix.name in names}
+        current = {
+            ix.name: ix.index_uuid for ix in self.handle.table.list_indices() if ix.name in names
+        }
         changed = [name for name, uuid in current.items() if self._warmed.get(name) != uuid]
         for name in changed:
-            self.table.prewarm_index(name)
+            self.handle.table.prewarm_index(name)
             self._warmed[name] = current[name]
-        if changed and self.table.count_rows() <= PREFILL_MAX_ROWS:
-            data = self.table.search().select(TAKE_FLAGGED).limit(None).to_arrow()
-            self._remember(data.to_pylist())
+        if changed and self.handle.table.count_rows() <= PREFILL_MAX_ROWS:
+            data = self.handle.table.search().select(TAKE_FLAGGED).limit(None).to_arrow()
+            self.handle.remember(data.to_pylist())
 
 
 def _search_where(flt: MemoryFilter | None, live_only: bool) -> str:

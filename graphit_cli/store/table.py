@@ -1,7 +1,8 @@
-"""The handle under every store module: the LanceDB table, its freshness, reads by address.
+"""The handle every store part works on: the LanceDB table, its freshness, reads by address.
 
-`MemoryStore` (store/lance.py) is this handle plus its reads (store/reads.py), searches
-(store/search.py) and upkeep (store/upkeep.py); each mixin adds one job over the same handle.
+`MemoryStore` (store/lance.py) is composed of parts with one job each over one `TableHandle`:
+its reads (store/reads.py), searches (store/search.py), upkeep (store/upkeep.py) and writes
+(store/lance.py).
 Everything LanceDB-specific lives in store/ (see LANCEDB_NOTES.md for the measured behaviour
 this code relies on). Callers speak in Memory rows and MemoryFilters.
 """
@@ -50,24 +51,17 @@ class TableHandle:
         self._snapshots = 0  # nesting depth of snapshot()
         self._fresh = False  # looked for newer commits inside the current snapshot
         self.cache = RowCache()
-        self._searches = 0  # searches this handle has served (see `_warm_indexes`)
-        self._warmed: dict[str, str] = {}  # index name -> uuid loaded into LanceDB's cache
-        # Vector search outside the index (store/search.py `_nearest_fresh`): the fragments
-        # outside it at a table version, and per (fragment, deletion file) its rows' vectors.
-        self.split_vectors: bool | None = None  # None: on a warm remote handle
-        self._fresh_fragments: tuple[int, list[Any]] = (-1, [])
-        self._vector_blocks: dict[tuple[int, int | None], tuple[Any, Any]] = {}
 
     # --- freshness -------------------------------------------------------------------------
 
-    def _latest(self) -> None:
+    def latest(self) -> None:
         """Move the handle to the newest commit (one LIST on S3), unless a snapshot has."""
         if self._snapshots and self._fresh:
             return
         self.table.checkout_latest()
         self._fresh = self._snapshots > 0
 
-    def _wrote(self) -> None:
+    def wrote(self) -> None:
         # A write moves the handle to its own commit; others may have committed before it.
         self._fresh = False
 
@@ -85,18 +79,20 @@ class TableHandle:
 
     def refresh(self) -> None:
         self._fresh = False
-        self._latest()
+        self.latest()
 
     def version(self) -> int:
         """The latest committed version; it always looks (even in a snapshot), and the reads
         after it in a snapshot see that version."""
         self._fresh = False
-        self._latest()
+        self.latest()
         return int(self.table.version)
 
     # --- reads by address and by query -----------------------------------------------------
 
-    def _rows(self, where: str, *, vectors: bool = False, limit: int | None = None) -> list[Memory]:
+    def rows_where(
+        self, where: str, *, vectors: bool = False, limit: int | None = None
+    ) -> list[Memory]:
         query = self.table.search()
         if where:
             query = query.where(where)
@@ -104,7 +100,7 @@ class TableHandle:
             query = query.select(COLUMNS_NO_VECTOR)
         return [from_record(r) for r in query.limit(limit).to_arrow().to_pylist()]
 
-    def _take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
+    def take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
         """The rows at these addresses (current version), from the row cache where it has
         them; one read by address for the rest."""
         found: dict[int, CachedRow] = {}
@@ -118,10 +114,10 @@ class TableHandle:
         columns = TAKE_FLAGGED if vector_flags else TAKE
         for start in range(0, len(missing), IN_CHUNK):
             query = self.table.take_row_ids(missing[start : start + IN_CHUNK]).select(columns)
-            found |= self._remember(query.to_arrow().to_pylist())
+            found |= self.remember(query.to_arrow().to_pylist())
         return found
 
-    def _remember(self, records: list[dict[str, Any]]) -> dict[int, CachedRow]:
+    def remember(self, records: list[dict[str, Any]]) -> dict[int, CachedRow]:
         """Keep rows read with their address (`TAKE` or `TAKE_FLAGGED` columns) in the cache."""
         kept: dict[int, CachedRow] = {}
         for record in records:
@@ -130,7 +126,7 @@ class TableHandle:
             self.cache.put(int(record["_rowaddr"]), kept[int(record["_rowaddr"])])
         return kept
 
-    def _chain_rows(self, memory_ids: list[str]) -> list[tuple[int, Memory]]:
+    def chain_rows(self, memory_ids: list[str]) -> list[tuple[int, Memory]]:
         """Every row (live and archived) of these chains with its address: addresses through
         the `id` index, rows by address."""
         addresses: list[int] = []
@@ -140,9 +136,9 @@ class TableHandle:
             )
             records = query.select(["_rowaddr"]).limit(None).to_arrow()
             addresses += [int(a) for a in records.column("_rowaddr").to_pylist()]
-        return [(address, entry.row) for address, entry in self._take(addresses).items()]
+        return [(address, entry.row) for address, entry in self.take(addresses).items()]
 
-    def _vectors(self, addresses: list[int]) -> dict[int, tuple[float, ...] | None]:
+    def vectors_at(self, addresses: list[int]) -> dict[int, tuple[float, ...] | None]:
         """The embedding of each row at these addresses (None: not computed yet)."""
         found: dict[int, tuple[float, ...] | None] = {}
         for start in range(0, len(addresses), IN_CHUNK):
@@ -153,10 +149,10 @@ class TableHandle:
         return found
 
     def count(self, where: str = "") -> int:
-        self._latest()
+        self.latest()
         return int(self.table.count_rows(where or None))
 
-    def _arrow_schema(self) -> Any:
+    def arrow_schema(self) -> Any:
         # The columns never change after creation; only field metadata does (model id).
         if self._schema is None:
             self._schema = self.table.schema

@@ -29,30 +29,35 @@ COMPACT_TARGET_ROWS = 4096
 FOLD_CHECK_EVERY = 4
 
 
-class UpkeepMixin(TableHandle):
+class Upkeep:
+    """Vectors, the write path's folding, maintenance and the table's state."""
+
+    def __init__(self, handle: TableHandle) -> None:
+        self.handle = handle
+
     # --- embeddings ------------------------------------------------------------------------
 
     def embedding_model(self) -> str | None:
-        self._latest()
-        meta = self.table.schema.field("embedding").metadata or {}
+        self.handle.latest()
+        meta = self.handle.table.schema.field("embedding").metadata or {}
         value = meta.get(META_EMBED_MODEL.encode())
         return value.decode() if value else None
 
     def set_embedding_model(self, model_id: str) -> None:
-        self.table.update_field_metadata(
+        self.handle.table.update_field_metadata(
             {"path": "embedding", "metadata": {META_EMBED_MODEL: model_id}}
         )
-        self._wrote()
+        self.handle.wrote()
 
     def clear_embeddings(self) -> None:
         """Drop every vector (before re-embedding with another model)."""
-        self.table.update(where="embedding IS NOT NULL", values={"embedding": None})
-        self._wrote()
+        self.handle.table.update(where="embedding IS NOT NULL", values={"embedding": None})
+        self.handle.wrote()
 
     def rows_to_embed(self, limit: int) -> list[Memory]:
         """Rows (live and archived) whose vector is missing."""
-        self._latest()
-        return self._rows("embedding IS NULL", limit=limit)
+        self.handle.latest()
+        return self.handle.rows_where("embedding IS NULL", limit=limit)
 
     def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
         """Store (key, content_hash, vector) triples; a row edited meanwhile keeps its new text.
@@ -61,7 +66,7 @@ class UpkeepMixin(TableHandle):
         still matches the text that was embedded.
         """
 
-        dim = self.table.schema.field("embedding").type.list_size
+        dim = self.handle.table.schema.field("embedding").type.list_size
         for key, _, vector in items:
             if len(vector) != dim or any(v != v for v in vector):  # wrong size or NaN
                 raise ValueError(f"bad vector for {key}: expected {dim} finite floats")
@@ -76,12 +81,12 @@ class UpkeepMixin(TableHandle):
             [{"key": k, "content_hash": h, "embedding": v} for k, h, v in items], schema=partial
         )
         result = (
-            self.table.merge_insert("key")
+            self.handle.table.merge_insert("key")
             .when_matched_update_all(where="target.content_hash = source.content_hash")
             .use_index(False)  # a partial-column merge through the key index panics (lance 13)
             .execute(data)
         )
-        self._wrote()
+        self.handle.wrote()
         return int(result.num_updated_rows)
 
     # --- index freshness -------------------------------------------------------------------
@@ -101,14 +106,14 @@ class UpkeepMixin(TableHandle):
         # The handle is at this process's last commit: no need to look for newer ones. Single
         # writes look at the backlog on every FOLD_CHECK_EVERY-th version only (the version
         # number is shared by every writer, so this holds across processes too).
-        if written_rows < limit and int(self.table.version) % FOLD_CHECK_EVERY:
+        if written_rows < limit and int(self.handle.table.version) % FOLD_CHECK_EVERY:
             return None
         try:
-            small = int(self.table.stats()["fragment_stats"]["num_small_fragments"])
+            small = int(self.handle.table.stats()["fragment_stats"]["num_small_fragments"])
             if small < limit and written_rows < limit * 32:
                 return None
-            self.refresh()  # fold the newest version, not this handle's last commit
-            index = self.table.index_stats("body_fts")
+            self.handle.refresh()  # fold the newest version, not this handle's last commit
+            index = self.handle.table.index_stats("body_fts")
             unindexed = int(index.num_unindexed_rows) if index is not None else 0
             if unindexed >= limit * 32:
                 self.optimize()
@@ -119,14 +124,14 @@ class UpkeepMixin(TableHandle):
             # A writer that raced the compaction wins (expected: debug); anything else is worth
             # a line on stderr, but never fails the write that already committed.
             level = logging.DEBUG if is_commit_conflict(exc) else logging.WARNING
-            log.log(level, "folding %s skipped: %s", self.uri, str(exc).splitlines()[0])
+            log.log(level, "folding %s skipped: %s", self.handle.uri, str(exc).splitlines()[0])
             return None
 
     def compact_small_fragments(self) -> None:
         """Merge the small fragments that single writes leave behind, leaving big ones alone."""
-        dataset = self.table.to_lance()
+        dataset = self.handle.table.to_lance()
         dataset.optimize.compact_files(target_rows_per_fragment=COMPACT_TARGET_ROWS, num_threads=1)
-        self.table.checkout_latest()
+        self.handle.table.checkout_latest()
 
     def optimize(self) -> None:
         """Compact fragments, fold new rows into every index, prune versions past retention.
@@ -136,16 +141,16 @@ class UpkeepMixin(TableHandle):
         """
         retention = timedelta(seconds=config.retention_seconds())
         with contention_as_conflict():
-            if not any(ix.name == KEY_INDEX for ix in self.table.list_indices()):
+            if not any(ix.name == KEY_INDEX for ix in self.handle.table.list_indices()):
                 # Tables created before the key index: maintenance adds it (see `merge`).
-                self.table.create_index("key", config=BTree(), name=KEY_INDEX)
-            self.table.optimize(cleanup_older_than=retention)
+                self.handle.table.create_index("key", config=BTree(), name=KEY_INDEX)
+            self.handle.table.optimize(cleanup_older_than=retention)
 
     # --- maintenance -----------------------------------------------------------------------
 
     def has_vector_index(self) -> bool:
-        self._latest()
-        return any(ix.columns == ["embedding"] for ix in self.table.list_indices())
+        self.handle.latest()
+        return any(ix.columns == ["embedding"] for ix in self.handle.table.list_indices())
 
     def build_vector_index(self, rows_with_vectors: int) -> None:
         """IVF_FLAT with cosine distance: exact within probed partitions, builds in ~1 s at 100k.
@@ -155,7 +160,7 @@ class UpkeepMixin(TableHandle):
         """
         partitions = max(1, rows_with_vectors // 4096)
         with contention_as_conflict():
-            self.table.create_index(
+            self.handle.table.create_index(
                 "embedding",
                 config=IvfFlat(distance_type="cosine", num_partitions=partitions),
                 name=VECTOR_INDEX,
@@ -165,23 +170,23 @@ class UpkeepMixin(TableHandle):
     def state(self) -> TableState:
         from datetime import datetime
 
-        self._latest()
-        stats = self.table.stats()
+        self.handle.latest()
+        stats = self.handle.table.stats()
         fragment_stats = stats["fragment_stats"]
         indexed: list[int] = []
         unindexed: list[int] = []
         for column in FTS_COLUMNS:
-            index = self.table.index_stats(f"{column}_fts")
+            index = self.handle.table.index_stats(f"{column}_fts")
             if index is not None:
                 indexed.append(int(index.num_indexed_rows))
                 unindexed.append(int(index.num_unindexed_rows))
-        versions = self.table.list_versions()
+        versions = self.handle.table.list_versions()
         cutoff = datetime.now().timestamp() - config.retention_seconds()
         prunable = sum(1 for v in versions[:-1] if _version_time(v["timestamp"]) < cutoff)
         return TableState(
             rows=int(stats["num_rows"]),
-            live_rows=self.count("revision_id = ''"),
-            rows_with_vectors=self.count("embedding IS NOT NULL"),
+            live_rows=self.handle.count("revision_id = ''"),
+            rows_with_vectors=self.handle.count("embedding IS NOT NULL"),
             fragments=int(fragment_stats["num_fragments"]),
             small_fragments=int(fragment_stats["num_small_fragments"]),
             indexed_rows=min(indexed) if indexed else 0,
