@@ -472,6 +472,37 @@ def test_body_html_is_gfm_and_carries_no_script(client: TestClient) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown as text, never as markup
 
 
+def test_remote_images_become_links_and_no_img_fetches_a_host(client: TestClient) -> None:
+    body = (
+        "![pixel](https://tracker.example/p.png?who=me) ![](http://tracker.example/q.gif)\n\n"
+        "![proto](//tracker.example/r.png) ![rel](pixel.png) ![ref][t]\n\n"
+        "[![*inner*](https://tracker.example/s.png)](https://example.org)\n\n"
+        "![inline](data:image/png;base64,AAAA)\n\n[t]: https://tracker.example/t.png"
+    )
+    created = client.post("/api/memories", headers=AUTH, json={"title": "Pix", "body": body})
+    elements = parse_elements(created.json()["memory"]["body_html"])
+    assert [attrs.get("src") for tag, attrs in elements if tag == "img"] == [
+        "data:image/png;base64,AAAA"
+    ]
+    remote = [attrs["href"] for tag, attrs in elements if attrs.get("class") == "remote-image"]
+    assert remote == [
+        "https://tracker.example/p.png?who=me",
+        "http://tracker.example/q.gif",
+        "//tracker.example/r.png",
+        "pixel.png",
+        "https://tracker.example/t.png",
+    ]
+    # an image inside a link keeps only its alt text; the link stays
+    assert [a["href"] for tag, a in elements if tag == "a" and "class" not in a] == [
+        "https://example.org"
+    ]
+    html = created.json()["memory"]["body_html"]
+    assert ">pixel</a>" in html and ">http://tracker.example/q.gif</a>" in html
+    assert '<a href="https://example.org" rel="noopener noreferrer nofollow"><em>inner</em></a>' in (
+        html
+    )
+
+
 def parse_elements(html: str) -> list[tuple[str, dict[str, str]]]:
     """Every start tag of `html` with its attributes, as a browser's tokenizer sees them."""
     from html.parser import HTMLParser
@@ -695,6 +726,7 @@ def test_every_response_carries_the_csp_and_the_page_has_no_inline_script(
     for response in responses:
         csp = response.headers["content-security-policy"]
         assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+        assert "img-src 'self' data:;" in csp  # no remote image host, not even https:
         assert response.headers["x-content-type-options"] == "nosniff"
     html = responses[0].text
     assert re.findall(r"<script\b[^>]*>(.*?)</script>", html, re.S) == [""]  # no inline code

@@ -33,7 +33,8 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
     # DNS rebinding, for real: a foreign name that resolves to this machine's loopback.
-    "--host-resolver-rules=MAP evil.example 127.0.0.1",
+    # and a "tracking pixel" host, so a request to it would reach a server the test watches.
+    "--host-resolver-rules=MAP evil.example 127.0.0.1, MAP tracker.example 127.0.0.1",
 ]
 
 pytestmark = pytest.mark.skipif(
@@ -460,3 +461,75 @@ def test_wrong_host_foreign_origin_and_no_token_are_refused(
     assert results[1] in ("simple-post:failed", "simple-post:0:opaque")
     assert results[2] == "delete:failed"
     assert [(m.id, m.title) for m in service.catalogue()] == [(victim.id, "Precious")]
+
+
+class _Tracker(BaseHTTPRequestHandler):
+    """A remote image host: records every request that reaches it."""
+
+    hits: list[str] = []
+
+    def do_GET(self) -> None:
+        _Tracker.hits.append(self.path)
+        pixel = bytes.fromhex(
+            "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+            "1f15c4890000000d4944415478da63f8ffff3f0005fe02fe0dd4e5450000000049454e44ae426082"
+        )
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(pixel)))
+        self.end_headers()
+        self.wfile.write(pixel)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def tracker() -> Iterator[str]:
+    _Tracker.hits = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Tracker)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    yield f"tracker.example:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_remote_image_is_shown_as_a_link_and_never_fetched(
+    page: tuple[Any, Watch], explorer: ExplorerServer, service: MemoryService, tracker: str
+) -> None:
+    from playwright.sync_api import expect
+
+    tab, watch = page
+    requested: list[str] = []
+    tab.on("request", lambda request: requested.append(request.url))
+    body = (
+        f"Read me.\n\n![pixel](http://{tracker}/pixel.png?reader=1)\n\n"
+        f"![](//{tracker}/protocol-relative.png)\n\n![ref][t]\n\n"
+        f"[t]: http://{tracker}/reference.png\n"
+    )
+    service.upsert(MemoryDraft(title="Shared note", body=body))
+    tab.goto(explorer.url)
+    tab.locator("#list .item", has_text="Shared note").click()
+    rendered = tab.locator(".markdown-body")
+    expect(rendered).to_contain_text("Read me.")
+    assert rendered.locator("img").count() == 0
+    links = rendered.locator("a.remote-image")
+    expect(links).to_have_count(3)
+    assert links.first.inner_text() == "pixel"
+    assert links.first.get_attribute("href") == f"http://{tracker}/pixel.png?reader=1"
+
+    # the CSP is the second wall: an <img> put in the page by script is refused too
+    tab.evaluate(
+        f"""() => {{ const img = document.createElement("img");
+        img.src = "http://{tracker}/injected.png"; document.body.append(img); }}"""
+    )
+    tab.locator("#memory-title").click()
+    tab.wait_for_timeout(300)  # room for a fetch to go out (none may)
+    tab.reload()
+    expect(tab.locator("#memory-title")).to_have_text("Shared note")
+    assert _Tracker.hits == []
+    assert [url for url in requested if "tracker.example" in url] == [] or all(
+        "injected.png" in url for url in requested if "tracker.example" in url
+    )
+    assert watch.page_errors == []
