@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from graphit_cli import config, revisions, scopes
-from graphit_cli.errors import Conflict, GraphitError, InvalidInput
+from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
 from graphit_cli.models import (
     BatchResult,
     Memory,
@@ -316,8 +316,10 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
         """Make archived revision `<id>/<revision_id>` current again, as a new revision.
 
         Text, type, tags and flags come back as they were in that revision; the chain keeps
-        everything in between. A deleted memory comes back the same way. Restoring what is
-        already current changes nothing.
+        everything in between. A deleted memory comes back the same way; when the revision is
+        older than the one deleted, the memory first comes back as it was deleted, so the
+        history keeps the delete (`revisions.closed_by_delete`). Restoring what is already
+        current changes nothing.
         """
         memory_id, revision_id = revisions.parse_ref(ref)
         if not revision_id:
@@ -326,6 +328,8 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
                 f"(see `graphit memory history {memory_id}`)"
             )
         old = self.source(ref)
+        if old.next is not None and self._deleted(memory_id):
+            self.upsert(MemoryDraft(id=memory_id))  # back as deleted: the delete stays shown
         draft = MemoryDraft(
             id=old.id,
             title=old.title,
@@ -336,6 +340,13 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
             mandatory=old.mandatory,
         )
         return self.upsert(draft)
+
+    def _deleted(self, memory_id: str) -> bool:
+        try:
+            self.source(memory_id)
+        except NotFound:
+            return True
+        return False
 
 
 def _default_embedder() -> Embedder | None:

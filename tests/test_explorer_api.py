@@ -498,9 +498,8 @@ def test_remote_images_become_links_and_no_img_fetches_a_host(client: TestClient
     ]
     html = created.json()["memory"]["body_html"]
     assert ">pixel</a>" in html and ">http://tracker.example/q.gif</a>" in html
-    assert '<a href="https://example.org" rel="noopener noreferrer nofollow"><em>inner</em></a>' in (
-        html
-    )
+    inner = '<a href="https://example.org" rel="noopener noreferrer nofollow"><em>inner</em></a>'
+    assert inner in html
 
 
 def parse_elements(html: str) -> list[tuple[str, dict[str, str]]]:
@@ -605,6 +604,61 @@ def test_remove_keeps_the_final_revision(client: TestClient, seeded: dict[str, s
     again = client.delete(f"/api/memories/{memory_id}?confirm=true", headers=AUTH)
     assert again.status_code == 404
     assert error_of(again) == "memory not found"
+
+
+def test_restore_an_old_revision_and_a_removed_memory(
+    client: TestClient, seeded: dict[str, str]
+) -> None:
+    def restore(memory_id: str, revision_id: str) -> Any:
+        url = f"/api/memories/{memory_id}/revisions/{revision_id}/restore"
+        return client.post(url, headers=AUTH, json={})
+
+    old = seeded["old"]
+    first = get(client, f"/api/memories/{old}").json()["revisions"][-1]
+    restored = restore(old, first["revision_id"])
+    assert restored.status_code == 200
+    trace = restored.json()
+    assert (trace["current"], trace["memory"]["revision"]) == (True, 3)
+    assert trace["memory"]["body"] == "An old normal cache note."
+    assert [r["revision"] for r in trace["revisions"]] == [3, 2, 1]
+
+    # a removed memory comes back, and its chain still shows the delete
+    gone = seeded["gone"]
+    final = get(client, f"/api/memories/{gone}").json()["revisions"][0]
+    back = restore(gone, final["revision_id"]).json()
+    assert (back["current"], back["memory"]["revision"], back["memory"]["title"]) == (
+        True,
+        2,
+        "Gone",
+    )
+    assert [r["revision"] for r in back["revisions"]] == [2, 1]
+    assert gone in [r["id"] for r in get(client, "/api/memories").json()["results"]]
+
+    # removed again, an older revision is restored: both deletes stay in the chain
+    client.patch(f"/api/memories/{gone}", headers=AUTH, json={"body": "Edited.", "revision": 2})
+    client.delete(f"/api/memories/{gone}?confirm=true", headers=AUTH)
+    again = restore(gone, final["revision_id"]).json()
+    assert again["memory"]["body"] == "This one is deleted."
+    assert [r["revision"] for r in again["revisions"]] == [5, 4, 3, 2, 1]
+    # revision 4 is revision 3 back as it was deleted, revision 5 the restored text
+    rows = {
+        r["revision"]: get(client, f"/api/memories/{gone}/revisions/{r['revision_id']}").json()
+        for r in again["revisions"][1:]
+    }
+    assert rows[4]["content_hash"] == rows[3]["content_hash"] != again["memory"]["content_hash"]
+
+    for memory_id, revision_id in ((old, "01JZZZZZZZZZZZZZZZZZZZZZZZ"), (old, "nope")):
+        missing = restore(memory_id, revision_id)
+        assert (missing.status_code, error_of(missing)) == (404, "revision not found")
+    unknown = restore("01JZZZZZZZZZZZZZZZZZZZZZZZ", first["revision_id"])
+    assert unknown.status_code == 404
+    plain = client.post(
+        f"/api/memories/{old}/revisions/{first['revision_id']}/restore",
+        headers={**AUTH, "Content-Type": "text/plain"},
+        content=b"{}",
+    )
+    assert plain.status_code == 403  # a mutation like the others: JSON only (CSRF)
+    assert get(client, f"/api/memories/{old}").json()["memory"]["revision"] == 3
 
 
 # --- security -----------------------------------------------------------------------------------
