@@ -543,6 +543,7 @@ def test_consolidator_uses_the_service_guards_directly(table, service) -> None: 
 # --- with the packaged model --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:  # type: ignore[no-untyped-def]
     """all-MiniLM-L6-v2 vectors at the calibrated default threshold."""
     from graphit_cli.embed import load_default, model_available

@@ -101,6 +101,7 @@ def test_a_genuine_flagged_match_is_selected_before_better_normal_ones(cli, hash
     assert top[0]["id"] == rule and {h["id"] for h in top[1:]} <= set(normal)  # ...it still wins
 
 
+@pytest.mark.slow
 def test_a_memory_written_a_second_ago_is_found_before_embedding(cli, hashing) -> None:  # type: ignore[no-untyped-def]
     # Neighbours that share words with the query, all embedded.
     for n in range(40):
@@ -245,6 +246,7 @@ def test_mcp_search_finds_a_fresh_memory_embedded_on_write_and_hides_deleted(mcp
 real_model = pytest.mark.skipif(not model_available(), reason="embedding model not installed")
 
 
+@pytest.mark.slow
 @real_model
 def test_real_model_relevance_floor(cli) -> None:  # type: ignore[no-untyped-def]
     made = {
