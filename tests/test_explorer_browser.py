@@ -37,6 +37,10 @@ ARGS = [
     "--host-resolver-rules=MAP evil.example 127.0.0.1, MAP tracker.example 127.0.0.1",
 ]
 
+# How long a locator or an `expect` waits for the page: a bound against a hang, never a speed
+# check (Playwright's own `expect` default, 5 s, failed on a loaded machine).
+WAIT_MS = 60_000
+
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
     reason=f"{CHROMIUM} is missing: `apt-get install -y chromium` runs the browser tests",
@@ -71,8 +75,9 @@ def answer() -> int:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=WAIT_MS)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield launched
@@ -115,7 +120,7 @@ def page(browser: Any) -> Iterator[tuple[Any, Watch]]:
         "console", lambda m: watch.console_errors.append(m.text) if m.type == "error" else None
     )
     opened.on("pageerror", lambda e: watch.page_errors.append(str(e)))
-    opened.set_default_timeout(30_000)
+    opened.set_default_timeout(WAIT_MS)
     yield opened, watch
     context.close()
 
@@ -613,7 +618,7 @@ def test_a_narrow_window_keeps_new_memory_on_screen(
     context = browser.new_context(viewport={"width": 420, "height": 800})
     try:
         tab = context.new_page()
-        tab.set_default_timeout(30_000)
+        tab.set_default_timeout(WAIT_MS)
         service.upsert(MemoryDraft(title="Narrow", body="Seen on a phone."))
         tab.goto(explorer.url)
         expect(tab.locator("#list .item")).to_have_count(1)
