@@ -83,6 +83,18 @@ def plan_for(group: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"version": 1, "scope": "project", "actions": [action]}
 
 
+def uv_group(cli) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """The report's exact group and the near group holding its survivor, as one merge: the
+    three uv memories."""
+    report = cli("memory", "consolidate", "--threshold", "0.6", "-f", "json").json()
+    exact, near = report["groups"]
+    return {
+        "ids": near["ids"] + exact["ids"][1:],
+        "keep_id": near["keep_id"],
+        "members": near["members"] + exact["members"][1:],
+    }
+
+
 def write_plan(tmp_path: Path, plan: dict[str, Any]) -> str:
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(plan))
@@ -98,13 +110,15 @@ def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:  
     report = result.json()
     assert set(report) == {"scope", "analysed", "groups", "stale"}
     assert report["analysed"] == 14
-    [group] = report["groups"]
+    exact, group = report["groups"]
     assert set(group) == {"kind", "ids", "keep_id", "similarity", "members"}
-    # The exact copy joins the near group: each memory is in one group only.
+    # The exact copy (same title and body) is an exact group of its own, never a member of a
+    # near group at similarity 1.00; the near group holds its proposed survivor.
+    assert exact["kind"] == "exact" and exact["similarity"] == 1.0
+    assert exact["ids"] == [table["uv"], table["uv_copy"]]  # important first
     assert group["kind"] == "near"
-    assert set(group["ids"]) == {table["uv"], table["uv_copy"], table["uv_near"]}
+    assert group["ids"] == [table["uv_near"], table["uv"]]
     assert group["keep_id"] == table["uv_near"]  # mandatory first
-    assert group["ids"][0] == group["keep_id"]
     assert 0.6 <= group["similarity"] < 1.0
     member = group["members"][0]
     assert set(member) == {
@@ -120,9 +134,9 @@ def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:  
     assert member["body"] == "Python packages are installed with uv and never with pip."
     assert report["stale"] == [table["old"]]
     shown = cli("memory", "consolidate", "--threshold", "0.6").stdout
-    # Pairwise similarity by row number; the exact copies (#2, #3) are identical.
-    assert "| 1 | " + group["ids"][0] in shown
-    assert "#2~#3 1.00." in shown and f"#1~#2 {group['similarity']:.2f}" in shown
+    assert "## Group 1: exact duplicates (similarity 1.00)" in shown
+    assert f"## Group 2: near duplicates (similarity {group['similarity']:.2f})" in shown
+    assert "Pairwise similarity" not in shown  # no copy listed at 1.00 inside the near group
     assert "## Stale: normal memories not updated for 90 days (review only)" in shown
 
 
@@ -213,10 +227,7 @@ def test_cli_default_threshold_matches_the_module() -> None:
 def test_dry_run_then_apply_merge_inherits_flags_type_and_tags(  # type: ignore[no-untyped-def]
     cli, table, service, tmp_path, graphit_home
 ) -> None:
-    group = cli("memory", "consolidate", "--threshold", "0.6", "--format", "json").json()["groups"][
-        0
-    ]
-    plan = write_plan(tmp_path, plan_for(group, reason="same rule, three times"))
+    plan = write_plan(tmp_path, plan_for(uv_group(cli), reason="same rule, three times"))
     dry = cli("memory", "consolidate", "--plan", plan, "--format", "json")
     assert dry.exit_code == 0, dry.stderr
     assert dry.json()["log"] is None and len(dry.json()["applied"]) == 1
@@ -402,7 +413,7 @@ def test_mass_removal_needs_the_flag(cli, table, service, tmp_path) -> None:  # 
     assert refused.exit_code == 3 and refused.stdout == ""
     assert refused.stderr == (
         "Error: the plan would remove 4 of 14 live memories (more than 3: a quarter, at most "
-        "20); check it, then pass --allow-mass-removal (MCP: allow_mass_removal: true)\n"
+        "20, at least 2); check it, then pass --allow-mass-removal (MCP: allow_mass_removal: true)\n"
     )
     assert len(service.catalogue()) == 14
     allowed = cli("memory", "consolidate", "--plan", path, "--apply", "--allow-mass-removal")
@@ -419,10 +430,10 @@ def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: 
 
     real_delete = MemoryService.delete
 
-    def flaky_delete(self: MemoryService, memory_id: str):  # type: ignore[no-untyped-def]
+    def flaky_delete(self: MemoryService, memory_id: str, **kw):  # type: ignore[no-untyped-def]
         if memory_id == table["uv_copy"]:
             raise StorageUnavailable("write to the table failed: injected")
-        return real_delete(self, memory_id)
+        return real_delete(self, memory_id, **kw)
 
     before = snapshot_all(service)
     ids = [table["uv"], table["uv_copy"]]
@@ -478,8 +489,7 @@ def snapshot_all(service: MemoryService) -> dict[str, tuple[Any, ...]]:
 
 def test_undo_restores_absorbed_and_survivor(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
     before = snapshot_all(service)
-    group = cli("memory", "consolidate", "--threshold", "0.6", "-f", "json").json()["groups"][0]
-    plan = plan_for(group)
+    plan = plan_for(uv_group(cli))
     plan["actions"].append({"action": "demote", "id": table["uv"], "revision": 1})  # refused
     plan["actions"].append({"action": "update", "id": table["f2"], "body": "x", "revision": 1})
     outcome = cli(
