@@ -575,3 +575,126 @@ def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:  # ty
     report = Consolidator(service).report()
     assert [sorted(g.ids) for g in report.groups] == [sorted([a, b])]
     assert report.groups[0].kind == "near" and report.groups[0].similarity > 0.8
+
+
+# --- guards under a concurrent writer (issue 22) ------------------------------------------------
+
+
+def flip_before_delete(monkeypatch, scope, victim: str, **flags: bool) -> list[int]:  # type: ignore[no-untyped-def]
+    """Another writer (its own handle on the same table) sets `flags` on `victim` right
+    between the apply's checks and its removal of `victim`; returns the revision it wrote."""
+    from graphit_cli.consolidate import tables
+
+    real = tables.ServiceTable.delete
+    written: list[int] = []
+
+    def delete(self, memory_id, *args, **kw):  # type: ignore[no-untyped-def]
+        if memory_id == victim and not written:
+            other = MemoryService.open(scope)
+            written.append(other.upsert(MemoryDraft(id=victim, **flags)).memory.revision)
+        return real(self, memory_id, *args, **kw)
+
+    monkeypatch.setattr(tables.ServiceTable, "delete", delete)
+    return written
+
+
+def test_a_bare_delete_refuses_when_the_memory_turned_mandatory_meanwhile(  # type: ignore[no-untyped-def]
+    cli, table, service, scope, tmp_path, monkeypatch
+) -> None:
+    victim = table["f0"]
+    written = flip_before_delete(monkeypatch, scope, victim, mandatory=True)
+    plan = {"version": 1, "actions": [{"action": "delete", "id": victim, "revision": 1}]}
+    result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json")
+    assert written == [2]
+    assert result.exit_code == 0, result.stderr
+    outcome = result.json()
+    assert outcome["applied"] == [] and outcome["failed"] == [] and outcome["log"] is None
+    [refused] = outcome["refused"]
+    assert refused["detail"] == (
+        f"action 1: changed while applying: memory {victim} is at revision 2, not 1: it "
+        "changed since it was checked; nothing deleted"
+    )
+    kept = service.source(victim)  # still live, with the flag the other writer set
+    assert kept.mandatory and kept.revision == 2 and kept.body == FILLER[0][1]
+
+
+def test_an_absorb_refuses_when_the_member_turned_mandatory_meanwhile(  # type: ignore[no-untyped-def]
+    cli, table, service, scope, tmp_path, monkeypatch
+) -> None:
+    keep, member = table["f1"], table["f2"]
+    flip_before_delete(monkeypatch, scope, member, mandatory=True)
+    plan = {
+        "version": 1,
+        "actions": [
+            {"action": "merge", "ids": [keep, member], "keep_id": keep, "revisions": {keep: 1, member: 1}}
+        ],
+    }
+    result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    outcome = result.json()
+    assert outcome["failed"] == []
+    [refused] = outcome["refused"]
+    assert refused["ids"] == [member] and "stays live" in refused["detail"]
+    assert "nothing of it was removed" in refused["detail"]
+    assert outcome["applied"][0]["detail"].endswith("absorbed nothing")
+    # The member is live, mandatory, and has its own title and body back.
+    now = service.source(member)
+    assert now.mandatory and (now.title, now.body) == FILLER[2]
+    # Undo takes the survivor back; the member is left as the other writer made it.
+    undone = cli("memory", "consolidate", "undo", outcome["log"], "-f", "json").json()
+    assert undone["refused"] == [] and undone["failed"] == []
+    assert service.source(keep).body == FILLER[1][1]
+    assert service.source(member).mandatory
+
+
+def test_a_small_scope_can_merge_two_of_three(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    a = add(service, "Use uv", "We install with uv.")
+    b = add(service, "Use  uv", "we install   with UV.")
+    add(service, "Other", "Something else entirely.")
+    [group] = cli("memory", "consolidate", "-f", "json").json()["groups"]
+    path = write_plan(tmp_path, plan_for(group))
+    dry = cli("memory", "consolidate", "--plan", path, "-f", "json")
+    assert dry.exit_code == 0, dry.stderr
+    done = cli("memory", "consolidate", "--plan", path, "--apply", "-f", "json")
+    assert done.exit_code == 0, done.stderr
+    assert len(service.catalogue()) == 2 and group["keep_id"] in {m.id for m in service.catalogue()}
+    assert set(group["ids"]) == {a, b}
+    # Two removals are allowed even in a scope of three; a third is mass removal.
+    c = add(service, "Fourth", "A fourth memory.")
+    d = add(service, "Fifth", "A fifth memory.")
+    three = {
+        "version": 1,
+        "actions": [
+            {"action": "delete", "id": i, "revision": 1} for i in (c, d, group["keep_id"])
+        ],
+    }
+    refused = cli("memory", "consolidate", "--plan", write_plan(tmp_path, three))
+    assert refused.exit_code == 3 and "would remove 3 of 4 live memories (more than 2" in (
+        refused.stderr
+    )
+    two = {"version": 1, "actions": three["actions"][:2]}
+    assert cli("memory", "consolidate", "--plan", write_plan(tmp_path, two), "--apply").exit_code == 0
+    assert len(service.catalogue()) == 2
+
+
+def test_undo_twice_says_already_undone(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    before = snapshot_all(service)
+    pair = [table["f3"], table["f4"]]
+    merge = {"action": "merge", "ids": pair, "keep_id": pair[0], "revisions": {i: 1 for i in pair}}
+    update = {"action": "update", "id": table["f2"], "body": "x", "revision": 1}
+    plan = {"version": 1, "actions": [merge, update]}
+    log = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    ).json()["log"]
+    first = cli("memory", "consolidate", "undo", log, "-f", "json").json()
+    assert first["refused"] == [] and snapshot_all(service) == before
+    again = cli("memory", "consolidate", "undo", log, "-f", "json")
+    assert again.exit_code == 0, again.stderr
+    second = again.json()
+    assert second["applied"] == [] and second["failed"] == [] and second["log"] is None
+    assert len(second["refused"]) == 3  # the survivor, the absorbed member, the update
+    assert all("was already undone" in e["detail"] for e in second["refused"])
+    assert not any("changed after the apply" in e["detail"] for e in second["refused"])
+    assert snapshot_all(service) == before
+    shown = cli("memory", "consolidate", "undo", log).stdout
+    assert "already undone" in shown
