@@ -413,7 +413,8 @@ def test_mass_removal_needs_the_flag(cli, table, service, tmp_path) -> None:  # 
     assert refused.exit_code == 3 and refused.stdout == ""
     assert refused.stderr == (
         "Error: the plan would remove 4 of 14 live memories (more than 3: a quarter, at most "
-        "20, at least 2); check it, then pass --allow-mass-removal (MCP: allow_mass_removal: true)\n"
+        "20, at least 2); check it, then pass --allow-mass-removal "
+        "(MCP: allow_mass_removal: true)\n"
     )
     assert len(service.catalogue()) == 14
     allowed = cli("memory", "consolidate", "--plan", path, "--apply", "--allow-mass-removal")
@@ -604,7 +605,9 @@ def test_a_bare_delete_refuses_when_the_memory_turned_mandatory_meanwhile(  # ty
     victim = table["f0"]
     written = flip_before_delete(monkeypatch, scope, victim, mandatory=True)
     plan = {"version": 1, "actions": [{"action": "delete", "id": victim, "revision": 1}]}
-    result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json")
+    result = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    )
     assert written == [2]
     assert result.exit_code == 0, result.stderr
     outcome = result.json()
@@ -626,10 +629,17 @@ def test_an_absorb_refuses_when_the_member_turned_mandatory_meanwhile(  # type: 
     plan = {
         "version": 1,
         "actions": [
-            {"action": "merge", "ids": [keep, member], "keep_id": keep, "revisions": {keep: 1, member: 1}}
+            {
+                "action": "merge",
+                "ids": [keep, member],
+                "keep_id": keep,
+                "revisions": {keep: 1, member: 1},
+            }
         ],
     }
-    result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json")
+    result = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    )
     assert result.exit_code == 0, result.stderr
     outcome = result.json()
     assert outcome["failed"] == []
@@ -664,16 +674,16 @@ def test_a_small_scope_can_merge_two_of_three(cli, service, tmp_path) -> None:  
     d = add(service, "Fifth", "A fifth memory.")
     three = {
         "version": 1,
-        "actions": [
-            {"action": "delete", "id": i, "revision": 1} for i in (c, d, group["keep_id"])
-        ],
+        "actions": [{"action": "delete", "id": i, "revision": 1} for i in (c, d, group["keep_id"])],
     }
     refused = cli("memory", "consolidate", "--plan", write_plan(tmp_path, three))
     assert refused.exit_code == 3 and "would remove 3 of 4 live memories (more than 2" in (
         refused.stderr
     )
     two = {"version": 1, "actions": three["actions"][:2]}
-    assert cli("memory", "consolidate", "--plan", write_plan(tmp_path, two), "--apply").exit_code == 0
+    assert (
+        cli("memory", "consolidate", "--plan", write_plan(tmp_path, two), "--apply").exit_code == 0
+    )
     assert len(service.catalogue()) == 2
 
 

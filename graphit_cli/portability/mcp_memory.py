@@ -3,8 +3,9 @@
 One fact per entity: its observations as a list (a multi-line observation indented under its
 item), its relations appended on both their ends, its entityType as a tag (and as the type
 when it names one of ours). Every entity the server accepts imports: one without observations
-yet, and one whose name is longer than a title (cut at a word; the whole name leads the body). The key is the entity's name, so a re-import
-updates the same memory. See `foreign` for the other formats and the helpers they share.
+yet, and one whose name is longer than a title (cut at a word; the whole name leads the
+body). The key is the entity's name, so a re-import updates the same memory. See `foreign`
+for the other formats and the helpers they share.
 """
 
 from __future__ import annotations
@@ -142,7 +143,9 @@ def _list_item(observation: str) -> str:
 def _title(name: str) -> str:
     """The entity name as a title: one line, no control characters, and cut at a word (with
     an ellipsis) when it is longer than a title may be."""
-    clean = " ".join("".join(" " if unicodedata.category(c) in ("Cc", "Cs") else c for c in name).split())
+    clean = " ".join(
+        "".join(" " if unicodedata.category(c) in ("Cc", "Cs") else c for c in name).split()
+    )
     if len(clean) <= revisions.MAX_TITLE:
         return clean
     cut = clean[: revisions.MAX_TITLE - 1]
