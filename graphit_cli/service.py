@@ -262,7 +262,13 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
         except GraphitError as exc:
             raise self._at(index, exc) from None
 
-    def delete(self, memory_id: str) -> WriteResult:
+    def delete(self, memory_id: str, *, expected_revision: int | None = None) -> WriteResult:
+        """Delete the live row; with `expected_revision`, only while it is still that revision.
+
+        A guarded removal (consolidation, undo) passes the revision whose flags it checked: the
+        store's compare-and-swap (`delete_live` at that revision) then refuses the delete when
+        another writer changed the memory in between, instead of deleting the newer revision.
+        """
         memory_id = revisions.validate_id(memory_id)
         for attempt in range(MAX_ATTEMPTS):
             live, tail = self.store.heads([memory_id]).get(memory_id, (None, None))
@@ -271,6 +277,11 @@ class MemoryService(ServiceReads, ServiceUpkeep, ServiceDuplicates):
                 live = None
             if live is None:
                 raise missing(memory_id, tail)
+            if expected_revision is not None and live.revision != expected_revision:
+                raise Conflict(
+                    f"memory {memory_id} is at revision {live.revision}, not "
+                    f"{expected_revision}: it changed since it was checked; nothing deleted"
+                )
             rows = revisions.plan_delete(live, tail)
             try:
                 counts = self.store.merge(rows, delete_live=(live.key, live.revision))
