@@ -55,7 +55,8 @@ ENV_DESCRIPTIONS = {
     "GRAPHIT_VERSION_RETENTION": "Table versions younger than this many seconds survive "
     "cleanup, since other processes may still read them. Default: {DEFAULT_RETENTION_SECONDS}.",
     "GRAPHIT_EMBED_THREADS": "onnxruntime (or torch) threads for embedding batches (embed, "
-    "the daemon's embedding loop); query embeddings always use one thread. Default: {DEFAULT_EMBED_THREADS}.",
+    "the daemon's embedding loop); query embeddings always use one thread. "
+    "Default: {DEFAULT_EMBED_THREADS}.",
     "GRAPHIT_EMBEDDER": "The embedding backend: onnx (the default, no torch) or "
     "sentence-transformers (the reference extra; the same vectors), or module:factory of "
     "another embedder; a table embedded by another model is re-embedded.",
