@@ -7,6 +7,7 @@ tests at the end, which use the packaged all-MiniLM-L6-v2 and the calibrated flo
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -265,12 +266,17 @@ def test_real_model_relevance_floor(cli) -> None:  # type: ignore[no-untyped-def
     assert made["Python installs"] in [h["id"] for h in install][:1]
 
 
-@real_model
-def test_query_embedding_uses_one_thread() -> None:
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="sentence-transformers is not installed",
+)
+def test_query_embedding_uses_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
     from graphit_cli.embed import load_default
 
+    # The reference backend; the light one's threads: tests/test_embed_parity.py.
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", "sentence-transformers")
     model = load_default()
     assert model is not None
     torch.set_num_threads(2)
