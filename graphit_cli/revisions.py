@@ -15,6 +15,7 @@ into a final archive whose `next` is null.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import unicodedata
@@ -227,6 +228,26 @@ def plan_delete(current: Memory, tail: Memory | None) -> list[Memory]:
     if tail is not None:
         rows.append(replace(tail, next=final.key))
     return rows
+
+
+def closed_by_delete(chain: list[Memory]) -> set[str]:
+    """Keys of the revisions in `chain` (oldest first) that a delete closed.
+
+    The final archive of a deleted memory has no successor. A memory brought back keeps the
+    delete visible as two equal revisions in a row: reviving writes the memory as it was
+    deleted (`plan_revive`, `MemoryService.restore`), and that is the only write that repeats
+    the revision before it (an edit that changes nothing writes nothing).
+    """
+    closed = {m.key for m in chain if not m.is_live and m.next is None}
+    for before, after in itertools.pairwise(chain):
+        same = (before.content_hash, before.important, before.mandatory) == (
+            after.content_hash,
+            after.important,
+            after.mandatory,
+        )
+        if same and after.revision == before.revision + 1:
+            closed.add(before.key)
+    return closed
 
 
 def plan_revive(final: Memory, draft: MemoryDraft, *, author: str, now: datetime) -> list[Memory]:

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from graphit_cli import config, revisions, scopes
-from graphit_cli.errors import Conflict, GraphitError, InvalidInput
+from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
 from graphit_cli.models import (
     BatchResult,
     Memory,
@@ -239,7 +239,13 @@ class Writer:
         except GraphitError as exc:
             raise self._at(index, exc) from None
 
-    def delete(self, memory_id: str) -> WriteResult:
+    def delete(self, memory_id: str, *, expected_revision: int | None = None) -> WriteResult:
+        """Delete the live row; with `expected_revision`, only while it is still that revision.
+
+        A guarded removal (consolidation, undo) passes the revision whose flags it checked: the
+        store's compare-and-swap (`delete_live` at that revision) then refuses the delete when
+        another writer changed the memory in between, instead of deleting the newer revision.
+        """
         memory_id = revisions.validate_id(memory_id)
         for attempt in range(MAX_ATTEMPTS):
             live, tail = self.store.heads([memory_id]).get(memory_id, (None, None))
@@ -248,6 +254,11 @@ class Writer:
                 live = None
             if live is None:
                 raise missing(memory_id, tail)
+            if expected_revision is not None and live.revision != expected_revision:
+                raise Conflict(
+                    f"memory {memory_id} is at revision {live.revision}, not "
+                    f"{expected_revision}: it changed since it was checked; nothing deleted"
+                )
             rows = revisions.plan_delete(live, tail)
             try:
                 counts = self.store.merge(rows, delete_live=(live.key, live.revision))
@@ -293,8 +304,10 @@ class Writer:
         """Make archived revision `<id>/<revision_id>` current again, as a new revision.
 
         Text, type, tags and flags come back as they were in that revision; the chain keeps
-        everything in between. A deleted memory comes back the same way. Restoring what is
-        already current changes nothing.
+        everything in between. A deleted memory comes back the same way; when the revision is
+        older than the one deleted, the memory first comes back as it was deleted, so the
+        history keeps the delete (`revisions.closed_by_delete`). Restoring what is already
+        current changes nothing.
         """
         memory_id, revision_id = revisions.parse_ref(ref)
         if not revision_id:
@@ -303,6 +316,8 @@ class Writer:
                 f"(see `graphit memory history {memory_id}`)"
             )
         old = self._reader.source(ref)
+        if old.next is not None and self._deleted(memory_id):
+            self.upsert(MemoryDraft(id=memory_id))  # back as deleted: the delete stays shown
         draft = MemoryDraft(
             id=old.id,
             title=old.title,
@@ -313,6 +328,13 @@ class Writer:
             mandatory=old.mandatory,
         )
         return self.upsert(draft)
+
+    def _deleted(self, memory_id: str) -> bool:
+        try:
+            self._reader.source(memory_id)
+        except NotFound:
+            return True
+        return False
 
 
 class MemoryService:

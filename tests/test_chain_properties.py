@@ -437,16 +437,26 @@ def assert_markdown_round_trip(row: Memory) -> None:
     assert draft.expected_revision == row.revision
 
 
-def test_revision_chain_state_machine() -> None:
+def run_chain_machine(examples: int, steps: int) -> None:
     run_state_machine_as_test(
         ChainMachine,
         settings=settings(
-            max_examples=25,
-            stateful_step_count=15,
+            max_examples=examples,
+            stateful_step_count=steps,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],
         ),
     )
+
+
+def test_revision_chain_state_machine() -> None:
+    """A short run for the default tier; the long one below runs in the slow tier."""
+    run_chain_machine(6, 10)
+
+
+@pytest.mark.slow
+def test_revision_chain_state_machine_long() -> None:
+    run_chain_machine(25, 15)
 
 
 # --- Markdown round trip of anything the service accepts ------------------------------------

@@ -533,6 +533,23 @@ def test_upserting_a_sourced_file_twice_is_a_no_op(cli, service, tmp_path: Path)
     assert service.store.table.version == version
 
 
+def history_lines(cli, memory_id: str) -> list[str]:  # type: ignore[no-untyped-def]
+    shown = cli("memory", "history", memory_id, "-f", "table")
+    assert shown.exit_code == 0, shown.stderr
+    return shown.stdout.splitlines()[1:]
+
+
+def test_history_keeps_a_delete_after_the_memory_is_restored(cli) -> None:  # type: ignore[no-untyped-def]
+    memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
+    assert cli("memory", "delete", memory_id, "--yes").exit_code == 0
+    final = cli("memory", "history", memory_id, "-f", "json").json()[-1]
+    assert cli("memory", "restore", final["key"]).exit_code == 0
+    assert [line.split()[1:3] for line in history_lines(cli, memory_id)] == [
+        ["1", "deleted"],
+        ["2", "current"],
+    ]
+
+
 def test_restore_makes_an_old_revision_current_as_a_new_revision(cli) -> None:  # type: ignore[no-untyped-def]
     memory_id = upsert(cli, "--title", "T", "--body", "one", "--tag", "a", "--important")["id"]
     upsert(cli, "--id", memory_id, "--title", "U", "--body", "two", "--tag", "b")
@@ -561,8 +578,12 @@ def test_restore_revives_a_deleted_memory_and_refuses_a_bare_id(cli) -> None:  #
     assert cli("memory", "delete", memory_id, "--yes").exit_code == 0
     first = cli("memory", "history", memory_id, "-f", "json").json()[0]
     revived = cli("memory", "restore", first["key"], "-f", "json")
-    assert [(r["action"], r["revision"]) for r in revived.json()] == [("updated", 3)]
+    # back first as it was deleted (revision 3, so the history keeps the delete), then revision
+    # 1's text as revision 4
+    assert [(r["action"], r["revision"]) for r in revived.json()] == [("updated", 4)]
     assert cli("memory", "source", memory_id).stdout.endswith("# T\n\none\n")
+    states = [line.split()[2] for line in history_lines(cli, memory_id)]
+    assert states == ["superseded", "deleted", "superseded", "current"]
     bare = cli("memory", "restore", memory_id)
     assert (bare.exit_code, bare.stdout) == (3, "")
     assert bare.stderr == (

@@ -23,6 +23,8 @@ HEAVY = (
     "numpy",
     "torch",
     "sentence_transformers",
+    "onnxruntime",
+    "tokenizers",
     "mcp",
     "mcp_types",
 )

@@ -199,6 +199,7 @@ def assert_chain_intact(chain: list[Memory], memory_id: str, *, live: bool) -> N
 # --- real processes -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_processes_creating_different_keys_lose_nothing(service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     reports = run_writers(
         tmp_path,
@@ -292,6 +293,7 @@ def test_two_processes_creating_the_same_ids_leave_one_live_row(service, tmp_pat
     assert sorted(m.id for m in service.store.live()) == sorted(ids)
 
 
+@pytest.mark.slow
 def test_an_updater_and_a_deleter_on_one_key_keep_the_chain(service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """One process updates a key while another deletes it and writes it back, over and over.
 

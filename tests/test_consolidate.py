@@ -83,6 +83,18 @@ def plan_for(group: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"version": 1, "scope": "project", "actions": [action]}
 
 
+def uv_group(cli) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """The report's exact group and the near group holding its survivor, as one merge: the
+    three uv memories."""
+    report = cli("memory", "consolidate", "--threshold", "0.6", "-f", "json").json()
+    exact, near = report["groups"]
+    return {
+        "ids": near["ids"] + exact["ids"][1:],
+        "keep_id": near["keep_id"],
+        "members": near["members"] + exact["members"][1:],
+    }
+
+
 def write_plan(tmp_path: Path, plan: dict[str, Any]) -> str:
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(plan))
@@ -98,13 +110,15 @@ def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:  
     report = result.json()
     assert set(report) == {"scope", "analysed", "groups", "stale"}
     assert report["analysed"] == 14
-    [group] = report["groups"]
+    exact, group = report["groups"]
     assert set(group) == {"kind", "ids", "keep_id", "similarity", "members"}
-    # The exact copy joins the near group: each memory is in one group only.
+    # The exact copy (same title and body) is an exact group of its own, never a member of a
+    # near group at similarity 1.00; the near group holds its proposed survivor.
+    assert exact["kind"] == "exact" and exact["similarity"] == 1.0
+    assert exact["ids"] == [table["uv"], table["uv_copy"]]  # important first
     assert group["kind"] == "near"
-    assert set(group["ids"]) == {table["uv"], table["uv_copy"], table["uv_near"]}
+    assert group["ids"] == [table["uv_near"], table["uv"]]
     assert group["keep_id"] == table["uv_near"]  # mandatory first
-    assert group["ids"][0] == group["keep_id"]
     assert 0.6 <= group["similarity"] < 1.0
     member = group["members"][0]
     assert set(member) == {
@@ -120,9 +134,9 @@ def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:  
     assert member["body"] == "Python packages are installed with uv and never with pip."
     assert report["stale"] == [table["old"]]
     shown = cli("memory", "consolidate", "--threshold", "0.6").stdout
-    # Pairwise similarity by row number; the exact copies (#2, #3) are identical.
-    assert "| 1 | " + group["ids"][0] in shown
-    assert "#2~#3 1.00." in shown and f"#1~#2 {group['similarity']:.2f}" in shown
+    assert "## Group 1: exact duplicates (similarity 1.00)" in shown
+    assert f"## Group 2: near duplicates (similarity {group['similarity']:.2f})" in shown
+    assert "Pairwise similarity" not in shown  # no copy listed at 1.00 inside the near group
     assert "## Stale: normal memories not updated for 90 days (review only)" in shown
 
 
@@ -213,10 +227,7 @@ def test_cli_default_threshold_matches_the_module() -> None:
 def test_dry_run_then_apply_merge_inherits_flags_type_and_tags(  # type: ignore[no-untyped-def]
     cli, table, service, tmp_path, graphit_home
 ) -> None:
-    group = cli("memory", "consolidate", "--threshold", "0.6", "--format", "json").json()["groups"][
-        0
-    ]
-    plan = write_plan(tmp_path, plan_for(group, reason="same rule, three times"))
+    plan = write_plan(tmp_path, plan_for(uv_group(cli), reason="same rule, three times"))
     dry = cli("memory", "consolidate", "--plan", plan, "--format", "json")
     assert dry.exit_code == 0, dry.stderr
     assert dry.json()["log"] is None and len(dry.json()["applied"]) == 1
@@ -402,7 +413,8 @@ def test_mass_removal_needs_the_flag(cli, table, service, tmp_path) -> None:  # 
     assert refused.exit_code == 3 and refused.stdout == ""
     assert refused.stderr == (
         "Error: the plan would remove 4 of 14 live memories (more than 3: a quarter, at most "
-        "20); check it, then pass --allow-mass-removal (MCP: allow_mass_removal: true)\n"
+        "20, at least 2); check it, then pass --allow-mass-removal "
+        "(MCP: allow_mass_removal: true)\n"
     )
     assert len(service.catalogue()) == 14
     allowed = cli("memory", "consolidate", "--plan", path, "--apply", "--allow-mass-removal")
@@ -419,10 +431,10 @@ def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: 
 
     real_delete = Writer.delete
 
-    def flaky_delete(self: Writer, memory_id: str):  # type: ignore[no-untyped-def]
+    def flaky_delete(self: Writer, memory_id: str, **kw):  # type: ignore[no-untyped-def]
         if memory_id == table["uv_copy"]:
             raise StorageUnavailable("write to the table failed: injected")
-        return real_delete(self, memory_id)
+        return real_delete(self, memory_id, **kw)
 
     before = snapshot_all(service)
     ids = [table["uv"], table["uv_copy"]]
@@ -478,8 +490,7 @@ def snapshot_all(service: MemoryService) -> dict[str, tuple[Any, ...]]:
 
 def test_undo_restores_absorbed_and_survivor(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
     before = snapshot_all(service)
-    group = cli("memory", "consolidate", "--threshold", "0.6", "-f", "json").json()["groups"][0]
-    plan = plan_for(group)
+    plan = plan_for(uv_group(cli))
     plan["actions"].append({"action": "demote", "id": table["uv"], "revision": 1})  # refused
     plan["actions"].append({"action": "update", "id": table["f2"], "body": "x", "revision": 1})
     outcome = cli(
@@ -543,6 +554,7 @@ def test_consolidator_uses_the_service_guards_directly(table, service) -> None: 
 # --- with the packaged model --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:  # type: ignore[no-untyped-def]
     """all-MiniLM-L6-v2 vectors at the calibrated default threshold."""
     from graphit_cli.embed import load_default, model_available
@@ -565,3 +577,135 @@ def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:  # ty
     report = Consolidator(service).report()
     assert [sorted(g.ids) for g in report.groups] == [sorted([a, b])]
     assert report.groups[0].kind == "near" and report.groups[0].similarity > 0.8
+
+
+# --- guards under a concurrent writer (issue 22) ------------------------------------------------
+
+
+def flip_before_delete(monkeypatch, scope, victim: str, **flags: bool) -> list[int]:  # type: ignore[no-untyped-def]
+    """Another writer (its own handle on the same table) sets `flags` on `victim` right
+    between the apply's checks and its removal of `victim`; returns the revision it wrote."""
+    from graphit_cli.consolidate import tables
+
+    real = tables.ServiceTable.delete
+    written: list[int] = []
+
+    def delete(self, memory_id, *args, **kw):  # type: ignore[no-untyped-def]
+        if memory_id == victim and not written:
+            other = MemoryService.open(scope)
+            written.append(other.upsert(MemoryDraft(id=victim, **flags)).memory.revision)
+        return real(self, memory_id, *args, **kw)
+
+    monkeypatch.setattr(tables.ServiceTable, "delete", delete)
+    return written
+
+
+def test_a_bare_delete_refuses_when_the_memory_turned_mandatory_meanwhile(  # type: ignore[no-untyped-def]
+    cli, table, service, scope, tmp_path, monkeypatch
+) -> None:
+    victim = table["f0"]
+    written = flip_before_delete(monkeypatch, scope, victim, mandatory=True)
+    plan = {"version": 1, "actions": [{"action": "delete", "id": victim, "revision": 1}]}
+    result = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    )
+    assert written == [2]
+    assert result.exit_code == 0, result.stderr
+    outcome = result.json()
+    assert outcome["applied"] == [] and outcome["failed"] == [] and outcome["log"] is None
+    [refused] = outcome["refused"]
+    assert refused["detail"] == (
+        f"action 1: changed while applying: memory {victim} is at revision 2, not 1: it "
+        "changed since it was checked; nothing deleted"
+    )
+    kept = service.source(victim)  # still live, with the flag the other writer set
+    assert kept.mandatory and kept.revision == 2 and kept.body == FILLER[0][1]
+
+
+def test_an_absorb_refuses_when_the_member_turned_mandatory_meanwhile(  # type: ignore[no-untyped-def]
+    cli, table, service, scope, tmp_path, monkeypatch
+) -> None:
+    keep, member = table["f1"], table["f2"]
+    flip_before_delete(monkeypatch, scope, member, mandatory=True)
+    plan = {
+        "version": 1,
+        "actions": [
+            {
+                "action": "merge",
+                "ids": [keep, member],
+                "keep_id": keep,
+                "revisions": {keep: 1, member: 1},
+            }
+        ],
+    }
+    result = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    )
+    assert result.exit_code == 0, result.stderr
+    outcome = result.json()
+    assert outcome["failed"] == []
+    [refused] = outcome["refused"]
+    assert refused["ids"] == [member] and "stays live" in refused["detail"]
+    assert "nothing of it was removed" in refused["detail"]
+    assert outcome["applied"][0]["detail"].endswith("absorbed nothing")
+    # The member is live, mandatory, and has its own title and body back.
+    now = service.source(member)
+    assert now.mandatory and (now.title, now.body) == FILLER[2]
+    # Undo takes the survivor back; the member is left as the other writer made it.
+    undone = cli("memory", "consolidate", "undo", outcome["log"], "-f", "json").json()
+    assert undone["refused"] == [] and undone["failed"] == []
+    assert service.source(keep).body == FILLER[1][1]
+    assert service.source(member).mandatory
+
+
+def test_a_small_scope_can_merge_two_of_three(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    a = add(service, "Use uv", "We install with uv.")
+    b = add(service, "Use  uv", "we install   with UV.")
+    add(service, "Other", "Something else entirely.")
+    [group] = cli("memory", "consolidate", "-f", "json").json()["groups"]
+    path = write_plan(tmp_path, plan_for(group))
+    dry = cli("memory", "consolidate", "--plan", path, "-f", "json")
+    assert dry.exit_code == 0, dry.stderr
+    done = cli("memory", "consolidate", "--plan", path, "--apply", "-f", "json")
+    assert done.exit_code == 0, done.stderr
+    assert len(service.catalogue()) == 2 and group["keep_id"] in {m.id for m in service.catalogue()}
+    assert set(group["ids"]) == {a, b}
+    # Two removals are allowed even in a scope of three; a third is mass removal.
+    c = add(service, "Fourth", "A fourth memory.")
+    d = add(service, "Fifth", "A fifth memory.")
+    three = {
+        "version": 1,
+        "actions": [{"action": "delete", "id": i, "revision": 1} for i in (c, d, group["keep_id"])],
+    }
+    refused = cli("memory", "consolidate", "--plan", write_plan(tmp_path, three))
+    assert refused.exit_code == 3 and "would remove 3 of 4 live memories (more than 2" in (
+        refused.stderr
+    )
+    two = {"version": 1, "actions": three["actions"][:2]}
+    assert (
+        cli("memory", "consolidate", "--plan", write_plan(tmp_path, two), "--apply").exit_code == 0
+    )
+    assert len(service.catalogue()) == 2
+
+
+def test_undo_twice_says_already_undone(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    before = snapshot_all(service)
+    pair = [table["f3"], table["f4"]]
+    merge = {"action": "merge", "ids": pair, "keep_id": pair[0], "revisions": {i: 1 for i in pair}}
+    update = {"action": "update", "id": table["f2"], "body": "x", "revision": 1}
+    plan = {"version": 1, "actions": [merge, update]}
+    log = cli(
+        "memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply", "-f", "json"
+    ).json()["log"]
+    first = cli("memory", "consolidate", "undo", log, "-f", "json").json()
+    assert first["refused"] == [] and snapshot_all(service) == before
+    again = cli("memory", "consolidate", "undo", log, "-f", "json")
+    assert again.exit_code == 0, again.stderr
+    second = again.json()
+    assert second["applied"] == [] and second["failed"] == [] and second["log"] is None
+    assert len(second["refused"]) == 3  # the survivor, the absorbed member, the update
+    assert all("was already undone" in e["detail"] for e in second["refused"])
+    assert not any("changed after the apply" in e["detail"] for e in second["refused"])
+    assert snapshot_all(service) == before
+    shown = cli("memory", "consolidate", "undo", log).stdout
+    assert "already undone" in shown

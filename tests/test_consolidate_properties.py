@@ -11,7 +11,9 @@ allow_mass_removal on or off. Whatever the plan says:
 - no guard is bypassed: no bare delete removes a flagged memory, the scope keeps a live memory,
   a plan removing too many memories without allow_mass_removal writes nothing;
 - apply then undo restores every memory's content and flags;
-- a concurrent edit between the plan and the apply is never overwritten.
+- a concurrent edit between the plan and the apply is never overwritten;
+- a flag another writer sets during the apply (between a check and a removal) is never lost:
+  the removal is refused.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from hypothesis import strategies as st
 
 from graphit_cli.consolidate.consolidator import Consolidator, removal_limit
 from graphit_cli.consolidate.plan import FLAG_ACTIONS
-from graphit_cli.errors import InvalidInput
-from graphit_cli.models import MEMORY_TYPES, Memory, MemoryDraft
+from graphit_cli.errors import InvalidInput, NotFound
+from graphit_cli.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
 
@@ -204,3 +206,95 @@ def test_a_concurrent_edit_is_never_overwritten(graphit_home, specs, actions, vi
         after_edit.revision,
     )
     assert all(edited not in e.ids for e in outcome.applied)
+
+
+# A concurrent writer's schedule: before the apply's n-th write or delete, another handle on
+# the same table sets a flag on the memory that call is about ("self") or on another one.
+flip_spec = st.lists(
+    st.tuples(
+        st.integers(0, 12),
+        st.sampled_from(["self", "self", "other"]),
+        st.integers(0, 9),
+        st.sampled_from(["important", "mandatory"]),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@SETTINGS
+@given(
+    specs=st.lists(memory_spec, min_size=3, max_size=6),
+    actions=st.lists(action_spec, min_size=1, max_size=4),
+    flips=flip_spec,
+)
+def test_a_flag_set_during_the_apply_is_never_removed(  # type: ignore[no-untyped-def]
+    graphit_home, monkeypatch, specs, actions, flips
+) -> None:
+    """Flags flipped on by another writer between the plan (and its checks) and the removal:
+    every guarded removal is a compare-and-swap on the revision it checked, so the memory the
+    other writer flagged is refused, never deleted anyway; nothing else is lost either."""
+    from graphit_cli.consolidate import tables
+
+    service, ids = build(specs)
+    before_rows = {m.id: m for m in service.catalogue()}
+    other = MemoryService(service.store.__class__.open(service.store.uri), service.scope)
+    plan = make_plan(ids, actions)
+    calls = itertools.count()
+    flipped: dict[str, set[str]] = {}
+
+    def writer(about: str) -> None:
+        n = next(calls)
+        for at, whom, pick, flag in flips:
+            if at != n:
+                continue
+            target = about if whom == "self" else ids[pick % len(ids)]
+            try:
+                current = other.source(target)
+            except NotFound:
+                continue  # deleted already: nothing to flag
+            result = other.upsert(
+                MemoryDraft(id=target, expected_revision=current.revision, **{flag: True})
+            )
+            if result.action is not WriteAction.UNCHANGED:
+                flipped.setdefault(target, set()).add(flag)
+                event("a flag flipped during the apply")
+
+    real_write, real_delete = tables.ServiceTable.write, tables.ServiceTable.delete
+
+    def write(self, draft):  # type: ignore[no-untyped-def]
+        writer(draft.id)
+        return real_write(self, draft)
+
+    def delete(self, memory_id, *args, **kw):  # type: ignore[no-untyped-def]
+        writer(memory_id)
+        return real_delete(self, memory_id, *args, **kw)
+
+    monkeypatch.setattr(tables.ServiceTable, "write", write)
+    monkeypatch.setattr(tables.ServiceTable, "delete", delete)
+    outcome = Consolidator(service).apply(plan, apply=True, allow_mass_removal=True)
+    monkeypatch.undo()
+    live = {m.id: m for m in service.catalogue()}
+    assert live, "the last live memory was removed"
+    for entry in outcome.refused:
+        event("refused: " + entry.detail.split(": ", 1)[1].split(" ")[1])
+    # A flag another writer set during the apply is on a live memory afterwards: no plan
+    # action may touch that memory any more (its revision moved on).
+    for memory_id, flags in flipped.items():
+        assert memory_id in live, f"{memory_id} was flagged {flags} during the apply, then removed"
+        for flag in flags:
+            assert getattr(live[memory_id], flag), f"{memory_id} lost the {flag} set meanwhile"
+    # No removed memory was flagged when it was removed (its final revision says).
+    for memory_id in before_rows:
+        if memory_id in live:
+            continue
+        final = final_of(service, memory_id)
+        if not final.title.startswith("[merged into "):
+            assert not (final.important or final.mandatory), f"bare delete of flagged {memory_id}"
+        else:
+            holder = survivor_of(service, memory_id, live)
+            assert holder is not None
+            if any(e.action in FLAG_ACTIONS and holder.id in e.ids for e in outcome.applied):
+                continue  # the plan changed the survivor's flags itself
+            for flag in ("important", "mandatory"):
+                assert not getattr(final, flag) or getattr(holder, flag)

@@ -29,7 +29,9 @@ FAST = DaemonSettings(
 )
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
+    """Poll until `condition` holds. The timeout only stops a hung test: a loaded machine may
+    take many times longer than an idle one, and a verdict must not depend on which it is."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -62,6 +64,7 @@ def test_vectors_and_vector_index_appear_without_manual_embed(
     )
 
 
+@pytest.mark.slow
 def test_single_writes_keep_fragments_bounded(
     scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -112,7 +115,7 @@ def test_failing_loop_backs_off_and_is_marked_failed() -> None:
 
     loop = Loop("embed", "project:X", 0.1, broken)
     supervisor.start(loop)
-    wait_for(lambda: loop.status == "failed", timeout=10)
+    wait_for(lambda: loop.status == "failed")
     stop.set()
     assert loop.failures == 10 and len(calls) == 10
     assert loop.last_error == "table exploded"
@@ -228,7 +231,7 @@ def test_second_daemon_refuses_to_start(scope: Scope, running: Daemon) -> None:
 
 
 def test_sigterm_stops_quickly_and_keeps_every_returned_write(
-    scope: Scope, project_dir: Path
+    scope: Scope, project_dir: Path, tmp_path: Path
 ) -> None:
     svc = MemoryService.open(scope)
     svc.upsert(MemoryDraft(title="seed", body="seed"))
@@ -239,12 +242,16 @@ def test_sigterm_stops_quickly_and_keeps_every_returned_write(
         "GRAPHIT_EMBEDDER": "tests.embedders:HashingEmbedder",
         "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
     }
+    # The daemon's log goes to a file, not a pipe nobody reads until the end: a full pipe would
+    # block the daemon mid-shutdown on a slow machine.
+    log_path = tmp_path / "daemon.log"
+    log = log_path.open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "graphit_cli", "memory", "daemon"],
         cwd=project_dir,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
         text=True,
     )
     written: list[str] = []
@@ -262,19 +269,23 @@ def test_sigterm_stops_quickly_and_keeps_every_returned_write(
         thread.start()
         wait_for(lambda: len(written) > 5)  # writes racing the daemon's loops
         proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=20)  # the shutdown joins its loops for at most 3 s
+        # The shutdown joins its loops for at most 3 s; the bound here is only against a hang
+        # (a loaded machine took over 20 s to get the exiting process scheduled).
+        code = proc.wait(timeout=180)
         at_exit = len(written)
         wait_for(lambda: len(written) >= at_exit + 3)  # writing goes on after the daemon
     finally:
         stop.set()
         if proc.poll() is None:
             proc.kill()
+            proc.wait()
         if thread.is_alive():
             thread.join()
-    assert code == 0, proc.stderr.read() if proc.stderr else ""
+        log.close()
+    assert code == 0, log_path.read_text()
     live = {m.id for m in svc.catalogue()}
     assert set(written) <= live
-    assert "daemon.stopped" in (proc.stderr.read() if proc.stderr else "")
+    assert "daemon.stopped" in log_path.read_text()
 
 
 def test_maintain_cli_gate_and_force(cli, scope: Scope) -> None:  # type: ignore[no-untyped-def]
@@ -462,7 +473,7 @@ def test_two_daemons_started_at_once_one_exits_5(scope: Scope, project_dir: Path
         )
         assert winner.poll() is None  # the first one keeps running
         winner.send_signal(signal.SIGTERM)
-        assert winner.wait(timeout=20) == 0
+        assert winner.wait(timeout=180) == 0  # a bound against a hang, not a speed check
     finally:
         for proc in procs:
             if proc.poll() is None:

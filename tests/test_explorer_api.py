@@ -472,6 +472,36 @@ def test_body_html_is_gfm_and_carries_no_script(client: TestClient) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown as text, never as markup
 
 
+def test_remote_images_become_links_and_no_img_fetches_a_host(client: TestClient) -> None:
+    body = (
+        "![pixel](https://tracker.example/p.png?who=me) ![](http://tracker.example/q.gif)\n\n"
+        "![proto](//tracker.example/r.png) ![rel](pixel.png) ![ref][t]\n\n"
+        "[![*inner*](https://tracker.example/s.png)](https://example.org)\n\n"
+        "![inline](data:image/png;base64,AAAA)\n\n[t]: https://tracker.example/t.png"
+    )
+    created = client.post("/api/memories", headers=AUTH, json={"title": "Pix", "body": body})
+    elements = parse_elements(created.json()["memory"]["body_html"])
+    assert [attrs.get("src") for tag, attrs in elements if tag == "img"] == [
+        "data:image/png;base64,AAAA"
+    ]
+    remote = [attrs["href"] for tag, attrs in elements if attrs.get("class") == "remote-image"]
+    assert remote == [
+        "https://tracker.example/p.png?who=me",
+        "http://tracker.example/q.gif",
+        "//tracker.example/r.png",
+        "pixel.png",
+        "https://tracker.example/t.png",
+    ]
+    # an image inside a link keeps only its alt text; the link stays
+    assert [a["href"] for tag, a in elements if tag == "a" and "class" not in a] == [
+        "https://example.org"
+    ]
+    html = created.json()["memory"]["body_html"]
+    assert ">pixel</a>" in html and ">http://tracker.example/q.gif</a>" in html
+    inner = '<a href="https://example.org" rel="noopener noreferrer nofollow"><em>inner</em></a>'
+    assert inner in html
+
+
 def parse_elements(html: str) -> list[tuple[str, dict[str, str]]]:
     """Every start tag of `html` with its attributes, as a browser's tokenizer sees them."""
     from html.parser import HTMLParser
@@ -574,6 +604,61 @@ def test_remove_keeps_the_final_revision(client: TestClient, seeded: dict[str, s
     again = client.delete(f"/api/memories/{memory_id}?confirm=true", headers=AUTH)
     assert again.status_code == 404
     assert error_of(again) == "memory not found"
+
+
+def test_restore_an_old_revision_and_a_removed_memory(
+    client: TestClient, seeded: dict[str, str]
+) -> None:
+    def restore(memory_id: str, revision_id: str) -> Any:
+        url = f"/api/memories/{memory_id}/revisions/{revision_id}/restore"
+        return client.post(url, headers=AUTH, json={})
+
+    old = seeded["old"]
+    first = get(client, f"/api/memories/{old}").json()["revisions"][-1]
+    restored = restore(old, first["revision_id"])
+    assert restored.status_code == 200
+    trace = restored.json()
+    assert (trace["current"], trace["memory"]["revision"]) == (True, 3)
+    assert trace["memory"]["body"] == "An old normal cache note."
+    assert [r["revision"] for r in trace["revisions"]] == [3, 2, 1]
+
+    # a removed memory comes back, and its chain still shows the delete
+    gone = seeded["gone"]
+    final = get(client, f"/api/memories/{gone}").json()["revisions"][0]
+    back = restore(gone, final["revision_id"]).json()
+    assert (back["current"], back["memory"]["revision"], back["memory"]["title"]) == (
+        True,
+        2,
+        "Gone",
+    )
+    assert [r["revision"] for r in back["revisions"]] == [2, 1]
+    assert gone in [r["id"] for r in get(client, "/api/memories").json()["results"]]
+
+    # removed again, an older revision is restored: both deletes stay in the chain
+    client.patch(f"/api/memories/{gone}", headers=AUTH, json={"body": "Edited.", "revision": 2})
+    client.delete(f"/api/memories/{gone}?confirm=true", headers=AUTH)
+    again = restore(gone, final["revision_id"]).json()
+    assert again["memory"]["body"] == "This one is deleted."
+    assert [r["revision"] for r in again["revisions"]] == [5, 4, 3, 2, 1]
+    # revision 4 is revision 3 back as it was deleted, revision 5 the restored text
+    rows = {
+        r["revision"]: get(client, f"/api/memories/{gone}/revisions/{r['revision_id']}").json()
+        for r in again["revisions"][1:]
+    }
+    assert rows[4]["content_hash"] == rows[3]["content_hash"] != again["memory"]["content_hash"]
+
+    for memory_id, revision_id in ((old, "01JZZZZZZZZZZZZZZZZZZZZZZZ"), (old, "nope")):
+        missing = restore(memory_id, revision_id)
+        assert (missing.status_code, error_of(missing)) == (404, "revision not found")
+    unknown = restore("01JZZZZZZZZZZZZZZZZZZZZZZZ", first["revision_id"])
+    assert unknown.status_code == 404
+    plain = client.post(
+        f"/api/memories/{old}/revisions/{first['revision_id']}/restore",
+        headers={**AUTH, "Content-Type": "text/plain"},
+        content=b"{}",
+    )
+    assert plain.status_code == 403  # a mutation like the others: JSON only (CSRF)
+    assert get(client, f"/api/memories/{old}").json()["memory"]["revision"] == 3
 
 
 # --- security -----------------------------------------------------------------------------------
@@ -695,6 +780,7 @@ def test_every_response_carries_the_csp_and_the_page_has_no_inline_script(
     for response in responses:
         csp = response.headers["content-security-policy"]
         assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+        assert "img-src 'self' data:;" in csp  # no remote image host, not even https:
         assert response.headers["x-content-type-options"] == "nosniff"
     html = responses[0].text
     assert re.findall(r"<script\b[^>]*>(.*?)</script>", html, re.S) == [""]  # no inline code

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -33,8 +33,13 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
     # DNS rebinding, for real: a foreign name that resolves to this machine's loopback.
-    "--host-resolver-rules=MAP evil.example 127.0.0.1",
+    # and a "tracking pixel" host, so a request to it would reach a server the test watches.
+    "--host-resolver-rules=MAP evil.example 127.0.0.1, MAP tracker.example 127.0.0.1",
 ]
+
+# How long a locator or an `expect` waits for the page: a bound against a hang, never a speed
+# check (Playwright's own `expect` default, 5 s, failed on a loaded machine).
+WAIT_MS = 60_000
 
 pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
@@ -70,8 +75,9 @@ def answer() -> int:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=WAIT_MS)
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield launched
@@ -114,7 +120,7 @@ def page(browser: Any) -> Iterator[tuple[Any, Watch]]:
         "console", lambda m: watch.console_errors.append(m.text) if m.type == "error" else None
     )
     opened.on("pageerror", lambda e: watch.page_errors.append(str(e)))
-    opened.set_default_timeout(30_000)
+    opened.set_default_timeout(WAIT_MS)
     yield opened, watch
     context.close()
 
@@ -460,3 +466,168 @@ def test_wrong_host_foreign_origin_and_no_token_are_refused(
     assert results[1] in ("simple-post:failed", "simple-post:0:opaque")
     assert results[2] == "delete:failed"
     assert [(m.id, m.title) for m in service.catalogue()] == [(victim.id, "Precious")]
+
+
+class _Tracker(BaseHTTPRequestHandler):
+    """A remote image host: records every request that reaches it."""
+
+    hits: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Tracker.hits.append(self.path)
+        pixel = bytes.fromhex(
+            "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+            "1f15c4890000000d4944415478da63f8ffff3f0005fe02fe0dd4e5450000000049454e44ae426082"
+        )
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(pixel)))
+        self.end_headers()
+        self.wfile.write(pixel)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def tracker() -> Iterator[str]:
+    _Tracker.hits = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Tracker)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    yield f"tracker.example:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_remote_image_is_shown_as_a_link_and_never_fetched(
+    page: tuple[Any, Watch], explorer: ExplorerServer, service: MemoryService, tracker: str
+) -> None:
+    from playwright.sync_api import expect
+
+    tab, watch = page
+    requested: list[str] = []
+    tab.on("request", lambda request: requested.append(request.url))
+    body = (
+        f"Read me.\n\n![pixel](http://{tracker}/pixel.png?reader=1)\n\n"
+        f"![](//{tracker}/protocol-relative.png)\n\n![ref][t]\n\n"
+        f"[t]: http://{tracker}/reference.png\n"
+    )
+    service.upsert(MemoryDraft(title="Shared note", body=body))
+    tab.goto(explorer.url)
+    tab.locator("#list .item", has_text="Shared note").click()
+    rendered = tab.locator(".markdown-body")
+    expect(rendered).to_contain_text("Read me.")
+    assert rendered.locator("img").count() == 0
+    links = rendered.locator("a.remote-image")
+    expect(links).to_have_count(3)
+    assert links.first.inner_text() == "pixel"
+    assert links.first.get_attribute("href") == f"http://{tracker}/pixel.png?reader=1"
+
+    # the CSP is the second wall: an <img> put in the page by script is refused too
+    tab.evaluate(
+        f"""() => {{ const img = document.createElement("img");
+        img.src = "http://{tracker}/injected.png"; document.body.append(img); }}"""
+    )
+    tab.locator("#memory-title").click()
+    tab.wait_for_timeout(300)  # room for a fetch to go out (none may)
+    tab.reload()
+    expect(tab.locator("#memory-title")).to_have_text("Shared note")
+    assert _Tracker.hits == []
+    assert [url for url in requested if "tracker.example" in url] == [] or all(
+        "injected.png" in url for url in requested if "tracker.example" in url
+    )
+    assert watch.page_errors == []
+
+
+def test_restore_brings_back_a_removed_memory_and_an_old_revision(
+    page: tuple[Any, Watch], explorer: ExplorerServer, service: MemoryService
+) -> None:
+    from playwright.sync_api import expect
+
+    tab, watch = page
+    memory = service.upsert(MemoryDraft(title="Runbook", body="Restart the worker.")).memory
+    tab.goto(explorer.url)
+    tab.locator("#list .item", has_text="Runbook").click()
+    tab.click("#remove")
+    tab.click("#confirm-remove")
+    expect(tab.locator("#state")).to_have_text("Deleted")
+    expect(tab.locator("#list .item")).to_have_count(0)
+
+    # a removed memory: Restore brings it back as a new revision; the timeline keeps the delete
+    expect(tab.locator("#restore")).to_have_text("Restore this memory")
+    tab.click("#restore")
+    expect(tab.locator("#state")).to_have_text("Current")
+    expect(tab.locator("#memory-address")).to_have_text(f"{memory.id} · revision 2")
+    expect(tab.locator("#list .item")).to_have_count(1)
+    metas = tab.locator("#timeline .rev-meta")
+    expect(metas.nth(0)).to_contain_text("current")
+    expect(metas.nth(1)).to_contain_text("deleted")
+    assert service.source(memory.id).body == "Restart the worker."
+
+    # an old revision: opened from the timeline, restored as the newest revision
+    service.upsert(MemoryDraft(id=memory.id, body="Reboot the host."))
+    tab.reload()
+    expect(tab.locator("#memory-address")).to_have_text(f"{memory.id} · revision 3")
+    tab.locator("#timeline a", has_text="rev 2").click()
+    expect(tab.locator("#state")).to_have_text("Superseded")
+    expect(tab.locator("#restore")).to_have_text("Restore this revision")
+    tab.click("#restore")
+    expect(tab.locator("#memory-address")).to_have_text(f"{memory.id} · revision 4")
+    expect(tab.locator("#state")).to_have_text("Current")
+    expect(tab.locator(".markdown-body")).to_have_text("Restart the worker.")
+    assert tab.url.endswith(f"/memory/explorer/project/{memory.id}")
+    assert [(m.revision, m.body) for m in service.history(memory.id)][-2:] == [
+        (3, "Reboot the host."),
+        (4, "Restart the worker."),
+    ]
+    expect(metas).to_have_count(4)
+    expect(metas.nth(3)).to_contain_text("deleted")  # revision 1, still
+    assert watch.page_errors == [] and watch.console_errors == []
+
+
+def test_a_slow_first_search_shows_that_it_is_searching(
+    page: tuple[Any, Watch], explorer: ExplorerServer, service: MemoryService
+) -> None:
+    from playwright.sync_api import expect
+
+    tab, _ = page
+    service.upsert(MemoryDraft(title="Cache policy", body="Caches expire hourly."))
+    service.upsert(MemoryDraft(title="Deploys", body="On Tuesdays."))
+    tab.goto(explorer.url)
+    expect(tab.locator("#list .item")).to_have_count(2)
+    held: list[Any] = []  # the search request, kept waiting as if the model were loading
+    tab.route(re.compile(r"/api/memories\?.*query="), lambda route: held.append(route))
+    tab.fill("#search", "caches")
+    expect(tab.locator("#count")).to_have_text("Searching…")
+    expect(tab.locator("#list")).to_have_class(re.compile(r"\bloading\b"))
+    expect(tab.locator("#list")).to_have_attribute("aria-busy", "true")
+    assert len(held) == 1
+    held[0].continue_()
+    expect(tab.locator("#count")).to_have_text("1 match")
+    expect(tab.locator("#list .item-title")).to_have_text(["Cache policy"])
+    expect(tab.locator("#list")).not_to_have_class(re.compile(r"\bloading\b"))
+    assert tab.locator("#list").get_attribute("aria-busy") is None
+
+
+def test_a_narrow_window_keeps_new_memory_on_screen(
+    browser: Any, explorer: ExplorerServer, service: MemoryService
+) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 420, "height": 800})
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(WAIT_MS)
+        service.upsert(MemoryDraft(title="Narrow", body="Seen on a phone."))
+        tab.goto(explorer.url)
+        expect(tab.locator("#list .item")).to_have_count(1)
+        for selector in ("#new", "#scope", "#search"):
+            box = tab.locator(selector).bounding_box()
+            assert box is not None and box["x"] >= 0, selector
+            assert box["x"] + box["width"] <= 420, f"{selector} is cut off: {box}"
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 420
+        tab.click("#new")
+        expect(tab.locator("#ed-title")).to_be_focused()
+    finally:
+        context.close()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from graphit_cli import parse, render
 from graphit_cli.revisions import normalise_body
 
@@ -177,3 +179,77 @@ def _memory(memory_id: str, body: str):  # type: ignore[no-untyped-def]
         updated_by="me",
         content_hash="h",
     )
+
+
+# --- hand-written files of several memories (issue 22) --------------------------------------
+
+TWO_HAND_WRITTEN = """---
+type: convention
+tags: [python]
+---
+# Install with uv
+
+We install with uv, never pip.
+
+---
+
+A rule above, inside this body, stays in it.
+---
+type: decision
+important: true
+---
+# We chose LanceDB
+
+One table per scope.
+"""
+
+
+def test_two_hand_written_documents_are_two_memories(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "two.md"
+    path.write_text(TWO_HAND_WRITTEN)
+    result = cli("memory", "upsert", str(path), "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [r["action"] for r in result.json()] == ["created", "created"]
+    first, second = (service.source(r["id"]) for r in result.json())
+    assert (first.title, first.type, first.tags) == ("Install with uv", "convention", ("python",))
+    assert first.body == (
+        "We install with uv, never pip.\n\n---\n\nA rule above, inside this body, stays in it."
+    )
+    assert (second.title, second.type, second.important) == ("We chose LanceDB", "decision", True)
+    assert second.body == "One table per scope."
+
+
+@pytest.mark.parametrize(
+    ("second", "line", "why"),
+    [
+        ("---\ntitle: Two\nauthor: me\n---\n# Two\nbody", 4, "mixes graphit fields (title)"),
+        ("---\ntype: fact\n# Two\nbody", 4, "never closed"),
+        ("---\ntype: [fact\n---\n# Two\nbody", 4, "not valid YAML"),
+        ("---\n---\n# Two\nbody", 4, "empty `---` block before a `# Title`"),
+    ],
+)
+def test_an_ambiguous_second_document_is_refused_with_its_line(  # type: ignore[no-untyped-def]
+    cli, service, tmp_path: Path, second: str, line: int, why: str
+) -> None:
+    cli("memory", "list")  # opens (creates) the table
+    before = (service.store.count(), service.store.version())
+    path = tmp_path / "ambiguous.md"
+    path.write_text(f"# One\n\nBody one.\n{second}\n")
+    result = cli("memory", "upsert", str(path))
+    assert result.exit_code == 3
+    assert result.stderr.startswith(f"Error: {path}: line {line}: ") and why in result.stderr
+    assert result.stderr.count("\n") == 1  # one line
+    assert (service.store.count(), service.store.version()) == before
+
+
+def test_a_body_with_horizontal_rules_stays_one_memory(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    body = (
+        "Part one.\n\n---\n\nPart two.\n\n---\nregion: eu-west-1\nbucket: team\n---\n\n"
+        "Part three\n---\n\n- a list\n- after a rule"
+    )
+    path = tmp_path / "rules.md"
+    path.write_text(f"---\ntype: fact\n---\n# Rules\n\n{body}\n")
+    result = cli("memory", "upsert", str(path), "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    [written] = result.json()
+    assert service.source(written["id"]).body == body

@@ -228,6 +228,7 @@ def test_kill_during_local_writes_campaign(local: None) -> None:
     record("kill local", kill_campaign(14, rng=random.Random(SEED), max_pause=0.1))
 
 
+@pytest.mark.slow
 def test_soak_local(local: None) -> None:
     record("soak local", soak(4, 10, rng=random.Random(SEED)))
 
@@ -275,6 +276,7 @@ def on_s3(moto: Any, local: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
         monkeypatch.setenv(name, value)
 
 
+@pytest.mark.slow
 def test_kill_during_s3_writes(on_s3: None) -> None:
     figures = kill_campaign(2, rng=random.Random(SEED), max_pause=0.1)
     assert open_service().store.uri.startswith("s3://")
@@ -286,6 +288,7 @@ def test_kill_during_s3_writes_campaign(on_s3: None) -> None:
     record("kill s3", kill_campaign(8, rng=random.Random(SEED), max_pause=0.2))
 
 
+@pytest.mark.slow
 def test_soak_s3(on_s3: None) -> None:
     record("soak s3", soak(4, 6, rng=random.Random(SEED)))
 
@@ -376,6 +379,7 @@ def test_s3_requests_per_warm_upsert_and_search(moto: Any, on_s3: None) -> None:
     assert search["LIST"] <= 1, search
 
 
+@pytest.mark.slow
 def test_s3_warm_handle_searches_read_no_index_pages(moto: Any, on_s3: None) -> None:
     """A handle that keeps serving searches (the daemon, the MCP server) on a table as the
     daemon leaves it: once warm, a full-text or hybrid search with words it has not searched

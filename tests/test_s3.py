@@ -331,6 +331,7 @@ def test_grant_rules() -> None:
 # --- concurrent writers on one S3 table ---------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("processes", "distinct", "hot"),
     [pytest.param(2, 4, 4, id="2-processes"), pytest.param(4, 2, 2, id="4-processes")],
@@ -413,6 +414,7 @@ def test_credentials_expiring_mid_command_exit_9(  # type: ignore[no-untyped-def
         proxy.stop()
 
 
+@pytest.mark.slow
 def test_endpoint_stopped_mid_run(  # type: ignore[no-untyped-def]
     cli, moto, prefix, monkeypatch, project_dir
 ) -> None:

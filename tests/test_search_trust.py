@@ -7,6 +7,7 @@ tests at the end, which use the packaged all-MiniLM-L6-v2 and the calibrated flo
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -101,6 +102,7 @@ def test_a_genuine_flagged_match_is_selected_before_better_normal_ones(cli, hash
     assert top[0]["id"] == rule and {h["id"] for h in top[1:]} <= set(normal)  # ...it still wins
 
 
+@pytest.mark.slow
 def test_a_memory_written_a_second_ago_is_found_before_embedding(cli, hashing) -> None:  # type: ignore[no-untyped-def]
     # Neighbours that share words with the query, all embedded.
     for n in range(40):
@@ -245,6 +247,7 @@ def test_mcp_search_finds_a_fresh_memory_embedded_on_write_and_hides_deleted(mcp
 real_model = pytest.mark.skipif(not model_available(), reason="embedding model not installed")
 
 
+@pytest.mark.slow
 @real_model
 def test_real_model_relevance_floor(cli) -> None:  # type: ignore[no-untyped-def]
     made = {
@@ -263,12 +266,17 @@ def test_real_model_relevance_floor(cli) -> None:  # type: ignore[no-untyped-def
     assert made["Python installs"] in [h["id"] for h in install][:1]
 
 
-@real_model
-def test_query_embedding_uses_one_thread() -> None:
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="sentence-transformers is not installed",
+)
+def test_query_embedding_uses_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
     from graphit_cli.embed import load_default
 
+    # The reference backend; the light one's threads: tests/test_embed_parity.py.
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", "sentence-transformers")
     model = load_default()
     assert model is not None
     torch.set_num_threads(2)

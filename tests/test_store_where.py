@@ -225,6 +225,7 @@ def tagged(
     return store, {r.key: r.tags for r in rows}
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -220,13 +220,20 @@ class Run:
                 MemoryDraft(id=member.id, title=title, body=body, expected_revision=member.revision)
             )
         except GraphitError as exc:
-            self.outcome.failed.append(
+            target = self.outcome.refused if isinstance(exc, Conflict) else self.outcome.failed
+            target.append(
                 Entry("merge", [member.id], f"{where} not absorbed (it stays live): {exc.message}")
             )
             return False
         self.record("merge", member, marked, deleted=False)
         try:
-            final = self.table.delete(member.id)
+            # Only the revision just marked may go: the store's compare-and-swap refuses the
+            # delete if another writer changed the memory (a flag flipped on) since.
+            final = self.table.delete(member.id, marked.revision)
+        except Conflict as exc:
+            why = self._unmark(member, marked, exc)
+            self.outcome.refused.append(Entry("merge", [member.id], f"{where} stays live: {why}"))
+            return False
         except GraphitError as exc:
             self.outcome.failed.append(
                 Entry(
@@ -240,16 +247,30 @@ class Run:
         self.changes[-1]["after"] = {"revision": final.revision, "deleted": True}
         self.on_change()
         self.removed += 1
-        if final.revision != marked.revision:  # edited between our two writes
-            self.outcome.failed.append(
-                Entry(
-                    "merge",
-                    [member.id],
-                    f"{where} was edited during the apply; that edit is its final archived "
-                    f"revision {final.revision}",
+        return True
+
+    def _unmark(self, member: Memory, marked: Memory, exc: GraphitError) -> str:
+        """After a refused absorb: give the member back its title and body (keeping whatever
+        the concurrent writer changed) and say what happened."""
+        why = f"it changed during the apply ({exc.message})"
+        current = self.table.live(member.id)
+        if current is None or (current.title, current.body) != (marked.title, marked.body):
+            return f"{why}; undo restores its title and body"
+        try:
+            restored, _ = self.table.write(
+                MemoryDraft(
+                    id=member.id,
+                    title=member.title,
+                    body=member.body,
+                    expected_revision=current.revision,
                 )
             )
-        return True
+        except GraphitError:
+            return f"{why}; undo restores its title and body"
+        # The mark and its reversal cancel out: the log keeps neither (undo has nothing to do).
+        self.changes.pop()
+        self.on_change()
+        return f"{why}; nothing of it was removed or rewritten (now revision {restored.revision})"
 
     def _update(self, action: Action, rows: dict[str, Memory]) -> None:
         [before] = rows.values()
@@ -289,12 +310,11 @@ class Run:
         if self.table.live_count() <= 1:
             self.refuse(action, f"{before.id} is the last live memory of the scope")
             return
-        final = self.table.delete(before.id)
+        # The removal is a compare-and-swap on the revision checked above: a concurrent edit
+        # (say, the memory marked mandatory) makes it a refusal, never a delete anyway.
+        final = self.table.delete(before.id, before.revision)
         self.record("delete", before, final, deleted=True)
         self.removed += 1
-        if final.revision != before.revision:
-            self.fail(action, f"{before.id} was edited during the apply; deleted anyway")
-            return
         self.done(action, f"deleted (final revision {final.revision})")
 
 

@@ -135,22 +135,22 @@ def find_candidates(
     with_vector = {i for i in vector_ids if i in clusters}
     edges.update(_lexical_edges(reps, with_vector, text_words, lexical_only))
     groups: list[Group] = []
+    # Exact duplicates are always an exact group of their own; a near group holds each exact
+    # group's proposed survivor (its representative), never a copy at similarity 1.00.
+    for rep_id, same in clusters.items():
+        if len(same) > 1:
+            groups.append(Group("exact", rep_id, 1.0, merge_order(same, rep_id)))
     for clique in _cliques(edges):
-        members = [m for rep in clique for m in clusters[rep]]
+        members = [by_id[rep] for rep in clique]
         keep = min(members, key=survivor_order)
         ordered = merge_order(members, keep.id)
-        rep_of = {m.id: rep for rep in clique for m in clusters[rep]}
         pairs = [
-            (a.id, b.id, _similarity(edges, rep_of[a.id], rep_of[b.id]))
+            (a.id, b.id, round(edges[_pair(a.id, b.id)], 4))
             for i, a in enumerate(ordered)
             for b in ordered[i + 1 :]
         ]
         low = min(p[2] for p in pairs)
         groups.append(Group("near", keep.id, low, ordered, pairs))
-    in_near = {m.id for g in groups for m in g.members}
-    for rep_id, same in clusters.items():
-        if len(same) > 1 and rep_id not in in_near:
-            groups.append(Group("exact", rep_id, 1.0, merge_order(same, rep_id)))
     groups.sort(key=lambda g: (g.kind != "exact", -g.similarity, g.keep_id))
     cutoff = now - timedelta(days=stale_days)
     stale = sorted(
@@ -171,11 +171,6 @@ class _Words(dict[str, frozenset[str]]):
         memory = self.rows[memory_id]
         found = self[memory_id] = words(f"{memory.title}\n{memory.body}")
         return found
-
-
-def _similarity(edges: Mapping[tuple[str, str], float], rep_a: str, rep_b: str) -> float:
-    """Two members' similarity from their representatives (exact duplicates: 1.0)."""
-    return 1.0 if rep_a == rep_b else round(edges[_pair(rep_a, rep_b)], 4)
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:

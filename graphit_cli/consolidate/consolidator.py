@@ -14,18 +14,21 @@ from graphit_cli.consolidate.log import LogWriter, read_log
 from graphit_cli.consolidate.plan import Entry, parse_plan
 from graphit_cli.consolidate.tables import ServiceTable, Simulation
 from graphit_cli.errors import GraphitError, InvalidInput
-from graphit_cli.models import MemoryDraft
+from graphit_cli.models import Memory, MemoryDraft
 
 if TYPE_CHECKING:
     from graphit_cli.service import MemoryService
 
 MASS_FRACTION = 0.25  # a plan removing more than this share of the live memories ...
 MASS_COUNT = 20  # ... or more than this many is refused without allow_mass_removal
+MASS_FLOOR = 2  # removing this many is never a mass removal (a small scope can consolidate)
 
 
 def removal_limit(live: int) -> int:
-    """How many memories a plan may remove without allow_mass_removal."""
-    return min(MASS_COUNT, int(live * MASS_FRACTION))
+    """How many memories a plan may remove without allow_mass_removal: a quarter of the live
+    ones, at most 20, and never fewer than two (merging two of three memories is not mass
+    removal; the last live memory stays protected by its own guard)."""
+    return max(MASS_FLOOR, min(MASS_COUNT, int(live * MASS_FRACTION)))
 
 
 class Consolidator:
@@ -66,7 +69,8 @@ class Consolidator:
         if simulation.removed > limit and not allow_mass_removal:
             raise InvalidInput(
                 f"the plan would remove {simulation.removed} of {len(rows)} live memories "
-                f"(more than {limit}: a quarter, at most {MASS_COUNT}); check it, then pass "
+                f"(more than {limit}: a quarter, at most {MASS_COUNT}, at least {MASS_FLOOR}); "
+                "check it, then pass "
                 "--allow-mass-removal (MCP: allow_mass_removal: true)"
             )
         if not apply:
@@ -107,6 +111,10 @@ class Consolidator:
         before, after = change["before"], change["after"]
         live = table.live(memory_id)
         ids = [memory_id]
+        undone = _already_undone(before, live)
+        if undone is not None:
+            run.outcome.refused.append(Entry("restore", ids, f"{memory_id} {undone}"))
+            return
         if after["deleted"]:
             final = table.final(memory_id) if live is None else None
             if final is None or final.revision != after["revision"]:
@@ -131,7 +139,7 @@ class Consolidator:
                 assert live is not None
                 if live.important or live.mandatory:
                     raise InvalidInput(f"{memory_id} is flagged; not deleted by an undo")
-                final = table.delete(memory_id)
+                final = table.delete(memory_id, live.revision)
                 run.record("restore", live, final, deleted=True)
                 run.outcome.applied.append(Entry("restore", ids, "deleted again"))
                 return
@@ -158,6 +166,32 @@ class Consolidator:
                 f"{before['revision']} content (now revision {restored.revision})",
             )
         )
+
+
+_CONTENT = ("title", "body", "type", "tags", "important", "mandatory")
+
+
+def _already_undone(before: dict[str, Any] | None, live: Memory | None) -> str | None:
+    """Why there is nothing to undo for a change (the memory is already as it was before the
+    apply, e.g. this log was undone before), or None."""
+    if before is None:
+        return "was already undone: it is deleted again" if live is None else None
+    if live is None:
+        return None
+    now = {
+        "title": live.title,
+        "body": live.body,
+        "type": live.type,
+        "tags": list(live.tags),
+        "important": live.important,
+        "mandatory": live.mandatory,
+    }
+    if any(now[k] != before[k] for k in _CONTENT):
+        return None
+    return (
+        f"was already undone: it is back at its revision {before['revision']} content "
+        f"(now revision {live.revision}); nothing to do"
+    )
 
 
 def entry_order(entry: Entry) -> tuple[int, str]:

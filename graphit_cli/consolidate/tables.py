@@ -23,7 +23,7 @@ class Table(Protocol):
 
     def write(self, draft: MemoryDraft) -> tuple[Memory, bool]: ...
 
-    def delete(self, memory_id: str) -> Memory: ...
+    def delete(self, memory_id: str, expected_revision: int) -> Memory: ...
 
     def live_count(self) -> int: ...
 
@@ -52,8 +52,10 @@ class ServiceTable:
         result = self.service.upsert(draft)
         return result.memory, result.action is not WriteAction.UNCHANGED
 
-    def delete(self, memory_id: str) -> Memory:
-        return self.service.delete(memory_id).memory
+    def delete(self, memory_id: str, expected_revision: int) -> Memory:
+        """Remove the memory only while it is still the revision that was checked (the
+        store's compare-and-swap): a concurrent edit makes this a Conflict, never a loss."""
+        return self.service.delete(memory_id, expected_revision=expected_revision).memory
 
     def live_count(self) -> int:
         return len(self.service.catalogue())
@@ -90,7 +92,10 @@ class Simulation:
         self.rows[draft.id] = revised
         return revised, True
 
-    def delete(self, memory_id: str) -> Memory:
+    def delete(self, memory_id: str, expected_revision: int) -> Memory:
+        current = self.rows[memory_id]
+        if current.revision != expected_revision:
+            raise Conflict(f"memory {memory_id} is at revision {current.revision}")
         final = self.rows.pop(memory_id)
         self.gone[memory_id] = final
         return final

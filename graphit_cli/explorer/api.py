@@ -367,3 +367,22 @@ async def remove(request: Request, services: Services) -> Response:
         return {"id": memory_id, "removed": True}
 
     return JSONResponse(await run_in_threadpool(work))
+
+
+async def restore(request: Request, services: Services) -> Response:
+    """POST /api/memories/{id}/revisions/{revision_id}/restore: `MemoryService.restore`, as
+    `graphit memory restore ID/REVISION_ID`; 200 with the trace view."""
+    scope = services.resolve(request)
+    memory_id = _memory_id(request)
+    ref = f"{memory_id}/{request.path_params['revision_id']}"
+
+    def work() -> dict[str, Any]:
+        service = services.get(scope)
+        try:
+            service.source(ref)
+        except (NotFound, InvalidInput):
+            raise ApiError(404, "revision not found") from None
+        service.restore(ref)
+        return views.trace(service.history(memory_id))
+
+    return JSONResponse(await run_in_threadpool(work))

@@ -78,6 +78,7 @@ def create_app(
         route("/api/memories/{memory_id}", api.edit, ["PATCH"]),
         route("/api/memories/{memory_id}", api.remove, ["DELETE"]),
         route("/api/memories/{memory_id}/revisions/{revision_id}", api.show_revision, ["GET"]),
+        route("/api/memories/{memory_id}/revisions/{revision_id}/restore", api.restore, ["POST"]),
         Mount(f"{PAGE_PREFIX}/static", StaticFiles(directory=STATIC), name="static"),
         Route("/", _to_project, methods=["GET"]),
         Route(PAGE_PREFIX, _to_project, methods=["GET"]),

@@ -142,8 +142,19 @@
     select.value = current;
   }
 
+  // While a request is out (the first search may wait seconds for the model), the list says
+  // so instead of showing the previous answer as if it were this one.
+  function busy(on) {
+    const list = $("list");
+    list.classList.toggle("loading", on);
+    if (on) list.setAttribute("aria-busy", "true");
+    else list.removeAttribute("aria-busy");
+    if (on) $("count").textContent = state.query ? "Searching…" : "Loading…";
+  }
+
   async function loadList() {
     const ticket = ++listRequest;
+    busy(true);
     const params = {
       query: state.query, type: state.type, tag: state.tag,
       important: state.important, mandatory: state.mandatory,
@@ -153,10 +164,11 @@
     try {
       data = await api("GET", "", params);
     } catch (error) {
-      if (ticket === listRequest) say(error.message, true);
+      if (ticket === listRequest) { busy(false); $("count").textContent = ""; say(error.message, true); }
       return;
     }
     if (ticket !== listRequest) return; // a newer request is on its way
+    busy(false);
     state.total = data.total;
     fillFacet($("f-type"), data.types, state.type);
     fillFacet($("f-tag"), data.tags, state.tag);
@@ -262,7 +274,11 @@
       : el("div", { class: "actions" }, trace.current
         ? el("a", { href: pageUrl(state.scope, shown.id), class: "button", onclick: follow,
           text: "View the current revision" })
-        : null);
+        : null,
+      el("button", { type: "button", id: "restore",
+        text: status === "Deleted" ? "Restore this memory" : "Restore this revision",
+        title: "Make this revision current again, as a new revision",
+        onclick: () => restore(shown) }));
 
     const meta = el("dl", { class: "meta" },
       ...metaRow("Scope", shown.scope),
@@ -299,6 +315,7 @@
             el("h3", { text: "Metadata" }), meta,
             el("h3", { text: "Revisions" }), timeline(trace, shown)))));
     loadDiff(shown, diff);
+    markDeletes(trace, $("timeline"));
   }
 
   function metaRow(label, value, kind) {
@@ -321,8 +338,34 @@
           "aria-current": r.key === shown.key ? "page" : null, "data-revision": r.revision },
         el("span", { class: "rev", text: `rev ${r.revision}` }),
         el("span", { class: "rev-title", text: r.title }),
-        el("span", { class: "rev-meta", text: `${label} · ${when(r.updated_at)} · ${r.updated_by}` })));
+        el("span", { class: "rev-meta", "data-key": r.key, text: `${label} · ${when(r.updated_at)} · ${r.updated_by}` })));
     }));
+  }
+
+  // A memory removed and then restored keeps the delete in its chain as two equal revisions in
+  // a row (revisions.closed_by_delete: restoring writes the memory back as it was deleted, and
+  // no other write repeats the revision before it). The trace lists revisions without their
+  // content, so the rows are read to find those pairs and label the first one "deleted".
+  const MAX_MARKED = 100;
+  async function markDeletes(trace, list) {
+    const archived = trace.revisions.filter((r) => r.revision_id !== "").slice(0, MAX_MARKED);
+    if (!archived.length || (trace.revisions.length < 2)) return;
+    let rows;
+    try {
+      rows = await Promise.all(archived.map((r) => api("GET", `/${trace.memory.id}/revisions/${r.revision_id}`)));
+    } catch (_) {
+      return; // the labels stay as they are
+    }
+    const byRevision = new Map(rows.map((row) => [row.revision, row]));
+    if (trace.current) byRevision.set(trace.memory.revision, trace.memory);
+    for (const row of rows) {
+      const after = byRevision.get(row.revision + 1);
+      const same = after && after.content_hash === row.content_hash &&
+        after.important === row.important && after.mandatory === row.mandatory;
+      if (!same) continue;
+      const meta = [...list.querySelectorAll(".rev-meta")].find((m) => m.dataset.key === row.key);
+      if (meta) meta.textContent = meta.textContent.replace(/^superseded/, "deleted");
+    }
   }
 
   // --- diff against the revision before ------------------------------------------------------
@@ -457,6 +500,19 @@
       const trace = await api("PATCH", "/" + memory.id, {}, { ...change, revision: memory.revision });
       say(`Saved revision ${trace.memory.revision}.`);
       navigate(state.scope, memory.id, true);
+      loadList();
+    } catch (error) {
+      say(error.message, true);
+    }
+  }
+
+  // Restore writes a new revision with this one's content (MemoryService.restore, as
+  // `graphit memory restore ID/REVISION_ID`); nothing is lost, so it asks no confirmation.
+  async function restore(shown) {
+    try {
+      const trace = await api("POST", `/${shown.id}/revisions/${shown.revision_id}/restore`, {}, {});
+      say(`Restored revision ${shown.revision} as revision ${trace.memory.revision}.`);
+      navigate(state.scope, shown.id);
       loadList();
     } catch (error) {
       say(error.message, true);
