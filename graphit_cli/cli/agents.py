@@ -132,7 +132,7 @@ def status(
     "outdated" means an entry graphit would now write differently (another executable
     path or environment): run install again to update it.
     """
-    from graphit_cli.agents.clients import status as read_status
+    from graphit_cli.agents.status import status as read_status
 
     rows = read_status()
     if fmt is StatusFormat.json:
