@@ -344,3 +344,15 @@ def test_the_session_start_hook_prints_the_mandatory_memories(
     assert "Deploys go through the staging bucket" in done.stdout
     assert "Never push straight to production." in done.stdout
     assert "An ordinary note" not in done.stdout
+
+
+def test_an_entry_already_there_leaves_a_hand_formatted_file_alone(
+    cli, project_dir: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    assert cli("agent", "install", "cursor").exit_code == 0
+    path = project_dir / ".cursor" / "mcp.json"
+    compact = json.dumps(json.loads(path.read_text()), separators=(",", ":"))  # one line
+    path.write_text(compact)
+    again = cli("agent", "install", "cursor")
+    assert again.exit_code == 0 and "Nothing to change" in again.stderr
+    assert path.read_text() == compact  # not re-indented: nothing to change means no write
