@@ -35,20 +35,20 @@ class _Names:
 
 _MCP = _Names(
     mandatory=(
-        'Call `graphit_memory_mandatory` with `scope: "all"` and no query, and read every '
-        "memory it returns"
+        'Call `graphit_memory_mandatory` with `scope: "all"` and read every memory it returns'
     ),
     search=(
         "Call `graphit_memory_search` for the current task with `exclude_mandatory: true` "
         'and `scope: "all"`'
     ),
     source="`graphit_memory_source`",
-    shortcut="",
+    shortcut="`graphit_memory_recall` with `context` (the current task) does both in one call.",
     insert="",
     update="`graphit_memory_update`",
     scopes=(
         'Every tool takes `scope`: "project" (the default), "user", or `context:NAME` for an '
-        'imported context; mandatory and search also take "all".'
+        'imported context; recall, mandatory and search also take "all" (the project, the '
+        "user and recall contexts)."
     ),
     user_scope='`scope: "user"`',
     important="`important: true`",
@@ -58,9 +58,7 @@ _MCP = _Names(
         "its id; `force: true` only for a genuinely separate memory."
     ),
     every_scope=(
-        '`scope: "all"` reads the project, the user scope and the contexts added with '
-        "`--recall` together; each memory and hit says its `scope`: pass it to "
-        "`graphit_memory_source` to read one."
+        "Each memory and hit says its `scope`: pass it to `graphit_memory_source` to read one."
     ),
 )
 
@@ -219,17 +217,18 @@ def server_instructions() -> str:
 # mean, and when to write, is said once in the server instructions above.
 
 TOOL_DESCRIPTIONS: dict[str, str] = {
+    "graphit_memory_recall": (
+        "Session start, in one call: every mandatory memory in full (read them all), then a "
+        "search for context with them left out."
+    ),
     "graphit_memory_mandatory": (
-        "Recall step 1, at session start: every mandatory memory, in full; read them all. "
-        'Scope "all": the project, the user and recall contexts, each labelled.'
+        "Recall step 1, at session start: every mandatory memory, in full; read them all."
     ),
     "graphit_memory_search": (
         "Recall step 2: search for the current task, with exclude_mandatory=true after "
-        "graphit_memory_mandatory. Full-text and semantic, over current and past revisions; "
-        "one hit per memory, shown mandatory, important, then normal, newest first (the score "
-        "is metadata). Only real matches come back (a full-text hit or close meaning): an "
-        "empty result means memory holds nothing on it. Deleted memories are left out unless "
-        "include_deleted. Pass next_cursor back for more. Read hits with graphit_memory_source."
+        "graphit_memory_mandatory. Full-text and semantic, over current and past revisions, "
+        "one hit per memory. Only real matches come back: empty means memory holds nothing on "
+        "it. Deleted memories only with include_deleted. Pass next_cursor back for more."
     ),
     "graphit_memory_source": (
         "Read one memory in full (Markdown with YAML frontmatter); <id>/<revision-id> reads an "
@@ -239,18 +238,15 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
         "Browse live memories without a query: mandatory, important, then the rest, newest first."
     ),
     "graphit_memory_important": (
-        "The important memories: reference whose relevance depends on the task (not loaded at "
-        "session start)."
+        "The important memories: reference whose relevance depends on the task."
     ),
     "graphit_memory_insert": (
         "Write a new memory, unasked, as the instructions say: durable project facts, standing "
-        "guidance, confirmed non-obvious knowledge; with the user's rationale. Not for "
-        "task-limited or transient things. If a live memory already says it, nothing is "
-        "written and its id comes back: update that one (force=true writes anyway)."
+        "guidance, confirmed non-obvious knowledge, with the rationale. If a live memory "
+        "already says it, nothing is written and its id comes back: update that one."
     ),
     "graphit_memory_update": (
-        "Change a memory: only the fields passed change; the old text becomes an archived "
-        "revision. Use it when guidance refines or contradicts a live memory."
+        "Change a memory: only the fields passed change; the old text becomes an archived revision."
     ),
     "graphit_memory_delete": (
         "Delete a memory that is wrong or no longer applies (update one that only changed). "
@@ -280,12 +276,15 @@ _MERGE_SHORT = (
 
 
 def consolidation(surface: str = "mcp") -> str:
-    if _names(surface) is _MCP:
-        find = "`graphit_memory_consolidate`"
-        apply = "`graphit_memory_apply_consolidation` (a dry run until you pass `apply: true`)"
-    else:
-        find = "`graphit memory consolidate --format json`"
-        apply = "`graphit memory consolidate --plan plan.json` (a dry run until `--apply`)"
+    if _names(surface) is _MCP:  # the tool descriptions carry the rest
+        return (
+            "## Consolidating memories\n\nWhen asked to tidy memory, or when searches keep "
+            "returning near-identical memories: `graphit_memory_consolidate` lists the groups, "
+            "then apply a plan with `graphit_memory_apply_consolidation` (a dry run until "
+            "`apply: true`).\n"
+        )
+    find = "`graphit memory consolidate --format json`"
+    apply = "`graphit memory consolidate --plan plan.json` (a dry run until `--apply`)"
     return f"""\
 ## Consolidating memories
 
@@ -299,7 +298,7 @@ Survivors keep every member's important and mandatory flags; stale memories are 
 TOOL_DESCRIPTIONS.update(
     {
         "graphit_memory_consolidate": (
-            "Read-only: groups of duplicate memories (every pair similar; keep_id proposed) "
+            "Groups of duplicate memories (every pair similar; keep_id proposed) "
             "with revisions and bodies, and stale ones to review. Plan merges from it for "
             "graphit_memory_apply_consolidation. " + _MERGE_SHORT
         ),

@@ -27,6 +27,7 @@ from graphit_cli.models import MemoryDraft
 from tests.conftest import PROJECT_ID
 
 TOOLS = {
+    "graphit_memory_recall",
     "graphit_memory_mandatory",
     "graphit_memory_search",
     "graphit_memory_source",
@@ -43,6 +44,7 @@ TOOLS = {
     "graphit_memory_apply_consolidation",
 }
 READ_ONLY = {
+    "graphit_memory_recall",
     "graphit_memory_consolidate",
     "graphit_memory_mandatory",
     "graphit_memory_search",
@@ -51,6 +53,10 @@ READ_ONLY = {
     "graphit_memory_important",
 }
 MISSING_ID = "01JD00000000000000000000ZZ"
+# The contexts the tests write into: an unknown context is refused (as the CLI refuses it),
+# so the fixture creates their empty tables before the server starts.
+CONTEXTS = ["delete", "duplicates", "errors", "flags", "ids", "list", "other", "paging"]
+CONTEXTS += ["slicing", "update"]
 
 
 @dataclass
@@ -87,16 +93,19 @@ class Session:
 @pytest.fixture(scope="module")
 def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     root = tmp_path_factory.mktemp("mcp")
+    env = {
+        "GRAPHIT_HOME": str(root / "graphit-home"),
+        "GRAPHIT_PROJECT_ID": PROJECT_ID,
+        "GRAPHIT_AUTHOR": "agent",
+        "PYTHONPATH": os.environ.get("PYTHONPATH", ""),  # this checkout's code, not main's
+    }
+    create = (
+        "import sys\nfrom graphit_cli.scopes import Scope\nfrom graphit_cli.service import "
+        "MemoryService\nfor name in sys.argv[1:]:\n    MemoryService.open(Scope('context', name))"
+    )
+    subprocess.run([sys.executable, "-c", create, *CONTEXTS], env=env, check=True, timeout=120)
     params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "graphit_cli", "memory", "mcp"],
-        env={
-            "GRAPHIT_HOME": str(root / "graphit-home"),
-            "GRAPHIT_PROJECT_ID": PROJECT_ID,
-            "GRAPHIT_AUTHOR": "agent",
-            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),  # this checkout's code, not main's
-        },
-        cwd=root,
+        command=sys.executable, args=["-m", "graphit_cli", "memory", "mcp"], env=env, cwd=root
     )
     with (
         start_blocking_portal() as portal,
@@ -120,7 +129,8 @@ def test_lists_every_tool_with_guidance(mcp_server: Session) -> None:
     for tool in listed:
         assert tool.description == guidance.TOOL_DESCRIPTIONS[tool.name]
         properties = tool.input_schema["properties"]
-        assert properties["scope"]["default"] == "project", tool.name
+        default_scope = "all" if tool.name == "graphit_memory_recall" else "project"
+        assert properties["scope"]["default"] == default_scope, tool.name
         assert properties["format"]["enum"] == ["text", "json"], tool.name
         assert tool.annotations is not None
         # An omitted readOnlyHint means false (the protocol's default).
@@ -473,7 +483,8 @@ def test_bad_arguments_are_error_results_and_the_server_lives_on(mcp_server: Ses
         (
             "graphit_memory_search",
             {"query": "x", "top_k": -1},
-            "Error: top_k must not be negative (0 means no limit)",
+            "Error: invalid arguments for graphit_memory_search: top_k: Input should be greater "
+            "than or equal to 0",
         ),
         (
             "graphit_memory_insert",
@@ -503,7 +514,44 @@ def test_bad_arguments_are_error_results_and_the_server_lives_on(mcp_server: Ses
         (
             "graphit_memory_search",
             {"query": "x", "page_size": 0},
-            "Error: page_size must be between 1 and 100",
+            "Error: invalid arguments for graphit_memory_search: page_size: Input should be "
+            "greater than or equal to 1",
+        ),
+        (
+            "graphit_memory_search",
+            {"query": "x", "page_size": 101},
+            "Error: invalid arguments for graphit_memory_search: page_size: Input should be "
+            "less than or equal to 100",
+        ),
+        (
+            "graphit_memory_insert",
+            {"title": "Two\nlines", "body": "B"},
+            "Error: invalid arguments for graphit_memory_insert: title: String should match "
+            "pattern '^[^\\r\\n]+$'",
+        ),
+        (
+            "graphit_memory_insert",
+            {"title": "t" * 301, "body": "B"},
+            "Error: invalid arguments for graphit_memory_insert: title: String should have at "
+            "most 300 characters",
+        ),
+        (
+            "graphit_memory_insert",
+            {"title": "T", "body": ""},
+            "Error: invalid arguments for graphit_memory_insert: body: String should have at "
+            "least 1 character",
+        ),
+        (
+            "graphit_memory_consolidate",
+            {"threshold": 1.5},
+            "Error: invalid arguments for graphit_memory_consolidate: threshold: Input should "
+            "be less than or equal to 1",
+        ),
+        (
+            "graphit_memory_update",
+            {"id": MISSING_ID, "body": "B", "expected_revision": 0},
+            "Error: invalid arguments for graphit_memory_update: expected_revision: Input "
+            "should be greater than or equal to 1",
         ),
         (
             "graphit_memory_insert",

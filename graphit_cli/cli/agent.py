@@ -27,15 +27,14 @@ def mcp_() -> None:
 
     An MCP client starts it as a subprocess and talks JSON-RPC on stdin/stdout; it runs
     until the client disconnects. The server keeps each scope's table and the embedding
-    model loaded between calls. Tools: graphit_memory_mandatory, _search, _source, _list,
-    _important, _insert, _update, _delete, _promote, _demote, _mark_mandatory,
-    _unmark_mandatory, _consolidate, _apply_consolidation; every tool takes a scope
-    (project by default, or user). The project is found from the working directory the
-    client starts it in, or GRAPHIT_PROJECT_ID.
+    model loaded between calls. Tools: graphit_memory_recall, _mandatory, _search,
+    _source, _list, _important, _insert, _update, _delete, _promote, _demote,
+    _mark_mandatory, _unmark_mandatory, _consolidate, _apply_consolidation; every tool
+    takes a scope (project by default, or user). The project is found from the working
+    directory the client starts it in, or GRAPHIT_PROJECT_ID.
 
-    Client configuration (e.g. .mcp.json):
-
-      {"mcpServers": {"graphit": {"command": "graphit", "args": ["memory", "mcp"]}}}
+    `graphit agent install CLIENT` writes the client's configuration (the absolute path
+    of this graphit, GRAPHIT_HOME when set) and the recall guidance.
     """
     from graphit_cli.mcp.server import serve
 

@@ -66,7 +66,9 @@ def register(server: MCPServer[Any], tools: MemoryTools) -> None:
     )
     def consolidate(
         scope: ScopeArg = "project",
-        threshold: Annotated[float | None, Field(description="Near-duplicate cosine.")] = None,
+        threshold: Annotated[
+            float | None, Field(gt=0, le=1, description="Near-duplicate cosine.")
+        ] = None,
         format: FormatArg = "text",
     ) -> CallToolResult:
         return respond(tools, format, lambda: candidates(tools, scope=scope, threshold=threshold))

@@ -6,6 +6,7 @@ The text is compact, written for a model to read; the JSON uses the CLI's field 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,3 +96,20 @@ def duplicate_reply(existing: Memory, scope: Scope) -> Reply:
         "message": message,
     }
     return Reply(message + "\n", data)
+
+
+# What the service says in the CLI's words, said in the tools' words (an agent calling MCP
+# tools cannot run a command or pass a flag).
+_MCP_WORDS = (
+    ("read it again with `graphit memory source`", "read it again with graphit_memory_source"),
+    ("run `graphit init`, set GRAPHIT_PROJECT_ID, or use --user", 'or pass scope: "user"'),
+    ("pass --scope", "pass scope"),
+)
+_HISTORY = re.compile(r"see `graphit memory history ([^`]+)`")
+
+
+def mcp_message(message: str) -> str:
+    """A GraphitError's message for a tool caller: tools and arguments, not commands and flags."""
+    for cli_words, tool_words in _MCP_WORDS:
+        message = message.replace(cli_words, tool_words)
+    return _HISTORY.sub(r"graphit_memory_source id=\1 shows its previous revision", message)

@@ -26,10 +26,13 @@ from pydantic import Field, ValidationError
 
 from graphit_cli import __version__, config, guidance
 from graphit_cli.errors import GraphitError, internal_error_text
-from graphit_cli.mcp.replies import Reply
+from graphit_cli.mcp.recall import recall as recall_reply
+from graphit_cli.mcp.replies import Reply, mcp_message
 from graphit_cli.mcp.replies import check_format as _check_format
-from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MemoryTools
+from graphit_cli.mcp.schemas import OUTPUT_SCHEMAS, compact_schema
+from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MemoryTools
 from graphit_cli.models import MEMORY_TYPES
+from graphit_cli.revisions import MAX_TITLE
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +44,13 @@ log = logging.getLogger(__name__)
 # tests/test_mcp.py::test_tool_surface_fits_its_budget).
 ScopeArg = str  # "project", "user" or context:NAME: the instructions say it once for all tools
 FormatArg = Annotated[str, Field(json_schema_extra={"enum": ["text", "json"]})]
-IdArg = Annotated[str, Field(description="Memory id.")]
-TypesArg = Annotated[list[str] | None, Field(description="Only these types.")]
+IdArg = str  # a memory id: its name says it
+TypesArg = list[str] | None  # only memories of these types
 TagsArg = Annotated[list[str] | None, Field(description="Only with all these tags.")]
-LimitArg = Annotated[int, Field(description="At most this many; 0 = all.")]
+LimitArg = Annotated[int, Field(ge=0, description="At most this many; 0 = all.")]
+TopKArg = Annotated[int, Field(ge=0, description="Memories to select; 0 = all.")]
+# The limits the tools enforce, stated in the schema so a client can check before it calls.
+TitleArg = Annotated[str, Field(min_length=1, max_length=MAX_TITLE, pattern=r"^[^\r\n]+$")]
 TYPE_ENUM = {"enum": list(MEMORY_TYPES)}
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -52,28 +58,6 @@ READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(destructive_hint=False, open_world_hint=False)
 FLAG = ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 DELETE = ToolAnnotations(destructive_hint=True, open_world_hint=False)
-
-
-def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The input schema without what pydantic adds for nothing: titles, `null` branches of
-    optional arguments, `default: null` (an argument left out is the same) and the `type` of
-    an enum (its values say it)."""
-    properties = {}
-    for name, prop in schema.get("properties", {}).items():
-        prop = {k: v for k, v in prop.items() if k != "title"}
-        branches = prop.pop("anyOf", None)
-        if branches is not None:
-            kept = [b for b in branches if b.get("type") != "null"]
-            prop = {**(kept[0] if len(kept) == 1 else {"anyOf": kept}), **prop}
-        if prop.get("default", 0) is None:
-            del prop["default"]
-        if "enum" in prop:
-            prop.pop("type", None)
-        properties[name] = prop
-    compact = {"type": "object", "properties": properties}
-    if schema.get("required"):
-        compact["required"] = schema["required"]
-    return compact
 
 
 def _text(text: str, *, error: bool = False) -> CallToolResult:
@@ -87,17 +71,16 @@ def respond(tools: MemoryTools, fmt: str, call: Callable[[], Reply]) -> CallTool
         with tools.lock:
             reply = call()
     except GraphitError as exc:
-        return _text(f"Error: {exc.message}", error=True)
+        return _text(f"Error: {mcp_message(exc.message)}", error=True)
     except Exception as exc:
         if config.debug():
             traceback.print_exc(file=sys.stderr)
         return _text(internal_error_text(exc, config.ENV_DEBUG), error=True)
-    if chosen == "json":
-        payload = json.dumps(reply.data, ensure_ascii=False, indent=2)
-        return CallToolResult(
-            content=[TextContent(type="text", text=payload)], structured_content=reply.data
-        )
-    return _text(reply.text)
+    # structuredContent always (its shape is the tool's outputSchema); `format` picks the text.
+    text = json.dumps(reply.data, ensure_ascii=False, indent=2) if chosen == "json" else reply.text
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=reply.data
+    )
 
 
 class GraphitMCPServer(MCPServer[Any]):
@@ -107,7 +90,13 @@ class GraphitMCPServer(MCPServer[Any]):
 
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()
-        compact = [{"input_schema": compact_schema(t.input_schema)} for t in tools]
+        compact = [
+            {
+                "input_schema": compact_schema(t.input_schema),
+                "output_schema": OUTPUT_SCHEMAS[t.name],
+            }
+            for t in tools
+        ]
         return [t.model_copy(update=c) for t, c in zip(tools, compact, strict=True)]
 
     async def call_tool(
@@ -152,6 +141,26 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
     describe = guidance.TOOL_DESCRIPTIONS
 
     @server.tool(
+        "graphit_memory_recall",
+        title="Recall at session start",
+        description=describe["graphit_memory_recall"],
+        annotations=READ,
+    )
+    def recall(
+        context: str | None = None,  # the current task, in words (the description says it)
+        scope: ScopeArg = "all",
+        top_k: TopKArg = 10,
+        format: FormatArg = "text",
+    ) -> CallToolResult:
+        return respond(
+            tools, format, lambda: recall_reply(tools, context, scope=scope, top_k=top_k)
+        )
+
+    from graphit_cli.mcp.prompts import register_prompt_and_resource  # imports this module
+
+    register_prompt_and_resource(server, tools)
+
+    @server.tool(
         "graphit_memory_mandatory",
         title="Load mandatory memories",
         description=describe["graphit_memory_mandatory"],
@@ -172,16 +181,18 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         annotations=READ,
     )
     def search(
-        query: Annotated[str, Field(description="The current task, in words.")],
+        query: Annotated[str, Field(min_length=1, description="The current task, in words.")],
         scope: ScopeArg = "project",
-        top_k: Annotated[int, Field(description="Memories to select; 0 = all.")] = 10,
+        top_k: TopKArg = 10,
         # exclude_mandatory and include_deleted: the tool's description says what they do.
         exclude_mandatory: bool = False,
         include_deleted: bool = False,
         types: TypesArg = None,
         tags: TagsArg = None,
-        page_size: Annotated[int, Field(description="Hits per call (1-100).")] = DEFAULT_PAGE_SIZE,
-        cursor: Annotated[str | None, Field(description="next_cursor of the last page.")] = None,
+        page_size: Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE, description="Hits per call.")] = (
+            DEFAULT_PAGE_SIZE
+        ),
+        cursor: str | None = None,  # next_cursor of the last page (the description says it)
         mode: Annotated[
             str, Field(json_schema_extra={"enum": ["auto", "hybrid", "fts", "vector"]})
         ] = "auto",
@@ -211,10 +222,10 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         annotations=READ,
     )
     def source(
-        id: Annotated[str, Field(description="<id>, or <id>/<revision-id> for a revision.")],
+        id: str,  # <id> or <id>/<revision-id>: the description says it
         scope: ScopeArg = "project",
-        start_line: Annotated[int, Field(description="First line (1-based).")] = 1,
-        end_line: Annotated[int, Field(description="Last line; 0 = the end.")] = 0,
+        start_line: Annotated[int, Field(ge=1, description="First line.")] = 1,
+        end_line: Annotated[int, Field(ge=0, description="Last line; 0 = the end.")] = 0,
         format: FormatArg = "text",
     ) -> CallToolResult:
         return respond(
@@ -275,10 +286,10 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
         annotations=WRITE,
     )
     def insert(
-        title: Annotated[str, Field(description="One line stating the memory.")],
-        body: Annotated[str, Field(description="Markdown: what, and why.")],
+        title: TitleArg,
+        body: Annotated[str, Field(min_length=1, description="Markdown: what, and why.")],
         type: Annotated[str, Field(json_schema_extra=TYPE_ENUM)] = "fact",
-        tags: Annotated[list[str] | None, Field(description="e.g. areas, tools.")] = None,
+        tags: list[str] | None = None,
         important: bool = False,
         mandatory: bool = False,
         force: Annotated[bool, Field(description="Write despite a live duplicate.")] = False,
@@ -308,14 +319,14 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
     )
     def update(
         id: IdArg,
-        title: str | None = None,
-        body: str | None = None,
+        title: TitleArg | None = None,
+        body: Annotated[str | None, Field(min_length=1)] = None,
         type: Annotated[str | None, Field(json_schema_extra=TYPE_ENUM)] = None,
         tags: Annotated[list[str] | None, Field(description="Replace the tags.")] = None,
         important: bool | None = None,
         mandatory: bool | None = None,
         expected_revision: Annotated[
-            int | None, Field(description="Fail unless still at this revision.")
+            int | None, Field(ge=1, description="Fail unless still at this revision.")
         ] = None,
         scope: ScopeArg = "project",
         format: FormatArg = "text",
@@ -347,7 +358,7 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
     ) -> CallToolResult:
         return respond(tools, format, lambda: tools.delete(id, scope=scope))
 
-    def flag_tool(name: str, title: str, flag: str, value: bool) -> None:
+    def flag_tool(name: str, flag: str, value: bool) -> None:
         def set_flag(
             id: IdArg, scope: ScopeArg = "project", format: FormatArg = "text"
         ) -> CallToolResult:
@@ -355,14 +366,13 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
                 tools, format, lambda: tools.set_flag(id, scope=scope, flag=flag, value=value)
             )
 
-        server.add_tool(
-            set_flag, name=name, title=title, description=describe[name], annotations=FLAG
-        )
+        # No title: the description says it in as few words (every session pays for both).
+        server.add_tool(set_flag, name=name, description=describe[name], annotations=FLAG)
 
-    flag_tool("graphit_memory_promote", "Mark a memory important", "important", True)
-    flag_tool("graphit_memory_demote", "Clear the important flag", "important", False)
-    flag_tool("graphit_memory_mark_mandatory", "Mark a memory mandatory", "mandatory", True)
-    flag_tool("graphit_memory_unmark_mandatory", "Clear the mandatory flag", "mandatory", False)
+    flag_tool("graphit_memory_promote", "important", True)
+    flag_tool("graphit_memory_demote", "important", False)
+    flag_tool("graphit_memory_mark_mandatory", "mandatory", True)
+    flag_tool("graphit_memory_unmark_mandatory", "mandatory", False)
     from graphit_cli.mcp.consolidation import register  # imports this module: no cycle
 
     register(server, tools)

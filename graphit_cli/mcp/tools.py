@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from graphit_cli import parse, render
-from graphit_cli.errors import InvalidInput
+from graphit_cli.errors import InvalidInput, NoProject, NotFound
 from graphit_cli.mcp.cursors import decode_cursor, encode_cursor, search_binding
 from graphit_cli.mcp.replies import (
     Reply,
@@ -63,7 +63,18 @@ class MemoryTools:
     def service(self, scope: str | None) -> MemoryService:
         from graphit_cli.portability.across import resolve_label
 
-        return self._service(resolve_label(scope))
+        resolved = resolve_label(scope)
+        if resolved.kind == "context":
+            from graphit_cli.portability import contexts
+
+            try:  # a typo must not become a new, empty table (the CLI refuses it too)
+                contexts.require(resolved)
+            except NotFound:
+                raise NotFound(
+                    f'no context {resolved.id!r}: pass scope "project", "user", "all" '
+                    "or context:NAME of a context the user added"
+                ) from None
+        return self._service(resolved)
 
     def _service(self, resolved: Scope) -> MemoryService:
         with self.lock:
@@ -94,7 +105,14 @@ class MemoryTools:
         """scope "all": the project, the user scope and the recall contexts."""
         from graphit_cli.portability.across import recall_scopes
 
-        return [self._service(s) for s in recall_scopes()[0]]
+        found = recall_scopes()[0]
+        if not any(s.kind == "project" for s in found):
+            raise NoProject(
+                'scope "all" includes the project, but the server is not inside a graphit '
+                "project (no graphit.lock.json in its working directory or above, and no "
+                'GRAPHIT_PROJECT_ID): pass scope: "user" for the user scope alone'
+            )
+        return [self._service(s) for s in found]
 
     # --- reads -----------------------------------------------------------------------------
 

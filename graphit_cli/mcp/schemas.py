@@ -1,0 +1,69 @@
+"""The schemas tools/list shows: compacted input schemas, and every tool's output schema.
+
+Input schemas lose what pydantic adds for nothing and refuse unknown arguments. The output
+schema of every graphit_memory_* tool is the shape of its structuredContent.
+
+Every tool answers structuredContent (the JSON document of its Reply) whatever `format` says;
+these schemas name the fields a client can rely on, compactly (every session pays for the
+tools/list text): the documents may carry more fields than listed. No MCP SDK imports here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The input schema without what pydantic adds for nothing: titles, `null` branches of
+    optional arguments, `default: null` (an argument left out is the same) and the `type` of
+    an enum (its values say it)."""
+    properties = {}
+    for name, prop in schema.get("properties", {}).items():
+        prop = {k: v for k, v in prop.items() if k != "title"}
+        branches = prop.pop("anyOf", None)
+        if branches is not None:
+            kept = [b for b in branches if b.get("type") != "null"]  # constraints included
+            prop = {**(kept[0] if len(kept) == 1 else {"anyOf": kept}), **prop}
+        if prop.get("default", 0) is None:
+            del prop["default"]
+        if "enum" in prop:
+            prop.pop("type", None)
+        properties[name] = prop
+    compact: dict[str, Any] = {"type": "object", "properties": properties}
+    if schema.get("required"):
+        compact["required"] = schema["required"]
+    compact["additionalProperties"] = False  # an unknown argument is refused (call_tool)
+    return compact
+
+
+S: dict[str, Any] = {"type": "string"}
+N: dict[str, Any] = {"type": "integer"}
+A: dict[str, Any] = {"type": "array"}
+OPT_S: dict[str, Any] = {"type": ["string", "null"]}
+
+
+def shape(**properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties}
+
+
+_WRITE = shape(id=S, revision=N)
+_LIST = shape(total=N, memories=A)
+
+OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "graphit_memory_recall": shape(mandatory=A, search={"type": ["object", "null"]}),
+    "graphit_memory_mandatory": shape(memories=A),
+    "graphit_memory_search": shape(hits=A, next_cursor=OPT_S),
+    "graphit_memory_source": shape(id=S, text=S),
+    "graphit_memory_list": _LIST,
+    "graphit_memory_important": _LIST,
+    # A refused duplicate answers the existing memory's id, with written: false.
+    "graphit_memory_insert": _WRITE,
+    "graphit_memory_update": _WRITE,
+    "graphit_memory_delete": _WRITE,
+    "graphit_memory_promote": _WRITE,
+    "graphit_memory_demote": _WRITE,
+    "graphit_memory_mark_mandatory": _WRITE,
+    "graphit_memory_unmark_mandatory": _WRITE,
+    "graphit_memory_consolidate": shape(groups=A, stale=A),
+    "graphit_memory_apply_consolidation": shape(applied=A, refused=A),
+}
