@@ -226,6 +226,9 @@ class RemoteStore:
             ),
         )
 
+    def term_postings(self, terms: list[str], limit: int) -> dict[str, frozenset[int]]:
+        return cast("dict[str, frozenset[int]]", self._call("term_postings", terms, limit))
+
     def search_vector(
         self,
         vector: list[float],
