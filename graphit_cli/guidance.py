@@ -227,8 +227,9 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
         "Recall step 2: search for the current task, with exclude_mandatory=true after "
         "graphit_memory_mandatory. Full-text and semantic, over current and past revisions; "
         "one hit per memory, shown mandatory, important, then normal, newest first (the score "
-        "is metadata). Only real matches come back (a full-text hit or close meaning): an "
-        "empty result means memory holds nothing on it. Deleted memories are left out unless "
+        "is metadata). Only real matches come back: a full-text hit carrying most of the "
+        "query's rare words, or close meaning; every matched mandatory and important memory "
+        "comes before any normal one. An empty result means memory holds nothing on it. Deleted memories are left out unless "
         "include_deleted. Pass next_cursor back for more. Read hits with graphit_memory_source."
     ),
     "graphit_memory_source": (

@@ -35,11 +35,11 @@ T = TypeVar("T")
 
 # Calibrated on the LoCoMo dev observations by benchmarks/calibrate_floor.py (benchmarks/
 # README.md, "What counts as a match").
-LEXICAL_SHARE = 0.5
+LEXICAL_SHARE = 0.3
 SIMILARITY_FLOOR = 0.30
-RELATIVE_FLOOR = 0.5
+RELATIVE_FLOOR = 0.0
 # A match's fused relevance must also reach this share of the best row's (0 = no such test).
-FUSED_FLOOR = 0.0
+FUSED_FLOOR = 0.7
 # Rows each retriever returns at least (and for top_k = 0); deeper for a large top_k.
 CANDIDATE_DEPTH = 200
 DEPTH_FACTOR = 4

@@ -114,7 +114,7 @@ def test_a_mandatory_match_is_shown_first_whatever_top_k(cli, top_k: str) -> Non
         "--mandatory",
     )
     everything = cli("memory", "search", "zebra", "--mode", "fts", "-k", "0", "-f", "json")
-    assert [h["id"] for h in everything.json()][0] == rule and len(everything.json()) == 13
+    assert everything.json()[0]["id"] == rule and len(everything.json()) == 13
     result = cli("memory", "search", "zebra", "--mode", "fts", "-k", top_k, "-f", "json")
     assert result.exit_code == 0, result.stderr
     shown = [h["id"] for h in result.json()]
