@@ -35,7 +35,7 @@ T = TypeVar("T")
 
 # Calibrated on the LoCoMo dev observations by benchmarks/calibrate_floor.py (benchmarks/
 # README.md, "What counts as a match").
-LEXICAL_SHARE = 0.3
+LEXICAL_SHARE = 0.5
 SIMILARITY_FLOOR = 0.30
 RELATIVE_FLOOR = 0.0
 # A match's fused relevance must also reach this share of the best row's (0 = no such test).
