@@ -229,8 +229,9 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
         "one hit per memory, shown mandatory, important, then normal, newest first (the score "
         "is metadata). Only real matches come back: a full-text hit carrying most of the "
         "query's rare words, or close meaning; every matched mandatory and important memory "
-        "comes before any normal one. An empty result means memory holds nothing on it. Deleted memories are left out unless "
-        "include_deleted. Pass next_cursor back for more. Read hits with graphit_memory_source."
+        "comes before any normal one. An empty result means memory holds nothing on it. "
+        "Deleted memories are left out unless include_deleted. Pass next_cursor back for "
+        "more. Read hits with graphit_memory_source."
     ),
     "graphit_memory_source": (
         "Read one memory in full (Markdown with YAML frontmatter); <id>/<revision-id> reads an "
