@@ -58,7 +58,7 @@ _STOP_TEXT = """i me my myself we our ours ourselves you your yours yourself you
     once here there when where why how all any both each few more most other some such no nor not
     only own same so than too very can will just don should now ll re ve ain aren couldn didn
     doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn would could
-    ought"""
+    ought s t d m o y"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 _TERM = re.compile(r"\w+", re.UNICODE)
 _RANK = {Category.MANDATORY: 0, Category.IMPORTANT: 1, Category.NORMAL: 2}
@@ -70,10 +70,11 @@ def depth(top_k: int) -> int:
 
 
 def informative_terms(text: str) -> list[str]:
-    """The query's words that can say what it is about: lower case, stop words and one-letter
-    words left out, each once, in query order."""
+    """The query's words that can say what it is about: lower case, stop words left out, each
+    once, in query order (one-letter words too: the index keeps "x" and "1"; the service
+    counts them only where a memory has them)."""
     words = (w.lower() for w in _TERM.findall(text))
-    return list(dict.fromkeys(w for w in words if len(w) > 1 and w not in STOP_WORDS))
+    return list(dict.fromkeys(w for w in words if w not in STOP_WORDS))
 
 
 def term_weights(document_counts: Mapping[str, int], rows: int) -> dict[str, float]:

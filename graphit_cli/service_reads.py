@@ -139,6 +139,8 @@ class ServiceReads(ServiceBase):
         if not lexical or not terms:
             return {}
         postings = self.store.term_postings(terms, relevance.TERM_DEPTH)
+        # A one-letter word ("x", "1") counts only where some memory has it: noise otherwise.
+        postings = {t: found for t, found in postings.items() if len(t) > 1 or found}
         rows = max(self.store.rows(), 1)
         weights = relevance.term_weights({t: len(p) for t, p in postings.items()}, rows)
         return {
