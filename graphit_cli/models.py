@@ -129,6 +129,7 @@ class LexicalHit:
     row: Memory
     score: float
     has_vector: bool = True
+    address: int | None = None  # the row's address in the table (matches `term_postings`)
 
 
 @dataclass(frozen=True)

@@ -1,37 +1,24 @@
-"""Search candidates to hits (pure): score fusion, the relevance floor, chain collapse, snippets.
+"""Search candidates to hits (pure): score fusion, chain collapse, snippets.
 
 The store returns scored rows (live and archived) from each retriever; this module fuses
-their scores, decides which rows are a match at all (the relevance floor), collapses rows of
-one revision chain into one candidate, and cuts a snippet. Selection and the shown order live
-in `ordering`.
+their scores, collapses rows of one revision chain into one candidate, and cuts a snippet.
+What counts as a match and which matches are shown live in `relevance`; the shown order in
+`ordering`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from graphit_cli import relevance
 from graphit_cli.models import LexicalHit, Memory
 
 # Measured on the LoCoMo dev observations (benchmarks/README.md): max-normalised score fusion
 # at 0.3 lexical / 0.7 semantic beat reciprocal rank fusion (k=60): recall@10 0.763 vs 0.745,
 # MRR (relevance order) 0.655 vs 0.624; weights 0.2-0.4 all did better than RRF.
 LEXICAL_WEIGHT = 0.3
-# The relevance floor (calibrated on the LoCoMo dev set by benchmarks/calibrate_floor.py; see
-# benchmarks/README.md, "Relevance floor"). A row matches the query when it is a lexical hit
-# or when its cosine similarity to the query reaches SIMILARITY_FLOOR; anything else is not a
-# result at all, so a query about nothing returns nothing.
-SIMILARITY_FLOOR = 0.30
-# A matched mandatory or important memory takes a priority slot only when its fused relevance
-# is at least PRIORITY_FLOOR of the best candidate's: a flagged memory that merely shares a
-# name with the query competes for the remaining slots by relevance like any other memory.
-# Calibration (LoCoMo dev, 13 % of memories flagged): hybrid recall@10 with flags is 0.050
-# below the unflagged figure with no priority floor, 0.027 below at 0.6, 0.003 below at 0.7
-# and level from 0.75 to 0.95; the similarity floor changes nothing on that set between 0.20
-# and 0.40, while off-topic queries' best rows reach 0.27 at p90 and paraphrases start near
-# 0.3 with this model.
-PRIORITY_FLOOR = 0.75
 SNIPPET_CHARS = 160
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
 
@@ -42,13 +29,8 @@ class Scored:
 
     row: Memory
     score: float
-    lexical: bool  # a full-text hit
+    share: float | None  # a full-text hit: the share of the query's term weight it carries
     similarity: float | None  # cosine similarity to the query, when the vector search saw it
-
-    @property
-    def matched(self) -> bool:
-        """Above the relevance floor: a lexical hit, or semantically close enough."""
-        return self.lexical or (self.similarity is not None and self.similarity >= SIMILARITY_FLOOR)
 
 
 @dataclass
@@ -64,6 +46,7 @@ def fuse(
     lexical: Sequence[LexicalHit],
     semantic: Sequence[tuple[Memory, float]],
     lexical_weight: float = LEXICAL_WEIGHT,
+    shares: Mapping[str, float] | None = None,
 ) -> list[Scored]:
     """Score fusion of BM25 hits and vector hits (cosine similarity), best first.
 
@@ -72,8 +55,10 @@ def fuse(
     that has no vector yet (written since the last embedding pass) cannot be in the vector
     list, so it scores as a lexical hit alone (`1.0 * lexical`): a memory written a second
     ago ranks where full-text search puts it instead of losing to every vector neighbour.
-    With a single list this is that list's own order, scaled to [0, 1].
+    With a single list this is that list's own order, scaled to [0, 1]. `shares` holds each
+    lexical hit's share of the query's term weight (by row key; see `relevance`).
     """
+    shares = shares or {}
     if not semantic:
         lexical_weight = 1.0
     elif not lexical:
@@ -85,21 +70,30 @@ def fuse(
         for hit in lexical:
             share = max(hit.score, 0.0) / best_lexical
             weight = lexical_weight if hit.has_vector else 1.0
-            scored[hit.row.key] = Scored(hit.row, weight * share, True, None)
+            scored[hit.row.key] = Scored(
+                hit.row, weight * share, shares.get(hit.row.key, 0.0), None
+            )
     for row, similarity in semantic:
         share = max(similarity, 0.0) / best_semantic if best_semantic > 0 else 0.0
         found = scored.get(row.key)
         if found is None:
-            scored[row.key] = Scored(row, (1.0 - lexical_weight) * share, False, similarity)
+            scored[row.key] = Scored(row, (1.0 - lexical_weight) * share, None, similarity)
         else:
             found.score += (1.0 - lexical_weight) * share
             found.similarity = similarity
     return sorted(scored.values(), key=lambda s: -s.score)
 
 
-def above_floor(scored: Sequence[Scored]) -> list[Scored]:
-    """The rows that match the query at all (see SIMILARITY_FLOOR)."""
-    return [s for s in scored if s.matched]
+def matches(scored: Sequence[Scored]) -> list[Scored]:
+    """The rows that match the query at all (`relevance`: the same test for every row)."""
+    best = max((s.similarity for s in scored if s.similarity is not None), default=0.0)
+    top = max((s.score for s in scored), default=0.0)
+    return [
+        s
+        for s in scored
+        if relevance.lexical_match(s.share)
+        or relevance.semantic_match(s.similarity, best, s.score, top)
+    ]
 
 
 def collapse(scored_rows: Sequence[Scored]) -> list[ChainCandidate]:
@@ -125,12 +119,6 @@ def collapse(scored_rows: Sequence[Scored]) -> list[ChainCandidate]:
         ):
             found.matched = row if score >= found.score else found.matched
     return sorted((chains[i] for i in order), key=lambda c: -c.score)
-
-
-def priority_floor(scores: Iterable[float]) -> float:
-    """The fused score a flagged match needs to take a priority slot, given the scores of
-    the matches that can be shown (after filters and deleted memories are left out)."""
-    return PRIORITY_FLOOR * max(scores, default=0.0)
 
 
 def snippet(body: str, query: str, width: int = SNIPPET_CHARS) -> str:

@@ -293,17 +293,26 @@ def scope_field(memory: Memory) -> tuple[str, str]:
     return ("scope", _q(f"{memory.scope_kind}:{memory.scope_id}"))
 
 
+def relevance_cell(hit: SearchHit, best: float) -> str:
+    """How well a hit matched, for people: its rank by relevance and a bar against the best
+    hit's score (the rows themselves are in canonical order, not by score)."""
+    share = hit.score / best if best > 0 else 0.0
+    filled = round(max(0.0, min(1.0, share)) * 5)
+    return f"#{hit.rank:<3} {'█' * filled}{'·' * (5 - filled)} {hit.score:.2f}"
+
+
 def hits_table(hits: list[SearchHit]) -> str:
+    best = max((h.score for h in hits), default=0.0)
     rows = [
         [
             h.memory.id,
             h.memory.type,
             flags(h.memory),
-            f"{h.score:.4f}",
+            relevance_cell(h, best),
             hit_state(h),
             short_time(h.memory.updated_at),
             f"{h.memory.title} — {h.snippet}",
         ]
         for h in hits
     ]
-    return table(["ID", "TYPE", "FLAGS", "SCORE", "MATCH", "UPDATED", "TITLE — SNIPPET"], rows)
+    return table(["ID", "TYPE", "FLAGS", "RELEVANCE", "MATCH", "UPDATED", "TITLE — SNIPPET"], rows)

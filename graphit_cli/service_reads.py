@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from graphit_cli import ordering, ranking, revisions
+from graphit_cli import ordering, ranking, relevance, revisions
 from graphit_cli.errors import InvalidInput, NotFound
 from graphit_cli.models import (
     SEARCH_MODES,
     CatalogueEntry,
     CataloguePage,
+    LexicalHit,
     LiveSummary,
     Memory,
     MemoryFilter,
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from graphit_cli.scopes import Scope
     from graphit_cli.store.base import Store
 
-WINDOW_FACTOR = 4  # the selection window: 4 x top_k chains by relevance
-NO_LIMIT_POOL = 1000  # candidate rows per retriever when top_k is 0 (no limit)
 BROWSE_TOP_K = 100  # memories the Explorer's search box selects (as `search --top-k 100`)
 
 
@@ -98,13 +97,13 @@ class Reader:
     ) -> SearchResult:
         """Full-text + vector search over live and archived rows, collapsed by chain.
 
-        A row matches when it is a full-text hit or its cosine similarity reaches the
-        relevance floor (`ranking.SIMILARITY_FLOOR`); nothing else is a result. Every matched
-        mandatory and important memory within the window (4 x top_k chains) whose relevance
-        is at least `ranking.PRIORITY_FLOOR` of the best match is selected before the rest;
-        the remaining slots go by relevance; the selection is shown in canonical order.
-        Category and filters are judged on the current memory. Deleted memories are left out
-        unless `include_deleted`. `top_k` counts distinct memories; 0 means no limit.
+        What counts as a match, the candidate depth and the selection are `relevance`'s: a
+        row matches when the query's informative terms it contains carry enough of their
+        weight, or when it is semantically close enough; among the matches, mandatory ones
+        are selected first, then important, then normal, each by relevance, and the
+        selection is shown in canonical order. Category and filters are judged on the
+        current memory. Deleted memories are left out unless `include_deleted`. `top_k`
+        counts distinct memories; 0 means every match among the candidates.
         """
         text = query.strip()
         if not text:
@@ -118,49 +117,53 @@ class Reader:
             if flt.mandatory:
                 raise InvalidInput("a mandatory-only search cannot also exclude mandatory memories")
             flt = replace(flt, mandatory=False)
-        window = WINDOW_FACTOR * top_k
 
         used, notice, vector = self._resolve_mode(mode, text, query_vector)
-        # Rows per retriever: fusion wants a deeper pool than a single ranked list, which only
-        # has to fill the selection window (a few archived rows of one chain aside).
-        depth = 3 * window if used == "hybrid" else window + 10
-        pool = max(50, depth) if top_k else NO_LIMIT_POOL
+        pool = relevance.depth(top_k)
         lexical = (
             self.store.search_text(text, pool, flt=flt, vector_flags=used == "hybrid")
             if used != "vector"
             else []
         )
+        shares = self._lexical_shares(text, lexical)
         near: list[tuple[Memory, float]] = []
         if used != "fts" and vector is not None:
             near = self.store.search_vector(vector, pool, flt=flt)
-        candidates = ranking.collapse(ranking.above_floor(ranking.fuse(lexical, near)))
+        candidates = ranking.collapse(ranking.matches(ranking.fuse(lexical, near, shares=shares)))
 
         # Category and filters come from the current memory, not from the matched revision.
-        # The selection only looks at the first `window` hits, so chains are resolved in
-        # chunks, best first, until that many survive the filters.
+        # A live match is its own current row unless a delete closed its chain (cheap to
+        # ask); only archived matches and closed chains need their heads read.
         hits: list[SearchHit] = []
-        chunk = max(window, 20) if top_k else len(candidates)
-        for start in range(0, len(candidates), max(chunk, 1)):
-            if top_k and len(hits) >= window:
-                break
-            part = candidates[start : start + chunk]
-            # A live match is its own current row unless a delete closed its chain (cheap
-            # to ask); only archived matches and closed chains need their heads read.
-            closed = self.store.deleted_ids([c.id for c in part])
-            unresolved = [c.id for c in part if c.id in closed or not c.matched.is_live]
-            heads = self.store.heads(unresolved, vectors=False) if unresolved else {}
-            for candidate in part:
-                head = heads.get(candidate.id, (candidate.matched, None))
-                hit = self._hit(candidate, head, text)
-                if hit.deleted and not include_deleted:
-                    continue
-                if _matches(hit.memory, flt):
-                    hits.append(replace(hit, rank=len(hits) + 1))
-        floor = ranking.priority_floor(h.score for h in hits)
-        chosen = ordering.select(
-            hits, lambda h: h.memory, top_k, window, eligible=lambda h: h.score >= floor
-        )
+        closed = self.store.deleted_ids([c.id for c in candidates]) if candidates else set()
+        unresolved = [c.id for c in candidates if c.id in closed or not c.matched.is_live]
+        heads = self.store.heads(unresolved, vectors=False) if unresolved else {}
+        for candidate in candidates:
+            head = heads.get(candidate.id, (candidate.matched, None))
+            hit = self._hit(candidate, head, text)
+            if hit.deleted and not include_deleted:
+                continue
+            if _matches(hit.memory, flt):
+                hits.append(replace(hit, rank=len(hits) + 1))
+        chosen = relevance.select(hits, lambda h: h.memory, top_k)
         return SearchResult(chosen, used, notice)
+
+    def _lexical_shares(self, text: str, lexical: list[LexicalHit]) -> dict[str, float]:
+        """Each full-text hit's share of the query's term weight (by row key; `relevance`)."""
+        terms = relevance.informative_terms(text)
+        if not lexical or not terms:
+            return {}
+        postings = self.store.term_postings(terms, relevance.TERM_DEPTH)
+        # A one-letter word ("x", "1") counts only where some memory has it: noise otherwise.
+        postings = {t: found for t, found in postings.items() if len(t) > 1 or found}
+        rows = max(self.store.rows(), 1)
+        weights = relevance.term_weights({t: len(p) for t, p in postings.items()}, rows)
+        return {
+            hit.row.key: relevance.lexical_share(
+                (t for t, found in postings.items() if hit.address in found), weights
+            )
+            for hit in lexical
+        }
 
     @staticmethod
     def _hit(

@@ -55,8 +55,8 @@ def test_search_markdown_and_table(cli) -> None:  # type: ignore[no-untyped-def]
     assert markdown.startswith(f'---\nid: "{memory_id}"\n')
     assert 'match: "current"\n' in markdown and "rank: 1\n" in markdown
     table = cli("memory", "search", "gecko", "-f", "table").stdout
-    assert table.splitlines()[0].split()[:5] == ["ID", "TYPE", "FLAGS", "SCORE", "MATCH"]
-    assert memory_id in table and "-I" in table
+    assert table.splitlines()[0].split()[:5] == ["ID", "TYPE", "FLAGS", "RELEVANCE", "MATCH"]
+    assert memory_id in table and "-I" in table and "#1   █████ 1.00" in table
     empty = cli("memory", "search", "nothing-matches-this", "-f", "table")
     assert empty.exit_code == 0 and empty.stdout == "" and "No matches." in empty.stderr
 
@@ -95,3 +95,28 @@ def test_recall_markdown_lists_mandatory_then_relevant(cli) -> None:  # type: ig
     assert rule in head and related in tail and rule not in tail
     only = cli("memory", "recall", "-f", "json").json()
     assert [m["id"] for m in only["mandatory"]] == [rule] and only["search"] is None
+
+
+@pytest.mark.parametrize("top_k", ["1", "3", "5"])
+def test_a_mandatory_match_is_shown_first_whatever_top_k(cli, top_k: str) -> None:  # type: ignore[no-untyped-def]
+    """The spec's rule without exception: twelve normal memories say "zebra" several times,
+    one mandatory memory says it once; every top_k shows the mandatory one, first."""
+    normal = [
+        add(cli, "--title", f"Zebra note {n}", "--body", "zebra zebra zebra: the zebra herd")
+        for n in range(12)
+    ]
+    rule = add(
+        cli,
+        "--title",
+        "Session rules",
+        "--body",
+        "A long note about many things. " * 20 + "It mentions a zebra once.",
+        "--mandatory",
+    )
+    everything = cli("memory", "search", "zebra", "--mode", "fts", "-k", "0", "-f", "json")
+    assert everything.json()[0]["id"] == rule and len(everything.json()) == 13
+    result = cli("memory", "search", "zebra", "--mode", "fts", "-k", top_k, "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    shown = [h["id"] for h in result.json()]
+    assert len(shown) == int(top_k) and shown[0] == rule and set(shown[1:]) <= set(normal)
+    assert result.json()[0]["category"] == "mandatory"

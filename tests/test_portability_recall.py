@@ -120,12 +120,12 @@ def test_search_scope_all_applies_the_selection_rule_across_scopes(cli, tmp_path
     scores = {h["id"]: h["score"] for h in hits}
     assert scores[ids["team_rule"]] == scores[ids["user_note"]] == 1.0
     assert scores[ids["project_rule"]] < 0.75 * scores[ids["project_note"]]
-    # top_k counts distinct memories across scopes. The team's rule, a strong mandatory match,
-    # takes a priority slot ahead of better-ranked normal hits; the weak project rule does
-    # not (the priority floor applies across the union too), so the best normal hit fills
-    # the other slot.
+    # top_k counts distinct memories across scopes, and the spec's selection holds across the
+    # union: both matched mandatory rules come before any better-ranked normal hit.
     two = cli("memory", "search", "ruff", "--scope", "all", "-k", "2", "-f", "json").json()
-    assert [h["id"] for h in two] == [ids["team_rule"], ids["project_note"]]
+    assert {h["id"] for h in two} == {ids["team_rule"], ids["project_rule"]}
+    three = cli("memory", "search", "ruff", "--scope", "all", "-k", "3", "-f", "json").json()
+    assert [h["category"] for h in three] == ["mandatory", "mandatory", "normal"]
     excluded = cli(
         "memory", "search", "ruff", "--scope", "all", "--exclude-mandatory", "-f", "json"
     ).json()

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphit_cli import ranking
+from graphit_cli import ranking, relevance
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import MemoryDraft, MemoryFilter
 from graphit_cli.service import MemoryService
@@ -66,34 +66,44 @@ def test_top_k_counts_distinct_memories_after_collapse(svc: MemoryService) -> No
     assert set(ids(result)) <= {chained, *others}
 
 
-def test_mandatory_match_below_top_k_is_still_selected(svc: MemoryService) -> None:
-    strong = [write(svc, f"lemur {n}", "lemur facts: lemur lemur lemur") for n in range(12)]
-    # Genuine matches, scoring below every normal one but above the priority floor.
-    mandatory = write(
-        svc, "Lemur rules", "Feed the lemur at noon, the lemur sleeps.", mandatory=True
-    )
-    important = write(svc, "Lemur reference", "Lemur diet: the lemur eats fruit.", important=True)
-    ranked = svc.search("lemur", top_k=0, mode="fts").hits
-    by_rank = sorted(ranked, key=lambda h: h.rank)
-    assert {h.memory.id for h in by_rank[-2:]} == {mandatory, important}  # lowest scores
-    best = by_rank[0].score
-    assert all(h.score >= ranking.PRIORITY_FLOOR * best for h in by_rank[-2:])
-    result = svc.search("lemur", top_k=5, mode="fts")
-    assert ids(result)[:2] == [mandatory, important]  # selected, and shown first
-    assert len(result.hits) == 5 and set(ids(result)[2:]) <= set(strong)
-
-
-def test_a_weak_flagged_match_does_not_take_a_priority_slot(svc: MemoryService) -> None:
+def test_a_weak_flagged_match_is_still_selected_first(svc: MemoryService) -> None:
+    """The spec's rule without exception: a matched mandatory memory is never left out while a
+    normal one is shown, however much better the normal ones score."""
     strong = [write(svc, f"lemur {n}", "lemur facts: lemur lemur lemur") for n in range(12)]
     weak_body = "A long note about many things. " * 20 + "It mentions a lemur once."
     mandatory = write(svc, "Session rules", weak_body, mandatory=True)
+    important = write(svc, "Lemur reference", weak_body, important=True)
     ranked = sorted(svc.search("lemur", top_k=0, mode="fts").hits, key=lambda h: h.rank)
-    assert ranked[-1].memory.id == mandatory
-    assert ranked[-1].score < ranking.PRIORITY_FLOOR * ranked[0].score
-    result = svc.search("lemur", top_k=5, mode="fts")
-    assert mandatory not in ids(result) and set(ids(result)) <= set(strong)
-    # With room for every match it is still a result, and shown first (canonical order).
-    assert ids(svc.search("lemur", top_k=20, mode="fts"))[0] == mandatory
+    assert {h.memory.id for h in ranked[-2:]} == {mandatory, important}  # the lowest scores
+    assert ranked[-1].score < 0.5 * ranked[0].score
+    for top_k in (1, 2, 3, 5):
+        result = svc.search("lemur", top_k=top_k, mode="fts")
+        assert ids(result) == [mandatory, important, *ids(result)[2:]][:top_k]
+        assert len(result.hits) == top_k and set(ids(result)[2:]) <= set(strong)
+
+
+def test_a_common_word_alone_is_not_a_match(svc: MemoryService) -> None:
+    """A full-text hit matches when its terms carry enough of the query's idf weight: sharing
+    only a word most memories use is not a match, in any category."""
+    database = write(svc, "Primary database", "We store everything in PostgreSQL, the database.")
+    for n, tool in enumerate(["pnpm", "uv", "ruff", "helm", "docker", "vault"]):
+        write(svc, f"Use {tool}", f"We use {tool} for task {n}.", important=n % 2 == 0)
+    assert ids(svc.search("which database do we use", mode="fts")) == [database]
+    assert ids(svc.search("which database do we use", top_k=0, mode="fts")) == [database]
+    assert len(svc.search("use", mode="fts").hits) == 6  # the word alone is the whole query
+    assert svc.search("which xylophone do we use", mode="fts").hits == []
+
+
+def test_informative_terms_and_weights() -> None:
+    assert relevance.informative_terms("Which database do WE use, the database?") == [
+        "database",
+        "use",
+    ]
+    weights = relevance.term_weights({"database": 1, "use": 9, "zebra": 0}, rows=10)
+    assert weights["zebra"] > weights["database"] > weights["use"] > 0
+    assert relevance.lexical_share(["use"], weights) < 0.2
+    assert relevance.lexical_share(["database", "database"], weights) < 0.5  # zebra counts
+    assert relevance.lexical_share([], {}) == 0.0
 
 
 def test_hits_are_shown_in_canonical_order(svc: MemoryService) -> None:
@@ -237,14 +247,12 @@ def test_snippets_cut_between_words() -> None:
         assert all(w in words for w in inner.split()), text
 
 
-def test_a_deleted_best_match_does_not_raise_the_priority_floor(svc: MemoryService) -> None:
+def test_a_deleted_best_match_leaves_the_rest_in_order(svc: MemoryService) -> None:
     gone = write(svc, "Okapi okapi okapi", "okapi okapi okapi okapi")
     rule = write(svc, "Okapi rule", "the okapi eats", mandatory=True)
     normal = [write(svc, "Okapi okapi eats", "okapi okapi") for _ in range(6)]
     ranked = sorted(svc.search("okapi", top_k=0, mode="fts").hits, key=lambda h: h.rank)
     assert ranked[0].memory.id == gone and ranked[-1].memory.id == rule
-    assert ranked[-1].score < ranking.PRIORITY_FLOOR * ranked[0].score  # below, next to it
     svc.delete(gone)
-    # Measured against the best match that can be shown, the rule is a genuine match.
     result = svc.search("okapi", top_k=2, mode="fts")
     assert ids(result)[0] == rule and set(ids(result)[1:]) <= set(normal)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from graphit_cli.embed import Embedder, load_default, model_available
@@ -45,3 +47,26 @@ def test_semantic_match_without_shared_words(scope, model: Embedder) -> None:  #
     # Close in meaning (cosine 0.42): found without a shared word. Unrelated: nothing.
     assert [h.memory.id for h in svc.search("package manager for python").hits] == [uv]
     assert svc.search("xylophone quantum banana").hits == []
+
+
+PROJECT = Path(__file__).parent / "fixtures" / "projects" / "engineering.jsonl"
+
+
+def test_a_realistic_project_shows_what_the_question_is_about(cli, model: Embedder) -> None:  # type: ignore[no-untyped-def]
+    """30 realistic engineering memories, the real model, through the CLI: "which database do
+    we use" shows the database memory and no memory that shares only "use" with it; a query
+    about nothing shows nothing."""
+    loaded = cli("memory", "upsert", "-", "-f", "json", input=PROJECT.read_text())
+    assert loaded.exit_code == 0, loaded.stderr
+    titles = {m["id"]: m["title"] for m in loaded.json()}
+    assert len(titles) == 30
+    assert cli("memory", "embed").exit_code == 0
+    result = cli("memory", "search", "which database do we use", "-f", "json")
+    assert result.exit_code == 0 and result.stderr == ""
+    shown = [titles[h["id"]] for h in result.json()]
+    assert "Primary database is PostgreSQL 16" in shown
+    for only_use in ("Use pnpm for the web app", "Use the shared HTTP client"):
+        assert only_use not in shown, shown
+    assert len(shown) <= 3, shown
+    nothing = cli("memory", "search", "xylophone quantum banana", "-f", "json")
+    assert nothing.exit_code == 0 and nothing.stdout.strip() in ("", "[]")

@@ -39,7 +39,7 @@ ModeOpt = Annotated[
     ),
 ]
 TopKOpt = Annotated[
-    int, typer.Option("--top-k", "-k", min=0, help="How many memories (0 = no limit).")
+    int, typer.Option("--top-k", "-k", min=0, help="How many memories (0 = every match).")
 ]
 
 
@@ -67,14 +67,18 @@ def search(
 ) -> None:
     """Search current and archived memories; one hit per memory, in canonical order.
 
-    Full-text (BM25) and vector (cosine) scores are fused, 0.3 / 0.7. A memory matches when
-    it is a full-text hit or its cosine similarity to the query is at least 0.30, so a query
-    about nothing returns nothing. A matched mandatory or important memory scoring at least
-    0.75 of the best match is never crowded out by higher-scoring normal ones; the remaining
-    slots go by relevance. Hits are shown mandatory first, then important, then normal,
-    newest first; the score is metadata. Flags and filters are those of the current memory:
-    a match on an old revision comes back as `superseded` under the current id. Deleted
-    memories are left out unless --include-deleted.
+    Full-text (BM25) and vector (cosine) scores are fused, 0.3 / 0.7. A memory matches
+    when the query's informative words it contains (stop words left out) carry at least half
+    of their idf weight, or when its cosine similarity is at least 0.30 and its fused score
+    at least 0.7 of the best match's; the same test for every category, so a query about
+    nothing returns nothing and a word most memories share ("use") is not a match. Among
+    the matches, every mandatory one is selected before any important one and every
+    important one before any normal one (by relevance inside each); -k counts distinct
+    memories. Hits are shown mandatory, important, normal, newest first; the table's
+    RELEVANCE column (#rank by relevance, a bar against the best hit) tells which matched
+    best. Flags and filters are those of the current memory: a match on an old revision
+    comes back as `superseded` under the current id. Deleted memories are left out unless
+    --include-deleted.
 
     Examples: graphit memory search "how do we deploy" -k 5;
     graphit memory search "lint rules" --exclude-mandatory -f json

@@ -3,7 +3,7 @@
 A user's preferences live in the user scope, the team's conventions in the project scope and
 in contexts; an agent starting a session gets all of them in one call. Each scope is searched
 on its own (its own table, its own indexes), the hits are merged by relevance rank, and the
-same selection rule and canonical order (`ordering.select`) apply across the union. Every
+same selection rule and canonical order (`relevance.select`) apply across the union. Every
 memory is labelled with the scope it came from.
 
 The CLI resolves which scopes take part (the project depends on its working directory) and
@@ -16,12 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphit_cli import ordering, ranking
+from graphit_cli import relevance
 from graphit_cli.errors import InvalidInput, NoProject
 from graphit_cli.models import Memory, MemoryFilter, SearchHit, SearchResult
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
-from graphit_cli.service_reads import WINDOW_FACTOR
 
 ALL = "all"
 Opener = Callable[[Scope], MemoryService]
@@ -88,8 +87,8 @@ def search(
     include_deleted: bool = False,
     mode: str = "auto",
 ) -> SearchResult:
-    """Each scope searched on its own, merged by relevance, then the selection rule (with its
-    priority floor) and the canonical order over the union: `top_k` counts distinct memories
+    """Each scope searched on its own, merged by relevance, then the selection rule
+    (`relevance.select`) and the canonical order over the union: `top_k` counts distinct memories
     across scopes."""
     merged: list[SearchHit] = []
     modes: list[str] = []
@@ -121,14 +120,7 @@ def search(
         if hit.memory.content_hash not in seen:
             seen.add(hit.memory.content_hash)
             ranked.append(replace(hit, rank=len(ranked) + 1))
-    floor = ranking.priority_floor(h.score for h in ranked)
-    chosen = ordering.select(
-        ranked,
-        lambda h: h.memory,
-        top_k,
-        WINDOW_FACTOR * top_k,
-        eligible=lambda h: h.score >= floor,
-    )
+    chosen = relevance.select(ranked, lambda h: h.memory, top_k)
     used = modes[0] if len(set(modes)) == 1 else ("mixed" if modes else "fts")
     return SearchResult(chosen, used, "; ".join(notices) or None)
 

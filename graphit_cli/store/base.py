@@ -53,6 +53,7 @@ class Store(Protocol):
         live_only: bool = False,
         vector_flags: bool = True,
     ) -> list[LexicalHit]: ...
+    def term_postings(self, terms: list[str], limit: int) -> dict[str, frozenset[int]]: ...
     def search_vector(
         self,
         vector: list[float],

@@ -190,6 +190,7 @@ class MemoryStore:
         self.export_rows = self.reads.export_rows
         self.search_text = self.searches.search_text
         self.search_vector = self.searches.search_vector
+        self.term_postings = self.searches.term_postings
         self.embedding_model = self.upkeep.embedding_model
         self.set_embedding_model = self.upkeep.set_embedding_model
         self.clear_embeddings = self.upkeep.clear_embeddings

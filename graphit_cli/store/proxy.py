@@ -82,6 +82,9 @@ class StoreProxy:
             )
         )
 
+    def term_postings(self, terms: list[str], limit: int) -> dict[str, frozenset[int]]:
+        return self._call(lambda s: s.term_postings(terms, limit))
+
     def search_vector(
         self,
         vector: list[float],

@@ -70,10 +70,35 @@ class Search:
         ranked = query.select(["_rowaddr", "_score"]).limit(limit).to_arrow().to_pylist()
         rows = self.handle.take([int(r["_rowaddr"]) for r in ranked], vector_flags=vector_flags)
         return [
-            LexicalHit(entry.row, float(r["_score"]), bool(entry.has_vector) or not vector_flags)
+            LexicalHit(
+                entry.row,
+                float(r["_score"]),
+                bool(entry.has_vector) or not vector_flags,
+                int(r["_rowaddr"]),
+            )
             for r in ranked
             if (entry := rows.get(int(r["_rowaddr"]))) is not None
         ]
+
+    def term_postings(self, terms: list[str], limit: int) -> dict[str, frozenset[int]]:
+        """For each term, the addresses of the rows (live or archived) containing it, at most
+        `limit` of them (the best by BM25): the document count and coverage a search's match
+        rule needs (`relevance`). One index query per term, reading no row."""
+        self.handle.latest()
+        postings: dict[str, frozenset[int]] = {}
+        for term in terms:
+            query = self.handle.table.search(
+                MultiMatchQuery(
+                    term,
+                    list(TEXT_BOOSTS),
+                    boosts=list(TEXT_BOOSTS.values()),
+                    operator=FullTextOperator.OR,
+                ),
+                query_type="fts",
+            )
+            found = query.select(["_rowaddr", "_score"]).limit(limit).to_arrow()
+            postings[term] = frozenset(int(a) for a in found.column("_rowaddr").to_pylist())
+        return postings
 
     def search_vector(
         self,

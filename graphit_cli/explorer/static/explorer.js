@@ -188,6 +188,16 @@
     $("prev").hidden = $("next").hidden = data.total <= PAGE;
   }
 
+  // A search lists its matches in canonical order (category, then date): the meter shows how
+  // well each one matched, so the best hit can be told apart wherever it is listed.
+  function relevance(memory) {
+    if (typeof memory.score !== "number") return null;
+    const score = Math.max(0, Math.min(1, memory.score));
+    return el("span", { class: "item-relevance", title: `relevance ${score.toFixed(2)} (1 = the best match)` },
+      el("meter", { min: 0, max: 1, value: score.toFixed(3), "aria-label": "relevance" }),
+      ` ${score.toFixed(2)}`);
+  }
+
   function listItem(memory) {
     const selected = memory.id === state.memoryId;
     const link = el("a", {
@@ -199,7 +209,8 @@
     el("span", { class: "item-head" },
       el("span", { class: "item-title", text: memory.title }), badges(memory)),
     el("span", { class: "item-meta",
-      text: `${memory.type} · rev ${memory.revision} · ${day(memory.updated_at)}` }),
+      text: `${memory.type} · rev ${memory.revision} · ${day(memory.updated_at)}` },
+      relevance(memory)),
     memory.snippet ? el("span", { class: "item-snippet", text: memory.snippet }) : null);
     link.addEventListener("click", (event) => {
       if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
