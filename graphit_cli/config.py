@@ -37,6 +37,8 @@ ENV_S3_ENDPOINT = "GRAPHIT_S3_ENDPOINT"
 ENV_BROKER_TOKEN = "GRAPHIT_BROKER_TOKEN"
 
 PROJECT_LOCK_FILE = "graphit.lock.json"
+# The packaged all-MiniLM-L6-v2, whichever backend runs it (embed/): one vector space.
+EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 EMBEDDING_DIM = 384  # all-MiniLM-L6-v2; stored with the model id in the table metadata
 
 # Fold unindexed fragments into the indexes once this many small fragments have piled up

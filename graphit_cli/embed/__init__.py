@@ -15,9 +15,9 @@ import os
 from collections.abc import Sequence
 from typing import Protocol
 
-from graphit_cli.config import ENV_EMBEDDER
+from graphit_cli.config import EMBEDDING_MODEL, ENV_EMBEDDER
 
-DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_MODEL_ID = EMBEDDING_MODEL
 # The model truncates at 256 word pieces: we embed the title and the start of the body.
 MAX_TEXT_CHARS = 2000
 

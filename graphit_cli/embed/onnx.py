@@ -21,7 +21,6 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from graphit_cli import config
-from graphit_cli.embed import DEFAULT_MODEL_ID
 
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
 # One intra-op thread for a query: on 2 shared cores a second thread buys nothing for one short
@@ -50,7 +49,7 @@ class OnnxEmbedder:
     """Thread-safe: `InferenceSession.run` and `Tokenizer.encode_batch` may be called from
     several threads at once, and nothing here changes after `__init__`."""
 
-    model_id = DEFAULT_MODEL_ID
+    model_id = config.EMBEDDING_MODEL
     dim = 384
 
     def __init__(self) -> None:

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphit_cli import config
-from graphit_cli.embed import DEFAULT_MODEL_ID
 
 BATCH_SIZE = 8  # measured: as fast as 32 on 2 cores, with less memory
 # torch's intra-op pool takes every core by default. For one short query that buys nothing on
@@ -22,7 +21,7 @@ QUERY_THREADS = 1
 
 
 class SentenceTransformerEmbedder:
-    model_id = DEFAULT_MODEL_ID
+    model_id = config.EMBEDDING_MODEL
     dim = 384
 
     def __init__(self) -> None:

@@ -13,8 +13,8 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from graphit_cli import guidance
+from graphit_cli.mcp.arguments import FormatArg, ScopeArg, respond
 from graphit_cli.mcp.replies import Reply
-from graphit_cli.mcp.server import FormatArg, ScopeArg, respond
 from graphit_cli.mcp.tools import MemoryTools
 
 FIND = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -9,78 +9,40 @@ import, so only the `mcp` command imports this module (ruff TID253 bans `mcp` el
 
 from __future__ import annotations
 
-import json
 import logging
-import sys
 import threading
-import traceback
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, InputRequiredResult
 from mcp.types import Tool as MCPTool
 from pydantic import Field, ValidationError
 
-from graphit_cli import __version__, config, guidance
-from graphit_cli.errors import GraphitError, internal_error_text
+from graphit_cli import __version__, guidance
+from graphit_cli.mcp.arguments import (
+    DELETE,
+    FLAG,
+    READ,
+    TYPE_ENUM,
+    WRITE,
+    FormatArg,
+    IdArg,
+    LimitArg,
+    ScopeArg,
+    TagsArg,
+    TitleArg,
+    TopKArg,
+    TypesArg,
+    respond,
+    text_result,
+)
 from graphit_cli.mcp.recall import recall as recall_reply
-from graphit_cli.mcp.replies import Reply, mcp_message
-from graphit_cli.mcp.replies import check_format as _check_format
 from graphit_cli.mcp.schemas import OUTPUT_SCHEMAS, compact_schema
 from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MemoryTools
-from graphit_cli.models import MEMORY_TYPES
-from graphit_cli.revisions import MAX_TITLE
 
 log = logging.getLogger(__name__)
-
-# --- argument types (the JSON schema a client sees) -----------------------------------------
-
-# Shared wording: each argument is described once, here, in a few words; a default is never
-# restated in prose (the schema carries it), and what a scope or a type means is said once in
-# the server instructions. Every client pays for this text in every session (see
-# tests/test_mcp.py::test_tool_surface_fits_its_budget).
-ScopeArg = str  # "project", "user" or context:NAME: the instructions say it once for all tools
-FormatArg = Annotated[str, Field(json_schema_extra={"enum": ["text", "json"]})]
-IdArg = str  # a memory id: its name says it
-TypesArg = list[str] | None  # only memories of these types
-TagsArg = Annotated[list[str] | None, Field(description="Only with all these tags.")]
-LimitArg = Annotated[int, Field(ge=0, description="At most this many; 0 = all.")]
-TopKArg = Annotated[int, Field(ge=0, description="Memories to select; 0 = all.")]
-# The limits the tools enforce, stated in the schema so a client can check before it calls.
-TitleArg = Annotated[str, Field(min_length=1, max_length=MAX_TITLE, pattern=r"^[^\r\n]+$")]
-TYPE_ENUM = {"enum": list(MEMORY_TYPES)}
-
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-# Omitted hints take the protocol's defaults: not read-only, not idempotent.
-WRITE = ToolAnnotations(destructive_hint=False, open_world_hint=False)
-FLAG = ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-DELETE = ToolAnnotations(destructive_hint=True, open_world_hint=False)
-
-
-def _text(text: str, *, error: bool = False) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
-
-
-def respond(tools: MemoryTools, fmt: str, call: Callable[[], Reply]) -> CallToolResult:
-    """Run one tool call; every failure becomes an error result, never a dead server."""
-    try:
-        chosen = _check_format(fmt)  # before any write: a bad format must not half-succeed
-        with tools.lock:
-            reply = call()
-    except GraphitError as exc:
-        return _text(f"Error: {mcp_message(exc.message)}", error=True)
-    except Exception as exc:
-        if config.debug():
-            traceback.print_exc(file=sys.stderr)
-        return _text(internal_error_text(exc, config.ENV_DEBUG), error=True)
-    # structuredContent always (its shape is the tool's outputSchema); `format` picks the text.
-    text = json.dumps(reply.data, ensure_ascii=False, indent=2) if chosen == "json" else reply.text
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=reply.data
-    )
 
 
 class GraphitMCPServer(MCPServer[Any]):
@@ -111,7 +73,7 @@ class GraphitMCPServer(MCPServer[Any]):
         known = self._arguments.get(name)
         unknown = sorted(set(arguments) - known) if known is not None else []
         if known is not None and unknown:
-            return _text(
+            return text_result(
                 f"Error: unknown argument(s) {', '.join(unknown)} for {name}; it takes "
                 f"{', '.join(sorted(known))}",
                 error=True,
@@ -125,7 +87,7 @@ class GraphitMCPServer(MCPServer[Any]):
                 f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
                 for err in exc.__cause__.errors()
             )
-            return _text(f"Error: invalid arguments for {name}: {problems}", error=True)
+            return text_result(f"Error: invalid arguments for {name}: {problems}", error=True)
 
 
 def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
@@ -373,7 +335,7 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
     flag_tool("graphit_memory_demote", "important", False)
     flag_tool("graphit_memory_mark_mandatory", "mandatory", True)
     flag_tool("graphit_memory_unmark_mandatory", "mandatory", False)
-    from graphit_cli.mcp.consolidation import register  # imports this module: no cycle
+    from graphit_cli.mcp.consolidation import register
 
     register(server, tools)
     return server
