@@ -64,15 +64,15 @@ def open_quietly(
 ) -> tuple[MemoryService | None, str]:
     """(the scope's service, its table URI) for background work; no service while a local
     scope has no table and `create` is False. Unlike `MemoryService.open` this does not record
-    a use in the scope-reference lock: the daemon's own opens must not keep a scope active."""
+    a use in the scope-reference lock: the daemon's own opens must not keep a scope active.
+    An attached context is no background work either: its project's own users maintain it."""
+    from graphit_cli.opening import open_scope
     from graphit_cli.service import MemoryService
-    from graphit_cli.store import open_store
 
-    location = providers.resolve(scope)
-    if not create and not location.is_remote and not Path(location.uri).exists():
-        return None, location.uri
-    store = open_store(location.uri, create=create, access=location.access)
-    return MemoryService(store, scope, embedder=embedder), location.uri
+    opened = open_scope(scope, create=create, record_use=False)
+    if opened is None or opened.read_only:
+        return None, opened.uri if opened is not None else str(scope.local_path())
+    return MemoryService(opened.store, scope, embedder=embedder), opened.uri
 
 
 # --- the daemon ---------------------------------------------------------------------------

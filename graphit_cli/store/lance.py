@@ -31,6 +31,7 @@ from graphit_cli.store.table import (
     KEY_INDEX,
     TABLE_NAME,
     is_commit_conflict,
+    lance_words,
 )
 from graphit_cli.store.upkeep import UpkeepMixin
 
@@ -192,12 +193,9 @@ class MemoryStore(ReadMixin, SearchMixin, UpkeepMixin):
             # Rows without a vector yet are valid; vectors are validated before they get here.
             result = builder.execute(data, on_bad_vectors="null")
         except (RuntimeError, OSError, ValueError) as exc:
-            message = str(exc)
             if is_commit_conflict(exc):
-                raise CommitContention(f"commit contention: {message.splitlines()[0]}") from exc
-            raise StorageUnavailable(
-                f"write to {self.uri} failed: {message.splitlines()[0]}"
-            ) from exc
+                raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
+            raise StorageUnavailable(f"write to {self.uri} failed: {lance_words(exc)}") from exc
         return MergeCounts(
             inserted=int(result.num_inserted_rows),
             updated=int(result.num_updated_rows),
