@@ -175,8 +175,7 @@ class RemoteStore:
         fresh = self.access.confirm()
         if fresh.uri != self.access.uri:
             raise AccessDenied(
-                f"the Hub now keeps this scope at {fresh.uri}, not {self.access.uri}: "
-                "open it again"
+                f"the Hub now keeps this scope at {fresh.uri}, not {self.access.uri}: open it again"
             )
         if fresh.subject != self.access.subject or (
             self.access.renew is not None and self.access.renewal_due(RENEW_MARGIN_SECONDS)

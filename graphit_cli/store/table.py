@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from graphit_cli.errors import CommitContention
+from graphit_cli.errors import CommitContention, in_words
 from graphit_cli.models import Memory
 from graphit_cli.store import sql
 from graphit_cli.store.rowcache import CachedRow, RowCache
@@ -199,13 +199,6 @@ def is_commit_conflict(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError | OSError) and _CONTENTION.match(str(exc)) is not None
 
 
-# A lance error ends with where in lance's Rust source it was raised (", /root/.cargo/...
-# /lance-table-13.0.0/src/io/commit.rs:653:26"): nothing a user can act on.
-_RUST_LOCATION = re.compile(r",?\s*(?:/|[A-Za-z]:\\)\S*?\.rs:\d+:\d+")
-
-
 def lance_words(exc: BaseException) -> str:
-    """A LanceDB error's first line in words: its Rust source location left out."""
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    text = _RUST_LOCATION.sub("", text).strip()
-    return text.removeprefix("lance error: ") or type(exc).__name__
+    """A LanceDB error's first line in words (`errors.in_words`: no Rust source location)."""
+    return in_words(exc)
