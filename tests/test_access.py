@@ -326,3 +326,74 @@ def test_maintenance_retries_contention_but_not_an_error_mentioning_retry(
     with pytest.raises(RuntimeError, match="disk full, retry later"):
         service.maintain(force=True)
     assert len(calls) == 1  # not retried
+
+
+# --- the daemon follows a login and a logout -----------------------------------------------
+
+
+def test_daemon_started_before_a_login_maintains_the_logged_in_user(
+    broker: Broker, cli: Any, project_dir: Path, graphit_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graphit_cli import daemon
+
+    monkeypatch.delenv("GRAPHIT_BROKER_TOKEN")  # the login lives in providers.json only
+
+    def user_service(user: str) -> MemoryService:
+        return MemoryService.open(Scope("user", user), embedder=lambda: None)
+
+    def unembedded(user: str, memory_id: str) -> bool:
+        row = user_service(user).store.get(memory_id, vectors=True)
+        assert row is not None
+        return row.embedding is None
+
+    def login(token: str | None) -> None:
+        args = ["provider", "add", "hub", "--kind", "broker", "--endpoint", broker.endpoint]
+        added = cli(*args, "--replace", *(["--token-stdin"] if token else []), input=token)
+        assert added.exit_code == 0, added.stderr
+
+    def daemon_user() -> str | None:
+        reply = daemon.ping()
+        return reply.get("user") if reply else None
+
+    first = user_service("anonymous").upsert(MemoryDraft(title="a", body="anon")).memory.id
+    env = {
+        **os.environ,
+        "GRAPHIT_EMBED_INTERVAL": "0.5",
+        "GRAPHIT_MAINTAIN_INTERVAL": "0.5",
+        "GRAPHIT_EMBEDDER": "tests.embedders:HashingEmbedder",
+        "PYTHONPATH": str(ROOT),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphit_cli", "memory", "daemon"],
+        cwd=project_dir,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        wait_for(lambda: daemon_user() == "user:anonymous")
+        wait_for(lambda: not unembedded("anonymous", first))
+        login(TOKEN)
+        monkeypatch.setenv("GRAPHIT_BROKER_TOKEN", TOKEN)  # this process writes erin's rows
+        erin = user_service("erin").upsert(MemoryDraft(title="e", body="erin")).memory.id
+        monkeypatch.delenv("GRAPHIT_BROKER_TOKEN")
+        wait_for(lambda: daemon_user() == "user:erin")
+        later = user_service("anonymous").upsert(MemoryDraft(title="b", body="anon 2")).memory.id
+        monkeypatch.setenv("GRAPHIT_BROKER_TOKEN", TOKEN)
+        newer = user_service("erin").upsert(MemoryDraft(title="f", body="erin 2")).memory.id
+        wait_for(lambda: not unembedded("erin", erin) and not unembedded("erin", newer))
+        monkeypatch.delenv("GRAPHIT_BROKER_TOKEN")
+        # erin's row written after the anonymous one was embedded: anonymous is no longer
+        # maintained (the user pair works on one user, the current one).
+        assert unembedded("anonymous", later)
+        login(None)  # a logout: back to the anonymous user
+        wait_for(lambda: daemon_user() == "user:anonymous")
+        wait_for(lambda: not unembedded("anonymous", later))
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
