@@ -158,3 +158,31 @@ def test_retired_loops_never_run_again(scope: Scope) -> None:
         assert {loop.status for loop in retired} == {"stopped"}
     finally:
         daemon.shutdown()
+
+
+def test_warm_path_serves_an_attached_context_from_its_project(
+    cli: Any, scope: Scope, graphit_home: Path
+) -> None:
+    import json
+
+    from graphit_cli import wire
+
+    memory_id = MemoryService.open(scope).upsert(MemoryDraft(title="P", body="b")).memory.id
+    added = cli("memory", "context", "add", "other", "--project", scope.id)
+    assert added.exit_code == 0, added.stderr
+    daemon = Daemon(
+        DaemonSettings(3600, 3600),
+        scopes_named=[],
+        embedder=HashingEmbedder,
+        log=EventLog(StringIO()),
+    )
+    request = {
+        "protocol": wire.PROTOCOL,
+        "op": "source",
+        "scope": "context:other",
+        "ref": memory_id,
+    }
+    reply = daemon.answer(json.dumps(request).encode())
+    assert reply["ok"] and reply["result"]["title"] == "P", reply
+    assert not (graphit_home / "memory" / "memory-context-other").exists()  # no empty table
+    assert daemon.service(Scope("context", "other")) is None  # no background work on it
