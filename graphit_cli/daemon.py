@@ -24,11 +24,13 @@ import socketserver
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli import __version__, config, providers, runstate, scopes, warmpath, wire
+from graphit_cli import __version__, providers, runstate, scopes, warmpath, wire
+from graphit_cli import daemon_scopes as targets_
+from graphit_cli.daemon_scopes import USER_TARGET, constant, gone_reason, login_now, present
 from graphit_cli.errors import Conflict, GraphitError, InvalidInput, in_words
 from graphit_cli.scopes import Scope
 from graphit_cli.supervisor import DaemonSettings as DaemonSettings
@@ -38,42 +40,6 @@ from graphit_cli.supervisor import InstanceLock, Loop, Supervisor
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.service import MemoryService
-
-USER_TARGET = "user"  # the machine-wide pair: its id is the provider's answer, asked when run
-
-
-def active_scopes(used_since: datetime | None = None) -> list[Scope]:
-    """Project and context scopes of the scope-reference lock used within the active window
-    (or since `used_since`): the ones the daemon, `status` and `maintain --all` work on."""
-    window = timedelta(days=config.active_days())
-    return [s for s in scopes.recent_scopes(window, used_since=used_since) if s.kind != "user"]
-
-
-def machine_targets(
-    used_since: datetime | None = None, *, user: Callable[[], Scope] | None = None
-) -> list[tuple[str, Callable[[], Scope]]]:
-    """(name, how to get the scope) for every active scope and the machine-wide user scope,
-    whose id is asked of the provider only when called (it may fail: a broker down)."""
-    found = [(str(s), _constant(s)) for s in active_scopes(used_since)]
-    found.append((USER_TARGET, user or (lambda: Scope("user", providers.user_id()))))
-    return found
-
-
-def open_quietly(
-    scope: Scope, *, create: bool, embedder: Callable[[], Embedder | None] | None = None
-) -> tuple[MemoryService | None, str]:
-    """(the scope's service, its table URI) for background work; no service while a local
-    scope has no table and `create` is False. Unlike `MemoryService.open` this does not record
-    a use in the scope-reference lock: the daemon's own opens must not keep a scope active.
-    An attached context is no background work either: its project's own users maintain it."""
-    from graphit_cli.opening import open_scope
-    from graphit_cli.service import MemoryService
-
-    opened = open_scope(scope, create=create, record_use=False)
-    if opened is None or opened.read_only:
-        return None, opened.uri if opened is not None else str(scope.local_path())
-    return MemoryService(opened.store, scope, embedder=embedder), opened.uri
-
 
 # --- the daemon ---------------------------------------------------------------------------
 
@@ -140,16 +106,16 @@ class Daemon:
         """The named scopes, or the active project and context scopes (not the user's)."""
         if self._named is not None:
             return list(self._named)
-        return active_scopes(used_since=self.started_at)
+        return targets_.active_scopes(used_since=self.started_at)
 
     def targets(self) -> list[tuple[str, Callable[[], Scope]]]:
         """(name, how to get the scope) for every loop pair. The user scope's id is asked of
         the provider when a loop runs, so a broker that is down fails that pair alone. A local
         scope of the lock whose table is gone (pruned, removed, deleted) is no target."""
         if self._named is not None:  # named on the command line: kept, even before a table
-            return [(str(s), _constant(s)) for s in self._named]
-        found = machine_targets(self.started_at, user=self.user_scope)
-        return [(name, get) for name, get in found if name == USER_TARGET or _present(name)]
+            return [(str(s), constant(s)) for s in self._named]
+        found = targets_.machine_targets(self.started_at, user=self.user_scope)
+        return [(name, get) for name, get in found if name == USER_TARGET or present(name)]
 
     def user_scope(self) -> Scope:
         """The user scope as the provider says now: after a login or a logout the user pair
@@ -173,11 +139,11 @@ class Daemon:
                 self._forget(scopes.parse_scope_ref(name))
             except InvalidInput:
                 pass
-            self.log.emit("info", "scope.dropped", scope=name, reason=_gone_reason(name))
+            self.log.emit("info", "scope.dropped", scope=name, reason=gone_reason(name))
         for name, resolve in current.items():
             if name not in self._known:
                 self._start_pair(name, resolve)
-        login = _login_now()
+        login = login_now()
         if USER_TARGET in self._known and login != self._login:
             self.supervisor.retire(USER_TARGET)
             self._known.discard(USER_TARGET)
@@ -238,7 +204,7 @@ class Daemon:
         try:
             job(scope)
         except Exception:
-            if scope.kind != "user" and not _present(str(scope)):
+            if scope.kind != "user" and not present(str(scope)):
                 self._forget(scope)
                 return
             raise
@@ -295,7 +261,7 @@ class Daemon:
         targets = self.targets()
         for name, resolve in targets:
             self._start_pair(name, resolve)
-        self._login = _login_now()
+        self._login = login_now()
         self.log.emit(
             "info", "daemon.started", pid=os.getpid(), socket=self.socket_path, scopes=len(targets)
         )
@@ -420,37 +386,6 @@ class Daemon:
             user = str(self._user) if self._user is not None else None
             return {"pid": os.getpid(), "version": __version__, "loops": loops, "user": user}
         return warmpath.answer(request, self._open_for_request, lambda: self._embedder)
-
-
-def _constant(scope: Scope) -> Callable[[], Scope]:
-    return lambda: scope
-
-
-def _present(name: str) -> bool:
-    """Whether the scope named `name` still has a table to work on: a remote scope always
-    (its table is shared; only this machine's record goes), a local one while its directory
-    exists."""
-    try:
-        scope = scopes.parse_scope_ref(name)
-        return providers.is_remote_scope(scope) or scope.local_path().exists()
-    except GraphitError:
-        return True  # cannot tell (a hand-broken providers.json): its loops say why
-
-
-def _gone_reason(name: str) -> str:
-    if not _present(name):
-        return "its table was removed"
-    return "it is no longer in the scope-reference lock"
-
-
-def _login_now() -> object:
-    """What decides who the user is: the active provider and its login (compared, never
-    shown: the token stays in memory only as part of this value)."""
-    try:
-        chosen = providers.active_provider()
-    except GraphitError as exc:
-        return ("unreadable", exc.message)
-    return (chosen.name, chosen.kind, chosen.endpoint, providers.broker_token(chosen))
 
 
 def ping() -> dict[str, Any] | None:
