@@ -39,9 +39,25 @@ ROOT = Path(__file__).resolve().parent.parent
 def hub_servers() -> Iterator[Broker]:
     moto, admin = enforced_moto(BUCKET)
     broker = Broker(moto, admin=admin, bucket=BUCKET, prefix="org", tokens={TOKEN: ("erin", ["*"])})
-    yield broker
-    broker.stop()
-    moto.stop()
+    try:
+        yield broker
+    finally:
+        _enforcement_off(moto.endpoint)  # moto's setting is process-wide: later modules' servers
+        broker.stop()
+        moto.stop()
+
+
+def _enforcement_off(endpoint: str) -> None:
+    import urllib.request
+
+    request = urllib.request.Request(
+        endpoint + "/moto-api/reset-auth",
+        data=b"inf",
+        headers={"Content-Type": "text/plain"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        assert response.status == 200
 
 
 @pytest.fixture
