@@ -35,6 +35,7 @@ ENV_S3_BUCKET = "GRAPHIT_S3_BUCKET"
 ENV_S3_PREFIX = "GRAPHIT_S3_PREFIX"
 ENV_S3_ENDPOINT = "GRAPHIT_S3_ENDPOINT"
 ENV_BROKER_TOKEN = "GRAPHIT_BROKER_TOKEN"
+ENV_GRANT_CHECK = "GRAPHIT_GRANT_CHECK_SECONDS"
 
 PROJECT_LOCK_FILE = "graphit.lock.json"
 # The packaged all-MiniLM-L6-v2, whichever backend runs it (embed/): one vector space.
@@ -180,3 +181,33 @@ def active_days() -> float:
 
 def no_daemon() -> bool:
     return os.environ.get(ENV_NO_DAEMON, "") not in ("", "0", "false", "no")
+
+
+# A remote scope's Hub grant is confirmed again before a read or write once this many seconds
+# have passed since the Hub last confirmed it (spec: cached Hub metadata cannot authorize a
+# memory read or mutation). A revoked grant is refused within this interval by long-lived
+# processes (the daemon, the Explorer, the MCP server); a CLI command opens afresh anyway.
+DEFAULT_GRANT_CHECK_SECONDS = 30.0
+MAX_GRANT_CHECK_SECONDS = 60.0
+
+
+def grant_check_seconds() -> float:
+    """GRAPHIT_GRANT_CHECK_SECONDS, `[access] grant_check_seconds`, or 30; 0 confirms the grant
+    before every operation, and nothing above 60 is accepted."""
+    from graphit_cli.errors import InvalidInput
+
+    raw: object = os.environ.get(ENV_GRANT_CHECK, "").strip() or file_settings("access").get(
+        "grant_check_seconds"
+    )
+    if raw in (None, ""):
+        return DEFAULT_GRANT_CHECK_SECONDS
+    try:
+        value = float(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        value = -1.0
+    if not 0 <= value <= MAX_GRANT_CHECK_SECONDS:
+        raise InvalidInput(
+            f"{ENV_GRANT_CHECK} / access.grant_check_seconds must be a number of seconds "
+            f"from 0 to {MAX_GRANT_CHECK_SECONDS:g}, got {raw!r}"
+        )
+    return value

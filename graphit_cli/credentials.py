@@ -7,6 +7,7 @@ providers.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -28,6 +29,10 @@ class RemoteAccess:
 
     `credentials` None means the store lets the AWS default chain (instance role, web
     identity, ...) find them. `renew`, when set, asks the issuer again for fresh credentials.
+    `confirm`, when set (a Hub grant), asks the Hub whether the grant still holds, for the
+    login current at that moment: the store calls it before an operation once the grant was
+    last confirmed more than the grant-check interval ago (`confirmation_due`). `subject` is
+    the user the grant was issued to: a confirmation for another subject is another grant.
     """
 
     uri: str
@@ -37,6 +42,16 @@ class RemoteAccess:
     renew: Callable[[], RemoteAccess] | None = field(default=None, repr=False)
     scoped: bool = False  # credentials limited to one root (a broker grant)
     issued_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    subject: str | None = None
+    confirm: Callable[[], RemoteAccess] | None = field(default=None, repr=False)
+    # When the issuer last said the grant holds (monotonic seconds; issuing it counts).
+    confirmed_at: float = field(default_factory=time.monotonic)
+
+    def confirmation_due(self, interval: float, now: float | None = None) -> bool:
+        """Whether the grant must be confirmed before the next operation."""
+        if self.confirm is None:
+            return False
+        return (time.monotonic() if now is None else now) - self.confirmed_at >= interval
 
     def renewal_due(self, margin: float, now: datetime | None = None) -> bool:
         """Whether the credentials expire within `margin` seconds (or a quarter of their
@@ -71,4 +86,6 @@ def renewed(access: RemoteAccess) -> RemoteAccess:
             f"the S3 credentials for {access.uri} expired and the same ones are still "
             "configured: renew them (for example `aws sso login`) and run the command again"
         )
-    return replace(fresh, renew=fresh.renew or access.renew)
+    return replace(
+        fresh, renew=fresh.renew or access.renew, confirm=fresh.confirm or access.confirm
+    )

@@ -24,12 +24,14 @@ import socketserver
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli import __version__, config, providers, runstate, scopes, warmpath, wire
-from graphit_cli.errors import Conflict, GraphitError, InvalidInput
+from graphit_cli import __version__, providers, runstate, scopes, warmpath, wire
+from graphit_cli import daemon_scopes as targets_
+from graphit_cli.daemon_scopes import USER_TARGET, constant, gone_reason, login_now, present
+from graphit_cli.errors import Conflict, GraphitError, InvalidInput, in_words
 from graphit_cli.scopes import Scope
 from graphit_cli.supervisor import DaemonSettings as DaemonSettings
 from graphit_cli.supervisor import EventLog as EventLog
@@ -38,42 +40,6 @@ from graphit_cli.supervisor import InstanceLock, Loop, Supervisor
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.service import MemoryService
-
-USER_TARGET = "user"  # the machine-wide pair: its id is the provider's answer, asked when run
-
-
-def active_scopes(used_since: datetime | None = None) -> list[Scope]:
-    """Project and context scopes of the scope-reference lock used within the active window
-    (or since `used_since`): the ones the daemon, `status` and `maintain --all` work on."""
-    window = timedelta(days=config.active_days())
-    return [s for s in scopes.recent_scopes(window, used_since=used_since) if s.kind != "user"]
-
-
-def machine_targets(
-    used_since: datetime | None = None, *, user: Callable[[], Scope] | None = None
-) -> list[tuple[str, Callable[[], Scope]]]:
-    """(name, how to get the scope) for every active scope and the machine-wide user scope,
-    whose id is asked of the provider only when called (it may fail: a broker down)."""
-    found = [(str(s), _constant(s)) for s in active_scopes(used_since)]
-    found.append((USER_TARGET, user or (lambda: Scope("user", providers.user_id()))))
-    return found
-
-
-def open_quietly(
-    scope: Scope, *, create: bool, embedder: Callable[[], Embedder | None] | None = None
-) -> tuple[MemoryService | None, str]:
-    """(the scope's service, its table URI) for background work; no service while a local
-    scope has no table and `create` is False. Unlike `MemoryService.open` this does not record
-    a use in the scope-reference lock: the daemon's own opens must not keep a scope active."""
-    from graphit_cli.service import MemoryService
-    from graphit_cli.store import open_store
-
-    location = providers.resolve(scope)
-    if not create and not location.is_remote and not Path(location.uri).exists():
-        return None, location.uri
-    store = open_store(location.uri, create=create, access=location.access)
-    return MemoryService(store, scope, embedder=embedder), location.uri
-
 
 # --- the daemon ---------------------------------------------------------------------------
 
@@ -122,8 +88,11 @@ class Daemon:
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
-        self._services: dict[str, tuple[MemoryService, str]] = {}
+        # scope -> (its service, table URI, read-only): opened once, dropped with the scope
+        self._services: dict[str, tuple[MemoryService, str, bool]] = {}
         self._services_lock = threading.Lock()
+        self._known: set[str] = set()  # the loop pairs running, by target name
+        self._login: object = None  # the login the user pair was started under
         self._server: socketserver.ThreadingUnixStreamServer | None = None
         # One daemon per socket, held until shutdown.
         self._instance = InstanceLock(self.socket_path.with_name("daemon.lock"))
@@ -137,20 +106,53 @@ class Daemon:
         """The named scopes, or the active project and context scopes (not the user's)."""
         if self._named is not None:
             return list(self._named)
-        return active_scopes(used_since=self.started_at)
+        return targets_.active_scopes(used_since=self.started_at)
 
     def targets(self) -> list[tuple[str, Callable[[], Scope]]]:
         """(name, how to get the scope) for every loop pair. The user scope's id is asked of
-        the provider when a loop runs, so a broker that is down fails that pair alone."""
-        if self._named is not None:
-            return [(str(s), _constant(s)) for s in self._named]
-        return machine_targets(self.started_at, user=self.user_scope)
+        the provider when a loop runs, so a broker that is down fails that pair alone. A local
+        scope of the lock whose table is gone (pruned, removed, deleted) is no target."""
+        if self._named is not None:  # named on the command line: kept, even before a table
+            return [(str(s), constant(s)) for s in self._named]
+        found = targets_.machine_targets(self.started_at, user=self.user_scope)
+        return [(name, get) for name, get in found if name == USER_TARGET or present(name)]
 
     def user_scope(self) -> Scope:
-        """The user scope (asked of the provider until it answers once)."""
-        if self._user is None:
-            self._user = Scope("user", providers.user_id())
-        return self._user
+        """The user scope as the provider says now: after a login or a logout the user pair
+        works on the new user, and the previous user's table is let go."""
+        current = Scope("user", providers.user_id())
+        previous, self._user = self._user, current
+        if previous is not None and previous != current:
+            self._forget(previous)
+            self.log.emit("info", "user.changed", previous=previous, current=current)
+        return current
+
+    def follow(self) -> None:
+        """Follow the scopes: loops for a scope that became active, none for one that went
+        away (its loops end now and its table is let go), and the user pair restarted when
+        the login changed, so the logged-in user is maintained at once."""
+        current = dict(self.targets())
+        for name in sorted(self._known - current.keys()):
+            self.supervisor.retire(name)
+            self._known.discard(name)
+            try:
+                self._forget(scopes.parse_scope_ref(name))
+            except InvalidInput:
+                pass
+            self.log.emit("info", "scope.dropped", scope=name, reason=gone_reason(name))
+        for name, resolve in current.items():
+            if name not in self._known:
+                self._start_pair(name, resolve)
+        login = login_now()
+        if USER_TARGET in self._known and login != self._login:
+            self.supervisor.retire(USER_TARGET)
+            self._known.discard(USER_TARGET)
+            self._start_pair(USER_TARGET, current.get(USER_TARGET, self.user_scope))
+        self._login = login
+
+    def _forget(self, scope: Scope) -> None:
+        with self._services_lock:
+            self._services.pop(str(scope), None)
 
     def embedder(self) -> Embedder | None:
         with self._embedder_lock:
@@ -161,18 +163,30 @@ class Daemon:
                 self._embedder = _LockedEmbedder(inner) if inner is not None else None
             return self._embedder
 
-    def service(self, scope: Scope, *, create: bool = False) -> MemoryService | None:
-        """The scope's service, opened once; None while the scope has no table."""
+    def service(
+        self, scope: Scope, *, create: bool = False, background: bool = True
+    ) -> MemoryService | None:
+        """The scope's service, opened once; None while the scope has no table, once its
+        local table is gone, and for background work on an attached (read-only) context."""
+        from graphit_cli.opening import open_scope
+        from graphit_cli.service import MemoryService
+
         key = str(scope)
         with self._services_lock:
             found = self._services.get(key)
-            if found is not None:
-                return found[0]
-            opened, uri = open_quietly(scope, create=create, embedder=self.embedder)
-            if opened is None:
-                return None  # no table yet: nothing to embed or maintain
-            self._services[key] = (opened, uri)
-            return opened
+            gone = found is not None and not scopes.is_remote_uri(found[1])
+            if gone and found is not None and not Path(found[1]).exists():
+                del self._services[key]  # pruned or deleted under us
+                found = None
+                if not create:
+                    return None
+            if found is None:
+                opened = open_scope(scope, create=create, record_use=False)
+                if opened is None:
+                    return None  # no table yet: nothing to embed or maintain
+                svc = MemoryService(opened.store, scope, embedder=self.embedder)
+                found = self._services[key] = (svc, opened.uri, opened.read_only)
+            return None if background and found[2] else found[0]
 
     def _used(self, scope: Scope) -> None:
         """A warm-path request is a use of its scope: `scopes` LAST USED moves, and the scope
@@ -182,6 +196,18 @@ class Daemon:
             scopes.record_scope_use(scope, found[1])
 
     # --- the two jobs ----------------------------------------------------------------------
+
+    def _job(self, job: Callable[[Scope], None], resolve: Callable[[], Scope]) -> None:
+        """One run of a loop. A scope whose local table went away meanwhile is let go
+        quietly (`follow` ends its loops); any other failure reaches the supervisor."""
+        scope = resolve()
+        try:
+            job(scope)
+        except Exception:
+            if scope.kind != "user" and not present(str(scope)):
+                self._forget(scope)
+                return
+            raise
 
     def embed_once(self, scope: Scope) -> None:
         svc = self.service(scope)
@@ -235,17 +261,24 @@ class Daemon:
         targets = self.targets()
         for name, resolve in targets:
             self._start_pair(name, resolve)
+        self._login = login_now()
         self.log.emit(
             "info", "daemon.started", pid=os.getpid(), socket=self.socket_path, scopes=len(targets)
         )
 
     def _start_pair(self, name: str, resolve: Callable[[], Scope]) -> None:
         s = self.settings
+        self._known.add(name)
         self.supervisor.start(
-            Loop("embed", name, s.embed_interval, lambda: self.embed_once(resolve()))
+            Loop("embed", name, s.embed_interval, lambda: self._job(self.embed_once, resolve))
         )
         self.supervisor.start(
-            Loop("maintain", name, s.maintain_interval, lambda: self.maintain_once(resolve()))
+            Loop(
+                "maintain",
+                name,
+                s.maintain_interval,
+                lambda: self._job(self.maintain_once, resolve),
+            )
         )
 
     def run(self) -> int:
@@ -254,12 +287,12 @@ class Daemon:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(sig, lambda *_: self.stop.set())
         self.start()
-        known = {loop.scope for loop in self.supervisor.loops}
-        while not self.stop.wait(min(5.0, self.settings.embed_interval)):
-            for name, resolve in self.targets():  # a project first used after start-up
-                if name not in known:
-                    known.add(name)
-                    self._start_pair(name, resolve)
+        # Reading the scope-reference lock and providers.json costs well under a millisecond.
+        while not self.stop.wait(min(1.0, self.settings.embed_interval)):
+            try:
+                self.follow()
+            except GraphitError as exc:  # a hand-broken lock or providers.json: say so, go on
+                self.log.emit("error", "daemon.follow", error=in_words(exc))
         self.shutdown()
         return 0
 
@@ -273,7 +306,7 @@ class Daemon:
                 try:
                     job(resolve())
                 except Exception as exc:
-                    self.log.emit("error", f"{kind}.error", scope=name, error=str(exc))
+                    self.log.emit("error", f"{kind}.error", scope=name, error=in_words(exc))
                     code = code or (int(exc.exit_code) if isinstance(exc, GraphitError) else 1)
         return code
 
@@ -338,23 +371,21 @@ class Daemon:
         except (ValueError, KeyError, TypeError) as exc:
             return wire.error_to_wire(InvalidInput(f"bad request: {exc}"))
         except Exception as exc:
-            self.log.emit("error", "request.error", error=str(exc))
+            self.log.emit("error", "request.error", error=in_words(exc))
             return wire.error_to_wire(GraphitError(f"daemon error: {exc}"))
 
     def _open_for_request(self, scope: Scope) -> MemoryService:
-        opened = self.service(scope, create=True)
+        opened = self.service(scope, create=True, background=False)
         assert opened is not None
         self._used(scope)
         return opened
 
     def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "ping":
-            return {"pid": os.getpid(), "version": __version__, "loops": self.supervisor.snapshot()}
+            loops = self.supervisor.snapshot()
+            user = str(self._user) if self._user is not None else None
+            return {"pid": os.getpid(), "version": __version__, "loops": loops, "user": user}
         return warmpath.answer(request, self._open_for_request, lambda: self._embedder)
-
-
-def _constant(scope: Scope) -> Callable[[], Scope]:
-    return lambda: scope
 
 
 def ping() -> dict[str, Any] | None:

@@ -6,6 +6,7 @@ exits with the class's code. Nothing here imports anything heavy.
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum
 
 
@@ -92,3 +93,21 @@ def internal_error_text(exc: BaseException, debug_variable: str) -> str:
     """
     first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return f"Error: internal error: {first} (run with {debug_variable}=1 for the traceback)"
+
+
+# What a library's error carries that a user cannot act on: where in LanceDB's Rust source it
+# was raised (", /root/.cargo/.../lance-table-13.0.0/src/io/commit.rs:653:26"), a file inside
+# a table's `.lance` directory, a file inside an installed package.
+_RUST_LOCATION = re.compile(r",?\s*\S*\.rs:\d+:\d+")
+_TABLE_FILE = re.compile(r"\S*\.lance/\S*[^\s,.:;)]")
+_LIBRARY_FILE = re.compile(r"\S*/(?:site-packages|dist-packages|\.cargo)/\S*[^\s,.:;)]")
+
+
+def in_words(exc: BaseException) -> str:
+    """An error's first line for a log or a user: its cause in words, without source
+    locations or files inside a table or a library."""
+    text = str(exc).strip()
+    text = text.splitlines()[0] if text else type(exc).__name__
+    text = _RUST_LOCATION.sub("", text).removeprefix("lance error: ")
+    text = _LIBRARY_FILE.sub("a library file", _TABLE_FILE.sub("a file of the table", text))
+    return text.strip() or type(exc).__name__

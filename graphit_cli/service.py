@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from graphit_cli import config, revisions, scopes
-from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
+from graphit_cli import config, revisions
+from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound, StorageUnavailable
 from graphit_cli.models import (
     BatchResult,
     Memory,
@@ -401,23 +401,16 @@ class MemoryService:
         scope: Scope,
         *,
         create: bool = True,
-        embedder: Callable[[], Embedder | None] | None = None,
+        embedder: EmbedderFactory | None = None,
     ) -> MemoryService:
-        from graphit_cli import providers
-        from graphit_cli.store import open_store
+        """The scope's service, opened by the one place that decides provider, grant, store,
+        lock entry and read-only (`graphit_cli.opening`)."""
+        from graphit_cli.opening import open_scope
 
-        if scope.kind == "context":
-            from graphit_cli.portability.contexts import open_attached
-
-            attached = open_attached(scope)  # another project's table, read-only
-            if attached is not None:
-                return cls(attached, scope, embedder=embedder)
-        # Local directory or s3:// URI under the active provider; a remote scope is
-        # authorised afresh here on every open (no cached grant).
-        location = providers.resolve(scope)
-        store = open_store(location.uri, create=create, access=location.access)
-        scopes.record_scope_use(scope, location.uri)
-        return cls(store, scope, embedder=embedder)
+        opened = open_scope(scope, create=create)
+        if opened is None:
+            raise StorageUnavailable(f"no memory table at {scope.local_path()}")
+        return cls(opened.store, scope, embedder=embedder)
 
 
 def _default_embedder() -> Embedder | None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from graphit_cli import config
-from graphit_cli.errors import Conflict
+from graphit_cli.errors import Conflict, in_words
 
 DAEMON_SECTION = "daemon"
 
@@ -109,6 +109,9 @@ class Loop:
     last_error: str | None = None
     last_failure_at: float | None = None
     thread: threading.Thread | None = field(default=None, repr=False)
+    # Set to end this loop alone (its scope went away): it never runs again, and its thread
+    # ends when its current wait does.
+    halt: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
     def name(self) -> str:
@@ -142,13 +145,26 @@ class Supervisor:
         loop.thread = threading.Thread(target=self._run, args=(loop,), name=loop.name, daemon=True)
         loop.thread.start()
 
+    def retire(self, scope: str) -> list[Loop]:
+        """End the loops of `scope` now: they leave `loops` and never run again (a run in
+        progress finishes first); returns them."""
+        with self._lock:
+            retired = [loop for loop in self.loops if loop.scope == scope]
+            self.loops = [loop for loop in self.loops if loop.scope != scope]
+        for loop in retired:
+            loop.halt.set()
+        return retired
+
+    def _ended(self, loop: Loop) -> bool:
+        return self.stop.is_set() or loop.halt.is_set()
+
     def _run(self, loop: Loop) -> None:
-        while not self.stop.is_set():
+        while not self._ended(loop):
             loop.status = "running"
             try:
                 loop.work()
             except Exception as exc:  # every failure reaches the supervisor
-                if self.stop.is_set():
+                if self._ended(loop):
                     break
                 delay = self.report_failure(loop, exc)
                 if delay is None:
@@ -173,7 +189,7 @@ class Supervisor:
         """Count the failure; the backoff delay before the restart, or None once failed."""
         loop.failures += 1
         loop.last_failure_at = time.monotonic()
-        loop.last_error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        loop.last_error = in_words(exc)  # the cause in words: no Rust location, no lance file
         if loop.failures >= self.settings.max_failures:
             loop.status = "failed"
             self.log.emit(

@@ -93,12 +93,12 @@ def maintain(
 def _every_scope() -> list[tuple[str, Callable[[], MemoryService | None]]]:
     """(name, open it) for every active scope and the user scope; opening yields None when the
     scope has no table (nothing is created) and raises when it cannot be reached."""
-    from graphit_cli import daemon
+    from graphit_cli import daemon_scopes
 
     def opener(get: Callable[[], Scope]) -> Callable[[], MemoryService | None]:
-        return lambda: daemon.open_quietly(get(), create=False)[0]
+        return lambda: daemon_scopes.open_quietly(get(), create=False)[0]
 
-    return [(name, opener(get)) for name, get in daemon.machine_targets()]
+    return [(name, opener(get)) for name, get in daemon_scopes.machine_targets()]
 
 
 def _report_dict(report: MaintenanceReport) -> dict[str, Any]:
@@ -184,17 +184,17 @@ def status(fmt: FormatOpt = None) -> None:
     A scope that cannot be reached (a broker down) is listed with its error; the others
     are still shown.
     """
-    from graphit_cli import daemon
+    from graphit_cli import daemon, daemon_scopes
 
     running = daemon.ping()
     tables: list[dict[str, Any]] = []
-    for name, get in daemon.machine_targets():
+    for name, get in daemon_scopes.machine_targets():
         entry: dict[str, Any] = {"scope": name, "uri": None, "state": None}
         try:
             scope = get()  # the user scope asks the provider who the user is
             entry["scope"] = str(scope)
             # One open per scope: for a broker provider it asks for fresh credentials.
-            svc, entry["uri"] = daemon.open_quietly(scope, create=False)
+            svc, entry["uri"] = daemon_scopes.open_quietly(scope, create=False)
             if svc is not None:
                 entry["state"] = _state_dict(svc.table_state())
         except GraphitError as exc:

@@ -1,7 +1,7 @@
 """The Explorer's Starlette application: the API routes, the page and its static assets.
 
 `create_app` takes the service opener, so tests (and the daemon, some day) decide how a
-scope's MemoryService is opened; the default is `MemoryService.open`.
+scope's MemoryService is opened; the default is `opening.open_service`.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
 
 def _default_opener(scope: Scope) -> MemoryService:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    return MemoryService.open(scope)
+    return open_service(scope)
 
 
 async def _page(request: Request) -> Response:

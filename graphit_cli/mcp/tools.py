@@ -50,9 +50,9 @@ class MemoryTools:
         self._model_lock = threading.Lock()
 
     def _open(self, scope: Scope) -> MemoryService:
-        from graphit_cli.service import MemoryService
+        from graphit_cli.opening import open_service
 
-        return MemoryService.open(scope, embedder=self._embedder)
+        return open_service(scope, embedder=self._embedder)
 
     def _embedder(self) -> Embedder | None:
         from graphit_cli.embed import load_default

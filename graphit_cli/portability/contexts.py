@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from graphit_cli.portability.importer import Progress
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service import MemoryService
-    from graphit_cli.store.base import Store
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 IMPORTED = "import"
@@ -135,24 +134,6 @@ def attached_project(scope: Scope) -> str | None:
         return None
     entry = read_all().get(scope.id)
     return entry.source if entry is not None and entry.kind == ATTACHED else None
-
-
-def open_attached(scope: Scope) -> Store | None:
-    """The attached project's table, read-only, or None when `scope` is not an attachment.
-
-    Locally that project's table directory; in S3 mode its table opened directly under the
-    active provider's grant. Never created: a missing table is an error.
-    """
-    project = attached_project(scope)
-    if project is None:
-        return None
-    from graphit_cli import providers
-    from graphit_cli.store import open_store
-    from graphit_cli.store.proxy import ReadOnlyStore
-
-    location = providers.resolve(Scope("project", project))
-    store = open_store(location.uri, create=False, access=location.access)
-    return ReadOnlyStore(store, f"context {scope.id} is attached read-only from project {project}")
 
 
 # --- the use-cases --------------------------------------------------------------------------

@@ -176,6 +176,7 @@ class BrokerClient:
             credentials=creds,
             renew=lambda: self.grant(scope),
             scoped=True,
+            subject=subject,
         )
 
 

@@ -1,9 +1,14 @@
 """Where a scope's table lives under the active provider, with fresh access for a remote one.
 
-Remote scopes are authorised afresh on every call: a broker is asked again each time.
+Remote scopes are authorised afresh on every call: a broker is asked again each time, and a
+broker grant carries `confirm`, which asks it again later for the login current then (the
+store confirms a grant before an operation once the grant-check interval has passed).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
 
 from graphit_cli import config
 from graphit_cli.credentials import Location, RemoteAccess
@@ -56,6 +61,30 @@ def s3_access(provider: Provider, scope: Scope) -> RemoteAccess:
 
 
 def broker_access(provider: Provider, scope: Scope) -> RemoteAccess:
+    """A grant for `scope`'s root from the broker, with the login as it is now.
+
+    Its `renew` and `confirm` ask again with the login current at that moment (providers.json
+    and GRAPHIT_BROKER_TOKEN are read again): a logout, a changed token or a withdrawn grant is
+    refused there, never answered from what this process was told before.
+    """
+
+    def current() -> RemoteAccess:
+        chosen = active_provider()
+        if (chosen.name, chosen.kind, chosen.endpoint) != (
+            provider.name,
+            provider.kind,
+            provider.endpoint,
+        ):
+            raise AccessDenied(
+                f"broker provider {provider.name!r} is no longer the active provider: "
+                f"{scope} must be opened again under the active one"
+            )
+        return _grant(chosen, scope, current)
+
+    return _grant(provider, scope, current)
+
+
+def _grant(provider: Provider, scope: Scope, again: Callable[[], RemoteAccess]) -> RemoteAccess:
     token = broker_token(provider)
     if not token:
         raise AccessDenied(
@@ -63,9 +92,4 @@ def broker_access(provider: Provider, scope: Scope) -> RemoteAccess:
             "credentials (store a token with `graphit provider add ... --token-stdin` or set "
             f"{config.ENV_BROKER_TOKEN})"
         )
-    client = BrokerClient(provider, token)
-
-    def fresh() -> RemoteAccess:
-        return client.grant(scope)
-
-    return fresh()
+    return replace(BrokerClient(provider, token).grant(scope), renew=again, confirm=again)

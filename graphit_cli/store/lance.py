@@ -31,6 +31,7 @@ from graphit_cli.store.table import (
     TABLE_NAME,
     TableHandle,
     is_commit_conflict,
+    lance_words,
 )
 from graphit_cli.store.upkeep import Upkeep
 
@@ -146,11 +147,10 @@ class Writes:
             # Rows without a vector yet are valid; vectors are validated before they get here.
             result = builder.execute(data, on_bad_vectors="null")
         except (RuntimeError, OSError, ValueError) as exc:
-            message = str(exc)
             if is_commit_conflict(exc):
-                raise CommitContention(f"commit contention: {message.splitlines()[0]}") from exc
+                raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
             raise StorageUnavailable(
-                f"write to {self.handle.uri} failed: {message.splitlines()[0]}"
+                f"write to {self.handle.uri} failed: {lance_words(exc)}"
             ) from exc
         return MergeCounts(
             inserted=int(result.num_inserted_rows),

@@ -1,4 +1,5 @@
-"""Remote (S3) tables: LanceDB storage options, S3 error mapping, credential renewal.
+"""Remote (S3) tables: LanceDB storage options, S3 error mapping, credential renewal, and the
+re-confirmation of a Hub grant before an operation once the grant-check interval has passed.
 
 `providers` says where a table lives and with which credentials (a `RemoteAccess`); this module
 turns that into LanceDB `storage_options`, maps object-store failures (endpoint down, missing
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from typing import TYPE_CHECKING, TypeVar
 
+from graphit_cli import config
 from graphit_cli.credentials import RemoteAccess, renewed
 from graphit_cli.errors import (
     AccessDenied,
@@ -132,8 +135,10 @@ class RemoteStore(StoreProxy):
         super().__init__(inner)
         self.access = access
         self._create = create
+        self.grant_check = config.grant_check_seconds()
 
     def _call(self, op: Callable[[Store], R]) -> R:
+        self.confirm_if_due()
         self.renew_if_due()
         try:
             return op(self.inner)
@@ -159,10 +164,35 @@ class RemoteStore(StoreProxy):
         if self.access.renew is not None and self.access.renewal_due(RENEW_MARGIN_SECONDS):
             self.renew()
 
+    def confirm_if_due(self) -> None:
+        """Ask the Hub again whether the grant holds, once `grant_check` seconds have passed
+        since it last said so; a refusal (revoked, logged out) fails this operation, and the
+        next one asks again. The handle is kept when the same subject's grant still covers
+        the same table, so its warm caches survive; another subject's grant reopens it."""
+        if not self.access.confirmation_due(self.grant_check):
+            return
+        assert self.access.confirm is not None
+        asked = time.monotonic()
+        fresh = self.access.confirm()
+        if fresh.uri != self.access.uri:
+            raise AccessDenied(
+                f"the Hub now keeps this scope at {fresh.uri}, not {self.access.uri}: open it again"
+            )
+        if fresh.subject != self.access.subject or (
+            self.access.renew is not None and self.access.renewal_due(RENEW_MARGIN_SECONDS)
+        ):
+            self._reopen(fresh)
+        else:
+            self.access.confirmed_at = asked
+        log.debug("grant for %s confirmed (subject %s)", self.uri, fresh.subject)
+
     def renew(self) -> None:
+        self._reopen(renewed(self.access))
+
+    def _reopen(self, access: RemoteAccess) -> None:
         from graphit_cli.store.lance import MemoryStore
 
-        self.access = renewed(self.access)
+        self.access = access
         try:
             self.inner = MemoryStore.open(
                 self.access.uri, create=self._create, storage_options=storage_options(self.access)

@@ -10,11 +10,12 @@ this code relies on). Callers speak in Memory rows and MemoryFilters.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from graphit_cli.errors import CommitContention
+from graphit_cli.errors import CommitContention, in_words
 from graphit_cli.models import Memory
 from graphit_cli.store import sql
 from graphit_cli.store.rowcache import CachedRow, RowCache
@@ -166,22 +167,34 @@ def contention_as_conflict() -> Iterator[None]:
         yield
     except (RuntimeError, OSError, ValueError) as exc:
         if is_commit_conflict(exc):
-            raise CommitContention(f"commit contention: {str(exc).splitlines()[0]}") from exc
+            raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
         raise
+
+
+# The exact Display of lance 13's two contention errors (`Error::RetryableCommitConflict` and
+# `Error::TooMuchWriteContention`), at the start of the message: lancedb 0.40 raises them as
+# RuntimeError("lance error: ..."), pylance's `compact_files` as OSError("..."), provoked and
+# read here (optimize and compaction preempted by concurrent deletes and merges; LANCEDB_NOTES).
+# Nothing else counts: a message that only mentions a retry or concurrency is not contention.
+_CONTENTION = re.compile(
+    r"^(?:lance error: )?"
+    r"(?:Retryable commit conflict for version \d+: |Too many concurrent writers\. )"
+)
 
 
 def is_commit_conflict(exc: BaseException) -> bool:
     """A commit that lost to a concurrent writer (LANCEDB_NOTES: optimize is preempted).
 
-    lancedb 0.40 has no conflict exception type: a lost commit arrives as a plain RuntimeError
-    ("lance error: Retryable commit conflict ...", from `optimize`/`merge_insert`) or OSError
-    (from pylance's `compact_files`), measured here. pylance declares
-    `lance.commit.CommitConflictError` but does not raise it on these paths; it is checked
-    first so the text match becomes a fallback once it is.
+    pylance's `lance.commit.CommitConflictError` is the type; lancedb 0.40 raises none on these
+    paths, so the lance error's exact message is the other sign (`_CONTENTION`).
     """
     from lance.commit import CommitConflictError  # pylance: compact_small_fragments uses it too
 
     if isinstance(exc, CommitConflictError):
         return True
-    text = str(exc).lower()
-    return any(s in text for s in ("commit conflict", "preempted", "concurrent", "retry"))
+    return isinstance(exc, RuntimeError | OSError) and _CONTENTION.match(str(exc)) is not None
+
+
+def lance_words(exc: BaseException) -> str:
+    """A LanceDB error's first line in words (`errors.in_words`: no Rust source location)."""
+    return in_words(exc)
