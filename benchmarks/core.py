@@ -159,12 +159,12 @@ def open_service(home: Path) -> tuple[Any, str]:
     """A MemoryService on a new project scope under `home` (GRAPHIT_HOME)."""
     from ulid import ULID
 
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
     os.environ["GRAPHIT_HOME"] = str(home)
     project_id = str(ULID())
-    return MemoryService.open(Scope("project", project_id)), project_id
+    return open_service(Scope("project", project_id)), project_id
 
 
 def build_table(

@@ -66,12 +66,12 @@ def main() -> None:
     os.environ["GRAPHIT_HOME"] = str(home)
     os.environ["GRAPHIT_EMBEDDER"] = "tests.embedders:HashingEmbedder"
     from graphit_cli.models import MemoryDraft
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
     log(f"creating {args.scopes} context tables")
     for n in range(args.scopes):
-        MemoryService.open(Scope("context", f"c{n:03d}")).upsert(
+        open_service(Scope("context", f"c{n:03d}")).upsert(
             MemoryDraft(title=f"note {n}", body=f"body {n}")
         )
     lock = home / "memory" / "scopes.lock"

@@ -272,12 +272,12 @@ class _FixedEmbedder:
 def table_report(drafts: list[Any], vectors: Any) -> list[float]:
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.embed import document_text
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
     with tempfile.TemporaryDirectory() as home:
         os.environ["GRAPHIT_HOME"] = home
-        service = MemoryService.open(Scope("context", "dedup-bench"))
+        service = open_service(Scope("context", "dedup-bench"))
         started = time.perf_counter()
         for start in range(0, len(drafts), 1000):
             service.upsert_many(drafts[start : start + 1000])

@@ -72,10 +72,10 @@ def timed(fn: Callable[[], Any], runs: int, warmup: int = 3) -> list[float]:
 
 
 def seed(size: int, records: list[dict[str, Any]]) -> Any:
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
-    service = MemoryService.open(Scope("project", PROJECT_ID), embedder=lambda: None)
+    service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
     corpus = Corpus(records)
     started = time.perf_counter()
     for start in range(0, size, 5000):

@@ -53,11 +53,11 @@ TARGET_IMPORT_S = 5.0
 
 
 def _service(home: Path) -> Any:
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
     os.environ["GRAPHIT_HOME"] = str(home)
-    return MemoryService.open(Scope("project", PROJECT))
+    return open_service(Scope("project", PROJECT))
 
 
 def _timed(step: Any) -> tuple[float, Any]:

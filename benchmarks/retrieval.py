@@ -241,8 +241,8 @@ def load_scopes(
     Returns (services by scope_id, graphit id -> file id, a report).
     """
     from graphit_cli.models import WriteAction
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
     by_scope: dict[str, list[dict[str, Any]]] = defaultdict(list)
     seen: set[str] = set()
@@ -268,7 +268,7 @@ def load_scopes(
     embedded = skipped = 0
     for scope_id, records in by_scope.items():
         drafts = [to_draft(r, notes) for r in records]
-        service = MemoryService.open(Scope("context", names[scope_id]))
+        service = open_service(Scope("context", names[scope_id]))
         t0 = time.perf_counter()
         for start in range(0, len(drafts), UPSERT_CHUNK):
             batch = service.upsert_many(drafts[start : start + UPSERT_CHUNK])

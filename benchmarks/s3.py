@@ -182,15 +182,15 @@ def bench_size(
 ) -> dict[str, Any]:
     import graphit_cli.service_upkeep as service_module
     from graphit_cli.models import MemoryDraft
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
     from tests.embedders import HashingEmbedder
 
     embedder = HashingEmbedder()
     home = Path(tempfile.mkdtemp(prefix=f"graphit-s3bench-{backend}-"))
     try:
         set_backend(backend, home, proxy.endpoint if proxy else None)
-        service = MemoryService.open(Scope("project", PROJECT), embedder=lambda: embedder)
+        service = open_service(Scope("project", PROJECT), embedder=lambda: embedder)
         started = time.perf_counter()
         ids: list[str] = []
         for start in range(0, size, 1000):
@@ -251,11 +251,11 @@ def bench_size(
 
 def worker(writes: int, worker_id: int) -> None:
     """Open the table, say ready, wait for `go` on stdin, write, report start/end times."""
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
     records = load_records()
-    service = MemoryService.open(Scope("project", PROJECT))
+    service = open_service(Scope("project", PROJECT))
     print("ready", flush=True)
     sys.stdin.readline()
     start = time.time()
@@ -267,15 +267,15 @@ def worker(writes: int, worker_id: int) -> None:
 def bench_writers(
     backend: str, counts: list[int], writes: int, proxy: Any | None
 ) -> list[dict[str, Any]]:
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
     rows = []
     for n in counts:
         home = Path(tempfile.mkdtemp(prefix=f"graphit-s3bench-w{n}-"))
         try:
             set_backend(backend, home, proxy.endpoint if proxy else None)
-            service = MemoryService.open(Scope("project", PROJECT))  # create the table first
+            service = open_service(Scope("project", PROJECT))  # create the table first
             procs = [
                 subprocess.Popen(
                     [sys.executable, __file__, "--worker", str(writes), str(w)],

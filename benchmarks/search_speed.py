@@ -158,11 +158,11 @@ def fast_embedder() -> Any:
 
 def open_service(home: Path, project_id: str, embedder: Callable[[], Any] | None = None) -> Any:
     """A MemoryService on the project scope `project_id` under GRAPHIT_HOME=`home`."""
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
     os.environ["GRAPHIT_HOME"] = str(home)
-    return MemoryService.open(Scope("project", project_id), embedder=embedder)
+    return open_service(Scope("project", project_id), embedder=embedder)
 
 
 def new_project_id() -> str:

@@ -126,13 +126,13 @@ def main() -> int:
     results: dict[str, Any] = {"machine": machine_info(), "config": vars(args)}
     try:
         from graphit_cli.embed import load_default
+        from graphit_cli.opening import open_service
         from graphit_cli.scopes import Scope
-        from graphit_cli.service import MemoryService
 
         model = load_default()
         if model is None:
             raise SystemExit("the embedding model is not installed")
-        svc = MemoryService.open(Scope("context", "trust"))
+        svc = open_service(Scope("context", "trust"))
 
         log("latency: 1,000 rows")
         svc.upsert_many([draft(r) for r in records[:1000]])

@@ -49,7 +49,7 @@ class Opened:
 def open_scope(scope: Scope, *, create: bool = True, record_use: bool = True) -> Opened | None:
     """Open `scope`'s table. With `create` False a local scope without a table is None (for
     background work that must not create one); a remote one is opened and must exist."""
-    from graphit_cli.portability.contexts import attached_project
+    from graphit_cli.context_registry import attached_project
     from graphit_cli.store import open_store
     from graphit_cli.store.proxy import ReadOnlyStore
 

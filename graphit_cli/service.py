@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from graphit_cli import config, revisions
-from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound, StorageUnavailable
+from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
 from graphit_cli.models import (
     BatchResult,
     Memory,
@@ -394,23 +394,6 @@ class MemoryService:
     @clock.setter
     def clock(self, clock: Clock) -> None:
         self.writes.clock = clock
-
-    @classmethod
-    def open(
-        cls,
-        scope: Scope,
-        *,
-        create: bool = True,
-        embedder: EmbedderFactory | None = None,
-    ) -> MemoryService:
-        """The scope's service, opened by the one place that decides provider, grant, store,
-        lock entry and read-only (`graphit_cli.opening`)."""
-        from graphit_cli.opening import open_scope
-
-        opened = open_scope(scope, create=create)
-        if opened is None:
-            raise StorageUnavailable(f"no memory table at {scope.local_path()}")
-        return cls(opened.store, scope, embedder=embedder)
 
 
 def _default_embedder() -> Embedder | None:

@@ -114,10 +114,10 @@ SEEDS = [
 def seed(home: Path) -> str:
     """Write the memories; return the id of the edited release procedure."""
     from graphit_cli.models import MemoryDraft
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
-    service = MemoryService.open(Scope("project", PROJECT_ID), embedder=lambda: None)
+    service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
     start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
     moments = (start + timedelta(hours=7 * i) for i in range(1000))
     service.clock = lambda: next(moments)

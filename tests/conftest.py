@@ -47,9 +47,9 @@ def scope(project_dir: Path) -> Scope:
 
 @pytest.fixture
 def service(scope: Scope):  # type: ignore[no-untyped-def]
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    return MemoryService.open(scope)
+    return open_service(scope)
 
 
 @dataclass

@@ -18,14 +18,14 @@ import sys
 
 from graphit_cli.errors import GraphitError
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.providers import resolve_scope
-from graphit_cli.service import MemoryService
 
 
 def main(argv: list[str]) -> int:
     seed, count, hot_ids = int(argv[0]), int(argv[1]), argv[2:]
     rng = random.Random(seed)
-    service = MemoryService.open(resolve_scope("project"))
+    service = open_service(resolve_scope("project"))
     mine: list[str] = []
     try:
         for n in range(count):

@@ -15,8 +15,8 @@ import sys
 
 from graphit_cli.errors import GraphitError
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.providers import resolve_scope
-from graphit_cli.service import MemoryService
 
 
 def report(kind: str, memory_id: str, revision: int) -> None:
@@ -25,7 +25,7 @@ def report(kind: str, memory_id: str, revision: int) -> None:
 
 def main(argv: list[str]) -> int:
     mode, worker = argv[0], argv[1]
-    service = MemoryService.open(resolve_scope("project"))
+    service = open_service(resolve_scope("project"))
     try:
         if mode == "mix":
             distinct, hot_id, hot = int(argv[2]), argv[3], int(argv[4])

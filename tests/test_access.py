@@ -23,6 +23,7 @@ pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
 
 from graphit_cli.errors import AccessDenied, InvalidInput
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
 from tests.conftest import PROJECT_ID
@@ -96,7 +97,7 @@ def past_the_interval() -> None:
 
 
 def seed(title: str) -> str:
-    service = MemoryService.open(Scope("project", PROJECT_ID), embedder=lambda: None)
+    service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
     return service.upsert(MemoryDraft(title=title, body="a remote memory")).memory.id
 
 
@@ -162,7 +163,7 @@ def test_within_the_interval_the_hub_is_not_asked_again(
 ) -> None:
     monkeypatch.setenv("GRAPHIT_GRANT_CHECK_SECONDS", "60")
     seed("quiet note")
-    service = MemoryService.open(Scope("project", PROJECT_ID), embedder=lambda: None)
+    service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
     issued = len(broker.issued)
     for _ in range(3):
         assert "quiet note" in [m.title for m in service.catalogue()]
@@ -184,7 +185,7 @@ def test_the_interval_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_logout_is_refused_by_an_open_service(
     broker: Broker, project_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = MemoryService.open(Scope("project", PROJECT_ID), embedder=lambda: None)
+    service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
     service.catalogue()
     monkeypatch.delenv("GRAPHIT_BROKER_TOKEN")  # the login is gone; the old grant is not used
     past_the_interval()
@@ -316,7 +317,7 @@ def test_maintenance_retries_contention_but_not_an_error_mentioning_retry(
     from graphit_cli.store.lance import MemoryStore
     from graphit_cli.store.table import contention_as_conflict
 
-    service = MemoryService.open(scope)
+    service = open_service(scope)
     service.upsert(MemoryDraft(title="t", body="b"))
     real_optimize = MemoryStore.optimize
     calls: list[int] = []
@@ -355,7 +356,7 @@ def test_daemon_started_before_a_login_maintains_the_logged_in_user(
     monkeypatch.delenv("GRAPHIT_BROKER_TOKEN")  # the login lives in providers.json only
 
     def user_service(user: str) -> MemoryService:
-        return MemoryService.open(Scope("user", user), embedder=lambda: None)
+        return open_service(Scope("user", user), embedder=lambda: None)
 
     def unembedded(user: str, memory_id: str) -> bool:
         row = user_service(user).store.get(memory_id, vectors=True)

@@ -157,12 +157,12 @@ def cosmetic_copy(current: Content) -> MemoryDraft:
 class ChainMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        from graphit_cli.service import MemoryService
+        from graphit_cli.opening import open_service
 
         # A fresh table per example: tmp_path is per test, not per Hypothesis example.
         self.home = tempfile.mkdtemp(prefix="graphit-chain-")
         os.environ["GRAPHIT_HOME"] = self.home  # restored by the autouse graphit_home fixture
-        self.service = MemoryService.open(Scope("project", str(ULID())))
+        self.service = open_service(Scope("project", str(ULID())))
         self.models: dict[str, Model] = {}
         self.verified: set[Memory] = set()  # rows whose `source` and Markdown were checked
 

@@ -36,13 +36,14 @@ from pathlib import Path
 from graphit_cli.models import MemoryDraft
 from graphit_cli.providers import resolve_scope
 from graphit_cli.service import MemoryService
+from graphit_cli.opening import open_service
 
 mode = os.environ["WRITER_MODE"]
 tag = os.environ["WRITER_TAG"]
 count = int(os.environ.get("WRITER_COUNT", "0"))
 ids = os.environ.get("WRITER_IDS", "").split()
 
-service = MemoryService.open(resolve_scope("project"), create=False)
+service = open_service(resolve_scope("project"), create=False)
 service.store.count()  # the first read opens the dataset: pay for it before the barrier
 Path(os.environ["WRITER_READY"]).touch()
 go = Path(os.environ["WRITER_GO"])
@@ -350,9 +351,9 @@ def commit_between_read_and_merge(service, meanwhile: Callable[[], object]) -> C
 @pytest.fixture
 def other(service):  # type: ignore[no-untyped-def]
     """A second, independent handle on the same table (another writer)."""
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    return MemoryService.open(service.scope)
+    return open_service(service.scope)
 
 
 def assert_write_kept(service, memory_id: str, body: str, result) -> None:  # type: ignore[no-untyped-def]
@@ -469,9 +470,9 @@ def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> 
 @pytest.fixture
 def third(service):  # type: ignore[no-untyped-def]
     """A third handle on the same table."""
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    return MemoryService.open(service.scope)
+    return open_service(service.scope)
 
 
 def test_write_landing_while_a_raced_insert_is_repaired_keeps_the_chain(  # type: ignore[no-untyped-def]

@@ -18,6 +18,7 @@ from graphit_cli.consolidate.candidates import find_candidates
 from graphit_cli.consolidate.consolidator import Consolidator
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import Memory, MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.service import MemoryService, Writer
 from tests.embedders import HashingEmbedder
 
@@ -592,7 +593,7 @@ def flip_before_delete(monkeypatch, scope, victim: str, **flags: bool) -> list[i
 
     def delete(self, memory_id, *args, **kw):  # type: ignore[no-untyped-def]
         if memory_id == victim and not written:
-            other = MemoryService.open(scope)
+            other = open_service(scope)
             written.append(other.upsert(MemoryDraft(id=victim, **flags)).memory.revision)
         return real(self, memory_id, *args, **kw)
 

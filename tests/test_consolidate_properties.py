@@ -28,6 +28,7 @@ from graphit_cli.consolidate.consolidator import Consolidator, removal_limit
 from graphit_cli.consolidate.plan import FLAG_ACTIONS
 from graphit_cli.errors import InvalidInput, NotFound
 from graphit_cli.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
 
@@ -62,7 +63,7 @@ action_spec = st.tuples(
 
 
 def build(specs: list[tuple[Any, ...]]) -> tuple[MemoryService, list[str]]:
-    service = MemoryService.open(Scope("context", f"prop{next(_tables)}"))
+    service = open_service(Scope("context", f"prop{next(_tables)}"))
     drafts = []
     for n, (text, important, mandatory, kind, tags, repeat) in enumerate(specs):
         title, body = TEXTS[text] if repeat else (f"Memory {n}", f"Distinct memory number {n}.")

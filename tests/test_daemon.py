@@ -18,6 +18,7 @@ import pytest
 from graphit_cli.daemon import Daemon
 from graphit_cli.errors import Conflict
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
 from graphit_cli.supervisor import DaemonSettings, EventLog, Loop, Supervisor
@@ -50,7 +51,7 @@ def running(scope: Scope, tmp_path: Path) -> Iterator[Daemon]:  # type: ignore[m
 def test_vectors_and_vector_index_appear_without_manual_embed(
     scope: Scope, running: Daemon
 ) -> None:
-    svc = MemoryService.open(scope)
+    svc = open_service(scope)
     svc.upsert_many([MemoryDraft(title=f"note {n}", body=f"body {n}") for n in range(300)])
     running.start()
     wait_for(lambda: svc.store.count("embedding IS NULL") == 0)
@@ -69,7 +70,7 @@ def test_single_writes_keep_fragments_bounded(
     scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "0")  # no folding on write: the daemon alone
-    svc = MemoryService.open(scope)
+    svc = open_service(scope)
     svc.upsert(MemoryDraft(title="seed", body="seed"))
     running.start()
     peak = 0
@@ -151,7 +152,7 @@ def test_backoff_schedule_and_recovery() -> None:
 def test_cli_search_via_socket_matches_in_process(
     cli, scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    svc = MemoryService(MemoryService.open(scope).store, scope, embedder=HashingEmbedder)
+    svc = MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder)
     first = svc.upsert(
         MemoryDraft(title="Cache policy", body="cache keys expire hourly", important=True)
     )
@@ -197,7 +198,7 @@ def test_cli_search_via_socket_matches_in_process(
 def test_a_cli_write_is_embedded_by_the_warm_daemon_before_it_returns(
     scope: Scope, cli, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:  # type: ignore[no-untyped-def]
-    svc = MemoryService(MemoryService.open(scope).store, scope, embedder=HashingEmbedder)
+    svc = MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder)
     svc.upsert(MemoryDraft(title="Seed", body="the table's vectors come from the hashing model"))
     svc.embed()
     # Loops far apart: after their first run at start, no embedding pass runs in this test.
@@ -233,7 +234,7 @@ def test_second_daemon_refuses_to_start(scope: Scope, running: Daemon) -> None:
 def test_sigterm_stops_quickly_and_keeps_every_returned_write(
     scope: Scope, project_dir: Path, tmp_path: Path
 ) -> None:
-    svc = MemoryService.open(scope)
+    svc = open_service(scope)
     svc.upsert(MemoryDraft(title="seed", body="seed"))
     env = {
         **os.environ,
@@ -289,7 +290,7 @@ def test_sigterm_stops_quickly_and_keeps_every_returned_write(
 
 
 def test_maintain_cli_gate_and_force(cli, scope: Scope) -> None:  # type: ignore[no-untyped-def]
-    svc = MemoryService.open(scope)
+    svc = open_service(scope)
     svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(20)])
     first = cli("memory", "maintain", "-f", "json").json()[0]
     assert first["ran"] and first["reasons"] == ["20 rows not in the indexes"]
@@ -387,8 +388,8 @@ def test_unreachable_broker_fails_only_its_own_scopes(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     notes = Scope("context", "notes")  # imported contexts stay local under any provider
-    MemoryService.open(notes).upsert_many([MemoryDraft(title=f"n{n}", body="b") for n in range(3)])
-    MemoryService.open(scope).upsert(MemoryDraft(title="p", body="b"))
+    open_service(notes).upsert_many([MemoryDraft(title=f"n{n}", body="b") for n in range(3)])
+    open_service(scope).upsert(MemoryDraft(title="p", body="b"))
     hub = _unreachable_url()
     assert cli("provider", "add", "hub", "--kind", "broker", "--endpoint", hub).exit_code == 0
     monkeypatch.setenv("GRAPHIT_BROKER_TOKEN", "t0ken")
@@ -407,14 +408,14 @@ def test_unreachable_broker_fails_only_its_own_scopes(
     events = [line.split()[2] + " " + line.split()[3] for line in once.stderr.splitlines()]
     assert "embed.done scope=context:notes" in events
     assert {"embed.error scope=user", f"embed.error scope={scope}"} <= set(events)
-    assert MemoryService.open(notes).store.count("embedding IS NULL") == 0
+    assert open_service(notes).store.count("embedding IS NULL") == 0
 
-    MemoryService.open(notes).upsert(MemoryDraft(title="n4", body="b"))
+    open_service(notes).upsert(MemoryDraft(title="n4", body="b"))
     log = StringIO()
     daemon = Daemon(FAST, embedder=HashingEmbedder, log=EventLog(log))
     daemon.start()  # before: StorageUnavailable (exit 7) and no scope maintained
     try:
-        wait_for(lambda: MemoryService.open(notes).store.count("embedding IS NULL") == 0)
+        wait_for(lambda: open_service(notes).store.count("embedding IS NULL") == 0)
         wait_for(
             lambda: (
                 {(x["loop"], x["scope"]) for x in daemon.supervisor.snapshot() if x["failures"]}
@@ -490,7 +491,7 @@ def test_only_active_scopes_get_loops_and_background_work_is_no_use(
 
     now = datetime.now(UTC)
     for name, age in (("idle", 45), ("recent", 3)):
-        svc = MemoryService.open(Scope("context", name))
+        svc = open_service(Scope("context", name))
         svc.upsert(MemoryDraft(title=name, body="b"))
         scopes.record_scope_use(
             svc.scope, str(svc.scope.local_path()), now=now - timedelta(days=age)
@@ -522,7 +523,7 @@ def test_warm_path_use_moves_last_used(
     import json as _json
     from datetime import UTC, datetime, timedelta
 
-    MemoryService.open(scope).upsert(MemoryDraft(title="T", body="b"))
+    open_service(scope).upsert(MemoryDraft(title="T", body="b"))
     path = graphit_home / "memory" / "scopes.lock"
     data = _json.loads(path.read_text())
     earlier = (datetime.now(UTC) - timedelta(minutes=10)).isoformat(timespec="seconds")
@@ -536,7 +537,7 @@ def test_warm_path_use_moves_last_used(
 
 
 def test_maintain_all_creates_no_table(cli, scope: Scope, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
-    MemoryService.open(scope).upsert(MemoryDraft(title="T", body="b"))
+    open_service(scope).upsert(MemoryDraft(title="T", body="b"))
     result = cli("memory", "maintain", "--all", "-f", "json")
     assert result.exit_code == 0, result.stderr
     assert [r["scope"] for r in result.json()] == [str(scope)]
@@ -549,7 +550,7 @@ def test_maintain_all_creates_no_table(cli, scope: Scope, graphit_home: Path) ->
 def test_maintain_reports_only_what_it_did(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    svc = MemoryService.open(scope)
+    svc = open_service(scope)
     svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(5)])
     first = cli("memory", "maintain", "--force", "-f", "json").json()[0]
     assert first["actions"] == ["folded 5 rows into the indexes"]

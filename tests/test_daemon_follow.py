@@ -19,8 +19,8 @@ import pytest
 
 from graphit_cli.daemon import Daemon
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
 from graphit_cli.supervisor import DaemonSettings, EventLog, Loop, Supervisor
 from tests.embedders import HashingEmbedder
 
@@ -88,9 +88,7 @@ def test_a_scope_that_goes_away_loses_its_loops_at_once(
 ) -> None:
     proc, log = daemon_proc
     team = Scope("context", "team")
-    MemoryService.open(team).upsert_many(
-        [MemoryDraft(title=f"t{n}", body="team note") for n in range(3)]
-    )
+    open_service(team).upsert_many([MemoryDraft(title=f"t{n}", body="team note") for n in range(3)])
     wait_for(lambda: "context:team" in loop_scopes())
     wait_for(lambda: any("embed.done" in line for line in _lines_about(log, "context:team")))
     if how == "context remove":
@@ -142,7 +140,7 @@ def test_retired_loops_never_run_again(scope: Scope) -> None:
         embedder=HashingEmbedder,
         log=EventLog(StringIO()),
     )
-    MemoryService.open(scope).upsert(MemoryDraft(title="t", body="b"))
+    open_service(scope).upsert(MemoryDraft(title="t", body="b"))
     daemon.start()
     try:
         wait_for(lambda: all(x["runs"] >= 1 for x in daemon.supervisor.snapshot()))
@@ -167,7 +165,7 @@ def test_warm_path_serves_an_attached_context_from_its_project(
 
     from graphit_cli import wire
 
-    memory_id = MemoryService.open(scope).upsert(MemoryDraft(title="P", body="b")).memory.id
+    memory_id = open_service(scope).upsert(MemoryDraft(title="P", body="b")).memory.id
     added = cli("memory", "context", "add", "other", "--project", scope.id)
     assert added.exit_code == 0, added.stderr
     daemon = Daemon(

@@ -16,8 +16,8 @@ from starlette.testclient import TestClient
 
 from graphit_cli.explorer.app import create_app
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
 from tests.conftest import PROJECT_ID
 
 TOKEN = "test-token-0123456789"
@@ -41,7 +41,7 @@ def fixed_clock(start: datetime) -> Any:
 @pytest.fixture
 def seeded(scope: Scope) -> dict[str, str]:
     """Five memories in a known canonical order, one of them edited and one deleted."""
-    service = MemoryService.open(scope, embedder=lambda: None)
+    service = open_service(scope, embedder=lambda: None)
     service.clock = fixed_clock(datetime(2026, 11, 1, tzinfo=UTC))
     ids: dict[str, str] = {}
 
@@ -86,7 +86,7 @@ def error_of(response: Any) -> str:
 def test_scopes_lists_project_user_and_known_contexts(
     client: TestClient, project_dir: Path
 ) -> None:
-    MemoryService.open(Scope("context", "team-notes"), embedder=lambda: None)
+    open_service(Scope("context", "team-notes"), embedder=lambda: None)
     response = get(client, "/api/memories/scopes")
     assert response.status_code == 200
     assert response.json() == [
@@ -123,7 +123,7 @@ def test_project_dir_selects_another_project(client: TestClient, tmp_path: Path)
     other = tmp_path / "other"
     other.mkdir()
     (other / "graphit.lock.json").write_text(json.dumps({"project": {"id": other_id}}))
-    MemoryService.open(Scope("project", other_id), embedder=lambda: None).upsert(
+    open_service(Scope("project", other_id), embedder=lambda: None).upsert(
         MemoryDraft(title="Elsewhere", body="In the other project.")
     )
     listed = get(client, "/api/memories", project_dir=str(other)).json()
@@ -171,7 +171,7 @@ def test_catalogue_lists_live_rows_in_canonical_order_with_facets(
 
 def test_browse_pages_follow_the_canonical_order_of_the_catalogue(scope: Scope) -> None:
     """browse sorts summaries, not Memory rows: its order must stay the catalogue's."""
-    service = MemoryService.open(scope, embedder=lambda: None)
+    service = open_service(scope, embedder=lambda: None)
     ticks = iter(range(1000))
     # every third write shares its timestamp with the one before: the id breaks the tie
     service.clock = lambda: (
@@ -196,7 +196,7 @@ def test_browse_pages_follow_the_canonical_order_of_the_catalogue(scope: Scope) 
 
 
 def test_browse_search_pages_slice_one_selection(scope: Scope) -> None:
-    service = MemoryService.open(scope, embedder=lambda: None)
+    service = open_service(scope, embedder=lambda: None)
     service.upsert_many(
         [
             MemoryDraft(title=f"Alpha {i}", body=f"alpha note {i}", important=i == 9)
@@ -213,8 +213,8 @@ def test_browse_search_pages_slice_one_selection(scope: Scope) -> None:
 
 def test_browse_sees_writes_from_other_handles(scope: Scope) -> None:
     """The live index is reused only while the table's version stands still."""
-    explorer = MemoryService.open(scope, embedder=lambda: None)
-    other = MemoryService.open(scope, embedder=lambda: None)  # another process, in effect
+    explorer = open_service(scope, embedder=lambda: None)
+    other = open_service(scope, embedder=lambda: None)  # another process, in effect
     other.upsert(MemoryDraft(title="First", body="one", tags=("a",)))
     assert explorer.browse().total == 1
     assert explorer.browse().tags == ["a"]
@@ -262,7 +262,7 @@ def test_catalogue_flag_must_be_true_or_false(client: TestClient, name: str) -> 
 
 
 def test_catalogue_pages_with_limit_and_offset(client: TestClient, scope: Scope) -> None:
-    service = MemoryService.open(scope, embedder=lambda: None)
+    service = open_service(scope, embedder=lambda: None)
     service.clock = fixed_clock(datetime(2026, 11, 1, tzinfo=UTC))
     service.upsert_many([MemoryDraft(title=f"M{i:02d}", body=f"body {i}") for i in range(12)])
     pages = [get(client, "/api/memories", limit=5, offset=o).json() for o in (0, 5, 10)]
@@ -346,7 +346,7 @@ def test_create_returns_201_and_the_trace_view(client: TestClient, scope: Scope)
             "key": memory["id"],
         }
     ]
-    stored = MemoryService.open(scope, embedder=lambda: None).source(memory["id"])
+    stored = open_service(scope, embedder=lambda: None).source(memory["id"])
     assert (stored.title, stored.important) == ("Use uv", True)
 
 
@@ -373,7 +373,7 @@ def test_create_rejects_bad_input_and_writes_nothing(
     )
     assert response.status_code == 400
     assert error_of(response) == message
-    assert MemoryService.open(scope, embedder=lambda: None).catalogue() == []
+    assert open_service(scope, embedder=lambda: None).catalogue() == []
 
 
 def test_create_reports_the_services_validation(client: TestClient, scope: Scope) -> None:
@@ -382,7 +382,7 @@ def test_create_reports_the_services_validation(client: TestClient, scope: Scope
     )
     assert response.status_code == 400
     assert error_of(response).startswith("invalid tag 'bad tag'")
-    assert MemoryService.open(scope, embedder=lambda: None).catalogue() == []
+    assert open_service(scope, embedder=lambda: None).catalogue() == []
 
 
 # --- read ---------------------------------------------------------------------------------------
@@ -732,7 +732,7 @@ def test_foreign_origin_and_non_json_mutations_are_refused(
         headers={**AUTH, "Content-Type": "application/x-www-form-urlencoded"},
     )
     assert form_patch.status_code == 403
-    titles = [m.title for m in MemoryService.open(scope, embedder=lambda: None).catalogue()]
+    titles = [m.title for m in open_service(scope, embedder=lambda: None).catalogue()]
     assert "CSRF" not in titles and "New normal" in titles
     own = client.post(
         "/api/memories",

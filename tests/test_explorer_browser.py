@@ -20,6 +20,7 @@ import pytest
 
 from graphit_cli.explorer.server import ExplorerServer
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
 
@@ -127,7 +128,7 @@ def page(browser: Any) -> Iterator[tuple[Any, Watch]]:
 
 @pytest.fixture
 def service(scope: Scope) -> MemoryService:
-    opened = MemoryService.open(scope, embedder=lambda: None)
+    opened = open_service(scope, embedder=lambda: None)
     start = datetime(2026, 11, 1, tzinfo=UTC)
     moments = (start + timedelta(minutes=i) for i in range(10_000))
     opened.clock = lambda: next(moments)

@@ -100,20 +100,20 @@ class Harness:
     def __init__(self, home: Path) -> None:
         from graphit_cli.cli.app import app
         from graphit_cli.models import MemoryDraft
-        from graphit_cli.service import MemoryService
+        from graphit_cli.opening import open_service
 
         self.app = app
         self.home = home
         self.runner = CliRunner()
-        service = MemoryService.open(Scope("project", PROJECT_ID))
+        service = open_service(Scope("project", PROJECT_ID))
         for n, tag in enumerate(["ops", "style", "sql"]):
             service.upsert(MemoryDraft(title=f"seed {n}", body=f"seed body {n}", tags=(tag,)))
         self.ids = [m.id for m in service.catalogue()]
 
     def state(self) -> tuple[int, int, frozenset[str]]:
-        from graphit_cli.service import MemoryService
+        from graphit_cli.opening import open_service
 
-        store = MemoryService.open(Scope("project", PROJECT_ID), create=False).store
+        store = open_service(Scope("project", PROJECT_ID), create=False).store
         tables = frozenset(p.name for p in (self.home / "memory").iterdir() if p.is_dir())
         return store.version(), store.count(), tables
 
@@ -253,9 +253,9 @@ def test_lone_surrogates_in_arguments_are_refused_cleanly(harness: Harness) -> N
 def test_fuzz_harness_catches_a_write_on_refusal(harness: Harness) -> None:
     """The harness can fail: a refused upsert that had written would be reported."""
     from graphit_cli.models import MemoryDraft
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    service = MemoryService.open(Scope("project", PROJECT_ID))
+    service = open_service(Scope("project", PROJECT_ID))
     before = harness.state()
     service.upsert(MemoryDraft(title="sneaky", body="written meanwhile"))
     assert harness.state() != before

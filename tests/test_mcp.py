@@ -101,7 +101,7 @@ def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     }
     create = (
         "import sys\nfrom graphit_cli.scopes import Scope\nfrom graphit_cli.service import "
-        "MemoryService\nfor name in sys.argv[1:]:\n    MemoryService.open(Scope('context', name))"
+        "MemoryService\nfor name in sys.argv[1:]:\n    open_service(Scope('context', name))"
     )
     subprocess.run([sys.executable, "-c", create, *CONTEXTS], env=env, check=True, timeout=120)
     params = StdioServerParameters(
@@ -701,10 +701,11 @@ class ConceptEmbedder:
 
 
 def test_find_duplicate_by_hash_wording_and_embedding(scope) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.opening import open_service
     from graphit_cli.service import MemoryService
 
     model = ConceptEmbedder()
-    service = MemoryService(MemoryService.open(scope).store, scope, embedder=lambda: model)
+    service = MemoryService(open_service(scope).store, scope, embedder=lambda: model)
     kept = service.upsert(
         MemoryDraft(title="Installer: uv", body="Packages come from the uv installer.")
     ).memory

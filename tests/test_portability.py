@@ -317,10 +317,10 @@ def test_export_with_history_round_trips_into_a_fresh_home(  # type: ignore[no-u
     else:  # Markdown carries timestamps to the second, as `source` prints them
         assert {i: v[:2] for i, v in after.items()} == {i: v[:2] for i, v in before.items()}
 
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
 
-    service = MemoryService.open(Scope("project", PROJECT_ID))
+    service = open_service(Scope("project", PROJECT_ID))
     rows_version = state(service)
     second = cli("memory", "import", str(target), "--json")
     assert (second.json()["created"], second.json()["updated"], second.json()["skipped"]) == (
@@ -388,12 +388,12 @@ def test_native_rows_with_errors_are_reported_per_line(cli, tmp_path: Path) -> N
 def test_vectors_travel_with_the_export(
     cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
     from tests.embedders import HashingEmbedder
 
     ids = _history_fixture(cli)
-    service = MemoryService.open(Scope("project", PROJECT_ID))
+    service = open_service(Scope("project", PROJECT_ID))
     assert service.embed(HashingEmbedder()).embedded == 8
     path = tmp_path / "v.ndjson"
     assert cli("memory", "export", "--history", "--vectors", "-o", str(path)).exit_code == 0
@@ -403,7 +403,7 @@ def test_vectors_travel_with_the_export(
 
     monkeypatch.setenv("GRAPHIT_HOME", str(tmp_path / "fresh"))
     assert cli("memory", "import", str(path)).exit_code == 0
-    fresh = MemoryService.open(Scope("project", PROJECT_ID))
+    fresh = open_service(Scope("project", PROJECT_ID))
     assert fresh.store.embedding_model() == "test/hashing-384"
     copied = {r.key: r.embedding for r in fresh.store.export_rows(archived=True, vectors=True)}
     assert copied.keys() == vectors.keys()

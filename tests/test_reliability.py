@@ -109,9 +109,9 @@ class Writer:
 
 
 def open_service() -> Any:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    return MemoryService.open(Scope("project", PROJECT_ID), create=False)
+    return open_service(Scope("project", PROJECT_ID), create=False)
 
 
 def check_table(
@@ -161,9 +161,9 @@ def check_table(
 
 
 def make_hot_ids(count: int) -> list[str]:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    service = MemoryService.open(Scope("project", PROJECT_ID))
+    service = open_service(Scope("project", PROJECT_ID))
     return [
         service.upsert(MemoryDraft(title=f"hot {n}", body=f"hot key {n}")).memory.id
         for n in range(count)
@@ -334,30 +334,30 @@ def _fresh_reads(writer: Any, reader: Any) -> None:
 
 
 def test_reads_see_other_processes_writes_local(local: None) -> None:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    writer = MemoryService.open(Scope("project", PROJECT_ID))
-    _fresh_reads(writer, MemoryService.open(Scope("project", PROJECT_ID)))
+    writer = open_service(Scope("project", PROJECT_ID))
+    _fresh_reads(writer, open_service(Scope("project", PROJECT_ID)))
 
 
 def test_reads_see_other_processes_writes_s3(on_s3: None) -> None:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    writer = MemoryService.open(Scope("project", PROJECT_ID))
-    _fresh_reads(writer, MemoryService.open(Scope("project", PROJECT_ID)))
+    writer = open_service(Scope("project", PROJECT_ID))
+    _fresh_reads(writer, open_service(Scope("project", PROJECT_ID)))
 
 
 def test_s3_requests_per_warm_upsert_and_search(moto: Any, on_s3: None) -> None:
     """The economy, pinned: a warm handle's upsert and full-text search on a small S3 table
     (counted by a proxy in front of moto). Before: 21 requests per upsert and 22 per search,
     mostly LISTs of `_versions/` (a consistency check before every internal read)."""
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
     from tests.s3_harness import Proxy
 
     proxy = Proxy(moto.port)
     try:
         os.environ["GRAPHIT_S3_ENDPOINT"] = proxy.endpoint  # restored by monkeypatch
-        service = MemoryService.open(Scope("project", PROJECT_ID))
+        service = open_service(Scope("project", PROJECT_ID))
         drafts = [MemoryDraft(title=f"note {i}", body=f"body about topic {i}") for i in range(40)]
         service.upsert_many(drafts)
         service.store.optimize()
@@ -385,7 +385,7 @@ def test_s3_warm_handle_searches_read_no_index_pages(moto: Any, on_s3: None) -> 
     daemon leaves it: once warm, a full-text or hybrid search with words it has not searched
     before costs at most 4 requests (before: 7-25 and 9-91, index pages and rows read from S3
     on every query). Fails without the index prewarm or the row cache."""
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
     from tests.embedders import HashingEmbedder
     from tests.s3_harness import Proxy
 
@@ -399,7 +399,7 @@ def test_s3_warm_handle_searches_read_no_index_pages(moto: Any, on_s3: None) -> 
     proxy = Proxy(moto.port)
     try:
         os.environ["GRAPHIT_S3_ENDPOINT"] = proxy.endpoint  # restored by monkeypatch
-        service = MemoryService.open(Scope("project", PROJECT_ID), embedder=HashingEmbedder)
+        service = open_service(Scope("project", PROJECT_ID), embedder=HashingEmbedder)
         service.upsert_many(drafts)
         service.embed(HashingEmbedder())
         service.maintain(force=True)  # indexes folded, vector index built: the daemon's work

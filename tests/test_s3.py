@@ -339,9 +339,9 @@ def test_grant_rules() -> None:
 def test_concurrent_writers(  # type: ignore[no-untyped-def]
     s3_env, project_dir, processes: int, distinct: int, hot: int
 ) -> None:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
-    service = MemoryService.open(Scope("project", PROJECT_ID))
+    service = open_service(Scope("project", PROJECT_ID))
     hot_id = service.upsert(MemoryDraft(title="hot", body="the hot key, revision 1")).memory.id
     env = {**s3_env, "GRAPHIT_HOME": os.environ["GRAPHIT_HOME"]}
     workers = [
@@ -418,7 +418,7 @@ def test_credentials_expiring_mid_command_exit_9(  # type: ignore[no-untyped-def
 def test_endpoint_stopped_mid_run(  # type: ignore[no-untyped-def]
     cli, moto, prefix, monkeypatch, project_dir
 ) -> None:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
     proxy = Proxy(moto.port)
     try:
@@ -435,7 +435,7 @@ def test_endpoint_stopped_mid_run(  # type: ignore[no-untyped-def]
         assert stderr.startswith("ERROR cannot reach the S3 endpoint")
 
         proxy.restart()
-        service = MemoryService.open(Scope("project", PROJECT_ID))
+        service = open_service(Scope("project", PROJECT_ID))
         live = {m.id: m for m in service.catalogue()}
         assert {w["id"] for w in committed} <= set(live)  # every reported write is there
         assert len(live) in (len(committed), len(committed) + 1)  # at most the one in flight
@@ -580,13 +580,13 @@ def test_every_open_authorises_afresh(hub, cli, monkeypatch) -> None:  # type: i
 
 
 def test_expired_credentials_are_renewed_by_the_broker(hub, monkeypatch, project_dir) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.service import MemoryService
+    from graphit_cli.opening import open_service
 
     broker: Broker = hub["broker"]
     proxy: Proxy = hub["proxy"]
     login(monkeypatch, CAROL)
     monkeypatch.setenv("GRAPHIT_PROVIDER", "hub")
-    service = MemoryService.open(Scope("project", PROJECT_ID))
+    service = open_service(Scope("project", PROJECT_ID))
     first = service.upsert(MemoryDraft(title="before", body="expiry")).memory.id
     proxy.expire(broker.issued[-1]["key"])  # the issued credentials expire mid-command
     second = service.upsert(MemoryDraft(title="after", body="renewal")).memory.id
@@ -595,7 +595,7 @@ def test_expired_credentials_are_renewed_by_the_broker(hub, monkeypatch, project
 
     # Grants are renewed before they run out, not after a failed request: make this 15-minute
     # grant one that ends in 20 s (inside the 60 s renewal window, still valid): no waiting.
-    service = MemoryService.open(Scope("project", PROJECT_ID))
+    service = open_service(Scope("project", PROJECT_ID))
     issued = len(broker.issued)
     service.catalogue()
     assert len(broker.issued) == issued  # a fresh grant is not renewed

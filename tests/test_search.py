@@ -9,13 +9,14 @@ import pytest
 from graphit_cli import ranking, relevance
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import MemoryDraft, MemoryFilter
+from graphit_cli.opening import open_service
 from graphit_cli.service import MemoryService
 from tests.embedders import HashingEmbedder
 
 
 @pytest.fixture
 def svc(scope) -> MemoryService:  # type: ignore[no-untyped-def]
-    return MemoryService(MemoryService.open(scope).store, scope, embedder=HashingEmbedder)
+    return MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder)
 
 
 def write(svc: MemoryService, title: str, body: str, **kw: object) -> str:
@@ -214,7 +215,7 @@ def test_embedding_is_guarded_by_content_hash(svc: MemoryService) -> None:
 
 
 def test_another_model_means_re_embedding(scope) -> None:  # type: ignore[no-untyped-def]
-    store = MemoryService.open(scope).store
+    store = open_service(scope).store
     first = MemoryService(store, scope, embedder=lambda: HashingEmbedder("test/a"))
     write(first, "One", "one")
     write(first, "Two", "two")

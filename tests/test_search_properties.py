@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from graphit_cli import ordering
 from graphit_cli.models import Category, MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
 from tests.embedders import HashingEmbedder
@@ -59,7 +60,7 @@ def test_no_higher_category_match_is_left_out(
     os.environ["GRAPHIT_HOME"] = home
     try:
         scope = Scope("project", "01JD0000000000000000000001")
-        svc = MemoryService(MemoryService.open(scope).store, scope, embedder=HashingEmbedder)
+        svc = MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder)
         for n, (title, body, important, mandatory, then) in enumerate(memories):
             draft = MemoryDraft(
                 title=f"{' '.join(title)} {n}",

@@ -8,6 +8,7 @@ import pytest
 
 from graphit_cli.embed import Embedder, load_default, model_available
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.service import MemoryService
 
 pytestmark = pytest.mark.skipif(not model_available(), reason="embedding model not installed")
@@ -31,7 +32,7 @@ def test_model_is_the_packaged_minilm(model: Embedder) -> None:
 
 
 def test_semantic_match_without_shared_words(scope, model: Embedder) -> None:  # type: ignore[no-untyped-def]
-    svc = MemoryService(MemoryService.open(scope).store, scope, embedder=lambda: model)
+    svc = MemoryService(open_service(scope).store, scope, embedder=lambda: model)
     uv = svc.upsert(
         MemoryDraft(
             title="Install with uv", body="Python packages are installed with uv, never pip."

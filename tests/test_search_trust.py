@@ -180,13 +180,13 @@ def mcp_session(tmp_path: Path) -> Iterator[Any]:
     from mcp import Client, StdioServerParameters
 
     from graphit_cli.models import MemoryDraft
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
     from tests.embedders import HashingEmbedder
 
     home = tmp_path / "mcp-home"
     os.environ["GRAPHIT_HOME"] = str(home)  # the fixture's own table, built in-process first
-    svc = MemoryService.open(Scope("project", PROJECT_ID), embedder=HashingEmbedder)
+    svc = open_service(Scope("project", PROJECT_ID), embedder=HashingEmbedder)
     for n in range(30):
         svc.upsert(MemoryDraft(title=f"Client {n}", body=f"The client {n} caches certificates."))
     svc.upsert(

@@ -9,13 +9,14 @@ a write nor breaks the partial-column merge that stores vectors.
 from __future__ import annotations
 
 from graphit_cli.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.service import MemoryService
 from graphit_cli.store.lance import KEY_INDEX
 from tests.embedders import HashingEmbedder
 
 
 def _open(scope) -> MemoryService:  # type: ignore[no-untyped-def]
-    return MemoryService.open(scope, embedder=HashingEmbedder)
+    return open_service(scope, embedder=HashingEmbedder)
 
 
 def test_a_warm_handle_sees_other_handles_updates_and_deletes(scope) -> None:  # type: ignore[no-untyped-def]

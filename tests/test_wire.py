@@ -16,8 +16,8 @@ from graphit_cli import wire
 from graphit_cli.daemon import Daemon, DaemonSettings, EventLog
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import MemoryDraft, MemoryFilter
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
 from tests.embedders import HashingEmbedder
 
 
@@ -46,7 +46,7 @@ def test_valid_filter_is_normalised_as_the_cli_does() -> None:
 
 @pytest.fixture
 def daemon(scope: Scope) -> Iterator[Daemon]:
-    svc = MemoryService.open(scope)
+    svc = open_service(scope)
     svc.upsert(MemoryDraft(title="Cache", body="cache keys expire hourly", tags=("ops",)))
     running = Daemon(
         DaemonSettings(embed_interval=60, maintain_interval=60),
@@ -95,7 +95,7 @@ def test_cli_falls_back_in_process_when_an_old_daemon_answers(
     cli, scope: Scope, graphit_home: Path
 ) -> None:  # type: ignore[no-untyped-def]
     """A daemon of protocol 1 ignored the version and sent none back: the CLI must not use it."""
-    MemoryService.open(scope).upsert(MemoryDraft(title="Real", body="the real table"))
+    open_service(scope).upsert(MemoryDraft(title="Real", body="the real table"))
     served: list[dict[str, Any]] = []
 
     class OldDaemon(socketserver.StreamRequestHandler):

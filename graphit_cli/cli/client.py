@@ -31,7 +31,7 @@ class Client:
 
         scope = resolve_scope(self.spec)
         if scope.kind == "context":
-            from graphit_cli.portability import contexts
+            from graphit_cli import context_registry as contexts
 
             contexts.require(scope)
         return scope
@@ -39,9 +39,9 @@ class Client:
     @cached_property
     def service(self) -> MemoryService:
         """The scope's service in this process (opens the table: about a second cold)."""
-        from graphit_cli.service import MemoryService
+        from graphit_cli.opening import open_service
 
-        return MemoryService.open(self.scope)
+        return open_service(self.scope)
 
     def _daemon(self, request: dict[str, Any]) -> Any:
         """The daemon's answer to `request`, or None when no daemon answers."""

@@ -166,11 +166,11 @@ def undo(
     """
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.log import read_log
+    from graphit_cli.opening import open_service
     from graphit_cli.scopes import parse_scope_ref
-    from graphit_cli.service import MemoryService
 
     recorded = read_log(log)
-    service = MemoryService.open(parse_scope_ref(recorded["scope"]), create=False)
+    service = open_service(parse_scope_ref(recorded["scope"]), create=False)
     _finish(Consolidator(service).undo(log), fmt in (Format.json, Format.ndjson))
 
 
@@ -185,10 +185,10 @@ def _finish(outcome: Outcome, as_json: bool) -> None:
 
 
 def _service(scope: str | None, user: bool) -> MemoryService:
+    from graphit_cli.opening import open_service
     from graphit_cli.providers import resolve_scope
-    from graphit_cli.service import MemoryService
 
-    return MemoryService.open(resolve_scope(scope_spec(scope, user)))
+    return open_service(resolve_scope(scope_spec(scope, user)))
 
 
 def _read(plan: str) -> str:

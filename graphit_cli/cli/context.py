@@ -21,8 +21,8 @@ from graphit_cli.cli.progress import bar
 from graphit_cli.cli.transfer import ImportFormat, render_report
 
 if TYPE_CHECKING:
+    from graphit_cli.context_registry import Context
     from graphit_cli.models import Memory, MemoryFilter
-    from graphit_cli.portability.contexts import Context
 
 context_app = typer.Typer(
     name="context",
@@ -255,9 +255,9 @@ def search_across(
     if served is not None:
         result = wire.search_from_wire(served)
     else:
-        from graphit_cli.service import MemoryService
+        from graphit_cli.opening import open_service
 
-        services = [MemoryService.open(s) for s in scopes]
+        services = [open_service(s) for s in scopes]
         result = across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
     if result.notice:
         note(result.notice)

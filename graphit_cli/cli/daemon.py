@@ -62,22 +62,22 @@ def maintain(
     that cannot be reached is reported on stderr and the others are still maintained (the
     exit code is then that scope's).
     """
+    from graphit_cli.opening import open_service
     from graphit_cli.providers import resolve_scope
-    from graphit_cli.service import MemoryService
 
     failure: GraphitError | None = None
     if every:
         reports = []
-        for name, open_service in _every_scope():
+        for name, opener in _every_scope():
             try:
-                svc = open_service()
+                svc = opener()
                 if svc is not None:
                     reports.append(svc.maintain(force=force))
             except GraphitError as exc:
                 note(f"Error: {name}: {exc.message}")
                 failure = failure or exc
     else:
-        reports = [MemoryService.open(resolve_scope(scope_spec(scope, user))).maintain(force=force)]
+        reports = [open_service(resolve_scope(scope_spec(scope, user))).maintain(force=force)]
     chosen = resolve_format(fmt)
     if chosen in (Format.json, Format.ndjson):
         items = [_report_dict(r) for r in reports]

@@ -204,7 +204,7 @@ def render_report(report: ImportReport, as_json: bool) -> None:
 
 
 def _service(scope: str | None, user: bool) -> MemoryService:
+    from graphit_cli.opening import open_service
     from graphit_cli.providers import resolve_scope
-    from graphit_cli.service import MemoryService
 
-    return MemoryService.open(resolve_scope(scope_spec(scope, user)))
+    return open_service(resolve_scope(scope_spec(scope, user)))

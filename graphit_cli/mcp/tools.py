@@ -65,7 +65,7 @@ class MemoryTools:
 
         resolved = resolve_label(scope)
         if resolved.kind == "context":
-            from graphit_cli.portability import contexts
+            from graphit_cli import context_registry as contexts
 
             try:  # a typo must not become a new, empty table (the CLI refuses it too)
                 contexts.require(resolved)

@@ -19,6 +19,7 @@ from typing import Any
 from graphit_cli import relevance
 from graphit_cli.errors import InvalidInput, NoProject
 from graphit_cli.models import Memory, MemoryFilter, SearchHit, SearchResult
+from graphit_cli.opening import open_service
 from graphit_cli.scopes import Scope
 from graphit_cli.service import MemoryService
 
@@ -37,8 +38,8 @@ class AcrossRecall:
 def recall_scopes() -> tuple[list[Scope], list[str]]:
     """The project (when inside one), the user scope (when it has a table) and every
     recall context, in that order; and notices about the ones left out."""
+    from graphit_cli import context_registry as contexts
     from graphit_cli import providers
-    from graphit_cli.portability import contexts
     from graphit_cli.providers import resolve_scope
 
     found: list[Scope] = []
@@ -130,7 +131,7 @@ def recall(
 ) -> AcrossRecall:
     """The initial recall protocol over `scopes`: mandatory memories in full, then one search
     with them excluded."""
-    open_one = opener or (lambda s: MemoryService.open(s))
+    open_one = opener or (lambda s: open_service(s))
     services = [open_one(s) for s in scopes]
     found = None
     if context and context.strip() and services:
