@@ -38,7 +38,7 @@ PROTOCOL = 3
 CONNECT_TIMEOUT = 0.25  # a daemon that does not answer at once is treated as absent
 REPLY_TIMEOUT = 120.0
 WRITE_TIMEOUT = 3600.0  # an import of many records; the daemon answers once it committed
-DRAFT_FIELDS = ("id", "title", "body", "type", "tags", "important", "mandatory")
+DRAFT_FIELDS = tuple(MemoryDraft.__dataclass_fields__)
 FILTER_FIELDS = ("types", "tags", "important", "mandatory")
 
 if TYPE_CHECKING:
@@ -152,10 +152,13 @@ def filter_from_wire(data: object) -> MemoryFilter:
 
 
 def draft_to_wire(draft: MemoryDraft) -> dict[str, Any]:
-    """The fields a CLI write gives (a None field keeps the memory's value)."""
+    """Every field of a draft (None keeps the memory's value; dates as ISO strings)."""
     fields = {k: getattr(draft, k) for k in DRAFT_FIELDS}
     if draft.tags is not None:
         fields["tags"] = list(draft.tags)
+    for name in ("created_at", "updated_at"):
+        if fields[name] is not None:
+            fields[name] = fields[name].isoformat()
     return fields
 
 
@@ -167,21 +170,28 @@ def draft_from_wire(data: object) -> MemoryDraft:
     unknown = sorted(set(data) - set(DRAFT_FIELDS))
     if unknown:
         raise InvalidInput(f"unknown record field {unknown[0]!r}")
-    for name in ("id", "title", "body", "type"):
-        if data.get(name) is not None and not isinstance(data[name], str):
+    fields = {k: data.get(k) for k in DRAFT_FIELDS}
+    for name in ("id", "title", "body", "type", "created_at", "updated_at"):
+        if fields[name] is not None and not isinstance(fields[name], str):
             raise InvalidInput(f"record {name} must be a string")
     for name in ("important", "mandatory"):
-        if data.get(name) is not None and not isinstance(data[name], bool):
+        if fields[name] is not None and not isinstance(fields[name], bool):
             raise InvalidInput(f"record {name} must be true, false or null")
-    tags = data.get("tags")
-    if tags is not None and (
-        not isinstance(tags, list) or not all(isinstance(t, str) for t in tags)
-    ):
-        raise InvalidInput("record tags must be a list of strings")
-    return MemoryDraft(
-        **{k: data.get(k) for k in DRAFT_FIELDS if k != "tags"},
-        tags=None if tags is None else tuple(tags),
-    )
+    revision = fields["expected_revision"]
+    if revision is not None and (isinstance(revision, bool) or not isinstance(revision, int)):
+        raise InvalidInput("record expected_revision must be a whole number")
+    tags = fields["tags"]
+    if tags is not None:
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise InvalidInput("record tags must be a list of strings")
+        fields["tags"] = tuple(tags)
+    for name in ("created_at", "updated_at"):
+        if fields[name] is not None:
+            try:
+                fields[name] = datetime.fromisoformat(fields[name])
+            except ValueError:
+                raise InvalidInput(f"record {name} must be an ISO 8601 time") from None
+    return MemoryDraft(**fields)
 
 
 def write_to_wire(result: WriteResult) -> dict[str, Any]:
