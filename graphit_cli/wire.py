@@ -186,9 +186,10 @@ def draft_from_wire(data: object) -> MemoryDraft:
             raise InvalidInput("record tags must be a list of strings")
         fields["tags"] = tuple(tags)
     for name in ("created_at", "updated_at"):
-        if fields[name] is not None:
+        stamp = fields[name]
+        if isinstance(stamp, str):
             try:
-                fields[name] = datetime.fromisoformat(fields[name])
+                fields[name] = datetime.fromisoformat(stamp)
             except ValueError:
                 raise InvalidInput(f"record {name} must be an ISO 8601 time") from None
     return MemoryDraft(**fields)

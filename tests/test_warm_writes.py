@@ -193,7 +193,7 @@ def test_a_daemon_of_another_protocol_is_not_used_for_writes(
     server = socketserver.ThreadingUnixStreamServer(str(path), Old)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        code, out, err, heavy = graphit(
+        code, _out, err, heavy = graphit(
             project_dir, "memory", "upsert", "--title", "Old", "--body", "daemon", "-f", "json"
         )
     finally:
