@@ -8,7 +8,8 @@ for the user scope. Active scopes are those used within the active window (defau
 scope costs nothing. The loops run under `supervisor.Supervisor` (backoff, failure count); a
 scope that cannot be reached (a broker down, a bucket gone) fails its own loops only.
 One daemon per GRAPHIT_HOME: it holds an `flock` on `run/daemon.lock` for its whole life.
-While it runs, the daemon answers `search`, `recall`, `source` and the catalogue over a Unix
+While it runs, the daemon answers `search`, `recall`, `source`, the catalogue and the writes
+(`upsert`, `delete`, `restore`, `import`) over a Unix
 socket (mode 0600, protocol in `wire.py`), so a cold CLI skips the model's and lancedb's
 imports.
 
@@ -258,6 +259,9 @@ class Daemon:
         except BaseException:
             self._instance.release()
             raise
+        # The model loads while the first requests are served: a write embeds its rows before
+        # it answers once the model is there.
+        threading.Thread(target=self._warm_model, name="model", daemon=True).start()
         targets = self.targets()
         for name, resolve in targets:
             self._start_pair(name, resolve)
@@ -379,6 +383,12 @@ class Daemon:
         assert opened is not None
         self._used(scope)
         return opened
+
+    def _warm_model(self) -> None:
+        try:
+            self.embedder()
+        except Exception as exc:  # a broken GRAPHIT_EMBEDDER: the loops report it when used
+            self.log.emit("warn", "embed.unavailable", reason=str(exc))
 
     def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "ping":

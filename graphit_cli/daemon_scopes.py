@@ -43,7 +43,7 @@ def open_quietly(
     scope: Scope, *, create: bool, embedder: Callable[[], Embedder | None] | None = None
 ) -> tuple[MemoryService | None, str]:
     """(the scope's service, its table URI) for background work; no service while a local
-    scope has no table and `create` is False. Unlike `MemoryService.open` this does not record
+    scope has no table and `create` is False. Unlike `opening.open_service` this does not record
     a use in the scope-reference lock: the daemon's own opens must not keep a scope active.
     An attached context is no background work either: its project's own users maintain it."""
     from graphit_cli.opening import open_scope

@@ -352,6 +352,7 @@ class MemoryService:
         self.store = store
         self.scope = scope
         embedder = embedder or _default_embedder
+        self._embedder = embedder
         self.reads = Reader(store, scope, embedder)
         self.writes = Writer(
             store, scope, self.reads, author=author or config.author(), clock=clock
@@ -380,6 +381,16 @@ class MemoryService:
         self.live_vectors = self.upkeep.live_vectors
         self.find_duplicate = self.duplicates.find_duplicate
         self.live_duplicates = self.duplicates.live_duplicates
+        self.duplicate_notes = self.duplicates.duplicate_notes
+
+    def as_author(self, author: str) -> MemoryService:
+        """This scope's service writing as `author` (the daemon writes for a CLI's
+        `GRAPHIT_AUTHOR`), over the same store handle, clock and embedder."""
+        if author == self.author:
+            return self
+        return MemoryService(
+            self.store, self.scope, author=author, clock=self.clock, embedder=self._embedder
+        )
 
     @property
     def author(self) -> str:

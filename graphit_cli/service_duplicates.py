@@ -33,6 +33,37 @@ class DuplicateGuard:
         self.store = store
         self._embedder_factory = embedder
 
+    def duplicate_notes(self, drafts: Sequence[MemoryDraft]) -> list[str]:
+        """The warnings `graphit memory upsert` prints on stderr before writing anyway: new
+        memories that live ones already say (the CLI in-process and the daemon alike).
+
+        A single record is compared by wording, a batch by exact content (cheap for imports);
+        neither waits for the model. Records with an id name their memory and are not checked.
+        """
+        from graphit_cli.errors import GraphitError
+
+        if len(drafts) > 1:
+            repeats = self.live_duplicates(drafts)
+            notes = [
+                f"Warning: record {index + 1} repeats memory {same.id} ({same.title!r}); "
+                f'give it "id": "{same.id}" to update that memory instead '
+                "(written anyway as a new memory)"
+                for index, same in repeats[:5]
+            ]
+            if len(repeats) > 5:
+                notes.append(f"Warning: {len(repeats) - 5} more records repeat live memories")
+            return notes
+        try:
+            existing = self.find_duplicate(drafts[0], semantic=False)
+        except GraphitError:
+            return []  # the write itself reports what is wrong with the draft
+        if existing is None:
+            return []
+        return [
+            f"Warning: memory {existing.id} ({existing.title!r}) already says this; to change "
+            f"it, use `graphit memory upsert --id {existing.id}` (written anyway as a new memory)"
+        ]
+
     @one_view
     def find_duplicate(self, draft: MemoryDraft, *, semantic: bool = True) -> Memory | None:
         """A live memory that already says what `draft` would create, or None.

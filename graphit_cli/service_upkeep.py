@@ -103,7 +103,14 @@ class Upkeep:
         """
         from graphit_cli.embed import document_text
 
-        if not memory_ids or self.store.embedding_model() != embedder.model_id:
+        if not memory_ids:
+            return 0
+        current = self.store.embedding_model()
+        if current is None:
+            # A table no model has embedded yet (a project written only through the MCP
+            # server or the daemon): it takes this one's, nothing can be mixed.
+            self.store.set_embedding_model(embedder.model_id)
+        elif current != embedder.model_id:
             return 0
         keys = [revisions.validate_id(memory_id) for memory_id in memory_ids]
         rows = [r for r in self.store.rows_for_keys(keys, vectors=True) if r.embedding is None]

@@ -1,26 +1,41 @@
 """The warm path's requests: what a running daemon answers on its socket.
 
-Search, recall, source and the catalogue for one scope, the cross-scope reads (`across`), and
-embedding the rows a CLI write just made with the daemon's warm model. Every request is
-validated here as the CLI validates its arguments (`wire`'s field readers), then answered by
-the same MemoryService the CLI would run in-process. The socket, the loops and the process
-live in `daemon.py`. Must not import Typer or Rich.
+Search, recall, source and the catalogue for one scope, the cross-scope reads (`across`), the
+writes (upsert, delete, restore, import), and embedding the rows a CLI write just made with the
+daemon's warm model. Every request is validated here as the CLI validates its arguments
+(`wire`'s field readers), then answered by the same MemoryService the CLI would run in-process.
+A write is answered once its commit has returned (durable on return), with its rows embedded
+when the daemon holds a model. The socket, the loops and the process live in `daemon.py`.
+Must not import Typer or Rich.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli import scopes, wire
 from graphit_cli.errors import InvalidInput
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.scopes import Scope
     from graphit_cli.service import MemoryService
 
-SCOPE_OPS = ("search", "recall", "source", "catalogue", "embed_written")
+READ_OPS = ("search", "recall", "source", "catalogue", "embed_written")
+WRITE_OPS = ("upsert", "delete", "restore", "import")
+SCOPE_OPS = READ_OPS + WRITE_OPS
+MAX_RECORDS = 100_000  # one upsert request (a CLI batch from stdin)
+
+# One writer per scope inside the daemon: the commits are atomic anyway; this keeps a batch's
+# waves and its embedding together, as in a CLI process.
+_write_locks: dict[str, threading.Lock] = {}
+_write_locks_guard = threading.Lock()
 
 
 def answer(
@@ -36,7 +51,14 @@ def answer(
         return {"result": across.serve(request, open_service)}
     if op not in SCOPE_OPS:
         raise InvalidInput(f"unknown request {op!r}")
-    svc = open_service(scopes.parse_scope_ref(str(wire.text_field(request, "scope"))))
+    scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
+    if op in WRITE_OPS:
+        if scope.kind not in ("project", "user"):
+            raise InvalidInput(f"{scope} is written in-process, not by the daemon")
+        author = wire.text_field(request, "author")
+        with _write_lock(str(scope)):
+            return {"result": _write(op, request, _as(open_service(scope), author), loaded_model)}
+    svc = open_service(scope)
     if op == "search":
         result = svc.search(
             str(wire.text_field(request, "query")),
@@ -65,3 +87,75 @@ def answer(
         wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
     )
     return {"result": [wire.memory_to_wire(m) for m in listed]}
+
+
+def _write_lock(scope: str) -> threading.Lock:
+    with _write_locks_guard:
+        return _write_locks.setdefault(scope, threading.Lock())
+
+
+def _as(svc: MemoryService, author: str | None) -> MemoryService:
+    """The scope's service writing as the CLI's author (`GRAPHIT_AUTHOR` of the command, not
+    the daemon's), sharing the table handle."""
+    return svc.as_author(author) if author else svc
+
+
+def _write(
+    op: str,
+    request: dict[str, Any],
+    svc: MemoryService,
+    loaded_model: Callable[[], Embedder | None],
+) -> Any:
+    from graphit_cli.models import WriteAction
+
+    if op == "import":
+        return _import(request, svc)
+    if op == "upsert":
+        records = request.get("drafts")
+        if not isinstance(records, list) or not records or len(records) > MAX_RECORDS:
+            raise InvalidInput(f"drafts must be a list of 1 to {MAX_RECORDS} records")
+        drafts = [wire.draft_from_wire(d) for d in records]
+        notes = svc.duplicate_notes(drafts) if wire.bool_field(request, "warn") else []
+        results = svc.upsert_many(drafts).results
+    elif op == "delete":
+        notes, results = [], [svc.delete(str(wire.text_field(request, "ref")))]
+    else:
+        notes, results = [], [svc.restore(str(wire.text_field(request, "ref")))]
+    written = [
+        r.memory.id for r in results if r.action in (WriteAction.CREATED, WriteAction.UPDATED)
+    ]
+    model = loaded_model()
+    if model is not None and written:
+        try:
+            svc.embed_now(written, model)
+        except Exception as exc:  # committed already: the embedding pass fills it later
+            log.warning("embedding written rows failed (the embedding pass retries): %s", exc)
+    return {"writes": [wire.write_to_wire(r) for r in results], "notes": notes}
+
+
+def _import(request: dict[str, Any], svc: MemoryService) -> dict[str, Any]:
+    """`graphit memory import PATH` run here: the daemon reads PATH (made absolute by the CLI;
+    same user, same machine) and every message names it as the user typed it."""
+    from pathlib import Path
+
+    from graphit_cli.errors import GraphitError
+    from graphit_cli.portability import importer
+
+    path = Path(str(wire.text_field(request, "path")))
+    given = str(wire.text_field(request, "source"))
+    if not path.is_absolute():
+        raise InvalidInput("path must be absolute")
+    try:
+        report = importer.run(
+            svc,
+            path,
+            fmt=str(wire.text_field(request, "format")),
+            dry_run=wire.bool_field(request, "dry_run"),
+        )
+    except GraphitError as exc:
+        raise type(exc)(exc.message.replace(str(path), given)) from None
+    report.source = given
+    report.problems = [
+        replace(p, path=given) if p.path == str(path) else p for p in report.problems
+    ]
+    return wire.report_to_wire(report)

@@ -17,23 +17,32 @@ import logging
 import socket
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphit_cli import errors
 from graphit_cli.errors import InvalidInput
 from graphit_cli.models import (
     Memory,
+    MemoryDraft,
     MemoryFilter,
     RecallResult,
     SearchHit,
     SearchResult,
+    WriteAction,
+    WriteResult,
 )
 
 # 2: replies carry the protocol; the daemon validates filters and refuses other versions.
-PROTOCOL = 2
+# 3: the daemon carries writes (upsert, delete, restore, import).
+PROTOCOL = 3
 CONNECT_TIMEOUT = 0.25  # a daemon that does not answer at once is treated as absent
 REPLY_TIMEOUT = 120.0
+WRITE_TIMEOUT = 3600.0  # an import of many records; the daemon answers once it committed
+DRAFT_FIELDS = tuple(MemoryDraft.__dataclass_fields__)
 FILTER_FIELDS = ("types", "tags", "important", "mandatory")
+
+if TYPE_CHECKING:
+    from graphit_cli.portability.model import ImportReport
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +151,82 @@ def filter_from_wire(data: object) -> MemoryFilter:
     )
 
 
+def draft_to_wire(draft: MemoryDraft) -> dict[str, Any]:
+    """Every field of a draft (None keeps the memory's value; dates as ISO strings)."""
+    fields = {k: getattr(draft, k) for k in DRAFT_FIELDS}
+    if draft.tags is not None:
+        fields["tags"] = list(draft.tags)
+    for name in ("created_at", "updated_at"):
+        if fields[name] is not None:
+            fields[name] = fields[name].isoformat()
+    return fields
+
+
+def draft_from_wire(data: object) -> MemoryDraft:
+    """A draft from a request: each field of the type the CLI gives it; the service then
+    validates the content (ids, types, tags, sizes) with the CLI's own messages."""
+    if not isinstance(data, dict):
+        raise InvalidInput("a record must be a JSON object")
+    unknown = sorted(set(data) - set(DRAFT_FIELDS))
+    if unknown:
+        raise InvalidInput(f"unknown record field {unknown[0]!r}")
+    fields = {k: data.get(k) for k in DRAFT_FIELDS}
+    for name in ("id", "title", "body", "type", "created_at", "updated_at"):
+        if fields[name] is not None and not isinstance(fields[name], str):
+            raise InvalidInput(f"record {name} must be a string")
+    for name in ("important", "mandatory"):
+        if fields[name] is not None and not isinstance(fields[name], bool):
+            raise InvalidInput(f"record {name} must be true, false or null")
+    revision = fields["expected_revision"]
+    if revision is not None and (isinstance(revision, bool) or not isinstance(revision, int)):
+        raise InvalidInput("record expected_revision must be a whole number")
+    tags = fields["tags"]
+    if tags is not None:
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise InvalidInput("record tags must be a list of strings")
+        fields["tags"] = tuple(tags)
+    for name in ("created_at", "updated_at"):
+        stamp = fields[name]
+        if isinstance(stamp, str):
+            try:
+                fields[name] = datetime.fromisoformat(stamp)
+            except ValueError:
+                raise InvalidInput(f"record {name} must be an ISO 8601 time") from None
+    return MemoryDraft(**fields)
+
+
+def write_to_wire(result: WriteResult) -> dict[str, Any]:
+    return {"action": result.action.value, "memory": memory_to_wire(result.memory)}
+
+
+def write_from_wire(data: dict[str, Any]) -> WriteResult:
+    return WriteResult(WriteAction(data["action"]), memory_from_wire(data["memory"]))
+
+
+def report_to_wire(report: ImportReport) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return {
+        "source": report.source,
+        "format": report.format,
+        "dry_run": report.dry_run,
+        "outcomes": [asdict(o) for o in report.outcomes],
+        "problems": [asdict(p) for p in report.problems],
+    }
+
+
+def report_from_wire(data: dict[str, Any]) -> ImportReport:
+    from graphit_cli.portability.model import ImportReport, Outcome, Problem
+
+    return ImportReport(
+        data["source"],
+        data["format"],
+        bool(data["dry_run"]),
+        [Outcome(**o) for o in data["outcomes"]],
+        [Problem(**p) for p in data["problems"]],
+    )
+
+
 class ProtocolMismatch(errors.GraphitError):
     """Client and daemon speak different protocol versions."""
 
@@ -215,11 +300,15 @@ def raise_wire_error(data: dict[str, Any]) -> None:
 
 
 def call(
-    path: Path, request: dict[str, Any], timeout: float = REPLY_TIMEOUT
+    path: Path, request: dict[str, Any], timeout: float = REPLY_TIMEOUT, *, write: bool = False
 ) -> dict[str, Any] | None:
     """Send one request to the daemon; None when no daemon of this protocol answers (the
-    caller then works in-process)."""
-    data = exchange(path, request, timeout)
+    caller then works in-process).
+
+    A `write` that reached a daemon which then gave no answer may have been committed: that
+    is an error (StorageUnavailable), never a second attempt in-process (it could write twice).
+    """
+    data = exchange(path, request, timeout, write=write)
     if data is None:
         return None
     theirs = data.get("protocol")
@@ -237,28 +326,45 @@ def call(
 
 
 def exchange(
-    path: Path, request: dict[str, Any], timeout: float = REPLY_TIMEOUT
+    path: Path, request: dict[str, Any], timeout: float = REPLY_TIMEOUT, *, write: bool = False
 ) -> dict[str, Any] | None:
     """One raw request/reply, whatever protocol the daemon speaks; None when none answers."""
     if not path.exists():
         return None
+    sent = False
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(CONNECT_TIMEOUT)
             sock.connect(str(path))
             sock.settimeout(timeout)
             sock.sendall(json.dumps({"protocol": PROTOCOL, **request}).encode() + b"\n")
+            sent = True
             reply = _read_line(sock)
     except OSError as exc:
+        if write and sent:
+            raise _lost_write(path, exc) from None
         log.debug("no daemon answered on %s: %s", path, exc)
         return None
     if not reply:
+        if write:
+            raise _lost_write(path, "the connection closed")
         return None
     try:
         data = json.loads(reply)
     except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        if write:
+            raise _lost_write(path, "an unreadable answer")
         return None
-    return data if isinstance(data, dict) else None
+    return data
+
+
+def _lost_write(path: Path, why: object) -> errors.StorageUnavailable:
+    return errors.StorageUnavailable(
+        f"the daemon on {path} took the write but gave no answer ({why}); it may have been "
+        "written: check with `graphit memory list` before writing again"
+    )
 
 
 def _read_line(sock: socket.socket) -> bytes:

@@ -218,10 +218,11 @@ def test_recall_protocol_mandatory_then_search_then_source(mcp_server: Session) 
     # 2. The contextual search leaves the mandatory memory out; important comes first.
     found = s.json("graphit_memory_search", query="deploy", exclude_mandatory=True)
     assert [h["id"] for h in found["hits"]] == [flaky, deploy]
-    assert (found["total"], found["next_cursor"], found["mode"]) == (2, None, "fts")
-    assert "lexical search only" in found["notice"]
+    # Written only through this server, yet found by meaning too: it embeds what it writes.
+    assert (found["total"], found["next_cursor"], found["mode"]) == (2, None, "hybrid")
+    assert found["notice"] is None  # no "lexical search only" any more
     text = s.ok("graphit_memory_search", query="deploy", exclude_mandatory=True)
-    assert f"2 memories for 'deploy' in project:{PROJECT_ID} (fts search; mandatory" in text
+    assert f"2 memories for 'deploy' in project:{PROJECT_ID} (hybrid search; mandatory" in text
     assert text.index(flaky) < text.index(deploy) and rule not in text
     assert f"- {deploy} (procedure; rev 1; " in text and "[deploy]" in text
     with_mandatory = s.json("graphit_memory_search", query="development deploy")
@@ -411,7 +412,8 @@ def test_search_pages_with_a_cursor_bound_to_the_query(mcp_server: Session) -> N
     scope = "context:paging"
     s = mcp_server
     ids = {
-        insert(s, f"Paging note {n}", f"Paging detail number {n}.", scope=scope) for n in range(7)
+        insert(s, f"Paging note {n}", f"Paging detail number {n}.", scope=scope, force=True)
+        for n in range(7)
     }
 
     seen: list[str] = []
@@ -439,7 +441,7 @@ def test_search_pages_with_a_cursor_bound_to_the_query(mcp_server: Session) -> N
         scope=scope,
         cursor=first["next_cursor"],
     )
-    assert "7 memories for 'paging' in context:paging (fts search); showing 4-6:" in text
+    assert "7 memories for 'paging' in context:paging (hybrid search); showing 4-6:" in text
     assert "More: call graphit_memory_search again with cursor=" in text
     # top_k bounds the selection: 5 memories, pages of 3.
     small = s.json("graphit_memory_search", query="paging", top_k=5, page_size=3, scope=scope)

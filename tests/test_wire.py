@@ -116,6 +116,7 @@ def test_cli_falls_back_in_process_when_an_old_daemon_answers(
     assert served and served[0]["protocol"] == wire.PROTOCOL  # it was asked ...
     assert listed.exit_code == 0 and [m["title"] for m in listed.json()] == ["Real"]  # ... not used
     assert listed.stderr == (
-        "graphit: WARNING: the running daemon speaks protocol 1, this graphit 2: working "
-        "in-process (restart `graphit memory daemon` to use the warm path again)\n"
+        "graphit: WARNING: the running daemon speaks protocol 1, "
+        f"this graphit {wire.PROTOCOL}: working in-process "
+        "(restart `graphit memory daemon` to use the warm path again)\n"
     )

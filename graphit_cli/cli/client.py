@@ -2,8 +2,11 @@
 
 The one place that makes this choice. A running daemon already has the table open and the
 model loaded, and runs the same service code, so its answer renders exactly like an
-in-process one; `GRAPHIT_NO_DAEMON=1` always works in-process. Writes always run in-process
-(they are durable when the command returns). Nothing heavy is imported at module level.
+in-process one; `GRAPHIT_NO_DAEMON=1` always works in-process. Writes to the project and user
+scopes go to the daemon too: it answers once its commit has returned (durable on return, with
+the rows embedded when it holds the model), so a write costs no `import lancedb` here. A daemon
+that took a write and gave no answer is an error, never a second attempt in-process. Nothing
+heavy is imported at module level.
 """
 
 from __future__ import annotations
@@ -14,7 +17,18 @@ from typing import TYPE_CHECKING, Any
 from graphit_cli.cli.common import scope_spec
 
 if TYPE_CHECKING:
-    from graphit_cli.models import Memory, MemoryFilter, RecallResult, SearchResult
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from graphit_cli.models import (
+        Memory,
+        MemoryDraft,
+        MemoryFilter,
+        RecallResult,
+        SearchResult,
+        WriteResult,
+    )
+    from graphit_cli.portability.model import ImportReport
     from graphit_cli.scopes import Scope
     from graphit_cli.service import MemoryService
 
@@ -22,15 +36,16 @@ if TYPE_CHECKING:
 class Client:
     """One command's view of one scope (`--scope`/`--user` as given)."""
 
-    def __init__(self, scope: str | None, user: bool) -> None:
+    def __init__(self, scope: str | None, user: bool, *, known_context: bool = True) -> None:
         self.spec = scope_spec(scope, user)
+        self.known_context = known_context  # False: `import` may fill a context's first table
 
     @cached_property
     def scope(self) -> Scope:
         from graphit_cli.providers import resolve_scope
 
         scope = resolve_scope(self.spec)
-        if scope.kind == "context":
+        if scope.kind == "context" and self.known_context:
             from graphit_cli import context_registry as contexts
 
             contexts.require(scope)
@@ -43,21 +58,75 @@ class Client:
 
         return open_service(self.scope)
 
-    def _daemon(self, request: dict[str, Any]) -> Any:
+    def _daemon(self, request: dict[str, Any], *, write: bool = False) -> Any:
         """The daemon's answer to `request`, or None when no daemon answers."""
         from graphit_cli import config, runstate, wire
 
         if config.no_daemon():
             return None
-        reply = wire.call(runstate.socket_path(), {**request, "scope": str(self.scope)})
+        if write:
+            if self.scope.kind not in ("project", "user"):
+                return None  # a context scope's table may be another project's: in-process
+            request = {**request, "author": config.author()}
+        reply = wire.call(
+            runstate.socket_path(),
+            {**request, "scope": str(self.scope)},
+            wire.WRITE_TIMEOUT if write else wire.REPLY_TIMEOUT,
+            write=write,
+        )
         return None if reply is None else reply["result"]
 
-    def embed_written(self, memory_ids: list[str]) -> None:
-        """Have a running daemon embed the rows this command just wrote, with its warm model,
-        so they are found by meaning at once. Best effort: without a daemon (or without a
-        loaded model there) the rows are ranked by their words until the embedding pass."""
-        if memory_ids:
-            self._daemon({"op": "embed_written", "ids": memory_ids[:1000]})
+    # --- writes ----------------------------------------------------------------------------
+
+    def upsert(
+        self, drafts: list[MemoryDraft], *, warn: Callable[[str], None]
+    ) -> list[WriteResult]:
+        """Write the drafts; `warn` gets each duplicate warning before the write."""
+        from graphit_cli import wire
+
+        request = {"op": "upsert", "drafts": [wire.draft_to_wire(d) for d in drafts], "warn": True}
+        found = self._daemon(request, write=True)
+        if found is not None:
+            for line in found["notes"]:
+                warn(line)
+            return [wire.write_from_wire(w) for w in found["writes"]]
+        for line in self.service.duplicate_notes(drafts):
+            warn(line)
+        return self.service.upsert_many(drafts).results
+
+    def delete(self, memory_id: str) -> WriteResult:
+        return self._one_write("delete", memory_id)
+
+    def restore(self, ref: str) -> WriteResult:
+        return self._one_write("restore", ref)
+
+    def _one_write(self, op: str, ref: str) -> WriteResult:
+        from graphit_cli import wire
+
+        found = self._daemon({"op": op, "ref": ref}, write=True)
+        if found is not None:
+            return wire.write_from_wire(found["writes"][0])
+        return self.service.delete(ref) if op == "delete" else self.service.restore(ref)
+
+    def import_(self, path: Path, fmt: str, *, dry_run: bool, progress: Any = None) -> ImportReport:
+        """`import PATH`: the daemon reads PATH itself (same user, same machine)."""
+        from graphit_cli import wire
+
+        request = {
+            "op": "import",
+            "path": str(path.absolute()),
+            "source": str(path),
+            "format": fmt,
+            "dry_run": dry_run,
+        }
+        found = self._daemon(request, write=True)
+        if found is not None:
+            return wire.report_from_wire(found)
+        from graphit_cli.portability import importer
+
+        return importer.run(self.service, path, fmt=fmt, dry_run=dry_run, progress=progress)
+
+    # --- reads -----------------------------------------------------------------------------
 
     def catalogue(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
         """Live memories in canonical order."""

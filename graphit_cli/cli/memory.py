@@ -34,7 +34,6 @@ from graphit_cli.errors import InvalidInput, UsageError
 
 if TYPE_CHECKING:
     from graphit_cli.models import MemoryDraft
-    from graphit_cli.service import MemoryService
 
 memory_app = typer.Typer(
     name="memory",
@@ -121,14 +120,9 @@ def upsert(
         "mandatory": mandatory,
     }
     drafts = _drafts(file, memory_id, {k: v for k, v in given.items() if v is not None})
-    from graphit_cli.models import WriteAction
-
-    client = Client(scope, user)
-    _warn_if_duplicate(client.service, drafts)
-    results = client.service.upsert_many(drafts).results
-    client.embed_written(
-        [r.memory.id for r in results if r.action in (WriteAction.CREATED, WriteAction.UPDATED)]
-    )
+    # New memories that live ones already say are written anyway, with a warning on stderr
+    # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
+    results = Client(scope, user).upsert(drafts, warn=note)
     output.writes(results, resolve_format(fmt, piped=Format.table))
 
 
@@ -169,37 +163,6 @@ def _read_input(file: str | None, *, wants_stdin: bool) -> str | None:
         raise InvalidInput(f"cannot read {file}: {exc.strerror or exc}") from None
 
 
-def _warn_if_duplicate(service: MemoryService, drafts: list[MemoryDraft]) -> None:
-    """New memories that live ones already say: warn on stderr, then write anyway.
-
-    The CLI does what it is told (scripts rely on that); the MCP insert refuses instead. A
-    single record is compared by wording, a batch by exact content (cheap for imports);
-    neither waits for the model. Records with an id name their memory and are not checked.
-    """
-    from graphit_cli.errors import GraphitError
-
-    if len(drafts) > 1:
-        repeats = service.live_duplicates(drafts)
-        for index, same in repeats[:5]:
-            note(
-                f"Warning: record {index + 1} repeats memory {same.id} ({same.title!r}); "
-                f'give it "id": "{same.id}" to update that memory instead '
-                "(written anyway as a new memory)"
-            )
-        if len(repeats) > 5:
-            note(f"Warning: {len(repeats) - 5} more records repeat live memories")
-        return
-    try:
-        existing = service.find_duplicate(drafts[0], semantic=False)
-    except GraphitError:
-        return  # the write itself reports what is wrong with the draft
-    if existing is not None:
-        note(
-            f"Warning: memory {existing.id} ({existing.title!r}) already says this; to change "
-            f"it, use `graphit memory upsert --id {existing.id}` (written anyway as a new memory)"
-        )
-
-
 @memory_app.command()
 @handle_errors
 def delete(
@@ -214,15 +177,15 @@ def delete(
     Asks first on a terminal; answering no exits 0 with nothing deleted. Bring a deleted
     memory back with `graphit memory restore ID/REVISION_ID`.
     """
-    service = Client(scope, user).service
+    client = Client(scope, user)
     if not yes:
         if not common.stdin_is_interactive():
             raise UsageError("refusing to delete without --yes when not interactive")
-        current = service.source(memory_id)
+        current = client.source(memory_id)
         if not typer.confirm(f"Delete {current.id} ({current.title!r})?", err=True):
             note("Aborted; nothing deleted.")
             return
-    output.writes([service.delete(memory_id)], resolve_format(fmt, piped=Format.table))
+    output.writes([client.delete(memory_id)], resolve_format(fmt, piped=Format.table))
 
 
 @memory_app.command()
@@ -245,7 +208,7 @@ def restore(
 
       graphit memory restore 01J.../01H...
     """
-    result = Client(scope, user).service.restore(ref)
+    result = Client(scope, user).restore(ref)
     output.writes([result], resolve_format(fmt, piped=Format.table))
 
 

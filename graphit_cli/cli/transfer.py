@@ -146,12 +146,12 @@ def import_(
 
       graphit memory import project.ndjson   # what `export` wrote
     """
+    from graphit_cli.cli.client import Client
     from graphit_cli.cli.progress import bar
-    from graphit_cli.portability import importer
 
-    service = _service(scope, user)
     with bar("importing", minimum=500) as progress:
-        report = importer.run(service, path, fmt=fmt.value, dry_run=dry_run, progress=progress)
+        client = Client(scope, user, known_context=False)
+        report = client.import_(path, fmt.value, dry_run=dry_run, progress=progress)
     render_report(report, as_json)
 
 

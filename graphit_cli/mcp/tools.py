@@ -84,21 +84,25 @@ class MemoryTools:
             return service
 
     def warm(self, scope: str = "project") -> None:
-        """Open the scope's table and, when its memories have vectors, load the model."""
+        """Open the scope's table, load the model, then fill the vectors the scope's rows
+        still lack (batch by batch, without holding `lock`: reads are served meanwhile), so
+        a project used only through this server gets semantic search."""
         with self.lock:
-            wants_model = self.service(scope).has_vectors()
-        if wants_model:
-            self._embedder()
+            service = self.service(scope)
+        model = self._embedder()
+        if model is None or service.store.embedding_model() not in (None, model.model_id):
+            return  # no model, or a table another model embedded: the daemon's pass decides
+        if service.needs_embedding():
+            service.embed(model)
 
     def _written(self, service: MemoryService, result: WriteResult) -> WriteResult:
-        """A memory written through the server is embedded before the call returns when the
-        server holds the model, so the next search finds it by meaning as well as by words."""
-        from graphit_cli.embed import loaded
-
-        model = loaded()
-        if model is not None and result.action in (WriteAction.CREATED, WriteAction.UPDATED):
-            with self.lock:
-                service.embed_now([result.memory.id], model)
+        """A memory written through the server is embedded before the call returns (waiting
+        for the model the warm-up is loading), so the next search finds it by meaning too."""
+        if result.action in (WriteAction.CREATED, WriteAction.UPDATED):
+            model = self._embedder()
+            if model is not None:
+                with self.lock:
+                    service.embed_now([result.memory.id], model)
         return result
 
     def every_scope(self) -> list[MemoryService]:

@@ -11,11 +11,14 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from graphit_cli.store import restclient
+
 # The Rust layers' WARN lines (lancedb's, and lance's own through pylance) are noise on stderr:
 # a retried commit conflict is not the user's business. Set before any store module imports
 # lancedb (they all live in this package, so this runs first).
 os.environ.setdefault("LANCEDB_LOG", "error")
 os.environ.setdefault("LANCE_LOG", "error")
+restclient.defer()  # `import lancedb` without the REST client it never uses here (~1-3 s)
 
 if TYPE_CHECKING:
     from graphit_cli.credentials import RemoteAccess
