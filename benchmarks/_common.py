@@ -44,7 +44,7 @@ def require_data(path: Path) -> bool:
 
 def load_records(path: Path) -> list[dict[str, Any]]:
     """The source memories (title, body, tags, type). Invalid tags are dropped, not fixed."""
-    from graphit_cli import revisions
+    from graphit_cli.core import revisions
     from graphit_cli.errors import InvalidInput
 
     records: list[dict[str, Any]] = []
@@ -85,7 +85,7 @@ class Corpus:
         self.records = records
 
     def draft(self, i: int, *, memory_id: str | None = None) -> Any:
-        from graphit_cli.models import MemoryDraft
+        from graphit_cli.core.models import MemoryDraft
 
         rec = self.records[i % len(self.records)]
         cycle = i // len(self.records)

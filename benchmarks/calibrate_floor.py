@@ -17,7 +17,7 @@ recall@10 and MRR (relevance order) without and with flags, how many memories a 
 similarities of gold rows and of off-topic queries' best rows, which is what the similarity
 floor separates.
 
-The thresholds are module constants of `graphit_cli.relevance`; this script sets them for each
+The thresholds are module constants of `graphit_cli.core.relevance`; this script sets them for each
 run. The end-to-end check of the chosen values is `retrieval.py --flags` (through `search`).
 """
 
@@ -68,7 +68,7 @@ def evaluate(
     to_file_id: dict[str, str],
 ) -> dict[str, float]:
     """recall@10 and MRR (relevance order) of graphit's match rule and selection."""
-    from graphit_cli import ranking, relevance
+    from graphit_cli.core import ranking, relevance
 
     recall: list[float] = []
     mrr: list[float] = []
@@ -95,7 +95,7 @@ def evaluate(
 
 def candidates(service: Any, text: str, vector: list[float]) -> list[Any]:
     """graphit's fused candidate list for one query, as `search` builds it."""
-    from graphit_cli import ranking, relevance
+    from graphit_cli.core import ranking, relevance
 
     lexical = service.store.search_text(text, relevance.CANDIDATE_DEPTH)
     near = service.store.search_vector(vector, relevance.CANDIDATE_DEPTH)
@@ -114,7 +114,7 @@ def main() -> int:
     parser.add_argument("--embed-cache", type=Path, help="as retrieval.py --embed-cache")
     args = parser.parse_args()
 
-    from graphit_cli import relevance
+    from graphit_cli.core import relevance
     from graphit_cli.embed import load_default
 
     memories = read_jsonl(args.memories)
@@ -187,7 +187,7 @@ def main() -> int:
             ):
                 relevance.RELATIVE_FLOOR = rel
                 relevance.FUSED_FLOOR = fused
-                from graphit_cli import ranking
+                from graphit_cli.core import ranking
 
                 empty = sum(not ranking.matches(scored) for scored in off) / len(off)
                 a = evaluate(lists, {}, to_file_id)

@@ -159,8 +159,8 @@ def open_service(home: Path) -> tuple[Any, str]:
     """A MemoryService on a new project scope under `home` (GRAPHIT_HOME)."""
     from ulid import ULID
 
-    from graphit_cli.opening import open_service
-    from graphit_cli.scopes import Scope
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.scopes import Scope
 
     os.environ["GRAPHIT_HOME"] = str(home)
     project_id = str(ULID())
@@ -250,7 +250,7 @@ def creates(corpus: Corpus, first: int) -> Iterator[Any]:
 
 
 def updates(ids: list[str], seed: int) -> Iterator[Any]:
-    from graphit_cli.models import MemoryDraft
+    from graphit_cli.core.models import MemoryDraft
 
     rng = random.Random(seed)
     order = rng.sample(ids, len(ids))

@@ -51,8 +51,8 @@ NOW = datetime(2026, 11, 30, tzinfo=UTC)
 
 
 def memory(n: int, title: str, body: str) -> Any:
-    from graphit_cli import revisions
-    from graphit_cli.models import MemoryDraft
+    from graphit_cli.core import revisions
+    from graphit_cli.core.models import MemoryDraft
 
     draft = MemoryDraft(title=title, body=body)
     ulid = f"01JD{n:022d}"
@@ -204,8 +204,8 @@ def synthetic_vectors(count: int, sources: int, dim: int = 384, seed: int = 7) -
 
 
 def speed(data: Path, size: int, table: bool) -> dict[str, Any]:
-    from graphit_cli import revisions
     from graphit_cli.consolidate.candidates import find_candidates
+    from graphit_cli.core import revisions
 
     records = load_records(data)
     corpus = Corpus(records)
@@ -270,10 +270,10 @@ class _FixedEmbedder:
 
 
 def table_report(drafts: list[Any], vectors: Any) -> list[float]:
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.scopes import Scope
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.embed import document_text
-    from graphit_cli.opening import open_service
-    from graphit_cli.scopes import Scope
 
     with tempfile.TemporaryDirectory() as home:
         os.environ["GRAPHIT_HOME"] = home

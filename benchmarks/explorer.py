@@ -72,8 +72,8 @@ def timed(fn: Callable[[], Any], runs: int, warmup: int = 3) -> list[float]:
 
 
 def seed(size: int, records: list[dict[str, Any]]) -> Any:
-    from graphit_cli.opening import open_service
-    from graphit_cli.scopes import Scope
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.scopes import Scope
 
     service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
     corpus = Corpus(records)
@@ -106,10 +106,10 @@ def main() -> None:
     try:
         from starlette.testclient import TestClient
 
+        from graphit_cli.core.models import MemoryDraft
         from graphit_cli.explorer.app import create_app
         from graphit_cli.explorer.server import ExplorerServer
-        from graphit_cli.models import MemoryDraft
-        from graphit_cli.service_reads import BROWSE_TOP_K
+        from graphit_cli.service.reads import BROWSE_TOP_K
 
         records = load_records(source)
         service = seed(args.size, records)
@@ -201,7 +201,7 @@ def main() -> None:
 
 
 def render(results: dict[str, Any]) -> str:
-    from graphit_cli.service_reads import BROWSE_TOP_K
+    from graphit_cli.service.reads import BROWSE_TOP_K
 
     c, s = results["catalogue"], results["search"]
     size = results["size"]

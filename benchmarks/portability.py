@@ -53,8 +53,8 @@ TARGET_IMPORT_S = 5.0
 
 
 def _service(home: Path) -> Any:
-    from graphit_cli.opening import open_service
-    from graphit_cli.scopes import Scope
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.scopes import Scope
 
     os.environ["GRAPHIT_HOME"] = str(home)
     return open_service(Scope("project", PROJECT))
@@ -67,7 +67,7 @@ def _timed(step: Any) -> tuple[float, Any]:
 
 
 def run(records: int, data: Path, workdir: Path) -> dict[str, Any]:
-    from graphit_cli.models import MemoryDraft
+    from graphit_cli.core.models import MemoryDraft
     from graphit_cli.portability import importer, native
 
     corpus = Corpus(load_records(data))

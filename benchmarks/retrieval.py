@@ -95,7 +95,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def safe_scope_names(scope_ids: Iterable[str]) -> dict[str, str]:
     """A valid, distinct context name for every scope id (graphit's safe-id charset)."""
-    from graphit_cli import scopes
+    from graphit_cli.access import scopes
 
     names: dict[str, str] = {}
     taken: set[str] = set()
@@ -126,9 +126,9 @@ def parse_time(value: Any, what: str) -> datetime | None:
 def to_draft(record: dict[str, Any], notes: dict[str, int]) -> Any:
     """A MemoryDraft for one record. Invalid tags are dropped and an unknown type becomes
     `fact` (both counted in `notes`); a record without a title or body is an error."""
-    from graphit_cli import revisions
+    from graphit_cli.core import revisions
+    from graphit_cli.core.models import DEFAULT_TYPE, MEMORY_TYPES, MemoryDraft
     from graphit_cli.errors import InvalidInput
-    from graphit_cli.models import DEFAULT_TYPE, MEMORY_TYPES, MemoryDraft
 
     rid = record.get("id")
     title, body = record.get("title"), record.get("body")
@@ -240,9 +240,9 @@ def load_scopes(
 
     Returns (services by scope_id, graphit id -> file id, a report).
     """
-    from graphit_cli.models import WriteAction
-    from graphit_cli.opening import open_service
-    from graphit_cli.scopes import Scope
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.core.models import WriteAction
 
     by_scope: dict[str, list[dict[str, Any]]] = defaultdict(list)
     seen: set[str] = set()

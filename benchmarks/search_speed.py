@@ -113,7 +113,7 @@ QUERIES = (
 
 def write_ops(corpus: Corpus, ids: Sequence[str], first_new: int, seed: int) -> Iterator[Any]:
     """Single upserts as an agent makes them: 3 creates, then 1 update of an existing memory."""
-    from graphit_cli.models import MemoryDraft
+    from graphit_cli.core.models import MemoryDraft
 
     rng = random.Random(seed)
     n = 0
@@ -158,8 +158,8 @@ def fast_embedder() -> Any:
 
 def open_service(home: Path, project_id: str, embedder: Callable[[], Any] | None = None) -> Any:
     """A MemoryService on the project scope `project_id` under GRAPHIT_HOME=`home`."""
-    from graphit_cli.opening import open_service
-    from graphit_cli.scopes import Scope
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.scopes import Scope
 
     os.environ["GRAPHIT_HOME"] = str(home)
     return open_service(Scope("project", project_id), embedder=embedder)

@@ -57,6 +57,9 @@ ENV_DESCRIPTIONS = {
     "GRAPHIT_EMBED_THREADS": "onnxruntime (or torch) threads for embedding batches (embed, "
     "the daemon's embedding loop); query embeddings always use one thread. "
     "Default: {DEFAULT_EMBED_THREADS}.",
+    "GRAPHIT_GRANT_CHECK_SECONDS": "How often a long-lived process (daemon, Explorer, MCP "
+    "server) asks the Hub again whether a remote scope's grant still holds (default 30, "
+    "at most 60; 0 before every operation).",
     "GRAPHIT_EMBEDDER": "The embedding backend: onnx (the default, no torch) or "
     "sentence-transformers (the reference extra; the same vectors), or module:factory of "
     "another embedder; a table embedded by another model is re-embedded.",
@@ -353,7 +356,7 @@ def _environment(tree: Command) -> list[str]:
 
 def _files() -> list[str]:
     from graphit_cli import config
-    from graphit_cli.scopes import Scope, scopes_lock_path
+    from graphit_cli.access.scopes import Scope, scopes_lock_path
 
     home = "~/.graphit"
     # Relative to home(), so the page never shows this machine's home directory.

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from graphit_cli.scopes import Scope
+from graphit_cli.access.scopes import Scope
 
 PROJECT_ID = "01JD0000000000000000000000"
 
@@ -47,7 +47,7 @@ def scope(project_dir: Path) -> Scope:
 
 @pytest.fixture
 def service(scope: Scope):  # type: ignore[no-untyped-def]
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     return open_service(scope)
 

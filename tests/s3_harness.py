@@ -255,7 +255,7 @@ TRUST = _policy([{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:A
 
 
 class Broker:
-    """The broker contract of `graphit_cli.providers.BrokerClient`, backed by moto.
+    """The broker contract of `graphit_cli.access.providers.BrokerClient`, backed by moto.
 
     `tokens` maps a login token to (subject, grants). One IAM role per root, scoped to that
     root's prefix, is created on first use and assumed with STS for every grant.
@@ -273,7 +273,7 @@ class Broker:
         lifetime: Callable[[], timedelta] = lambda: timedelta(minutes=15),
         rogue_user_grant: str | None = None,
     ) -> None:
-        from graphit_cli.providers import grant_allows, s3_uri
+        from graphit_cli.access.providers import grant_allows, s3_uri
 
         self.moto = moto
         self.bucket = bucket

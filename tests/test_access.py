@@ -21,11 +21,11 @@ import pytest
 
 pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
 
+from graphit_cli.access.opening import open_service
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import MemoryDraft
 from graphit_cli.errors import AccessDenied, InvalidInput
-from graphit_cli.models import MemoryDraft
-from graphit_cli.opening import open_service
-from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
+from graphit_cli.service.memory import MemoryService
 from tests.conftest import PROJECT_ID
 from tests.s3_harness import Broker, enforced_moto
 
@@ -208,7 +208,7 @@ def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
 def test_daemon_warm_path_refuses_a_revoked_grant_within_the_interval(
     broker: Broker, project_dir: Path, graphit_home: Path
 ) -> None:
-    from graphit_cli import wire
+    from graphit_cli.daemon import wire
 
     memory_id = seed("daemon note")
     env = {
@@ -351,7 +351,7 @@ def test_maintenance_retries_contention_but_not_an_error_mentioning_retry(
 def test_daemon_started_before_a_login_maintains_the_logged_in_user(
     broker: Broker, cli: Any, project_dir: Path, graphit_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graphit_cli import daemon
+    from graphit_cli.daemon import process as daemon
 
     monkeypatch.delenv("GRAPHIT_BROKER_TOKEN")  # the login lives in providers.json only
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from graphit_cli import guidance
 from graphit_cli.agents import files
+from graphit_cli.formats import guidance
 from tests.conftest import PROJECT_ID
 
 TOML_BEFORE = """\

@@ -28,10 +28,11 @@ from hypothesis.stateful import (
 )
 from ulid import ULID
 
-from graphit_cli import parse, render, revisions
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core import revisions
+from graphit_cli.core.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import Conflict, InvalidInput, NotFound
-from graphit_cli.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
-from graphit_cli.scopes import Scope
+from graphit_cli.formats import parse, render
 
 # --- the model ------------------------------------------------------------------------------
 #
@@ -157,7 +158,7 @@ def cosmetic_copy(current: Content) -> MemoryDraft:
 class ChainMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        from graphit_cli.opening import open_service
+        from graphit_cli.access.opening import open_service
 
         # A fresh table per example: tmp_path is per test, not per Hypothesis example.
         self.home = tempfile.mkdtemp(prefix="graphit-chain-")

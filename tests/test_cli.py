@@ -613,7 +613,7 @@ def test_piped_table_is_never_cut(cli, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_table_on_a_terminal_is_cut_between_words() -> None:
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     text = render.table(["ID", "TITLE"], [["x", "## What Use table-driven cases for Go"]], width=30)
     assert text == "ID  TITLE\nx   ## What Use table-driven…\n"

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from ulid import ULID
 
+from graphit_cli.core.models import Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import Conflict, NotFound
-from graphit_cli.models import Memory, MemoryDraft, WriteAction
 
 # One writer process. Parameters come through the environment (GRAPHIT_HOME and
 # GRAPHIT_PROJECT_ID select the table, like for the real CLI); it prints one JSON line.
@@ -33,10 +33,10 @@ WRITER = r"""
 import json, os, sys, time
 from pathlib import Path
 
-from graphit_cli.models import MemoryDraft
-from graphit_cli.providers import resolve_scope
-from graphit_cli.service import MemoryService
-from graphit_cli.opening import open_service
+from graphit_cli.core.models import MemoryDraft
+from graphit_cli.access.providers import resolve_scope
+from graphit_cli.service.memory import MemoryService
+from graphit_cli.access.opening import open_service
 
 mode = os.environ["WRITER_MODE"]
 tag = os.environ["WRITER_TAG"]
@@ -351,7 +351,7 @@ def commit_between_read_and_merge(service, meanwhile: Callable[[], object]) -> C
 @pytest.fixture
 def other(service):  # type: ignore[no-untyped-def]
     """A second, independent handle on the same table (another writer)."""
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     return open_service(service.scope)
 
@@ -470,7 +470,7 @@ def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> 
 @pytest.fixture
 def third(service):  # type: ignore[no-untyped-def]
     """A third handle on the same table."""
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     return open_service(service.scope)
 

@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
+from graphit_cli.access.opening import open_service
 from graphit_cli.consolidate import candidates
 from graphit_cli.consolidate.candidates import find_candidates
 from graphit_cli.consolidate.consolidator import Consolidator
+from graphit_cli.core.models import Memory, MemoryDraft
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import Memory, MemoryDraft
-from graphit_cli.opening import open_service
-from graphit_cli.service import MemoryService, Writer
+from graphit_cli.service.memory import MemoryService
+from graphit_cli.service.writes import Writer
 from tests.embedders import HashingEmbedder
 
 FILLER = [

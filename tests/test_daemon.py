@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.daemon import Daemon
+from graphit_cli.access.opening import open_service
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import MemoryDraft
+from graphit_cli.daemon.process import Daemon
+from graphit_cli.daemon.supervisor import DaemonSettings, EventLog, Loop, Supervisor
 from graphit_cli.errors import Conflict
-from graphit_cli.models import MemoryDraft
-from graphit_cli.opening import open_service
-from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
-from graphit_cli.supervisor import DaemonSettings, EventLog, Loop, Supervisor
+from graphit_cli.service.memory import MemoryService
 from tests.conftest import PROJECT_ID
 from tests.embedders import HashingEmbedder
 
@@ -356,7 +356,7 @@ def test_json_log_lines() -> None:
 
 def test_daemon_model_is_shared_in_small_slices() -> None:
     """A query waiting for the shared model gets it between slices of a long embedding pass."""
-    from graphit_cli.daemon import _LockedEmbedder
+    from graphit_cli.daemon.process import _LockedEmbedder
 
     inner = HashingEmbedder()
     sizes: list[int] = []
@@ -487,7 +487,7 @@ def test_only_active_scopes_get_loops_and_background_work_is_no_use(
 ) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from graphit_cli import scopes
+    from graphit_cli.access import scopes
 
     now = datetime.now(UTC)
     for name, age in (("idle", 45), ("recent", 3)):

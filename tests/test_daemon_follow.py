@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from graphit_cli.daemon import Daemon
-from graphit_cli.models import MemoryDraft
-from graphit_cli.opening import open_service
-from graphit_cli.scopes import Scope
-from graphit_cli.supervisor import DaemonSettings, EventLog, Loop, Supervisor
+from graphit_cli.access.opening import open_service
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import MemoryDraft
+from graphit_cli.daemon.process import Daemon
+from graphit_cli.daemon.supervisor import DaemonSettings, EventLog, Loop, Supervisor
 from tests.embedders import HashingEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +37,7 @@ def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
 
 
 def ping() -> dict[str, Any] | None:
-    from graphit_cli import daemon
+    from graphit_cli.daemon import process as daemon
 
     return daemon.ping()
 
@@ -163,7 +163,7 @@ def test_warm_path_serves_an_attached_context_from_its_project(
 ) -> None:
     import json
 
-    from graphit_cli import wire
+    from graphit_cli.daemon import wire
 
     memory_id = open_service(scope).upsert(MemoryDraft(title="P", body="b")).memory.id
     added = cli("memory", "context", "add", "other", "--project", scope.id)

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from graphit_cli.access.opening import open_service
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import MemoryDraft
 from graphit_cli.explorer.app import create_app
-from graphit_cli.models import MemoryDraft
-from graphit_cli.opening import open_service
-from graphit_cli.scopes import Scope
 from tests.conftest import PROJECT_ID
 
 TOKEN = "test-token-0123456789"

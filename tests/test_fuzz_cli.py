@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from graphit_cli import parse
-from graphit_cli.models import MEMORY_TYPES
-from graphit_cli.scopes import Scope
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import MEMORY_TYPES
+from graphit_cli.formats import parse
 from tests.conftest import PROJECT_ID
 
 DOCUMENTED_EXIT_CODES = {0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130}
@@ -98,9 +98,9 @@ class Harness:
     """The Typer app on one project with three memories; checks each run's contract."""
 
     def __init__(self, home: Path) -> None:
+        from graphit_cli.access.opening import open_service
         from graphit_cli.cli.app import app
-        from graphit_cli.models import MemoryDraft
-        from graphit_cli.opening import open_service
+        from graphit_cli.core.models import MemoryDraft
 
         self.app = app
         self.home = home
@@ -111,7 +111,7 @@ class Harness:
         self.ids = [m.id for m in service.catalogue()]
 
     def state(self) -> tuple[int, int, frozenset[str]]:
-        from graphit_cli.opening import open_service
+        from graphit_cli.access.opening import open_service
 
         store = open_service(Scope("project", PROJECT_ID), create=False).store
         tables = frozenset(p.name for p in (self.home / "memory").iterdir() if p.is_dir())
@@ -252,8 +252,8 @@ def test_lone_surrogates_in_arguments_are_refused_cleanly(harness: Harness) -> N
 
 def test_fuzz_harness_catches_a_write_on_refusal(harness: Harness) -> None:
     """The harness can fail: a refused upsert that had written would be reported."""
-    from graphit_cli.models import MemoryDraft
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.core.models import MemoryDraft
 
     service = open_service(Scope("project", PROJECT_ID))
     before = harness.state()

@@ -22,8 +22,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
-from graphit_cli import guidance
-from graphit_cli.models import MemoryDraft
+from graphit_cli.core.models import MemoryDraft
+from graphit_cli.formats import guidance
 from tests.conftest import PROJECT_ID
 
 TOOLS = {
@@ -100,8 +100,9 @@ def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
         "PYTHONPATH": os.environ.get("PYTHONPATH", ""),  # this checkout's code, not main's
     }
     create = (
-        "import sys\nfrom graphit_cli.scopes import Scope\nfrom graphit_cli.service import "
-        "MemoryService\nfor name in sys.argv[1:]:\n    open_service(Scope('context', name))"
+        "import sys\nfrom graphit_cli.access.scopes import Scope\n"
+        "from graphit_cli.access.opening import open_service\n"
+        "for name in sys.argv[1:]:\n    open_service(Scope('context', name))"
     )
     subprocess.run([sys.executable, "-c", create, *CONTEXTS], env=env, check=True, timeout=120)
     params = StdioServerParameters(
@@ -703,8 +704,8 @@ class ConceptEmbedder:
 
 
 def test_find_duplicate_by_hash_wording_and_embedding(scope) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.opening import open_service
-    from graphit_cli.service import MemoryService
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.service.memory import MemoryService
 
     model = ConceptEmbedder()
     service = MemoryService(open_service(scope).store, scope, embedder=lambda: model)

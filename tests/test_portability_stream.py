@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli import parse, render
-from graphit_cli.revisions import normalise_body
+from graphit_cli.core.revisions import normalise_body
+from graphit_cli.formats import parse, render
 
 # Bodies that look like document boundaries to a naive splitter: horizontal rules, setext
 # headings, a fenced frontmatter example, a YAML-looking block between rules.
@@ -155,7 +155,7 @@ def test_a_broken_document_in_the_stream_writes_nothing(cli, service, tmp_path: 
 def _memory(memory_id: str, body: str):  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime
 
-    from graphit_cli.models import Memory
+    from graphit_cli.core.models import Memory
 
     moment = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     return Memory(

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from graphit_cli.access.providers import BrokerClient, Provider, make_provider
+from graphit_cli.access.scopes import Scope
 from graphit_cli.errors import InvalidInput, StorageUnavailable
-from graphit_cli.providers import BrokerClient, Provider, make_provider
-from graphit_cli.scopes import Scope
 from tests.conftest import PROJECT_ID
 
 TOKEN = "s3cr3t-login-token"

@@ -23,9 +23,9 @@ import pytest
 
 pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
 
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import MemoryDraft
 from graphit_cli.errors import AccessDenied, ExitCode
-from graphit_cli.models import MemoryDraft
-from graphit_cli.scopes import Scope
 from tests.conftest import PROJECT_ID
 from tests.s3_harness import (
     REGION,
@@ -295,8 +295,8 @@ def test_provider_commands(cli, graphit_home, moto, prefix, monkeypatch) -> None
 
 
 def test_aws_profile_credentials(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.access.providers import aws_credentials
     from graphit_cli.errors import InvalidInput
-    from graphit_cli.providers import aws_credentials
 
     (tmp_path / "creds").write_text(
         "[team]\naws_access_key_id = AKIATEAM\naws_secret_access_key = shh\n"
@@ -316,7 +316,7 @@ def test_aws_profile_credentials(tmp_path, monkeypatch) -> None:  # type: ignore
 
 
 def test_grant_rules() -> None:
-    from graphit_cli.providers import grant_allows
+    from graphit_cli.access.providers import grant_allows
 
     assert grant_allows(["*"], "user") == "*"
     assert grant_allows(["global"], "user") == "global"
@@ -339,7 +339,7 @@ def test_grant_rules() -> None:
 def test_concurrent_writers(  # type: ignore[no-untyped-def]
     s3_env, project_dir, processes: int, distinct: int, hot: int
 ) -> None:
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     service = open_service(Scope("project", PROJECT_ID))
     hot_id = service.upsert(MemoryDraft(title="hot", body="the hot key, revision 1")).memory.id
@@ -418,7 +418,7 @@ def test_credentials_expiring_mid_command_exit_9(  # type: ignore[no-untyped-def
 def test_endpoint_stopped_mid_run(  # type: ignore[no-untyped-def]
     cli, moto, prefix, monkeypatch, project_dir
 ) -> None:
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     proxy = Proxy(moto.port)
     try:
@@ -493,7 +493,7 @@ def login(monkeypatch: pytest.MonkeyPatch, token: str | None) -> None:
 
 
 def test_project_credentials_stay_in_their_root(hub, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.providers import active_provider, resolve
+    from graphit_cli.access.providers import active_provider, resolve
     from graphit_cli.store import open_store
 
     login(monkeypatch, ALICE)
@@ -580,7 +580,7 @@ def test_every_open_authorises_afresh(hub, cli, monkeypatch) -> None:  # type: i
 
 
 def test_expired_credentials_are_renewed_by_the_broker(hub, monkeypatch, project_dir) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     broker: Broker = hub["broker"]
     proxy: Proxy = hub["proxy"]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.models import Category, MemoryDraft, WriteAction
-from graphit_cli.ordering import canonical_key
-from graphit_cli.service import MemoryService
+from graphit_cli.core.models import Category, MemoryDraft, WriteAction
+from graphit_cli.core.ordering import canonical_key
+from graphit_cli.service.memory import MemoryService
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cursorrules" / "memories.jsonl"
 

@@ -6,11 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphit_cli import ranking, relevance
+from graphit_cli.access.opening import open_service
+from graphit_cli.core import ranking, relevance
+from graphit_cli.core.models import MemoryDraft, MemoryFilter
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import MemoryDraft, MemoryFilter
-from graphit_cli.opening import open_service
-from graphit_cli.service import MemoryService
+from graphit_cli.service.memory import MemoryService
 from tests.embedders import HashingEmbedder
 
 

@@ -16,11 +16,11 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphit_cli import ordering
-from graphit_cli.models import Category, MemoryDraft
-from graphit_cli.opening import open_service
-from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
+from graphit_cli.access.opening import open_service
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core import ordering
+from graphit_cli.core.models import Category, MemoryDraft
+from graphit_cli.service.memory import MemoryService
 from tests.embedders import HashingEmbedder
 
 WORDS = ["zebra", "lemur", "okapi", "use", "database", "deploy", "tests", "pnpm", "docker"]

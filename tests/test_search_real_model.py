@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from graphit_cli.access.opening import open_service
+from graphit_cli.core.models import MemoryDraft
 from graphit_cli.embed import Embedder, load_default, model_available
-from graphit_cli.models import MemoryDraft
-from graphit_cli.opening import open_service
-from graphit_cli.service import MemoryService
+from graphit_cli.service.memory import MemoryService
 
 pytestmark = pytest.mark.skipif(not model_available(), reason="embedding model not installed")
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli import runstate, scopes, statefile
-from graphit_cli.scopes import Scope
+from graphit_cli.access import runstate, scopes, statefile
+from graphit_cli.access.scopes import Scope
 from tests.conftest import PROJECT_ID
 
 

@@ -8,9 +8,9 @@ a write nor breaks the partial-column merge that stores vectors.
 
 from __future__ import annotations
 
-from graphit_cli.models import MemoryDraft
-from graphit_cli.opening import open_service
-from graphit_cli.service import MemoryService
+from graphit_cli.access.opening import open_service
+from graphit_cli.core.models import MemoryDraft
+from graphit_cli.service.memory import MemoryService
 from graphit_cli.store.lance import KEY_INDEX
 from tests.embedders import HashingEmbedder
 

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from graphit_cli import revisions
+from graphit_cli.core import revisions
+from graphit_cli.core.models import Memory, MemoryDraft, MemoryFilter
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import Memory, MemoryDraft, MemoryFilter
 from graphit_cli.store import sql
 from graphit_cli.store.lance import MemoryStore
 from tests.embedders import HashingEmbedder

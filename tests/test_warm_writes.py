@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli import runstate, wire
-from graphit_cli.models import MemoryFilter
-from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
+from graphit_cli.access import runstate
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import MemoryFilter
+from graphit_cli.daemon import wire
+from graphit_cli.service.memory import MemoryService
 from tests.embedders import HashingEmbedder
 
 REPO = Path(__file__).resolve().parent.parent

@@ -131,7 +131,7 @@ def client(name: str) -> Client:
 
 def project_root(cwd: Path | None = None) -> Path:
     """The directory holding graphit.lock.json (walking up), else the working directory."""
-    from graphit_cli.scopes import find_project_lock
+    from graphit_cli.access.scopes import find_project_lock
 
     here = (cwd or Path.cwd()).resolve()
     lock = find_project_lock(here)
@@ -167,7 +167,7 @@ def server_env(level: str, root: Path) -> dict[str, str]:
     if home:
         env[config.ENV_HOME] = os.path.abspath(os.path.expanduser(home))
     if level == PROJECT:
-        from graphit_cli.scopes import read_project_id
+        from graphit_cli.access.scopes import read_project_id
 
         lock = root / config.PROJECT_LOCK_FILE
         if lock.is_file():
@@ -198,7 +198,7 @@ def _is_our_hook(hook: Any) -> bool:
 
 
 def instructions_text() -> str:
-    from graphit_cli import guidance
+    from graphit_cli.formats import guidance
 
     return guidance.markdown("mcp")
 

@@ -61,6 +61,6 @@ def instructions(
 
       graphit memory instructions >> AGENTS.md
     """
-    from graphit_cli import guidance
+    from graphit_cli.formats import guidance
 
     out(guidance.markdown(surface.value))

@@ -71,7 +71,7 @@ def init(
     Run it once at the root of a repository; every directory below it then shares the
     project's memory. Running it again keeps the existing id.
     """
-    from graphit_cli.scopes import init_project
+    from graphit_cli.access.scopes import init_project
 
     project_id, created = init_project(directory)
     target = directory / "graphit.lock.json"

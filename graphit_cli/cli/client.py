@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from graphit_cli.models import (
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.core.models import (
         Memory,
         MemoryDraft,
         MemoryFilter,
@@ -29,8 +30,7 @@ if TYPE_CHECKING:
         WriteResult,
     )
     from graphit_cli.portability.model import ImportReport
-    from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
 
 class Client:
@@ -42,11 +42,11 @@ class Client:
 
     @cached_property
     def scope(self) -> Scope:
-        from graphit_cli.providers import resolve_scope
+        from graphit_cli.access.providers import resolve_scope
 
         scope = resolve_scope(self.spec)
         if scope.kind == "context" and self.known_context:
-            from graphit_cli import context_registry as contexts
+            from graphit_cli.access import contexts
 
             contexts.require(scope)
         return scope
@@ -54,13 +54,15 @@ class Client:
     @cached_property
     def service(self) -> MemoryService:
         """The scope's service in this process (opens the table: about a second cold)."""
-        from graphit_cli.opening import open_service
+        from graphit_cli.access.opening import open_service
 
         return open_service(self.scope)
 
     def _daemon(self, request: dict[str, Any], *, write: bool = False) -> Any:
         """The daemon's answer to `request`, or None when no daemon answers."""
-        from graphit_cli import config, runstate, wire
+        from graphit_cli import config
+        from graphit_cli.access import runstate
+        from graphit_cli.daemon import wire
 
         if config.no_daemon():
             return None
@@ -82,7 +84,7 @@ class Client:
         self, drafts: list[MemoryDraft], *, warn: Callable[[str], None]
     ) -> list[WriteResult]:
         """Write the drafts; `warn` gets each duplicate warning before the write."""
-        from graphit_cli import wire
+        from graphit_cli.daemon import wire
 
         request = {"op": "upsert", "drafts": [wire.draft_to_wire(d) for d in drafts], "warn": True}
         found = self._daemon(request, write=True)
@@ -101,7 +103,7 @@ class Client:
         return self._one_write("restore", ref)
 
     def _one_write(self, op: str, ref: str) -> WriteResult:
-        from graphit_cli import wire
+        from graphit_cli.daemon import wire
 
         found = self._daemon({"op": op, "ref": ref}, write=True)
         if found is not None:
@@ -110,7 +112,7 @@ class Client:
 
     def import_(self, path: Path, fmt: str, *, dry_run: bool, progress: Any = None) -> ImportReport:
         """`import PATH`: the daemon reads PATH itself (same user, same machine)."""
-        from graphit_cli import wire
+        from graphit_cli.daemon import wire
 
         request = {
             "op": "import",
@@ -130,7 +132,7 @@ class Client:
 
     def catalogue(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
         """Live memories in canonical order."""
-        from graphit_cli import wire
+        from graphit_cli.daemon import wire
 
         found = self._daemon(
             {"op": "catalogue", "filter": wire.filter_to_wire(flt), "limit": limit}
@@ -140,7 +142,7 @@ class Client:
         return self.service.catalogue(flt, limit)
 
     def source(self, ref: str) -> Memory:
-        from graphit_cli import wire
+        from graphit_cli.daemon import wire
 
         found = self._daemon({"op": "source", "ref": ref})
         return wire.memory_from_wire(found) if found is not None else self.service.source(ref)
@@ -155,7 +157,7 @@ class Client:
         include_deleted: bool,
         mode: str,
     ) -> SearchResult:
-        from graphit_cli import wire
+        from graphit_cli.daemon import wire
 
         args = {
             "top_k": top_k,
@@ -170,7 +172,7 @@ class Client:
         return self.service.search(query, flt=flt, **args)  # type: ignore[arg-type]
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
-        from graphit_cli import wire
+        from graphit_cli.daemon import wire
 
         found = self._daemon({"op": "recall", "context": context, "top_k": top_k})
         if found is not None:

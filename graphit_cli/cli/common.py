@@ -14,7 +14,7 @@ from graphit_cli import config
 from graphit_cli.errors import ExitCode, GraphitError, UsageError, internal_error_text
 
 if TYPE_CHECKING:
-    from graphit_cli.models import MemoryFilter
+    from graphit_cli.core.models import MemoryFilter
 
 F = TypeVar("F", bound=Callable[..., Any])
 E = TypeVar("E", bound=StrEnum)
@@ -112,7 +112,7 @@ def filter_of(
     mandatory: bool = False,
 ) -> MemoryFilter:
     """`--important`/`--mandatory` select; leaving them out does not exclude anything."""
-    from graphit_cli.parse import filter_from
+    from graphit_cli.formats.parse import filter_from
 
     return filter_from(
         types, tags, important=True if important else None, mandatory=True if mandatory else None
@@ -149,7 +149,7 @@ def handle_errors(fn: F) -> F:
 def _refuse_undecodable(fn: Callable[..., Any], arguments: dict[str, Any]) -> None:
     """Arguments are text: bytes the OS could not decode as UTF-8 are refused up front."""
     from graphit_cli.errors import InvalidInput
-    from graphit_cli.parse import undecodable
+    from graphit_cli.formats.parse import undecodable
 
     for name, value in arguments.items():
         for item in value if isinstance(value, list | tuple) else [value]:

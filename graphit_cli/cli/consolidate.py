@@ -25,7 +25,7 @@ from graphit_cli.cli.memory import memory_app
 
 if TYPE_CHECKING:
     from graphit_cli.consolidate.apply import Outcome
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
 # Keep in step with consolidate.candidates.DEFAULT_THRESHOLD (not imported: --help stays light).
 DEFAULT_THRESHOLD = 0.50
@@ -121,10 +121,10 @@ def consolidate(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from graphit_cli import render
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.plan import read_plan
     from graphit_cli.consolidate.render import report_dict, report_markdown
+    from graphit_cli.formats import render
 
     consolidator = Consolidator(_service(scope, user))
     as_json = fmt in (Format.json, Format.ndjson)
@@ -164,10 +164,10 @@ def undo(
 
       graphit memory consolidate undo ~/.graphit/memory/consolidation/<log>.json
     """
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.scopes import parse_scope_ref
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.log import read_log
-    from graphit_cli.opening import open_service
-    from graphit_cli.scopes import parse_scope_ref
 
     recorded = read_log(log)
     service = open_service(parse_scope_ref(recorded["scope"]), create=False)
@@ -175,9 +175,9 @@ def undo(
 
 
 def _finish(outcome: Outcome, as_json: bool) -> None:
-    from graphit_cli import render
     from graphit_cli.consolidate.render import outcome_markdown
     from graphit_cli.errors import ExitCode
+    from graphit_cli.formats import render
 
     out(render.dumps_json(outcome.to_dict()) if as_json else outcome_markdown(outcome))
     if outcome.failed:
@@ -185,8 +185,8 @@ def _finish(outcome: Outcome, as_json: bool) -> None:
 
 
 def _service(scope: str | None, user: bool) -> MemoryService:
-    from graphit_cli.opening import open_service
-    from graphit_cli.providers import resolve_scope
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.providers import resolve_scope
 
     return open_service(resolve_scope(scope_spec(scope, user)))
 

@@ -21,8 +21,8 @@ from graphit_cli.cli.progress import bar
 from graphit_cli.cli.transfer import ImportFormat, render_report
 
 if TYPE_CHECKING:
-    from graphit_cli.context_registry import Context
-    from graphit_cli.models import Memory, MemoryFilter
+    from graphit_cli.access.contexts import Context
+    from graphit_cli.core.models import Memory, MemoryFilter
 
 context_app = typer.Typer(
     name="context",
@@ -91,7 +91,7 @@ def add(
 @handle_errors
 def list_(fmt: FormatOpt = None) -> None:
     """List contexts: name, source, memories, last refreshed, recall on/off."""
-    from graphit_cli import render
+    from graphit_cli.formats import render
     from graphit_cli.portability import contexts
 
     found = contexts.listing()
@@ -179,7 +179,7 @@ def _describe(entry: Context) -> str:
 def recall_across(context: str | None, top_k: int, fmt: Format | None) -> None:
     """`graphit memory recall` without --scope: the project, the user scope and every recall
     context; mandatory memories in full, then one search with them left out."""
-    from graphit_cli import render
+    from graphit_cli.formats import render
     from graphit_cli.portability import across
 
     scopes, notices = across.recall_scopes()
@@ -238,7 +238,8 @@ def search_across(
     mode: str,
 ) -> None:
     """`graphit memory search --scope all`: the recall scopes searched together."""
-    from graphit_cli import render, wire
+    from graphit_cli.daemon import wire
+    from graphit_cli.formats import render
     from graphit_cli.portability import across
 
     scopes, notices = across.recall_scopes()
@@ -255,7 +256,7 @@ def search_across(
     if served is not None:
         result = wire.search_from_wire(served)
     else:
-        from graphit_cli.opening import open_service
+        from graphit_cli.access.opening import open_service
 
         services = [open_service(s) for s in scopes]
         result = across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
@@ -275,7 +276,7 @@ def search_across(
 
 
 def _scoped_table(memories: list[Memory]) -> str:
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     rows = [
         [

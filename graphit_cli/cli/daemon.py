@@ -23,9 +23,9 @@ from graphit_cli.cli.memory import memory_app
 from graphit_cli.errors import GraphitError, UsageError
 
 if TYPE_CHECKING:
-    from graphit_cli.models import MaintenanceReport, TableState
-    from graphit_cli.scopes import Scope
-    from graphit_cli.service import MemoryService
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.core.models import MaintenanceReport, TableState
+    from graphit_cli.service.memory import MemoryService
 
 STATE_FIELDS = [
     "rows", "live_rows", "rows_with_vectors", "vector_index", "fragments", "small_fragments",
@@ -62,8 +62,8 @@ def maintain(
     that cannot be reached is reported on stderr and the others are still maintained (the
     exit code is then that scope's).
     """
-    from graphit_cli.opening import open_service
-    from graphit_cli.providers import resolve_scope
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.providers import resolve_scope
 
     failure: GraphitError | None = None
     if every:
@@ -81,7 +81,7 @@ def maintain(
     chosen = resolve_format(fmt)
     if chosen in (Format.json, Format.ndjson):
         items = [_report_dict(r) for r in reports]
-        from graphit_cli import render
+        from graphit_cli.formats import render
 
         out(render.dumps_json(items) if chosen is Format.json else render.dumps_ndjson(items))
     else:
@@ -93,7 +93,7 @@ def maintain(
 def _every_scope() -> list[tuple[str, Callable[[], MemoryService | None]]]:
     """(name, open it) for every active scope and the user scope; opening yields None when the
     scope has no table (nothing is created) and raises when it cannot be reached."""
-    from graphit_cli import daemon_scopes
+    from graphit_cli.daemon import scopes as daemon_scopes
 
     def opener(get: Callable[[], Scope]) -> Callable[[], MemoryService | None]:
         return lambda: daemon_scopes.open_quietly(get(), create=False)[0]
@@ -158,7 +158,7 @@ def daemon(
     `mandatory` are answered by the daemon over a Unix socket in ~/.graphit/run/ (no lancedb
     or model import in the CLI).
     """
-    from graphit_cli.daemon import Daemon, DaemonSettings, EventLog
+    from graphit_cli.daemon.process import Daemon, DaemonSettings, EventLog
 
     if log_format not in ("text", "json"):
         raise typer.BadParameter("--log-format must be text or json")
@@ -168,8 +168,8 @@ def daemon(
 
 
 def _parse_scope(value: str) -> Scope:
-    from graphit_cli.providers import resolve_scope
-    from graphit_cli.scopes import parse_scope_ref
+    from graphit_cli.access.providers import resolve_scope
+    from graphit_cli.access.scopes import parse_scope_ref
 
     if value in ("project", "user") or value.startswith("context:"):
         return resolve_scope(value)
@@ -184,7 +184,8 @@ def status(fmt: FormatOpt = None) -> None:
     A scope that cannot be reached (a broker down) is listed with its error; the others
     are still shown.
     """
-    from graphit_cli import daemon, daemon_scopes
+    from graphit_cli.daemon import process as daemon
+    from graphit_cli.daemon import scopes as daemon_scopes
 
     running = daemon.ping()
     tables: list[dict[str, Any]] = []
@@ -208,7 +209,7 @@ def status(fmt: FormatOpt = None) -> None:
         "scopes": tables,
     }
     if resolve_format(fmt) in (Format.json, Format.ndjson):
-        from graphit_cli import render
+        from graphit_cli.formats import render
 
         out(render.dumps_json(payload))
         return
@@ -243,8 +244,8 @@ def status(fmt: FormatOpt = None) -> None:
 @handle_errors
 def scopes_(fmt: FormatOpt = None) -> None:
     """List the scopes this machine uses (the scope-reference lock)."""
-    from graphit_cli import render
-    from graphit_cli.scopes import read_scope_refs
+    from graphit_cli.access.scopes import read_scope_refs
+    from graphit_cli.formats import render
 
     refs = [read_scope_refs()[k] for k in sorted(read_scope_refs())]
     chosen = resolve_format(fmt)
@@ -273,7 +274,7 @@ def prune(
     A remote (S3) table is never deleted: another machine may still use it; only this
     machine's record of it goes.
     """
-    from graphit_cli import scopes
+    from graphit_cli.access import scopes
 
     target = (
         _parse_scope(scope_ref)

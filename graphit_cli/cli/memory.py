@@ -33,7 +33,7 @@ from graphit_cli.cli.common import (
 from graphit_cli.errors import InvalidInput, UsageError
 
 if TYPE_CHECKING:
-    from graphit_cli.models import MemoryDraft
+    from graphit_cli.core.models import MemoryDraft
 
 memory_app = typer.Typer(
     name="memory",
@@ -130,8 +130,8 @@ def _drafts(file: str | None, memory_id: str | None, given: dict[str, Any]) -> l
     """The records to write: from FILE or stdin (flags override their fields), else flags."""
     from dataclasses import replace
 
-    from graphit_cli import parse
-    from graphit_cli.models import MemoryDraft
+    from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.formats import parse
 
     text = _read_input(file, wants_stdin=not given and memory_id is None)
     if text is None:
@@ -145,7 +145,7 @@ def _drafts(file: str | None, memory_id: str | None, given: dict[str, Any]) -> l
 
 
 def _read_input(file: str | None, *, wants_stdin: bool) -> str | None:
-    from graphit_cli import parse
+    from graphit_cli.formats import parse
 
     if file == "-" or (file is None and wants_stdin):
         if file is None and common.stdin_is_interactive():

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from graphit_cli.cli.common import Format, note, out
 
 if TYPE_CHECKING:
-    from graphit_cli.models import (
+    from graphit_cli.core.models import (
         EmbedReport,
         Memory,
         RecallResult,
@@ -35,7 +35,7 @@ def emit(
     empty: str,
 ) -> None:
     """Print records in `fmt`; when there are none, `empty` goes to stderr."""
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     if fmt is Format.json:
         out(render.dumps_json([as_dict(i) for i in items]))
@@ -50,7 +50,7 @@ def emit(
 
 
 def memories(items: list[Memory], fmt: Format, empty: str = "No memories.") -> None:
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     emit(
         items,
@@ -63,7 +63,7 @@ def memories(items: list[Memory], fmt: Format, empty: str = "No memories.") -> N
 
 
 def hits(items: list[SearchHit], fmt: Format) -> None:
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     emit(
         items,
@@ -77,8 +77,8 @@ def hits(items: list[SearchHit], fmt: Format) -> None:
 
 def writes(results: list[WriteResult], fmt: Format) -> None:
     """What upsert, delete and restore did; a batch also gets a count on stderr."""
-    from graphit_cli import render
-    from graphit_cli.models import WriteAction
+    from graphit_cli.core.models import WriteAction
+    from graphit_cli.formats import render
 
     emit(
         results,
@@ -95,7 +95,7 @@ def writes(results: list[WriteResult], fmt: Format) -> None:
 
 def one(memory: Memory, fmt: Format) -> None:
     """A single record: JSON as one object, table as FIELD/VALUE lines."""
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     if fmt is Format.json:
         out(render.dumps_json(render.to_dict(memory)))
@@ -106,7 +106,7 @@ def one(memory: Memory, fmt: Format) -> None:
 
 
 def history(chain: list[Memory], fmt: Format) -> None:
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     if fmt is Format.table:
         out(render.history_table(chain))
@@ -115,7 +115,7 @@ def history(chain: list[Memory], fmt: Format) -> None:
 
 
 def recall(result: RecallResult, fmt: Format) -> None:
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     found = result.search.hits if result.search else []
     if result.search and result.search.notice:
@@ -142,7 +142,7 @@ def recall(result: RecallResult, fmt: Format) -> None:
 
 
 def embed_report(report: EmbedReport, fmt: Format) -> None:
-    from graphit_cli import render
+    from graphit_cli.formats import render
 
     rate = report.embedded / report.seconds if report.seconds else 0.0
     if fmt in (Format.json, Format.ndjson):

@@ -1,7 +1,7 @@
 """`graphit provider ...`: where memory tables live (local, S3, or an S3 broker).
 
-Adapters over `graphit_cli.providers`; secrets (a broker token) are read from stdin, stored in
-~/.graphit/providers.json with mode 0600, and never printed.
+Adapters over `graphit_cli.access.providers`; secrets (a broker token) are read from stdin,
+stored in ~/.graphit/providers.json with mode 0600, and never printed.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def add(
       printf '%s\\n' "$HUB_TOKEN" | graphit provider add hub --kind broker \\
           --endpoint https://hub.example.com/graphit --token-stdin
     """
-    from graphit_cli import providers
+    from graphit_cli.access import providers
 
     token = _read_token() if token_stdin else None
     provider = providers.make_provider(
@@ -124,7 +124,8 @@ def add(
 @handle_errors
 def list_(fmt: FormatOpt = None) -> None:
     """List providers; the active one is marked with *. Secrets are never shown."""
-    from graphit_cli import providers, render
+    from graphit_cli.access import providers
+    from graphit_cli.formats import render
 
     active, listed = providers.list_providers()
     if active not in {p.name for p in listed}:  # GRAPHIT_PROVIDER=s3: the environment's
@@ -155,7 +156,7 @@ def use(
     name: Annotated[str, typer.Argument(help="The provider to make active (or local).")],
 ) -> None:
     """Make a provider the active one (GRAPHIT_PROVIDER still overrides it)."""
-    from graphit_cli import providers
+    from graphit_cli.access import providers
 
     provider = providers.use_provider(name)
     note(f"Active provider: {provider.name} ({provider.kind}): {provider.location_text()}")
@@ -165,7 +166,7 @@ def use(
 @handle_errors
 def remove(name: Annotated[str, typer.Argument(help="The provider to forget.")]) -> None:
     """Forget a provider and its stored token. No table is touched, local or remote."""
-    from graphit_cli import providers
+    from graphit_cli.access import providers
 
     was_active = providers.remove_provider(name)
     note(

@@ -13,7 +13,7 @@ from graphit_cli.cli.memory import memory_app
 
 if TYPE_CHECKING:
     from graphit_cli.portability.model import ImportReport
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
 
 class ExportFormat(StrEnum):
@@ -157,8 +157,8 @@ def import_(
 
 def render_report(report: ImportReport, as_json: bool) -> None:
     """Outcomes on stdout, problems and the summary on stderr; exit 3 if any was rejected."""
-    from graphit_cli import render
     from graphit_cli.errors import ExitCode
+    from graphit_cli.formats import render
 
     if as_json:
         out(
@@ -204,7 +204,7 @@ def render_report(report: ImportReport, as_json: bool) -> None:
 
 
 def _service(scope: str | None, user: bool) -> MemoryService:
-    from graphit_cli.opening import open_service
-    from graphit_cli.providers import resolve_scope
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.providers import resolve_scope
 
     return open_service(resolve_scope(scope_spec(scope, user)))

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from graphit_cli import revisions
 from graphit_cli.consolidate.candidates import merge_order, normalised_content
 from graphit_cli.consolidate.plan import FLAG_ACTIONS, Action, Entry
 from graphit_cli.consolidate.tables import Table
+from graphit_cli.core import revisions
+from graphit_cli.core.models import Memory, MemoryDraft
 from graphit_cli.errors import Conflict, GraphitError
-from graphit_cli.models import Memory, MemoryDraft
 
 # The most specific type wins a merge.
 TYPE_ORDER = (

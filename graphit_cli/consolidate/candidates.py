@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from graphit_cli.core.models import Memory
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import Memory
 
 # Calibrated on benchmarks/data/dedup_pairs.jsonl with all-MiniLM-L6-v2 (benchmarks/dedup.py):
 # precision 0.97, recall 0.89 for pairs to consolidate (duplicates, paraphrases, contradictions

@@ -13,11 +13,11 @@ from graphit_cli.consolidate.candidates import DEFAULT_THRESHOLD, Report, find_c
 from graphit_cli.consolidate.log import LogWriter, read_log
 from graphit_cli.consolidate.plan import Entry, parse_plan
 from graphit_cli.consolidate.tables import ServiceTable, Simulation
+from graphit_cli.core.models import Memory, MemoryDraft
 from graphit_cli.errors import GraphitError, InvalidInput
-from graphit_cli.models import Memory, MemoryDraft
 
 if TYPE_CHECKING:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
 MASS_FRACTION = 0.25  # a plan removing more than this share of the live memories ...
 MASS_COUNT = 20  # ... or more than this many is refused without allow_mass_removal

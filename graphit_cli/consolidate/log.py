@@ -11,7 +11,7 @@ from graphit_cli import config
 from graphit_cli.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
 LOG_VERSION = 1
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from graphit_cli import revisions
+from graphit_cli.core import revisions
 from graphit_cli.errors import InvalidInput
 
 PLAN_VERSION = 1

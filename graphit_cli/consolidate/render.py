@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.consolidate.candidates import STALE_DAYS, Report
-from graphit_cli.models import Memory
+from graphit_cli.core.models import Memory
 
 if TYPE_CHECKING:
     from graphit_cli.consolidate.apply import Outcome
 
 
 def member_dict(memory: Memory) -> dict[str, Any]:
-    from graphit_cli.render import format_time
+    from graphit_cli.formats.render import format_time
 
     return {
         "id": memory.id,
@@ -54,7 +54,7 @@ def _cell(text: str) -> str:
 
 
 def report_markdown(report: Report, *, bodies: bool = False) -> str:
-    from graphit_cli.render import format_time
+    from graphit_cli.formats.render import format_time
 
     lines = [
         f"# Consolidation candidates in {report.scope}",

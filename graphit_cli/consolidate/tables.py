@@ -6,12 +6,12 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from graphit_cli import revisions
+from graphit_cli.core import revisions
+from graphit_cli.core.models import Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import Conflict, NotFound
-from graphit_cli.models import Memory, MemoryDraft, WriteAction
 
 if TYPE_CHECKING:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
 
 class Table(Protocol):

@@ -19,7 +19,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from graphit_cli import config, scopes
+from graphit_cli import config
+from graphit_cli.access import scopes
+from graphit_cli.access.providers import resolve_scope
+from graphit_cli.core.models import DEFAULT_TYPE, MEMORY_TYPES, MemoryDraft
 from graphit_cli.errors import (
     AccessDenied,
     Conflict,
@@ -30,11 +33,9 @@ from graphit_cli.errors import (
     StorageUnavailable,
 )
 from graphit_cli.explorer import views
-from graphit_cli.models import DEFAULT_TYPE, MEMORY_TYPES, MemoryDraft
-from graphit_cli.providers import resolve_scope
 
 if TYPE_CHECKING:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
 Opener = Callable[[scopes.Scope], "MemoryService"]
 Handler = Callable[[Request], Awaitable[Response]]
@@ -209,7 +210,7 @@ def _draft(data: dict[str, Any], memory_id: str | None) -> MemoryDraft:
 
 
 def _memory_id(request: Request) -> str:
-    from graphit_cli import revisions
+    from graphit_cli.core import revisions
 
     try:
         return revisions.validate_id(str(request.path_params["memory_id"]))

@@ -16,11 +16,11 @@ from starlette.responses import FileResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from graphit_cli.access.scopes import Scope
 from graphit_cli.explorer import api
-from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 from graphit_cli.explorer.security import Guard
 
 STATIC = Path(__file__).parent / "static"
@@ -29,7 +29,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
 
 def _default_opener(scope: Scope) -> MemoryService:
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     return open_service(scope)
 

@@ -71,7 +71,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 def _start_scope(cwd: Path | None) -> str:
-    from graphit_cli import scopes
+    from graphit_cli.access import scopes
 
     try:
         scopes.current_project_id(cwd)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphit_cli.core.models import CatalogueEntry, CataloguePage, Memory
 from graphit_cli.explorer import markdown
-from graphit_cli.models import CatalogueEntry, CataloguePage, Memory
-from graphit_cli.render import format_time
+from graphit_cli.formats.render import format_time
 
 
 def item(memory: Memory, snippet: str | None = None, score: float | None = None) -> dict[str, Any]:

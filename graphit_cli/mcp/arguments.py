@@ -17,12 +17,12 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from graphit_cli import config
+from graphit_cli.core.models import MEMORY_TYPES
+from graphit_cli.core.revisions import MAX_TITLE
 from graphit_cli.errors import GraphitError, internal_error_text
 from graphit_cli.mcp.replies import Reply, mcp_message
 from graphit_cli.mcp.replies import check_format as _check_format
 from graphit_cli.mcp.tools import MemoryTools
-from graphit_cli.models import MEMORY_TYPES
-from graphit_cli.revisions import MAX_TITLE
 
 # --- argument types (the JSON schema a client sees) -----------------------------------------
 

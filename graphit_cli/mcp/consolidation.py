@@ -12,7 +12,7 @@ from mcp.server import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from graphit_cli import guidance
+from graphit_cli.formats import guidance
 from graphit_cli.mcp.arguments import FormatArg, ScopeArg, respond
 from graphit_cli.mcp.replies import Reply
 from graphit_cli.mcp.tools import MemoryTools

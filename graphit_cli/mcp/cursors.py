@@ -12,9 +12,9 @@ import binascii
 import hashlib
 import json
 
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import MemoryFilter
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import MemoryFilter
-from graphit_cli.scopes import Scope
 
 _CURSOR_VERSION = 1
 

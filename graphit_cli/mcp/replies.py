@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from graphit_cli import render
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import Memory, SearchHit, WriteResult
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import Memory, SearchHit, WriteResult
-from graphit_cli.scopes import Scope
+from graphit_cli.formats import render
 
 FORMATS = ("text", "json")
 

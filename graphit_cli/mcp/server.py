@@ -20,7 +20,8 @@ from mcp.types import CallToolResult, InputRequiredResult
 from mcp.types import Tool as MCPTool
 from pydantic import Field, ValidationError
 
-from graphit_cli import __version__, guidance
+from graphit_cli import __version__
+from graphit_cli.formats import guidance
 from graphit_cli.mcp.arguments import (
     DELETE,
     FLAG,

@@ -15,8 +15,10 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from graphit_cli import parse, render
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core.models import Memory, MemoryDraft, MemoryFilter, WriteAction, WriteResult
 from graphit_cli.errors import InvalidInput, NoProject, NotFound
+from graphit_cli.formats import parse, render
 from graphit_cli.mcp.cursors import decode_cursor, encode_cursor, search_binding
 from graphit_cli.mcp.replies import (
     Reply,
@@ -26,12 +28,10 @@ from graphit_cli.mcp.replies import (
     memory_line,
     write_reply,
 )
-from graphit_cli.models import Memory, MemoryDraft, MemoryFilter, WriteAction, WriteResult
-from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
@@ -50,7 +50,7 @@ class MemoryTools:
         self._model_lock = threading.Lock()
 
     def _open(self, scope: Scope) -> MemoryService:
-        from graphit_cli.opening import open_service
+        from graphit_cli.access.opening import open_service
 
         return open_service(scope, embedder=self._embedder)
 
@@ -65,7 +65,7 @@ class MemoryTools:
 
         resolved = resolve_label(scope)
         if resolved.kind == "context":
-            from graphit_cli import context_registry as contexts
+            from graphit_cli.access import contexts
 
             try:  # a typo must not become a new, empty table (the CLI refuses it too)
                 contexts.require(resolved)

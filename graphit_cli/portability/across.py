@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphit_cli import relevance
+from graphit_cli.access.opening import open_service
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core import relevance
+from graphit_cli.core.models import Memory, MemoryFilter, SearchHit, SearchResult
 from graphit_cli.errors import InvalidInput, NoProject
-from graphit_cli.models import Memory, MemoryFilter, SearchHit, SearchResult
-from graphit_cli.opening import open_service
-from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
+from graphit_cli.service.memory import MemoryService
 
 ALL = "all"
 Opener = Callable[[Scope], MemoryService]
@@ -38,9 +38,8 @@ class AcrossRecall:
 def recall_scopes() -> tuple[list[Scope], list[str]]:
     """The project (when inside one), the user scope (when it has a table) and every
     recall context, in that order; and notices about the ones left out."""
-    from graphit_cli import context_registry as contexts
-    from graphit_cli import providers
-    from graphit_cli.providers import resolve_scope
+    from graphit_cli.access import contexts, providers
+    from graphit_cli.access.providers import resolve_scope
 
     found: list[Scope] = []
     notices: list[str] = []
@@ -149,8 +148,8 @@ def request(what: str, scopes: list[Scope], **args: Any) -> dict[str, Any]:
 def serve(message: dict[str, Any], opener: Opener) -> dict[str, Any]:
     """Answer an `across` request in the daemon (the same code as in-process), its fields
     validated as the warm path validates every request."""
-    from graphit_cli import wire
-    from graphit_cli.scopes import parse_scope_ref
+    from graphit_cli.access.scopes import parse_scope_ref
+    from graphit_cli.daemon import wire
 
     listed = message.get("scopes")
     if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
@@ -176,7 +175,7 @@ def serve(message: dict[str, Any], opener: Opener) -> dict[str, Any]:
 
 
 def recall_to_wire(found: AcrossRecall) -> dict[str, Any]:
-    from graphit_cli import wire
+    from graphit_cli.daemon import wire
 
     return {
         "scopes": found.scopes,
@@ -187,7 +186,7 @@ def recall_to_wire(found: AcrossRecall) -> dict[str, Any]:
 
 
 def recall_from_wire(data: dict[str, Any]) -> AcrossRecall:
-    from graphit_cli import wire
+    from graphit_cli.daemon import wire
 
     found = data.get("search")
     return AcrossRecall(
@@ -200,7 +199,9 @@ def recall_from_wire(data: dict[str, Any]) -> AcrossRecall:
 
 def via_daemon(message: dict[str, Any]) -> dict[str, Any] | None:
     """The daemon's answer, or None (no daemon, or one that predates `across`)."""
-    from graphit_cli import config, runstate, wire
+    from graphit_cli import config
+    from graphit_cli.access import runstate
+    from graphit_cli.daemon import wire
 
     if config.no_daemon():
         return None
@@ -223,7 +224,7 @@ def scope_label(memory: Memory) -> str:
 def resolve_label(value: str | None) -> Scope:
     """A scope argument: `project`, `user`, `context:NAME`, or the label a cross-scope result
     carries (`project:<this project's id>`, `user:<this user's id>`)."""
-    from graphit_cli.providers import resolve_scope
+    from graphit_cli.access.providers import resolve_scope
 
     text = (value or "").strip() or "project"
     kind, sep, ident = text.partition(":")

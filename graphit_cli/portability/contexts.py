@@ -9,17 +9,17 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphit_cli import scopes
+from graphit_cli.access import scopes
+from graphit_cli.access.scopes import Scope
 from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
-from graphit_cli.scopes import Scope
 
 if TYPE_CHECKING:
     from graphit_cli.portability.importer import Progress
     from graphit_cli.portability.model import ImportReport
-    from graphit_cli.service import MemoryService
+    from graphit_cli.service.memory import MemoryService
 
-from graphit_cli.context_registry import ATTACHED, IMPORTED, Context, get, locked, now, read_all
-from graphit_cli.context_registry import validate_name as validate_name
+from graphit_cli.access.contexts import ATTACHED, IMPORTED, Context, get, locked, now, read_all
+from graphit_cli.access.contexts import validate_name as validate_name
 
 # --- the use-cases --------------------------------------------------------------------------
 
@@ -34,7 +34,7 @@ def add(
     progress: Progress | None = None,
 ) -> tuple[Context, ImportReport | None]:
     """Import `source` into a new context, or attach `project`'s table under `name`."""
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     name = validate_name(name)
     if (source is None) == (project is None):
@@ -71,7 +71,7 @@ def add(
 
 
 def _import(entry: Context, progress: Progress | None) -> ImportReport:
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
     from graphit_cli.portability import importer
 
     service = open_service(entry.scope)
@@ -118,7 +118,7 @@ def _plan_or_none(scope: Scope) -> scopes.PrunePlan | None:
 
 def listing() -> list[tuple[Context, int | None]]:
     """Every context with its number of live memories (None when its table is missing)."""
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     found = []
     for name in sorted(read_all()):
@@ -132,6 +132,6 @@ def listing() -> list[tuple[Context, int | None]]:
 
 
 def service_for(entry: Context) -> MemoryService:
-    from graphit_cli.opening import open_service
+    from graphit_cli.access.opening import open_service
 
     return open_service(entry.scope, create=False)

@@ -25,9 +25,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from graphit_cli import revisions
+from graphit_cli.core import revisions
+from graphit_cli.core.models import MEMORY_TYPES, MemoryDraft
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import MEMORY_TYPES, MemoryDraft
 from graphit_cli.portability.markdown import (
     Document,
     FrontmatterError,

@@ -15,14 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from graphit_cli import revisions
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core import revisions
+from graphit_cli.core.models import DEFAULT_TYPE, Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import GraphitError, InvalidInput
-from graphit_cli.models import DEFAULT_TYPE, Memory, MemoryDraft, WriteAction
 from graphit_cli.portability import foreign, mcp_memory, native, notes
 from graphit_cli.portability.markdown import FrontmatterError, read_document
 from graphit_cli.portability.model import ImportReport, Item, Outcome, Problem
-from graphit_cli.scopes import Scope
-from graphit_cli.service import MemoryService
+from graphit_cli.service.memory import MemoryService
 
 FORMATS = ("auto", "ndjson", "markdown", "agents", "cursor", "mcp-memory", "notes")
 # Rows (or records) per commit: each commit may fold the indexes (seconds at this size), so

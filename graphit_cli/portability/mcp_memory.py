@@ -15,9 +15,9 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from graphit_cli import revisions
+from graphit_cli.core import revisions
+from graphit_cli.core.models import MEMORY_TYPES, MemoryDraft
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import MEMORY_TYPES, MemoryDraft
 from graphit_cli.portability.foreign import Parsed, add_item, read_text
 from graphit_cli.portability.model import Item, Problem
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graphit_cli.models import MemoryDraft
+from graphit_cli.core.models import MemoryDraft
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from graphit_cli import render, revisions
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core import revisions
+from graphit_cli.core.models import Memory
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import Memory
+from graphit_cli.formats import render
 from graphit_cli.portability.markdown import Document
-from graphit_cli.scopes import Scope
 
 HISTORY_DIR = "history"
 

@@ -11,8 +11,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from graphit_cli.core.models import MemoryDraft
 from graphit_cli.errors import InvalidInput
-from graphit_cli.models import MemoryDraft
 from graphit_cli.portability.foreign import Parsed, add_item, read_frontmatter_file, type_of
 from graphit_cli.portability.markdown import strip_title_heading
 from graphit_cli.portability.model import Item

@@ -21,7 +21,7 @@ os.environ.setdefault("LANCE_LOG", "error")
 restclient.defer()  # `import lancedb` without the REST client it never uses here (~1-3 s)
 
 if TYPE_CHECKING:
-    from graphit_cli.credentials import RemoteAccess
+    from graphit_cli.access.credentials import RemoteAccess
     from graphit_cli.store.base import Store
 
 

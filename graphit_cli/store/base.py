@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from graphit_cli.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
+from graphit_cli.core.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 
 
 @dataclass(frozen=True)

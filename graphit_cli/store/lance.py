@@ -15,8 +15,8 @@ import lancedb
 from lancedb.index import FTS, Bitmap, BTree
 
 from graphit_cli import config
+from graphit_cli.core.models import Memory
 from graphit_cli.errors import CommitContention, StorageUnavailable
-from graphit_cli.models import Memory
 from graphit_cli.store import sql
 from graphit_cli.store.base import MergeCounts
 from graphit_cli.store.reads import Reads

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
+from graphit_cli.core.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 from graphit_cli.errors import AccessDenied
-from graphit_cli.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 from graphit_cli.store.base import MergeCounts, Store
 
 R = TypeVar("R")

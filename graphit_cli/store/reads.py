@@ -9,7 +9,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphit_cli.models import LiveSummary, Memory, MemoryFilter
+from graphit_cli.core.models import LiveSummary, Memory, MemoryFilter
 from graphit_cli.store import sql
 from graphit_cli.store.table import IN_CHUNK, TableHandle
 

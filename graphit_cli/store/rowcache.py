@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from graphit_cli.models import Memory
+from graphit_cli.core.models import Memory
 
 MAX_BYTES = 48 * 1024 * 1024
 _ROW_OVERHEAD = 600  # bytes a row costs beyond its texts (ids, dates, Python objects)

@@ -18,7 +18,7 @@ import time
 from typing import TYPE_CHECKING, TypeVar
 
 from graphit_cli import config
-from graphit_cli.credentials import RemoteAccess, renewed
+from graphit_cli.access.credentials import RemoteAccess, renewed
 from graphit_cli.errors import (
     AccessDenied,
     CredentialsExpired,

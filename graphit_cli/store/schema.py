@@ -7,7 +7,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from graphit_cli.models import Memory
+from graphit_cli.core.models import Memory
 
 SCHEMA_VERSION = "1"
 META_SCHEMA_VERSION = "graphit.schema_version"

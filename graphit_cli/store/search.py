@@ -7,8 +7,8 @@ from typing import Any
 
 from lancedb.query import FullTextOperator, MultiMatchQuery
 
-from graphit_cli.models import LexicalHit, Memory, MemoryFilter
-from graphit_cli.scopes import is_remote_uri
+from graphit_cli.access.scopes import is_remote_uri
+from graphit_cli.core.models import LexicalHit, Memory, MemoryFilter
 from graphit_cli.store import sql
 from graphit_cli.store.table import FTS_COLUMNS, TAKE_FLAGGED, VECTOR_INDEX, TableHandle
 

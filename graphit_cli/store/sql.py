@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from graphit_cli.models import MemoryFilter
+from graphit_cli.core.models import MemoryFilter
 
 
 def literal(value: str) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from graphit_cli.core.models import Memory
 from graphit_cli.errors import CommitContention, in_words
-from graphit_cli.models import Memory
 from graphit_cli.store import sql
 from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import COLUMNS_NO_VECTOR, from_record

@@ -10,7 +10,7 @@ import pyarrow as pa
 from lancedb.index import BTree, IvfFlat
 
 from graphit_cli import config
-from graphit_cli.models import Memory, TableState
+from graphit_cli.core.models import Memory, TableState
 from graphit_cli.store.schema import META_EMBED_MODEL
 from graphit_cli.store.table import (
     FTS_COLUMNS,

@@ -1,0 +1,87 @@
+"""One place opens a scope: which provider, which grant, which store, which lock entry,
+read-only or not; the service gets its collaborators from here.
+
+`open_scope` decides, in this order:
+
+- an attached context (`context add --project`) is the other project's table, opened under
+  the active provider's grant for that project, read-only (`ReadOnlyStore`), and no lock entry
+  is written for it (the attachment is not a table of this machine);
+- any other scope is where the active provider keeps it (`providers.resolve`): a local table
+  directory, or its `s3://` URI with the grant the provider's issuer gave for it just now;
+- a use is recorded in the scope-reference lock, unless the caller is background work (the
+  daemon's own opens must not keep a scope active).
+
+A remote grant stays authorised only while it is confirmed: the store asks the issuer again
+before a read or write once `config.grant_check_seconds()` have passed since the last answer
+(store/s3.py), so a long-lived process (the daemon, the Explorer, the MCP server) never acts
+on a grant the Hub has withdrawn for longer than that interval.
+
+Must not import Typer, Rich, Starlette or the MCP SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from graphit_cli.access import providers, scopes
+from graphit_cli.access.scopes import Scope
+
+if TYPE_CHECKING:
+    from graphit_cli.embed import Embedder
+    from graphit_cli.service.memory import MemoryService
+    from graphit_cli.store.base import Store
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A scope's table, opened: the store, where it lives, and how it may be used."""
+
+    scope: Scope
+    store: Store
+    uri: str
+    read_only: bool = False
+    remote: bool = False
+
+
+def open_scope(scope: Scope, *, create: bool = True, record_use: bool = True) -> Opened | None:
+    """Open `scope`'s table. With `create` False a local scope without a table is None (for
+    background work that must not create one); a remote one is opened and must exist."""
+    from graphit_cli.access.contexts import attached_project
+    from graphit_cli.store import open_store
+    from graphit_cli.store.proxy import ReadOnlyStore
+
+    project = attached_project(scope)
+    if project is not None:
+        location = providers.resolve(Scope("project", project))
+        inner = open_store(location.uri, create=False, access=location.access)
+        reason = f"context {scope.id} is attached read-only from project {project}"
+        store: Store = ReadOnlyStore(inner, reason)
+        return Opened(scope, store, location.uri, read_only=True, remote=location.is_remote)
+    location = providers.resolve(scope)
+    if not create and not location.is_remote and not Path(location.uri).exists():
+        return None
+    store = open_store(location.uri, create=create, access=location.access)
+    if record_use:
+        scopes.record_scope_use(scope, location.uri)
+    return Opened(scope, store, location.uri, remote=location.is_remote)
+
+
+def open_service(
+    scope: Scope,
+    *,
+    create: bool = True,
+    record_use: bool = True,
+    embedder: Callable[[], Embedder | None] | None = None,
+) -> MemoryService:
+    """The scope's MemoryService over the store `open_scope` chose. A local scope without a
+    table and `create` False is an error here (a command named a scope that is not there)."""
+    from graphit_cli.errors import StorageUnavailable
+    from graphit_cli.service.memory import MemoryService
+
+    opened = open_scope(scope, create=create, record_use=record_use)
+    if opened is None:
+        raise StorageUnavailable(f"no memory table at {scope.local_path()}")
+    return MemoryService(opened.store, scope, embedder=embedder)

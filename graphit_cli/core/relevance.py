@@ -1,0 +1,121 @@
+"""What counts as a match, how deep candidates are fetched, and which matches a search shows.
+
+The search policy in one place (pure; the service feeds it the store's facts):
+
+- **Candidates**: each retriever returns its `depth(top_k)` best rows. The depth never shrinks
+  when `top_k` grows and `top_k = 0` uses the smallest one, so a memory that matches with
+  `top_k = 0` is a candidate for every `top_k`.
+- **A match**, one test for every category alike (flags play no part in it):
+  - *lexical*: the query's informative terms (stop words left out) are weighted by their
+    inverse document frequency in the table (BM25's idf); a full-text hit matches when the
+    terms it contains carry at least `LEXICAL_SHARE` of the query's total weight. A memory
+    that shares only a common word ("use") with "which database do we use" is not a match;
+    a term no memory contains still counts in the total, so a query about something the
+    table never mentions matches nothing by one stray word;
+  - *semantic*: the cosine similarity to the query reaches `SIMILARITY_FLOOR` and at least
+    `RELATIVE_FLOOR` of the best row's similarity.
+  A query about nothing returns nothing.
+- **Selection**: among the matches, mandatory ones first, then important, then normal, each
+  by relevance; the first `top_k` are kept and shown in canonical order (`ordering`). So no
+  matched memory of a higher category is ever left out while a lower-category one is shown,
+  and the score decides only among memories of one category.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
+
+from graphit_cli.core import ordering
+from graphit_cli.core.models import Category, Memory
+
+T = TypeVar("T")
+
+# Calibrated on the LoCoMo dev observations by benchmarks/calibrate_floor.py (benchmarks/
+# README.md, "What counts as a match").
+LEXICAL_SHARE = 0.5
+SIMILARITY_FLOOR = 0.30
+RELATIVE_FLOOR = 0.0
+# A match's fused relevance must also reach this share of the best row's (0 = no such test).
+FUSED_FLOOR = 0.7
+# Rows each retriever returns at least (and for top_k = 0); deeper for a large top_k.
+CANDIDATE_DEPTH = 200
+DEPTH_FACTOR = 4
+# Rows read per query term to count its documents and tell which hits contain it; a term in
+# more rows than this is common, and its weight (idf at this count) is already small.
+TERM_DEPTH = 1000
+
+# The full-text index's English stop words (NLTK's list, which LanceDB's tokenizer removes),
+# plus a few function words it keeps but that say nothing about a memory.
+_STOP_TEXT = """i me my myself we our ours ourselves you your yours yourself yourselves he him his
+    himself
+    she her hers herself it its itself they them their theirs themselves what which who whom this
+    that these those am is are was were be been being have has had having do does did doing a an
+    the and but if or because as until while of at by for with about against between into through
+    during before after above below to from up down in out on off over under again further then
+    once here there when where why how all any both each few more most other some such no nor not
+    only own same so than too very can will just don should now ll re ve ain aren couldn didn
+    doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn would could
+    ought s t d m o y"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+_TERM = re.compile(r"\w+", re.UNICODE)
+_RANK = {Category.MANDATORY: 0, Category.IMPORTANT: 1, Category.NORMAL: 2}
+
+
+def depth(top_k: int) -> int:
+    """Candidate rows per retriever: never fewer for a larger top_k; top_k 0 is the least."""
+    return max(CANDIDATE_DEPTH, DEPTH_FACTOR * top_k)
+
+
+def informative_terms(text: str) -> list[str]:
+    """The query's words that can say what it is about: lower case, stop words left out, each
+    once, in query order (one-letter words too: the index keeps "x" and "1"; the service
+    counts them only where a memory has them)."""
+    words = (w.lower() for w in _TERM.findall(text))
+    return list(dict.fromkeys(w for w in words if w not in STOP_WORDS))
+
+
+def term_weights(document_counts: Mapping[str, int], rows: int) -> dict[str, float]:
+    """BM25's idf of each term, from the number of rows containing it."""
+    return {
+        term: math.log(1.0 + (rows - count + 0.5) / (count + 0.5))
+        for term, count in document_counts.items()
+    }
+
+
+def lexical_share(covered: Iterable[str], weights: Mapping[str, float]) -> float:
+    """The share of the query's term weight carried by the terms a row contains."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(weights.get(term, 0.0) for term in set(covered)) / total
+
+
+def lexical_match(share: float | None) -> bool:
+    return share is not None and share >= LEXICAL_SHARE
+
+
+def semantic_match(similarity: float | None, best: float, score: float, top: float) -> bool:
+    """Close in meaning: the cosine similarity reaches the absolute floor and the relative
+    floor of the best row's, and the fused relevance reaches FUSED_FLOOR of the best row's."""
+    return (
+        similarity is not None
+        and similarity >= SIMILARITY_FLOOR
+        and similarity >= RELATIVE_FLOOR * best
+        and score >= FUSED_FLOOR * top
+    )
+
+
+def select(ranked: Sequence[T], memory_of: Callable[[T], Memory], top_k: int) -> list[T]:
+    """`top_k` matches (0 = all) from `ranked` (best first), in canonical order.
+
+    Mandatory matches are taken first, then important, then normal, each in relevance order,
+    so a lower-category memory is shown only when every higher-category match is.
+    """
+    by_category = sorted(enumerate(ranked), key=lambda p: (_RANK[memory_of(p[1]).category], p[0]))
+    chosen = [item for _, item in by_category]
+    if top_k > 0:
+        chosen = chosen[:top_k]
+    return ordering.canonical_sort(chosen, memory_of)

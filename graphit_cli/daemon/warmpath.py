@@ -1,0 +1,162 @@
+"""The warm path's requests: what a running daemon answers on its socket.
+
+Search, recall, source and the catalogue for one scope, the cross-scope reads (`across`), the
+writes (upsert, delete, restore, import), and embedding the rows a CLI write just made with the
+daemon's warm model. Every request is validated here as the CLI validates its arguments
+(`wire`'s field readers), then answered by the same MemoryService the CLI would run in-process.
+A write is answered once its commit has returned (durable on return), with its rows embedded
+when the daemon holds a model. The socket, the loops and the process live in `daemon.py`.
+Must not import Typer or Rich.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from graphit_cli.access import scopes
+from graphit_cli.daemon import wire
+from graphit_cli.errors import InvalidInput
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.embed import Embedder
+    from graphit_cli.service.memory import MemoryService
+
+READ_OPS = ("search", "recall", "source", "catalogue", "embed_written")
+WRITE_OPS = ("upsert", "delete", "restore", "import")
+SCOPE_OPS = READ_OPS + WRITE_OPS
+MAX_RECORDS = 100_000  # one upsert request (a CLI batch from stdin)
+
+# One writer per scope inside the daemon: the commits are atomic anyway; this keeps a batch's
+# waves and its embedding together, as in a CLI process.
+_write_locks: dict[str, threading.Lock] = {}
+_write_locks_guard = threading.Lock()
+
+
+def answer(
+    request: dict[str, Any],
+    open_service: Callable[[Scope], MemoryService],
+    loaded_model: Callable[[], Embedder | None],
+) -> dict[str, Any]:
+    """The reply to one request (without the protocol envelope)."""
+    op = request.get("op")
+    if op == "across":  # recall / search over several scopes (portability.across)
+        from graphit_cli.portability import across
+
+        return {"result": across.serve(request, open_service)}
+    if op not in SCOPE_OPS:
+        raise InvalidInput(f"unknown request {op!r}")
+    scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
+    if op in WRITE_OPS:
+        if scope.kind not in ("project", "user"):
+            raise InvalidInput(f"{scope} is written in-process, not by the daemon")
+        author = wire.text_field(request, "author")
+        with _write_lock(str(scope)):
+            return {"result": _write(op, request, _as(open_service(scope), author), loaded_model)}
+    svc = open_service(scope)
+    if op == "search":
+        result = svc.search(
+            str(wire.text_field(request, "query")),
+            top_k=wire.int_field(request, "top_k", 10) or 0,
+            flt=wire.filter_from_wire(request.get("filter")),
+            exclude_mandatory=wire.bool_field(request, "exclude_mandatory"),
+            include_deleted=wire.bool_field(request, "include_deleted"),
+            mode=str(wire.text_field(request, "mode", optional=True) or "auto"),
+        )
+        return {"result": wire.search_to_wire(result)}
+    if op == "recall":
+        recalled = svc.recall(
+            wire.text_field(request, "context", optional=True),
+            top_k=wire.int_field(request, "top_k", 10) or 0,
+        )
+        return {"result": wire.recall_to_wire(recalled)}
+    if op == "source":
+        return {"result": wire.memory_to_wire(svc.source(str(wire.text_field(request, "ref"))))}
+    if op == "embed_written":
+        # A CLI write asks the warm model to embed its rows before the command returns. Only
+        # a model already loaded: loading one (seconds) is the embedding loop's job.
+        ids = wire.id_list_field(request, "ids")
+        model = loaded_model()
+        return {"result": svc.embed_now(ids, model) if model is not None else 0}
+    listed = svc.catalogue(
+        wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
+    )
+    return {"result": [wire.memory_to_wire(m) for m in listed]}
+
+
+def _write_lock(scope: str) -> threading.Lock:
+    with _write_locks_guard:
+        return _write_locks.setdefault(scope, threading.Lock())
+
+
+def _as(svc: MemoryService, author: str | None) -> MemoryService:
+    """The scope's service writing as the CLI's author (`GRAPHIT_AUTHOR` of the command, not
+    the daemon's), sharing the table handle."""
+    return svc.as_author(author) if author else svc
+
+
+def _write(
+    op: str,
+    request: dict[str, Any],
+    svc: MemoryService,
+    loaded_model: Callable[[], Embedder | None],
+) -> Any:
+    from graphit_cli.core.models import WriteAction
+
+    if op == "import":
+        return _import(request, svc)
+    if op == "upsert":
+        records = request.get("drafts")
+        if not isinstance(records, list) or not records or len(records) > MAX_RECORDS:
+            raise InvalidInput(f"drafts must be a list of 1 to {MAX_RECORDS} records")
+        drafts = [wire.draft_from_wire(d) for d in records]
+        notes = svc.duplicate_notes(drafts) if wire.bool_field(request, "warn") else []
+        results = svc.upsert_many(drafts).results
+    elif op == "delete":
+        notes, results = [], [svc.delete(str(wire.text_field(request, "ref")))]
+    else:
+        notes, results = [], [svc.restore(str(wire.text_field(request, "ref")))]
+    written = [
+        r.memory.id for r in results if r.action in (WriteAction.CREATED, WriteAction.UPDATED)
+    ]
+    model = loaded_model()
+    if model is not None and written:
+        try:
+            svc.embed_now(written, model)
+        except Exception as exc:  # committed already: the embedding pass fills it later
+            log.warning("embedding written rows failed (the embedding pass retries): %s", exc)
+    return {"writes": [wire.write_to_wire(r) for r in results], "notes": notes}
+
+
+def _import(request: dict[str, Any], svc: MemoryService) -> dict[str, Any]:
+    """`graphit memory import PATH` run here: the daemon reads PATH (made absolute by the CLI;
+    same user, same machine) and every message names it as the user typed it."""
+    from pathlib import Path
+
+    from graphit_cli.errors import GraphitError
+    from graphit_cli.portability import importer
+
+    path = Path(str(wire.text_field(request, "path")))
+    given = str(wire.text_field(request, "source"))
+    if not path.is_absolute():
+        raise InvalidInput("path must be absolute")
+    try:
+        report = importer.run(
+            svc,
+            path,
+            fmt=str(wire.text_field(request, "format")),
+            dry_run=wire.bool_field(request, "dry_run"),
+        )
+    except GraphitError as exc:
+        raise type(exc)(exc.message.replace(str(path), given)) from None
+    report.source = given
+    report.problems = [
+        replace(p, path=given) if p.path == str(path) else p for p in report.problems
+    ]
+    return wire.report_to_wire(report)

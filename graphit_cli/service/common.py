@@ -1,0 +1,62 @@
+"""What the service's collaborators share: one read view, chain checks, backoff.
+
+`MemoryService` (service.py) is composed of collaborators with one job each: the write path
+(`Writer`, service.py), reads and search (`Reader`, service_reads.py), embeddings and
+maintenance (`Upkeep`, service_upkeep.py) and the duplicate guard (`DuplicateGuard`,
+service_duplicates.py). Each takes the store it works on. Must not import Typer or Rich.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from graphit_cli.core.models import Memory
+from graphit_cli.errors import NotFound
+
+if TYPE_CHECKING:
+    from graphit_cli.embed import Embedder
+    from graphit_cli.store.base import Store
+
+MAX_ATTEMPTS = 30
+
+EmbedderFactory = Callable[[], "Embedder | None"]
+Clock = Callable[[], datetime]
+
+
+class _OnStore(Protocol):
+    store: Store
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def one_view(method: _F) -> _F:
+    """A read-only use-case: its reads share one look for newer commits (`Store.snapshot`)."""
+
+    @functools.wraps(method)
+    def wrapper(self: _OnStore, *args: Any, **kwargs: Any) -> Any:
+        with self.store.snapshot():
+            return method(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def phantom(live: Memory | None, tail: Memory | None) -> bool:
+    """A live row in a chain that a delete closed: written by a writer that lost the race."""
+    return live is not None and tail is not None and not tail.is_live and tail.next is None
+
+
+def missing(memory_id: str, tail: Memory | None) -> NotFound:
+    if tail is not None:
+        return NotFound(f"memory {memory_id} was deleted (its final revision is {tail.key})")
+    return NotFound(f"no memory {memory_id}")
+
+
+def backoff(attempt: int) -> None:
+    """Jittered exponential backoff for a lost compare-and-swap: 10 ms doubling, at most 1 s."""
+    time.sleep(random.uniform(0, min(1.0, 0.01 * (2**attempt))))

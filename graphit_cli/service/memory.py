@@ -1,0 +1,114 @@
+"""MemoryService: the memory use-cases (upsert, delete, source, history, search, ...).
+
+The CLI, the MCP server, the Explorer and the daemon call these methods and render what they
+return. Business rules live in the service's collaborators and the pure core (`core/`);
+LanceDB lives in `store/`. Must not import Typer or Rich.
+
+`MemoryService` is composed of collaborators with one job each, all working on the scope's
+store: `Writer` (service/writes.py: upsert, delete, restore, import of exported rows),
+`Reader` (service/reads.py: source, history, catalogue, search, recall, browse), `Upkeep`
+(service/upkeep.py: embeddings, maintenance, status) and `DuplicateGuard`
+(service/duplicates.py). `access.opening.open_service` builds one for a scope.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from graphit_cli import config
+from graphit_cli.access.scopes import Scope
+from graphit_cli.service.common import (
+    Clock,
+    EmbedderFactory,
+)
+from graphit_cli.service.duplicates import DuplicateGuard
+from graphit_cli.service.reads import Reader
+from graphit_cli.service.upkeep import Upkeep
+
+if TYPE_CHECKING:
+    from graphit_cli.embed import Embedder
+    from graphit_cli.store.base import Store
+
+
+from graphit_cli.service.writes import Writer
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class MemoryService:
+    """One scope's memory use-cases, each carried out by the collaborator whose job it is."""
+
+    def __init__(
+        self,
+        store: Store,
+        scope: Scope,
+        *,
+        author: str | None = None,
+        clock: Clock = utcnow,
+        embedder: EmbedderFactory | None = None,
+    ) -> None:
+        self.store = store
+        self.scope = scope
+        embedder = embedder or _default_embedder
+        self._embedder = embedder
+        self.reads = Reader(store, scope, embedder)
+        self.writes = Writer(
+            store, scope, self.reads, author=author or config.author(), clock=clock
+        )
+        self.upkeep = Upkeep(store, scope, embedder)
+        self.duplicates = DuplicateGuard(store, embedder)
+        # The use-cases, as their collaborators define them (typed by those methods).
+        self.upsert = self.writes.upsert
+        self.upsert_many = self.writes.upsert_many
+        self.delete = self.writes.delete
+        self.restore = self.writes.restore
+        self.import_rows = self.writes.import_rows
+        self.source = self.reads.source
+        self.history = self.reads.history
+        self.catalogue = self.reads.catalogue
+        self.search = self.reads.search
+        self.recall = self.reads.recall
+        self.browse = self.reads.browse
+        self.embed = self.upkeep.embed
+        self.embed_now = self.upkeep.embed_now
+        self.needs_embedding = self.upkeep.needs_embedding
+        self.is_empty = self.upkeep.is_empty
+        self.has_vectors = self.upkeep.has_vectors
+        self.maintain = self.upkeep.maintain
+        self.table_state = self.upkeep.table_state
+        self.live_vectors = self.upkeep.live_vectors
+        self.find_duplicate = self.duplicates.find_duplicate
+        self.live_duplicates = self.duplicates.live_duplicates
+        self.duplicate_notes = self.duplicates.duplicate_notes
+
+    def as_author(self, author: str) -> MemoryService:
+        """This scope's service writing as `author` (the daemon writes for a CLI's
+        `GRAPHIT_AUTHOR`), over the same store handle, clock and embedder."""
+        if author == self.author:
+            return self
+        return MemoryService(
+            self.store, self.scope, author=author, clock=self.clock, embedder=self._embedder
+        )
+
+    @property
+    def author(self) -> str:
+        """Who the writes are recorded as (`updated_by`)."""
+        return self.writes.author
+
+    @property
+    def clock(self) -> Clock:
+        """The time the writes are stamped with (a test may set another)."""
+        return self.writes.clock
+
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        self.writes.clock = clock
+
+
+def _default_embedder() -> Embedder | None:
+    from graphit_cli.embed import load_default
+
+    return load_default()

@@ -1,0 +1,337 @@
+"""The write path of one scope's table: `Writer` (upsert, delete, restore, import of
+exported rows). Every change to a chain is one atomic commit, a compare-and-swap on the live
+row's revision, retried with backoff when another writer wins (see `core.revisions` for the
+rows each write plans). Must not import Typer or Rich.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from graphit_cli.access.scopes import Scope
+from graphit_cli.core import revisions
+from graphit_cli.core.models import (
+    BatchResult,
+    Memory,
+    MemoryDraft,
+    WriteAction,
+    WriteResult,
+)
+from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
+from graphit_cli.service.common import (
+    MAX_ATTEMPTS,
+    Clock,
+    backoff,
+    missing,
+    phantom,
+)
+from graphit_cli.service.reads import Reader
+
+if TYPE_CHECKING:
+    from graphit_cli.store.base import MergeCounts, Store
+
+
+@dataclass
+class _Plan:
+    """One record's pending write: the rows to merge and what the live row must look like after."""
+
+    index: int
+    draft: MemoryDraft
+    action: WriteAction
+    rows: list[Memory]
+    result: Memory  # the live row once committed (or the current one when unchanged)
+
+
+class Writer:
+    """The write path of one scope's table: every change to a chain is one atomic commit."""
+
+    def __init__(self, store: Store, scope: Scope, reader: Reader, *, author: str, clock: Clock):
+        self.store = store
+        self.scope = scope
+        self.author = author
+        self.clock = clock
+        self._reader = reader  # restore reads the revision it brings back
+
+    # --- writes ----------------------------------------------------------------------------
+
+    def upsert(self, draft: MemoryDraft) -> WriteResult:
+        return self.upsert_many([draft]).results[0]
+
+    def upsert_many(self, drafts: Sequence[MemoryDraft]) -> BatchResult:
+        """Create or update every draft; one commit per wave of distinct ids.
+
+        An id that appears twice in the input is applied in order (its second occurrence goes
+        into the next wave). Everything is validated before anything is written.
+        """
+        prepared = [self._prepare(i, d) for i, d in enumerate(drafts)]
+        waves: list[list[tuple[int, MemoryDraft]]] = []
+        seen: dict[str, int] = {}
+        for index, draft in prepared:
+            assert draft.id is not None
+            wave = seen.get(draft.id, -1) + 1
+            seen[draft.id] = wave
+            if wave == len(waves):
+                waves.append([])
+            waves[wave].append((index, draft))
+        results: dict[int, WriteResult] = {}
+        for wave_items in waves:
+            results.update(self._commit_wave(wave_items))
+        changed = sum(1 for r in results.values() if r.action is not WriteAction.UNCHANGED)
+        if changed:
+            self.store.fold_if_needed(written_rows=changed)
+        return BatchResult([results[i] for i in range(len(prepared))])
+
+    def _prepare(self, index: int, draft: MemoryDraft) -> tuple[int, MemoryDraft]:
+        from ulid import ULID
+
+        try:
+            memory_id = revisions.validate_id(draft.id) if draft.id else str(ULID())
+            # Validate every field up front, so a bad record fails the batch before any write.
+            if draft.title is not None:
+                revisions.validate_title(draft.title)
+            if draft.body is not None:
+                revisions.normalise_body(draft.body)
+            if draft.type is not None:
+                revisions.validate_type(draft.type)
+            if draft.tags is not None:
+                revisions.normalise_tags(draft.tags)
+            if draft.id is None and (draft.title is None or draft.body is None):
+                raise InvalidInput("a new memory needs a title and a body")
+        except InvalidInput as exc:
+            raise self._at(index, exc) from None
+        return index, replace(draft, id=memory_id)
+
+    def _at(self, index: int, exc: GraphitError) -> GraphitError:
+        return type(exc)(exc.message if index == 0 else f"record {index + 1}: {exc.message}")
+
+    def _commit_wave(self, items: list[tuple[int, MemoryDraft]]) -> dict[int, WriteResult]:
+        done: dict[int, WriteResult] = {}
+        pending = items
+        for attempt in range(MAX_ATTEMPTS):
+            # The version is read before the heads: if the commit lands right on top of it,
+            # nobody wrote in between and every compare-and-swap saw what we planned against.
+            with self.store.snapshot():
+                base = self.store.version()
+                heads = self.store.heads([d.id for _, d in pending if d.id])
+            plans = [self._plan(i, d, heads.get(d.id or "", (None, None))) for i, d in pending]
+            writes = [p for p in plans if p.rows]
+            for plan in plans:
+                if not plan.rows:
+                    done[plan.index] = WriteResult(plan.action, plan.result)
+            if not writes:
+                return done
+            try:
+                counts = self.store.merge(
+                    [row for p in writes for row in p.rows],
+                    chains_exist=all(p.action is WriteAction.UPDATED for p in writes),
+                )
+                clean = counts.version == base + 1 and counts.inserted == len(writes)
+            except Conflict:  # contention on the table: find out what landed, retry the rest
+                clean = False
+            if clean:
+                done.update({p.index: WriteResult(p.action, p.result) for p in writes})
+                return done
+            pending = []
+            for plan, landed in self._verify(writes):
+                if landed is not None:
+                    done[plan.index] = WriteResult(plan.action, landed)
+                else:
+                    pending.append((plan.index, plan.draft))
+            if not pending:
+                return done
+            backoff(attempt)
+        raise Conflict(
+            f"gave up after {MAX_ATTEMPTS} attempts: other writers kept changing "
+            f"{len(pending)} of these memories; nothing was written for them"
+        )
+
+    def _verify(self, writes: list[_Plan]) -> list[tuple[_Plan, Memory | None]]:
+        """After a commit that raced with other writers: which plans landed intact?
+
+        A plan landed when the live row is the one it wrote and sits at the head of an intact
+        chain. A live row it wrote into a chain that a racing delete had just closed (the
+        insert cannot be made conditional) is removed again, and the write is re-planned: it
+        then continues the chain like any write to a deleted id.
+        """
+        after = self.store.heads([p.result.id for p in writes], vectors=False)
+        outcome: list[tuple[_Plan, Memory | None]] = []
+        for plan in writes:
+            live, tail = after.get(plan.result.id, (None, None))
+            if self._superseded(plan.result, live or tail):
+                outcome.append((plan, plan.result))  # it landed; a later write followed it
+            elif live is None or not _same_state(live, plan.result):
+                outcome.append((plan, None))
+            elif _linked(live, tail):
+                outcome.append((plan, live))
+            else:
+                self.store.remove_exact(live)
+                outcome.append((plan, None))
+        return outcome
+
+    def _superseded(self, written: Memory, current: Memory | None) -> bool:
+        """Whether `written` (a live row this process committed) is in the chain already
+        archived under a newer revision: another writer updated (or deleted) the memory
+        between our commit and this check. Retrying it would apply the write twice."""
+        if current is None or current.revision <= written.revision:
+            return False
+        revision_id = revisions.revision_id_for(written.id, written.revision, written.updated_at)
+        archived = self.store.get(revisions.archive_key(written.id, revision_id))
+        return archived is not None and (
+            archived.revision,
+            archived.content_hash,
+            archived.updated_at,
+            archived.updated_by,
+        ) == (written.revision, written.content_hash, written.updated_at, written.updated_by)
+
+    def _plan(
+        self, index: int, draft: MemoryDraft, head: tuple[Memory | None, Memory | None]
+    ) -> _Plan:
+        live, tail = head
+        now = self.clock()
+        assert draft.id is not None
+        if phantom(live, tail):
+            assert live is not None
+            self.store.remove_exact(live)  # left by a writer that lost to a delete
+            live = None
+        try:
+            if live is not None:
+                revised = revisions.revise(live, draft, author=self.author, now=now)
+                if revised is None:  # already what the draft says, whatever revision it names
+                    return _Plan(index, draft, WriteAction.UNCHANGED, [], live)
+                if draft.expected_revision is not None and draft.expected_revision != live.revision:
+                    raise Conflict(
+                        f"memory {live.id} is at revision {live.revision}, not "
+                        f"{draft.expected_revision}: it changed since it was read; "
+                        "read it again with `graphit memory source`"
+                    )
+                rows = revisions.plan_update(live, tail, revised)
+                return _Plan(index, draft, WriteAction.UPDATED, rows, rows[1])
+            if tail is not None:  # deleted: the chain continues
+                rows = revisions.plan_revive(tail, draft, author=self.author, now=now)
+                return _Plan(index, draft, WriteAction.UPDATED, rows, rows[1])
+            created = revisions.new_memory(
+                draft,
+                memory_id=draft.id,
+                scope_kind=self.scope.kind,
+                scope_id=self.scope.id,
+                author=self.author,
+                now=now,
+            )
+            return _Plan(index, draft, WriteAction.CREATED, [created], created)
+        except GraphitError as exc:
+            raise self._at(index, exc) from None
+
+    def delete(self, memory_id: str, *, expected_revision: int | None = None) -> WriteResult:
+        """Delete the live row; with `expected_revision`, only while it is still that revision.
+
+        A guarded removal (consolidation, undo) passes the revision whose flags it checked: the
+        store's compare-and-swap (`delete_live` at that revision) then refuses the delete when
+        another writer changed the memory in between, instead of deleting the newer revision.
+        """
+        memory_id = revisions.validate_id(memory_id)
+        for attempt in range(MAX_ATTEMPTS):
+            live, tail = self.store.heads([memory_id]).get(memory_id, (None, None))
+            if live is not None and phantom(live, tail):
+                self.store.remove_exact(live)
+                live = None
+            if live is None:
+                raise missing(memory_id, tail)
+            if expected_revision is not None and live.revision != expected_revision:
+                raise Conflict(
+                    f"memory {memory_id} is at revision {live.revision}, not "
+                    f"{expected_revision}: it changed since it was checked; nothing deleted"
+                )
+            rows = revisions.plan_delete(live, tail)
+            try:
+                counts = self.store.merge(rows, delete_live=(live.key, live.revision))
+            except Conflict:
+                backoff(attempt)
+                continue
+            if counts.inserted == 1 and counts.deleted == 1:
+                self.store.fold_if_needed()
+                return WriteResult(WriteAction.DELETED, rows[0])
+            backoff(attempt)
+        raise Conflict(
+            f"gave up deleting {memory_id} after {MAX_ATTEMPTS} attempts: nothing deleted"
+        )
+
+    # --- import of exported rows (portability) ---------------------------------------------
+
+    def import_rows(
+        self,
+        rows: list[Memory],
+        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
+        *,
+        embedding_model: str | None = None,
+    ) -> MergeCounts | None:
+        """Write rows exported by graphit with their ids, revisions, links and dates (see
+        `portability.native`, which plans what to write); None when nothing changed.
+
+        Vectors in the rows are kept only when they come from the table's model (a table
+        without vectors yet adopts `embedding_model`)."""
+        current = self.store.embedding_model()
+        if embedding_model and current is None:
+            self.store.set_embedding_model(embedding_model)
+            current = embedding_model
+        if current != embedding_model:
+            rows = [replace(r, embedding=None) if r.embedding is not None else r for r in rows]
+        counts = self.store.import_rows(rows, plan)
+        if counts is not None:
+            self.store.fold_if_needed(written_rows=counts.inserted + counts.updated)
+        return counts
+
+    # --- restore (cli-polish) ---------------------------------------------------------------
+
+    def restore(self, ref: str) -> WriteResult:
+        """Make archived revision `<id>/<revision_id>` current again, as a new revision.
+
+        Text, type, tags and flags come back as they were in that revision; the chain keeps
+        everything in between. A deleted memory comes back the same way; when the revision is
+        older than the one deleted, the memory first comes back as it was deleted, so the
+        history keeps the delete (`revisions.closed_by_delete`). Restoring what is already
+        current changes nothing.
+        """
+        memory_id, revision_id = revisions.parse_ref(ref)
+        if not revision_id:
+            raise InvalidInput(
+                f"give the revision to restore as {memory_id}/<revision-id> "
+                f"(see `graphit memory history {memory_id}`)"
+            )
+        old = self._reader.source(ref)
+        if old.next is not None and self._deleted(memory_id):
+            self.upsert(MemoryDraft(id=memory_id))  # back as deleted: the delete stays shown
+        draft = MemoryDraft(
+            id=old.id,
+            title=old.title,
+            body=old.body,
+            type=old.type,
+            tags=old.tags,
+            important=old.important,
+            mandatory=old.mandatory,
+        )
+        return self.upsert(draft)
+
+    def _deleted(self, memory_id: str) -> bool:
+        try:
+            self._reader.source(memory_id)
+        except NotFound:
+            return True
+        return False
+
+
+def _linked(live: Memory, tail: Memory | None) -> bool:
+    """The live row and the newest archive point at each other (or there is no archive yet)."""
+    if tail is None:
+        return live.revision == 1 and live.previous is None
+    return tail.revision == live.revision - 1 and live.previous == tail.key and tail.next == live.id
+
+
+def _same_state(live: Memory, wanted: Memory) -> bool:
+    return (live.revision, live.content_hash, live.important, live.mandatory) == (
+        wanted.revision,
+        wanted.content_hash,
+        wanted.important,
+        wanted.mandatory,
+    )
