@@ -10,6 +10,7 @@ import http.client
 import json
 import logging
 import re
+import secrets
 import socket
 import threading
 import time
@@ -286,6 +287,8 @@ class Broker:
         self._iam = moto.client("iam", *admin)
         self._sts = moto.client("sts", *admin)
         self._roles: dict[str, str] = {}
+        # moto keeps IAM state per process: role names are this broker's own.
+        self._role_tag = secrets.token_hex(4)
         self._lock = threading.Lock()
         broker = self
 
@@ -364,7 +367,7 @@ class Broker:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
     def role_for(self, root: str, scope_id: str, uri: str) -> str:
-        name = f"graphit-{root}-{scope_id}"[:64]
+        name = f"graphit-{root}-{scope_id}"[:55] + f"-{self._role_tag}"
         with self._lock:
             if name not in self._roles:
                 arn = self._iam.create_role(RoleName=name, AssumeRolePolicyDocument=TRUST)
@@ -408,16 +411,21 @@ class Broker:
 
 
 def enforced_moto(bucket: str) -> tuple[MotoServer, tuple[str, str]]:
-    """A separate moto server with IAM enforcement on, a bucket, and an admin key pair."""
+    """A separate moto server with IAM enforcement on, a bucket, and an admin key pair.
+
+    moto keeps IAM state per process, not per server: each call makes its own admin user."""
+    import secrets
+
     moto = MotoServer()
     moto.client("s3").create_bucket(Bucket=bucket)
     iam = moto.client("iam")
-    iam.create_user(UserName="broker")
+    admin = f"broker-{secrets.token_hex(4)}"
+    iam.create_user(UserName=admin)
     iam.put_user_policy(
-        UserName="broker",
+        UserName=admin,
         PolicyName="admin",
         PolicyDocument=_policy([{"Effect": "Allow", "Action": "*", "Resource": "*"}]),
     )
-    key = iam.create_access_key(UserName="broker")["AccessKey"]
+    key = iam.create_access_key(UserName=admin)["AccessKey"]
     moto.enforce_iam()
     return moto, (key["AccessKeyId"], key["SecretAccessKey"])

@@ -314,32 +314,31 @@ def test_an_error_that_only_mentions_a_retry_is_not_contention(exc: BaseExceptio
 def test_maintenance_retries_contention_but_not_an_error_mentioning_retry(
     scope: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graphit_cli.store.lance import MemoryStore
     from graphit_cli.store.table import contention_as_conflict
 
     service = open_service(scope)
     service.upsert(MemoryDraft(title="t", body="b"))
-    real_optimize = MemoryStore.optimize
+    real_optimize = service.store.optimize
     calls: list[int] = []
     conflict = _conflicts()[1]
 
-    def contended(self: MemoryStore) -> None:
+    def contended() -> None:
         calls.append(1)
         if len(calls) < 3:  # lance's own conflict, through the store's recognition
             with contention_as_conflict():
                 raise conflict
-        real_optimize(self)
+        real_optimize()
 
-    monkeypatch.setattr(MemoryStore, "optimize", contended)
+    monkeypatch.setattr(service.store, "optimize", contended)
     assert service.maintain(force=True).retries == 2 and len(calls) == 3
 
-    def unrelated(self: MemoryStore) -> None:
+    def unrelated() -> None:
         calls.append(1)
         with contention_as_conflict():
             raise RuntimeError("lance error: IO error: disk full, retry later")
 
     calls.clear()
-    monkeypatch.setattr(MemoryStore, "optimize", unrelated)
+    monkeypatch.setattr(service.store, "optimize", unrelated)
     with pytest.raises(RuntimeError, match="disk full, retry later"):
         service.maintain(force=True)
     assert len(calls) == 1  # not retried

@@ -226,11 +226,10 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
     ),
     "graphit_memory_search": (
         "Recall step 2: search for the current task, with exclude_mandatory=true after "
-        "graphit_memory_mandatory. Full-text and semantic, over current and past revisions; "
-        "one hit per memory, mandatory, important, then normal, newest first (score is "
-        "metadata). Matches only: a full-text hit with most of the query's rare words, or close "
-        "meaning; empty means memory holds nothing on it. Deleted only with include_deleted. "
-        "Pass next_cursor back for more."
+        "graphit_memory_mandatory. Full-text and semantic, current and past revisions, one hit "
+        "per memory: mandatory, important, normal, newest first (score is metadata). Matches "
+        "only (most of the query's rare words, or close meaning); empty: nothing on it. "
+        "Deleted only with include_deleted. Pass next_cursor back for more."
     ),
     "graphit_memory_source": (
         "Read one memory in full (Markdown with YAML frontmatter); <id>/<revision-id> reads an "
