@@ -99,7 +99,7 @@ def candidates(service: Any, text: str, vector: list[float]) -> list[Any]:
 
     lexical = service.store.search_text(text, relevance.CANDIDATE_DEPTH)
     near = service.store.search_vector(vector, relevance.CANDIDATE_DEPTH)
-    return ranking.fuse(lexical, near, shares=service._lexical_shares(text, lexical))
+    return ranking.fuse(lexical, near, shares=service.reads._lexical_shares(text, lexical))
 
 
 def main() -> int:

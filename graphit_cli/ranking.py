@@ -31,6 +31,7 @@ class Scored:
     score: float
     share: float | None  # a full-text hit: the share of the query's term weight it carries
     similarity: float | None  # cosine similarity to the query, when the vector search saw it
+    bm25: float | None = None  # a full-text hit: its BM25 score / the best hit's
 
 
 @dataclass
@@ -71,7 +72,7 @@ def fuse(
             share = max(hit.score, 0.0) / best_lexical
             weight = lexical_weight if hit.has_vector else 1.0
             scored[hit.row.key] = Scored(
-                hit.row, weight * share, shares.get(hit.row.key, 0.0), None
+                hit.row, weight * share, shares.get(hit.row.key, 0.0), None, share
             )
     for row, similarity in semantic:
         share = max(similarity, 0.0) / best_semantic if best_semantic > 0 else 0.0
@@ -84,15 +85,23 @@ def fuse(
     return sorted(scored.values(), key=lambda s: -s.score)
 
 
-def matches(scored: Sequence[Scored]) -> list[Scored]:
-    """The rows that match the query at all (`relevance`: the same test for every row)."""
-    best = max((s.similarity for s in scored if s.similarity is not None), default=0.0)
-    top = max((s.score for s in scored), default=0.0)
+def matches(
+    scored: Sequence[Scored],
+    *,
+    lexical_only: bool = False,
+    basis: Sequence[Scored] | None = None,
+) -> list[Scored]:
+    """The rows that match the query at all (`relevance`: the same test for every row).
+
+    `lexical_only`: the search ran no vector retriever. `basis`: the candidates the semantic
+    threshold is taken from (`relevance.CANDIDATE_DEPTH` rows per retriever; default `scored`).
+    """
+    threshold = relevance.fused_threshold([s.score for s in (scored if basis is None else basis)])
     return [
         s
         for s in scored
-        if relevance.lexical_match(s.share)
-        or relevance.semantic_match(s.similarity, best, s.score, top)
+        if relevance.lexical_match(s.share, s.bm25, alone=lexical_only)
+        or relevance.semantic_match(s.similarity, s.score, threshold)
     ]
 
 
