@@ -132,11 +132,7 @@ class Reader:
         scored = ranking.fuse(lexical, near, shares=shares)
         # The semantic threshold comes from the base pool, so a deeper one never raises it.
         base = relevance.CANDIDATE_DEPTH
-        basis = (
-            scored
-            if pool <= base
-            else ranking.fuse(lexical[:base], near[:base], shares=shares)
-        )
+        basis = scored if pool <= base else ranking.fuse(lexical[:base], near[:base], shares=shares)
         candidates = ranking.collapse(
             ranking.matches(scored, lexical_only=used == "fts", basis=basis)
         )
