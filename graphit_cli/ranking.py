@@ -32,7 +32,6 @@ class Scored:
     score: float
     share: float | None  # a full-text hit: the share of the query's term weight it carries
     similarity: float | None  # cosine similarity to the query, when the vector search saw it
-    bm25: float | None = None  # a full-text hit: its BM25 score / the best hit's
 
 
 @dataclass
@@ -76,7 +75,7 @@ def fuse(
             weight = lexical_weight if hit.has_vector else 1.0
             covered = shares.get(hit.row.key, 0.0) if shares is not None else None
             part = relative * (1.0 if covered is None else covered)
-            scored[hit.row.key] = Scored(hit.row, weight * part, covered, None, relative)
+            scored[hit.row.key] = Scored(hit.row, weight * part, covered, None)
     for row, similarity in semantic:
         share = max(similarity, 0.0) / best_semantic if best_semantic > 0 else 0.0
         found = scored.get(row.key)
@@ -100,10 +99,11 @@ def matches(
     threshold is taken from (`relevance.CANDIDATE_DEPTH` rows per retriever; default `scored`).
     """
     threshold = relevance.fused_threshold([s.score for s in (scored if basis is None else basis)])
+    top = max((s.score for s in scored), default=0.0)
     return [
         s
         for s in scored
-        if relevance.lexical_match(s.share, s.bm25, alone=lexical_only)
+        if relevance.lexical_match(s.share, s.score / top if lexical_only and top > 0 else None)
         or relevance.semantic_match(s.similarity, s.score, threshold)
     ]
 

@@ -14,8 +14,8 @@ The search policy in one place (pure; the service feeds it the store's facts):
     table never mentions matches nothing by one stray word;
   - *lexical-only search* (`--mode fts`, or no vectors yet) has no semantic branch to catch a
     row that names the query's subject in other words, so there a full-text hit also matches
-    when it carries at least `MIN_SHARE` of the weight and its BM25 score is at least
-    `BM25_RELATIVE` of the best hit's;
+    when it carries at least `MIN_SHARE` of the weight and its lexical relevance (BM25 times
+    that share, `ranking.fuse`) is at least `BM25_RELATIVE` of the best hit's;
   - *semantic*: the cosine similarity to the query reaches `SIMILARITY_FLOOR` and the fused
     relevance stands out from the candidates': at least their mean plus `FUSED_Z` standard
     deviations (`fused_threshold`). The mean and deviation are taken over the candidates at
@@ -42,7 +42,8 @@ T = TypeVar("T")
 # Calibrated on the LoCoMo dev observations by benchmarks/calibrate_floor.py (benchmarks/
 # README.md, "What counts as a match").
 LEXICAL_SHARE = 0.5
-# Lexical-only search: a hit with this share of the weight and this share of the best BM25.
+# Lexical-only search: a hit with this share of the weight and this share of the best hit's
+# relevance (BM25 x share: 0.4 keeps "Use pnpm", 0.33, out of "which database do we use").
 MIN_SHARE = 0.1
 BM25_RELATIVE = 0.4
 SIMILARITY_FLOOR = 0.30
@@ -101,15 +102,15 @@ def lexical_share(covered: Iterable[str], weights: Mapping[str, float]) -> float
     return sum(weights.get(term, 0.0) for term in set(covered)) / total
 
 
-def lexical_match(share: float | None, bm25: float | None = None, *, alone: bool = False) -> bool:
+def lexical_match(share: float | None, relative: float | None = None) -> bool:
     """A full-text hit that carries LEXICAL_SHARE of the query's term weight; in a lexical-only
-    search (`alone`) also one with MIN_SHARE whose BM25 (relative to the best hit's, in [0, 1])
-    reaches BM25_RELATIVE."""
+    search (`relative` given: the hit's relevance / the best hit's) also one with MIN_SHARE
+    whose relative relevance reaches BM25_RELATIVE."""
     if share is None:
         return False
     if share >= LEXICAL_SHARE:
         return True
-    return alone and bm25 is not None and share >= MIN_SHARE and bm25 >= BM25_RELATIVE
+    return relative is not None and share >= MIN_SHARE and relative >= BM25_RELATIVE
 
 
 def fused_threshold(scores: Sequence[float]) -> float:

@@ -95,18 +95,17 @@ def test_a_common_word_alone_is_not_a_match(svc: MemoryService) -> None:
 
 
 def test_lexical_only_search_also_matches_a_strong_partial_hit(svc: MemoryService) -> None:
-    """Without a semantic branch, a full-text hit with a small share of the query's weight
-    (here a third) still matches when its BM25 score is close to the best hit's; a hit with
-    a low score and the same share does not."""
+    """Without a semantic branch, a full-text hit with less than half of the query's weight
+    still matches when its relevance is close to the best hit's; a weak one does not."""
     filler = " ".join(f"word{n}" for n in range(40))
     full = write(svc, "Zoo visit", f"zebra okapi lemur {filler}")
-    partial = write(svc, "Zebra", "zebra zebra")
-    write(svc, "Notes A", f"an okapi {filler} {filler}")
-    write(svc, "Notes B", f"a lemur {filler} {filler}")
+    partial = write(svc, "Zebra", "zebra zebra")  # "zebra" is under half of the weight
+    both = [write(svc, f"Notes {n}", f"okapi lemur {filler} {filler}") for n in range(3)]
+    weak = write(svc, "Okapi", f"an okapi {filler} {filler} {filler}")
     for n in range(6):
         write(svc, f"Other {n}", f"notes {n}")
     found = ids(svc.search("zebra okapi lemur", top_k=0, mode="fts"))
-    assert full in found and partial in found and len(found) == 2
+    assert sorted(found) == sorted([full, partial, *both]) and weak not in found
 
 
 def test_fused_threshold_stands_out_but_never_above_the_best() -> None:
@@ -135,7 +134,6 @@ def test_a_hit_on_the_rare_word_outranks_a_higher_bm25_hit_on_the_common_one(
     shares = {use.matched.key: 0.2, zebra.matched.key: 0.8}
     fused = ranking.fuse(hits, [], shares=shares)
     assert [s.row.key for s in fused] == [zebra.matched.key, use.matched.key]
-    assert [s.bm25 for s in fused] == [0.6, 1.0]
     assert [s.row.key for s in ranking.fuse(hits, [])] == [use.matched.key, zebra.matched.key]
 
 
