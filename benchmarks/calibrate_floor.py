@@ -146,7 +146,7 @@ def main() -> int:
     parser.add_argument("--similarity", default="0.3", help="SIMILARITY_FLOOR values")
     parser.add_argument("--z", default="1.0,1.25,1.5", help="FUSED_Z values")
     parser.add_argument("--min-share", default="0.1", help="fts: MIN_SHARE values")
-    parser.add_argument("--bm25", default="0.4", help="fts: BM25_RELATIVE values")
+    parser.add_argument("--bm25", default="0.4", help="fts: BM25_RELATIVE values (x the best hit)")
     parser.add_argument("--embed-cache", type=Path, help="as retrieval.py --embed-cache")
     args = parser.parse_args()
 

@@ -70,7 +70,7 @@ def search(
     Full-text (BM25, times the share of the query's idf weight a hit covers) and vector
     (cosine) scores are fused 0.5 / 0.5. A memory matches when the query's informative words
     it contains (stop words left out) carry at least half of their idf weight (lexical-only
-    search: or a tenth, with BM25 at least 0.4 of the best hit's), or when its cosine is at
+    search: or a tenth, scoring at least 0.4 of the best hit's), or when its cosine is at
     least 0.30 and its fused score at least the candidates' mean + 1.25 standard deviations;
     the same test for every category, so a query about
     nothing returns nothing and a word most memories share ("use") is not a match. Among
