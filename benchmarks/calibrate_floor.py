@@ -6,16 +6,16 @@
         [--embed-cache /tmp/graphit-embed-cache]
 
 Loads the memories through graphit's service, embeds them with the packaged model, and for
-every query keeps graphit's own fused candidate list (`ranking.fuse` over the store's BM25 and
-vector hits, `relevance.CANDIDATE_DEPTH` rows each, with each lexical hit's share of the
-query's term weight computed as `search` does). Flags are then laid over the same memories the
-way `retrieval.py --flags` does (seeded: 10 % important, 3 % mandatory), and for each
-(lexical share, similarity floor, relative floor) on the grid the script runs graphit's own
-match rule and selection (`ranking.matches`, `relevance.select`, top_k 10) and prints
-recall@10 and MRR (relevance order) without and with flags, how many memories a query matches
-(median), and the share of off-topic queries that return nothing. It also prints the cosine
-similarities of gold rows and of off-topic queries' best rows, which is what the similarity
-floor separates.
+every query keeps the store's BM25 and vector hits (`relevance.CANDIDATE_DEPTH` rows each) and
+each lexical hit's share of the query's term weight, computed as `search` does. Flags are then
+laid over the same memories the way `retrieval.py --flags` does (seeded: 10 % important, 3 %
+mandatory), and for each point of the grid (lexical weight of the fusion, lexical share,
+similarity floor, FUSED_Z; in `--mode fts` MIN_SHARE and BM25_RELATIVE) the script fuses
+(`ranking.fuse`) and runs graphit's own match rule and selection (`ranking.matches`,
+`relevance.select`, top_k 10) and prints recall@10 and MRR (relevance order) without and with
+flags, how many memories a query matches (median), and the share of off-topic queries that
+return nothing. It also prints the cosine similarities of gold rows and of off-topic queries'
+best rows, which is what the similarity floor separates.
 
 The thresholds are module constants of `graphit_cli.core.relevance`; this script sets them for each
 run. The end-to-end check of the chosen values is `retrieval.py --flags` (through `search`).
@@ -66,6 +66,7 @@ def evaluate(
     lists: list[tuple[list[Any], set[str]]],
     flags: dict[str, tuple[bool, bool]],
     to_file_id: dict[str, str],
+    lexical_only: bool = False,
 ) -> dict[str, float]:
     """recall@10 and MRR (relevance order) of graphit's match rule and selection."""
     from graphit_cli.core import ranking, relevance
@@ -74,7 +75,7 @@ def evaluate(
     mrr: list[float] = []
     sizes: list[int] = []
     for scored, gold in lists:
-        matched = ranking.collapse(ranking.matches(scored))
+        matched = ranking.collapse(ranking.matches(scored, lexical_only=lexical_only))
         sizes.append(len(matched))
         # (rank, row with the flags laid over it), best first
         ranked = []
@@ -93,13 +94,45 @@ def evaluate(
     }
 
 
-def candidates(service: Any, text: str, vector: list[float]) -> list[Any]:
-    """graphit's fused candidate list for one query, as `search` builds it."""
-    from graphit_cli.core import ranking, relevance
+def candidates(service: Any, text: str, vector: list[float] | None) -> tuple[Any, Any, Any]:
+    """The store's hits for one query and the lexical shares, as `search` gets them."""
+    from graphit_cli.core import relevance
 
     lexical = service.store.search_text(text, relevance.CANDIDATE_DEPTH)
-    near = service.store.search_vector(vector, relevance.CANDIDATE_DEPTH)
-    return ranking.fuse(lexical, near, shares=service._lexical_shares(text, lexical))
+    near = service.store.search_vector(vector, relevance.CANDIDATE_DEPTH) if vector else []
+    return lexical, near, service.reads._lexical_shares(text, lexical)
+
+
+def fused(hits: tuple[Any, Any, Any], weight: float) -> list[Any]:
+    from graphit_cli.core import ranking
+
+    lexical, near, shares = hits
+    return ranking.fuse(lexical, near, lexical_weight=weight, shares=shares)
+
+
+def describe(lists: list[Any], off: list[Any], to_file_id: dict[str, str]) -> None:
+    """Cosine similarities of gold rows and of off-topic queries' best rows; gold shares."""
+    gold_sims = [
+        s.similarity
+        for scored, gold in lists
+        for s in scored
+        if s.similarity is not None and to_file_id.get(s.row.id) in gold
+    ]
+    gold_shares = [
+        s.share
+        for scored, gold in lists
+        for s in scored
+        if s.share is not None and to_file_id.get(s.row.id) in gold
+    ]
+    off_best = [max((s.similarity or 0.0 for s in scored), default=0.0) for scored in off]
+    for name, values in (
+        ("cosine of gold rows", gold_sims),
+        ("cosine of an off-topic query's best row", off_best),
+        ("lexical share of gold full-text hits", gold_shares),
+    ):
+        if values:
+            cuts = ", ".join(f"p{p} {percentile(values, p):.3f}" for p in (5, 10, 50, 90, 100))
+            print(f"{name} (n={len(values)}): {cuts}")
 
 
 def main() -> int:
@@ -107,10 +140,13 @@ def main() -> int:
     parser.add_argument("--memories", type=Path, default=DATA / "memories_observations.jsonl")
     parser.add_argument("--queries", type=Path, default=DATA / "queries.jsonl")
     parser.add_argument("--gold", default="gold_observation_ids")
-    parser.add_argument("--share", default="0,0.3,0.4,0.5,0.6")
-    parser.add_argument("--similarity", default="0.25,0.3,0.35")
-    parser.add_argument("--relative", default="0,0.5,0.6,0.7")
-    parser.add_argument("--fused", default="0")
+    parser.add_argument("--mode", choices=("hybrid", "fts"), default="hybrid")
+    parser.add_argument("--weight", default="0.5", help="fusion lexical weights")
+    parser.add_argument("--share", default="0.5", help="LEXICAL_SHARE values")
+    parser.add_argument("--similarity", default="0.3", help="SIMILARITY_FLOOR values")
+    parser.add_argument("--z", default="1.0,1.25,1.5", help="FUSED_Z values")
+    parser.add_argument("--min-share", default="0.1", help="fts: MIN_SHARE values")
+    parser.add_argument("--bm25", default="0.4", help="fts: BM25_RELATIVE values (x the best hit)")
     parser.add_argument("--embed-cache", type=Path, help="as retrieval.py --embed-cache")
     args = parser.parse_args()
 
@@ -135,14 +171,19 @@ def main() -> int:
     log(f"embedding {len(texts)} queries")
     vectors = {text: embedder.embed_query(text) for text in texts}
 
-    lists = [
+    fts = args.mode == "fts"
+    raw = [
         (
-            candidates(services[q["scope_id"]], q["question"], vectors[q["question"]]),
+            candidates(
+                services[q["scope_id"]], q["question"], None if fts else vectors[q["question"]]
+            ),
             set(q[args.gold]),
         )
         for q in chosen
     ]
-    off = [candidates(s, t, vectors[t]) for s in services.values() for t in OFF_TOPIC]
+    off_raw = [
+        candidates(s, t, None if fts else vectors[t]) for s in services.values() for t in OFF_TOPIC
+    ]
     from_file = {v: k for k, v in to_file_id.items()}
     flags = {
         from_file[r["id"]]: (r["important"], r["mandatory"])
@@ -151,53 +192,41 @@ def main() -> int:
     }
     log(f"{len(flags)} of {len(memories)} memories flagged")
 
-    gold_sims = [
-        s.similarity
-        for scored, gold in lists
-        for s in scored
-        if s.similarity is not None and to_file_id.get(s.row.id) in gold
-    ]
-    gold_shares = [
-        s.share
-        for scored, gold in lists
-        for s in scored
-        if s.share is not None and to_file_id.get(s.row.id) in gold
-    ]
-    off_best = [max((s.similarity or 0.0 for s in scored), default=0.0) for scored in off]
-    for name, values in (
-        ("cosine of gold rows", gold_sims),
-        ("cosine of an off-topic query's best row", off_best),
-        ("lexical share of gold full-text hits", gold_shares),
-    ):
-        cuts = ", ".join(f"p{p} {percentile(values, p):.3f}" for p in (5, 10, 50, 90, 100))
-        print(f"{name} (n={len(values)}): {cuts}")
+    def floats(text: str) -> list[float]:
+        return [float(x) for x in text.split(",")]
+
+    from graphit_cli.core import ranking
 
     print(
-        "share  sim   rel fused | recall@10 plain flagged  delta | MRR plain flagged | matched"
-        " | off-topic empty"
+        "weight share  sim    z  min  bm25 | recall@10 plain flagged  delta | MRR plain flagged"
+        " | matched | off-topic empty"
     )
-    for share in (float(x) for x in args.share.split(",")):
-        relevance.LEXICAL_SHARE = share
-        for sim in (float(x) for x in args.similarity.split(",")):
-            relevance.SIMILARITY_FLOOR = sim
-            for rel, fused in (
-                (float(x), float(y))
-                for x in args.relative.split(",")
-                for y in args.fused.split(",")
-            ):
-                relevance.RELATIVE_FLOOR = rel
-                relevance.FUSED_FLOOR = fused
-                from graphit_cli.core import ranking
-
-                empty = sum(not ranking.matches(scored) for scored in off) / len(off)
-                a = evaluate(lists, {}, to_file_id)
-                b = evaluate(lists, flags, to_file_id)
-                print(
-                    f"{share:5.2f} {sim:4.2f} {rel:4.2f} {fused:4.2f} | {a['recall@10']:15.3f}"
-                    f" {b['recall@10']:7.3f} {b['recall@10'] - a['recall@10']:+6.3f}"
-                    f" | {a['mrr']:9.3f} {b['mrr']:7.3f} | {a['matched']:7.0f} | {empty:.2f}",
-                    flush=True,
-                )
+    for weight in floats(args.weight):
+        lists = [(fused(hits, weight), gold) for hits, gold in raw]
+        off = [fused(hits, weight) for hits in off_raw]
+        if weight == floats(args.weight)[0]:
+            describe(lists, off, to_file_id)
+        grid = [
+            (share, sim, z, low, bm)
+            for share in floats(args.share)
+            for sim in floats(args.similarity)
+            for z in floats(args.z)
+            for low in floats(args.min_share)
+            for bm in floats(args.bm25)
+        ]
+        for share, sim, z, low, bm in grid:
+            relevance.LEXICAL_SHARE, relevance.SIMILARITY_FLOOR, relevance.FUSED_Z = share, sim, z
+            relevance.MIN_SHARE, relevance.BM25_RELATIVE = low, bm
+            empty = sum(not ranking.matches(s, lexical_only=fts) for s in off) / len(off)
+            a = evaluate(lists, {}, to_file_id, fts)
+            b = evaluate(lists, flags, to_file_id, fts)
+            print(
+                f"{weight:6.2f} {share:5.2f} {sim:4.2f} {z:4.2f} {low:4.2f} {bm:5.2f} |"
+                f" {a['recall@10']:15.3f} {b['recall@10']:7.3f}"
+                f" {b['recall@10'] - a['recall@10']:+6.3f}"
+                f" | {a['mrr']:9.3f} {b['mrr']:7.3f} | {a['matched']:7.0f} | {empty:.2f}",
+                flush=True,
+            )
     return 0
 
 

@@ -120,3 +120,22 @@ def test_a_mandatory_match_is_shown_first_whatever_top_k(cli, top_k: str) -> Non
     shown = [h["id"] for h in result.json()]
     assert len(shown) == int(top_k) and shown[0] == rule and set(shown[1:]) <= set(normal)
     assert result.json()[0]["category"] == "mandatory"
+
+
+def test_lexical_only_search_on_a_realistic_project(cli) -> None:  # type: ignore[no-untyped-def]
+    """No vectors yet (a new user's first searches): "which database do we use" shows the
+    database memory and none of the six that share only "use"; a query about nothing shows
+    nothing."""
+    from pathlib import Path
+
+    project = Path(__file__).parent / "fixtures" / "projects" / "engineering.jsonl"
+    loaded = cli("memory", "upsert", "-", "-f", "json", input=project.read_text())
+    assert loaded.exit_code == 0, loaded.stderr
+    titles = {m["id"]: m["title"] for m in loaded.json()}
+    result = cli("memory", "search", "which database do we use", "--mode", "fts", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [titles[h["id"]] for h in result.json()] == ["Primary database is PostgreSQL 16"]
+    deploy = cli("memory", "search", "how do we deploy", "--mode", "fts", "-f", "json")
+    assert "Deploy with Helm to the production cluster" in [titles[h["id"]] for h in deploy.json()]
+    nothing = cli("memory", "search", "xylophone quantum banana", "--mode", "fts", "-f", "json")
+    assert nothing.exit_code == 0 and nothing.stdout.strip() in ("", "[]")

@@ -8,7 +8,7 @@ import pytest
 
 from graphit_cli.access.opening import open_service
 from graphit_cli.core import ranking, relevance
-from graphit_cli.core.models import MemoryDraft, MemoryFilter
+from graphit_cli.core.models import LexicalHit, MemoryDraft, MemoryFilter
 from graphit_cli.errors import InvalidInput
 from graphit_cli.service.memory import MemoryService
 from tests.embedders import HashingEmbedder
@@ -93,6 +93,49 @@ def test_a_common_word_alone_is_not_a_match(svc: MemoryService) -> None:
     assert ids(svc.search("which database do we use", top_k=0, mode="fts")) == [database]
     assert len(svc.search("use", mode="fts").hits) == 6  # the word alone is the whole query
     assert svc.search("which xylophone do we use", mode="fts").hits == []
+
+
+def test_lexical_only_search_also_matches_a_strong_partial_hit(svc: MemoryService) -> None:
+    """Without a semantic branch, a full-text hit with less than half of the query's weight
+    still matches when its relevance is close to the best hit's; a weak one does not."""
+    filler = " ".join(f"word{n}" for n in range(40))
+    full = write(svc, "Zoo visit", f"zebra okapi lemur {filler}")
+    partial = write(svc, "Zebra", "zebra zebra")  # "zebra" is under half of the weight
+    both = [write(svc, f"Notes {n}", f"okapi lemur {filler} {filler}") for n in range(3)]
+    weak = write(svc, "Okapi", f"an okapi {filler} {filler} {filler}")
+    for n in range(6):
+        write(svc, f"Other {n}", f"notes {n}")
+    found = ids(svc.search("zebra okapi lemur", top_k=0, mode="fts"))
+    assert sorted(found) == sorted([full, partial, *both]) and weak not in found
+
+
+def test_fused_threshold_stands_out_but_never_above_the_best() -> None:
+    pool = [1.0, 0.95] + [0.1] * 40
+    bar = relevance.fused_threshold(pool)
+    assert 0.1 < bar < 0.95
+    assert relevance.fused_threshold([1.0, 0.9, 0.1]) == 1.0  # a few candidates: the best passes
+    assert relevance.fused_threshold([]) == float("inf")
+
+
+def test_a_hit_on_the_rare_word_outranks_a_higher_bm25_hit_on_the_common_one(
+    svc: MemoryService,
+) -> None:
+    """A hit's lexical part is its relative BM25 times its share of the query's term weight."""
+    write(svc, "Zebra", "zebra")
+    write(svc, "Use", "use use use")
+    [zebra, use] = sorted(
+        svc.search("use zebra", top_k=0, mode="fts").hits,
+        key=lambda h: h.memory.title,
+        reverse=True,
+    )
+    hits = [
+        LexicalHit(use.matched, 10.0, True, 1),
+        LexicalHit(zebra.matched, 6.0, True, 2),
+    ]
+    shares = {use.matched.key: 0.2, zebra.matched.key: 0.8}
+    fused = ranking.fuse(hits, [], shares=shares)
+    assert [s.row.key for s in fused] == [zebra.matched.key, use.matched.key]
+    assert [s.row.key for s in ranking.fuse(hits, [])] == [use.matched.key, zebra.matched.key]
 
 
 def test_informative_terms_and_weights() -> None:

@@ -67,10 +67,12 @@ def search(
 ) -> None:
     """Search current and archived memories; one hit per memory, in canonical order.
 
-    Full-text (BM25) and vector (cosine) scores are fused, 0.3 / 0.7. A memory matches
-    when the query's informative words it contains (stop words left out) carry at least half
-    of their idf weight, or when its cosine similarity is at least 0.30 and its fused score
-    at least 0.7 of the best match's; the same test for every category, so a query about
+    Full-text (BM25, times the share of the query's idf weight a hit covers) and vector
+    (cosine) scores are fused 0.5 / 0.5. A memory matches when the query's informative words
+    it contains (stop words left out) carry at least half of their idf weight (lexical-only
+    search: or a tenth, scoring at least 0.4 of the best hit's), or when its cosine is at
+    least 0.30 and its fused score at least the candidates' mean + 1.25 standard deviations;
+    the same test for every category, so a query about
     nothing returns nothing and a word most memories share ("use") is not a match. Among
     the matches, every mandatory one is selected before any important one and every
     important one before any normal one (by relevance inside each); -k counts distinct

@@ -12,8 +12,14 @@ The search policy in one place (pure; the service feeds it the store's facts):
     that shares only a common word ("use") with "which database do we use" is not a match;
     a term no memory contains still counts in the total, so a query about something the
     table never mentions matches nothing by one stray word;
-  - *semantic*: the cosine similarity to the query reaches `SIMILARITY_FLOOR` and at least
-    `RELATIVE_FLOOR` of the best row's similarity.
+  - *lexical-only search* (`--mode fts`, or no vectors yet) has no semantic branch to catch a
+    row that names the query's subject in other words, so there a full-text hit also matches
+    when it carries at least `MIN_SHARE` of the weight and its lexical relevance (BM25 times
+    that share, `ranking.fuse`) is at least `BM25_RELATIVE` of the best hit's;
+  - *semantic*: the cosine similarity to the query reaches `SIMILARITY_FLOOR` and the fused
+    relevance stands out from the candidates': at least their mean plus `FUSED_Z` standard
+    deviations (`fused_threshold`). The mean and deviation are taken over the candidates at
+    `CANDIDATE_DEPTH`, whatever `top_k` is, so a deeper pool never raises the bar.
   A query about nothing returns nothing.
 - **Selection**: among the matches, mandatory ones first, then important, then normal, each
   by relevance; the first `top_k` are kept and shown in canonical order (`ordering`). So no
@@ -36,10 +42,13 @@ T = TypeVar("T")
 # Calibrated on the LoCoMo dev observations by benchmarks/calibrate_floor.py (benchmarks/
 # README.md, "What counts as a match").
 LEXICAL_SHARE = 0.5
+# Lexical-only search: a hit with this share of the weight and this share of the best hit's
+# relevance (BM25 x share: 0.4 keeps "Use pnpm", 0.33, out of "which database do we use").
+MIN_SHARE = 0.1
+BM25_RELATIVE = 0.4
 SIMILARITY_FLOOR = 0.30
-RELATIVE_FLOOR = 0.0
-# A match's fused relevance must also reach this share of the best row's (0 = no such test).
-FUSED_FLOOR = 0.7
+# A semantic match's fused relevance is at least the candidates' mean + FUSED_Z deviations.
+FUSED_Z = 1.25
 # Rows each retriever returns at least (and for top_k = 0); deeper for a large top_k.
 CANDIDATE_DEPTH = 200
 DEPTH_FACTOR = 4
@@ -93,19 +102,32 @@ def lexical_share(covered: Iterable[str], weights: Mapping[str, float]) -> float
     return sum(weights.get(term, 0.0) for term in set(covered)) / total
 
 
-def lexical_match(share: float | None) -> bool:
-    return share is not None and share >= LEXICAL_SHARE
+def lexical_match(share: float | None, relative: float | None = None) -> bool:
+    """A full-text hit that carries LEXICAL_SHARE of the query's term weight; in a lexical-only
+    search (`relative` given: the hit's relevance / the best hit's) also one with MIN_SHARE
+    whose relative relevance reaches BM25_RELATIVE."""
+    if share is None:
+        return False
+    if share >= LEXICAL_SHARE:
+        return True
+    return relative is not None and share >= MIN_SHARE and relative >= BM25_RELATIVE
 
 
-def semantic_match(similarity: float | None, best: float, score: float, top: float) -> bool:
-    """Close in meaning: the cosine similarity reaches the absolute floor and the relative
-    floor of the best row's, and the fused relevance reaches FUSED_FLOOR of the best row's."""
-    return (
-        similarity is not None
-        and similarity >= SIMILARITY_FLOOR
-        and similarity >= RELATIVE_FLOOR * best
-        and score >= FUSED_FLOOR * top
-    )
+def fused_threshold(scores: Sequence[float]) -> float:
+    """The fused relevance a semantic match needs: the candidates' mean + FUSED_Z deviations,
+    or the best candidate's when that is less (among a few candidates the bar can exceed
+    every score; the best still has to pass the similarity floor)."""
+    if not scores:
+        return math.inf
+    mean = math.fsum(scores) / len(scores)
+    deviation = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / len(scores))
+    return min(mean + FUSED_Z * deviation, max(scores))
+
+
+def semantic_match(similarity: float | None, score: float, threshold: float) -> bool:
+    """Close in meaning: the cosine similarity reaches the absolute floor and the fused
+    relevance reaches `threshold` (`fused_threshold` of the candidates)."""
+    return similarity is not None and similarity >= SIMILARITY_FLOOR and score >= threshold
 
 
 def select(ranked: Sequence[T], memory_of: Callable[[T], Memory], top_k: int) -> list[T]:

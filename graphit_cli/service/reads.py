@@ -129,7 +129,13 @@ class Reader:
         near: list[tuple[Memory, float]] = []
         if used != "fts" and vector is not None:
             near = self.store.search_vector(vector, pool, flt=flt)
-        candidates = ranking.collapse(ranking.matches(ranking.fuse(lexical, near, shares=shares)))
+        scored = ranking.fuse(lexical, near, shares=shares)
+        # The semantic threshold comes from the base pool, so a deeper one never raises it.
+        base = relevance.CANDIDATE_DEPTH
+        basis = scored if pool <= base else ranking.fuse(lexical[:base], near[:base], shares=shares)
+        candidates = ranking.collapse(
+            ranking.matches(scored, lexical_only=used == "fts", basis=basis)
+        )
 
         # Category and filters come from the current memory, not from the matched revision.
         # A live match is its own current row unless a delete closed its chain (cheap to
