@@ -54,15 +54,7 @@ class Search:
         where it has them (see `rowcache`).
         """
         self.handle.latest()
-        query = self.handle.table.search(
-            MultiMatchQuery(
-                text,
-                list(TEXT_BOOSTS),
-                boosts=list(TEXT_BOOSTS.values()),
-                operator=FullTextOperator.OR,
-            ),
-            query_type="fts",
-        )
+        query = self._text_query(text)
         where = _search_where(flt, live_only)
         if where:
             query = query.where(where, prefilter=True)
@@ -87,18 +79,21 @@ class Search:
         self.handle.latest()
         postings: dict[str, frozenset[int]] = {}
         for term in terms:
-            query = self.handle.table.search(
-                MultiMatchQuery(
-                    term,
-                    list(TEXT_BOOSTS),
-                    boosts=list(TEXT_BOOSTS.values()),
-                    operator=FullTextOperator.OR,
-                ),
-                query_type="fts",
-            )
-            found = query.select(["_rowaddr", "_score"]).limit(limit).to_arrow()
+            found = self._text_query(term).select(["_rowaddr", "_score"]).limit(limit).to_arrow()
             postings[term] = frozenset(int(a) for a in found.column("_rowaddr").to_pylist())
         return postings
+
+    def _text_query(self, text: str) -> Any:
+        """BM25 over the text columns with their field weights (plain text: no operators)."""
+        return self.handle.table.search(
+            MultiMatchQuery(
+                text,
+                list(TEXT_BOOSTS),
+                boosts=list(TEXT_BOOSTS.values()),
+                operator=FullTextOperator.OR,
+            ),
+            query_type="fts",
+        )
 
     def search_vector(
         self,
