@@ -444,6 +444,8 @@ def test_s3_warm_handle_searches_read_no_index_pages(moto: Any, on_s3: None) -> 
         assert sum(count.values()) <= 4, (name, count)
     assert after.hits[0].memory.id == fresh.id
     # The first search after 6 writes reads what they added (the new fragments' vectors and
-    # text, once); the next one only the text outside the full-text index.
-    assert sum(after_writes.values()) <= 24, after_writes
+    # text, once); the next one only the text outside the full-text index. The match rule asks
+    # the index once per informative query term (`term_postings`, 3 here), and until the daemon
+    # folds the new rows each of those queries scans them too: 29 where it was 20.
+    assert sum(after_writes.values()) <= 32, after_writes
     assert sum(again.values()) <= 8, again

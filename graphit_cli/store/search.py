@@ -32,6 +32,8 @@ class Search:
         self.split_vectors: bool | None = None  # None: on a warm remote handle
         self._fresh_fragments: tuple[int, list[Any]] = (-1, [])
         self._vector_blocks: dict[tuple[int, int | None], tuple[Any, Any]] = {}
+        # Term postings at one table version (`term_postings`): a version's rows never change.
+        self._postings: tuple[int, dict[tuple[str, int], frozenset[int]]] = (-1, {})
 
     def search_text(
         self,
@@ -75,12 +77,21 @@ class Search:
     def term_postings(self, terms: list[str], limit: int) -> dict[str, frozenset[int]]:
         """For each term, the addresses of the rows (live or archived) containing it, at most
         `limit` of them (the best by BM25): the document count and coverage a search's match
-        rule needs (`relevance`). One index query per term, reading no row."""
+        rule needs (`relevance`). One index query per term, reading no row, and none for a term
+        already asked at this table version (rows outside the index cost GETs on S3 per query)."""
         self.handle.latest()
+        version = int(self.handle.table.version)
+        if self._postings[0] != version:
+            self._postings = (version, {})
+        known = self._postings[1]
         postings: dict[str, frozenset[int]] = {}
         for term in terms:
-            found = self._text_query(term).select(["_rowaddr", "_score"]).limit(limit).to_arrow()
-            postings[term] = frozenset(int(a) for a in found.column("_rowaddr").to_pylist())
+            found = known.get((term, limit))
+            if found is None:
+                query = self._text_query(term).select(["_rowaddr", "_score"]).limit(limit)
+                addresses = query.to_arrow().column("_rowaddr").to_pylist()
+                found = known[(term, limit)] = frozenset(int(a) for a in addresses)
+            postings[term] = found
         return postings
 
     def _text_query(self, text: str) -> Any:
