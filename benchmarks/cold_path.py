@@ -38,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import (  # noqa: E402
+from _common import (
     Corpus,
     data_path,
     graphit_command,
@@ -47,6 +47,7 @@ from _common import (  # noqa: E402
     log,
     percentile,
     require_data,
+    reset_env,
 )
 
 TYPER_APP = """
@@ -192,8 +193,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import anyio
 
-    from _common import reset_env
-
     reset_env()
     work = Path(tempfile.mkdtemp(prefix="graphit-coldpath-"))
     home = work / "home"
@@ -240,9 +239,7 @@ def main(argv: list[str] | None = None) -> int:
             for name, cmd in {"baseline": lambda i: baseline, **warm_cases}.items():
                 elapsed = run(cmd(i), env, work)
                 if i:
-                    samples.setdefault(name if name != "baseline" else "baseline", []).append(
-                        elapsed
-                    )
+                    samples.setdefault(name, []).append(elapsed)
         daemon_rss = rss_mb(daemon.pid)
     finally:
         daemon.send_signal(signal.SIGTERM)

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from graphit_cli.access import runstate
+from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryFilter
 from graphit_cli.daemon import wire
-from graphit_cli.service.memory import MemoryService
 from tests.embedders import HashingEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,7 +83,7 @@ def daemon(project_dir: Path) -> Iterator[subprocess.Popen[str]]:
 
 
 def vector_of(scope: Scope, memory_id: str) -> list[float] | None:
-    row = MemoryService.open(scope).store.get(memory_id, vectors=True)
+    row = open_service(scope).store.get(memory_id, vectors=True)
     assert row is not None
     return row.embedding
 
@@ -113,7 +113,7 @@ def test_writes_go_through_the_daemon_durable_and_embedded(
     assert (code, err, heavy) == (0, "", False)
     restored = json.loads(out)[0]
     assert restored["action"] in ("created", "updated")
-    live = MemoryService.open(scope).source(created["id"])
+    live = open_service(scope).source(created["id"])
     assert (live.body, live.revision) == ("mutual TLS", restored["revision"])
     assert restored["revision"] > 2
 
@@ -206,7 +206,7 @@ def test_a_daemon_of_another_protocol_is_not_used_for_writes(
         f"graphit: WARNING: the running daemon speaks protocol 2, this graphit {wire.PROTOCOL}: "
         "working in-process (restart `graphit memory daemon` to use the warm path again)\n"
     )
-    listed = MemoryService.open(scope, embedder=HashingEmbedder).catalogue(MemoryFilter())
+    listed = open_service(scope, embedder=HashingEmbedder).catalogue(MemoryFilter())
     assert [m.title for m in listed] == ["Old"]
 
 
@@ -229,4 +229,4 @@ def test_a_daemon_that_takes_a_write_and_dies_is_an_error_not_a_second_write(
         server.server_close()
     assert code == 7 and out == ""  # storage unavailable
     assert err.startswith("Error: the daemon on ") and "may have been written" in err
-    assert MemoryService.open(scope).store.rows() == 0  # nothing written in-process
+    assert open_service(scope).store.rows() == 0  # nothing written in-process
