@@ -171,3 +171,29 @@ def test_a_table_of_another_model_is_left_to_the_daemon(scope: Scope) -> None:
     assert Background(tools).backfill() == 0
     assert model.batches == []
     assert seeded.store.embedding_model() == "another/model"  # never mixed, never cleared
+
+
+def test_a_failed_step_is_retried_at_the_next_sweep(scope: Scope) -> None:
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.errors import CommitContention
+
+    seeded = open_service(scope)
+    seeded.upsert(MemoryDraft(title="memory", body="body"))
+    tools = MemoryTools(opener=open_service)
+    model = _LockProbe(tools)
+    tools._embedder = lambda: model  # type: ignore[method-assign]
+    service = tools.service("project")
+    real = service.store.write_embeddings
+    calls = []
+
+    def lose_once(items: list[tuple[str, str, list[float]]]) -> int:
+        calls.append(len(items))
+        if len(calls) == 1:
+            raise CommitContention("a writer won the commit")
+        return real(items)
+
+    service.store.write_embeddings = lose_once  # type: ignore[method-assign]
+    background = Background(tools)
+    assert background.backfill() == 0
+    assert background.backfill() == 1  # the scope was not given up
+    assert service.store.missing_vectors() == 0

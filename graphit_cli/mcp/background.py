@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING
 
 from graphit_cli import config
+from graphit_cli.errors import AccessDenied
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
@@ -61,9 +62,12 @@ class Background:
             while not self._stop.is_set():
                 try:
                     written = service.embed_step(model, batch, hold=lambda: self.tools.lock)
-                except Exception as exc:  # e.g. a read-only scope
+                except AccessDenied as exc:  # a read-only scope: never writable here
                     log.debug("backfill of %s skipped: %s", service.scope, exc)
                     written = None
+                except Exception as exc:  # e.g. a commit lost to a writer: the next sweep
+                    log.debug("backfill of %s failed, retried later: %s", service.scope, exc)
+                    break
                 if written is None:
                     self._skipped.add(service.scope)
                 if not written:
