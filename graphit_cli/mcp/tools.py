@@ -48,7 +48,7 @@ class MemoryTools:
         # Loading the model takes seconds: the warm-up does it without holding `lock`, so calls
         # that need no model are answered meanwhile, and the ones that do wait here for it.
         self._model_lock = threading.Lock()
-        self.wrote = threading.Event()  # set after every write: the backfill looks again
+        self.wrote = threading.Event()  # set after a consolidation: the backfill looks again
 
     def _open(self, scope: Scope) -> MemoryService:
         from graphit_cli.access.opening import open_service
@@ -90,7 +90,7 @@ class MemoryTools:
             return list(self._services.values())
 
     def wake(self) -> None:
-        """Tell the background thread (background.py) that the server wrote."""
+        """Ask the background thread (background.py) for a sweep now."""
         self.wrote.set()
 
     def _written(self, service: MemoryService, result: WriteResult) -> WriteResult:
@@ -101,7 +101,6 @@ class MemoryTools:
             if model is not None:
                 with self.lock:
                     service.embed_now([result.memory.id], model)
-        self.wake()  # and anything else the scope still lacks, in the background
         return result
 
     def every_scope(self) -> list[MemoryService]:
