@@ -66,6 +66,9 @@ ENV_DESCRIPTIONS = {
     "GRAPHIT_NO_DAEMON": "When set, search and recall never use the daemon's warm path.",
     "GRAPHIT_EMBED_INTERVAL": "Seconds between the daemon's embedding checks. Default: 120 "
     "(or [daemon] embed_interval in ~/.graphit/config.toml).",
+    "GRAPHIT_MCP_BACKFILL_INTERVAL": "Seconds between the MCP server's sweeps for missing "
+    "vectors in the scopes it has opened. Default: 10 (or [mcp] backfill_interval in "
+    "~/.graphit/config.toml).",
     "GRAPHIT_MAINTAIN_INTERVAL": "Seconds between the daemon's maintenance checks. Default: 900 "
     "(or [daemon] maintain_interval in ~/.graphit/config.toml).",
     "GRAPHIT_BACKOFF_MAX": "Longest wait, in seconds, before the daemon restarts a failed loop. "

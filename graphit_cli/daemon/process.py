@@ -291,6 +291,9 @@ class Daemon:
 
     def run(self) -> int:
         """Run in the foreground until SIGINT/SIGTERM; returns the exit code."""
+        from graphit_cli.daemon.footprint import limit_malloc_arenas
+
+        limit_malloc_arenas()  # before the loops' and the socket's threads allocate
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(sig, lambda *_: self.stop.set())
@@ -338,6 +341,8 @@ class Daemon:
     # --- the warm path ---------------------------------------------------------------------
 
     def _serve_socket(self) -> None:
+        from graphit_cli.daemon.footprint import release_free_memory
+
         path = self.socket_path
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)
@@ -352,6 +357,8 @@ class Daemon:
                 line = self.rfile.readline()
                 reply = daemon.answer(line)
                 self.wfile.write(json.dumps(reply).encode() + b"\n")
+                self.wfile.flush()
+                release_free_memory()  # answered: the caller does not wait for this
 
         old_umask = os.umask(0o177)  # the socket is created 0600, never briefly wider
         try:

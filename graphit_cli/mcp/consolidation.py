@@ -52,6 +52,8 @@ def apply_plan(
     outcome = Consolidator(tools.service(scope)).apply(
         plan, apply=apply, allow_mass_removal=allow_mass_removal
     )
+    if apply:
+        tools.wake()  # merged memories have new text: the backfill embeds them
     return Reply(outcome_markdown(outcome), outcome.to_dict())
 
 

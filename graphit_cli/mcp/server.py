@@ -9,8 +9,6 @@ import, so only the `mcp` command imports this module (ruff TID253 bans `mcp` el
 
 from __future__ import annotations
 
-import logging
-import threading
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
@@ -42,8 +40,6 @@ from graphit_cli.mcp.arguments import (
 from graphit_cli.mcp.recall import recall as recall_reply
 from graphit_cli.mcp.schemas import OUTPUT_SCHEMAS, compact_schema
 from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MemoryTools
-
-log = logging.getLogger(__name__)
 
 
 class GraphitMCPServer(MCPServer[Any]):
@@ -347,12 +343,13 @@ def serve() -> None:
     tools = MemoryTools()
     server = build_server(tools)
 
-    def warm() -> None:
-        # The first search should not pay for opening the table and loading the model.
-        try:
-            tools.warm("project")
-        except Exception as exc:  # e.g. not inside a project: the tools will say so
-            log.debug("warm-up skipped: %s", exc)
+    # The first search should not pay for opening the table and loading the model, and the
+    # scopes the server opens get their missing vectors filled (see background.py).
+    from graphit_cli.mcp.background import Background
 
-    threading.Thread(target=warm, name="graphit-warm-up", daemon=True).start()
-    server.run("stdio")
+    background = Background(tools)
+    background.start("project")
+    try:
+        server.run("stdio")
+    finally:
+        background.stop()

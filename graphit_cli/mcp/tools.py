@@ -48,6 +48,7 @@ class MemoryTools:
         # Loading the model takes seconds: the warm-up does it without holding `lock`, so calls
         # that need no model are answered meanwhile, and the ones that do wait here for it.
         self._model_lock = threading.Lock()
+        self.wrote = threading.Event()  # set after a consolidation: the backfill looks again
 
     def _open(self, scope: Scope) -> MemoryService:
         from graphit_cli.access.opening import open_service
@@ -83,17 +84,14 @@ class MemoryTools:
                 service = self._services[resolved] = self._opener(resolved)
             return service
 
-    def warm(self, scope: str = "project") -> None:
-        """Open the scope's table, load the model, then fill the vectors the scope's rows
-        still lack (batch by batch, without holding `lock`: reads are served meanwhile), so
-        a project used only through this server gets semantic search."""
+    def opened(self) -> list[MemoryService]:
+        """The scopes the server has opened so far (what the background backfill serves)."""
         with self.lock:
-            service = self.service(scope)
-        model = self._embedder()
-        if model is None or service.store.embedding_model() not in (None, model.model_id):
-            return  # no model, or a table another model embedded: the daemon's pass decides
-        if service.needs_embedding():
-            service.embed(model)
+            return list(self._services.values())
+
+    def wake(self) -> None:
+        """Ask the background thread (background.py) for a sweep now."""
+        self.wrote.set()
 
     def _written(self, service: MemoryService, result: WriteResult) -> WriteResult:
         """A memory written through the server is embedded before the call returns (waiting

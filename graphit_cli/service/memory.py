@@ -74,6 +74,7 @@ class MemoryService:
         self.browse = self.reads.browse
         self.embed = self.upkeep.embed
         self.embed_now = self.upkeep.embed_now
+        self.embed_step = self.upkeep.embed_step
         self.needs_embedding = self.upkeep.needs_embedding
         self.is_empty = self.upkeep.is_empty
         self.has_vectors = self.upkeep.has_vectors

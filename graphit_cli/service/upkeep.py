@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.access import runstate
@@ -82,6 +83,42 @@ class Upkeep:
         if done:
             self.store.fold_if_needed()
         return EmbedReport(model.model_id, done, skipped, time.perf_counter() - started, reembed)
+
+    def embed_step(
+        self,
+        embedder: Embedder,
+        limit: int,
+        hold: Callable[[], AbstractContextManager[object]] = nullcontext,
+    ) -> int | None:
+        """One bounded step of the embedding pass for a process that also serves reads (the
+        MCP server): read up to `limit` rows lacking a vector and write their vectors, each
+        inside `hold()` (the caller's lock), with the model call between them outside it.
+
+        Returns rows written (a row edited meanwhile keeps its new text and is skipped), 0
+        when none waits, None when the table's vectors come from another model (re-embedding
+        a whole table is the daemon's pass, `embed`).
+        """
+        from graphit_cli.embed import document_text
+
+        with hold():
+            current = self.store.embedding_model()
+            if current not in (None, embedder.model_id):
+                return None
+            rows = self.store.rows_to_embed(limit)
+        if not rows:
+            return 0
+        vectors = embedder.embed_documents([document_text(r.title, r.body) for r in rows])
+        with hold():
+            if self.store.embedding_model() is None:
+                self.store.set_embedding_model(embedder.model_id)
+            elif self.store.embedding_model() != embedder.model_id:
+                return None  # another process re-embedded the table meanwhile
+            written = self.store.write_embeddings(
+                [(r.key, r.content_hash, v) for r, v in zip(rows, vectors, strict=True)]
+            )
+            if written:
+                self.store.fold_if_needed(written_rows=written)
+        return written
 
     def needs_embedding(self) -> bool:
         """Whether any row (live or archived) still waits for its vector."""
