@@ -240,7 +240,8 @@ def inspector() -> list[str]:
 
 
 def _inspect(inspector: list[str], project: Path, *method: str) -> Any:
-    env_args = [a for k, v in _env(project).items() for a in ("-e", f"{k}={v}")]
+    # The Inspector refuses an empty value ("KEY="): pass only the variables that are set.
+    env_args = [a for k, v in _env(project).items() if v for a in ("-e", f"{k}={v}")]
     done = subprocess.run(
         [*inspector, *env_args, sys.executable, "-m", "graphit_cli", "memory", "mcp", *method],
         cwd=project,
