@@ -13,11 +13,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.polling import wait_for
 
 pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
 
@@ -194,15 +196,6 @@ def test_a_logout_is_refused_by_an_open_service(
 
 
 # --- the daemon's warm path ---------------------------------------------------------------
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not reached in time")
 
 
 def test_daemon_warm_path_refuses_a_revoked_grant_within_the_interval(

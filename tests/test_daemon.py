@@ -8,8 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
 
@@ -24,21 +23,11 @@ from graphit_cli.errors import Conflict
 from graphit_cli.service.memory import MemoryService
 from tests.conftest import PROJECT_ID
 from tests.embedders import HashingEmbedder
+from tests.polling import wait_for
 
 FAST = DaemonSettings(
     embed_interval=0.2, maintain_interval=0.3, backoff_max=0.05, stable_seconds=60, max_failures=10
 )
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
-    """Poll until `condition` holds. The timeout only stops a hung test: a loaded machine may
-    take many times longer than an idle one, and a verdict must not depend on which it is."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError("condition not reached in time")
 
 
 @pytest.fixture

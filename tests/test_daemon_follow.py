@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -23,17 +23,9 @@ from graphit_cli.core.models import MemoryDraft
 from graphit_cli.daemon.process import Daemon
 from graphit_cli.daemon.supervisor import DaemonSettings, EventLog, Loop, Supervisor
 from tests.embedders import HashingEmbedder
+from tests.polling import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError("condition not reached in time")
 
 
 def ping() -> dict[str, Any] | None:
