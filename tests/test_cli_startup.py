@@ -103,3 +103,27 @@ def test_help_and_short_h_through_the_module_entry_point(tmp_path: Path) -> None
     sub = run_graphit("memory", "upsert", "-h", cwd=tmp_path)
     assert (sub.returncode, sub.stderr) == (0, "")
     assert sub.stdout.startswith("Usage: graphit memory upsert [OPTIONS]")
+
+
+def test_reads_of_an_existing_local_table_never_import_lancedb(project_dir: Path) -> None:
+    # A cold read goes through pylance (store/queries.py): `import lancedb` costs more than the
+    # rest of a `list` at 10k rows. A write opens the LanceDB table; the reads after it see it.
+    env = {"GRAPHIT_NO_DAEMON": "1"}
+    code, heavy, stdout = probe(
+        "memory", "upsert", "--title", "Deploy with blue-green", "--body", "Flip the router.",
+        "--format", "json", cwd=project_dir, env=env,
+    )  # fmt: skip
+    assert (code, "lancedb" in heavy) == (0, True)
+    memory_id = json.loads(stdout)[0]["id"]
+    reads = {
+        "list": ("memory", "list", "--limit", "5", "--format", "json"),
+        "source": ("memory", "source", memory_id),
+        "fts search": ("memory", "search", "blue-green", "--mode", "fts", "--format", "json"),
+        "hybrid search": ("memory", "search", "router deploy", "--format", "json"),
+        "history": ("memory", "history", memory_id, "--format", "json"),
+    }
+    for name, args in reads.items():
+        code, heavy, stdout = probe(*args, cwd=project_dir, env=env)
+        assert code == 0, name
+        assert "lancedb" not in heavy, f"`{name}` imported lancedb"
+        assert memory_id in stdout, name

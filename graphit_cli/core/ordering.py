@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from graphit_cli.core.models import Category, Memory
+from graphit_cli.core.models import Category, LiveSummary, Memory
 
 T = TypeVar("T")
 _RANK = {Category.MANDATORY: 0, Category.IMPORTANT: 1, Category.NORMAL: 2}
@@ -22,6 +22,12 @@ def _timestamp(memory: Memory) -> datetime:
 
 def canonical_key(memory: Memory) -> tuple[int, float, str]:
     return (_RANK[memory.category], -_timestamp(memory).timestamp(), memory.id)
+
+
+def summary_key(summary: LiveSummary) -> tuple[int, int, str]:
+    """`canonical_key` of a live memory's summary (the catalogue sorts those, not rows)."""
+    rank = 0 if summary.mandatory else 1 if summary.important else 2
+    return (rank, -summary.updated_us, summary.id)
 
 
 def canonical_sort(items: Iterable[T], memory_of: Callable[[T], Memory]) -> list[T]:

@@ -78,8 +78,12 @@ class Reader:
         """Live memories in canonical order (mandatory, important, normal; newest first)."""
         if limit is not None and limit < 0:
             raise InvalidInput("limit must not be negative")
-        rows = ordering.canonical_sort(self.store.live(flt), lambda m: m)
-        return rows[:limit] if limit else rows
+        if not limit:
+            return ordering.canonical_sort(self.store.live(flt), lambda m: m)
+        # A page: sort the summaries (no bodies), then read only the page's rows in full.
+        wanted = [s.id for s in sorted(self.store.live_index(flt), key=ordering.summary_key)]
+        found = {m.id: m for m in self.store.rows_for_keys(wanted[:limit])}  # live key = id
+        return [found[memory_id] for memory_id in wanted[:limit] if memory_id in found]
 
     # --- search ----------------------------------------------------------------------------
 
@@ -294,10 +298,7 @@ class Reader:
             return CataloguePage(entries[offset : offset + limit], len(entries), types, tags)
         # The canonical order (ordering.canonical_key) on the summaries: category, then
         # updated_at descending, then id; only the page's rows are then read in full.
-        chosen = [m for m in index if keep(m)]
-        chosen.sort(
-            key=lambda m: (0 if m.mandatory else 1 if m.important else 2, -m.updated_us, m.id)
-        )
+        chosen = sorted((m for m in index if keep(m)), key=ordering.summary_key)
         wanted = [m.id for m in chosen[offset : offset + limit]]
         heads = self.store.heads(wanted, vectors=False) if wanted else {}
         page = [

@@ -3,6 +3,9 @@ of parts over one handle (store/table.py): its reads (store/reads.py), searches
 (store/search.py), upkeep (store/upkeep.py) and `Writes` (here: the atomic merge, its
 compare-and-swap, imports). Everything LanceDB-specific lives in store/ (see LANCEDB_NOTES.md
 for the measured behaviour this code relies on). Callers speak in Memory rows and MemoryFilters.
+
+`lancedb` is imported only where a table is created, written or maintained: a local table is
+opened for reading through pylance (store/queries.py), so a read-only command skips it.
 """
 
 from __future__ import annotations
@@ -10,9 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from typing import Any
-
-import lancedb
-from lancedb.index import FTS, Bitmap, BTree
 
 from graphit_cli import config
 from graphit_cli.core.models import Memory
@@ -51,7 +51,9 @@ CAS_CONDITION = (
 )
 
 
-def _fts_config() -> FTS:
+def _fts_config() -> Any:
+    from lancedb.index import FTS
+
     # Measured: stemming + stop words lift recall@10 from 0.57 to 0.67 on conversational memory.
     return FTS(stem=True, remove_stop_words=True, lower_case=True, language="English")
 
@@ -164,9 +166,9 @@ class MemoryStore:
     """A scope's authoritative table, composed of parts with one job each over one handle
     (freshness: see `TableHandle`). It implements the `Store` protocol with their methods."""
 
-    def __init__(self, table: Any, uri: str) -> None:
-        self.handle = TableHandle(table, uri)
-        self.uri = uri
+    def __init__(self, handle: TableHandle) -> None:
+        self.handle = handle
+        self.uri = handle.uri
         self.reads = Reads(self.handle)
         self.searches = Search(self.handle)
         self.upkeep = Upkeep(self.handle)
@@ -226,41 +228,75 @@ class MemoryStore:
         storage_options: dict[str, str] | None = None,
     ) -> MemoryStore:
         """Open (or create) the table; `storage_options` carry S3 endpoint and credentials
-        (built by `store.s3`, which also maps S3 failures)."""
+        (built by `store.s3`, which also maps S3 failures). A local table that exists is read
+        through pylance and gets its LanceDB table when something writes (see the module)."""
+        if "://" not in uri and os.path.isdir(os.path.join(uri, f"{TABLE_NAME}.lance")):
+            return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: _connect(uri)))
         try:
             if "://" not in uri and create:
                 os.makedirs(uri, exist_ok=True)
-            # No automatic consistency checks: `_latest()` looks once per read (see the class).
-            db = lancedb.connect(
-                uri, read_consistency_interval=None, storage_options=storage_options
-            )
-            try:
-                table = db.open_table(TABLE_NAME)
-            except ValueError:
-                if not create:
-                    raise
-                table = cls._create(db, dim)
-        except ValueError as exc:
-            if "not found" in str(exc).lower():
-                raise StorageUnavailable(f"no memory table at {uri}") from None
-            raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
+            table = _connect(uri, storage_options=storage_options, create=create, dim=dim)
         except OSError as exc:
             raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
-        return cls(table, uri)
+        if "://" in uri:
+            return cls(TableHandle(uri, table=table))
+        # Created here just now: reads go through the dataset as for any local table.
+        return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: table))
 
-    @staticmethod
-    def _create(db: Any, dim: int) -> Any:
+
+def _open_dataset(uri: str) -> Any:
+    """The local table's dataset, for reads (store/queries.py)."""
+    import lance
+
+    try:
+        return lance.dataset(os.path.join(uri, f"{TABLE_NAME}.lance"))
+    except (ValueError, OSError) as exc:
+        raise StorageUnavailable(
+            f"cannot open the memory table at {uri}: {lance_words(exc)}"
+        ) from None
+
+
+def _connect(
+    uri: str,
+    *,
+    storage_options: dict[str, str] | None = None,
+    create: bool = False,
+    dim: int = config.EMBEDDING_DIM,
+) -> Any:
+    """The LanceDB table at `uri` (created with its indexes when missing and `create`)."""
+    import lancedb
+
+    try:
+        # No automatic consistency checks: the handle looks once per read (see TableHandle).
+        db = lancedb.connect(uri, read_consistency_interval=None, storage_options=storage_options)
         try:
-            table = db.create_table(TABLE_NAME, schema=memory_schema(dim))
-        except (ValueError, OSError, RuntimeError):
-            # Another process created it first: use theirs.
             return db.open_table(TABLE_NAME)
-        table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
-        for column in FTS_COLUMNS:
-            table.create_index(column, config=_fts_config(), name=f"{column}_fts")
-        table.create_index("id", config=BTree(), name=ID_INDEX)
-        # Only merges that cannot insert a racing duplicate may use it (see `merge`).
-        table.create_index("key", config=BTree(), name=KEY_INDEX)
-        for column in BITMAP_COLUMNS:
-            table.create_index(column, config=Bitmap(), name=f"{column}_bitmap")
-        return table
+        except ValueError:
+            if not create:
+                raise
+            return _create(db, dim)
+    except ValueError as exc:
+        if "not found" in str(exc).lower():
+            raise StorageUnavailable(f"no memory table at {uri}") from None
+        raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
+    except OSError as exc:
+        raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
+
+
+def _create(db: Any, dim: int) -> Any:
+    from lancedb.index import Bitmap, BTree
+
+    try:
+        table = db.create_table(TABLE_NAME, schema=memory_schema(dim))
+    except (ValueError, OSError, RuntimeError):
+        # Another process created it first: use theirs.
+        return db.open_table(TABLE_NAME)
+    table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
+    for column in FTS_COLUMNS:
+        table.create_index(column, config=_fts_config(), name=f"{column}_fts")
+    table.create_index("id", config=BTree(), name=ID_INDEX)
+    # Only merges that cannot insert a racing duplicate may use it (see `merge`).
+    table.create_index("key", config=BTree(), name=KEY_INDEX)
+    for column in BITMAP_COLUMNS:
+        table.create_index(column, config=Bitmap(), name=f"{column}_bitmap")
+    return table

@@ -155,8 +155,8 @@ class StoreProxy:
     def live_vectors(self) -> tuple[list[str], Any]:
         return self._call(lambda s: s.live_vectors())
 
-    def live_index(self) -> list[LiveSummary]:
-        return self._call(lambda s: s.live_index())
+    def live_index(self, flt: MemoryFilter | None = None) -> list[LiveSummary]:
+        return self._call(lambda s: s.live_index(flt))
 
     def export_rows(self, *, archived: bool = False, vectors: bool = False) -> list[Memory]:
         return self._call(lambda s: s.export_rows(archived=archived, vectors=vectors))

@@ -75,9 +75,8 @@ class Reads:
         if memory_ids is not None:  # a few chains: through the row cache
             rows = self.handle.chain_rows(memory_ids) if memory_ids else []
             return {r.id for _, r in rows if not r.is_live and r.next is None}
-        where = "revision_id <> '' AND next IS NULL"
-        query = self.handle.table.search().where(where).select(["id"]).limit(None)
-        return {str(r["id"]) for r in query.to_arrow().to_pylist()}
+        data = self.handle.queries.scan("revision_id <> '' AND next IS NULL", ["id"], None)
+        return {str(i) for i in data.column("id").to_pylist()}
 
     def live_with_hash(self, content_hash: str, limit: int = 5) -> list[Memory]:
         """Live rows whose content hash is `content_hash` (the duplicate guard's exact match)."""
@@ -114,14 +113,9 @@ class Reads:
         import numpy as np
 
         self.handle.latest()
-        dim = self.handle.table.schema.field("embedding").type.list_size
-        data = (
-            self.handle.table.search()
-            .where("revision_id = '' AND embedding IS NOT NULL")
-            .select(["id", "embedding"])
-            .limit(None)
-            .to_arrow()
-        )
+        dim = self.handle.arrow_schema().field("embedding").type.list_size
+        where = "revision_id = '' AND embedding IS NOT NULL"
+        data = self.handle.queries.scan(where, ["id", "embedding"], None)
         ids = [str(i) for i in data.column("id").to_pylist()]
         if not ids:
             return [], np.zeros((0, dim), dtype=np.float32)
@@ -131,14 +125,15 @@ class Reads:
 
     # --- the Explorer's catalogue (graphit_cli/explorer) ------------------------------------
 
-    def live_index(self) -> list[LiveSummary]:
-        """Every live memory's id, type, tags, flags and sort time, less phantoms: what a
-        catalogue page sorts, filters, counts and builds its facets from. Read column by
-        column, without bodies or row objects: at 10k rows several times cheaper than `live`."""
+    def live_index(self, flt: MemoryFilter | None = None) -> list[LiveSummary]:
+        """Every live memory's id, type, tags, flags and sort time (of those passing `flt`),
+        less phantoms: what a catalogue page sorts, filters, counts and builds its facets
+        from. Read column by column, without bodies or row objects: at 10k rows several times
+        cheaper than `live`."""
         self.handle.latest()
         columns = ["id", "type", "tags_json", "important", "mandatory", "updated_at", "created_at"]
-        query = self.handle.table.search().where("revision_id = ''").select(columns).limit(None)
-        data = query.to_arrow()
+        where = sql.conjunction(["revision_id = ''", *sql.filter_conditions(flt or MemoryFilter())])
+        data = self.handle.queries.scan(where, columns, None)
         # legacy rows: created_at is the fallback (as in schema.from_record)
         moments = pc.coalesce(data.column("updated_at"), data.column("created_at"))
         micros = pc.cast(pc.cast(moments, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()

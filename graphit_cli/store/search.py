@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from lancedb.query import FullTextOperator, MultiMatchQuery
-
 from graphit_cli.access.scopes import is_remote_uri
 from graphit_cli.core.models import LexicalHit, Memory, MemoryFilter
 from graphit_cli.store import sql
@@ -56,12 +54,10 @@ class Search:
         where it has them (see `rowcache`).
         """
         self.handle.latest()
-        query = self._text_query(text)
-        where = _search_where(flt, live_only)
-        if where:
-            query = query.where(where, prefilter=True)
         self._warm_indexes()
-        ranked = query.select(["_rowaddr", "_score"]).limit(limit).to_arrow().to_pylist()
+        ranked = self.handle.queries.text(
+            text, TEXT_BOOSTS, _search_where(flt, live_only), limit
+        ).to_pylist()
         rows = self.handle.take([int(r["_rowaddr"]) for r in ranked], vector_flags=vector_flags)
         return [
             LexicalHit(
@@ -80,7 +76,7 @@ class Search:
         rule needs (`relevance`). One index query per term, reading no row, and none for a term
         already asked at this table version (rows outside the index cost GETs on S3 per query)."""
         self.handle.latest()
-        version = int(self.handle.table.version)
+        version = self.handle.queries.version()
         if self._postings[0] != version:
             self._postings = (version, {})
         known = self._postings[1]
@@ -88,23 +84,14 @@ class Search:
         for term in terms:
             found = known.get((term, limit))
             if found is None:
-                query = self._text_query(term).select(["_rowaddr", "_score"]).limit(limit)
-                addresses = query.to_arrow().column("_rowaddr").to_pylist()
+                addresses = (
+                    self.handle.queries.text(term, TEXT_BOOSTS, "", limit)
+                    .column("_rowaddr")
+                    .to_pylist()
+                )
                 found = known[(term, limit)] = frozenset(int(a) for a in addresses)
             postings[term] = found
         return postings
-
-    def _text_query(self, text: str) -> Any:
-        """BM25 over the text columns with their field weights (plain text: no operators)."""
-        return self.handle.table.search(
-            MultiMatchQuery(
-                text,
-                list(TEXT_BOOSTS),
-                boosts=list(TEXT_BOOSTS.values()),
-                operator=FullTextOperator.OR,
-            ),
-            query_type="fts",
-        )
 
     def search_vector(
         self,
@@ -117,17 +104,12 @@ class Search:
         """Nearest rows with their cosine similarity, best first (rows without a vector are
         skipped). Filtering as in `search_text`."""
         self.handle.latest()
-        query = self.handle.table.search(vector, vector_column_name="embedding").distance_type(
-            "cosine"
-        )
         where = _search_where(flt, live_only)
-        if where:
-            query = query.where(where, prefilter=True)
         self._warm_indexes()
         fresh = None if where or not self._split_vector_search() else self._nearest_fresh(vector)
-        if fresh is not None:
-            query = query.fast_search()  # the index alone; the rows outside it come from `fresh`
-        found = query.select(["_rowaddr", "_distance"]).limit(limit).to_arrow().to_pylist()
+        # With `fresh`: the index alone (`fast`); the rows outside it come from `fresh`.
+        found = self.handle.queries.nearest(vector, where, limit, fast=fresh is not None)
+        found = found.to_pylist()
         ranked = [(int(r["_rowaddr"]), float(r["_distance"])) for r in found]
         if fresh:
             ranked = sorted(ranked + fresh, key=lambda pair: pair[1])[:limit]
@@ -170,7 +152,7 @@ class Search:
             return None
         if not index.num_unindexed_rows:
             return []
-        version = int(self.handle.table.version)
+        version = self.handle.queries.version()
         if self._fresh_fragments[0] != version:
             dataset = self.handle.table.to_lance()
             covered = {

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, in_words
+from graphit_cli.errors import CommitContention, StorageUnavailable, in_words
 from graphit_cli.store import sql
+from graphit_cli.store.queries import DatasetQueries, Queries, TableQueries
 from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import COLUMNS_NO_VECTOR, from_record
 
@@ -38,6 +39,10 @@ TAKE_FLAGGED = TAKE | {"_no_vector": "embedding IS NULL"}
 class TableHandle:
     """A scope's authoritative table.
 
+    Reads go through `queries` (store/queries.py): pylance's dataset for a local table, so a
+    process that only reads never imports LanceDB; the LanceDB table for a remote one. Writes
+    and upkeep use the LanceDB table (`table`), which a local handle opens on first use.
+
     Freshness: the handle is opened without LanceDB's automatic consistency checks, which with
     an interval of 0 look for newer commits before every internal read (17 of the 23 S3
     requests of an upsert were those LISTs). Instead every public read looks once, when it
@@ -45,13 +50,36 @@ class TableHandle:
     inside `snapshot()` one look serves all reads up to the next write.
     """
 
-    def __init__(self, table: Any, uri: str) -> None:
-        self.table = table
+    def __init__(
+        self,
+        uri: str,
+        *,
+        table: Any = None,
+        dataset: Any = None,
+        connect: Callable[[], Any] | None = None,
+    ) -> None:
+        if (table is None) == (dataset is None):
+            raise ValueError("a table handle reads through a LanceDB table or a dataset")
         self.uri = uri
+        self._table = table
+        self._connect = connect
+        self.queries: Queries = (
+            DatasetQueries(dataset) if dataset is not None else TableQueries(table)
+        )
         self._schema: Any = None
         self._snapshots = 0  # nesting depth of snapshot()
         self._fresh = False  # looked for newer commits inside the current snapshot
         self.cache = RowCache()
+
+    @property
+    def table(self) -> Any:
+        """The LanceDB table: writes, upkeep, index state. A local handle opens it here, at
+        the newest commit, the first time a write or upkeep needs it."""
+        if self._table is None:
+            if self._connect is None:
+                raise StorageUnavailable(f"the table at {self.uri} was opened for reading only")
+            self._table = self._connect()
+        return self._table
 
     # --- freshness -------------------------------------------------------------------------
 
@@ -59,7 +87,9 @@ class TableHandle:
         """Move the handle to the newest commit (one LIST on S3), unless a snapshot has."""
         if self._snapshots and self._fresh:
             return
-        self.table.checkout_latest()
+        self.queries.latest()
+        if self._table is not None and not isinstance(self.queries, TableQueries):
+            self._table.checkout_latest()  # local: the writes' table follows (no request)
         self._fresh = self._snapshots > 0
 
     def wrote(self) -> None:
@@ -87,19 +117,15 @@ class TableHandle:
         after it in a snapshot see that version."""
         self._fresh = False
         self.latest()
-        return int(self.table.version)
+        return self.queries.version()
 
     # --- reads by address and by query -----------------------------------------------------
 
     def rows_where(
         self, where: str, *, vectors: bool = False, limit: int | None = None
     ) -> list[Memory]:
-        query = self.table.search()
-        if where:
-            query = query.where(where)
-        if not vectors:
-            query = query.select(COLUMNS_NO_VECTOR)
-        return [from_record(r) for r in query.limit(limit).to_arrow().to_pylist()]
+        columns = None if vectors else COLUMNS_NO_VECTOR
+        return [from_record(r) for r in self.queries.scan(where, columns, limit).to_pylist()]
 
     def take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
         """The rows at these addresses (current version), from the row cache where it has
@@ -114,8 +140,8 @@ class TableHandle:
                 found[address] = entry
         columns = TAKE_FLAGGED if vector_flags else TAKE
         for start in range(0, len(missing), IN_CHUNK):
-            query = self.table.take_row_ids(missing[start : start + IN_CHUNK]).select(columns)
-            found |= self.remember(query.to_arrow().to_pylist())
+            data = self.queries.take(missing[start : start + IN_CHUNK], columns)
+            found |= self.remember(data.to_pylist())
         return found
 
     def remember(self, records: list[dict[str, Any]]) -> dict[int, CachedRow]:
@@ -132,10 +158,8 @@ class TableHandle:
         the `id` index, rows by address."""
         addresses: list[int] = []
         for start in range(0, len(memory_ids), IN_CHUNK):
-            query = self.table.search().where(
-                sql.in_list("id", memory_ids[start : start + IN_CHUNK])
-            )
-            records = query.select(["_rowaddr"]).limit(None).to_arrow()
+            where = sql.in_list("id", memory_ids[start : start + IN_CHUNK])
+            records = self.queries.scan(where, ["_rowaddr"], None)
             addresses += [int(a) for a in records.column("_rowaddr").to_pylist()]
         return [(address, entry.row) for address, entry in self.take(addresses).items()]
 
@@ -143,20 +167,20 @@ class TableHandle:
         """The embedding of each row at these addresses (None: not computed yet)."""
         found: dict[int, tuple[float, ...] | None] = {}
         for start in range(0, len(addresses), IN_CHUNK):
-            query = self.table.take_row_ids(addresses[start : start + IN_CHUNK])
-            for record in query.select(["_rowaddr", "embedding"]).to_arrow().to_pylist():
+            data = self.queries.take(addresses[start : start + IN_CHUNK], ["_rowaddr", "embedding"])
+            for record in data.to_pylist():
                 vector = record["embedding"]
                 found[int(record["_rowaddr"])] = tuple(vector) if vector is not None else None
         return found
 
     def count(self, where: str = "") -> int:
         self.latest()
-        return int(self.table.count_rows(where or None))
+        return self.queries.count(where)
 
     def arrow_schema(self) -> Any:
         # The columns never change after creation; only field metadata does (model id).
         if self._schema is None:
-            self._schema = self.table.schema
+            self._schema = self.queries.schema()
         return self._schema
 
 

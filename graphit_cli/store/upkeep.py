@@ -7,7 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
-from lancedb.index import BTree, IvfFlat
 
 from graphit_cli import config
 from graphit_cli.core.models import Memory, TableState
@@ -39,7 +38,7 @@ class Upkeep:
 
     def embedding_model(self) -> str | None:
         self.handle.latest()
-        meta = self.handle.table.schema.field("embedding").metadata or {}
+        meta = self.handle.queries.schema().field("embedding").metadata or {}
         value = meta.get(META_EMBED_MODEL.encode())
         return value.decode() if value else None
 
@@ -66,7 +65,7 @@ class Upkeep:
         still matches the text that was embedded.
         """
 
-        dim = self.handle.table.schema.field("embedding").type.list_size
+        dim = self.handle.arrow_schema().field("embedding").type.list_size
         for key, _, vector in items:
             if len(vector) != dim or any(v != v for v in vector):  # wrong size or NaN
                 raise ValueError(f"bad vector for {key}: expected {dim} finite floats")
@@ -139,6 +138,8 @@ class Upkeep:
         Versions younger than the retention window survive: other processes may still read
         through them (LANCEDB_NOTES: a zero window breaks their handles).
         """
+        from lancedb.index import BTree
+
         retention = timedelta(seconds=config.retention_seconds())
         with contention_as_conflict():
             if not any(ix.name == KEY_INDEX for ix in self.handle.table.list_indices()):
@@ -158,6 +159,8 @@ class Upkeep:
         About 4k rows per partition, so the default 20 probes cover every partition below
         ~80k rows and nearly all of them above.
         """
+        from lancedb.index import IvfFlat
+
         partitions = max(1, rows_with_vectors // 4096)
         with contention_as_conflict():
             self.handle.table.create_index(
