@@ -105,9 +105,9 @@ def test_help_and_short_h_through_the_module_entry_point(tmp_path: Path) -> None
     assert sub.stdout.startswith("Usage: graphit memory upsert [OPTIONS]")
 
 
-def test_reads_of_an_existing_local_table_never_import_lancedb(project_dir: Path) -> None:
-    # A cold read goes through pylance (store/queries.py): `import lancedb` costs more than the
-    # rest of a `list` at 10k rows. A write opens the LanceDB table; the reads after it see it.
+def test_commands_on_an_existing_local_table_never_import_lancedb(project_dir: Path) -> None:
+    # A cold command goes through pylance (store/engine.py): `import lancedb` costs more than
+    # the rest of a `list` at 10k rows. Creating the table is LanceDB's (with its indexes).
     env = {"GRAPHIT_NO_DAEMON": "1"}
     code, heavy, stdout = probe(
         "memory", "upsert", "--title", "Deploy with blue-green", "--body", "Flip the router.",
@@ -115,15 +115,25 @@ def test_reads_of_an_existing_local_table_never_import_lancedb(project_dir: Path
     )  # fmt: skip
     assert (code, "lancedb" in heavy) == (0, True)
     memory_id = json.loads(stdout)[0]["id"]
-    reads = {
+    commands = {
+        "update": ("memory", "upsert", "--id", memory_id, "--body", "Flip the router at noon."),
+        "create": ("memory", "upsert", "--title", "Gone soon", "--body", "x", "-f", "json"),
         "list": ("memory", "list", "--limit", "5", "--format", "json"),
         "source": ("memory", "source", memory_id),
         "fts search": ("memory", "search", "blue-green", "--mode", "fts", "--format", "json"),
         "hybrid search": ("memory", "search", "router deploy", "--format", "json"),
         "history": ("memory", "history", memory_id, "--format", "json"),
     }
-    for name, args in reads.items():
-        code, heavy, stdout = probe(*args, cwd=project_dir, env=env)
+    outputs = {}
+    for name, args in commands.items():
+        code, heavy, outputs[name] = probe(*args, cwd=project_dir, env=env)
         assert code == 0, name
         assert "lancedb" not in heavy, f"`{name}` imported lancedb"
-        assert memory_id in stdout, name
+    for name in ("list", "source", "fts search", "hybrid search", "history"):
+        assert memory_id in outputs[name], name
+    assert "at noon" in outputs["source"]
+    gone = json.loads(outputs["create"])[0]["id"]
+    code, heavy, _ = probe("memory", "delete", gone, "--yes", cwd=project_dir, env=env)
+    assert (code, "lancedb" in heavy) == (0, False)
+    code, _, listed = probe("memory", "list", "--format", "json", cwd=project_dir, env=env)
+    assert [m["id"] for m in json.loads(listed)] == [memory_id]

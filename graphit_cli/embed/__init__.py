@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import threading
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -92,6 +93,7 @@ def unavailable_reason() -> str:
 
 
 _cached: dict[str, Embedder] = {}  # by GRAPHIT_EMBEDDER ("" = the default backend)
+_loading = threading.Lock()  # one load at a time: a caller waits for a `preload` under way
 
 
 def load_default() -> Embedder | None:
@@ -104,6 +106,28 @@ def load_default() -> Embedder | None:
     and `embed_query`; a table embedded by another model is re-embedded, never mixed.
     """
     requested = _requested()
+    with _loading:
+        return _load(requested)
+
+
+def preload() -> None:
+    """Start loading the embedder on another thread, so that a cold process overlaps the
+    model's load (about 0.3 s for the light runtime) with opening its table; `load_default`
+    then waits for it. A failed preload is silent: the caller's own `load_default` says what
+    is wrong. Not a daemon thread: the process never exits in the middle of a model load."""
+    if loaded() is not None or not model_available():
+        return
+
+    def run() -> None:
+        try:
+            load_default()
+        except Exception:  # reported by the caller's own load_default
+            pass
+
+    threading.Thread(target=run, name="graphit-embedder-preload").start()
+
+
+def _load(requested: str) -> Embedder | None:
     if requested not in _cached:
         backend = chosen_backend()
         if backend is None:

@@ -5,7 +5,7 @@ compare-and-swap, imports). Everything LanceDB-specific lives in store/ (see LAN
 for the measured behaviour this code relies on). Callers speak in Memory rows and MemoryFilters.
 
 `lancedb` is imported only where a table is created, written or maintained: a local table is
-opened for reading through pylance (store/queries.py), so a read-only command skips it.
+opened for reading through pylance (store/engine.py), so a read-only command skips it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from graphit_cli.core.models import Memory
 from graphit_cli.errors import CommitContention, StorageUnavailable
 from graphit_cli.store import sql
 from graphit_cli.store.base import MergeCounts
+from graphit_cli.store.engine import Merge
 from graphit_cli.store.reads import Reads
 from graphit_cli.store.schema import memory_schema, to_arrow
 from graphit_cli.store.search import Search
@@ -83,18 +84,13 @@ class Writes:
         two racing inserts of one new key both land (LANCEDB_NOTES), which only the scan's
         primary-key check stops.
         """
-        builder = (
-            self.handle.table.merge_insert("key")
-            .when_matched_update_all(where=CAS_CONDITION)
-            .when_not_matched_insert_all()
-        )
+        delete_where = None
         if delete_live is not None:
             key, revision = delete_live
-            builder = builder.when_not_matched_by_source_delete(
-                f"key = {sql.literal(key)} AND revision = {int(revision)}"
-            )
+            delete_where = f"key = {sql.literal(key)} AND revision = {int(revision)}"
         indexed = chains_exist and delete_live is None
-        return self._execute(builder.use_index(indexed), rows)
+        merge = Merge(update_where=CAS_CONDITION, delete_where=delete_where, use_index=indexed)
+        return self._execute(merge, rows)
 
     def remove_exact(self, row: Memory) -> int:
         """Delete `row` only if it is still exactly this revision (undoes a misplaced insert)."""
@@ -103,7 +99,7 @@ class Writes:
             f"key = {sql.literal(row.key)} AND revision = {int(row.revision)}"
             f" AND content_hash = {sql.literal(row.content_hash)} AND {previous}"
         )
-        deleted = int(self.handle.table.delete(where).num_deleted_rows)
+        deleted = self.handle.engine.delete(where)
         self.handle.wrote()
         return deleted
 
@@ -131,35 +127,23 @@ class Writes:
         write, remove = plan(rows, existing)
         if not write and not remove:
             return None
-        builder = (
-            self.handle.table.merge_insert("key")
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .use_index(False)  # inserts: the scan's primary-key check stops racing duplicates
-        )
-        if remove:
-            builder = builder.when_not_matched_by_source_delete(sql.in_list("key", remove))
-        return self._execute(builder, write)
+        # Inserts: the scan's primary-key check stops racing duplicates (no key index).
+        merge = Merge(delete_where=sql.in_list("key", remove) if remove else None)
+        return self._execute(merge, write)
 
-    def _execute(self, builder: Any, rows: list[Memory]) -> MergeCounts:
+    def _execute(self, merge: Merge, rows: list[Memory]) -> MergeCounts:
         """Run one merge_insert commit; a lost race is CommitContention (callers retry)."""
         data = to_arrow(rows, self.handle.arrow_schema())
         self.handle.wrote()
         try:
-            # Rows without a vector yet are valid; vectors are validated before they get here.
-            result = builder.execute(data, on_bad_vectors="null")
+            counts = self.handle.engine.merge(data, merge)
         except (RuntimeError, OSError, ValueError) as exc:
             if is_commit_conflict(exc):
                 raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
             raise StorageUnavailable(
                 f"write to {self.handle.uri} failed: {lance_words(exc)}"
             ) from exc
-        return MergeCounts(
-            inserted=int(result.num_inserted_rows),
-            updated=int(result.num_updated_rows),
-            deleted=int(result.num_deleted_rows),
-            version=int(result.version),
-        )
+        return MergeCounts(counts.inserted, counts.updated, counts.deleted, counts.version)
 
 
 class MemoryStore:
@@ -245,7 +229,7 @@ class MemoryStore:
 
 
 def _open_dataset(uri: str) -> Any:
-    """The local table's dataset, for reads (store/queries.py)."""
+    """The local table's dataset, for reads (store/engine.py)."""
     import lance
 
     try:

@@ -75,7 +75,7 @@ class Reads:
         if memory_ids is not None:  # a few chains: through the row cache
             rows = self.handle.chain_rows(memory_ids) if memory_ids else []
             return {r.id for _, r in rows if not r.is_live and r.next is None}
-        data = self.handle.queries.scan("revision_id <> '' AND next IS NULL", ["id"], None)
+        data = self.handle.engine.scan("revision_id <> '' AND next IS NULL", ["id"], None)
         return {str(i) for i in data.column("id").to_pylist()}
 
     def live_with_hash(self, content_hash: str, limit: int = 5) -> list[Memory]:
@@ -115,7 +115,7 @@ class Reads:
         self.handle.latest()
         dim = self.handle.arrow_schema().field("embedding").type.list_size
         where = "revision_id = '' AND embedding IS NOT NULL"
-        data = self.handle.queries.scan(where, ["id", "embedding"], None)
+        data = self.handle.engine.scan(where, ["id", "embedding"], None)
         ids = [str(i) for i in data.column("id").to_pylist()]
         if not ids:
             return [], np.zeros((0, dim), dtype=np.float32)
@@ -133,7 +133,7 @@ class Reads:
         self.handle.latest()
         columns = ["id", "type", "tags_json", "important", "mandatory", "updated_at", "created_at"]
         where = sql.conjunction(["revision_id = ''", *sql.filter_conditions(flt or MemoryFilter())])
-        data = self.handle.queries.scan(where, columns, None)
+        data = self.handle.engine.scan(where, columns, None)
         # legacy rows: created_at is the fallback (as in schema.from_record)
         moments = pc.coalesce(data.column("updated_at"), data.column("created_at"))
         micros = pc.cast(pc.cast(moments, pa.timestamp("us", tz="UTC")), pa.int64()).to_pylist()

@@ -55,7 +55,7 @@ class Search:
         """
         self.handle.latest()
         self._warm_indexes()
-        ranked = self.handle.queries.text(
+        ranked = self.handle.engine.text(
             text, TEXT_BOOSTS, _search_where(flt, live_only), limit
         ).to_pylist()
         rows = self.handle.take([int(r["_rowaddr"]) for r in ranked], vector_flags=vector_flags)
@@ -76,7 +76,7 @@ class Search:
         rule needs (`relevance`). One index query per term, reading no row, and none for a term
         already asked at this table version (rows outside the index cost GETs on S3 per query)."""
         self.handle.latest()
-        version = self.handle.queries.version()
+        version = self.handle.engine.version()
         if self._postings[0] != version:
             self._postings = (version, {})
         known = self._postings[1]
@@ -85,7 +85,7 @@ class Search:
             found = known.get((term, limit))
             if found is None:
                 addresses = (
-                    self.handle.queries.text(term, TEXT_BOOSTS, "", limit)
+                    self.handle.engine.text(term, TEXT_BOOSTS, "", limit)
                     .column("_rowaddr")
                     .to_pylist()
                 )
@@ -108,7 +108,7 @@ class Search:
         self._warm_indexes()
         fresh = None if where or not self._split_vector_search() else self._nearest_fresh(vector)
         # With `fresh`: the index alone (`fast`); the rows outside it come from `fresh`.
-        found = self.handle.queries.nearest(vector, where, limit, fast=fresh is not None)
+        found = self.handle.engine.nearest(vector, where, limit, fast=fresh is not None)
         found = found.to_pylist()
         ranked = [(int(r["_rowaddr"]), float(r["_distance"])) for r in found]
         if fresh:
@@ -152,7 +152,7 @@ class Search:
             return None
         if not index.num_unindexed_rows:
             return []
-        version = self.handle.queries.version()
+        version = self.handle.engine.version()
         if self._fresh_fragments[0] != version:
             dataset = self.handle.table.to_lance()
             covered = {

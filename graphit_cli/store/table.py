@@ -18,7 +18,7 @@ from typing import Any
 from graphit_cli.core.models import Memory
 from graphit_cli.errors import CommitContention, StorageUnavailable, in_words
 from graphit_cli.store import sql
-from graphit_cli.store.queries import DatasetQueries, Queries, TableQueries
+from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
 from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import COLUMNS_NO_VECTOR, from_record
 
@@ -39,7 +39,7 @@ TAKE_FLAGGED = TAKE | {"_no_vector": "embedding IS NULL"}
 class TableHandle:
     """A scope's authoritative table.
 
-    Reads go through `queries` (store/queries.py): pylance's dataset for a local table, so a
+    Reads go through `queries` (store/engine.py): pylance's dataset for a local table, so a
     process that only reads never imports LanceDB; the LanceDB table for a remote one. Writes
     and upkeep use the LanceDB table (`table`), which a local handle opens on first use.
 
@@ -63,9 +63,7 @@ class TableHandle:
         self.uri = uri
         self._table = table
         self._connect = connect
-        self.queries: Queries = (
-            DatasetQueries(dataset) if dataset is not None else TableQueries(table)
-        )
+        self.engine: Engine = DatasetEngine(dataset) if dataset is not None else TableEngine(table)
         self._schema: Any = None
         self._snapshots = 0  # nesting depth of snapshot()
         self._fresh = False  # looked for newer commits inside the current snapshot
@@ -87,8 +85,8 @@ class TableHandle:
         """Move the handle to the newest commit (one LIST on S3), unless a snapshot has."""
         if self._snapshots and self._fresh:
             return
-        self.queries.latest()
-        if self._table is not None and not isinstance(self.queries, TableQueries):
+        self.engine.latest()
+        if self._table is not None and not isinstance(self.engine, TableEngine):
             self._table.checkout_latest()  # local: the writes' table follows (no request)
         self._fresh = self._snapshots > 0
 
@@ -117,7 +115,7 @@ class TableHandle:
         after it in a snapshot see that version."""
         self._fresh = False
         self.latest()
-        return self.queries.version()
+        return self.engine.version()
 
     # --- reads by address and by query -----------------------------------------------------
 
@@ -125,7 +123,7 @@ class TableHandle:
         self, where: str, *, vectors: bool = False, limit: int | None = None
     ) -> list[Memory]:
         columns = None if vectors else COLUMNS_NO_VECTOR
-        return [from_record(r) for r in self.queries.scan(where, columns, limit).to_pylist()]
+        return [from_record(r) for r in self.engine.scan(where, columns, limit).to_pylist()]
 
     def take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
         """The rows at these addresses (current version), from the row cache where it has
@@ -140,7 +138,7 @@ class TableHandle:
                 found[address] = entry
         columns = TAKE_FLAGGED if vector_flags else TAKE
         for start in range(0, len(missing), IN_CHUNK):
-            data = self.queries.take(missing[start : start + IN_CHUNK], columns)
+            data = self.engine.take(missing[start : start + IN_CHUNK], columns)
             found |= self.remember(data.to_pylist())
         return found
 
@@ -159,7 +157,7 @@ class TableHandle:
         addresses: list[int] = []
         for start in range(0, len(memory_ids), IN_CHUNK):
             where = sql.in_list("id", memory_ids[start : start + IN_CHUNK])
-            records = self.queries.scan(where, ["_rowaddr"], None)
+            records = self.engine.scan(where, ["_rowaddr"], None)
             addresses += [int(a) for a in records.column("_rowaddr").to_pylist()]
         return [(address, entry.row) for address, entry in self.take(addresses).items()]
 
@@ -167,7 +165,7 @@ class TableHandle:
         """The embedding of each row at these addresses (None: not computed yet)."""
         found: dict[int, tuple[float, ...] | None] = {}
         for start in range(0, len(addresses), IN_CHUNK):
-            data = self.queries.take(addresses[start : start + IN_CHUNK], ["_rowaddr", "embedding"])
+            data = self.engine.take(addresses[start : start + IN_CHUNK], ["_rowaddr", "embedding"])
             for record in data.to_pylist():
                 vector = record["embedding"]
                 found[int(record["_rowaddr"])] = tuple(vector) if vector is not None else None
@@ -175,12 +173,12 @@ class TableHandle:
 
     def count(self, where: str = "") -> int:
         self.latest()
-        return self.queries.count(where)
+        return self.engine.count(where)
 
     def arrow_schema(self) -> Any:
         # The columns never change after creation; only field metadata does (model id).
         if self._schema is None:
-            self._schema = self.queries.schema()
+            self._schema = self.engine.schema()
         return self._schema
 
 

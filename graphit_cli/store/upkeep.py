@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from graphit_cli import config
 from graphit_cli.core.models import Memory, TableState
+from graphit_cli.store.engine import Merge
 from graphit_cli.store.schema import META_EMBED_MODEL
 from graphit_cli.store.table import (
     FTS_COLUMNS,
@@ -38,19 +39,17 @@ class Upkeep:
 
     def embedding_model(self) -> str | None:
         self.handle.latest()
-        meta = self.handle.queries.schema().field("embedding").metadata or {}
+        meta = self.handle.engine.schema().field("embedding").metadata or {}
         value = meta.get(META_EMBED_MODEL.encode())
         return value.decode() if value else None
 
     def set_embedding_model(self, model_id: str) -> None:
-        self.handle.table.update_field_metadata(
-            {"path": "embedding", "metadata": {META_EMBED_MODEL: model_id}}
-        )
+        self.handle.engine.set_field_metadata("embedding", {META_EMBED_MODEL: model_id})
         self.handle.wrote()
 
     def clear_embeddings(self) -> None:
         """Drop every vector (before re-embedding with another model)."""
-        self.handle.table.update(where="embedding IS NOT NULL", values={"embedding": None})
+        self.handle.engine.set_null("embedding", "embedding IS NOT NULL")
         self.handle.wrote()
 
     def rows_to_embed(self, limit: int) -> list[Memory]:
@@ -79,14 +78,11 @@ class Upkeep:
         data = pa.Table.from_pylist(
             [{"key": k, "content_hash": h, "embedding": v} for k, h, v in items], schema=partial
         )
-        result = (
-            self.handle.table.merge_insert("key")
-            .when_matched_update_all(where="target.content_hash = source.content_hash")
-            .use_index(False)  # a partial-column merge through the key index panics (lance 13)
-            .execute(data)
-        )
+        # No key index: a partial-column merge through it panics (lance 13).
+        merge = Merge("target.content_hash = source.content_hash", insert=False, use_index=False)
+        counts = self.handle.engine.merge(data, merge)
         self.handle.wrote()
-        return int(result.num_updated_rows)
+        return counts.updated
 
     # --- index freshness -------------------------------------------------------------------
 
@@ -105,16 +101,14 @@ class Upkeep:
         # The handle is at this process's last commit: no need to look for newer ones. Single
         # writes look at the backlog on every FOLD_CHECK_EVERY-th version only (the version
         # number is shared by every writer, so this holds across processes too).
-        if written_rows < limit and int(self.handle.table.version) % FOLD_CHECK_EVERY:
+        if written_rows < limit and self.handle.engine.version() % FOLD_CHECK_EVERY:
             return None
         try:
-            small = int(self.handle.table.stats()["fragment_stats"]["num_small_fragments"])
+            small = self.handle.engine.small_fragments()
             if small < limit and written_rows < limit * 32:
                 return None
             self.handle.refresh()  # fold the newest version, not this handle's last commit
-            index = self.handle.table.index_stats("body_fts")
-            unindexed = int(index.num_unindexed_rows) if index is not None else 0
-            if unindexed >= limit * 32:
+            if self.handle.engine.unindexed_rows("body_fts") >= limit * 32:
                 self.optimize()
                 return "indexed"
             self.compact_small_fragments()
@@ -128,9 +122,8 @@ class Upkeep:
 
     def compact_small_fragments(self) -> None:
         """Merge the small fragments that single writes leave behind, leaving big ones alone."""
-        dataset = self.handle.table.to_lance()
-        dataset.optimize.compact_files(target_rows_per_fragment=COMPACT_TARGET_ROWS, num_threads=1)
-        self.handle.table.checkout_latest()
+        self.handle.engine.compact(COMPACT_TARGET_ROWS)
+        self.handle.refresh()
 
     def optimize(self) -> None:
         """Compact fragments, fold new rows into every index, prune versions past retention.

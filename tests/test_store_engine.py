@@ -1,7 +1,7 @@
-"""The two read paths of store/queries.py answer alike, and a dataset handle stays fresh.
+"""The two read paths of store/engine.py answer alike, and a dataset handle stays fresh.
 
-A local table is read through pylance (`DatasetQueries`), a remote one through the LanceDB
-table (`TableQueries`); both run lance's scanner, and these tests hold them to the same rows,
+A local table is read through pylance (`DatasetEngine`), a remote one through the LanceDB
+table (`TableEngine`); both run lance's scanner, and these tests hold them to the same rows,
 scores and distances on a real table with live rows, archives, a deletion, flags and vectors.
 """
 
@@ -15,7 +15,7 @@ import pytest
 
 from graphit_cli.access.opening import open_service
 from graphit_cli.core.models import MemoryDraft
-from graphit_cli.store.queries import DatasetQueries, TableQueries
+from graphit_cli.store.engine import DatasetEngine, TableEngine
 from graphit_cli.store.search import TEXT_BOOSTS
 from graphit_cli.store.table import TABLE_NAME, TAKE_FLAGGED
 from tests.embedders import HashingEmbedder
@@ -44,7 +44,7 @@ def both(scope):  # type: ignore[no-untyped-def]
     uri = svc.store.uri
     table = lancedb.connect(uri, read_consistency_interval=None).open_table(TABLE_NAME)
     dataset = lance.dataset(str(Path(uri) / f"{TABLE_NAME}.lance"))
-    return DatasetQueries(dataset), TableQueries(table)
+    return DatasetEngine(dataset), TableEngine(table)
 
 
 WHERES = [
@@ -59,7 +59,7 @@ def _rows(data) -> list[dict]:  # type: ignore[no-untyped-def,type-arg]
     return sorted(data.to_pylist(), key=lambda r: r["_rowaddr"])
 
 
-@pytest.mark.parametrize("where", WHERES[:2] + ["revision_id <> '' AND next IS NULL"])
+@pytest.mark.parametrize("where", [*WHERES[:2], "revision_id <> '' AND next IS NULL"])
 def test_scans_and_takes_agree(both, where: str) -> None:  # type: ignore[no-untyped-def]
     dataset, table = both
     columns = ["id", "key", "revision", "title", "_rowaddr"]

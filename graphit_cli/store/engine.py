@@ -1,0 +1,304 @@
+"""The reads and row writes a table handle asks of the storage engine, in two implementations.
+
+- `DatasetEngine` works on a local table through pylance (`lance.dataset`) directly. A cold
+  command (`list`, `source`, `search`, `upsert`, `delete`) then never imports `lancedb`, which
+  costs more than the rest of such a command (its namespace models, embedding registry and
+  remote client: ~0.9 s, 2x `import lance`). LanceDB still creates the table and its indexes,
+  folds and maintains it (store/upkeep.py): the table is the same LanceDB table either way.
+- `TableEngine` works through the LanceDB table: remote tables, whose request economy
+  (store/search.py, store/s3.py) is tuned to LanceDB's handle.
+
+Both run the same lance scanner and the same lance `merge_insert` underneath (LanceDB's table
+is a lance dataset), so they answer and commit alike: the same rows, BM25 scores and cosine
+distances, the same compare-and-swap and primary-key checks (tests/test_store_engine.py holds
+them to it). Addresses (`_rowaddr`) are the physical row addresses the row cache keys on.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+# LanceDB's default number of IVF partitions a vector query probes (its minimum_nprobes).
+NPROBES = 20
+
+# lance's and LanceDB's measure of a fragment too small to leave alone (rows, live or not).
+SMALL_FRAGMENT_ROWS = 100_000
+
+Columns = list[str] | dict[str, str]
+
+
+@dataclass(frozen=True)
+class Merge:
+    """One `merge_insert` commit on `key`: matched rows are updated (where `update_where`
+    holds, or all with None), new keys inserted when `insert`, and rows outside the data
+    deleted where `delete_where` holds. `use_index`: find the keys through the key index."""
+
+    update_where: str | None = None
+    insert: bool = True
+    delete_where: str | None = None
+    use_index: bool = False
+
+
+@dataclass(frozen=True)
+class Counts:
+    inserted: int
+    updated: int
+    deleted: int
+    version: int
+
+
+class Engine(Protocol):
+    """What the handle reads. `where` is a LanceDB SQL filter ("" for none); `columns` may
+    name `_rowaddr` and map output names to SQL expressions."""
+
+    def latest(self) -> None: ...
+    def version(self) -> int: ...
+    def schema(self) -> Any: ...
+    def scan(self, where: str, columns: Columns | None, limit: int | None) -> Any: ...
+    def take(self, addresses: list[int], columns: Columns) -> Any: ...
+    def text(self, text: str, boosts: dict[str, float], where: str, limit: int) -> Any:
+        """BM25 over the columns of `boosts` with their weights (plain text: no operators)."""
+
+    def nearest(self, vector: list[float], where: str, limit: int, *, fast: bool) -> Any: ...
+    def count(self, where: str) -> int: ...
+
+    # row writes: each one commit
+    def merge(self, data: Any, merge: Merge) -> Counts: ...
+    def delete(self, where: str) -> int: ...
+    def set_null(self, column: str, where: str) -> None: ...
+    def set_field_metadata(self, column: str, metadata: dict[str, str]) -> None: ...
+
+    # the write path's fold check (store/upkeep.py)
+    def small_fragments(self) -> int: ...
+    def compact(self, target_rows: int) -> None:
+        """Rewrite the fragments below `target_rows` rows into bigger ones (pylance's own)."""
+
+    def unindexed_rows(self, index: str) -> int: ...
+
+
+T = TypeVar("T")
+
+
+def _locked(method: Callable[..., T]) -> Callable[..., T]:
+    @functools.wraps(method)
+    def run(self: DatasetEngine, *args: Any, **kwargs: Any) -> T:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return run
+
+
+class DatasetEngine:
+    """Reads of a local table through pylance; the handle moves it to the newest commit."""
+
+    def __init__(self, dataset: Any) -> None:
+        self.dataset = dataset
+        # pylance's dataset is not safe to share between threads while one of them moves it
+        # (`checkout_latest`, a commit): "Already borrowed". The daemon serves one handle from
+        # several threads, so every call holds this lock (each is a few ms locally).
+        self.lock = threading.RLock()
+
+    @_locked
+    def latest(self) -> None:
+        self.dataset.checkout_latest()
+
+    @_locked
+    def version(self) -> int:
+        return int(self.dataset.version)
+
+    @_locked
+    def schema(self) -> Any:
+        return self.dataset.schema
+
+    @_locked
+    def scan(self, where: str, columns: Columns | None, limit: int | None) -> Any:
+        columns, address = _split_address(columns)
+        return self.dataset.to_table(
+            columns=columns, filter=where or None, limit=limit, with_row_address=address
+        )
+
+    @_locked
+    def take(self, addresses: list[int], columns: Columns) -> Any:
+        return self.dataset._take_rows(addresses, columns=columns)
+
+    @_locked
+    def text(self, text: str, boosts: dict[str, float], where: str, limit: int) -> Any:
+        from lance.query import FullTextOperator, MultiMatchQuery
+
+        query = MultiMatchQuery(
+            text, list(boosts), boosts=list(boosts.values()), operator=FullTextOperator.OR
+        )
+        return self.dataset.to_table(
+            columns=["_score"],
+            with_row_address=True,
+            full_text_query=query,
+            filter=where or None,
+            prefilter=bool(where) or None,
+            limit=limit,
+        )
+
+    @_locked
+    def nearest(self, vector: list[float], where: str, limit: int, *, fast: bool) -> Any:
+        nearest = {
+            "column": "embedding",
+            "q": vector,
+            "k": limit,
+            "metric": "cosine",
+            "minimum_nprobes": NPROBES,
+        }
+        return self.dataset.to_table(
+            columns=["_distance"],
+            with_row_address=True,
+            nearest=nearest,
+            filter=where or None,
+            prefilter=bool(where) or None,
+            fast_search=fast or None,
+            limit=limit,
+        )
+
+    @_locked
+    def count(self, where: str) -> int:
+        return int(self.dataset.count_rows(where or None))
+
+    @_locked
+    def merge(self, data: Any, merge: Merge) -> Counts:
+        builder = self.dataset.merge_insert("key").when_matched_update_all(merge.update_where)
+        if merge.insert:
+            builder = builder.when_not_matched_insert_all()
+        if merge.delete_where is not None:
+            builder = builder.when_not_matched_by_source_delete(merge.delete_where)
+        result = builder.use_index(merge.use_index).execute(data)
+        return Counts(
+            inserted=int(result["num_inserted_rows"]),
+            updated=int(result["num_updated_rows"]),
+            deleted=int(result["num_deleted_rows"]),
+            version=int(self.dataset.version),  # the dataset moved to its own commit
+        )
+
+    @_locked
+    def delete(self, where: str) -> int:
+        return int(self.dataset.delete(where)["num_deleted_rows"])
+
+    @_locked
+    def set_null(self, column: str, where: str) -> None:
+        self.dataset.update({column: "NULL"}, where=where)
+
+    @_locked
+    def set_field_metadata(self, column: str, metadata: dict[str, str]) -> None:
+        self.dataset.update_field_metadata({column: metadata})
+
+    @_locked
+    def small_fragments(self) -> int:
+        fragments = self.dataset.get_fragments()
+        return sum(1 for f in fragments if f.metadata.physical_rows < SMALL_FRAGMENT_ROWS)
+
+    @_locked
+    def compact(self, target_rows: int) -> None:
+        self.dataset.optimize.compact_files(target_rows_per_fragment=target_rows, num_threads=1)
+
+    @_locked
+    def unindexed_rows(self, index: str) -> int:
+        try:
+            return int(self.dataset.stats.index_stats(index)["num_unindexed_rows"])
+        except (KeyError, ValueError):  # no such index
+            return 0
+
+
+class TableEngine:
+    """Reads through a LanceDB table (remote tables; see the module)."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+    def latest(self) -> None:
+        self.table.checkout_latest()
+
+    def version(self) -> int:
+        return int(self.table.version)
+
+    def schema(self) -> Any:
+        return self.table.schema
+
+    def scan(self, where: str, columns: Columns | None, limit: int | None) -> Any:
+        query = self.table.search()
+        if where:
+            query = query.where(where)
+        if columns is not None:
+            query = query.select(columns)
+        return query.limit(limit).to_arrow()
+
+    def take(self, addresses: list[int], columns: Columns) -> Any:
+        return self.table.take_row_ids(addresses).select(columns).to_arrow()
+
+    def text(self, text: str, boosts: dict[str, float], where: str, limit: int) -> Any:
+        from lancedb.query import FullTextOperator, MultiMatchQuery
+
+        query = self.table.search(
+            MultiMatchQuery(
+                text, list(boosts), boosts=list(boosts.values()), operator=FullTextOperator.OR
+            ),
+            query_type="fts",
+        )
+        if where:
+            query = query.where(where, prefilter=True)
+        return query.select(["_rowaddr", "_score"]).limit(limit).to_arrow()
+
+    def nearest(self, vector: list[float], where: str, limit: int, *, fast: bool) -> Any:
+        query = self.table.search(vector, vector_column_name="embedding").distance_type("cosine")
+        if where:
+            query = query.where(where, prefilter=True)
+        if fast:
+            query = query.fast_search()
+        return query.select(["_rowaddr", "_distance"]).limit(limit).to_arrow()
+
+    def count(self, where: str) -> int:
+        return int(self.table.count_rows(where or None))
+
+    def merge(self, data: Any, merge: Merge) -> Counts:
+        builder = self.table.merge_insert("key").when_matched_update_all(where=merge.update_where)
+        if merge.insert:
+            builder = builder.when_not_matched_insert_all()
+        if merge.delete_where is not None:
+            builder = builder.when_not_matched_by_source_delete(merge.delete_where)
+        # Rows without a vector yet are valid; vectors are validated before they get here.
+        result = builder.use_index(merge.use_index).execute(data, on_bad_vectors="null")
+        return Counts(
+            inserted=int(result.num_inserted_rows),
+            updated=int(result.num_updated_rows),
+            deleted=int(result.num_deleted_rows),
+            version=int(result.version),
+        )
+
+    def delete(self, where: str) -> int:
+        return int(self.table.delete(where).num_deleted_rows)
+
+    def set_null(self, column: str, where: str) -> None:
+        self.table.update(where=where, values={column: None})
+
+    def set_field_metadata(self, column: str, metadata: dict[str, str]) -> None:
+        self.table.update_field_metadata({"path": column, "metadata": metadata})
+
+    def small_fragments(self) -> int:
+        return int(self.table.stats()["fragment_stats"]["num_small_fragments"])
+
+    def compact(self, target_rows: int) -> None:
+        dataset = self.table.to_lance()
+        dataset.optimize.compact_files(target_rows_per_fragment=target_rows, num_threads=1)
+
+    def unindexed_rows(self, index: str) -> int:
+        stats = self.table.index_stats(index)
+        return int(stats.num_unindexed_rows) if stats is not None else 0
+
+
+def _split_address(columns: Columns | None) -> tuple[Columns | None, bool]:
+    """pylance asks for the row address by a flag, not as a column."""
+    if columns is None:
+        return None, False
+    if isinstance(columns, dict):
+        rest: Columns = {k: v for k, v in columns.items() if k != "_rowaddr"}
+        return rest, "_rowaddr" in columns
+    return [c for c in columns if c != "_rowaddr"], "_rowaddr" in columns
