@@ -10,6 +10,7 @@ opened for reading through pylance (store/engine.py), so a read-only command ski
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from typing import Any
@@ -248,6 +249,13 @@ def _connect(
     dim: int = config.EMBEDDING_DIM,
 ) -> Any:
     """The LanceDB table at `uri` (created with its indexes when missing and `create`)."""
+    if (
+        "://" not in uri
+        and not create
+        and not os.path.isdir(os.path.join(uri, f"{TABLE_NAME}.lance"))
+    ):
+        # `lancedb.connect` makes the directory: a table removed meanwhile would come back.
+        raise StorageUnavailable(f"no memory table at {uri}")
     import lancedb
 
     try:
@@ -257,6 +265,11 @@ def _connect(
             return db.open_table(TABLE_NAME)
         except ValueError:
             if not create:
+                if "://" not in uri:
+                    # The table went away after the check above, and `connect` made its
+                    # directory again: take that (empty) directory back.
+                    with contextlib.suppress(OSError):
+                        os.rmdir(uri)
                 raise
             return _create(db, dim)
     except ValueError as exc:
