@@ -60,6 +60,7 @@ ALL_ROWS = 100_000  # "every row of the scope" as a retriever depth
 IDEAS = (
     "depth",
     "rrf",
+    "adaptive",
     "vectors",
     "query",
     "columns",
@@ -246,6 +247,37 @@ def blend(k: int, alpha: Callable[[Item], float]) -> Rerank:
         return {s.row.key: a * s.score + (1 - a) * rrf.get(s.row.key, 0.0) for s in matched}
 
     return rerank
+
+
+def idea_adaptive(bench: Bench) -> None:
+    """The fusion's lexical weight per query, from lo to hi with the best hit's share of the
+    query's term weight, or with the overlap of the two retrievers' top 10s."""
+    from graphit_cli.core import ranking, relevance
+
+    depth = relevance.CANDIDATE_DEPTH
+
+    def confidence(item: Item, basis: str) -> float:
+        if basis == "share":
+            return max(item.shares.values(), default=0.0)
+        lexical = sorted(
+            item.lexical[:depth], key=lambda h: -h.score * item.shares.get(h.row.key, 0.0)
+        )
+        top = {h.row.key for h in lexical[:10]}
+        return len(top & {row.key for row, _ in item.near[:10]}) / 10
+
+    for basis in ("share", "agreement"):
+        for lo, hi in ((0.3, 0.6), (0.4, 0.6), (0.5, 0.7), (0.6, 0.4)):
+
+            def make(item: Item, lo: float = lo, hi: float = hi, basis: str = basis) -> list[Any]:
+                weight = lo + (hi - lo) * confidence(item, basis)
+                return ranking.fuse(
+                    item.lexical[:depth],
+                    item.near[:depth],
+                    lexical_weight=weight,
+                    shares=item.shares,
+                )
+
+            bench.measure(f"lexical weight {lo}..{hi} by {basis}", make)
 
 
 def unit(vector: Any) -> Any:
