@@ -46,9 +46,13 @@ class Opened:
     remote: bool = False
 
 
-def open_scope(scope: Scope, *, create: bool = True, record_use: bool = True) -> Opened | None:
+def open_scope(
+    scope: Scope, *, create: bool = True, record_use: bool = True, keep: bool = False
+) -> Opened | None:
     """Open `scope`'s table. With `create` False a local scope without a table is None (for
-    background work that must not create one); a remote one is opened and must exist."""
+    background work that must not create one); a remote one is opened and must exist.
+    `keep`: the caller keeps the handle and serves from it for long (the daemon, the MCP
+    server, the Explorer); see `store.open_store`."""
     from graphit_cli.access.contexts import attached_project
     from graphit_cli.store import open_store
     from graphit_cli.store.proxy import ReadOnlyStore
@@ -56,14 +60,14 @@ def open_scope(scope: Scope, *, create: bool = True, record_use: bool = True) ->
     project = attached_project(scope)
     if project is not None:
         location = providers.resolve(Scope("project", project))
-        inner = open_store(location.uri, create=False, access=location.access)
+        inner = open_store(location.uri, create=False, access=location.access, keep=keep)
         reason = f"context {scope.id} is attached read-only from project {project}"
         store: Store = ReadOnlyStore(inner, reason)
         return Opened(scope, store, location.uri, read_only=True, remote=location.is_remote)
     location = providers.resolve(scope)
     if not create and not location.is_remote and not Path(location.uri).exists():
         return None
-    store = open_store(location.uri, create=create, access=location.access)
+    store = open_store(location.uri, create=create, access=location.access, keep=keep)
     if record_use:
         scopes.record_scope_use(scope, location.uri)
     return Opened(scope, store, location.uri, remote=location.is_remote)
@@ -75,13 +79,14 @@ def open_service(
     create: bool = True,
     record_use: bool = True,
     embedder: Callable[[], Embedder | None] | None = None,
+    keep: bool = False,
 ) -> MemoryService:
     """The scope's MemoryService over the store `open_scope` chose. A local scope without a
     table and `create` False is an error here (a command named a scope that is not there)."""
     from graphit_cli.errors import StorageUnavailable
     from graphit_cli.service.memory import MemoryService
 
-    opened = open_scope(scope, create=create, record_use=record_use)
+    opened = open_scope(scope, create=create, record_use=record_use, keep=keep)
     if opened is None:
         raise StorageUnavailable(f"no memory table at {scope.local_path()}")
     return MemoryService(opened.store, scope, embedder=embedder)

@@ -186,7 +186,7 @@ class Daemon:
                 if not create:
                     return None
             if found is None:
-                opened = open_scope(scope, create=create, record_use=False)
+                opened = open_scope(scope, create=create, record_use=False, keep=True)
                 if opened is None:
                     return None  # no table yet: nothing to embed or maintain
                 svc = MemoryService(opened.store, scope, embedder=self.embedder)

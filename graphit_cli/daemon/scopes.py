@@ -50,7 +50,7 @@ def open_quietly(
     from graphit_cli.access.opening import open_scope
     from graphit_cli.service.memory import MemoryService
 
-    opened = open_scope(scope, create=create, record_use=False)
+    opened = open_scope(scope, create=create, record_use=False, keep=True)
     if opened is None or opened.read_only:
         return None, opened.uri if opened is not None else str(scope.local_path())
     return MemoryService(opened.store, scope, embedder=embedder), opened.uri

@@ -53,7 +53,7 @@ class MemoryTools:
     def _open(self, scope: Scope) -> MemoryService:
         from graphit_cli.access.opening import open_service
 
-        return open_service(scope, embedder=self._embedder)
+        return open_service(scope, embedder=self._embedder, keep=True)
 
     def _embedder(self) -> Embedder | None:
         from graphit_cli.embed import load_default

@@ -25,8 +25,15 @@ if TYPE_CHECKING:
     from graphit_cli.store.base import Store
 
 
-def open_store(uri: str, *, create: bool = True, access: RemoteAccess | None = None) -> Store:
-    """Open a scope's table: a local directory, or (with `access`) a remote `s3://` URI."""
+def open_store(
+    uri: str, *, create: bool = True, access: RemoteAccess | None = None, keep: bool = False
+) -> Store:
+    """Open a scope's table: a local directory, or (with `access`) a remote `s3://` URI.
+
+    A local table is read and written through pylance (store/engine.py), so a one-shot command
+    never imports lancedb; with `keep` (a process that keeps the handle: the daemon, the MCP
+    server, the Explorer) through LanceDB's table instead, which its upkeep uses anyway: one
+    engine, one set of index and metadata caches (two cost the daemon ~100 MB of RSS)."""
     if access is not None:
         from graphit_cli.store.s3 import open_remote
 
@@ -39,4 +46,4 @@ def open_store(uri: str, *, create: bool = True, access: RemoteAccess | None = N
         raise StorageUnavailable(f"{uri} is remote: open it through the active provider")
     from graphit_cli.store.lance import MemoryStore
 
-    return MemoryStore.open(uri, create=create)
+    return MemoryStore.open(uri, create=create, keep=keep)

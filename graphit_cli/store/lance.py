@@ -211,11 +211,14 @@ class MemoryStore:
         create: bool = True,
         dim: int = config.EMBEDDING_DIM,
         storage_options: dict[str, str] | None = None,
+        keep: bool = False,
     ) -> MemoryStore:
         """Open (or create) the table; `storage_options` carry S3 endpoint and credentials
         (built by `store.s3`, which also maps S3 failures). A local table that exists is read
-        through pylance and gets its LanceDB table when something writes (see the module)."""
-        if "://" not in uri and os.path.isdir(os.path.join(uri, f"{TABLE_NAME}.lance")):
+        through pylance, and opens its LanceDB table when upkeep needs it, unless the caller
+        `keep`s the handle (store.open_store)."""
+        exists = "://" not in uri and os.path.isdir(os.path.join(uri, f"{TABLE_NAME}.lance"))
+        if exists and not keep:
             return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: _connect(uri)))
         try:
             if "://" not in uri and create:
@@ -223,7 +226,7 @@ class MemoryStore:
             table = _connect(uri, storage_options=storage_options, create=create, dim=dim)
         except OSError as exc:
             raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
-        if "://" in uri:
+        if "://" in uri or keep:
             return cls(TableHandle(uri, table=table))
         # Created here just now: reads go through the dataset as for any local table.
         return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: table))
