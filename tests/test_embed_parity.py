@@ -143,18 +143,42 @@ def test_truncates_at_256_word_pieces_as_the_reference_does(light: Any) -> None:
 def test_queries_run_on_one_thread_and_documents_as_configured(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from graphit_cli.embed.onnx import OnnxEmbedder
+    from graphit_cli.embed.onnx import QUICK_QUERIES, OnnxEmbedder
 
+    text = "We install with uv, never pip."
     monkeypatch.setenv("GRAPHIT_EMBED_THREADS", "2")
     model = OnnxEmbedder()
+    first = model.embed_query(text)  # the quick-start session: nothing folded built yet
+    assert (model._query_session, model._document_session) == (None, None)
+    assert model._quick.get_session_options().intra_op_num_threads == 1
+    document = model.embed_documents([text])[0]
     assert model._query_session.get_session_options().intra_op_num_threads == 1
     assert model._document_session.get_session_options().intra_op_num_threads == 2
+    assert model._quick is None  # dropped once the folded session exists
     monkeypatch.delenv("GRAPHIT_EMBED_THREADS")
     single = OnnxEmbedder()
+    for _ in range(QUICK_QUERIES + 1):
+        later = single.embed_query(text)
+    assert single._document_session is None and single._query_session is not None
+    single.embed_documents([text])
     assert single._document_session is single._query_session
-    # The thread count changes the speed, not the vector.
-    text = "We install with uv, never pip."
-    assert cosine(model.embed_documents([text])[0], single.embed_query(text)) > 0.99999
+    # Neither the thread count nor the quick start changes the vector, only the speed.
+    assert cosine(document, later) > 0.99999
+    assert cosine(first, later) > 0.99999
+
+
+@needs_onnx
+def test_the_quick_start_session_computes_the_folded_sessions_vectors() -> None:
+    from graphit_cli.embed.onnx import OnnxEmbedder, _session
+
+    model = OnnxEmbedder()
+    quick = _session(model._model_path, 1, quick=True)
+    folded = _session(model._model_path, 1)
+    documents, questions = dev_texts(10)
+    texts = questions + documents[:20]
+    assert len(texts) >= 30
+    worst = min(cosine(model._encode([t], quick)[0], model._encode([t], folded)[0]) for t in texts)
+    assert worst > 0.9999
 
 
 @needs_onnx

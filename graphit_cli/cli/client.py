@@ -169,10 +169,6 @@ class Client:
         found = self._daemon(request)
         if found is not None:
             return wire.search_from_wire(found)
-        if mode != "fts":
-            from graphit_cli.embed import preload
-
-            preload()  # the model loads while the table opens (a cold search: ~0.3 s less)
         return self.service.search(query, flt=flt, **args)  # type: ignore[arg-type]
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:

