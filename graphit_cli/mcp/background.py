@@ -47,7 +47,11 @@ class Background:
         """Open the scope's table and load the model."""
         with self.tools.lock:
             self.tools.service(scope)
-        self.tools._embedder()
+        model = self.tools._embedder()
+        if model is not None:
+            # The first write's embedding must not pay for readying the document path (the
+            # light runtime builds its folded session here, off any request).
+            model.embed_documents(["graphit"])
 
     def backfill(self, *, batch: int = BACKFILL_BATCH) -> int:
         """One sweep over every opened scope, `batch` rows per step; returns rows embedded.
