@@ -18,6 +18,27 @@ from graphit_cli.access.scopes import Scope
 PROJECT_ID = "01JD0000000000000000000000"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep a module's tests on one worker under `pytest -n N --dist loadgroup` (`make test`)
+    when they share a module- or session-scoped fixture of that module: a moto server with
+    process-wide IAM enforcement, one MCP server or browser for the module, a model loaded
+    once. Every other test is scheduled on its own; each worker is a process of its own with
+    its own tmp dirs, so each test still gets its own GRAPHIT_HOME."""
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        defs = getattr(item, "_fixtureinfo", None)
+        if defs is None:
+            continue
+        shared = any(
+            d.scope in ("module", "package", "session") and d.baseid == module
+            for fixturedefs in defs.name2fixturedefs.values()
+            for d in fixturedefs
+        )
+        if shared and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(Path(module).stem))
+
+
 @pytest.fixture(autouse=True)
 def graphit_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Isolate every test: its own ~/.graphit and no stray GRAPHIT_* settings."""
