@@ -33,6 +33,7 @@ from graphit_cli.core import revisions
 from graphit_cli.core.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import Conflict, InvalidInput, NotFound
 from graphit_cli.formats import parse, render
+from tests.conftest import examples
 
 # --- the model ------------------------------------------------------------------------------
 #
@@ -464,7 +465,7 @@ def test_revision_chain_state_machine_long() -> None:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
