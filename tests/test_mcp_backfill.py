@@ -124,8 +124,8 @@ class _LockProbe(HashingEmbedder):
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         self.batches.append(len(texts))
 
-        def probe() -> None:  # a read arriving now: it must get the lock (30 s is generous)
-            got = self.tools.lock.acquire(timeout=30)
+        def probe() -> None:  # a read arriving now must get the lock (120 s: a hang bound)
+            got = self.tools.lock.acquire(timeout=120)
             if got:
                 self.tools.lock.release()
             self.lock_free.append(got)
