@@ -453,7 +453,7 @@ def run_chain_machine(examples: int, steps: int) -> None:
 
 def test_revision_chain_state_machine() -> None:
     """A short run for the default tier; the long one below runs in the slow tier."""
-    run_chain_machine(6, 10)
+    run_chain_machine(4, 10)
 
 
 @pytest.mark.slow
