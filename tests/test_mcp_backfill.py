@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from anyio.from_thread import start_blocking_portal
 from mcp import Client, StdioServerParameters
 
@@ -68,6 +69,7 @@ def _missing(root: Path) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow  # an MCP server process and CLI processes; the steps: in-process below
 def test_every_served_scope_gets_its_vectors(tmp_path: Path) -> None:
     # Written before the server starts, by a process without a model: no vectors.
     for title in ("Editor", "Shell"):
