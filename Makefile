@@ -28,8 +28,12 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The default tier on TEST_WORKERS processes (pytest-xdist). Tests that share a module fixture
+# stay on one worker (tests/conftest.py); every test has its own tmp dir and GRAPHIT_HOME.
+TEST_WORKERS ?= 2
+
 test: install lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 test-all: install lint
 	$(BIN)/pytest -q -m "slow or not slow"

@@ -17,6 +17,40 @@ from graphit_cli.access.scopes import Scope
 
 PROJECT_ID = "01JD0000000000000000000000"
 
+# Hypothesis examples per property: `make test` tries each property's default-tier count;
+# CI's slow step (.ci/run) runs the `properties` again with TEST_EXAMPLES_SCALE=4.
+EXAMPLES_SCALE = float(os.environ.get("TEST_EXAMPLES_SCALE", "1"))
+
+
+def examples(default_tier: int) -> int:
+    """`max_examples` for a property in the default tier, times TEST_EXAMPLES_SCALE."""
+    return max(1, round(default_tier * EXAMPLES_SCALE))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every Hypothesis test `properties`. Under `pytest -n N --dist loadgroup` (`make
+    test`), keep a module's tests on one worker when they share a module- or session-scoped
+    fixture of that module: a moto server with process-wide IAM enforcement, one MCP server or
+    browser for the module, a model loaded once. Every other test is scheduled on its own; each
+    worker is a process with its own tmp dirs, so each test still gets its own GRAPHIT_HOME."""
+    from hypothesis import is_hypothesis_test
+
+    for item in items:
+        if is_hypothesis_test(getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.properties)
+        module = item.nodeid.split("::", 1)[0]
+        defs = getattr(item, "_fixtureinfo", None)
+        if defs is None:
+            continue
+        shared = any(
+            d.scope in ("module", "package", "session") and d.baseid == module
+            for fixturedefs in defs.name2fixturedefs.values()
+            for d in fixturedefs
+        )
+        if shared and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(Path(module).stem))
+
 
 @pytest.fixture(autouse=True)
 def graphit_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -15,7 +15,8 @@ import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,10 +28,15 @@ REGION = "us-east-1"
 logging.getLogger("werkzeug").setLevel(logging.ERROR)
 
 
-def free_port() -> int:
+@contextmanager
+def refused_endpoint() -> Iterator[str]:
+    """An http:// endpoint on 127.0.0.1 that refuses every connection while the block runs.
+
+    The port stays bound (never listening) until the end, so no other server, in this process
+    or in another test worker, can take it in the meantime and answer instead."""
     with socket.socket() as sock:
         sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
+        yield f"http://{HOST}:{sock.getsockname()[1]}"
 
 
 class MotoServer:
@@ -39,10 +45,13 @@ class MotoServer:
     def __init__(self) -> None:
         from moto.server import ThreadedMotoServer
 
-        self.port = free_port()
-        self._server = ThreadedMotoServer(ip_address=HOST, port=self.port, verbose=False)
+        # Port 0: the kernel picks a free port at bind time, so servers started at once (test
+        # workers in parallel) never race for one picked in advance.
+        self._server = ThreadedMotoServer(ip_address=HOST, port=0, verbose=False)
         self._server.start()
+        self.port = self._server.get_host_and_port()[1]
         self.endpoint = f"http://{HOST}:{self.port}"
+        self._enforcing = False
 
     def client(self, service: str, key: str = TEST_KEY, secret: str = TEST_KEY, **kw: Any) -> Any:
         import boto3
@@ -57,12 +66,19 @@ class MotoServer:
         )
 
     def enforce_iam(self) -> None:
-        """From now on every request needs valid IAM credentials (moto's reset-auth)."""
+        """From now on every request needs valid IAM credentials (moto's reset-auth).
+
+        moto keeps this setting per process, for every server in it: `stop` turns it off
+        again, so the next test's server (on this worker) accepts the default test keys."""
+        self._reset_auth(b"0")
+        self._enforcing = True
+
+    def _reset_auth(self, after: bytes) -> None:
         import urllib.request
 
         request = urllib.request.Request(
             self.endpoint + "/moto-api/reset-auth",
-            data=b"0",
+            data=after,
             headers={"Content-Type": "text/plain"},
             method="POST",
         )
@@ -70,6 +86,9 @@ class MotoServer:
             assert response.status == 200
 
     def stop(self) -> None:
+        if self._enforcing:
+            self._reset_auth(b"inf")
+            self._enforcing = False
         self._server.stop()
 
 
@@ -100,8 +119,7 @@ class Proxy:
 
     def __init__(self, upstream_port: int, port: int | None = None) -> None:
         self.upstream_port = upstream_port
-        self.port = port or free_port()
-        self.endpoint = f"http://{HOST}:{self.port}"
+        self.port = port or 0  # 0 until the first bind picks a free port (kept on restart)
         self.counts: Counter[str] = Counter()
         # (operation, path, Range header) per request, when set
         self.log: list[tuple[str, str, str]] | None = None
@@ -218,6 +236,8 @@ class Proxy:
                 pass
 
         self._server = Server((HOST, self.port), Handler)
+        self.port = int(self._server.server_address[1])
+        self.endpoint = f"http://{HOST}:{self.port}"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:

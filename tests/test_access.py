@@ -45,22 +45,8 @@ def hub_servers() -> Iterator[Broker]:
     try:
         yield broker
     finally:
-        _enforcement_off(moto.endpoint)  # moto's setting is process-wide: later modules' servers
         broker.stop()
-        moto.stop()
-
-
-def _enforcement_off(endpoint: str) -> None:
-    import urllib.request
-
-    request = urllib.request.Request(
-        endpoint + "/moto-api/reset-auth",
-        data=b"inf",
-        headers={"Content-Type": "text/plain"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        assert response.status == 200
+        moto.stop()  # and IAM enforcement off: moto's setting is process-wide
 
 
 @pytest.fixture

@@ -33,6 +33,7 @@ from graphit_cli.core import revisions
 from graphit_cli.core.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import Conflict, InvalidInput, NotFound
 from graphit_cli.formats import parse, render
+from tests.conftest import examples
 
 # --- the model ------------------------------------------------------------------------------
 #
@@ -452,7 +453,7 @@ def run_chain_machine(examples: int, steps: int) -> None:
 
 def test_revision_chain_state_machine() -> None:
     """A short run for the default tier; the long one below runs in the slow tier."""
-    run_chain_machine(6, 10)
+    run_chain_machine(4, 10)
 
 
 @pytest.mark.slow
@@ -464,7 +465,7 @@ def test_revision_chain_state_machine_long() -> None:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -47,7 +47,7 @@ service = open_service(resolve_scope("project"), create=False)
 service.store.count()  # the first read opens the dataset: pay for it before the barrier
 Path(os.environ["WRITER_READY"]).touch()
 go = Path(os.environ["WRITER_GO"])
-deadline = time.monotonic() + 60
+deadline = time.monotonic() + 120  # bounds a hang only
 while not go.exists():
     if time.monotonic() > deadline:
         sys.exit("no start signal")
@@ -63,7 +63,7 @@ def first_write_done():
         return
     Path(os.environ["WRITER_FIRST"]).touch()
     peers = [Path(p) for p in os.environ["WRITER_PEERS"].split()]
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while not all(p.exists() for p in peers):
         if time.monotonic() > deadline:
             sys.exit("a peer never wrote")
@@ -140,7 +140,7 @@ def run_writers(workdir: Path, project_id: str, jobs: list[dict[str, str]]) -> l
             )
         )
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while not all((workdir / f"ready-{n}").exists() for n in range(len(jobs))):
             for proc in procs:
                 if proc.poll() is not None:
@@ -223,6 +223,7 @@ def test_two_processes_creating_different_keys_lose_nothing(service, tmp_path: P
     assert service.store.count() == 80, "no archive or duplicate rows"
 
 
+@pytest.mark.slow  # two processes, 50 updates; the same-ids race below stays
 def test_two_processes_updating_one_key_keep_a_contiguous_chain(service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     memory_id = service.upsert(MemoryDraft(title="hot key", body="initial")).memory.id
     reports = run_writers(

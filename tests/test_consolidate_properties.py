@@ -31,9 +31,10 @@ from graphit_cli.consolidate.plan import FLAG_ACTIONS
 from graphit_cli.core.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import InvalidInput, NotFound
 from graphit_cli.service.memory import MemoryService
+from tests.conftest import examples
 
 SETTINGS = settings(
-    max_examples=25,
+    max_examples=examples(10),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -365,21 +365,22 @@ def test_daemon_model_is_shared_in_small_slices() -> None:
 # --- resilience and state (issue 13) ------------------------------------------------------
 
 
-def _unreachable_url() -> str:
-    import socket
+@pytest.fixture
+def unreachable_url() -> Iterator[str]:
+    """A broker address that refuses connections for the whole test (the port stays taken)."""
+    from tests.s3_harness import refused_endpoint
 
-    with socket.socket() as sock:  # a port nothing listens on once closed
-        sock.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+    with refused_endpoint() as url:
+        yield url
 
 
 def test_unreachable_broker_fails_only_its_own_scopes(
-    cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
+    cli, scope: Scope, monkeypatch: pytest.MonkeyPatch, unreachable_url: str
 ) -> None:  # type: ignore[no-untyped-def]
     notes = Scope("context", "notes")  # imported contexts stay local under any provider
     open_service(notes).upsert_many([MemoryDraft(title=f"n{n}", body="b") for n in range(3)])
     open_service(scope).upsert(MemoryDraft(title="p", body="b"))
-    hub = _unreachable_url()
+    hub = unreachable_url
     assert cli("provider", "add", "hub", "--kind", "broker", "--endpoint", hub).exit_code == 0
     monkeypatch.setenv("GRAPHIT_BROKER_TOKEN", "t0ken")
 

@@ -103,7 +103,8 @@ def uninstall(monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
 @needs_both
 @pytest.mark.parametrize(
     ("every", "at_least"),
-    [(5, 60), pytest.param(1, 300, marks=pytest.mark.slow)],  # a sample; a few hundred
+    # Loading torch makes every test of the reference backend a slow-tier test.
+    [pytest.param(5, 60, marks=pytest.mark.slow), pytest.param(1, 300, marks=pytest.mark.slow)],
 )
 def test_same_vectors_as_sentence_transformers_on_dev_texts(
     reference: Any, light: Any, every: int, at_least: int
@@ -219,6 +220,7 @@ def test_the_light_runtime_is_the_default(fresh: None) -> None:
     assert embed.load_default() is embed.loaded()  # once per process
 
 
+@pytest.mark.slow  # loads torch
 @pytest.mark.skipif(not has_reference, reason="sentence-transformers is not installed")
 def test_without_the_light_runtime_sentence_transformers_is_used(
     fresh: None, monkeypatch: pytest.MonkeyPatch, reference: Any
@@ -231,6 +233,7 @@ def test_without_the_light_runtime_sentence_transformers_is_used(
     assert isinstance(embed.load_default(), SentenceTransformerEmbedder)
 
 
+@pytest.mark.slow  # loads torch
 @pytest.mark.skipif(not has_reference, reason="sentence-transformers is not installed")
 def test_named_backends(fresh: None, monkeypatch: pytest.MonkeyPatch, reference: Any) -> None:
     from graphit_cli.embed.sentence import SentenceTransformerEmbedder

@@ -43,7 +43,7 @@ def first_line(proc: subprocess.Popen[str], timeout: float = 60) -> str:
 def request(
     port: int, path: str, headers: dict[str, str] | None = None
 ) -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)  # a hang bound
     try:
         conn.request("GET", path, headers=headers or {})
         response = conn.getresponse()

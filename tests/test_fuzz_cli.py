@@ -10,8 +10,8 @@ few memories. Whatever the input:
   other scope's table appears;
 - a read never changes an existing table, whatever it was given.
 
-`FUZZ_EXAMPLES` sets the examples per input kind; the slow test draws `FUZZ_SLOW_EXAMPLES`
-(800) commands of every kind.
+`FUZZ_EXAMPLES` sets the examples per input kind (10, times TEST_EXAMPLES_SCALE); the slow
+test draws `FUZZ_SLOW_EXAMPLES` (800) commands of every kind.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from typer.testing import CliRunner
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MEMORY_TYPES
 from graphit_cli.formats import parse
-from tests.conftest import PROJECT_ID
+from tests.conftest import PROJECT_ID, examples
 
 DOCUMENTED_EXIT_CODES = {0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130}
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", examples(10)))
 COUNTS = {"tried": 0}
 
 # Text from every corner: quotes, operators, YAML and JSON punctuation, control characters,

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from anyio.from_thread import start_blocking_portal
 from mcp import Client, StdioServerParameters
 
@@ -68,6 +69,7 @@ def _missing(root: Path) -> dict[str, int]:
     }
 
 
+@pytest.mark.slow  # an MCP server process and CLI processes; the steps: in-process below
 def test_every_served_scope_gets_its_vectors(tmp_path: Path) -> None:
     # Written before the server starts, by a process without a model: no vectors.
     for title in ("Editor", "Shell"):
@@ -124,8 +126,8 @@ class _LockProbe(HashingEmbedder):
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         self.batches.append(len(texts))
 
-        def probe() -> None:  # a read arriving now: it must get the lock (30 s is generous)
-            got = self.tools.lock.acquire(timeout=30)
+        def probe() -> None:  # a read arriving now must get the lock (120 s: a hang bound)
+            got = self.tools.lock.acquire(timeout=120)
             if got:
                 self.tools.lock.release()
             self.lock_free.append(got)

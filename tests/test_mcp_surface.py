@@ -253,6 +253,7 @@ def _inspect(inspector: list[str], project: Path, *method: str) -> Any:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow  # node, npx and a server process per call
 def test_the_inspector_lists_and_calls_the_tools(
     inspector: list[str], server: Session, project: Path
 ) -> None:

@@ -34,7 +34,7 @@ from tests.s3_harness import (
     MotoServer,
     Proxy,
     enforced_moto,
-    free_port,
+    refused_endpoint,
 )
 
 BUCKET = "graphit-test"
@@ -373,9 +373,10 @@ def test_concurrent_writers(  # type: ignore[no-untyped-def]
 
 
 def test_endpoint_down_is_one_line_exit_7(cli, moto, prefix, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    for name, value in s3_vars(f"http://127.0.0.1:{free_port()}", prefix).items():
-        monkeypatch.setenv(name, value)
-    result = cli("memory", "upsert", "--title", "t", "--body", "b")
+    with refused_endpoint() as down:
+        for name, value in s3_vars(down, prefix).items():
+            monkeypatch.setenv(name, value)
+        result = cli("memory", "upsert", "--title", "t", "--body", "b")
     assert result.exit_code == ExitCode.STORAGE_UNAVAILABLE
     assert result.stdout == ""
     assert result.stderr.startswith("Error: cannot reach the S3 endpoint http://127.0.0.1:")

@@ -21,6 +21,7 @@ from graphit_cli.access.scopes import Scope
 from graphit_cli.core import ordering
 from graphit_cli.core.models import Category, MemoryDraft
 from graphit_cli.service.memory import MemoryService
+from tests.conftest import examples
 from tests.embedders import HashingEmbedder
 
 WORDS = ["zebra", "lemur", "okapi", "use", "database", "deploy", "tests", "pnpm", "docker"]
@@ -41,7 +42,7 @@ queries = st.lists(
 
 
 @settings(
-    max_examples=25,
+    max_examples=examples(10),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -272,6 +272,7 @@ def test_real_model_relevance_floor(cli) -> None:  # type: ignore[no-untyped-def
     importlib.util.find_spec("sentence_transformers") is None,
     reason="sentence-transformers is not installed",
 )
+@pytest.mark.slow  # loads torch
 def test_query_embedding_uses_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 

@@ -23,6 +23,7 @@ from graphit_cli.core.models import Memory, MemoryDraft, MemoryFilter
 from graphit_cli.errors import InvalidInput
 from graphit_cli.store import sql
 from graphit_cli.store.lance import MemoryStore
+from tests.conftest import examples
 from tests.embedders import HashingEmbedder
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -169,7 +170,7 @@ def test_search_filters_use_the_same_escaping(seeded: MemoryStore) -> None:
 
 
 @settings(
-    max_examples=60,
+    max_examples=examples(25),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

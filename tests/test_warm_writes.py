@@ -72,14 +72,15 @@ def daemon(project_dir: Path) -> Iterator[subprocess.Popen[str]]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # the bounds here only stop a hang
     while wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=2.0) is None:
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         assert time.monotonic() < deadline, "the daemon did not answer"
         time.sleep(0.1)
     yield proc
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 0
+    # A loaded machine took over 20 s to schedule an exiting daemon (test_daemon.py).
+    assert proc.wait(timeout=180) == 0
 
 
 def vector_of(scope: Scope, memory_id: str) -> list[float] | None:
@@ -118,8 +119,16 @@ def test_writes_go_through_the_daemon_durable_and_embedded(
     assert restored["revision"] > 2
 
 
+# Each case costs two CLI processes: the default tier checks one case per exit code.
+@pytest.mark.parametrize(
+    "picked",
+    [
+        pytest.param((0, 2, 5), id="one-per-exit-code"),
+        pytest.param((1, 3, 4, 6), id="the-rest", marks=pytest.mark.slow),
+    ],
+)
 def test_the_daemon_answers_errors_as_the_cli_does(
-    project_dir: Path, daemon: subprocess.Popen[str]
+    project_dir: Path, daemon: subprocess.Popen[str], picked: tuple[int, ...]
 ) -> None:
     seeded = cold(project_dir, "memory", "upsert", "--title", "Seed", "--body", "b", "-f", "json")
     memory_id = json.loads(seeded[1])[0]["id"]
@@ -134,7 +143,7 @@ def test_the_daemon_answers_errors_as_the_cli_does(
         (("memory", "upsert", "-"), stale.replace("# Seed", "# Seed\n\nedited"), 5),  # conflict
         (("memory", "import", "no/such/file.md"), None, 3),
     ]
-    for args, stdin, exit_code in cases:
+    for args, stdin, exit_code in [cases[n] for n in picked]:
         warm = graphit(project_dir, *args, input=stdin)
         alone = cold(project_dir, *args, input=stdin)
         assert warm[:3] == alone[:3], args
