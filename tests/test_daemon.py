@@ -582,3 +582,33 @@ def test_commit_conflicts_are_recognised_by_type_and_by_lance_text() -> None:
         RuntimeError("lance error: Retryable commit conflict for version 39: This Rewrite ...")
     )
     assert not is_commit_conflict(RuntimeError("disk quota exceeded"))
+
+
+def test_prune_while_files_land_in_the_table(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    # A running daemon may be writing an index file into the table as it is pruned: `rmtree`
+    # then fails with "Directory not empty". Prune tries again until the directory is gone.
+    import threading
+    import time
+
+    cli("memory", "upsert", "--title", "T", "--body", "b")
+    table = graphit_home / "memory" / f"memory-project-{PROJECT_ID}"
+    indices = next(table.rglob("_indices"))
+    stop = time.monotonic() + 0.5
+
+    def writer() -> None:
+        n = 0
+        while time.monotonic() < stop:
+            try:
+                (indices / f"landing-{n}.idx").write_bytes(b"x" * 64)
+            except OSError:  # the directory went: a writer does not bring it back
+                return
+            n += 1
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        pruned = cli("memory", "prune", f"project:{PROJECT_ID}", "--yes")
+    finally:
+        thread.join(timeout=60)
+    assert pruned.exit_code == 0, pruned.stderr
+    assert not table.exists()

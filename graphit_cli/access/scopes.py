@@ -235,9 +235,26 @@ def plan_prune(scope: Scope) -> PrunePlan:
 
 
 def prune(plan: PrunePlan) -> None:
-    import shutil
-
     if plan.local is not None and plan.local.exists():
-        shutil.rmtree(plan.local)
+        _remove_tree(plan.local)
     forget_scope(plan.scope)
     runstate.forget_pass(str(plan.scope))
+
+
+def _remove_tree(path: Path, attempts: int = 20) -> None:
+    """Remove a table directory that a running daemon may be writing into at that moment (an
+    index file landing in `_indices/` makes `rmtree` fail with "Directory not empty"): try
+    again until it is gone, a bounded number of times; the last failure is raised."""
+    import shutil
+    import time
+
+    for attempt in range(attempts):
+        try:
+            shutil.rmtree(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
