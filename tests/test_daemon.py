@@ -612,3 +612,23 @@ def test_prune_while_files_land_in_the_table(cli, graphit_home: Path) -> None:  
         thread.join(timeout=60)
     assert pruned.exit_code == 0, pruned.stderr
     assert not table.exists()
+
+
+def test_a_directory_a_writer_left_after_rm_rf_is_no_table(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    # After `rm -rf` of a table, an index file that was in flight may land and bring back a
+    # directory without a table: the daemon must let that scope go, not keep working on it.
+    import shutil
+
+    from graphit_cli.access.opening import open_scope
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.daemon.scopes import present
+
+    cli("memory", "upsert", "--title", "T", "--body", "b")
+    name = f"project:{PROJECT_ID}"
+    table = graphit_home / "memory" / f"memory-project-{PROJECT_ID}"
+    assert present(name)
+    shutil.rmtree(table)
+    (table / "memory.lance" / "_indices" / "x").mkdir(parents=True)
+    (table / "memory.lance" / "_indices" / "x" / "part.idx").write_bytes(b"late")
+    assert not present(name)
+    assert open_scope(Scope("project", PROJECT_ID), create=False) is None

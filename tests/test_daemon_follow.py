@@ -97,6 +97,11 @@ def test_a_scope_that_goes_away_loses_its_loops_at_once(
         wait_for(lambda: shutil.rmtree(path, ignore_errors=True) or not path.exists())
     wait_for(lambda: "context:team" not in loop_scopes())
     wait_for(lambda: any("scope.dropped" in line for line in _lines_about(log, "context:team")))
+    if how == "rm -rf":
+        # A write that was in flight as the directory went may have landed after it (an index
+        # file): the user's `rm -rf` again; from now on nothing may bring the directory back.
+        path = team.local_path()
+        wait_for(lambda: shutil.rmtree(path, ignore_errors=True) or not path.exists())
     dropped = len(_lines_about(log, "context:team"))
     time.sleep(2.0)  # many loop intervals: a loop left behind would have logged by now
     assert proc.poll() is None

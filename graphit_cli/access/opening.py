@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphit_cli.access import providers, scopes
@@ -54,7 +53,7 @@ def open_scope(
     `keep`: the caller keeps the handle and serves from it for long (the daemon, the MCP
     server, the Explorer); see `store.open_store`."""
     from graphit_cli.access.contexts import attached_project
-    from graphit_cli.store import open_store
+    from graphit_cli.store import local_table_exists, open_store
     from graphit_cli.store.proxy import ReadOnlyStore
 
     project = attached_project(scope)
@@ -65,7 +64,7 @@ def open_scope(
         store: Store = ReadOnlyStore(inner, reason)
         return Opened(scope, store, location.uri, read_only=True, remote=location.is_remote)
     location = providers.resolve(scope)
-    if not create and not location.is_remote and not Path(location.uri).exists():
+    if not create and not location.is_remote and not local_table_exists(location.uri):
         return None
     store = open_store(location.uri, create=create, access=location.access, keep=keep)
     if record_use:

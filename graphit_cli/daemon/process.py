@@ -175,12 +175,13 @@ class Daemon:
         local table is gone, and for background work on an attached (read-only) context."""
         from graphit_cli.access.opening import open_scope
         from graphit_cli.service.memory import MemoryService
+        from graphit_cli.store import local_table_exists
 
         key = str(scope)
         with self._services_lock:
             found = self._services.get(key)
             gone = found is not None and not scopes.is_remote_uri(found[1])
-            if gone and found is not None and not Path(found[1]).exists():
+            if gone and found is not None and not local_table_exists(found[1]):
                 del self._services[key]  # pruned or deleted under us
                 found = None
                 if not create:

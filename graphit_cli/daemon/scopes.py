@@ -63,10 +63,12 @@ def constant(scope: Scope) -> Callable[[], Scope]:
 def present(name: str) -> bool:
     """Whether the scope named `name` still has a table to work on: a remote scope always
     (its table is shared; only this machine's record goes), a local one while its directory
-    exists."""
+    holds a table (a directory left behind by a writer after `rm -rf` holds none)."""
+    from graphit_cli.store import local_table_exists
+
     try:
         scope = scopes.parse_scope_ref(name)
-        return providers.is_remote_scope(scope) or scope.local_path().exists()
+        return providers.is_remote_scope(scope) or local_table_exists(str(scope.local_path()))
     except GraphitError:
         return True  # cannot tell (a hand-broken providers.json): its loops say why
 
