@@ -137,3 +137,34 @@ def test_commands_on_an_existing_local_table_never_import_lancedb(project_dir: P
     assert (code, "lancedb" in heavy) == (0, False)
     code, _, listed = probe("memory", "list", "--format", "json", cwd=project_dir, env=env)
     assert [m["id"] for m in json.loads(listed)] == [memory_id]
+
+
+@pytest.mark.parametrize("command", ["upsert", "list", "search"])
+def test_a_reader_that_leaves_early_is_no_error(command: str, project_dir: Path) -> None:
+    # `graphit memory upsert ... | head -c 0`: the pipe closes before graphit writes to it.
+    # The write has happened; the command exits 0 and says nothing on stderr.
+    env = {**os.environ, "GRAPHIT_NO_DAEMON": "1"}
+    seed = run_graphit(
+        "memory", "upsert", "--title", "Seed", "--body", "s", cwd=project_dir, env=env
+    )
+    assert seed.returncode == 0, seed.stderr
+    args = {
+        "upsert": ("memory", "upsert", "--title", "Piped", "--body", "b", "-f", "json"),
+        "list": ("memory", "list", "-f", "json"),
+        "search": ("memory", "search", "seed", "--mode", "fts", "-f", "json"),
+    }[command]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphit_cli", *args],
+        cwd=project_dir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()  # long before the interpreter has started and written anything
+    _, stderr = proc.communicate(timeout=120)
+    assert (proc.returncode, stderr) == (0, "")
+    listed = run_graphit("memory", "list", "-f", "json", cwd=project_dir, env=env)
+    titles = {m["title"] for m in json.loads(listed.stdout)}
+    assert titles == ({"Seed", "Piped"} if command == "upsert" else {"Seed"})

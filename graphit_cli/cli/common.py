@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -137,6 +138,12 @@ def handle_errors(fn: F) -> F:
             raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
         except (typer.Exit, typer.Abort, typer.BadParameter):
             raise
+        except BrokenPipeError:
+            # The reader left (`| head`): not an error, whatever was written stays written.
+            # Later writes (the interpreter's last flush) go nowhere.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(0) from None
         except Exception as exc:
             if config.debug():
                 raise
