@@ -137,3 +137,12 @@ def test_a_page_of_the_catalogue_is_the_head_of_the_whole(service) -> None:  # t
         page = service.catalogue(limit=limit)
         assert [m.id for m in page] == whole[:limit]
         assert all(m.is_live and m.body for m in page)
+
+
+def test_the_table_path_is_where_lancedb_keeps_the_table(service) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.store.paths import local_table_exists, table_path
+
+    uri = service.store.uri
+    assert table_path(uri) == str(Path(uri) / f"{TABLE_NAME}.lance")
+    assert local_table_exists(uri)  # opening the scope created the table
+    assert not local_table_exists(str(Path(uri).parent / "no-such-scope"))

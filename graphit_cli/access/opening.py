@@ -53,7 +53,8 @@ def open_scope(
     `keep`: the caller keeps the handle and serves from it for long (the daemon, the MCP
     server, the Explorer); see `store.open_store`."""
     from graphit_cli.access.contexts import attached_project
-    from graphit_cli.store import local_table_exists, open_store
+    from graphit_cli.store import open_store
+    from graphit_cli.store.paths import local_table_exists
     from graphit_cli.store.proxy import ReadOnlyStore
 
     project = attached_project(scope)

@@ -175,7 +175,7 @@ class Daemon:
         local table is gone, and for background work on an attached (read-only) context."""
         from graphit_cli.access.opening import open_scope
         from graphit_cli.service.memory import MemoryService
-        from graphit_cli.store import local_table_exists
+        from graphit_cli.store.paths import local_table_exists
 
         key = str(scope)
         with self._services_lock:

@@ -64,7 +64,7 @@ def present(name: str) -> bool:
     """Whether the scope named `name` still has a table to work on: a remote scope always
     (its table is shared; only this machine's record goes), a local one while its directory
     holds a table (a directory left behind by a writer after `rm -rf` holds none)."""
-    from graphit_cli.store import local_table_exists
+    from graphit_cli.store.paths import local_table_exists
 
     try:
         scope = scopes.parse_scope_ref(name)

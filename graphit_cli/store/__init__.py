@@ -25,12 +25,6 @@ if TYPE_CHECKING:
     from graphit_cli.store.base import Store
 
 
-def local_table_exists(uri: str) -> bool:
-    """Whether a local scope directory holds a table (its versions), without opening it: a
-    directory a writer left behind after a `rm -rf` (an index file landing) holds none."""
-    return os.path.isdir(os.path.join(uri, "memory.lance", "_versions"))
-
-
 def open_store(
     uri: str, *, create: bool = True, access: RemoteAccess | None = None, keep: bool = False
 ) -> Store:

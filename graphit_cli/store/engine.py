@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from graphit_cli.store.base import MergeCounts
+
 # LanceDB's default number of IVF partitions a vector query probes (its minimum_nprobes).
 NPROBES = 20
 
@@ -43,17 +45,9 @@ class Merge:
     use_index: bool = False
 
 
-@dataclass(frozen=True)
-class Counts:
-    inserted: int
-    updated: int
-    deleted: int
-    version: int
-
-
 class Engine(Protocol):
-    """What the handle reads. `where` is a LanceDB SQL filter ("" for none); `columns` may
-    name `_rowaddr` and map output names to SQL expressions."""
+    """What the handle reads and writes. `where` is a LanceDB SQL filter ("" for none);
+    `columns` may name `_rowaddr` and map output names to SQL expressions."""
 
     def latest(self) -> None: ...
     def version(self) -> int: ...
@@ -67,7 +61,7 @@ class Engine(Protocol):
     def count(self, where: str) -> int: ...
 
     # row writes: each one commit
-    def merge(self, data: Any, merge: Merge) -> Counts: ...
+    def merge(self, data: Any, merge: Merge) -> MergeCounts: ...
     def delete(self, where: str) -> int: ...
     def set_null(self, column: str, where: str) -> None: ...
     def set_field_metadata(self, column: str, metadata: dict[str, str]) -> None: ...
@@ -93,7 +87,7 @@ def _locked(method: Callable[..., T]) -> Callable[..., T]:
 
 
 class DatasetEngine:
-    """Reads of a local table through pylance; the handle moves it to the newest commit."""
+    """A local table through pylance; the handle moves it to the newest commit."""
 
     def __init__(self, dataset: Any) -> None:
         self.dataset = dataset
@@ -165,14 +159,14 @@ class DatasetEngine:
         return int(self.dataset.count_rows(where or None))
 
     @_locked
-    def merge(self, data: Any, merge: Merge) -> Counts:
+    def merge(self, data: Any, merge: Merge) -> MergeCounts:
         builder = self.dataset.merge_insert("key").when_matched_update_all(merge.update_where)
         if merge.insert:
             builder = builder.when_not_matched_insert_all()
         if merge.delete_where is not None:
             builder = builder.when_not_matched_by_source_delete(merge.delete_where)
         result = builder.use_index(merge.use_index).execute(data)
-        return Counts(
+        return MergeCounts(
             inserted=int(result["num_inserted_rows"]),
             updated=int(result["num_updated_rows"]),
             deleted=int(result["num_deleted_rows"]),
@@ -209,7 +203,7 @@ class DatasetEngine:
 
 
 class TableEngine:
-    """Reads through a LanceDB table (remote tables; see the module)."""
+    """A table through LanceDB: remote ones, and local ones a long-lived process keeps."""
 
     def __init__(self, table: Any) -> None:
         self.table = table
@@ -258,7 +252,7 @@ class TableEngine:
     def count(self, where: str) -> int:
         return int(self.table.count_rows(where or None))
 
-    def merge(self, data: Any, merge: Merge) -> Counts:
+    def merge(self, data: Any, merge: Merge) -> MergeCounts:
         builder = self.table.merge_insert("key").when_matched_update_all(where=merge.update_where)
         if merge.insert:
             builder = builder.when_not_matched_insert_all()
@@ -266,7 +260,7 @@ class TableEngine:
             builder = builder.when_not_matched_by_source_delete(merge.delete_where)
         # Rows without a vector yet are valid; vectors are validated before they get here.
         result = builder.use_index(merge.use_index).execute(data, on_bad_vectors="null")
-        return Counts(
+        return MergeCounts(
             inserted=int(result.num_inserted_rows),
             updated=int(result.num_updated_rows),
             deleted=int(result.num_deleted_rows),

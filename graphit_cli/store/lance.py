@@ -4,8 +4,8 @@ of parts over one handle (store/table.py): its reads (store/reads.py), searches
 compare-and-swap, imports). Everything LanceDB-specific lives in store/ (see LANCEDB_NOTES.md
 for the measured behaviour this code relies on). Callers speak in Memory rows and MemoryFilters.
 
-`lancedb` is imported only where a table is created, written or maintained: a local table is
-opened for reading through pylance (store/engine.py), so a read-only command skips it.
+`lancedb` is imported only where a table is created, indexed or maintained: a local table is
+read and written through pylance (store/engine.py), so a one-shot command never imports it.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from graphit_cli.errors import CommitContention, StorageUnavailable
 from graphit_cli.store import sql
 from graphit_cli.store.base import MergeCounts
 from graphit_cli.store.engine import Merge
+from graphit_cli.store.paths import local_table_exists, table_path
 from graphit_cli.store.reads import Reads
 from graphit_cli.store.schema import memory_schema, to_arrow
 from graphit_cli.store.search import Search
@@ -137,14 +138,13 @@ class Writes:
         data = to_arrow(rows, self.handle.arrow_schema())
         self.handle.wrote()
         try:
-            counts = self.handle.engine.merge(data, merge)
+            return self.handle.engine.merge(data, merge)
         except (RuntimeError, OSError, ValueError) as exc:
             if is_commit_conflict(exc):
                 raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
             raise StorageUnavailable(
                 f"write to {self.handle.uri} failed: {lance_words(exc)}"
             ) from exc
-        return MergeCounts(counts.inserted, counts.updated, counts.deleted, counts.version)
 
 
 class MemoryStore:
@@ -217,8 +217,7 @@ class MemoryStore:
         (built by `store.s3`, which also maps S3 failures). A local table that exists is read
         through pylance, and opens its LanceDB table when upkeep needs it, unless the caller
         `keep`s the handle (store.open_store)."""
-        exists = "://" not in uri and os.path.isdir(os.path.join(uri, f"{TABLE_NAME}.lance"))
-        if exists and not keep:
+        if "://" not in uri and local_table_exists(uri) and not keep:
             return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: _connect(uri)))
         try:
             if "://" not in uri and create:
@@ -237,7 +236,7 @@ def _open_dataset(uri: str) -> Any:
     import lance
 
     try:
-        return lance.dataset(os.path.join(uri, f"{TABLE_NAME}.lance"))
+        return lance.dataset(table_path(uri))
     except (ValueError, OSError) as exc:
         raise StorageUnavailable(
             f"cannot open the memory table at {uri}: {lance_words(exc)}"
@@ -252,11 +251,7 @@ def _connect(
     dim: int = config.EMBEDDING_DIM,
 ) -> Any:
     """The LanceDB table at `uri` (created with its indexes when missing and `create`)."""
-    if (
-        "://" not in uri
-        and not create
-        and not os.path.isdir(os.path.join(uri, f"{TABLE_NAME}.lance"))
-    ):
+    if "://" not in uri and not create and not local_table_exists(uri):
         # `lancedb.connect` makes the directory: a table removed meanwhile would come back.
         raise StorageUnavailable(f"no memory table at {uri}")
     import lancedb

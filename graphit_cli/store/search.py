@@ -109,8 +109,7 @@ class Search:
         fresh = None if where or not self._split_vector_search() else self._nearest_fresh(vector)
         # With `fresh`: the index alone (`fast`); the rows outside it come from `fresh`.
         found = self.handle.engine.nearest(vector, where, limit, fast=fresh is not None)
-        found = found.to_pylist()
-        ranked = [(int(r["_rowaddr"]), float(r["_distance"])) for r in found]
+        ranked = [(int(r["_rowaddr"]), float(r["_distance"])) for r in found.to_pylist()]
         if fresh:
             ranked = sorted(ranked + fresh, key=lambda pair: pair[1])[:limit]
         rows = self.handle.take([address for address, _ in ranked])

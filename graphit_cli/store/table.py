@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, StorageUnavailable, in_words
+from graphit_cli.errors import CommitContention, in_words
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
 from graphit_cli.store.rowcache import CachedRow, RowCache
@@ -39,9 +39,10 @@ TAKE_FLAGGED = TAKE | {"_no_vector": "embedding IS NULL"}
 class TableHandle:
     """A scope's authoritative table.
 
-    Reads go through `queries` (store/engine.py): pylance's dataset for a local table, so a
-    process that only reads never imports LanceDB; the LanceDB table for a remote one. Writes
-    and upkeep use the LanceDB table (`table`), which a local handle opens on first use.
+    Reads and row writes go through `engine` (store/engine.py): pylance's dataset for a local
+    table, so a one-shot command never imports LanceDB; the LanceDB table for a remote one (and
+    for a local one a long-lived process keeps). Index building and maintenance use the LanceDB
+    table (`table`), which a local handle opens when they first need it.
 
     Freshness: the handle is opened without LanceDB's automatic consistency checks, which with
     an interval of 0 look for newer commits before every internal read (17 of the 23 S3
@@ -58,8 +59,8 @@ class TableHandle:
         dataset: Any = None,
         connect: Callable[[], Any] | None = None,
     ) -> None:
-        if (table is None) == (dataset is None):
-            raise ValueError("a table handle reads through a LanceDB table or a dataset")
+        if (table is None) == (dataset is None) or (dataset is not None and connect is None):
+            raise ValueError("a table handle needs a LanceDB table, or a dataset and a connect")
         self.uri = uri
         self._table = table
         self._connect = connect
@@ -71,11 +72,10 @@ class TableHandle:
 
     @property
     def table(self) -> Any:
-        """The LanceDB table: writes, upkeep, index state. A local handle opens it here, at
-        the newest commit, the first time a write or upkeep needs it."""
+        """The LanceDB table: indexes, maintenance, table state. A dataset handle opens it here,
+        at the newest commit, the first time upkeep needs it."""
         if self._table is None:
-            if self._connect is None:
-                raise StorageUnavailable(f"the table at {self.uri} was opened for reading only")
+            assert self._connect is not None  # a dataset handle always has one (__init__)
             self._table = self._connect()
         return self._table
 
