@@ -151,7 +151,7 @@ def test_queries_run_on_one_thread_and_documents_as_configured(
     model = OnnxEmbedder()
     first = model.embed_query(text)  # the quick-start session: nothing folded built yet
     assert (model._query_session, model._document_session) == (None, None)
-    assert model._quick.get_session_options().intra_op_num_threads == 1
+    assert model._quick.result().get_session_options().intra_op_num_threads == 1
     document = model.embed_documents([text])[0]
     assert model._query_session.get_session_options().intra_op_num_threads == 1
     assert model._document_session.get_session_options().intra_op_num_threads == 2
@@ -309,3 +309,19 @@ def test_model_available_imports_no_backend() -> None:
             [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120
         )
         assert (result.returncode, result.stdout.strip()) == (0, "[]"), result.stderr
+
+
+@needs_onnx
+def test_a_query_embedded_ahead_is_the_query_embedded_then() -> None:
+    """`expect_query` (a cold search names its query before the table opens) gives
+    `embed_query` the same vector; another query than the expected one is embedded afresh."""
+    from graphit_cli.embed.onnx import OnnxEmbedder
+
+    reference = OnnxEmbedder()
+    deploy, install = "  how do we deploy on Fridays?\n", "which package manager do we use"
+    ahead = OnnxEmbedder()
+    ahead.expect_query(deploy)
+    assert cosine(ahead.embed_query(deploy.strip()), reference.embed_query(deploy)) > 0.99999
+    ahead.expect_query(deploy)  # expected, then another query asked: the other one's vector
+    assert cosine(ahead.embed_query(install), reference.embed_query(install)) > 0.99999
+    assert ahead._expected is None  # taken (or dropped) by the query that followed

@@ -146,3 +146,41 @@ def test_the_table_path_is_where_lancedb_keeps_the_table(service) -> None:  # ty
     assert table_path(uri) == str(Path(uri) / f"{TABLE_NAME}.lance")
     assert local_table_exists(uri)  # opening the scope created the table
     assert not local_table_exists(str(Path(uri).parent / "no-such-scope"))
+
+
+def test_reads_run_together_and_a_move_waits_for_them(both, scope) -> None:  # type: ignore[no-untyped-def]
+    """A hybrid search's two legs read one dataset from two threads while another commit may
+    move it (`latest`): pylance raises "Already borrowed" when a dataset moves under a read,
+    so reads share the dataset and a move waits for them (store/engine.py)."""
+    import threading
+
+    dataset, _ = both
+    writer = open_service(scope, embedder=HashingEmbedder)
+    vector = HashingEmbedder().embed_query("deploy the router")
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def read() -> None:
+        try:
+            while not done.is_set():
+                dataset.text("deploy router", TEXT_BOOSTS, "", 10)
+                dataset.nearest(vector, "", 5, fast=False)
+                dataset.scan("revision_id = ''", ["id"], None)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    readers = [threading.Thread(target=read) for _ in range(3)]
+    for reader in readers:
+        reader.start()
+    try:
+        for i in range(8):
+            writer.upsert(MemoryDraft(title=f"Router note {i}", body="the router moves"))
+            dataset.latest()
+    finally:
+        done.set()
+        for reader in readers:
+            reader.join(60)
+    assert not any(reader.is_alive() for reader in readers)  # none left waiting
+    assert errors == []
+    assert dataset.version() == writer.store.version()
+    assert dataset.count("revision_id = ''") == len(writer.catalogue())

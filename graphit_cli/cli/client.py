@@ -169,6 +169,8 @@ class Client:
         found = self._daemon(request)
         if found is not None:
             return wire.search_from_wire(found)
+        if mode != "fts":
+            _expect_query(query)
         return self.service.search(query, flt=flt, **args)  # type: ignore[arg-type]
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
@@ -177,4 +179,21 @@ class Client:
         found = self._daemon({"op": "recall", "context": context, "top_k": top_k})
         if found is not None:
             return wire.recall_from_wire(found)
+        if context and context.strip():
+            _expect_query(context)
         return self.service.recall(context, top_k=top_k)
+
+
+def _expect_query(query: str) -> None:
+    """Hand the query to the embedding model before the table opens: the light runtime builds
+    its session and embeds the query without the GIL while `import lance` and the table's
+    opening run (~0.2 s off a cold hybrid search). Only a head start: a model that cannot load
+    is left to the search itself, which knows whether it needs one (a table without vectors
+    does not) and says why it cannot."""
+    from graphit_cli.embed import expect_query
+    from graphit_cli.errors import InvalidInput
+
+    try:
+        expect_query(query)
+    except InvalidInput:
+        pass

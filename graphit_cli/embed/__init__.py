@@ -133,6 +133,16 @@ def _load(requested: str) -> Embedder | None:
     return _cached[requested]
 
 
+def expect_query(text: str) -> None:
+    """Load the default embedder and, where the backend can (the light runtime), start
+    embedding `text` ahead of its `embed_query(text)`: a cold search names its query before
+    it opens the table. Raises as `load_default` does."""
+    model = load_default()
+    ahead = getattr(model, "expect_query", None)  # a capability, not part of the protocol
+    if ahead is not None:
+        ahead(text)
+
+
 def loaded() -> Embedder | None:
     """The embedder this process has already loaded, or None (never loads one)."""
     return _cached.get(_requested())

@@ -22,6 +22,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from graphit_cli import config
+from graphit_cli.threads import Pending
 
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
 # One intra-op thread for a query: on 2 shared cores a second thread buys nothing for one short
@@ -75,20 +76,42 @@ class OnnxEmbedder:
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._lock = threading.Lock()
         self._queries = 0
-        self._quick: Any = _session(self._model_path, QUERY_THREADS, quick=True)
+        # The quick session is built on a thread of its own: onnxruntime builds it without the
+        # GIL, so the caller opens its table meanwhile (a cold `search` loads the model before
+        # the table) and the first query waits only for what is left of the build.
+        self._quick: Pending[Any] | None = Pending(
+            lambda: _session(self._model_path, QUERY_THREADS, quick=True), name="onnx-session"
+        )
         self._query_session: Any = None  # the folded sessions, built when first needed
         self._document_session: Any = None
-        self.dim = int(self._quick.get_outputs()[0].shape[-1] or self.dim)
+        self._expected: tuple[str, Pending[list[float]]] | None = None  # see expect_query
+
+    def expect_query(self, text: str) -> None:
+        """Start embedding `text` now, on a thread of its own, for the `embed_query(text)`
+        that follows: a cold `search` names its query before it opens the table, and the
+        embedding runs (without the GIL) while the table opens."""
+        text = text.strip()
+        pending = Pending(
+            lambda: self._encode([text], self._sessions(query=True))[0], name="query-ahead"
+        )
+        with self._lock:
+            self._expected = (text, pending)
 
     def _sessions(self, *, query: bool) -> Any:
         """The session for a query or a document (see QUICK_QUERIES)."""
         with self._lock:
-            if query:
+            quick = self._quick if query else None
+            if quick is not None:
                 self._queries += 1
-                if self._queries <= QUICK_QUERIES and self._quick is not None:
-                    return self._quick
+                if self._queries > QUICK_QUERIES:
+                    quick = None
+        if quick is not None:
+            return quick.result()  # outside the lock: the build may still be running
+        with self._lock:
             if self._query_session is None:
                 self._query_session = _session(self._model_path, QUERY_THREADS)
+                if self._quick is not None:
+                    self._quick.result()  # never leave a build running behind
                 self._quick = None
             if query:
                 return self._query_session
@@ -109,6 +132,10 @@ class OnnxEmbedder:
         return [self._encode([text], session)[0] for text in texts]
 
     def embed_query(self, text: str) -> list[float]:
+        with self._lock:
+            expected, self._expected = self._expected, None
+        if expected is not None and expected[0] == text.strip():
+            return expected[1].result()
         return self._encode([text], self._sessions(query=True))[0]
 
     def _encode(self, texts: Sequence[str], session: Any) -> list[list[float]]:

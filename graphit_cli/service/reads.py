@@ -6,6 +6,7 @@ through `MemoryService`. Must not import Typer or Rich.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -24,8 +25,11 @@ from graphit_cli.core.models import (
 )
 from graphit_cli.errors import InvalidInput, NotFound
 from graphit_cli.service.common import EmbedderFactory, missing, one_view, phantom
+from graphit_cli.threads import Pending
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from graphit_cli.access.scopes import Scope
     from graphit_cli.store.base import Store
 
@@ -124,15 +128,25 @@ class Reader:
 
         used, notice, vector = self._resolve_mode(mode, text, query_vector)
         pool = relevance.depth(top_k)
-        lexical = (
-            self.store.search_text(text, pool, flt=flt, vector_flags=used == "hybrid")
-            if used != "vector"
-            else []
-        )
-        shares = self._lexical_shares(text, lexical)
-        near: list[tuple[Memory, float]] = []
-        if used != "fts" and vector is not None:
-            near = self.store.search_vector(vector, pool, flt=flt)
+
+        def nearest() -> list[tuple[Memory, float]]:
+            return [] if vector is None else self.store.search_vector(vector(), pool, flt=flt)
+
+        # A hybrid search runs its vector leg (embedding the query, then the index) on a thread
+        # of its own beside the full-text leg: both leave the GIL (onnxruntime, lance), so on
+        # two cores a cold search pays for the longer leg, not for both.
+        vector_leg = Pending(nearest, name="vector-leg") if used == "hybrid" else None
+        try:
+            lexical = (
+                self.store.search_text(text, pool, flt=flt, vector_flags=used == "hybrid")
+                if used != "vector"
+                else []
+            )
+            shares = self._lexical_shares(text, lexical)
+        finally:
+            if vector_leg is not None:
+                vector_leg.join()  # whatever the full-text leg did, nothing is left running
+        near = vector_leg.result() if vector_leg is not None else nearest()
         scored = ranking.fuse(lexical, near, shares=shares)
         # The semantic threshold comes from the base pool, so a deeper one never raises it.
         base = relevance.CANDIDATE_DEPTH
@@ -196,15 +210,17 @@ class Reader:
 
     def _resolve_mode(
         self, mode: str, text: str, query_vector: list[float] | None
-    ) -> tuple[str, str | None, list[float] | None]:
-        """The retrievers to run, a notice for stderr, and the query vector (if any)."""
+    ) -> tuple[str, str | None, Callable[[], list[float]] | None]:
+        """The retrievers to run, a notice for stderr, and what gives the query vector (if
+        any): the vector given, or the model's embedding of the query, left to the vector leg."""
         if mode == "fts":
             return "fts", None, None
         table_model = self.store.embedding_model()
         if table_model is None:
             reason = "no memory has a vector yet (run `graphit memory embed`)"
         elif query_vector is not None:
-            return ("vector" if mode == "vector" else "hybrid"), None, query_vector
+            given = query_vector
+            return ("vector" if mode == "vector" else "hybrid"), None, lambda: given
         else:
             embedder = self._embedder_factory()
             if embedder is None:
@@ -214,8 +230,8 @@ class Reader:
             elif embedder.model_id != table_model:
                 reason = f"vectors come from {table_model}; run `graphit memory embed` to re-embed"
             else:
-                vector = embedder.embed_query(text)
-                return ("vector" if mode == "vector" else "hybrid"), None, vector
+                embed = functools.partial(embedder.embed_query, text)
+                return ("vector" if mode == "vector" else "hybrid"), None, embed
         if mode == "vector":
             raise InvalidInput(f"vector search is not possible: {reason}")
         return "fts", f"lexical search only: {reason}", None

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -77,10 +78,56 @@ class Engine(Protocol):
 T = TypeVar("T")
 
 
-def _locked(method: Callable[..., T]) -> Callable[..., T]:
+class _ReadersOrMover:
+    """Many readers at once, or one call that moves the dataset (a checkout, a commit) and no
+    reader: pylance's dataset raises "Already borrowed" when it is moved while another thread
+    reads it, but reads share it (a hybrid search's two legs run at once, service/reads.py).
+    A waiting move goes first: readers that keep coming never starve it. No call nests."""
+
+    def __init__(self) -> None:
+        self._state = threading.Condition()  # over an RLock: a mover may read
+        self._readers = 0
+        self._movers = 0  # waiting to move
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        with self._state:
+            self._state.wait_for(lambda: not self._movers)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._state:
+                self._readers -= 1
+                self._state.notify_all()
+
+    @contextmanager
+    def moving(self) -> Iterator[None]:
+        with self._state:  # held throughout the move: no reader starts meanwhile
+            self._movers += 1
+            try:
+                self._state.wait_for(lambda: not self._readers)
+            finally:
+                self._movers -= 1
+            try:
+                yield
+            finally:
+                self._state.notify_all()  # the readers that waited for this move
+
+
+def _reads(method: Callable[..., T]) -> Callable[..., T]:
     @functools.wraps(method)
     def run(self: DatasetEngine, *args: Any, **kwargs: Any) -> T:
-        with self.lock:
+        with self.lock.reading():
+            return method(self, *args, **kwargs)
+
+    return run
+
+
+def _moves(method: Callable[..., T]) -> Callable[..., T]:
+    @functools.wraps(method)
+    def run(self: DatasetEngine, *args: Any, **kwargs: Any) -> T:
+        with self.lock.moving():
             return method(self, *args, **kwargs)
 
     return run
@@ -91,35 +138,32 @@ class DatasetEngine:
 
     def __init__(self, dataset: Any) -> None:
         self.dataset = dataset
-        # pylance's dataset is not safe to share between threads while one of them moves it
-        # (`checkout_latest`, a commit): "Already borrowed". The daemon serves one handle from
-        # several threads, so every call holds this lock (each is a few ms locally).
-        self.lock = threading.RLock()
+        self.lock = _ReadersOrMover()
 
-    @_locked
+    @_moves
     def latest(self) -> None:
         self.dataset.checkout_latest()
 
-    @_locked
+    @_reads
     def version(self) -> int:
         return int(self.dataset.version)
 
-    @_locked
+    @_reads
     def schema(self) -> Any:
         return self.dataset.schema
 
-    @_locked
+    @_reads
     def scan(self, where: str, columns: Columns | None, limit: int | None) -> Any:
         columns, address = _split_address(columns)
         return self.dataset.to_table(
             columns=columns, filter=where or None, limit=limit, with_row_address=address
         )
 
-    @_locked
+    @_reads
     def take(self, addresses: list[int], columns: Columns) -> Any:
         return self.dataset._take_rows(addresses, columns=columns)
 
-    @_locked
+    @_reads
     def text(self, text: str, boosts: dict[str, float], where: str, limit: int) -> Any:
         from lance.query import FullTextOperator, MultiMatchQuery
 
@@ -135,11 +179,15 @@ class DatasetEngine:
             limit=limit,
         )
 
-    @_locked
+    @_reads
     def nearest(self, vector: list[float], where: str, limit: int, *, fast: bool) -> Any:
+        import pyarrow as pa
+
         nearest = {
             "column": "embedding",
-            "q": vector,
+            # An arrow array as it is: a list goes through pandas' converter, whose first use
+            # imports numpy.ma (~40 ms of a cold search, holding the GIL).
+            "q": pa.array(vector, type=pa.float32()),
             "k": limit,
             "metric": "cosine",
             "minimum_nprobes": NPROBES,
@@ -154,11 +202,11 @@ class DatasetEngine:
             limit=limit,
         )
 
-    @_locked
+    @_reads
     def count(self, where: str) -> int:
         return int(self.dataset.count_rows(where or None))
 
-    @_locked
+    @_moves
     def merge(self, data: Any, merge: Merge) -> MergeCounts:
         builder = self.dataset.merge_insert("key").when_matched_update_all(merge.update_where)
         if merge.insert:
@@ -173,28 +221,28 @@ class DatasetEngine:
             version=int(self.dataset.version),  # the dataset moved to its own commit
         )
 
-    @_locked
+    @_moves
     def delete(self, where: str) -> int:
         return int(self.dataset.delete(where)["num_deleted_rows"])
 
-    @_locked
+    @_moves
     def set_null(self, column: str, where: str) -> None:
         self.dataset.update({column: "NULL"}, where=where)
 
-    @_locked
+    @_moves
     def set_field_metadata(self, column: str, metadata: dict[str, str]) -> None:
         self.dataset.update_field_metadata({column: metadata})
 
-    @_locked
+    @_reads
     def small_fragments(self) -> int:
         fragments = self.dataset.get_fragments()
         return sum(1 for f in fragments if f.metadata.physical_rows < SMALL_FRAGMENT_ROWS)
 
-    @_locked
+    @_moves
     def compact(self, target_rows: int) -> None:
         self.dataset.optimize.compact_files(target_rows_per_fragment=target_rows, num_threads=1)
 
-    @_locked
+    @_reads
     def unindexed_rows(self, index: str) -> int:
         try:
             return int(self.dataset.stats.index_stats(index)["num_unindexed_rows"])
