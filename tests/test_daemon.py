@@ -632,3 +632,22 @@ def test_a_directory_a_writer_left_after_rm_rf_is_no_table(cli, graphit_home: Pa
     (table / "memory.lance" / "_indices" / "x" / "part.idx").write_bytes(b"late")
     assert not present(name)
     assert open_scope(Scope("project", PROJECT_ID), create=False) is None
+
+
+def test_the_daemon_readies_the_models_document_path_at_start(scope: Scope) -> None:
+    """The light runtime builds its folded session on its first document (~0.3 s): the
+    daemon does that at start, off any request, not on the first write it carries out."""
+    documents: list[list[str]] = []
+
+    class Recording(HashingEmbedder):
+        def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+            documents.append(list(texts))
+            return super().embed_documents(texts)
+
+    daemon = Daemon(FAST, scopes_named=[scope], embedder=Recording, log=EventLog(StringIO()))
+    daemon.start()
+    try:
+        wait_for(lambda: bool(documents))
+        assert documents[0] == ["graphit"]
+    finally:
+        daemon.shutdown()

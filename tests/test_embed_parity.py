@@ -325,3 +325,14 @@ def test_a_query_embedded_ahead_is_the_query_embedded_then() -> None:
     ahead.expect_query(deploy)  # expected, then another query asked: the other one's vector
     assert cosine(ahead.embed_query(install), reference.embed_query(install)) > 0.99999
     assert ahead._expected is None  # taken (or dropped) by the query that followed
+
+
+@needs_onnx
+def test_readying_the_document_path_builds_the_folded_session() -> None:
+    from graphit_cli.embed import ready_for_documents
+    from graphit_cli.embed.onnx import OnnxEmbedder
+
+    model = OnnxEmbedder()
+    assert model._document_session is None
+    ready_for_documents(model)
+    assert model._document_session is not None  # the first write's embedding builds nothing

@@ -397,8 +397,12 @@ class Daemon:
         return opened
 
     def _warm_model(self) -> None:
+        from graphit_cli.embed import ready_for_documents
+
         try:
-            self.embedder()
+            model = self.embedder()
+            if model is not None:
+                ready_for_documents(model)  # not on the first write it carries out
         except Exception as exc:  # a broken GRAPHIT_EMBEDDER: the loops report it when used
             self.log.emit("warn", "embed.unavailable", reason=str(exc))
 

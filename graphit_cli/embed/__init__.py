@@ -143,6 +143,13 @@ def expect_query(text: str) -> None:
         ahead(text)
 
 
+def ready_for_documents(model: Embedder) -> None:
+    """Ready `model`'s document path off any request (the daemon's and the MCP server's start):
+    the light runtime builds its folded session on its first document (~0.3 s), which would
+    otherwise fall on the first write."""
+    model.embed_documents(["graphit"])
+
+
 def loaded() -> Embedder | None:
     """The embedder this process has already loaded, or None (never loads one)."""
     return _cached.get(_requested())

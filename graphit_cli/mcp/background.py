@@ -19,6 +19,7 @@ import time
 from typing import TYPE_CHECKING
 
 from graphit_cli import config
+from graphit_cli.embed import ready_for_documents
 from graphit_cli.errors import AccessDenied
 
 if TYPE_CHECKING:
@@ -49,9 +50,7 @@ class Background:
             self.tools.service(scope)
         model = self.tools._embedder()
         if model is not None:
-            # The first write's embedding must not pay for readying the document path (the
-            # light runtime builds its folded session here, off any request).
-            model.embed_documents(["graphit"])
+            ready_for_documents(model)  # not on the first write
 
     def backfill(self, *, batch: int = BACKFILL_BATCH) -> int:
         """One sweep over every opened scope, `batch` rows per step; returns rows embedded.
