@@ -300,3 +300,24 @@ def test_a_deleted_best_match_leaves_the_rest_in_order(svc: MemoryService) -> No
     svc.delete(gone)
     result = svc.search("okapi", top_k=2, mode="fts")
     assert ids(result)[0] == rule and set(ids(result)[1:]) <= set(normal)
+
+
+def test_a_vector_leg_that_fails_fails_the_search_and_leaves_no_thread(scope) -> None:  # type: ignore[no-untyped-def]
+    """A hybrid search runs its vector leg on a thread beside the full-text leg: the leg's
+    error is the search's error, raised in the caller's thread, and no leg is left running."""
+    import threading
+
+    class Broken(HashingEmbedder):
+        def embed_query(self, text: str) -> list[float]:
+            raise RuntimeError("the model crashed")
+
+    writer = MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder)
+    write(writer, "Deploy on Fridays", "never after noon")
+    writer.embed()
+    svc = MemoryService(writer.store, scope, embedder=Broken)
+    before = threading.active_count()
+    with pytest.raises(RuntimeError, match="the model crashed"):
+        svc.search("deploy")
+    assert threading.active_count() == before
+    assert ids(svc.search("deploy", mode="fts"))  # the full-text leg alone still answers
+    assert [h.memory.title for h in writer.search("deploy").hits] == ["Deploy on Fridays"]

@@ -126,11 +126,13 @@ class Reader:
                 raise InvalidInput("a mandatory-only search cannot also exclude mandatory memories")
             flt = replace(flt, mandatory=False)
 
-        used, notice, vector = self._resolve_mode(mode, text, query_vector)
+        used, notice, query_vector_of = self._resolve_mode(mode, text, query_vector)
         pool = relevance.depth(top_k)
 
         def nearest() -> list[tuple[Memory, float]]:
-            return [] if vector is None else self.store.search_vector(vector(), pool, flt=flt)
+            if query_vector_of is None:
+                return []
+            return self.store.search_vector(query_vector_of(), pool, flt=flt)
 
         # A hybrid search runs its vector leg (embedding the query, then the index) on a thread
         # of its own beside the full-text leg: both leave the GIL (onnxruntime, lance), so on
