@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -115,22 +115,24 @@ class _ReadersOrMover:
                 self._state.notify_all()  # the readers that waited for this move
 
 
-def _reads(method: Callable[..., T]) -> Callable[..., T]:
-    @functools.wraps(method)
-    def run(self: DatasetEngine, *args: Any, **kwargs: Any) -> T:
-        with self.lock.reading():
-            return method(self, *args, **kwargs)
+def _holding(
+    hold: Callable[[_ReadersOrMover], AbstractContextManager[None]],
+) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """A DatasetEngine method run while holding its lock the way `hold` takes it."""
 
-    return run
+    def wrap(method: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(method)
+        def run(self: DatasetEngine, *args: Any, **kwargs: Any) -> T:
+            with hold(self.lock):
+                return method(self, *args, **kwargs)
+
+        return run
+
+    return wrap
 
 
-def _moves(method: Callable[..., T]) -> Callable[..., T]:
-    @functools.wraps(method)
-    def run(self: DatasetEngine, *args: Any, **kwargs: Any) -> T:
-        with self.lock.moving():
-            return method(self, *args, **kwargs)
-
-    return run
+_reads = _holding(_ReadersOrMover.reading)
+_moves = _holding(_ReadersOrMover.moving)
 
 
 class DatasetEngine:
