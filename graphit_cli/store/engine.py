@@ -172,14 +172,7 @@ class DatasetEngine:
         query = MultiMatchQuery(
             text, list(boosts), boosts=list(boosts.values()), operator=FullTextOperator.OR
         )
-        return self.dataset.to_table(
-            columns=["_score"],
-            with_row_address=True,
-            full_text_query=query,
-            filter=where or None,
-            prefilter=bool(where) or None,
-            limit=limit,
-        )
+        return self._ranked("_score", where, limit, full_text_query=query)
 
     @_reads
     def nearest(self, vector: list[float], where: str, limit: int, *, fast: bool) -> Any:
@@ -194,14 +187,18 @@ class DatasetEngine:
             "metric": "cosine",
             "minimum_nprobes": NPROBES,
         }
+        return self._ranked("_distance", where, limit, nearest=nearest, fast_search=fast or None)
+
+    def _ranked(self, score: str, where: str, limit: int, **query: Any) -> Any:
+        """The best `limit` rows of an index query: their `score` column and row addresses,
+        the filter applied before ranking."""
         return self.dataset.to_table(
-            columns=["_distance"],
+            columns=[score],
             with_row_address=True,
-            nearest=nearest,
             filter=where or None,
             prefilter=bool(where) or None,
-            fast_search=fast or None,
             limit=limit,
+            **query,
         )
 
     @_reads
