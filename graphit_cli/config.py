@@ -9,6 +9,7 @@ from __future__ import annotations
 import getpass
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -66,8 +67,27 @@ def providers_file() -> Path:
     return home() / "providers.json"
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("", "0", "false", "no", "off")
+
+
+def _flag(name: str) -> bool:
+    """A yes/no setting (`1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`, any case)."""
+    raw = os.environ.get(name, "").strip().lower()
+    if raw in _FALSE:
+        return False
+    if raw in _TRUE:
+        return True
+    from graphit_cli.errors import InvalidInput
+
+    raise InvalidInput(f"{name} must be 1 or 0 (true/false, yes/no, on/off), got {raw!r}")
+
+
 def debug() -> bool:
-    return os.environ.get(ENV_DEBUG, "") not in ("", "0", "false", "no")
+    try:
+        return _flag(ENV_DEBUG)
+    except Exception:  # asked while reporting another error: a bad value is refused elsewhere
+        return True
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -104,16 +124,19 @@ def author() -> str:
         return "unknown"
 
 
-def _int_env(name: str, default: int) -> int:
+def _int_env(name: str, default: int, least: int = 0) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     try:
-        return max(0, int(raw))
+        value = int(raw)
     except ValueError:
+        value = least - 1
+    if value < least:
         from graphit_cli.errors import InvalidInput
 
-        raise InvalidInput(f"{name} must be a whole number, got {raw!r}") from None
+        raise InvalidInput(f"{name} must be a whole number >= {least}, got {raw!r}")
+    return value
 
 
 def fold_threshold() -> int:
@@ -126,7 +149,7 @@ def retention_seconds() -> int:
 
 def embed_threads() -> int:
     """torch threads for embedding batches (queries always use one)."""
-    return max(1, _int_env(ENV_EMBED_THREADS, DEFAULT_EMBED_THREADS))
+    return _int_env(ENV_EMBED_THREADS, DEFAULT_EMBED_THREADS, least=1)
 
 
 # --- the config file ----------------------------------------------------------------------
@@ -181,20 +204,20 @@ def active_days() -> float:
 
 
 def no_daemon() -> bool:
-    return os.environ.get(ENV_NO_DAEMON, "") not in ("", "0", "false", "no")
+    return _flag(ENV_NO_DAEMON)
 
 
-# A remote scope's Hub grant is confirmed again before a read or write once this many seconds
-# have passed since the Hub last confirmed it (spec: cached Hub metadata cannot authorize a
-# memory read or mutation). A revoked grant is refused within this interval by long-lived
-# processes (the daemon, the Explorer, the MCP server); a CLI command opens afresh anyway.
-DEFAULT_GRANT_CHECK_SECONDS = 30.0
+# A remote scope's Hub grant is confirmed before every read or write by default (spec: cached
+# Hub metadata cannot authorize a memory read or mutation). A user may choose a window instead:
+# a long-lived process (the daemon, the Explorer, the MCP server) then acts on a confirmation
+# for up to that many seconds. Measured: benchmarks/README.md, "Grant confirmation".
+DEFAULT_GRANT_CHECK_SECONDS = 0.0
 MAX_GRANT_CHECK_SECONDS = 60.0
 
 
 def grant_check_seconds() -> float:
-    """GRAPHIT_GRANT_CHECK_SECONDS, `[access] grant_check_seconds`, or 30; 0 confirms the grant
-    before every operation, and nothing above 60 is accepted."""
+    """GRAPHIT_GRANT_CHECK_SECONDS, `[access] grant_check_seconds`, or 0 (the grant is confirmed
+    before every operation); nothing above 60 is accepted."""
     from graphit_cli.errors import InvalidInput
 
     raw: object = os.environ.get(ENV_GRANT_CHECK, "").strip() or file_settings("access").get(
@@ -212,3 +235,111 @@ def grant_check_seconds() -> float:
             f"from 0 to {MAX_GRANT_CHECK_SECONDS:g}, got {raw!r}"
         )
     return value
+
+
+# --- the provider given by environment: its values' syntax ---------------------------------
+
+_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
+_PREFIX_PART = re.compile(r"^[A-Za-z0-9_.=+@-]{1,255}$")
+PROVIDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def validate_bucket(bucket: str) -> str:
+    if not _BUCKET.match(bucket) or ".." in bucket:
+        raise _invalid(
+            f"invalid bucket name {bucket!r}: 3-63 lowercase letters, digits, dots and hyphens"
+        )
+    return bucket
+
+
+def normalise_prefix(prefix: str | None) -> str:
+    parts = [p for p in (prefix or "").strip().split("/") if p]
+    for part in parts:
+        if part in (".", "..") or not _PREFIX_PART.match(part):
+            raise _invalid(
+                f"invalid S3 prefix {prefix!r}: "
+                "use path segments of letters, digits and . _ = + @ -"
+            )
+    return "/".join(parts)
+
+
+def validate_endpoint(endpoint: str | None, what: str = "endpoint") -> str | None:
+    if endpoint is None or not endpoint.strip():
+        return None
+    value = endpoint.strip().rstrip("/")
+    if not re.match(r"^https?://[^\s/@]+(/[^\s]*)?$", value):
+        raise _invalid(f"invalid {what} {endpoint!r}: expected http(s)://host[:port][/path]")
+    return value
+
+
+def _invalid(message: str) -> Exception:
+    from graphit_cli.errors import InvalidInput
+
+    return InvalidInput(message)
+
+
+# --- every setting, checked before a command does anything ---------------------------------
+
+FORMATS = ("table", "markdown", "json", "ndjson")
+_EMBEDDER = re.compile(r"^(onnx|sentence-transformers|[A-Za-z_][\w.]*:[A-Za-z_]\w*)$")
+# (variable, config-file section, key) of the positive numbers the daemon and the MCP server use
+_NUMBERS = (
+    (ENV_EMBED_INTERVAL, "daemon", "embed_interval"),
+    (ENV_MAINTAIN_INTERVAL, "daemon", "maintain_interval"),
+    (ENV_BACKOFF_MAX, "daemon", "backoff_max"),
+    (ENV_STABLE_SECONDS, "daemon", "stable_seconds"),
+    (ENV_MAX_FAILURES, "daemon", "max_failures"),
+    (ENV_ACTIVE_DAYS, "daemon", "active_days"),
+    (ENV_MCP_BACKFILL_INTERVAL, "mcp", "backfill_interval"),
+)
+
+
+def validate() -> None:
+    """Check every GRAPHIT_* value (and the config file's settings) at once, before a command
+    reads or writes anything: a bad value is one InvalidInput naming the variable and what it
+    accepts. Each setting's own reader applies the same rule, so nothing later disagrees."""
+    from graphit_cli.core.ids import validate_safe_id, validate_ulid
+
+    env = os.environ
+    _flag(ENV_DEBUG)
+    _flag(ENV_NO_DAEMON)
+    project = env.get(ENV_PROJECT_ID, "").strip()
+    if project:
+        validate_ulid(project, ENV_PROJECT_ID)
+    fmt = env.get(ENV_FORMAT, "").strip().lower()
+    if fmt and fmt not in FORMATS:
+        raise _invalid(f"{ENV_FORMAT} must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    scope = env.get(ENV_SCOPE, "").strip()
+    if scope and scope not in ("project", "user"):
+        if not scope.startswith("context:"):
+            raise _invalid(f"{ENV_SCOPE} must be project, user or context:<name>, got {scope!r}")
+        validate_safe_id(scope.removeprefix("context:"), f"{ENV_SCOPE} context name")
+    fold_threshold()
+    retention_seconds()
+    embed_threads()
+    embedder = env.get(ENV_EMBEDDER, "").strip()
+    if embedder and not _EMBEDDER.match(embedder):
+        raise _invalid(
+            f"{ENV_EMBEDDER} must be onnx, sentence-transformers or module:factory, "
+            f"got {embedder!r}"
+        )
+    for name, section, key in _NUMBERS:
+        number(name, key, section, 1.0)
+    provider = env.get(ENV_PROVIDER, "").strip()
+    if provider and not PROVIDER_NAME.match(provider):
+        raise _invalid(
+            f"{ENV_PROVIDER} must be s3, local or a provider's name "
+            f"(letters, digits and . _ -), got {provider!r}"
+        )
+    bucket = env.get(ENV_S3_BUCKET, "").strip()
+    if bucket:
+        validate_bucket(bucket)
+    normalise_prefix(env.get(ENV_S3_PREFIX))
+    validate_endpoint(env.get(ENV_S3_ENDPOINT), ENV_S3_ENDPOINT)
+    token = env.get(ENV_BROKER_TOKEN, "")
+    if any(ord(c) < 33 or ord(c) == 127 for c in token.strip()):
+        raise _invalid(f"{ENV_BROKER_TOKEN} must be one word without spaces or control characters")
+    author_ = env.get(ENV_AUTHOR, "")
+    if any(ord(c) < 32 or ord(c) == 127 for c in author_):
+        raise _invalid(f"{ENV_AUTHOR} must be text without control characters")
+    grant_check_seconds()

@@ -64,6 +64,10 @@ class StorageUnavailable(GraphitError):
     exit_code = ExitCode.STORAGE_UNAVAILABLE
 
 
+class NoTable(StorageUnavailable):
+    """The scope has no table yet (a read answers as an empty table; a write creates one)."""
+
+
 class NoProject(GraphitError):
     exit_code = ExitCode.NO_PROJECT
 

@@ -73,6 +73,29 @@ def open_scope(
     return Opened(scope, store, location.uri, remote=location.is_remote)
 
 
+def open_reader(
+    scope: Scope,
+    *,
+    embedder: Callable[[], Embedder | None] | None = None,
+    keep: bool = False,
+    record_use: bool = True,
+) -> MemoryService:
+    """The scope's MemoryService for reading: over its table when it has one, else over an
+    empty store (`store/empty.py`), so a read answers as an empty table would and never
+    creates a table, a directory or an object."""
+    from graphit_cli.errors import NoTable
+    from graphit_cli.service.memory import MemoryService
+    from graphit_cli.store.empty import EmptyStore
+
+    try:
+        opened = open_scope(scope, create=False, record_use=record_use, keep=keep)
+    except NoTable:
+        opened = None
+    if opened is not None:
+        return MemoryService(opened.store, scope, embedder=embedder)
+    return MemoryService(EmptyStore(str(scope)), scope, embedder=embedder)
+
+
 def open_service(
     scope: Scope,
     *,

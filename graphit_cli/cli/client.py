@@ -7,6 +7,12 @@ scopes go to the daemon too: it answers once its commit has returned (durable on
 the rows embedded when it holds the model), so a write costs no `import lancedb` here. A daemon
 that took a write and gave no answer is an error, never a second attempt in-process. Nothing
 heavy is imported at module level.
+
+A request carries what decides its answer (`access/fingerprint.py`: the table each scope
+resolves to, the grant, the settings that change a result); a daemon that would resolve it
+otherwise declines before doing anything, and the command then works in-process. The cross-
+scope reads (`portability/across.py`) go through here too: the use-cases below the adapters
+never know whether a daemon runs. A read never creates a table (`open_reader`).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ if TYPE_CHECKING:
         SearchResult,
         WriteResult,
     )
+    from graphit_cli.portability.across import AcrossRecall
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service.memory import MemoryService
 
@@ -53,29 +60,25 @@ class Client:
 
     @cached_property
     def service(self) -> MemoryService:
-        """The scope's service in this process (opens the table: about a second cold)."""
+        """The scope's service in this process, for writing (opens the table, creating it:
+        about a second cold)."""
         from graphit_cli.access.opening import open_service
 
         return open_service(self.scope)
 
-    def _daemon(self, request: dict[str, Any], *, write: bool = False) -> Any:
-        """The daemon's answer to `request`, or None when no daemon answers."""
-        from graphit_cli import config
-        from graphit_cli.access import runstate
-        from graphit_cli.daemon import wire
+    @cached_property
+    def reader(self) -> MemoryService:
+        """The scope's service in this process, for reading: a scope without a table reads
+        as an empty one, and nothing is created."""
+        from graphit_cli.access.opening import open_reader
 
-        if config.no_daemon():
-            return None
-        if write:
-            if self.scope.kind not in ("project", "user"):
-                return None  # a context scope's table may be another project's: in-process
-            request = {**request, "author": config.author()}
-        reply = wire.call(
-            runstate.socket_path(),
-            {**request, "scope": str(self.scope)},
-            wire.WRITE_TIMEOUT if write else wire.REPLY_TIMEOUT,
-            write=write,
-        )
+        return open_reader(self.scope)
+
+    def _daemon(self, request: dict[str, Any], *, write: bool = False) -> Any:
+        """The daemon's answer to `request`, or None when no daemon answers (or it declines)."""
+        if write and self.scope.kind not in ("project", "user"):
+            return None  # a context scope's table may be another project's: in-process
+        reply = ask_daemon({**request, "scope": str(self.scope)}, [self.scope], write=write)
         return None if reply is None else reply["result"]
 
     # --- writes ----------------------------------------------------------------------------
@@ -139,13 +142,13 @@ class Client:
         )
         if found is not None:
             return [wire.memory_from_wire(m) for m in found]
-        return self.service.catalogue(flt, limit)
+        return self.reader.catalogue(flt, limit)
 
     def source(self, ref: str) -> Memory:
         from graphit_cli.daemon import wire
 
         found = self._daemon({"op": "source", "ref": ref})
-        return wire.memory_from_wire(found) if found is not None else self.service.source(ref)
+        return wire.memory_from_wire(found) if found is not None else self.reader.source(ref)
 
     def search(
         self,
@@ -171,7 +174,7 @@ class Client:
             return wire.search_from_wire(found)
         if mode != "fts":
             _expect_query(query)
-        return self.service.search(query, flt=flt, **args)  # type: ignore[arg-type]
+        return self.reader.search(query, flt=flt, **args)  # type: ignore[arg-type]
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
         from graphit_cli.daemon import wire
@@ -181,7 +184,94 @@ class Client:
             return wire.recall_from_wire(found)
         if context and context.strip():
             _expect_query(context)
-        return self.service.recall(context, top_k=top_k)
+        return self.reader.recall(context, top_k=top_k)
+
+    def history(self, memory_id: str) -> list[Memory]:
+        """Every revision of a memory (in-process: the daemon does not carry history)."""
+        return self.reader.history(memory_id)
+
+
+def ask_daemon(
+    request: dict[str, Any], scopes: list[Scope], *, write: bool = False
+) -> dict[str, Any] | None:
+    """A running daemon's reply to `request` on `scopes`, or None: no daemon, one of another
+    protocol, `GRAPHIT_NO_DAEMON`, or a daemon that declined because it would resolve the
+    scopes to another table, grant or settings than this process does."""
+    from graphit_cli import config
+    from graphit_cli.access import runstate
+    from graphit_cli.access.fingerprint import fingerprint
+    from graphit_cli.daemon import wire
+
+    if config.no_daemon():
+        return None
+    message = {**request, "fingerprint": fingerprint(scopes)}
+    if write:
+        message["author"] = config.author()
+    return wire.call(
+        runstate.socket_path(),
+        message,
+        wire.WRITE_TIMEOUT if write else wire.REPLY_TIMEOUT,
+        write=write,
+    )
+
+
+# --- recall and search across scopes --------------------------------------------------------
+
+
+def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> AcrossRecall:
+    """`portability.across.recall` over `scopes`, by the daemon when it serves them as this
+    process would, else here."""
+    from graphit_cli.daemon import wire
+    from graphit_cli.portability import across
+
+    request = {"op": "across", "what": "recall", "scopes": [str(s) for s in scopes]}
+    reply = ask_daemon({**request, "context": context, "top_k": top_k}, scopes)
+    if reply is None:
+        return across.recall(scopes, context, top_k=top_k)
+    data = reply["result"]
+    found = data.get("search")
+    return across.AcrossRecall(
+        list(data["scopes"]),
+        [wire.memory_from_wire(m) for m in data["mandatory"]],
+        None if found is None else wire.search_from_wire(found),
+        list(data.get("notices", [])),
+    )
+
+
+def search_across(
+    scopes: list[Scope],
+    query: str,
+    flt: MemoryFilter,
+    *,
+    top_k: int,
+    exclude_mandatory: bool,
+    include_deleted: bool,
+    mode: str,
+) -> SearchResult:
+    """`portability.across.search` over `scopes`, by the daemon or here."""
+    from graphit_cli.access.opening import open_reader
+    from graphit_cli.daemon import wire
+    from graphit_cli.portability import across
+
+    args = {
+        "top_k": top_k,
+        "exclude_mandatory": exclude_mandatory,
+        "include_deleted": include_deleted,
+        "mode": mode,
+    }
+    request = {
+        "op": "across",
+        "what": "search",
+        "scopes": [str(s) for s in scopes],
+        "query": query,
+        "filter": wire.filter_to_wire(flt),
+        **args,
+    }
+    reply = ask_daemon(request, scopes)
+    if reply is not None:
+        return wire.search_from_wire(reply["result"])
+    services = [open_reader(s) for s in scopes]
+    return across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
 
 
 def _expect_query(query: str) -> None:

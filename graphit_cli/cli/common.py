@@ -121,11 +121,14 @@ def filter_of(
 
 
 def handle_errors(fn: F) -> F:
-    """Map GraphitError to `Error: <message>` on stderr and its documented exit code."""
+    """Map GraphitError to `Error: <message>` on stderr and its documented exit code. Every
+    setting is checked first (`config.validate`): a bad one stops the command before it reads
+    or writes anything."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            config.validate()  # every GRAPHIT_* value, before anything is read or written
             _refuse_undecodable(fn, kwargs)
             return fn(*args, **kwargs)
         except GraphitError as exc:

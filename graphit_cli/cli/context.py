@@ -179,16 +179,12 @@ def _describe(entry: Context) -> str:
 def recall_across(context: str | None, top_k: int, fmt: Format | None) -> None:
     """`graphit memory recall` without --scope: the project, the user scope and every recall
     context; mandatory memories in full, then one search with them left out."""
+    from graphit_cli.cli import client
     from graphit_cli.formats import render
     from graphit_cli.portability import across
 
     scopes, notices = across.recall_scopes()
-    message = across.request("recall", scopes, context=context, top_k=top_k)
-    served = across.via_daemon(message)
-    if served is not None:
-        result = across.recall_from_wire(served)
-    else:
-        result = across.recall(scopes, context, top_k=top_k)
+    result = client.recall_across(scopes, context, top_k=top_k)
     for notice in notices:
         note(f"Note: {notice}.")
     hits = result.search.hits if result.search else []
@@ -238,28 +234,22 @@ def search_across(
     mode: str,
 ) -> None:
     """`graphit memory search --scope all`: the recall scopes searched together."""
-    from graphit_cli.daemon import wire
+    from graphit_cli.cli import client
     from graphit_cli.formats import render
     from graphit_cli.portability import across
 
     scopes, notices = across.recall_scopes()
     for notice in notices:
         note(f"Note: {notice}.")
-    args = {
-        "top_k": top_k,
-        "exclude_mandatory": exclude_mandatory,
-        "include_deleted": include_deleted,
-        "mode": mode,
-    }
-    message = across.request("search", scopes, query=query, filter=wire.filter_to_wire(flt), **args)
-    served = across.via_daemon(message)
-    if served is not None:
-        result = wire.search_from_wire(served)
-    else:
-        from graphit_cli.access.opening import open_service
-
-        services = [open_service(s) for s in scopes]
-        result = across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
+    result = client.search_across(
+        scopes,
+        query,
+        flt,
+        top_k=top_k,
+        exclude_mandatory=exclude_mandatory,
+        include_deleted=include_deleted,
+        mode=mode,
+    )
     if result.notice:
         note(result.notice)
     chosen = resolve_format(fmt)

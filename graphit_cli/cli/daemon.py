@@ -272,22 +272,33 @@ def prune(
     """Remove a scope's local table and its entry in the scope-reference lock.
 
     A remote (S3) table is never deleted: another machine may still use it; only this
-    machine's record of it goes.
+    machine's record of it goes. A context is removed whole, as `context remove` does: its
+    entry in the context registry goes too, so the name is free again.
     """
-    from graphit_cli.access import scopes
+    from graphit_cli.access import contexts, scopes
 
     target = (
         _parse_scope(scope_ref)
         if scope_ref in ("project", "user")
         else scopes.parse_scope_ref(scope_ref)
     )
-    plan = scopes.plan_prune(target)
+    registered = target.kind == "context" and target.id in contexts.read_all()
+    plan = None if registered else scopes.plan_prune(target)
+    what = plan.describe() if plan is not None else f"context {target.id}"
     if not yes:
         if not stdin_is_interactive():
             raise UsageError("refusing to prune without --yes when not interactive")
-        if not typer.confirm(f"Remove {plan.describe()}?", err=True):
+        if not typer.confirm(f"Remove {what}?", err=True):
             note("Aborted; nothing removed.")
             return
-    scopes.prune(plan)
+    if target.kind == "context":
+        # A context's registry entry without its table would list as "missing", and the name
+        # would stay taken: prune means the context is gone (`context remove`).
+        from graphit_cli.portability import contexts as context_uses
+
+        what = context_uses.remove(target.id) + f" and context {target.id}'s registry entry"
+    else:
+        assert plan is not None
+        scopes.prune(plan)
     out(f"pruned {target}\n")
-    note(f"Removed {plan.describe()}.")
+    note(f"Removed {what}.")

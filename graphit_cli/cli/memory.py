@@ -248,7 +248,7 @@ def history(
 
     Bring an old revision back with `graphit memory restore KEY`.
     """
-    output.history(Client(scope, user).service.history(memory_id), resolve_format(fmt))
+    output.history(Client(scope, user).history(memory_id), resolve_format(fmt))
 
 
 @memory_app.command("list")

@@ -93,8 +93,9 @@ class Daemon:
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
         self._embedder_lock = threading.Lock()
-        # scope -> (its service, table URI, read-only): opened once, dropped with the scope
-        self._services: dict[str, tuple[MemoryService, str, bool]] = {}
+        # scope -> (its service, table URI, read-only, the fingerprint it was opened under):
+        # opened once, dropped with the scope or when the fingerprint changes
+        self._services: dict[str, tuple[MemoryService, str, bool, str]] = {}
         self._services_lock = threading.Lock()
         self._known: set[str] = set()  # the loop pairs running, by target name
         self._login: object = None  # the login the user pair was started under
@@ -173,13 +174,18 @@ class Daemon:
     ) -> MemoryService | None:
         """The scope's service, opened once; None while the scope has no table, once its
         local table is gone, and for background work on an attached (read-only) context."""
+        from graphit_cli.access.fingerprint import fingerprint
         from graphit_cli.access.opening import open_scope
         from graphit_cli.service.memory import MemoryService
         from graphit_cli.store.paths import local_table_exists
 
         key = str(scope)
+        mark = fingerprint([scope])  # the provider, login or settings may have changed
         with self._services_lock:
             found = self._services.get(key)
+            if found is not None and found[3] != mark:
+                del self._services[key]  # opened under another provider, login or setting
+                found = None
             gone = found is not None and not scopes.is_remote_uri(found[1])
             if gone and found is not None and not local_table_exists(found[1]):
                 del self._services[key]  # pruned or deleted under us
@@ -191,7 +197,7 @@ class Daemon:
                 if opened is None:
                     return None  # no table yet: nothing to embed or maintain
                 svc = MemoryService(opened.store, scope, embedder=self.embedder)
-                found = self._services[key] = (svc, opened.uri, opened.read_only)
+                found = self._services[key] = (svc, opened.uri, opened.read_only, mark)
             return None if background and found[2] else found[0]
 
     def _used(self, scope: Scope) -> None:
@@ -396,6 +402,20 @@ class Daemon:
         self._used(scope)
         return opened
 
+    def _open_reader_for_request(self, scope: Scope) -> MemoryService:
+        """A read's service: the scope's table, or an empty one that creates nothing."""
+        from graphit_cli.access.opening import open_reader
+        from graphit_cli.errors import NoTable
+
+        try:
+            opened = self.service(scope, create=False, background=False)
+        except NoTable:
+            opened = None
+        if opened is None:
+            return open_reader(scope, embedder=self.embedder, keep=True, record_use=False)
+        self._used(scope)
+        return opened
+
     def _warm_model(self) -> None:
         from graphit_cli.embed import ready_for_documents
 
@@ -411,7 +431,12 @@ class Daemon:
             loops = self.supervisor.snapshot()
             user = str(self._user) if self._user is not None else None
             return {"pid": os.getpid(), "version": __version__, "loops": loops, "user": user}
-        return warmpath.answer(request, self._open_for_request, lambda: self._embedder)
+        return warmpath.answer(
+            request,
+            self._open_for_request,
+            lambda: self._embedder,
+            open_reader=self._open_reader_for_request,
+        )
 
 
 def ping() -> dict[str, Any] | None:

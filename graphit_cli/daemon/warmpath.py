@@ -5,7 +5,10 @@ writes (upsert, delete, restore, import), and embedding the rows a CLI write jus
 daemon's warm model. Every request is validated here as the CLI validates its arguments
 (`wire`'s field readers), then answered by the same MemoryService the CLI would run in-process.
 A write is answered once its commit has returned (durable on return), with its rows embedded
-when the daemon holds a model. The socket, the loops and the process live in `daemon.py`.
+when the daemon holds a model. Before anything, a request's `fingerprint` must be this
+daemon's for the same scopes (`access/fingerprint.py`): a CLI with another provider, login or
+setting gets `declined` and works in-process. A read never creates a table. The socket, the
+loops and the process live in `daemon.py`.
 Must not import Typer or Rich.
 """
 
@@ -43,23 +46,29 @@ def answer(
     request: dict[str, Any],
     open_service: Callable[[Scope], MemoryService],
     loaded_model: Callable[[], Embedder | None],
+    open_reader: Callable[[Scope], MemoryService] | None = None,
 ) -> dict[str, Any]:
-    """The reply to one request (without the protocol envelope)."""
+    """The reply to one request (without the protocol envelope). `open_service` opens a scope
+    for a write (creating its table); `open_reader` for a read (never creating one)."""
+    read = open_reader or open_service
     op = request.get("op")
     if op == "across":  # recall / search over several scopes (portability.across)
-        from graphit_cli.portability import across
-
-        return {"result": across.serve(request, open_service)}
+        named = _scope_list(request)
+        refusal = _decline(request, named)
+        return refusal or {"result": _across(request, named, read)}
     if op not in SCOPE_OPS:
         raise InvalidInput(f"unknown request {op!r}")
     scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
+    refusal = _decline(request, [scope])
+    if refusal is not None:
+        return refusal
     if op in WRITE_OPS:
         if scope.kind not in ("project", "user"):
             raise InvalidInput(f"{scope} is written in-process, not by the daemon")
         author = wire.text_field(request, "author")
         with _write_lock(str(scope)):
             return {"result": _write(op, request, _as(open_service(scope), author), loaded_model)}
-    svc = open_service(scope)
+    svc = read(scope) if op != "embed_written" else open_service(scope)
     if op == "search":
         result = svc.search(
             str(wire.text_field(request, "query")),
@@ -84,10 +93,63 @@ def answer(
         ids = wire.id_list_field(request, "ids")
         model = loaded_model()
         return {"result": svc.embed_now(ids, model) if model is not None else 0}
-    listed = svc.catalogue(
+    found = svc.catalogue(
         wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
     )
-    return {"result": [wire.memory_to_wire(m) for m in listed]}
+    return {"result": [wire.memory_to_wire(m) for m in found]}
+
+
+def _decline(request: dict[str, Any], listed: list[Scope]) -> dict[str, Any] | None:
+    """None when this daemon resolves `listed` to the tables, grant and settings the CLI
+    resolved them to (the request's `fingerprint`); else the refusal, before anything is read
+    or written, and the CLI works in-process."""
+    from graphit_cli.access.fingerprint import fingerprint
+
+    theirs = request.get("fingerprint")
+    if not isinstance(theirs, str):
+        raise InvalidInput("fingerprint must be a string")
+    if theirs != fingerprint(listed):
+        return wire.declined("the daemon resolves these scopes to another table, grant or settings")
+    return None
+
+
+def _scope_list(request: dict[str, Any]) -> list[Scope]:
+    listed = request.get("scopes")
+    if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
+        raise InvalidInput("scopes must be a list of scope names")
+    return [scopes.parse_scope_ref(s) for s in listed]
+
+
+def _across(
+    message: dict[str, Any], listed: list[Scope], opener: Callable[[Scope], MemoryService]
+) -> dict[str, Any]:
+    """An `across` request (recall or search over several scopes), answered by the same code
+    as in-process (`portability.across`), its fields validated as every request's are."""
+    from graphit_cli.portability import across
+
+    what = wire.text_field(message, "what")
+    top_k = wire.int_field(message, "top_k", 10) or 0
+    if what == "recall":
+        context = wire.text_field(message, "context", optional=True)
+        found = across.recall(listed, context, top_k=top_k, opener=opener)
+        return {
+            "scopes": found.scopes,
+            "mandatory": [wire.memory_to_wire(m) for m in found.mandatory],
+            "search": None if found.search is None else wire.search_to_wire(found.search),
+            "notices": found.notices,
+        }
+    if what == "search":
+        result = across.search(
+            [opener(s) for s in listed],
+            str(wire.text_field(message, "query")),
+            top_k=top_k,
+            flt=wire.filter_from_wire(message.get("filter")),
+            exclude_mandatory=wire.bool_field(message, "exclude_mandatory"),
+            include_deleted=wire.bool_field(message, "include_deleted"),
+            mode=str(wire.text_field(message, "mode", optional=True) or "auto"),
+        )
+        return wire.search_to_wire(result)
+    raise InvalidInput(f"unknown across request {what!r}")
 
 
 def _write_lock(scope: str) -> threading.Lock:

@@ -34,7 +34,10 @@ from graphit_cli.errors import InvalidInput
 
 # 2: replies carry the protocol; the daemon validates filters and refuses other versions.
 # 3: the daemon carries writes (upsert, delete, restore, import).
-PROTOCOL = 3
+# 4: a request carries `fingerprint` (access/fingerprint.py: which table each scope resolves to,
+#    under which grant, with which settings); a daemon that would answer otherwise replies
+#    `declined` (nothing done) and the CLI works in-process.
+PROTOCOL = 4
 CONNECT_TIMEOUT = 0.25  # a daemon that does not answer at once is treated as absent
 REPLY_TIMEOUT = 120.0
 WRITE_TIMEOUT = 3600.0  # an import of many records; the daemon answers once it committed
@@ -269,6 +272,12 @@ def bool_field(request: dict[str, Any], name: str) -> bool:
     return value
 
 
+def declined(reason: str) -> dict[str, Any]:
+    """Daemon side: the reply to a request this daemon would answer otherwise than the CLI
+    in-process (nothing was read or written)."""
+    return {"ok": False, "protocol": PROTOCOL, "declined": reason}
+
+
 def check_protocol(request: dict[str, Any]) -> None:
     """Daemon side: refuse a request from a client that speaks another protocol version."""
     theirs = request.get("protocol")
@@ -302,8 +311,9 @@ def raise_wire_error(data: dict[str, Any]) -> None:
 def call(
     path: Path, request: dict[str, Any], timeout: float = REPLY_TIMEOUT, *, write: bool = False
 ) -> dict[str, Any] | None:
-    """Send one request to the daemon; None when no daemon of this protocol answers (the
-    caller then works in-process).
+    """Send one request to the daemon; None when no daemon of this protocol answers, or when
+    it declines (it would resolve the request's scopes to another table, grant or settings:
+    nothing was done), and the caller then works in-process.
 
     A `write` that reached a daemon which then gave no answer may have been committed: that
     is an error (StorageUnavailable), never a second attempt in-process (it could write twice).
@@ -319,6 +329,9 @@ def call(
             theirs if theirs is not None else 1,
             PROTOCOL,
         )
+        return None
+    if data.get("declined"):
+        log.debug("the daemon declined (%s): working in-process", data["declined"])
         return None
     if not data.get("ok"):
         raise_wire_error(data.get("error", {}))

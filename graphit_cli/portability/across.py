@@ -6,17 +6,17 @@ on its own (its own table, its own indexes), the hits are merged by relevance ra
 same selection rule and canonical order (`relevance.select`) apply across the union. Every
 memory is labelled with the scope it came from.
 
-The CLI resolves which scopes take part (the project depends on its working directory) and
-asks a running daemon to do the work (`serve`), or does it in-process.
+The CLI resolves which scopes take part (the project depends on its working directory); whether
+a running daemon does the work is the adapter's choice (`cli/client.py`), never this module's:
+it knows nothing of the warm path. A read here never creates a table (`open_reader`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
-from graphit_cli.access.opening import open_service
+from graphit_cli.access.opening import open_reader
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core import relevance
 from graphit_cli.core.models import Memory, MemoryFilter, SearchHit, SearchResult
@@ -130,88 +130,12 @@ def recall(
 ) -> AcrossRecall:
     """The initial recall protocol over `scopes`: mandatory memories in full, then one search
     with them excluded."""
-    open_one = opener or (lambda s: open_service(s))
+    open_one = opener or (lambda s: open_reader(s))
     services = [open_one(s) for s in scopes]
     found = None
     if context and context.strip() and services:
         found = search(services, context, top_k=top_k, exclude_mandatory=True)
     return AcrossRecall([str(s) for s in scopes], mandatory(services), found, [])
-
-
-# --- the daemon's warm path ---------------------------------------------------------------
-
-
-def request(what: str, scopes: list[Scope], **args: Any) -> dict[str, Any]:
-    return {"op": "across", "what": what, "scopes": [str(s) for s in scopes], **args}
-
-
-def serve(message: dict[str, Any], opener: Opener) -> dict[str, Any]:
-    """Answer an `across` request in the daemon (the same code as in-process), its fields
-    validated as the warm path validates every request."""
-    from graphit_cli.access.scopes import parse_scope_ref
-    from graphit_cli.daemon import wire
-
-    listed = message.get("scopes")
-    if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
-        raise InvalidInput("scopes must be a list of scope names")
-    scopes = [parse_scope_ref(s) for s in listed]
-    what = wire.text_field(message, "what")
-    top_k = wire.int_field(message, "top_k", 10) or 0
-    if what == "recall":
-        context = wire.text_field(message, "context", optional=True)
-        return recall_to_wire(recall(scopes, context, top_k=top_k, opener=opener))
-    if what == "search":
-        result = search(
-            [opener(s) for s in scopes],
-            str(wire.text_field(message, "query")),
-            top_k=top_k,
-            flt=wire.filter_from_wire(message.get("filter")),
-            exclude_mandatory=wire.bool_field(message, "exclude_mandatory"),
-            include_deleted=wire.bool_field(message, "include_deleted"),
-            mode=str(wire.text_field(message, "mode", optional=True) or "auto"),
-        )
-        return wire.search_to_wire(result)
-    raise InvalidInput(f"unknown across request {what!r}")
-
-
-def recall_to_wire(found: AcrossRecall) -> dict[str, Any]:
-    from graphit_cli.daemon import wire
-
-    return {
-        "scopes": found.scopes,
-        "mandatory": [wire.memory_to_wire(m) for m in found.mandatory],
-        "search": None if found.search is None else wire.search_to_wire(found.search),
-        "notices": found.notices,
-    }
-
-
-def recall_from_wire(data: dict[str, Any]) -> AcrossRecall:
-    from graphit_cli.daemon import wire
-
-    found = data.get("search")
-    return AcrossRecall(
-        list(data["scopes"]),
-        [wire.memory_from_wire(m) for m in data["mandatory"]],
-        None if found is None else wire.search_from_wire(found),
-        list(data.get("notices", [])),
-    )
-
-
-def via_daemon(message: dict[str, Any]) -> dict[str, Any] | None:
-    """The daemon's answer, or None (no daemon, or one that predates `across`)."""
-    from graphit_cli import config
-    from graphit_cli.access import runstate
-    from graphit_cli.daemon import wire
-
-    if config.no_daemon():
-        return None
-    try:
-        reply = wire.call(runstate.socket_path(), message)
-    except InvalidInput as exc:
-        if "unknown request" in exc.message:
-            return None
-        raise
-    return None if reply is None else dict(reply["result"])
 
 
 # --- scope labels as arguments ------------------------------------------------------------

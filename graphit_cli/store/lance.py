@@ -17,7 +17,7 @@ from typing import Any
 
 from graphit_cli import config
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, StorageUnavailable
+from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable
 from graphit_cli.store import sql
 from graphit_cli.store.base import MergeCounts
 from graphit_cli.store.engine import Merge
@@ -253,7 +253,7 @@ def _connect(
     """The LanceDB table at `uri` (created with its indexes when missing and `create`)."""
     if "://" not in uri and not create and not local_table_exists(uri):
         # `lancedb.connect` makes the directory: a table removed meanwhile would come back.
-        raise StorageUnavailable(f"no memory table at {uri}")
+        raise NoTable(f"no memory table at {uri}")
     import lancedb
 
     try:
@@ -272,7 +272,7 @@ def _connect(
             return _create(db, dim)
     except ValueError as exc:
         if "not found" in str(exc).lower():
-            raise StorageUnavailable(f"no memory table at {uri}") from None
+            raise NoTable(f"no memory table at {uri}") from None
         raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
     except OSError as exc:
         raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphit_cli import config
+from graphit_cli.config import normalise_prefix as normalise_prefix
+from graphit_cli.config import validate_bucket as validate_bucket
+from graphit_cli.config import validate_endpoint as validate_endpoint
 from graphit_cli.errors import InvalidInput
 
 KINDS = ("local", "s3", "broker")
@@ -19,8 +22,6 @@ RESERVED_NAMES = (LOCAL, ENV_PROVIDER_NAME)
 DEFAULT_REGION = "us-east-1"
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_PREFIX_PART = re.compile(r"^[A-Za-z0-9_.=+@-]{1,255}$")
 
 
 @dataclass(frozen=True)
@@ -75,34 +76,6 @@ def validate_name(name: str) -> str:
             f"invalid provider name {name!r}: use letters, digits and . _ - (at most 64)"
         )
     return name
-
-
-def validate_bucket(bucket: str) -> str:
-    if not _BUCKET.match(bucket) or ".." in bucket:
-        raise InvalidInput(
-            f"invalid bucket name {bucket!r}: 3-63 lowercase letters, digits, dots and hyphens"
-        )
-    return bucket
-
-
-def normalise_prefix(prefix: str | None) -> str:
-    parts = [p for p in (prefix or "").strip().split("/") if p]
-    for part in parts:
-        if part in (".", "..") or not _PREFIX_PART.match(part):
-            raise InvalidInput(
-                f"invalid S3 prefix {prefix!r}: "
-                "use path segments of letters, digits and . _ = + @ -"
-            )
-    return "/".join(parts)
-
-
-def validate_endpoint(endpoint: str | None, what: str = "endpoint") -> str | None:
-    if endpoint is None or not endpoint.strip():
-        return None
-    value = endpoint.strip().rstrip("/")
-    if not re.match(r"^https?://[^\s/@]+(/[^\s]*)?$", value):
-        raise InvalidInput(f"invalid {what} {endpoint!r}: expected http(s)://host[:port][/path]")
-    return value
 
 
 def is_loopback_url(url: str) -> bool:

@@ -1,0 +1,87 @@
+"""What decides a command's answer, as one fingerprint: which table each scope resolves to
+under which grant, and the settings that change a result.
+
+A command forwarded to the daemon must get the answer it would get in-process. The CLI sends
+this fingerprint with the request; the daemon computes its own for the same scopes, from its
+own environment and the files as they are now, and serves the request only when the two agree
+(`daemon/warmpath.py`); otherwise it declines, nothing is done, and the CLI works in-process.
+
+What goes in, per scope:
+- where its table is: a local scope's directory (GRAPHIT_HOME), or for a remote one the active
+  provider (its name, kind, bucket, prefix, region, endpoint, profile) and who is asking: a
+  broker's login token, or every `AWS_*` variable and the home directory whose `~/.aws` files
+  the credential chain reads (both processes read the same files at the same moment);
+- an attached context: the project it is attached to, resolved the same way;
+- the settings that change a result: GRAPHIT_FOLD_THRESHOLD, GRAPHIT_VERSION_RETENTION,
+  GRAPHIT_EMBEDDER and the grant-check window. (GRAPHIT_FORMAT, GRAPHIT_SCOPE, GRAPHIT_AUTHOR
+  and GRAPHIT_PROJECT_ID are resolved by the CLI before it asks and travel as the request's
+  own fields; the daemon's loop settings and GRAPHIT_EMBED_THREADS change no answer.)
+
+Only a SHA-256 digest of all that crosses the socket: no key, secret or token in clear.
+Standard library, configuration and the provider files only: it runs in a cold CLI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from graphit_cli import config
+from graphit_cli.access.providers.configfile import active_provider
+from graphit_cli.access.providers.identity import broker_token
+from graphit_cli.access.providers.locate import is_remote_scope
+from graphit_cli.access.providers.model import Provider
+from graphit_cli.access.scopes import Scope
+
+
+def _where(scope: Scope, provider: Provider) -> dict[str, Any]:
+    """Where `scope`'s table is, and with whose grant."""
+    from graphit_cli.access.contexts import attached_project
+
+    project = attached_project(scope)
+    if project is not None:
+        return {"attached": project, **_where(Scope("project", project), provider)}
+    if not is_remote_scope(scope, provider):
+        return {"local": os.path.abspath(scope.local_path())}
+    found: dict[str, Any] = {
+        "scope": str(scope),
+        "provider": [
+            provider.name,
+            provider.kind,
+            provider.bucket,
+            provider.prefix,
+            provider.region,
+            provider.endpoint,
+            provider.profile,
+        ],
+    }
+    if provider.kind == "broker":
+        found["login"] = broker_token(provider)
+    else:
+        found["aws"] = sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_"))
+        found["home"] = str(Path.home())
+    return found
+
+
+def settings() -> dict[str, Any]:
+    """The settings that change a command's result (each validated by its reader)."""
+    return {
+        "fold_threshold": config.fold_threshold(),
+        "retention": config.retention_seconds(),
+        "embedder": os.environ.get(config.ENV_EMBEDDER, "").strip(),
+        "grant_check": config.grant_check_seconds(),
+    }
+
+
+def fingerprint(scopes: list[Scope]) -> str:
+    """The digest of what decides the answer of a request on `scopes`, in this process."""
+    provider = active_provider()
+    blob = {
+        "home": os.path.abspath(config.home()),
+        "scopes": [_where(s, provider) for s in scopes],
+        "settings": settings(),
+    }
+    return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
