@@ -169,11 +169,29 @@ def test_only_the_store_imports_lancedb(module: str) -> None:
         ("graphit_cli.core.ids", {"graphit_cli.errors"}),
         ("graphit_cli.access.statefile", set()),
         ("graphit_cli.access.credentials", {"graphit_cli.errors"}),
-        ("graphit_cli.daemon.supervisor", {"graphit_cli.config", "graphit_cli.errors"}),
+        # config checks the id settings with the ids leaf (GRAPHIT_PROJECT_ID, GRAPHIT_SCOPE)
+        (
+            "graphit_cli.daemon.supervisor",
+            {"graphit_cli.config", "graphit_cli.errors", "graphit_cli.core.ids"},
+        ),
     ],
 )
 def test_leaves_stay_leaves(leaf: str, allowed: set[str]) -> None:
     assert _reach(_imports(), leaf) <= allowed
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        m
+        for m in sorted(_imports())
+        if m.startswith(("graphit_cli.service", "graphit_cli.portability"))
+    ],
+)
+def test_the_use_cases_know_nothing_of_the_warm_path(module: str) -> None:
+    """Whether a daemon answers is the adapters' choice (cli/client.py): no use-case imports
+    the daemon, at any depth of its own code."""
+    assert not {m for m in _imports()[module] if m.startswith("graphit_cli.daemon")}
 
 
 def test_the_wire_protocol_stays_cold() -> None:

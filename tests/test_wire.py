@@ -70,10 +70,20 @@ def _raw(path: Path, request: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_daemon_refuses_bad_requests_and_other_protocols(daemon: Daemon, scope: Scope) -> None:
-    base = {"protocol": wire.PROTOCOL, "op": "catalogue", "scope": str(scope)}
+    from graphit_cli.access.fingerprint import fingerprint
+
+    base = {
+        "protocol": wire.PROTOCOL,
+        "op": "catalogue",
+        "scope": str(scope),
+        "fingerprint": fingerprint([scope]),
+    }
     good = _raw(daemon.socket_path, base)
     assert good["ok"] and good["protocol"] == wire.PROTOCOL and len(good["result"]) == 1
+    other = _raw(daemon.socket_path, {**base, "fingerprint": "0" * 64})
+    assert other == {"ok": False, "protocol": wire.PROTOCOL, "declined": other["declined"]}
     for bad, message in (
+        ({k: v for k, v in base.items() if k != "fingerprint"}, "fingerprint must be a string"),
         ({**base, "filter": {"tags": ["x' OR '1'='1"]}}, "invalid tag"),
         ({**base, "filter": {"types": ["x"]}}, "unknown type"),
         ({**base, "limit": -1}, "limit must be a whole number"),
