@@ -1,9 +1,10 @@
 """Fresh authorization in long-lived processes, and commit contention recognised exactly.
 
-A Hub grant is confirmed again before a read or write once GRAPHIT_GRANT_CHECK_SECONDS have
-passed: the test broker withdraws a grant mid-session and the daemon's warm path, the
-Explorer's API and an MCP tool call refuse the next operation after that interval. Real moto
-S3 (IAM enforced) and the test broker on 127.0.0.1; the daemon is a real subprocess.
+A Hub grant is confirmed before every read or write by default; a user may choose a window
+(GRAPHIT_GRANT_CHECK_SECONDS), after which it is confirmed again: the test broker withdraws a
+grant mid-session and the daemon's warm path, the Explorer's API and an MCP tool call refuse the
+next operation after that interval. Real moto S3 (IAM enforced) and the test broker on
+127.0.0.1; the daemon is a real subprocess.
 """
 
 from __future__ import annotations
@@ -158,9 +159,30 @@ def test_within_the_interval_the_hub_is_not_asked_again(
     assert len(broker.issued) == issued  # one grant, confirmed at most once a minute
 
 
+def test_by_default_every_operation_is_authorised_by_a_grant_confirmed_for_it(
+    broker: Broker, project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No window by default: a long-lived service asks the Hub before each operation, so a
+    withdrawn grant refuses the very next one, with no wait."""
+    monkeypatch.delenv("GRAPHIT_GRANT_CHECK_SECONDS")
+    seed("every-time note")
+    service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
+    for _ in range(3):
+        asked = len(broker.issued)
+        assert "every-time note" in [m.title for m in service.catalogue()]
+        assert len(broker.issued) > asked  # confirmed for this operation
+    revoke(broker)
+    with pytest.raises(AccessDenied, match="no grant for the project root"):
+        service.catalogue()
+    restore(broker)
+    assert "every-time note" in [m.title for m in service.catalogue()]
+
+
 def test_the_interval_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     from graphit_cli import config
 
+    assert config.grant_check_seconds() == 0.0
+    monkeypatch.setenv("GRAPHIT_GRANT_CHECK_SECONDS", "30")
     assert config.grant_check_seconds() == 30.0
     monkeypatch.setenv("GRAPHIT_GRANT_CHECK_SECONDS", "0")
     assert config.grant_check_seconds() == 0.0
@@ -185,7 +207,7 @@ def test_a_logout_is_refused_by_an_open_service(
 
 
 def test_daemon_warm_path_refuses_a_revoked_grant_within_the_interval(
-    broker: Broker, project_dir: Path, graphit_home: Path
+    broker: Broker, project_dir: Path, graphit_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from graphit_cli.daemon import wire
 
@@ -204,7 +226,15 @@ def test_daemon_warm_path_refuses_a_revoked_grant_within_the_interval(
         text=True,
     )
     socket_path = graphit_home / "run" / "daemon.sock"
-    request = {"op": "source", "scope": f"project:{PROJECT_ID}", "ref": memory_id}
+    from graphit_cli.access.fingerprint import fingerprint
+
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", env["GRAPHIT_EMBEDDER"])  # as the daemon's
+    request = {
+        "op": "source",
+        "scope": f"project:{PROJECT_ID}",
+        "ref": memory_id,
+        "fingerprint": fingerprint([Scope("project", PROJECT_ID)]),
+    }
     try:
         wait_for(lambda: wire.exchange(socket_path, {"op": "ping"}, timeout=5) is not None)
         first = wire.call(socket_path, request)

@@ -164,6 +164,7 @@ def test_warm_path_serves_an_attached_context_from_its_project(
 ) -> None:
     import json
 
+    from graphit_cli.access.fingerprint import fingerprint
     from graphit_cli.daemon import wire
 
     memory_id = open_service(scope).upsert(MemoryDraft(title="P", body="b")).memory.id
@@ -180,6 +181,7 @@ def test_warm_path_serves_an_attached_context_from_its_project(
         "op": "source",
         "scope": "context:other",
         "ref": memory_id,
+        "fingerprint": fingerprint([Scope("context", "other")]),
     }
     reply = daemon.answer(json.dumps(request).encode())
     assert reply["ok"] and reply["result"]["title"] == "P", reply

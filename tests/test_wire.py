@@ -80,8 +80,9 @@ def test_daemon_refuses_bad_requests_and_other_protocols(daemon: Daemon, scope: 
     }
     good = _raw(daemon.socket_path, base)
     assert good["ok"] and good["protocol"] == wire.PROTOCOL and len(good["result"]) == 1
-    other = _raw(daemon.socket_path, {**base, "fingerprint": "0" * 64})
+    other = _raw(daemon.socket_path, {**base, "fingerprint": "0.0.0"})
     assert other == {"ok": False, "protocol": wire.PROTOCOL, "declined": other["declined"]}
+    assert "home, tables, settings" in other["declined"]
     for bad, message in (
         ({k: v for k, v in base.items() if k != "fingerprint"}, "fingerprint must be a string"),
         ({**base, "filter": {"tags": ["x' OR '1'='1"]}}, "invalid tag"),

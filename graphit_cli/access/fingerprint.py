@@ -76,12 +76,27 @@ def settings() -> dict[str, Any]:
     }
 
 
+PARTS = ("home", "tables", "settings")  # what a declined request names as differing
+
+
 def fingerprint(scopes: list[Scope]) -> str:
-    """The digest of what decides the answer of a request on `scopes`, in this process."""
+    """The digest of what decides the answer of a request on `scopes`, in this process: one
+    short digest per part of PARTS, joined by dots, so a daemon can say which part differs."""
     provider = active_provider()
     blob = {
         "home": os.path.abspath(config.home()),
-        "scopes": [_where(s, provider) for s in scopes],
+        "tables": [_where(s, provider) for s in scopes],
         "settings": settings(),
     }
-    return hashlib.sha256(json.dumps(blob, sort_keys=True).encode()).hexdigest()
+    return ".".join(_digest(blob[part]) for part in PARTS)
+
+
+def differs(theirs: str, ours: str) -> str:
+    """In words, which parts of two fingerprints differ (for the decline's debug note)."""
+    pairs = zip(theirs.split("."), ours.split("."), strict=False)
+    found = [part for part, (a, b) in zip(PARTS, pairs, strict=False) if a != b]
+    return ", ".join(found) or "the fingerprint's form"
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:32]

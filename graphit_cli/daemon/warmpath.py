@@ -103,13 +103,14 @@ def _decline(request: dict[str, Any], listed: list[Scope]) -> dict[str, Any] | N
     """None when this daemon resolves `listed` to the tables, grant and settings the CLI
     resolved them to (the request's `fingerprint`); else the refusal, before anything is read
     or written, and the CLI works in-process."""
-    from graphit_cli.access.fingerprint import fingerprint
+    from graphit_cli.access.fingerprint import differs, fingerprint
 
     theirs = request.get("fingerprint")
     if not isinstance(theirs, str):
         raise InvalidInput("fingerprint must be a string")
-    if theirs != fingerprint(listed):
-        return wire.declined("the daemon resolves these scopes to another table, grant or settings")
+    ours = fingerprint(listed)
+    if theirs != ours:
+        return wire.declined(f"the daemon's {differs(theirs, ours)} differ from the command's")
     return None
 
 
