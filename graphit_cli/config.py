@@ -86,8 +86,8 @@ def _flag(name: str) -> bool:
 def debug() -> bool:
     try:
         return _flag(ENV_DEBUG)
-    except Exception:  # asked while reporting another error: a bad value is refused elsewhere
-        return True
+    except Exception:  # asked while reporting an error: `validate` names the bad value
+        return False
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -331,10 +331,18 @@ def validate() -> None:
             f"{ENV_PROVIDER} must be s3, local or a provider's name "
             f"(letters, digits and . _ -), got {provider!r}"
         )
-    bucket = env.get(ENV_S3_BUCKET, "").strip()
-    if bucket:
-        validate_bucket(bucket)
-    normalise_prefix(env.get(ENV_S3_PREFIX))
+    from graphit_cli.errors import InvalidInput
+
+    try:
+        bucket = env.get(ENV_S3_BUCKET, "").strip()
+        if bucket:
+            validate_bucket(bucket)
+    except InvalidInput as exc:
+        raise _invalid(f"{ENV_S3_BUCKET}: {exc.message}") from None
+    try:
+        normalise_prefix(env.get(ENV_S3_PREFIX))
+    except InvalidInput as exc:
+        raise _invalid(f"{ENV_S3_PREFIX}: {exc.message}") from None
     validate_endpoint(env.get(ENV_S3_ENDPOINT), ENV_S3_ENDPOINT)
     token = env.get(ENV_BROKER_TOKEN, "")
     if any(ord(c) < 33 or ord(c) == 127 for c in token.strip()):

@@ -158,3 +158,58 @@ def test_an_unknown_context_is_refused_and_nothing_is_created(cli, graphit_home:
         )
         assert result.stdout == ""
     assert not (graphit_home / "memory" / "memory-context-tema").exists()
+
+
+def test_a_pruned_context_leaves_no_registry_entry_and_no_read_brings_it_back(
+    cli, graphit_home: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """`prune context:NAME` removes the context whole (as `context remove`): it used to leave
+    the registry entry behind ("missing" in `context list`), and a read then made a new, empty
+    table under the old name."""
+    handbook = tmp_path / "handbook"
+    handbook.mkdir()
+    shutil.copy(FIXTURES / "agents" / "CLAUDE.md", handbook / "AGENTS.md")
+    assert cli("memory", "context", "add", "team", "--from", str(handbook)).exit_code == 0
+    table = graphit_home / "memory" / "memory-context-team"
+    assert table.is_dir()
+    pruned = cli("memory", "prune", "context:team", "--yes")
+    assert pruned.exit_code == 0, pruned.stderr
+    assert pruned.stdout == "pruned context:team\n"
+    assert "registry entry" in pruned.stderr
+    assert _context_list(cli) == []
+    assert (
+        "team"
+        not in json.loads((graphit_home / "memory" / "contexts.json").read_text())["contexts"]
+    )
+    for args in (("list",), ("search", "style"), ("recall", "style"), ("mandatory",)):
+        result = cli("memory", *args, "--scope", "context:team")
+        assert result.exit_code == 4, (args, result.stderr)
+        assert result.stderr.startswith("Error: no context 'team'")
+    assert not table.exists()
+    again = cli("memory", "context", "add", "team", "--from", str(handbook))
+    assert again.exit_code == 0, again.stderr  # the name is free again
+
+
+def test_no_read_creates_a_table(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+    """Reads of a scope that has no table answer as an empty table would, and leave nothing
+    behind: no table directory, no scope record."""
+    memory_id = "01JD00000000000000000000AB"
+    table = graphit_home / "memory" / f"memory-project-{PROJECT_ID}"
+    for args, code in (
+        (("list", "-f", "json"), 0),
+        (("important", "-f", "json"), 0),
+        (("search", "anything", "-f", "json"), 0),
+        (("recall", "anything", "--scope", "project", "-f", "json"), 0),
+        (("source", memory_id), 4),
+        (("history", memory_id), 4),
+        (("list", "--user", "-f", "json"), 0),
+    ):
+        result = cli("memory", *args)
+        assert result.exit_code == code, (args, result.stdout, result.stderr)
+        if code == 0:
+            found = result.json()
+            assert found == [] or (found["mandatory"] == [] and not found["search"]["hits"])
+    assert not table.exists()
+    assert not (graphit_home / "memory" / "memory-user-anonymous").exists()
+    written = cli("memory", "upsert", "--title", "t", "--body", "b")
+    assert written.exit_code == 0 and table.is_dir()  # the first write creates it
