@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 from graphit_cli import config
@@ -136,9 +139,26 @@ class RemoteStore(StoreProxy):
         self.access = access
         self._create = create
         self.grant_check = config.grant_check_seconds()
+        self._within = threading.local()  # depth of this thread's open snapshots
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One operation's reads: the grant is confirmed once as it begins (when due) and
+        covers the reads inside it on this thread, so a search is one confirmation, not one
+        per table call. Each write outside a snapshot is confirmed on its own."""
+        depth = getattr(self._within, "depth", 0)
+        if depth == 0:
+            self.confirm_if_due()
+        self._within.depth = depth + 1
+        try:
+            with self.inner.snapshot():
+                yield
+        finally:
+            self._within.depth = depth
 
     def _call(self, op: Callable[[Store], R]) -> R:
-        self.confirm_if_due()
+        if not getattr(self._within, "depth", 0):
+            self.confirm_if_due()
         self.renew_if_due()
         try:
             return op(self.inner)
