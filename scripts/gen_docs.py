@@ -57,9 +57,9 @@ ENV_DESCRIPTIONS = {
     "GRAPHIT_EMBED_THREADS": "onnxruntime (or torch) threads for embedding batches (embed, "
     "the daemon's embedding loop); query embeddings always use one thread. "
     "Default: {DEFAULT_EMBED_THREADS}.",
-    "GRAPHIT_GRANT_CHECK_SECONDS": "How often a long-lived process (daemon, Explorer, MCP "
-    "server) asks the Hub again whether a remote scope's grant still holds (default 30, "
-    "at most 60; 0 before every operation).",
+    "GRAPHIT_GRANT_CHECK_SECONDS": "How long a long-lived process (daemon, Explorer, MCP "
+    "server) may act on the Hub's last confirmation that a remote scope's grant holds "
+    "(default 0: confirmed before every operation; at most 60 seconds).",
     "GRAPHIT_EMBEDDER": "The embedding backend: onnx (the default, no torch) or "
     "sentence-transformers (the reference extra; the same vectors), or module:factory of "
     "another embedder; a table embedded by another model is re-embedded.",
