@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from graphit_cli.cli.common import ScopeOpt, UserOpt, handle_errors, note, out, scope_spec
+from graphit_cli.cli.common import ScopeOpt, UserOpt, handle_errors, note, out
 from graphit_cli.cli.memory import memory_app
 
 if TYPE_CHECKING:
     from graphit_cli.portability.model import ImportReport
-    from graphit_cli.service.memory import MemoryService
 
 
 class ExportFormat(StrEnum):
@@ -72,9 +71,10 @@ def export(
 
       graphit memory export --user --history --vectors > me.ndjson
     """
+    from graphit_cli.cli.client import Client
     from graphit_cli.portability import native
 
-    service = _service(scope, user)
+    service = Client(scope, user).reader  # a read: a scope without a table exports nothing
     model = service.store.embedding_model() if vectors else None
     rows = service.store.export_rows(archived=history, vectors=vectors)
     live = sum(1 for r in rows if r.is_live)
@@ -201,10 +201,3 @@ def render_report(report: ImportReport, as_json: bool) -> None:
     note(f"{report.source} ({report.format}): {report.summary()}.")
     if report.problems:
         raise typer.Exit(int(ExitCode.INVALID_INPUT))
-
-
-def _service(scope: str | None, user: bool) -> MemoryService:
-    from graphit_cli.access.opening import open_service
-    from graphit_cli.access.providers import resolve_scope
-
-    return open_service(resolve_scope(scope_spec(scope, user)))
