@@ -12,9 +12,9 @@ as the daemon, the MCP server and the Explorer keep theirs; then --ops operation
 default: the grant is confirmed before every operation) and with a 60 s window (confirmed at
 most once a minute), interleaved round by round. Printed per operation kind: the median
 latency in each mode, the difference (what the confirmation costs), and how many grants the
-broker issued per operation (each confirmation is one broker request, which assumes the
-root's role with STS once), and the median time of one confirmation alone. The test broker answers from this process on the same cores: a
-real Hub adds its network round trip to each confirmation.
+broker issued per operation (each confirmation is one broker request, which assumes the root's
+role with STS once); then the median time of one confirmation alone. The test broker answers
+from this process on the same cores: a real Hub adds its network round trip to each one.
 """
 
 from __future__ import annotations
