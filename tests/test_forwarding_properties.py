@@ -255,13 +255,14 @@ def _normal(text: str, world: World, side: str) -> str:
 
 def _rows(args: list[str]) -> object:
     """The target scope's rows, every revision (read in-process, never creating a table)."""
-    from graphit_cli.access.opening import open_reader
+    from graphit_cli.access.opening import open_scope
     from graphit_cli.access.providers import resolve_scope
     from graphit_cli.errors import GraphitError
 
     spec = "user" if "--user" in args else "context:team" if "context:team" in args else "project"
     try:
-        rows = open_reader(resolve_scope(spec), record_use=False).store.export_rows(archived=True)
+        opened = open_scope(resolve_scope(spec), create=False, record_use=False)
+        rows = [] if opened is None else opened.store.export_rows(archived=True)
     except GraphitError as exc:
         return type(exc).__name__
     found = [
