@@ -353,6 +353,12 @@ class Daemon:
         self.stop.set()
         started = time.monotonic()
         deadline = started + self.settings.drain_seconds
+        self.log.emit(
+            "info",
+            "daemon.stopping",
+            requests=self._answering.count(),
+            drain_seconds=f"{self.settings.drain_seconds:g}",
+        )
         server, self._server = self._server, None
         if server is not None:
             # No new client finds the socket; then the accepting loop ends, and closing the
@@ -453,6 +459,7 @@ class Daemon:
             if request.get("op") in warmpath.WRITE_OPS:
                 refused = self._take_write(request)
                 if refused is not None:
+                    self.log.emit("warn", "request.declined", op=request["op"], reason=refused)
                     return wire.declined(refused)
             return {"ok": True, "protocol": wire.PROTOCOL, **self._dispatch(request)}
         except GraphitError as exc:

@@ -340,7 +340,9 @@ def call(
     claim = Claim(path.parent, new_request_id()) if write else None
     try:
         data = _ask(path, request, timeout, claim)
-        if data is not None and data.get("protocol") != PROTOCOL:
+        if data is None:
+            return None  # no answer in time; a write's claim is given up already
+        if data.get("protocol") != PROTOCOL:
             theirs = data.get("protocol")
             log.warning(
                 "the running daemon speaks protocol %s, this graphit %s: working in-process "
@@ -348,21 +350,23 @@ def call(
                 theirs if theirs is not None else 1,
                 PROTOCOL,
             )
-            data = None
-        elif data is not None and data.get("declined"):
+            return _in_process(path, claim, "an answer of another protocol")
+        if data.get("declined"):
             # The daemon did nothing: it is stopping, or the write reached it too late.
             log.debug("the daemon declined the request: %s", data["declined"])
-            data = None
-        if data is None:
-            if claim is not None and not claim.give_up():
-                raise _lost_write(path, "no answer after it took the write")
-            return None
+            return _in_process(path, claim, "a refusal")
     finally:
         if claim is not None:
             claim.clear()
     if not data.get("ok"):
         raise_wire_error(data.get("error", {}))
     return data
+
+
+def _in_process(path: Path, claim: Claim | None, why: str) -> None:
+    """None (the caller works in-process), once a write's claim is back with the CLI."""
+    if claim is not None and not claim.give_up():
+        raise _lost_write(path, why)  # the daemon took it and answered otherwise: never twice
 
 
 def _ask(
