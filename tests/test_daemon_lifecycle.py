@@ -285,3 +285,22 @@ def test_a_late_or_abandoned_write_is_refused_never_applied(daemon: Daemon, scop
     assert titles(scope) == ["Late"]
     fine.clear()
     late.clear()
+
+
+def test_a_write_declined_after_it_was_taken_goes_back_to_the_cli(
+    daemon: Daemon, scope: Scope, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A decision to decline made after the claim was taken (and before anything is written)
+    hands the claim back: the command writes in-process, not exit 7."""
+    from graphit_cli.daemon import warmpath
+
+    def decline(*_: object) -> dict[str, Any]:
+        raise wire.Declined("served in-process")
+
+    monkeypatch.setattr(warmpath, "answer", decline)
+    claim = wire.Claim(daemon.socket_path.parent, wire.new_request_id())
+    claim.create()
+    request = {"protocol": wire.PROTOCOL, "op": "delete", "scope": str(scope), "ref": "x"}
+    request |= {"author": "t", "request_id": claim.request_id, "deadline": time.monotonic() + 60}
+    assert _raw(daemon.socket_path, request) == wire.declined("served in-process")
+    assert claim.give_up()  # the claim is the CLI's again

@@ -456,12 +456,18 @@ class Daemon:
                 raise InvalidInput("a request is a JSON object")
             if request.get("op") != "ping":  # any version may ask whether a daemon runs
                 wire.check_protocol(request)
+            claim = None
             if request.get("op") in warmpath.WRITE_OPS:
-                refused = self._take_write(request)
-                if refused is not None:
-                    self.log.emit("warn", "request.declined", op=request["op"], reason=refused)
-                    return wire.declined(refused)
-            return {"ok": True, "protocol": wire.PROTOCOL, **self._dispatch(request)}
+                claim = self._take_write(request)
+            try:
+                return {"ok": True, "protocol": wire.PROTOCOL, **self._dispatch(request)}
+            except wire.Declined:
+                if claim is not None:
+                    claim.release()  # nothing was written: the command may write it itself
+                raise
+        except wire.Declined as exc:
+            self.log.emit("warn", "request.declined", op=str(request.get("op")), reason=exc.why)
+            return wire.declined(exc.why)
         except GraphitError as exc:
             return wire.error_to_wire(exc)
         except (ValueError, KeyError, TypeError) as exc:
@@ -470,9 +476,9 @@ class Daemon:
             self.log.emit("error", "request.error", error=in_words(exc))
             return wire.error_to_wire(GraphitError(f"daemon error: {exc}"))
 
-    def _take_write(self, request: dict[str, Any]) -> str | None:
-        """Take a write before carrying it out (`wire.Claim`); why not, when it is refused: its
-        caller's deadline passed (it may be working in-process already), or it gave up."""
+    def _take_write(self, request: dict[str, Any]) -> wire.Claim:
+        """Take a write before carrying it out (`wire.Claim`); wire.Declined when its caller's
+        deadline passed (it may be working in-process already) or it no longer waits."""
         request_id = request.get("request_id")
         if not isinstance(request_id, str) or not wire.REQUEST_ID.fullmatch(request_id):
             raise InvalidInput("a write carries a request_id of 32 hex digits")
@@ -480,10 +486,11 @@ class Daemon:
         if isinstance(deadline, bool) or not isinstance(deadline, int | float):
             raise InvalidInput("a write carries its deadline (seconds, monotonic clock)")
         if time.monotonic() > deadline:
-            return "the write arrived after its deadline"
-        if not wire.Claim(self.socket_path.parent, request_id).take():
-            return "the caller no longer waits for this write"
-        return None
+            raise wire.Declined("the write arrived after its deadline")
+        claim = wire.Claim(self.socket_path.parent, request_id)
+        if not claim.take():
+            raise wire.Declined("the caller no longer waits for this write")
+        return claim
 
     def _open_for_request(self, scope: Scope) -> MemoryService:
         opened = self.service(scope, create=True, background=False)

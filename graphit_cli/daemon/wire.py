@@ -288,6 +288,15 @@ def check_protocol(request: dict[str, Any]) -> None:
         )
 
 
+class Declined(Exception):
+    """Raised on the daemon's side before anything is written: the request is answered with
+    `declined(why)` and its command runs in-process (a write's claim goes back to the CLI)."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
 def declined(why: str) -> dict[str, Any]:
     """A request the daemon did nothing for: the CLI runs it in-process (a write only when it
     can still give up its claim, which the daemon did not take)."""
@@ -525,6 +534,15 @@ class Claim:
         except FileNotFoundError:
             return False
         return True
+
+    def release(self) -> None:
+        """The daemon's side: it took the write, then declined it before writing anything;
+        the claim is the CLI's again (a CLI that already stopped waiting reported exit 7 and
+        runs nothing, so the write still happens at most once)."""
+        try:
+            os.rename(self.taken, self.pending)
+        except FileNotFoundError:
+            pass
 
     def clear(self) -> None:
         """The CLI is done with the write: no file is left behind."""
