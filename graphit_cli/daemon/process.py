@@ -34,8 +34,7 @@ import socketserver
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,7 +43,7 @@ from graphit_cli import __version__
 from graphit_cli.access import providers, runstate, scopes
 from graphit_cli.access.scopes import Scope
 from graphit_cli.daemon import scopes as targets_
-from graphit_cli.daemon import warmpath, wire
+from graphit_cli.daemon import serving, warmpath, wire
 from graphit_cli.daemon.scopes import USER_TARGET, constant, gone_reason, login_now, present
 from graphit_cli.daemon.supervisor import DaemonSettings as DaemonSettings
 from graphit_cli.daemon.supervisor import EventLog as EventLog
@@ -58,14 +57,20 @@ if TYPE_CHECKING:
 # --- the daemon ---------------------------------------------------------------------------
 
 
+class EmbeddingStopped(Exception):
+    """The daemon is stopping: a document batch ends between two slices. The rows a write
+    committed stay without vectors until the next embedding pass (its answer is not held up)."""
+
+
 class _LockedEmbedder:
     """Serialises calls into the model: the loops and socket clients share one instance."""
 
     SLICE = 8
 
-    def __init__(self, inner: Embedder) -> None:
+    def __init__(self, inner: Embedder, stopping: threading.Event | None = None) -> None:
         self._inner = inner
         self._lock = threading.Lock()
+        self._stopping = stopping
         self.model_id = inner.model_id
         self.dim = inner.dim
 
@@ -74,6 +79,8 @@ class _LockedEmbedder:
         # gets the model within one slice (~0.2 s), not after a whole embedding batch.
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.SLICE):
+            if self._stopping is not None and self._stopping.is_set():
+                raise EmbeddingStopped("the daemon is stopping")
             with self._lock:
                 vectors += self._inner.embed_documents(texts[start : start + self.SLICE])
         return vectors
@@ -107,10 +114,10 @@ class Daemon:
         self._services_lock = threading.Lock()
         self._known: set[str] = set()  # the loop pairs running, by target name
         self._login: object = None  # the login the user pair was started under
-        self._server: _Server | None = None
+        self._server: serving.SocketServer | None = None
         self._socket_thread: threading.Thread | None = None
         self._model_thread: threading.Thread | None = None
-        self._answering = _Answering()
+        self._answering = serving.Answering()
         self._hurry = threading.Event()  # a second signal: stop draining
         # One daemon per socket, held until shutdown.
         self._instance = InstanceLock(self.socket_path.with_name("daemon.lock"))
@@ -178,7 +185,8 @@ class Daemon:
                 from graphit_cli.embed import load_default
 
                 inner = (self._embedder_factory or load_default)()
-                self._embedder = _LockedEmbedder(inner) if inner is not None else None
+                locked = _LockedEmbedder(inner, self.stop) if inner is not None else None
+                self._embedder = locked
             return self._embedder
 
     def service(
@@ -371,7 +379,7 @@ class Daemon:
             server.shutdown()
             server.server_close()
         left = self._join(
-            [self._socket_thread, *server_threads(server)],
+            [self._socket_thread, *(server.threads() if server is not None else [])],
             deadline,
         )
         left += self._join([*self.supervisor.threads(), self._model_thread], deadline)
@@ -426,7 +434,7 @@ class Daemon:
                     return
                 if not line.strip():
                     return
-                reply = _Reply(self.wfile)
+                reply = serving.Reply(self.wfile)
                 with daemon._answering.track(reply):
                     if daemon.stop.is_set():  # read after SIGTERM: the CLI runs it itself
                         answer = wire.declined("the daemon is stopping")
@@ -437,7 +445,7 @@ class Daemon:
 
         old_umask = os.umask(0o177)  # the socket is created 0600, never briefly wider
         try:
-            server = _Server(str(path), Handler)
+            server = serving.SocketServer(str(path), Handler)
         finally:
             os.umask(old_umask)
         os.chmod(path, 0o600)
@@ -521,112 +529,3 @@ def ping() -> dict[str, Any] | None:
     none answers."""
     reply = wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=2.0)
     return reply if reply is not None and reply.get("ok") else None
-
-
-# --- the socket server --------------------------------------------------------------------
-
-
-class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-    """A thread per request, each one kept so that shutdown can join it (with a bound)."""
-
-    daemon_threads = True  # joined by `Daemon.shutdown`, or left by os._exit: never unwound
-    block_on_close = False  # the daemon joins them itself, within its drain bound
-    request_queue_size = 64  # callers arriving together wait in the queue, not at connect
-
-    def __init__(self, path: str, handler: type[socketserver.BaseRequestHandler]) -> None:
-        super().__init__(path, handler)
-        self.handlers: set[threading.Thread] = set()
-        self._guard = threading.Lock()
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        thread = threading.Thread(
-            target=self._serve_one, args=(request, client_address), name="request", daemon=True
-        )
-        with self._guard:
-            self.handlers.add(thread)
-        thread.start()
-
-    def _serve_one(self, request: Any, client_address: Any) -> None:
-        try:
-            self.process_request_thread(request, client_address)
-        finally:
-            with self._guard:
-                self.handlers.discard(threading.current_thread())
-
-
-def server_threads(server: _Server | None) -> list[threading.Thread | None]:
-    if server is None:
-        return []
-    with server._guard:
-        return list(server.handlers)
-
-
-class _Reply:
-    """One request's connection: its answer, and a keep-alive while it is being worked on."""
-
-    def __init__(self, out: Any) -> None:
-        self._out = out
-        self._lock = threading.Lock()
-        self.started = time.monotonic()
-        self._closed = False
-
-    def _write(self, data: bytes) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            try:
-                self._out.write(data)
-                self._out.flush()
-            except OSError:  # the caller went away: it has its own deadline
-                self._closed = True
-
-    def send(self, line: bytes) -> None:
-        self._write(line)
-        self._closed = True
-
-    def beat(self) -> None:
-        self._write(wire.KEEPALIVE)
-
-
-class _Answering:
-    """The requests being worked on: every second, a space to each one older than a second,
-    so that its caller tells a daemon at work from one that is stopped (SIGSTOP) or stuck."""
-
-    BEAT = 1.0
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._open: set[_Reply] = set()
-        self._done = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._beat, name="keepalive", daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self._done.set()
-        if self._thread is not None:
-            self._thread.join()
-
-    def count(self) -> int:
-        with self._lock:
-            return len(self._open)
-
-    @contextmanager
-    def track(self, reply: _Reply) -> Iterator[_Reply]:
-        with self._lock:
-            self._open.add(reply)
-        try:
-            yield reply
-        finally:
-            with self._lock:
-                self._open.discard(reply)
-
-    def _beat(self) -> None:
-        while not self._done.wait(self.BEAT):
-            now = time.monotonic()
-            with self._lock:
-                due = [r for r in self._open if now - r.started >= self.BEAT]
-            for reply in due:
-                reply.beat()
