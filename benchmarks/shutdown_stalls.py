@@ -162,6 +162,15 @@ def stall(embedder: str | None) -> dict[str, Any]:
         env, project = setup(Path(tmp), embedder)
         daemon = start_daemon(env, project, Path(tmp) / "daemon.log")
         found: dict[str, Any] = {}
+        t0 = time.perf_counter()  # the same `list` without a daemon, for scale
+        subprocess.run(
+            [sys.executable, "-m", "graphit_cli", "memory", "list"],
+            env={**env, "GRAPHIT_NO_DAEMON": "1"},
+            cwd=project,
+            capture_output=True,
+            timeout=600,
+        )
+        found["list_without_daemon_seconds"] = round(time.perf_counter() - t0, 2)
         os.kill(daemon.pid, signal.SIGSTOP)
         try:
             for name, args in (

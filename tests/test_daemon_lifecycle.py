@@ -211,7 +211,7 @@ def test_a_write_the_daemon_took_and_did_not_answer_is_exit_7_and_applied_once(
 def test_a_drain_that_runs_out_of_time_exits_1_and_the_write_is_exit_7(
     start: Any, project_dir: Path, graphit_home: Path
 ) -> None:
-    daemon = start(GRAPHIT_EMBEDDER=SLOW, TEST_EMBED_DELAY="2", GRAPHIT_DRAIN_SECONDS="1")
+    daemon = start(GRAPHIT_EMBEDDER=SLOW, TEST_EMBED_DELAY="30", GRAPHIT_DRAIN_SECONDS="1")
     writer = cli(project_dir, "memory", "upsert")
     feed(writer, batch(100))
     wait_for(lambda: taken(graphit_home))
