@@ -364,11 +364,13 @@ def call(
                 theirs if theirs is not None else 1,
                 PROTOCOL,
             )
-            return _in_process(path, claim, "an answer of another protocol")
+            _in_process(path, claim, "an answer of another protocol")
+            return None
         if data.get("declined"):
             # The daemon did nothing: it is stopping, or the write reached it too late.
             log.debug("the daemon declined the request: %s", data["declined"])
-            return _in_process(path, claim, "a refusal")
+            _in_process(path, claim, "a refusal")
+            return None
     finally:
         if claim is not None:
             claim.clear()
@@ -378,7 +380,7 @@ def call(
 
 
 def _in_process(path: Path, claim: Claim | None, why: str) -> None:
-    """None (the caller works in-process), once a write's claim is back with the CLI."""
+    """Before the caller works in-process: a write's claim is the CLI's again."""
     if claim is not None and not claim.give_up():
         raise _lost_write(path, why)  # the daemon took it and answered otherwise: never twice
 
