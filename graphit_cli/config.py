@@ -31,6 +31,10 @@ ENV_BACKOFF_MAX = "GRAPHIT_BACKOFF_MAX"
 ENV_STABLE_SECONDS = "GRAPHIT_STABLE_SECONDS"
 ENV_MAX_FAILURES = "GRAPHIT_MAX_FAILURES"
 ENV_ACTIVE_DAYS = "GRAPHIT_ACTIVE_DAYS"
+ENV_DRAIN_SECONDS = "GRAPHIT_DRAIN_SECONDS"
+ENV_DAEMON_CONNECT = "GRAPHIT_DAEMON_CONNECT_TIMEOUT"
+ENV_DAEMON_SEND = "GRAPHIT_DAEMON_SEND_TIMEOUT"
+ENV_DAEMON_ANSWER = "GRAPHIT_DAEMON_ANSWER_TIMEOUT"
 # The environment-only provider (CI): GRAPHIT_PROVIDER=s3 plus these and the standard AWS_*.
 ENV_PROVIDER = "GRAPHIT_PROVIDER"
 ENV_S3_BUCKET = "GRAPHIT_S3_BUCKET"
@@ -291,6 +295,10 @@ _NUMBERS = (
     (ENV_MAX_FAILURES, "daemon", "max_failures"),
     (ENV_ACTIVE_DAYS, "daemon", "active_days"),
     (ENV_MCP_BACKFILL_INTERVAL, "mcp", "backfill_interval"),
+    (ENV_DRAIN_SECONDS, "daemon", "drain_seconds"),
+    (ENV_DAEMON_CONNECT, "daemon", "connect_timeout"),
+    (ENV_DAEMON_SEND, "daemon", "send_timeout"),
+    (ENV_DAEMON_ANSWER, "daemon", "answer_timeout"),
 )
 
 
@@ -351,3 +359,23 @@ def validate() -> None:
     if any(ord(c) < 32 or ord(c) == 127 for c in author_):
         raise _invalid(f"{ENV_AUTHOR} must be text without control characters")
     grant_check_seconds()
+
+
+# The warm path's deadlines, on the CLI's side (README, "The daemon"): seconds to connect to
+# the daemon's socket, to send it the whole request, and the longest silence from it while it
+# works (it sends a keep-alive every second) and before it takes a write. A read that misses
+# one works in-process; a write the daemon has not taken works in-process; a write it took and
+# did not answer is exit 7.
+DEFAULT_DAEMON_CONNECT_SECONDS = 0.25
+DEFAULT_DAEMON_SEND_SECONDS = 5.0
+DEFAULT_DAEMON_ANSWER_SECONDS = 10.0
+
+
+def daemon_deadlines() -> tuple[float, float, float]:
+    """(connect, send, answer) seconds: GRAPHIT_DAEMON_{CONNECT,SEND,ANSWER}_TIMEOUT, then
+    `[daemon] connect_timeout`, `send_timeout`, `answer_timeout`, then the defaults."""
+    return (
+        number(ENV_DAEMON_CONNECT, "connect_timeout", "daemon", DEFAULT_DAEMON_CONNECT_SECONDS),
+        number(ENV_DAEMON_SEND, "send_timeout", "daemon", DEFAULT_DAEMON_SEND_SECONDS),
+        number(ENV_DAEMON_ANSWER, "answer_timeout", "daemon", DEFAULT_DAEMON_ANSWER_SECONDS),
+    )

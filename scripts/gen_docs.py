@@ -80,6 +80,17 @@ ENV_DESCRIPTIONS = {
     "GRAPHIT_ACTIVE_DAYS": "A scope used within this many days is active: the daemon runs its "
     "loops, and `status` and `maintain --all` include it; older scopes cost nothing until used "
     "again. Default: 30 (or [daemon] active_days in ~/.graphit/config.toml).",
+    "GRAPHIT_DRAIN_SECONDS": "On SIGTERM or SIGINT the daemon finishes and answers the "
+    "requests it is carrying out and ends its loops within this many seconds, then exits 0 "
+    "(exit 1 when they do not end in time). Default: 30 (or [daemon] drain_seconds).",
+    "GRAPHIT_DAEMON_CONNECT_TIMEOUT": "Seconds a command waits to connect to the daemon's "
+    "socket before it works in-process. Default: 0.25 (or [daemon] connect_timeout).",
+    "GRAPHIT_DAEMON_SEND_TIMEOUT": "Seconds a command has to send its whole request to the "
+    "daemon. Default: 5 (or [daemon] send_timeout).",
+    "GRAPHIT_DAEMON_ANSWER_TIMEOUT": "The longest silence a command accepts from the daemon "
+    "(it sends a keep-alive every second while it works), and the time it gives the daemon to "
+    "take a write. A read then works in-process, a write the daemon has not taken too; a write "
+    "it took and did not answer exits 7. Default: 10 (or [daemon] answer_timeout).",
     "GRAPHIT_PROVIDER": "Storage provider for this invocation: s3 (the environment-only S3 "
     "provider configured by the GRAPHIT_S3_* and standard AWS_* variables), local, or the name of "
     "a provider added with `graphit provider add`. Default: the active provider.",

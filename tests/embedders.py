@@ -32,3 +32,15 @@ class HashingEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self._one(text)
+
+
+class SlowHashingEmbedder(HashingEmbedder):
+    """HashingEmbedder that takes TEST_EMBED_DELAY seconds (default 0.1) per batch: a daemon
+    given it is still carrying out a forwarded write well after it took it (SIGTERM, SIGSTOP)."""
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        import os
+        import time
+
+        time.sleep(float(os.environ.get("TEST_EMBED_DELAY", "0.1")))
+        return super().embed_documents(texts)

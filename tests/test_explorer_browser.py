@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -603,6 +604,13 @@ def test_a_slow_first_search_shows_that_it_is_searching(
     expect(tab.locator("#count")).to_have_text("Searching…")
     expect(tab.locator("#list")).to_have_class(re.compile(r"\bloading\b"))
     expect(tab.locator("#list")).to_have_attribute("aria-busy", "true")
+    # The page may say "Searching…" before its request is out (the search is debounced, and a
+    # busy machine delays the route's callback): wait for the request, a bound against a hang.
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not held:
+        assert time.monotonic() < deadline, "the page never sent its search"
+        tab.wait_for_timeout(50)  # lets Playwright deliver the route's callback
+    tab.wait_for_timeout(200)  # a second request, had the page sent one, shows up too
     assert len(held) == 1
     held[0].continue_()
     expect(tab.locator("#count")).to_have_text("1 match")

@@ -251,6 +251,23 @@ def test_bad_paths_and_formats(cli, tmp_path: Path) -> None:  # type: ignore[no-
     assert cli("memory", "import", str(odd), "-f", "yaml").exit_code == 2
 
 
+@pytest.mark.parametrize("name", ["note.md", "memory.jsonl"])
+def test_a_file_that_is_not_utf8_is_named_with_its_line(  # type: ignore[no-untyped-def]
+    cli, tmp_path: Path, name: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"# Title\n\nSome text here that is fine,\nand then \xff a latin-1 byte\n")
+    result = cli("memory", "import", str(path))
+    assert result.exit_code == 3
+    # As `upsert` says it: the file, the line and the byte; no codec's byte offset.
+    assert result.stderr.splitlines()[0] == (
+        f"{name}:4: not UTF-8 text: byte 0xff (convert it first, e.g. `iconv -f latin1 -t utf-8`)"
+    )
+    upserted = cli("memory", "upsert", str(path))
+    assert "byte 0xff on line 4" in upserted.stderr
+    assert cli("memory", "list").stdout == ""
+
+
 # --- graphit's own formats ----------------------------------------------------------------
 
 

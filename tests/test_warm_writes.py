@@ -219,15 +219,21 @@ def test_a_daemon_of_another_protocol_is_not_used_for_writes(
     assert [m.title for m in listed] == ["Old"]
 
 
-def test_a_daemon_that_takes_a_write_and_dies_is_an_error_not_a_second_write(
-    project_dir: Path, scope: Scope
+@pytest.mark.parametrize("takes", [True, False], ids=["took-it", "never-took-it"])
+def test_a_daemon_that_reads_a_write_and_dies_is_never_a_second_write(
+    project_dir: Path, scope: Scope, takes: bool
 ) -> None:
+    """A daemon that took the write (its claim) and closed without an answer: exit 7, nothing
+    written in-process. One that read it and closed without taking it: the CLI writes it once."""
     path = runstate.socket_path()
     path.parent.mkdir(parents=True, exist_ok=True)
 
     class Silent(socketserver.StreamRequestHandler):
         def handle(self) -> None:
-            self.rfile.readline()  # takes the write, closes without an answer
+            request = json.loads(self.rfile.readline())
+            if takes:
+                assert wire.Claim(path.parent, request["request_id"]).take()
+            # ... and closes without an answer
 
     server = socketserver.ThreadingUnixStreamServer(str(path), Silent)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -236,6 +242,11 @@ def test_a_daemon_that_takes_a_write_and_dies_is_an_error_not_a_second_write(
     finally:
         server.shutdown()
         server.server_close()
-    assert code == 7 and out == ""  # storage unavailable
-    assert err.startswith("Error: the daemon on ") and "may have been written" in err
-    assert open_service(scope).store.rows() == 0  # nothing written in-process
+    if takes:
+        assert code == 7 and out == ""  # storage unavailable
+        assert err.startswith("Error: the daemon on ") and "may have been written" in err
+        assert open_service(scope).store.rows() == 0  # nothing written in-process
+    else:
+        assert (code, err) == (0, ""), err
+        assert [m.title for m in open_service(scope).catalogue()] == ["T"]
+    assert not list((path.parent / "requests").iterdir())  # no claim left behind

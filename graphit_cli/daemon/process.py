@@ -13,6 +13,13 @@ While it runs, the daemon answers `search`, `recall`, `source`, the catalogue an
 socket (mode 0600, protocol in `wire.py`), so a cold CLI skips the model's and lancedb's
 imports.
 
+SIGTERM or SIGINT drains it: it stops taking requests (those not yet read are declined, and
+the CLI runs them itself), answers the ones it is carrying out, joins every thread (requests,
+loops, the model's warm-up) and exits 0; if that takes longer than `drain_seconds` (default
+30 s) or a second signal comes, it logs what it leaves and exits 1 without unwinding the
+threads still inside native code. While it works on a request it sends the caller a space a
+second, so a CLI tells a slow daemon from a stopped one (`wire.py`).
+
 One job, the process's life: its lock, its loops and its socket start and stop together
 (which scopes it serves is `daemon/scopes.py`; what a request means is `daemon/warmpath.py`).
 Must not import Typer or Rich; the CLI adapter is `cli/daemon.py`.
@@ -24,6 +31,7 @@ import json
 import os
 import signal
 import socketserver
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -35,7 +43,7 @@ from graphit_cli import __version__
 from graphit_cli.access import providers, runstate, scopes
 from graphit_cli.access.scopes import Scope
 from graphit_cli.daemon import scopes as targets_
-from graphit_cli.daemon import warmpath, wire
+from graphit_cli.daemon import serving, warmpath, wire
 from graphit_cli.daemon.scopes import USER_TARGET, constant, gone_reason, login_now, present
 from graphit_cli.daemon.supervisor import DaemonSettings as DaemonSettings
 from graphit_cli.daemon.supervisor import EventLog as EventLog
@@ -49,14 +57,20 @@ if TYPE_CHECKING:
 # --- the daemon ---------------------------------------------------------------------------
 
 
+class EmbeddingStopped(Exception):
+    """The daemon is stopping: a document batch ends between two slices. The rows a write
+    committed stay without vectors until the next embedding pass (its answer is not held up)."""
+
+
 class _LockedEmbedder:
     """Serialises calls into the model: the loops and socket clients share one instance."""
 
     SLICE = 8
 
-    def __init__(self, inner: Embedder) -> None:
+    def __init__(self, inner: Embedder, stopping: threading.Event | None = None) -> None:
         self._inner = inner
         self._lock = threading.Lock()
+        self._stopping = stopping
         self.model_id = inner.model_id
         self.dim = inner.dim
 
@@ -65,6 +79,8 @@ class _LockedEmbedder:
         # gets the model within one slice (~0.2 s), not after a whole embedding batch.
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.SLICE):
+            if self._stopping is not None and self._stopping.is_set():
+                raise EmbeddingStopped("the daemon is stopping")
             with self._lock:
                 vectors += self._inner.embed_documents(texts[start : start + self.SLICE])
         return vectors
@@ -99,7 +115,11 @@ class Daemon:
         self._services_lock = threading.Lock()
         self._known: set[str] = set()  # the loop pairs running, by target name
         self._login: object = None  # the login the user pair was started under
-        self._server: socketserver.ThreadingUnixStreamServer | None = None
+        self._server: serving.SocketServer | None = None
+        self._socket_thread: threading.Thread | None = None
+        self._model_thread: threading.Thread | None = None
+        self._answering = serving.Answering()
+        self._hurry = threading.Event()  # a second signal: stop draining
         # One daemon per socket, held until shutdown.
         self._instance = InstanceLock(self.socket_path.with_name("daemon.lock"))
         self._user: Scope | None = None
@@ -166,7 +186,8 @@ class Daemon:
                 from graphit_cli.embed import load_default
 
                 inner = (self._embedder_factory or load_default)()
-                self._embedder = _LockedEmbedder(inner) if inner is not None else None
+                locked = _LockedEmbedder(inner, self.stop) if inner is not None else None
+                self._embedder = locked
             return self._embedder
 
     def service(
@@ -272,7 +293,8 @@ class Daemon:
             raise
         # The model loads while the first requests are served: a write embeds its rows before
         # it answers once the model is there.
-        threading.Thread(target=self._warm_model, name="model", daemon=True).start()
+        self._model_thread = threading.Thread(target=self._warm_model, name="model", daemon=True)
+        self._model_thread.start()
         targets = self.targets()
         for name, resolve in targets:
             self._start_pair(name, resolve)
@@ -297,13 +319,15 @@ class Daemon:
         )
 
     def run(self) -> int:
-        """Run in the foreground until SIGINT/SIGTERM; returns the exit code."""
+        """Run in the foreground until SIGINT/SIGTERM; returns the exit code (0 once drained).
+        A drain that runs out of time leaves the process with os._exit(1): threads still in
+        native code (lance, the model) are never unwound under the interpreter's exit."""
         from graphit_cli.daemon.footprint import limit_malloc_arenas
 
         limit_malloc_arenas()  # before the loops' and the socket's threads allocate
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, lambda *_: self.stop.set())
+                signal.signal(sig, self._on_signal)
         self.start()
         # Reading the scope-reference lock and providers.json costs well under a millisecond.
         while not self.stop.wait(min(1.0, self.settings.embed_interval)):
@@ -311,8 +335,16 @@ class Daemon:
                 self.follow()
             except GraphitError as exc:  # a hand-broken lock or providers.json: say so, go on
                 self.log.emit("error", "daemon.follow", error=in_words(exc))
-        self.shutdown()
-        return 0
+        if self.shutdown():
+            return 0
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
+
+    def _on_signal(self, *_: object) -> None:
+        if self.stop.is_set():
+            self._hurry.set()  # a second Ctrl-C: leave now
+        self.stop.set()
 
     def run_once(self) -> int:
         """`--once`: every job once, in order. A scope that fails (even before its jobs: a
@@ -328,22 +360,61 @@ class Daemon:
                     code = code or (int(exc.exit_code) if isinstance(exc, GraphitError) else 1)
         return code
 
-    def shutdown(self) -> None:
+    def shutdown(self) -> bool:
+        """Stop taking requests, let the ones being answered finish and answer them, end the
+        loops, and join every thread; within `drain_seconds`. True when all of them ended
+        (False: the ones left are logged, and the caller must not unwind them)."""
         self.stop.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        started = time.monotonic()
+        deadline = started + self.settings.drain_seconds
+        self.log.emit(
+            "info",
+            "daemon.stopping",
+            requests=self._answering.count(),
+            drain_seconds=f"{self.settings.drain_seconds:g}",
+        )
+        server, self._server = self._server, None
+        if server is not None:
+            # No new client finds the socket; then the accepting loop ends, and closing the
+            # listening socket refuses the connections still queued on it (their CLI finds no
+            # daemon and works in-process: a queued write was never taken).
             try:
                 self.socket_path.unlink()
             except FileNotFoundError:
                 pass
-        deadline = time.monotonic() + 3.0
-        for loop in self.supervisor.loops:
-            if loop.thread is not None:
-                loop.thread.join(max(0.0, deadline - time.monotonic()))
+            server.shutdown()
+            server.server_close()
+        left = self._join(
+            [self._socket_thread, *(server.threads() if server is not None else [])],
+            deadline,
+        )
+        left += self._join([*self.supervisor.threads(), self._model_thread], deadline)
+        if not left:
+            self._answering.close()
         self._instance.release()
-        self.log.emit("info", "daemon.stopped")
+        if left:
+            self.log.emit(
+                "error",
+                "daemon.abandoned",
+                threads=",".join(sorted(t.name for t in left)),
+                requests=self._answering.count(),
+                seconds=f"{time.monotonic() - started:.1f}",
+            )
+            return False
+        self.log.emit("info", "daemon.stopped", seconds=f"{time.monotonic() - started:.1f}")
+        return True
+
+    def _join(
+        self, threads: list[threading.Thread | None], deadline: float
+    ) -> list[threading.Thread]:
+        """Join each thread until `deadline` or a second signal; the ones still running."""
+        for thread in threads:
+            while thread is not None and thread.is_alive() and not self._hurry.is_set():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                thread.join(min(0.1, left))
+        return [t for t in threads if t is not None and t.is_alive()]
 
     # --- the warm path ---------------------------------------------------------------------
 
@@ -360,24 +431,36 @@ class Daemon:
         daemon = self
 
         class Handler(socketserver.StreamRequestHandler):
+            timeout = 30.0  # a caller that connects and sends nothing does not hold a thread
+
             def handle(self) -> None:
-                line = self.rfile.readline()
-                reply = daemon.answer(line)
-                self.wfile.write(json.dumps(reply).encode() + b"\n")
-                self.wfile.flush()
+                try:
+                    line = self.rfile.readline()
+                except OSError:
+                    return
+                if not line.strip():
+                    return
+                reply = serving.Reply(self.wfile)
+                with daemon._answering.track(reply):
+                    if daemon.stop.is_set():  # read after SIGTERM: the CLI runs it itself
+                        answer = wire.declined("the daemon is stopping")
+                    else:
+                        answer = daemon.answer(line)
+                    reply.send(json.dumps(answer).encode() + b"\n")
                 release_free_memory()  # answered: the caller does not wait for this
 
         old_umask = os.umask(0o177)  # the socket is created 0600, never briefly wider
         try:
-            server = socketserver.ThreadingUnixStreamServer(str(path), Handler)
+            server = serving.SocketServer(str(path), Handler)
         finally:
             os.umask(old_umask)
-        server.daemon_threads = True
         os.chmod(path, 0o600)
         self._server = server
-        threading.Thread(
+        self._answering.start()
+        self._socket_thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="socket", daemon=True
-        ).start()
+        )
+        self._socket_thread.start()
 
     def answer(self, line: bytes) -> dict[str, Any]:
         self.requests_served += 1
@@ -387,7 +470,18 @@ class Daemon:
                 raise InvalidInput("a request is a JSON object")
             if request.get("op") != "ping":  # any version may ask whether a daemon runs
                 wire.check_protocol(request)
-            return {"ok": True, "protocol": wire.PROTOCOL, **self._dispatch(request)}
+            claim = None
+            if request.get("op") in warmpath.WRITE_OPS:
+                claim = self._take_write(request)
+            try:
+                return {"ok": True, "protocol": wire.PROTOCOL, **self._dispatch(request)}
+            except wire.Declined:
+                if claim is not None:
+                    claim.release()  # nothing was written: the command may write it itself
+                raise
+        except wire.Declined as exc:
+            self.log.emit("warn", "request.declined", op=str(request.get("op")), reason=exc.why)
+            return wire.declined(exc.why)
         except GraphitError as exc:
             return wire.error_to_wire(exc)
         except (ValueError, KeyError, TypeError) as exc:
@@ -395,6 +489,22 @@ class Daemon:
         except Exception as exc:
             self.log.emit("error", "request.error", error=in_words(exc))
             return wire.error_to_wire(GraphitError(f"daemon error: {exc}"))
+
+    def _take_write(self, request: dict[str, Any]) -> wire.Claim:
+        """Take a write before carrying it out (`wire.Claim`); wire.Declined when its caller's
+        deadline passed (it may be working in-process already) or it no longer waits."""
+        request_id = request.get("request_id")
+        if not isinstance(request_id, str) or not wire.REQUEST_ID.fullmatch(request_id):
+            raise InvalidInput("a write carries a request_id of 32 hex digits")
+        deadline = request.get("deadline")
+        if isinstance(deadline, bool) or not isinstance(deadline, int | float):
+            raise InvalidInput("a write carries its deadline (seconds, monotonic clock)")
+        if time.monotonic() > deadline:
+            raise wire.Declined("the write arrived after its deadline")
+        claim = wire.Claim(self.socket_path.parent, request_id)
+        if not claim.take():
+            raise wire.Declined("the caller no longer waits for this write")
+        return claim
 
     def _open_for_request(self, scope: Scope) -> MemoryService:
         opened = self.service(scope, create=True, background=False)

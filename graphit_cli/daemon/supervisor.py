@@ -33,6 +33,9 @@ class DaemonSettings:
     backoff_max: float = 30.0
     stable_seconds: float = 60.0
     max_failures: int = 10
+    # SIGTERM/SIGINT: how long the requests being answered and the loops' current runs get to
+    # finish before the daemon leaves them (and exits 1 instead of 0).
+    drain_seconds: float = 30.0
 
     @classmethod
     def load(cls) -> DaemonSettings:
@@ -56,6 +59,9 @@ class DaemonSettings:
             ),
             max_failures=int(
                 config.number(config.ENV_MAX_FAILURES, "max_failures", DAEMON_SECTION, 10)
+            ),
+            drain_seconds=config.number(
+                config.ENV_DRAIN_SECONDS, "drain_seconds", DAEMON_SECTION, d.drain_seconds
             ),
         )
 
@@ -137,12 +143,17 @@ class Supervisor:
         self.log = log
         self.stop = stop
         self.loops: list[Loop] = []
+        self._started: list[threading.Thread] = []
         self._lock = threading.Lock()
 
     def start(self, loop: Loop) -> None:
+        # A daemon thread only so that a test's forgotten supervisor cannot keep pytest from
+        # exiting: the daemon joins every loop at shutdown (`threads`) before the interpreter
+        # ends, or leaves with os._exit, so no loop is ever torn down inside native code.
+        loop.thread = threading.Thread(target=self._run, args=(loop,), name=loop.name, daemon=True)
         with self._lock:
             self.loops.append(loop)
-        loop.thread = threading.Thread(target=self._run, args=(loop,), name=loop.name, daemon=True)
+            self._started.append(loop.thread)
         loop.thread.start()
 
     def retire(self, scope: str) -> list[Loop]:
@@ -216,6 +227,12 @@ class Supervisor:
     def snapshot(self) -> list[dict[str, Any]]:
         with self._lock:
             return [loop.snapshot() for loop in self.loops]
+
+    def threads(self) -> list[threading.Thread]:
+        """Every loop thread still running, retired loops' included (a run in progress)."""
+        with self._lock:
+            self._started = [t for t in self._started if t.is_alive()]
+            return list(self._started)
 
 
 class InstanceLock:

@@ -54,14 +54,12 @@ def answer(
     op = request.get("op")
     if op == "across":  # recall / search over several scopes (portability.across)
         named = _scope_list(request)
-        refusal = _decline(request, named)
-        return refusal or {"result": _across(request, named, read)}
+        _decline(request, named)
+        return {"result": _across(request, named, read)}
     if op not in SCOPE_OPS:
         raise InvalidInput(f"unknown request {op!r}")
     scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
-    refusal = _decline(request, [scope])
-    if refusal is not None:
-        return refusal
+    _decline(request, [scope])
     if op in WRITE_OPS:
         if scope.kind not in ("project", "user"):
             raise InvalidInput(f"{scope} is written in-process, not by the daemon")
@@ -99,10 +97,10 @@ def answer(
     return {"result": [wire.memory_to_wire(m) for m in found]}
 
 
-def _decline(request: dict[str, Any], listed: list[Scope]) -> dict[str, Any] | None:
-    """None when this daemon resolves `listed` to the tables, grant and settings the CLI
-    resolved them to (the request's `fingerprint`); else the refusal, before anything is read
-    or written, and the CLI works in-process."""
+def _decline(request: dict[str, Any], listed: list[Scope]) -> None:
+    """Nothing when this daemon resolves `listed` to the tables, grant and settings the CLI
+    resolved them to (the request's `fingerprint`); else wire.Declined, before anything is read
+    or written (a write's claim goes back to the CLI), and the CLI works in-process."""
     from graphit_cli.access.fingerprint import differs, fingerprint
 
     theirs = request.get("fingerprint")
@@ -110,8 +108,7 @@ def _decline(request: dict[str, Any], listed: list[Scope]) -> dict[str, Any] | N
         raise InvalidInput("fingerprint must be a string")
     ours = fingerprint(listed)
     if theirs != ours:
-        return wire.declined(f"the daemon's {differs(theirs, ours)} differ from the command's")
-    return None
+        raise wire.Declined(f"the daemon's {differs(theirs, ours)} differ from the command's")
 
 
 def _scope_list(request: dict[str, Any]) -> list[Scope]:

@@ -62,16 +62,26 @@ def filter_from(
     )
 
 
+class NotUtf8(InvalidInput):
+    """Input that is not UTF-8: `line` is where the first wrong byte is (1-based)."""
+
+    def __init__(self, origin: str, byte: int, line: int) -> None:
+        super().__init__(
+            f"{origin} is not UTF-8 text: byte 0x{byte:02x} on line {line} "
+            "(convert it first, e.g. `iconv -f latin1 -t utf-8`)"
+        )
+        self.byte = byte
+        self.line = line
+
+
 def decode_text(data: bytes, origin: str) -> str:
-    """UTF-8 input as text; anything else is refused with the line and byte that are wrong."""
+    """UTF-8 input as text; anything else is refused with the line and byte that are wrong
+    (`upsert`'s stdin and file, and every file `import` reads)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise InvalidInput(
-            f"{origin} is not UTF-8 text: byte 0x{data[exc.start]:02x} on line {line} "
-            "(convert it first, e.g. `iconv -f latin1 -t utf-8`)"
-        ) from None
+        raise NotUtf8(origin, data[exc.start], line) from None
 
 
 def undecodable(text: str) -> str | None:

@@ -47,9 +47,19 @@ _TYPE_SYNONYMS = {"note": "fact", "notes": "fact", "rule": "convention", "rules"
 
 
 def read_text(path: Path, rel: str) -> tuple[str | None, list[Problem]]:
+    """The file's text, or None and why: a file that is not UTF-8 is named with the line and
+    byte that are wrong, as `upsert` names them."""
+    from graphit_cli.formats.parse import NotUtf8, decode_text
+
     try:
-        return path.read_text(encoding="utf-8"), []
-    except (OSError, UnicodeDecodeError) as exc:
+        return decode_text(path.read_bytes(), rel), []
+    except NotUtf8 as exc:  # the line is the Problem's: "notes.md:4: not UTF-8 text: ..."
+        why = (
+            f"not UTF-8 text: byte 0x{exc.byte:02x} "
+            "(convert it first, e.g. `iconv -f latin1 -t utf-8`)"
+        )
+        return None, [Problem(rel, exc.line, why)]
+    except OSError as exc:
         return None, [Problem(rel, 0, f"cannot read: {exc}")]
 
 
