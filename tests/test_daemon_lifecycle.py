@@ -129,7 +129,8 @@ def test_sigterm_during_a_forwarded_batch_answers_it_and_exits_0(
     start: Any, project_dir: Path, graphit_home: Path, scope: Scope
 ) -> None:
     daemon = start(GRAPHIT_EMBEDDER=SLOW, TEST_EMBED_DELAY="0.05")
-    writer = cli(project_dir, "memory", "upsert", "-f", "json")
+    # The command runs with the daemon's embedder, or the daemon would decline it (fingerprint).
+    writer = cli(project_dir, "memory", "upsert", "-f", "json", GRAPHIT_EMBEDDER=SLOW)
     feed(writer, batch(600))
     wait_for(lambda: taken(graphit_home))
     daemon.proc.send_signal(signal.SIGTERM)
@@ -191,7 +192,9 @@ def test_a_write_the_daemon_took_and_did_not_answer_is_exit_7_and_applied_once(
     start: Any, project_dir: Path, graphit_home: Path, scope: Scope
 ) -> None:
     daemon = start(GRAPHIT_EMBEDDER=SLOW, TEST_EMBED_DELAY="0.1")
-    writer = cli(project_dir, "memory", "upsert", GRAPHIT_DAEMON_ANSWER_TIMEOUT="2")
+    writer = cli(
+        project_dir, "memory", "upsert", GRAPHIT_DAEMON_ANSWER_TIMEOUT="2", GRAPHIT_EMBEDDER=SLOW
+    )
     feed(writer, batch(200))
     wait_for(lambda: taken(graphit_home))
     os.kill(daemon.proc.pid, signal.SIGSTOP)
@@ -212,7 +215,7 @@ def test_a_drain_that_runs_out_of_time_exits_1_and_the_write_is_exit_7(
     start: Any, project_dir: Path, graphit_home: Path
 ) -> None:
     daemon = start(GRAPHIT_EMBEDDER=SLOW, TEST_EMBED_DELAY="30", GRAPHIT_DRAIN_SECONDS="1")
-    writer = cli(project_dir, "memory", "upsert")
+    writer = cli(project_dir, "memory", "upsert", GRAPHIT_EMBEDDER=SLOW)
     feed(writer, batch(100))
     wait_for(lambda: taken(graphit_home))
     daemon.proc.send_signal(signal.SIGTERM)
@@ -250,8 +253,10 @@ def _raw(path: Path, request: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_late_or_abandoned_write_is_refused_never_applied(daemon: Daemon, scope: Scope) -> None:
     draft = {"title": "Late", "body": "must not land"}
+    from graphit_cli.access.fingerprint import fingerprint
+
     base = {"protocol": wire.PROTOCOL, "op": "upsert", "scope": str(scope), "author": "t"}
-    base |= {"drafts": [draft]}
+    base |= {"drafts": [draft], "fingerprint": fingerprint([scope])}
     run_dir = daemon.socket_path.parent
 
     def claimed() -> wire.Claim:
@@ -294,7 +299,7 @@ def test_a_write_declined_after_it_was_taken_goes_back_to_the_cli(
     hands the claim back: the command writes in-process, not exit 7."""
     from graphit_cli.daemon import warmpath
 
-    def decline(*_: object) -> dict[str, Any]:
+    def decline(*_: object, **__: object) -> dict[str, Any]:
         raise wire.Declined("served in-process")
 
     monkeypatch.setattr(warmpath, "answer", decline)
