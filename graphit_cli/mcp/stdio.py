@@ -1,0 +1,258 @@
+"""`graphit memory mcp`'s process: stdin and stdout, the first answer, and a clean stop.
+
+A client waits for the `initialize` answer before anything else, and the MCP SDK takes one to
+two seconds to import. So the main thread, with the standard library only, reads stdin and
+answers a well-formed `initialize` itself (handshake.py), while the `graphit-mcp-server` thread
+imports the SDK, builds the server (server.py) and starts the warm-up (background.py). Every
+line, that `initialize` included, goes to the SDK in arrival order, so the SDK's session state
+is its own; its answer to the `initialize` already answered is dropped (and compared).
+
+Stopping: at the end of stdin, or on SIGINT or SIGTERM, the main thread stops reading; the SDK
+answers what it already has and returns; the background thread finishes its step and is
+joined; the process exits 0. No thread is a daemon thread, so the interpreter never tears down
+native code (LanceDB, onnxruntime) under a running thread.
+
+While serving, fd 0 reads /dev/null and fd 1 writes to stderr (the wire is on private
+descriptors), so a library's stray print never corrupts the protocol, as in the SDK's own stdio
+transport.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import queue
+import select
+import signal
+import threading
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from graphit_cli.mcp import handshake
+
+if TYPE_CHECKING:
+    from graphit_cli.mcp.background import Background
+
+log = logging.getLogger(__name__)
+
+READ_SIZE = 1 << 16
+
+
+def _private_copy(fd: int) -> int:
+    """A close-on-exec duplicate of `fd` above the standard descriptors."""
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
+class Wire:
+    """The client's end: lines in from stdin, lines out to stdout under one lock.
+
+    `answer_first` answers a well-formed `initialize` at once; `from_server` passes the SDK's
+    lines on, except its own answer to that request."""
+
+    def __init__(self, stdin: int = 0, stdout: int = 1) -> None:
+        self.input = _private_copy(stdin)
+        self.output = _private_copy(stdout)
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, stdin)
+            os.close(devnull)
+        with contextlib.suppress(OSError):
+            os.dup2(2, stdout)
+        self._lock = threading.Lock()
+        self._answered: tuple[int | str, dict[str, Any]] | None = None
+        self.broken = False
+
+    def send(self, text: str) -> None:
+        data = memoryview(text.encode("utf-8"))
+        with self._lock:
+            while data:
+                data = data[os.write(self.output, data) :]
+
+    def answer_first(self, line: str) -> None:
+        """Answer the client's first message if it is an `initialize` handshake.py knows."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        ident = handshake.request_id(message)
+        if ident is None:
+            return
+        reply = handshake.answer(message, ident)
+        self._answered = (ident, reply)
+        self.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def from_server(self, text: str) -> None:
+        answered = self._answered
+        if answered is not None:
+            try:
+                message = json.loads(text)
+            except ValueError:
+                message = None
+            if (
+                isinstance(message, dict)
+                and "method" not in message
+                and type(message.get("id")) is type(answered[0])
+                and message.get("id") == answered[0]
+            ):
+                self._answered = None
+                if message != answered[1]:
+                    log.warning(
+                        "the MCP SDK answers initialize otherwise than the early answer sent: "
+                        "%s",
+                        text.strip()[:2000],
+                    )
+                return
+        self.send(text if text.endswith("\n") else text + "\n")
+
+
+class Inbox:
+    """The lines for the SDK, in arrival order; None for every read once input has ended."""
+
+    def __init__(self) -> None:
+        self._lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+
+    def put(self, line: str) -> None:
+        self._lines.put(line)
+
+    def close(self) -> None:
+        self._lines.put(None)
+
+    def get(self) -> str | None:
+        line = self._lines.get()
+        if line is None:
+            self._lines.put(None)  # a later read sees the end too
+        return line
+
+
+class _Lines:
+    """The Inbox as the async text file the SDK's stdio transport iterates."""
+
+    def __init__(self, inbox: Inbox) -> None:
+        self.inbox = inbox
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio.to_thread
+
+        line = await anyio.to_thread.run_sync(self.inbox.get, abandon_on_cancel=True)
+        if line is None:
+            raise StopAsyncIteration
+        return line
+
+
+class _Out:
+    """The Wire as the async text file the SDK's stdio transport writes."""
+
+    def __init__(self, wire: Wire) -> None:
+        self.wire = wire
+
+    async def write(self, text: str) -> None:
+        self.wire.from_server(text)
+
+    async def flush(self) -> None:
+        return None
+
+
+class Stopper:
+    """Ends the read loop from a signal handler or another thread (a self-pipe)."""
+
+    def __init__(self) -> None:
+        self.wake, self._poke = os.pipe()
+        os.set_blocking(self._poke, False)
+        self.signalled: int | None = None
+        self.requested = threading.Event()
+
+    def stop(self) -> None:
+        self.requested.set()
+        with contextlib.suppress(OSError):  # full: it is awake already
+            os.write(self._poke, b"\0")
+
+    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.signalled = signum
+        self.stop()
+
+
+class ServerThread(threading.Thread):
+    """Imports the SDK, builds the server, starts the warm-up, serves the Inbox; on its way
+    out stops and joins the background thread, then wakes the main thread."""
+
+    def __init__(self, wire: Wire, inbox: Inbox, stopper: Stopper) -> None:
+        super().__init__(name="graphit-mcp-server")
+        self.wire, self.inbox, self.stopper = wire, inbox, stopper
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        background: Background | None = None
+        try:
+            from graphit_cli.mcp.background import Background
+            from graphit_cli.mcp.tools import MemoryTools
+
+            import anyio
+
+            from graphit_cli.mcp.server import build_server
+
+            tools = MemoryTools()
+            server = build_server(tools)
+            # The first search should not pay for opening the table and loading the model,
+            # and the scopes the server opens get their missing vectors filled. Started after
+            # the SDK's import, which it would slow down (both need the GIL): tools/list first.
+            background = Background(tools)
+            if not self.stopper.requested.is_set():
+                background.start("project")
+            anyio.run(server.serve_streams, _Lines(self.inbox), _Out(self.wire))
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            if background is not None:
+                background.stop()
+                background.join()
+            self.stopper.stop()
+
+
+def read_loop(wire: Wire, inbox: Inbox, stopper: Stopper) -> None:
+    """Lines from the client into the Inbox until stdin ends or `stopper` fires."""
+    buffered = b""
+    first = True
+    while not stopper.requested.is_set():
+        ready = select.select([wire.input, stopper.wake], [], [])[0]
+        if stopper.wake in ready:
+            return
+        chunk = os.read(wire.input, READ_SIZE)
+        if chunk:
+            buffered += chunk
+            *complete, buffered = buffered.split(b"\n")
+        else:  # the end of input: a last line without its newline still counts
+            complete, buffered = [buffered], b""
+        for raw in complete:
+            line = raw.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
+            if first:
+                first = False
+                wire.answer_first(line)
+            inbox.put(line + "\n")
+        if not chunk:
+            return
+
+
+def serve() -> None:
+    """Serve over stdin/stdout until stdin ends, SIGINT or SIGTERM; then stop cleanly."""
+    stopper = Stopper()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stopper.on_signal)
+    wire = Wire()
+    inbox = Inbox()
+    server = ServerThread(wire, inbox, stopper)
+    server.start()
+    try:
+        read_loop(wire, inbox, stopper)
+    finally:
+        inbox.close()  # the SDK answers what it has, then its stdin ends
+        server.join()
+    if server.error is not None and stopper.signalled is None:
+        raise server.error
