@@ -45,7 +45,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
         "GRAPHIT_PROJECT_ID": PROJECT_ID,
         "GRAPHIT_AUTHOR": "agent",
         "GRAPHIT_NO_DAEMON": "1",
-        "PYTHONPATH": str(REPO),
+        "PYTHONPATH": os.environ.get("PYTHONPATH") or str(REPO),  # the code under test
         **extra,
     }
 
@@ -179,9 +179,7 @@ def _missing(scope: Scope) -> int:
 
 @pytest.mark.slow  # the real model embeds in the server
 @pytest.mark.parametrize("how", ["SIGINT", "close"])
-def test_stops_with_exit_0_during_a_backfill(
-    tmp_path: Path, graphit_home: Path, how: str
-) -> None:
+def test_stops_with_exit_0_during_a_backfill(tmp_path: Path, graphit_home: Path, how: str) -> None:
     rows = 400
     scope = _seed(graphit_home, rows)
 

@@ -347,4 +347,3 @@ def build_server(tools: MemoryTools | None = None) -> GraphitMCPServer:
 
     register(server, tools)
     return server
-

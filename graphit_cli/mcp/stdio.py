@@ -100,8 +100,7 @@ class Wire:
                 self._answered = None
                 if message != answered[1]:
                     log.warning(
-                        "the MCP SDK answers initialize otherwise than the early answer sent: "
-                        "%s",
+                        "the MCP SDK answers initialize otherwise than the early answer sent: %s",
                         text.strip()[:2000],
                     )
                 return
@@ -189,12 +188,11 @@ class ServerThread(threading.Thread):
     def run(self) -> None:
         background: Background | None = None
         try:
-            from graphit_cli.mcp.background import Background
-            from graphit_cli.mcp.tools import MemoryTools
-
             import anyio
 
+            from graphit_cli.mcp.background import Background
             from graphit_cli.mcp.server import build_server
+            from graphit_cli.mcp.tools import MemoryTools
 
             tools = MemoryTools()
             server = build_server(tools)
@@ -254,5 +252,12 @@ def serve() -> None:
     finally:
         inbox.close()  # the SDK answers what it has, then its stdin ends
         server.join()
-    if server.error is not None and stopper.signalled is None:
+    if server.error is not None and stopper.signalled is None and not _left(server.error):
         raise server.error
+
+
+def _left(error: BaseException) -> bool:
+    """Whether `error` only says the client went away (its end of stdout closed)."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_left(e) for e in error.exceptions)
+    return isinstance(error, BrokenPipeError | ConnectionResetError)
