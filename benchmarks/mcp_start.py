@@ -112,6 +112,7 @@ def main() -> None:
     parser.add_argument("--json", help="write the results here too")
     args = parser.parse_args()
     started = time.perf_counter()
+    load_start = loadavg()
 
     work = Path(tempfile.mkdtemp(prefix="graphit-mcp-start-"))
     (work / "graphit.lock.json").write_text(
@@ -145,15 +146,17 @@ def main() -> None:
 
     baseline = statistics.median(base)
     results: dict[str, Any] = {
-        "machine": {"cpus": os.cpu_count(), "loadavg_start": loadavg()},
+        "machine": {"cpus": os.cpu_count(), "loadavg_start": load_start},
         "runs": args.runs,
         "bare_typer_median_s": round(baseline, 3),
+        "bare_typer_s": [round(b, 3) for b in base],
         "checkouts": checkouts,
         "servers": {},
     }
     for name, samples in rounds.items():
         medians = {k: statistics.median(s[k] for s in samples) for k in samples[0]}
         results["servers"][name] = {
+            "rounds": [{k: round(v, 3) for k, v in s.items()} for s in samples],
             **{k: round(v, 3) for k, v in medians.items()},
             **{k.replace("_s", "_x_bare"): round(v / baseline, 2) for k, v in medians.items()},
         }

@@ -253,3 +253,44 @@ def test_initialize_is_answered_as_the_sdk_answers_it(tmp_path: Path) -> None:
         for process in servers:
             if process.poll() is None:
                 process.kill()
+
+
+def test_a_request_sent_before_stdin_closes_is_answered(tmp_path: Path) -> None:
+    """The client writes an insert and closes stdin at once (reading on): the server answers
+    the insert before it stops (the SDK alone drops the answer of a call still running)."""
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "graphit_memory_insert",
+                "arguments": {"title": "Sent last", "body": "Then stdin closed."},
+            },
+        },
+    ]
+    done = subprocess.run(
+        SERVER,
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        env=_env(tmp_path / "home"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=EXIT_BOUND,
+    )
+    _check(done.returncode, done.stderr)
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [1, 2], done.stdout
+    inserted = answers[2]["result"]
+    assert not inserted["isError"] and inserted["structuredContent"]["action"] == "created"

@@ -28,6 +28,8 @@ import queue
 import select
 import signal
 import threading
+import time
+from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +41,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 READ_SIZE = 1 << 16
+# Seconds the requests the SDK already has get to be answered once the input ends (a hang
+# bound: a tool call runs to its end whatever happens, as its thread is joined).
+DRAIN_SECONDS = 60.0
 
 
 def _private_copy(fd: int) -> int:
@@ -46,11 +51,30 @@ def _private_copy(fd: int) -> int:
     return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
 
 
+def _key(ident: Any) -> tuple[type, Any] | None:
+    """A JSON-RPC id as a set key (1 and "1" are different ids), or None if it is not one."""
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    return (type(ident), ident)
+
+
+def _messages(text: str) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of one line (a batch is a list of them); none if not JSON."""
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return []
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return [m for m in items if isinstance(m, dict)]
+
+
 class Wire:
     """The client's end: lines in from stdin, lines out to stdout under one lock.
 
     `answer_first` answers a well-formed `initialize` at once; `from_server` passes the SDK's
-    lines on, except its own answer to that request."""
+    lines on, except its own answer to that request. `expect` notes each request the SDK owes
+    an answer, so `drain` can wait for those answers before the SDK's input is closed (the
+    SDK drops the answer of a request still running when its input ends)."""
 
     def __init__(self, stdin: int = 0, stdout: int = 1) -> None:
         self.input = _private_copy(stdin)
@@ -63,7 +87,8 @@ class Wire:
             os.dup2(2, stdout)
         self._lock = threading.Lock()
         self._answered: tuple[int | str, dict[str, Any]] | None = None
-        self.broken = False
+        self._owed: set[tuple[type, Any]] = set()
+        self._settled = threading.Condition()
 
     def send(self, text: str) -> None:
         data = memoryview(text.encode("utf-8"))
@@ -77,26 +102,36 @@ class Wire:
             message = json.loads(line)
         except ValueError:
             return
-        ident = handshake.request_id(message)
+        ident = handshake.request_id(message)  # None for a batch, or anything unusual
         if ident is None:
             return
         reply = handshake.answer(message, ident)
         self._answered = (ident, reply)
         self.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
 
+    def expect(self, line: str) -> None:
+        """Note the requests of a line from the client (before the SDK gets it)."""
+        for message in _messages(line):
+            key = _key(message.get("id"))
+            with self._settled:
+                if "method" in message and key is not None:
+                    self._owed.add(key)
+                elif message.get("method") == "notifications/cancelled":  # answered by no one
+                    params = message.get("params")
+                    cancelled = _key(params.get("requestId")) if isinstance(params, dict) else None
+                    self._owed.discard(cancelled)  # type: ignore[arg-type]
+                    self._settled.notify_all()
+
     def from_server(self, text: str) -> None:
-        answered = self._answered
-        if answered is not None:
-            try:
-                message = json.loads(text)
-            except ValueError:
-                message = None
-            if (
-                isinstance(message, dict)
-                and "method" not in message
-                and type(message.get("id")) is type(answered[0])
-                and message.get("id") == answered[0]
-            ):
+        for message in _messages(text) if self._answered or self._owed else []:
+            if "method" in message:
+                continue
+            key = _key(message.get("id"))
+            with self._settled:
+                self._owed.discard(key)  # type: ignore[arg-type]
+                self._settled.notify_all()
+            answered = self._answered
+            if answered is not None and key == _key(answered[0]):
                 self._answered = None
                 if message != answered[1]:
                     log.warning(
@@ -105,6 +140,17 @@ class Wire:
                     )
                 return
         self.send(text if text.endswith("\n") else text + "\n")
+
+    def drain(self, seconds: float, serving: Callable[[], bool]) -> bool:
+        """Wait up to `seconds` for the SDK to answer every request it has (while `serving`)."""
+        deadline = time.monotonic() + seconds
+        with self._settled:
+            while self._owed and serving():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._settled.wait(min(left, 0.5))
+            return not self._owed
 
 
 class Inbox:
@@ -233,6 +279,7 @@ def read_loop(wire: Wire, inbox: Inbox, stopper: Stopper) -> None:
             if first:
                 first = False
                 wire.answer_first(line)
+            wire.expect(line)
             inbox.put(line + "\n")
         if not chunk:
             return
@@ -249,8 +296,9 @@ def serve() -> None:
     server.start()
     try:
         read_loop(wire, inbox, stopper)
+        wire.drain(DRAIN_SECONDS, server.is_alive)  # what the SDK has is answered first
     finally:
-        inbox.close()  # the SDK answers what it has, then its stdin ends
+        inbox.close()  # then its stdin ends
         server.join()
     if server.error is not None and stopper.signalled is None and not _left(server.error):
         raise server.error
