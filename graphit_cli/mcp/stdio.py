@@ -260,18 +260,21 @@ class ServerThread(threading.Thread):
 
 def read_loop(wire: Wire, inbox: Inbox, stopper: Stopper) -> None:
     """Lines from the client into the Inbox until stdin ends or `stopper` fires."""
-    buffered = b""
+    parts: list[bytes] = []  # the line being read, in chunks (a long one is never re-split)
     first = True
     while not stopper.requested.is_set():
         ready = select.select([wire.input, stopper.wake], [], [])[0]
         if stopper.wake in ready:
             return
         chunk = os.read(wire.input, READ_SIZE)
+        if chunk and b"\n" not in chunk:
+            parts.append(chunk)
+            continue
         if chunk:
-            buffered += chunk
-            *complete, buffered = buffered.split(b"\n")
+            *complete, rest = b"".join([*parts, chunk]).split(b"\n")
+            parts = [rest]
         else:  # the end of input: a last line without its newline still counts
-            complete, buffered = [buffered], b""
+            complete, parts = [b"".join(parts)], []
         for raw in complete:
             line = raw.decode("utf-8", errors="replace")
             if not line.strip():
