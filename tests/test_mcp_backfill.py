@@ -199,3 +199,33 @@ def test_a_failed_step_is_retried_at_the_next_sweep(scope: Scope) -> None:
     assert background.backfill() == 0
     assert background.backfill() == 1  # the scope was not given up
     assert service.store.missing_vectors() == 0
+
+
+def test_a_commit_during_the_last_step_is_embedded_at_the_next_sweep(scope: Scope) -> None:
+    """A sweep marks a scope clean at the version its last step read, not a later one: a row
+    another process commits while that step reads is embedded by the next sweep."""
+    from graphit_cli.access.opening import open_service
+
+    seeded = open_service(scope)
+    seeded.upsert(MemoryDraft(title="first", body="written before the server"))
+    tools = MemoryTools(opener=open_service)
+    model = HashingEmbedder()
+    tools._embedder = lambda: model  # type: ignore[method-assign]
+    service = tools.service("project")
+    other = open_service(scope)  # another writer on the same table (a cold CLI, say)
+    real = service.store.rows_to_embed
+    written_meanwhile: list[str] = []
+
+    def then_a_commit(limit: int) -> Any:
+        rows = real(limit)
+        if not rows and not written_meanwhile:  # the step found nothing; a write lands now
+            draft = MemoryDraft(title="second", body="written during the step")
+            written_meanwhile.append(other.upsert(draft).memory.id)
+        return rows
+
+    service.store.rows_to_embed = then_a_commit  # type: ignore[method-assign]
+    background = Background(tools)
+    assert background.backfill() == 1  # "first"; then the step that found nothing
+    assert written_meanwhile and service.store.missing_vectors() == 1
+    assert background.backfill() == 1  # "second": the scope was not marked clean past it
+    assert service.store.missing_vectors() == 0

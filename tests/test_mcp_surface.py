@@ -61,6 +61,20 @@ def _tools(s: Session) -> dict[str, Any]:
     return {t.name: t for t in s.portal.call(s.client.list_tools).tools}
 
 
+def _type_arrays(schema: Any, path: str = "") -> list[str]:
+    """Where a schema says `type` with a list (["string", "null"]): less portable."""
+    found: list[str] = []
+    if isinstance(schema, dict):
+        if isinstance(schema.get("type"), list):
+            found.append(path or "/")
+        for key, value in schema.items():
+            found += _type_arrays(value, f"{path}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += _type_arrays(value, f"{path}/{i}")
+    return found
+
+
 def test_schemas_state_the_limits_and_refuse_extras(server: Session) -> None:
     tools = _tools(server)
     for name, tool in tools.items():
@@ -68,6 +82,13 @@ def test_schemas_state_the_limits_and_refuse_extras(server: Session) -> None:
         assert tool.output_schema is not None and tool.output_schema["type"] == "object", name
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
         jsonschema.Draft202012Validator.check_schema(tool.input_schema)
+        # Every field the output schema names is always there, and each type is one type.
+        properties = tool.output_schema["properties"]
+        assert properties and sorted(tool.output_schema.get("required", [])) == sorted(
+            properties
+        ), name
+        assert _type_arrays(tool.output_schema) == [], name
+        assert _type_arrays(tool.input_schema) == [], name
     search = tools["graphit_memory_search"].input_schema["properties"]
     assert (search["page_size"]["minimum"], search["page_size"]["maximum"]) == (1, 100)
     assert search["top_k"]["minimum"] == 0 and search["query"]["minLength"] == 1
@@ -251,6 +272,29 @@ def _inspect(inspector: list[str], project: Path, *method: str) -> Any:
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+# The Inspector version with `--strict` (the cached unversioned package may be older).
+STRICT_INSPECTOR = ["npx", "-y", "@modelcontextprotocol/inspector@2.12.0", "--cli"]
+SERVER = [sys.executable, "-m", "graphit_cli", "memory", "mcp"]
+
+
+@pytest.mark.slow  # node, npx and a server process
+def test_the_inspector_finds_no_portability_problem(inspector: list[str], project: Path) -> None:
+    env_args = [a for k, v in _env(project).items() if v for a in ("-e", f"{k}={v}")]
+    done = subprocess.run(
+        [*STRICT_INSPECTOR, *env_args, "--strict", "--method", "tools/list", *SERVER],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if "Unknown option" in done.stderr or "unknown option" in done.stderr:
+        pytest.skip("this Inspector has no --strict")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["tools"]) == 15
+    reported = [line for line in done.stderr.splitlines() if not line.startswith("npm warn")]
+    assert not [line for line in reported if line.startswith(("Warning", "Error"))], reported
 
 
 @pytest.mark.slow  # node, npx and a server process per call

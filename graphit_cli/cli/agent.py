@@ -36,7 +36,7 @@ def mcp_() -> None:
     `graphit agent install CLIENT` writes the client's configuration (the absolute path
     of this graphit, GRAPHIT_HOME when set) and the recall guidance.
     """
-    from graphit_cli.mcp.server import serve
+    from graphit_cli.mcp.stdio import serve
 
     serve()
 

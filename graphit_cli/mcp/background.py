@@ -9,6 +9,11 @@ inserts and updates are embedded before they answer), skipping a scope whose tab
 commit since a sweep found nothing missing (the scan costs ~26 ms at 10k rows), in steps of
 a few rows: the tools lock is held only to read a step's rows and to write their vectors, never
 across the model call, so a read or search waits at most for one small step.
+
+A sweep marks a scope clean at the version read before the step that found nothing missing,
+never at a later one: a commit that lands during the step is looked at by the next sweep.
+The thread is not a daemon thread: `stop` asks it to end after the step or load in progress,
+and `join` waits for that, so the process never exits with native code running under it.
 """
 
 from __future__ import annotations
@@ -41,15 +46,20 @@ class Background:
     def __init__(self, tools: MemoryTools) -> None:
         self.tools = tools
         self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
         self._skipped: set[Scope] = set()
         self._clean: dict[Scope, int] = {}  # the version a sweep last found nothing missing at
 
     def warm(self, scope: str = "project") -> None:
-        """Open the scope's table and load the model."""
+        """Open the scope's table and load the model (each step skipped once stopping)."""
+        if self._stop.is_set():
+            return
         with self.tools.lock:
             self.tools.service(scope)
+        if self._stop.is_set():
+            return
         model = self.tools._embedder()
-        if model is not None:
+        if model is not None and not self._stop.is_set():
             ready_for_documents(model)  # not on the first write
 
     def backfill(self, *, batch: int = BACKFILL_BATCH) -> int:
@@ -63,13 +73,15 @@ class Background:
             return 0
         done = 0
         for service in self.tools.opened():
-            if service.scope in self._skipped:
+            if service.scope in self._skipped or self._stop.is_set():
                 continue
             with self.tools.lock:  # one look for a newer commit: no scan when nothing changed
                 version = service.store.version()
             if self._clean.get(service.scope) == version:
                 continue
             while not self._stop.is_set():
+                with self.tools.lock:  # before the step reads: what `clean` may vouch for
+                    version = service.store.version()
                 try:
                     written = service.embed_step(model, batch, hold=lambda: self.tools.lock)
                 except AccessDenied as exc:  # a read-only scope: never writable here
@@ -81,9 +93,8 @@ class Background:
                 if written is None:
                     self._skipped.add(service.scope)
                 if not written:
-                    if written == 0:  # nothing waits at this version (or at our own commits)
-                        with self.tools.lock:
-                            self._clean[service.scope] = service.store.version()
+                    if written == 0:  # nothing waited at `version` (or later)
+                        self._clean[service.scope] = version
                     break
                 done += written
                 time.sleep(BACKFILL_PAUSE)  # a waiting call takes the lock before the next step
@@ -106,12 +117,18 @@ class Background:
             self.tools.wrote.wait(interval)
 
     def start(self, scope: str = "project") -> threading.Thread:
-        thread = threading.Thread(
-            target=self.run, args=(scope,), name="graphit-mcp-background", daemon=True
+        self._thread = threading.Thread(
+            target=self.run, args=(scope,), name="graphit-mcp-background"
         )
-        thread.start()
-        return thread
+        self._thread.start()
+        return self._thread
 
     def stop(self) -> None:
+        """Ask the thread to end after its current step (see `join`)."""
         self._stop.set()
         self.tools.wrote.set()
+
+    def join(self) -> None:
+        """Wait for the thread to end (a model load or one step at most, after `stop`)."""
+        if self._thread is not None:
+            self._thread.join()

@@ -5,7 +5,11 @@ schema of every graphit_memory_* tool is the shape of its structuredContent.
 
 Every tool answers structuredContent (the JSON document of its Reply) whatever `format` says;
 these schemas name the fields a client can rely on, compactly (every session pays for the
-tools/list text): the documents may carry more fields than listed. No MCP SDK imports here.
+tools/list text): every listed field is `required` (always present), and the documents may
+carry more. Each type is one `type` (a nullable field is `anyOf` a type and null): a type
+array such as ["string", "null"] is legal JSON Schema, but clients that map schemas onto a
+single-type dialect (Gemini's function declarations) may reject it, and the MCP Inspector's
+`--strict` reports it. No MCP SDK imports here.
 """
 
 from __future__ import annotations
@@ -39,18 +43,21 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
 S: dict[str, Any] = {"type": "string"}
 N: dict[str, Any] = {"type": "integer"}
 A: dict[str, Any] = {"type": "array"}
-OPT_S: dict[str, Any] = {"type": ["string", "null"]}
+NULL: dict[str, Any] = {"type": "null"}
+OPT_S: dict[str, Any] = {"anyOf": [S, NULL]}
+OPT_O: dict[str, Any] = {"anyOf": [{"type": "object"}, NULL]}
 
 
 def shape(**properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties}
+    """An object with these properties, every one of them present."""
+    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 _WRITE = shape(id=S, revision=N)
 _LIST = shape(total=N, memories=A)
 
 OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
-    "graphit_memory_recall": shape(mandatory=A, search={"type": ["object", "null"]}),
+    "graphit_memory_recall": shape(mandatory=A, search=OPT_O),
     "graphit_memory_mandatory": shape(memories=A),
     "graphit_memory_search": shape(hits=A, next_cursor=OPT_S),
     "graphit_memory_source": shape(id=S, text=S),

@@ -1,10 +1,11 @@
-"""`graphit memory mcp`: the graphit_memory_* tools over stdio, with the official MCP SDK.
+"""The graphit_memory_* tools as an MCP server, with the official MCP SDK.
 
 Each tool parses its arguments (the SDK builds the JSON schema from the signatures below), runs
 one `MemoryTools` call and answers text or JSON. A GraphitError becomes an MCP error result
 (`isError`) carrying the CLI's one-line `Error: ...` message, and the server keeps serving; so
-does an unexpected exception, reported as an internal error. The SDK costs about a second to
-import, so only the `mcp` command imports this module (ruff TID253 bans `mcp` elsewhere).
+does an unexpected exception, reported as an internal error. The SDK costs one to two seconds
+to import, so only the server thread of `graphit memory mcp` imports this module (stdio.py runs
+the process and answers `initialize` meanwhile; ruff TID253 bans `mcp` elsewhere).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from graphit_cli.mcp.arguments import (
     respond,
     text_result,
 )
+from graphit_cli.mcp.handshake import SERVER_NAME, SERVER_TITLE
 from graphit_cli.mcp.recall import recall as recall_reply
 from graphit_cli.mcp.schemas import OUTPUT_SCHEMAS, compact_schema
 from graphit_cli.mcp.tools import DEFAULT_LIST_LIMIT, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MemoryTools
@@ -46,6 +48,15 @@ class GraphitMCPServer(MCPServer[Any]):
     """MCPServer whose argument errors read like the CLI's: one line, and no silent extras."""
 
     _arguments: dict[str, set[str]] | None = None
+
+    async def serve_streams(self, stdin: Any, stdout: Any) -> None:
+        """Serve one client over these async line streams (stdio.py's Inbox and Wire) instead
+        of the process's stdin and stdout: the SDK's stdio transport, handed its files."""
+        from mcp.server.stdio import stdio_server
+
+        lowlevel = self._lowlevel_server  # what MCPServer.run_stdio_async serves
+        async with stdio_server(stdin, stdout) as (read, write):
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()
@@ -87,12 +98,12 @@ class GraphitMCPServer(MCPServer[Any]):
             return text_result(f"Error: invalid arguments for {name}: {problems}", error=True)
 
 
-def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
+def build_server(tools: MemoryTools | None = None) -> GraphitMCPServer:
     """The MCP server with every graphit_memory_* tool registered on `tools`."""
     tools = tools or MemoryTools()
     server = GraphitMCPServer(
-        "graphit-memory",
-        title="Graphit memory",
+        SERVER_NAME,
+        title=SERVER_TITLE,
         version=__version__,
         instructions=guidance.server_instructions(),
         log_level="WARNING",
@@ -336,20 +347,3 @@ def build_server(tools: MemoryTools | None = None) -> MCPServer[Any]:
 
     register(server, tools)
     return server
-
-
-def serve() -> None:
-    """Serve over stdin/stdout until the client closes the connection."""
-    tools = MemoryTools()
-    server = build_server(tools)
-
-    # The first search should not pay for opening the table and loading the model, and the
-    # scopes the server opens get their missing vectors filled (see background.py).
-    from graphit_cli.mcp.background import Background
-
-    background = Background(tools)
-    background.start("project")
-    try:
-        server.run("stdio")
-    finally:
-        background.stop()

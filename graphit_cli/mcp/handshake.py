@@ -1,0 +1,72 @@
+"""The server's answer to `initialize`, without the MCP SDK.
+
+The SDK costs one to two seconds to import, and a client waits for the `initialize` answer
+before anything else; that answer depends on nothing the SDK computes: the protocol version
+(the client's when the SDK negotiates it, else the newest), the capabilities (tools, prompts
+and resources, none of them changing), the server's name, version and instructions.
+`stdio.py` sends this answer at once and still hands the request to the SDK, whose own answer
+it drops after comparing the two: a difference (a newer SDK) is logged, and a test holds them
+equal for every protocol version. Standard library only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphit_cli import __version__
+
+SERVER_NAME = "graphit-memory"
+SERVER_TITLE = "Graphit memory"
+
+# mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS of the SDK this was written against (a test
+# holds them equal): the versions an `initialize` can negotiate, oldest to newest.
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+CAPABILITIES: dict[str, Any] = {
+    "prompts": {"listChanged": False},
+    "resources": {"subscribe": False, "listChanged": False},
+    "tools": {"listChanged": False},
+}
+
+
+def request_id(message: Any) -> int | str | None:
+    """The id of a well-formed `initialize` request this module can answer, else None.
+
+    Anything unusual (another method, a batch, odd params) is left to the SDK, which answers
+    it or says what is wrong with it."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    if message.get("method") != "initialize":
+        return None
+    ident = message.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    params = message.get("params")
+    if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), str):
+        return None
+    if not isinstance(params.get("capabilities"), dict):
+        return None
+    info = params.get("clientInfo")
+    if not isinstance(info, dict):
+        return None
+    if not isinstance(info.get("name"), str) or not isinstance(info.get("version"), str):
+        return None
+    return ident
+
+
+def answer(message: dict[str, Any], ident: int | str) -> dict[str, Any]:
+    """The JSON-RPC response the SDK gives to this `initialize` request."""
+    from graphit_cli.formats import guidance
+
+    requested = message["params"]["protocolVersion"]
+    version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+    return {
+        "jsonrpc": "2.0",
+        "id": ident,
+        "result": {
+            "capabilities": CAPABILITIES,
+            "instructions": guidance.server_instructions(),
+            "protocolVersion": version,
+            "serverInfo": {"name": SERVER_NAME, "title": SERVER_TITLE, "version": __version__},
+        },
+    }

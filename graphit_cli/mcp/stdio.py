@@ -1,0 +1,314 @@
+"""`graphit memory mcp`'s process: stdin and stdout, the first answer, and a clean stop.
+
+A client waits for the `initialize` answer before anything else, and the MCP SDK takes one to
+two seconds to import. So the main thread, with the standard library only, reads stdin and
+answers a well-formed `initialize` itself (handshake.py), while the `graphit-mcp-server` thread
+imports the SDK, builds the server (server.py) and starts the warm-up (background.py). Every
+line, that `initialize` included, goes to the SDK in arrival order, so the SDK's session state
+is its own; its answer to the `initialize` already answered is dropped (and compared).
+
+Stopping: at the end of stdin, or on SIGINT or SIGTERM, the main thread stops reading; the SDK
+answers what it already has and returns; the background thread finishes its step and is
+joined; the process exits 0. No thread is a daemon thread, so the interpreter never tears down
+native code (LanceDB, onnxruntime) under a running thread.
+
+While serving, fd 0 reads /dev/null and fd 1 writes to stderr (the wire is on private
+descriptors), so a library's stray print never corrupts the protocol, as in the SDK's own stdio
+transport.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import queue
+import select
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from graphit_cli.mcp import handshake
+
+if TYPE_CHECKING:
+    from graphit_cli.mcp.background import Background
+
+log = logging.getLogger(__name__)
+
+READ_SIZE = 1 << 16
+# Seconds the requests the SDK already has get to be answered once the input ends (a hang
+# bound: a tool call runs to its end whatever happens, as its thread is joined).
+DRAIN_SECONDS = 60.0
+
+
+def _private_copy(fd: int) -> int:
+    """A close-on-exec duplicate of `fd` above the standard descriptors."""
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
+def _key(ident: Any) -> tuple[type, Any] | None:
+    """A JSON-RPC id as a set key (1 and "1" are different ids), or None if it is not one."""
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    return (type(ident), ident)
+
+
+def _messages(text: str) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of one line (a batch is a list of them); none if not JSON."""
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return []
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return [m for m in items if isinstance(m, dict)]
+
+
+class Wire:
+    """The client's end: lines in from stdin, lines out to stdout under one lock.
+
+    `answer_first` answers a well-formed `initialize` at once; `from_server` passes the SDK's
+    lines on, except its own answer to that request. `expect` notes each request the SDK owes
+    an answer, so `drain` can wait for those answers before the SDK's input is closed (the
+    SDK drops the answer of a request still running when its input ends)."""
+
+    def __init__(self, stdin: int = 0, stdout: int = 1) -> None:
+        self.input = _private_copy(stdin)
+        self.output = _private_copy(stdout)
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, stdin)
+            os.close(devnull)
+        with contextlib.suppress(OSError):
+            os.dup2(2, stdout)
+        self._lock = threading.Lock()
+        self._answered: tuple[int | str, dict[str, Any]] | None = None
+        self._owed: set[tuple[type, Any]] = set()
+        self._settled = threading.Condition()
+
+    def send(self, text: str) -> None:
+        data = memoryview(text.encode("utf-8"))
+        with self._lock:
+            while data:
+                data = data[os.write(self.output, data) :]
+
+    def answer_first(self, line: str) -> None:
+        """Answer the client's first message if it is an `initialize` handshake.py knows."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        ident = handshake.request_id(message)  # None for a batch, or anything unusual
+        if ident is None:
+            return
+        reply = handshake.answer(message, ident)
+        self._answered = (ident, reply)
+        self.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def expect(self, line: str) -> None:
+        """Note the requests of a line from the client (before the SDK gets it)."""
+        for message in _messages(line):
+            key = _key(message.get("id"))
+            with self._settled:
+                if "method" in message and key is not None:
+                    self._owed.add(key)
+                elif message.get("method") == "notifications/cancelled":  # answered by no one
+                    params = message.get("params")
+                    cancelled = _key(params.get("requestId")) if isinstance(params, dict) else None
+                    self._owed.discard(cancelled)  # type: ignore[arg-type]
+                    self._settled.notify_all()
+
+    def from_server(self, text: str) -> None:
+        for message in _messages(text) if self._answered or self._owed else []:
+            if "method" in message:
+                continue
+            key = _key(message.get("id"))
+            with self._settled:
+                self._owed.discard(key)  # type: ignore[arg-type]
+                self._settled.notify_all()
+            answered = self._answered
+            if answered is not None and key == _key(answered[0]):
+                self._answered = None
+                if message != answered[1]:
+                    log.warning(
+                        "the MCP SDK answers initialize otherwise than the early answer sent: %s",
+                        text.strip()[:2000],
+                    )
+                return
+        self.send(text if text.endswith("\n") else text + "\n")
+
+    def drain(self, seconds: float, serving: Callable[[], bool]) -> bool:
+        """Wait up to `seconds` for the SDK to answer every request it has (while `serving`)."""
+        deadline = time.monotonic() + seconds
+        with self._settled:
+            while self._owed and serving():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._settled.wait(min(left, 0.5))
+            return not self._owed
+
+
+class Inbox:
+    """The lines for the SDK, in arrival order; None for every read once input has ended."""
+
+    def __init__(self) -> None:
+        self._lines: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+
+    def put(self, line: str) -> None:
+        self._lines.put(line)
+
+    def close(self) -> None:
+        self._lines.put(None)
+
+    def get(self) -> str | None:
+        line = self._lines.get()
+        if line is None:
+            self._lines.put(None)  # a later read sees the end too
+        return line
+
+
+class _Lines:
+    """The Inbox as the async text file the SDK's stdio transport iterates."""
+
+    def __init__(self, inbox: Inbox) -> None:
+        self.inbox = inbox
+
+    def __aiter__(self) -> _Lines:
+        return self
+
+    async def __anext__(self) -> str:
+        import anyio.to_thread
+
+        line = await anyio.to_thread.run_sync(self.inbox.get, abandon_on_cancel=True)
+        if line is None:
+            raise StopAsyncIteration
+        return line
+
+
+class _Out:
+    """The Wire as the async text file the SDK's stdio transport writes."""
+
+    def __init__(self, wire: Wire) -> None:
+        self.wire = wire
+
+    async def write(self, text: str) -> None:
+        self.wire.from_server(text)
+
+    async def flush(self) -> None:
+        return None
+
+
+class Stopper:
+    """Ends the read loop from a signal handler or another thread (a self-pipe)."""
+
+    def __init__(self) -> None:
+        self.wake, self._poke = os.pipe()
+        os.set_blocking(self._poke, False)
+        self.signalled: int | None = None
+        self.requested = threading.Event()
+
+    def stop(self) -> None:
+        self.requested.set()
+        with contextlib.suppress(OSError):  # full: it is awake already
+            os.write(self._poke, b"\0")
+
+    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+        self.signalled = signum
+        self.stop()
+
+
+class ServerThread(threading.Thread):
+    """Imports the SDK, builds the server, starts the warm-up, serves the Inbox; on its way
+    out stops and joins the background thread, then wakes the main thread."""
+
+    def __init__(self, wire: Wire, inbox: Inbox, stopper: Stopper) -> None:
+        super().__init__(name="graphit-mcp-server")
+        self.wire, self.inbox, self.stopper = wire, inbox, stopper
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        background: Background | None = None
+        try:
+            import anyio
+
+            from graphit_cli.mcp.background import Background
+            from graphit_cli.mcp.server import build_server
+            from graphit_cli.mcp.tools import MemoryTools
+
+            tools = MemoryTools()
+            server = build_server(tools)
+            # The first search should not pay for opening the table and loading the model,
+            # and the scopes the server opens get their missing vectors filled. Started after
+            # the SDK's import, which it would slow down (both need the GIL): tools/list first.
+            background = Background(tools)
+            if not self.stopper.requested.is_set():
+                background.start("project")
+            anyio.run(server.serve_streams, _Lines(self.inbox), _Out(self.wire))
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            if background is not None:
+                background.stop()
+                background.join()
+            self.stopper.stop()
+
+
+def read_loop(wire: Wire, inbox: Inbox, stopper: Stopper) -> None:
+    """Lines from the client into the Inbox until stdin ends or `stopper` fires."""
+    parts: list[bytes] = []  # the line being read, in chunks (a long one is never re-split)
+    first = True
+    while not stopper.requested.is_set():
+        ready = select.select([wire.input, stopper.wake], [], [])[0]
+        if stopper.wake in ready:
+            return
+        chunk = os.read(wire.input, READ_SIZE)
+        if chunk and b"\n" not in chunk:
+            parts.append(chunk)
+            continue
+        if chunk:
+            *complete, rest = b"".join([*parts, chunk]).split(b"\n")
+            parts = [rest]
+        else:  # the end of input: a last line without its newline still counts
+            complete, parts = [b"".join(parts)], []
+        for raw in complete:
+            line = raw.decode("utf-8", errors="replace")
+            if not line.strip():
+                continue
+            if first:
+                first = False
+                wire.answer_first(line)
+            wire.expect(line)
+            inbox.put(line + "\n")
+        if not chunk:
+            return
+
+
+def serve() -> None:
+    """Serve over stdin/stdout until stdin ends, SIGINT or SIGTERM; then stop cleanly."""
+    stopper = Stopper()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stopper.on_signal)
+    wire = Wire()
+    inbox = Inbox()
+    server = ServerThread(wire, inbox, stopper)
+    server.start()
+    try:
+        read_loop(wire, inbox, stopper)
+        wire.drain(DRAIN_SECONDS, server.is_alive)  # what the SDK has is answered first
+    finally:
+        inbox.close()  # then its stdin ends
+        server.join()
+    if server.error is not None and stopper.signalled is None and not _left(server.error):
+        raise server.error
+
+
+def _left(error: BaseException) -> bool:
+    """Whether `error` only says the client went away (its end of stdout closed)."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_left(e) for e in error.exceptions)
+    return isinstance(error, BrokenPipeError | ConnectionResetError)
