@@ -45,14 +45,18 @@ def layouts(draw: st.DrawFn, value: Any, indent: str = "", unit: str = "  ") -> 
     inner = indent + unit
     parts = []
     for k, v in pairs:
-        name = "" if k is None else json.dumps(k, ensure_ascii=False) + draw(
-            st.sampled_from([": ", ":", " : "])
+        name = (
+            ""
+            if k is None
+            else json.dumps(k, ensure_ascii=False) + draw(st.sampled_from([": ", ":", " : "]))
         )
         parts.append(name + draw(layouts(v, inner if expanded else indent, unit)))
     trailing = draw(st.booleans())
     comment = draw(st.sampled_from(["", " // note", " /* c */"]))
     if expanded:
-        lines = [inner + p + ("," if i < len(parts) - 1 or trailing else "") for i, p in enumerate(parts)]
+        lines = [
+            inner + p + ("," if i < len(parts) - 1 or trailing else "") for i, p in enumerate(parts)
+        ]
         if comment:
             lines[0] += comment
         return opening + "\n" + "\n".join(lines) + "\n" + indent + closing
@@ -121,7 +125,7 @@ def test_a_new_file_comes_and_goes(case: tuple[str, dict[str, Any]]) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        "{\n  // a comment\n  \"a\": [1, 2,],\n  /* block */ \"b\": {\"c\": true,},\n}\n",
+        '{\n  // a comment\n  "a": [1, 2,],\n  /* block */ "b": {"c": true,},\n}\n',
         '\ufeff{"a": "\\u00e9\\n"}',
         "[1, 2]",
         '"just a string"',
@@ -154,6 +158,9 @@ def test_other_servers_keep_their_compact_args_and_the_file_its_comments() -> No
     )
     installed = jsonc.set_path(text, ["mcpServers", "graphit"], ENTRY)
     assert installed.startswith(text.split('    "github"')[0])
-    assert '    "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},\n' in installed
+    assert (
+        '    "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},\n'
+        in installed
+    )
     assert '"args": ["memory", "mcp"]' in installed  # an array of scalars stays on one line
     assert jsonc.remove_entry(installed, ["mcpServers", "graphit"]) == text

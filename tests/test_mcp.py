@@ -633,7 +633,7 @@ def test_instructions_prints_the_shared_guidance(cli) -> None:  # type: ignore[n
     assert "graphit_memory_" not in result.stdout
 
     for_mcp = cli("memory", "instructions", "--for", "mcp")
-    assert for_mcp.stdout == guidance.server_instructions()
+    assert for_mcp.stdout == guidance.markdown("mcp")
     assert "`graphit_memory_search` for the current task with `exclude_mandatory: true`" in (
         " ".join(for_mcp.stdout.split())
     )

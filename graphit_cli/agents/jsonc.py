@@ -20,8 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from json.decoder import scanstring
-from typing import Any
+from typing import Any, cast
 
 EMPTY_FILE = "{\n}\n"  # what install starts a new file from; a removal leaving it deletes it
 
@@ -51,6 +50,7 @@ class Entry:
 
 # --- parsing ---------------------------------------------------------------------------------
 
+_scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]  # the json module's own
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _WS = " \t\r\n"
 
@@ -69,7 +69,7 @@ class _Parser:
         text, n = self.text, len(self.text)
         while self.pos < n:
             char = text[self.pos]
-            if char in _WS or char == "\ufeff" and self.pos == 0:
+            if char in _WS or (char == "\ufeff" and self.pos == 0):
                 self.pos += 1
             elif text.startswith("//", self.pos):
                 newline = text.find("\n", self.pos)
@@ -109,10 +109,10 @@ class _Parser:
 
     def string(self) -> str:
         try:
-            found, self.pos = scanstring(self.text, self.pos + 1, True)
+            found, self.pos = _scanstring(self.text, self.pos + 1, True)
         except ValueError:
             raise self.fail("invalid string") from None
-        return found
+        return cast(str, found)
 
     def container(self, kind: str, close: str, depth: int) -> Node:
         node = Node(kind, self.pos, self.pos, {} if kind == "object" else [])
@@ -359,11 +359,7 @@ def remove(text: str, container: Node, index: int) -> str:
     start = _line_start(text, entry.start)
     if start == entry.start:  # inline: ", entry" right after the previous value
         return text[: previous.comma] + text[entry.node.end :]
-    return (
-        text[: previous.comma]
-        + text[previous.comma + 1 : start]
-        + text[entry.node.end :]
-    )
+    return text[: previous.comma] + text[previous.comma + 1 : start] + text[entry.node.end :]
 
 
 def _is_created_shape(text: str, node: Node) -> bool:
