@@ -170,7 +170,7 @@ GEMINI_DOC = """\
   "theme": "GitHub", // my theme
   /* servers */
   "mcpServers": {
-    "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"T": "$T"}},
+    "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
   },
 }
 """
