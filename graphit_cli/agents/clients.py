@@ -11,6 +11,9 @@ Project-level files are the team's: they run `graphit` from PATH and name nothin
 machine (no absolute path, no GRAPHIT_HOME), so a teammate who clones the project and has
 graphit installed gets a working server and hooks. User-level files are this user's own: they
 pin the absolute path of the graphit in use, and GRAPHIT_HOME when it is set.
+
+One job: planning what install, uninstall and status touch for each client (its files, its
+entry, its hooks, what install says after writing); the text edits are files.py's and jsonc.py's.
 """
 
 from __future__ import annotations

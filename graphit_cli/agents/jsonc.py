@@ -13,6 +13,9 @@ Removal is the exact inverse of insertion, so uninstall gives back the file inst
   parents: `{ ... }` with a space inside); left empty in that shape by a removal, it goes too.
   An empty object written exactly that way by hand is the one shape uninstall takes out with it.
 - a file install created is `{` newline `}` once emptied, and is deleted (`None`).
+
+One job in one module: the parser records the spans the splices cut at, and the two change
+together.
 """
 
 from __future__ import annotations
