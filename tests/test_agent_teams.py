@@ -481,3 +481,33 @@ def test_the_project_id_in_the_entry_is_the_teams(cli, project_dir: Path, home: 
         "args": ["memory", "mcp"],
         "env": {"GRAPHIT_PROJECT_ID": PROJECT_ID},
     }
+
+
+def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+    _write(cli, "Deploys go through the staging bucket", "Never push to production.", "--mandatory")
+    _write(cli, "The CI pip cache lives in the ci-cache bucket", "Clear it when wheels change.")
+    assert cli("agent", "install", "gemini").exit_code == 0
+    settings = json.loads((project_dir / ".gemini" / "settings.json").read_text())
+    assert settings["mcpServers"]["graphit"]["command"] == "graphit"
+    hooks = {e: g[0]["hooks"][0]["command"] for e, g in settings["hooks"].items()}
+    assert hooks == {
+        "SessionStart": "graphit agent hook session-start --for gemini",
+        "BeforeAgent": "graphit agent hook prompt --for gemini",
+    }
+    # Gemini CLI sends the event as JSON on stdin and reads stdout as JSON.
+    event = {"hook_event_name": "BeforeAgent", "cwd": str(project_dir)}
+    done = _run_hook(hooks["BeforeAgent"], project_dir, {**event, "prompt": "the pip cache?"})
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)["hookSpecificOutput"]
+    assert found["hookEventName"] == "BeforeAgent"
+    assert "ci-cache bucket" in found["additionalContext"]
+    assert "staging" not in found["additionalContext"]
+    quiet = _run_hook(hooks["BeforeAgent"], project_dir, {**event, "prompt": "thanks"})
+    assert (quiet.returncode, quiet.stdout) == (0, "")
+    start = _run_hook(hooks["SessionStart"], project_dir, {"source": "startup"})
+    assert "staging bucket" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    rows = cli("agent", "status", "--format", "json").json()
+    [row] = [r for r in rows if (r["client"], r["level"]) == ("gemini", "project")]
+    assert (row["server"], row["hook"], row["prompt_hook"]) == ("installed",) * 3
+    assert cli("agent", "uninstall", "gemini").exit_code == 0
+    assert not (project_dir / ".gemini").exists()

@@ -37,6 +37,9 @@ SERVER_NAME = "graphit"
 PROJECT, USER = "project", "user"
 PORTABLE_COMMAND = "graphit"  # what a project-level (committed) entry runs: found on PATH
 SESSION_START, USER_PROMPT = "SessionStart", "UserPromptSubmit"
+# The clients with hooks, and the name each gives the event before a prompt is answered (Gemini
+# CLI's BeforeAgent gets the prompt and adds `hookSpecificOutput.additionalContext` to the turn).
+PROMPT_EVENT = {"claude-code": USER_PROMPT, "gemini": "BeforeAgent"}
 
 
 # --- the clients -----------------------------------------------------------------------------
@@ -239,12 +242,14 @@ def server_entry(c: Client, level: str, root: Path) -> dict[str, Any]:
     return entry
 
 
-def hook_command(event: str, level: str) -> str:
-    """The shell command of a Claude Code hook: `graphit agent hook session-start|prompt`.
-    At user level it pins this graphit and GRAPHIT_HOME, and says `--user` so it stays
-    silent in a project that has the same hook of its own."""
+def hook_command(event: str, level: str, name: str = "claude-code") -> str:
+    """The shell command of a hook: `graphit agent hook session-start|prompt` (with `--for
+    gemini`, the JSON Gemini CLI reads). At user level it pins this graphit and GRAPHIT_HOME,
+    and says `--user` so it stays silent in a project that has the same hook of its own."""
     which = "session-start" if event == SESSION_START else "prompt"
     argv = [*command_for(level), "agent", "hook", which]
+    if name != "claude-code":
+        argv += ["--for", name]
     if level == PROJECT:
         return shlex.join(argv)
     env = [f"{k}={shlex.quote(v)}" for k, v in server_env(USER, Path(".")).items()]
@@ -328,14 +333,14 @@ def _server_change(c: Client, path: Path, entry: dict[str, Any] | None) -> Chang
     return Change(path, before, after, "MCP server")
 
 
-def _hook_change(path: Path, wanted: dict[str, str | None]) -> Change:
-    """Claude Code's settings.json with graphit's hook for each event of `wanted` set to its
-    command (None: taken out). Other hooks, settings and the file's layout stay as written."""
-    before = _read(path)
-    text = before
+def _hook_change(path: Path, wanted: dict[str, str | None], before: str | None = None) -> Change:
+    """The settings file with graphit's hook for each event of `wanted` set to its command
+    (None: taken out). Other hooks, settings and the file's layout stay as written."""
+    original = _read(path)
+    text = original if before is None else before
     for event, command in wanted.items():
         text = _one_hook(path, text, event, command)
-    return Change(path, before, text, "hooks")
+    return Change(path, original, text, "hooks")
 
 
 def _one_hook(path: Path, text: str | None, event: str, command: str | None) -> str | None:
@@ -371,15 +376,27 @@ def _one_hook(path: Path, text: str | None, event: str, command: str | None) -> 
     return text
 
 
-def _hook_path(level: str, root: Path) -> Path:
+def _hook_path(c: Client, level: str, root: Path) -> Path:
+    if c.name == "gemini":  # the hooks sit beside the servers, in settings.json
+        return c.config_path(level, root)
     return (root if level == PROJECT else _home()) / ".claude" / "settings.json"
 
 
-def _hooks_wanted(level: str, prompt_recall: bool) -> dict[str, str | None]:
+def _hooks_wanted(c: Client, level: str, prompt_recall: bool) -> dict[str, str | None]:
+    prompt = PROMPT_EVENT[c.name]
     return {
-        SESSION_START: hook_command(SESSION_START, level),
-        USER_PROMPT: hook_command(USER_PROMPT, level) if prompt_recall else None,
+        SESSION_START: hook_command(SESSION_START, level, c.name),
+        prompt: hook_command(prompt, level, c.name) if prompt_recall else None,
     }
+
+
+def _with_hooks(changes: list[Change], hooks: Change) -> list[Change]:
+    """`changes` and the hooks' change, merged into the server's when they share a file."""
+    for i, change in enumerate(changes):
+        if change.path == hooks.path:
+            changes[i] = Change(change.path, change.before, hooks.after, "MCP server and hooks")
+            return changes
+    return [*changes, hooks]
 
 
 def _level(c: Client, level: str | None) -> str:
@@ -395,8 +412,11 @@ def plan_install(
     level = _level(c, level)
     root = project_root(cwd)
     changes = [_server_change(c, c.config_path(level, root), server_entry(c, level, root))]
-    if c.name == "claude-code":
-        changes.append(_hook_change(_hook_path(level, root), _hooks_wanted(level, prompt_recall)))
+    if c.name in PROMPT_EVENT:
+        path = _hook_path(c, level, root)
+        text = changes[0].after if path == changes[0].path else None
+        hooks = _hook_change(path, _hooks_wanted(c, level, prompt_recall), text)
+        changes = _with_hooks(changes, hooks)
     guide = c.instructions_path(level, root)
     if guide is not None:
         before = _read(guide)
@@ -410,11 +430,19 @@ def plan_uninstall(name: str, level: str | None = None, cwd: Path | None = None)
     c = client(name)
     level = _level(c, level)
     root = project_root(cwd)
-    changes = [_server_change(c, c.config_path(level, root), None)]
-    if c.name == "claude-code":
+    changes: list[Change] = []
+    if c.name in PROMPT_EVENT:  # the hooks first: install added them after the server
         changes.append(
-            _hook_change(_hook_path(level, root), {USER_PROMPT: None, SESSION_START: None})
+            _hook_change(
+                _hook_path(c, level, root), {PROMPT_EVENT[c.name]: None, SESSION_START: None}
+            )
         )
+    server = _server_change(c, c.config_path(level, root), None)
+    if changes and changes[0].path == server.path:
+        after = files.drop_json_entry(server.path, changes[0].after, [c.key, SERVER_NAME])
+        changes[0] = Change(server.path, server.before, after, "MCP server and hooks")
+    else:
+        changes.insert(0, server)
     guide = c.instructions_path(level, root)
     if guide is not None:
         sharing = [

@@ -14,8 +14,8 @@ from typing import Any
 from graphit_cli.agents import files
 from graphit_cli.agents.clients import (
     CLIENTS,
+    PROMPT_EVENT,
     SESSION_START,
-    USER_PROMPT,
     _entry_at,
     _hook_change,
     _hook_path,
@@ -36,8 +36,8 @@ class Status:
     level: str
     config: Path
     server: str  # "installed", "outdated" (another command or env), "absent" or an error
-    hook: str | None  # Claude Code only: the SessionStart hook
-    prompt_hook: str | None  # Claude Code only: the UserPromptSubmit hook
+    hook: str | None  # Claude Code and Gemini CLI: the SessionStart hook
+    prompt_hook: str | None  # their UserPromptSubmit (BeforeAgent) hook
     instructions: Path | None
     guidance: str | None  # "installed", "outdated", "absent"
 
@@ -70,10 +70,10 @@ def status(cwd: Path | None = None) -> list[Status]:
             except InvalidInput as exc:
                 server = f"unreadable: {exc.message}"
             hook = prompt_hook = None
-            if c.name == "claude-code":
-                hook_path = _hook_path(level, root)
-                hook = _hook_state(hook_path, SESSION_START, level)
-                prompt_hook = _hook_state(hook_path, USER_PROMPT, level)
+            if c.name in PROMPT_EVENT:
+                hook_path = _hook_path(c, level, root)
+                hook = _hook_state(hook_path, SESSION_START, level, c.name)
+                prompt_hook = _hook_state(hook_path, PROMPT_EVENT[c.name], level, c.name)
             guide = c.instructions_path(level, root)
             guidance = None
             if guide is not None:
@@ -87,9 +87,9 @@ def status(cwd: Path | None = None) -> list[Status]:
     return rows
 
 
-def _hook_state(path: Path, event: str, level: str) -> str:
+def _hook_state(path: Path, event: str, level: str, name: str) -> str:
     try:
-        change = _hook_change(path, {event: hook_command(event, level)})
+        change = _hook_change(path, {event: hook_command(event, level, name)})
         data = files.load_json(path, change.before)
     except InvalidInput as exc:
         return f"unreadable: {exc.message}"

@@ -90,7 +90,7 @@ def install(
         bool,
         typer.Option(
             "--no-prompt-recall",
-            help="claude-code: no UserPromptSubmit hook (GRAPHIT_PROMPT_RECALL=0 mutes it too).",
+            help="No per-prompt hook (claude-code, gemini); GRAPHIT_PROMPT_RECALL=0 mutes it.",
         ),
     ] = False,
 ) -> None:
@@ -102,14 +102,14 @@ def install(
     working setup. --user: the client's files for every project of this user; they pin
     this graphit's absolute path and GRAPHIT_HOME when set.
 
-    Claude Code also gets two hooks in .claude/settings.json: at session start the
-    mandatory memories, and at each prompt the few memories it is about (none for a prompt
-    about nothing). Every client gets the recall protocol and capture guidance as a marked
-    block in its instructions file (CLAUDE.md, AGENTS.md, GEMINI.md). Only graphit's own
-    entries change: other entries, comments and layout stay as written. Running it again
-    changes nothing. After writing it says which files to commit and the client's
-    first-run step (approve the server in Claude Code, trust the folder in Gemini CLI or
-    the project in Codex).
+    Claude Code (.claude/settings.json) and Gemini CLI (its settings.json) also get two
+    hooks: at session start the mandatory memories, and at each prompt the few memories it
+    is about (none for a prompt about nothing). Every client gets the recall protocol and
+    capture guidance as a marked block in its instructions file (CLAUDE.md, AGENTS.md,
+    GEMINI.md). Only graphit's own entries change: other entries, comments and layout stay
+    as written. Running it again changes nothing. After writing it says which files to
+    commit and the client's first-run step (approve the server in Claude Code, trust the
+    folder in Gemini CLI or the project in Codex).
 
     Files (project; --user): claude-code .mcp.json; ~/.claude.json. cursor
     .cursor/mcp.json; ~/.cursor/mcp.json. vscode .vscode/mcp.json; the user profile's
@@ -195,8 +195,25 @@ HookUserOpt = Annotated[
 ]
 
 
+class HookClient(StrEnum):
+    claude_code = "claude-code"
+    gemini = "gemini"
+
+
+HookForOpt = Annotated[
+    HookClient,
+    typer.Option(
+        "--for",
+        parser=choice(HookClient, "client"),
+        help="claude-code: Markdown on stdout; gemini: the JSON Gemini CLI reads.",
+    ),
+]
+
+
 @hook_app.command("session-start")
-def hook_session_start(user: HookUserOpt = False) -> None:
+def hook_session_start(
+    user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_code
+) -> None:
     """Print the mandatory memories as Markdown (Claude Code adds them to the context).
 
     Prints nothing outside a graphit project, when there is no mandatory memory, or with
@@ -204,11 +221,11 @@ def hook_session_start(user: HookUserOpt = False) -> None:
     """
     from graphit_cli.cli import hooks
 
-    hooks.never_blocks(hooks.session_start)(user)
+    hooks.never_blocks(hooks.session_start)(user, for_.value)
 
 
 @hook_app.command("prompt")
-def hook_prompt(user: HookUserOpt = False) -> None:
+def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_code) -> None:
     """Print the few memories the prompt is about (the hook's JSON on stdin, field `prompt`).
 
     Matches only, mandatory memories left out (the session start loaded them), at most 3;
@@ -217,4 +234,4 @@ def hook_prompt(user: HookUserOpt = False) -> None:
     """
     from graphit_cli.cli import hooks
 
-    hooks.never_blocks(hooks.prompt)(user, hooks.read_stdin())
+    hooks.never_blocks(hooks.prompt)(user, hooks.read_stdin(), for_.value)

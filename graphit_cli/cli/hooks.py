@@ -2,7 +2,9 @@
 
 Claude Code runs a hook command in the project, hands it the event as JSON on stdin (a
 UserPromptSubmit event's `prompt` field is what the user typed), and adds what the command
-prints on stdout to the model's context. So the hooks print Markdown, or nothing at all:
+prints on stdout to the model's context. Gemini CLI does the same for its BeforeAgent and
+SessionStart events, but reads stdout as JSON: `--for gemini` wraps the Markdown as
+`{"hookSpecificOutput": {"additionalContext": ...}}`. So the hooks print Markdown, or nothing:
 - outside a graphit project (no graphit.lock.json up the tree, no GRAPHIT_PROJECT_ID);
 - at user level when the project installed its own hook for the event (no second recall);
 - `session-start` with no mandatory memory; `prompt` with no match, a blank prompt, or
@@ -72,10 +74,14 @@ def in_project(cwd: Path | None = None) -> Path | None:
     return here if os.environ.get(config.ENV_PROJECT_ID, "").strip() else None
 
 
-def project_has_own(root: Path, event: str) -> bool:
-    """The project's .claude/settings.json runs graphit's hook for `event` itself."""
+SETTINGS = {"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}
+EVENTS = {"claude-code": "UserPromptSubmit", "gemini": "BeforeAgent"}
+
+
+def project_has_own(root: Path, event: str, client: str = "claude-code") -> bool:
+    """The project's settings (.claude/ or .gemini/) run graphit's hook for `event` itself."""
     try:
-        text = (root / ".claude" / "settings.json").read_text(encoding="utf-8")
+        text = (root / SETTINGS[client]).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
     from graphit_cli.agents import jsonc
@@ -94,19 +100,28 @@ def project_has_own(root: Path, event: str) -> bool:
     )
 
 
-def _silent(event: str, user_level: bool) -> Path | None:
+def _silent(event: str, user_level: bool, client: str) -> Path | None:
     """The project root when the hook has something to do; None when it stays silent."""
     root = in_project()
     if root is None:
         return None
-    if user_level and project_has_own(root, event):
+    if user_level and project_has_own(root, event, client):
         return None
     return root
 
 
-def session_start(user_level: bool) -> None:
+def emit(text: str, event: str, client: str) -> None:
+    """`text` into the client's context: plain for Claude Code, JSON for Gemini CLI."""
+    if client == "gemini":
+        found = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+        out(json.dumps(found, ensure_ascii=False) + "\n")
+    else:
+        out(text)
+
+
+def session_start(user_level: bool, client: str = "claude-code") -> None:
     """Every mandatory memory of the project, the user scope and the recall contexts."""
-    if _silent("SessionStart", user_level) is None:
+    if _silent("SessionStart", user_level, client) is None:
         return
     from graphit_cli.formats import render
     from graphit_cli.portability import across
@@ -123,10 +138,10 @@ def session_start(user_level: bool) -> None:
     where = ", ".join(result.scopes)
     parts = [f"## Mandatory memories ({len(result.mandatory)}) from {where}\n"]
     parts += [render.to_markdown(m, [render.scope_field(m)]) for m in result.mandatory]
-    out("\n".join(parts))
+    emit("\n".join(parts), "SessionStart", client)
 
 
-def prompt(user_level: bool, stdin: str) -> None:
+def prompt(user_level: bool, stdin: str, client: str = "claude-code") -> None:
     """The memories the prompt is about: matches only, mandatory ones left out, a few."""
     if os.environ.get(ENV_PROMPT_RECALL, "").strip().lower() in ("0", "false", "no", "off"):
         return
@@ -137,11 +152,11 @@ def prompt(user_level: bool, stdin: str) -> None:
     text = event.get("prompt") if isinstance(event, dict) else None
     if not isinstance(text, str) or not text.strip() or text.lstrip().startswith("/"):
         return
-    if _silent("UserPromptSubmit", user_level) is None:
+    if _silent(EVENTS[client], user_level, client) is None:
         return
     hits = _search(text[:2000])
     if hits:
-        out(render_hits(hits))
+        emit(render_hits(hits), EVENTS[client], client)
 
 
 def _search(query: str) -> list[SearchHit]:
