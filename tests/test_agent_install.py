@@ -3,7 +3,8 @@
 Every client's file is written with content of its own first (another server, another key, its
 own indentation, TOML comments); install must keep all of it, a second install must change no
 byte, uninstall must give the original bytes back, and a malformed file is refused untouched.
-The Claude Code SessionStart hook is run for real in a subprocess.
+The Claude Code SessionStart hook is run for real in a subprocess. (Teams, layouts, the
+per-prompt hook and the defects of issue #29: tests/test_agent_teams.py.)
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEX_HOME", str(home / "codex-home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     return home
 
 
@@ -47,6 +50,8 @@ CASES = [
     ("cursor", False, "P/.cursor/mcp.json", "mcpServers", "P/AGENTS.md"),
     ("cursor", True, "H/.cursor/mcp.json", "mcpServers", None),
     ("vscode", False, "P/.vscode/mcp.json", "servers", "P/AGENTS.md"),
+    ("vscode", True, "H/.config/Code/User/mcp.json", "servers", None),
+    ("codex", False, "P/.codex/config.toml", "mcp_servers", "P/AGENTS.md"),
     ("codex", True, "H/codex-home/config.toml", "mcp_servers", "H/codex-home/AGENTS.md"),
     ("gemini", False, "P/.gemini/settings.json", "mcpServers", "P/GEMINI.md"),
     ("gemini", True, "H/.gemini/settings.json", "mcpServers", "H/.gemini/GEMINI.md"),
@@ -100,12 +105,13 @@ def test_install_merges_is_idempotent_and_uninstall_restores_every_byte(
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""
     entry = _entry(path, key)
-    assert Path(entry["command"]).is_absolute() and Path(entry["command"]).name == "graphit"
     assert entry["args"] == ["memory", "mcp"]
-    assert entry["env"]["GRAPHIT_HOME"] == os.environ["GRAPHIT_HOME"]
-    # A project-level entry pins the project (a client may start it elsewhere); a user-level
-    # one follows the working directory the client starts it in.
-    assert ("GRAPHIT_PROJECT_ID" in entry["env"]) is (not user)
+    if user:  # the user's own file pins this graphit and its home
+        assert Path(entry["command"]).is_absolute() and Path(entry["command"]).name == "graphit"
+        assert entry["env"] == {"GRAPHIT_HOME": os.environ["GRAPHIT_HOME"]}
+    else:  # the team's file: `graphit` from PATH, the project's id, nothing of this machine
+        assert entry["command"] == "graphit"
+        assert entry["env"] == {"GRAPHIT_PROJECT_ID": PROJECT_ID}
     assert ("type" in entry) is (name in ("claude-code", "vscode"))
     text = path.read_text()
     if path.suffix == ".toml":
@@ -155,8 +161,14 @@ def test_install_into_nothing_and_uninstall_leaves_nothing(
         assert path.read_text().startswith('{\n  "')  # two spaces for a new file
     assert cli("agent", "uninstall", name, *level).exit_code == 0
     assert _snapshot(project_dir, home) == start
-    # A .cursor/ (or .claude/, ...) made for the file goes with it; CODEX_HOME is Codex's own.
-    assert not path.parent.exists() or path.parent in (project_dir, home, home / "codex-home")
+    # A .cursor/ (or .claude/, ...) made for the file goes with it; CODEX_HOME and VS Code's
+    # profile directory are the clients' own.
+    assert not path.parent.exists() or path.parent in (
+        project_dir,
+        home,
+        home / "codex-home",
+        home / ".config" / "Code" / "User",
+    )
 
 
 @pytest.mark.parametrize("name", ["claude-code", "cursor", "vscode", "codex", "gemini"])
@@ -184,19 +196,19 @@ def test_dry_run_prints_the_diff_and_writes_nothing(
         ("cursor", ".cursor/mcp.json", "[1, 2]"),
         ("vscode", ".vscode/mcp.json", '{"servers": []}'),
         ("gemini", ".gemini/settings.json", "{'single': 'quotes'}"),
-        ("codex", "codex", "[mcp_servers\nbroken = "),
+        ("codex", ".codex/config.toml", "[mcp_servers\nbroken = "),
     ],
 )
 def test_a_malformed_file_is_refused_and_nothing_is_written(
     cli, project_dir: Path, home: Path, name: str, relative: str, bad: str
 ) -> None:  # type: ignore[no-untyped-def]
-    path = home / "codex-home" / "config.toml" if name == "codex" else project_dir / relative
+    path = project_dir / relative
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(bad)
     start = _snapshot(project_dir, home)
     result = cli("agent", "install", name)
     assert result.exit_code == 3
-    [line] = result.stderr.splitlines()
+    [line] = [x for x in result.stderr.splitlines() if not x.startswith("Warning:")]
     assert line.startswith(f"Error: {path}") and line.endswith("nothing was changed"), line
     assert _snapshot(project_dir, home) == start  # not the hook, not the guidance either
     # Uninstall refuses what it cannot parse (a "servers" list holds nothing of ours: exit 0).
@@ -204,14 +216,11 @@ def test_a_malformed_file_is_refused_and_nothing_is_written(
     assert _snapshot(project_dir, home) == start
 
 
-def test_levels_a_client_does_not_have_are_refused(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
-    codex = cli("agent", "install", "codex", "--project")
-    assert codex.exit_code == 3
-    assert codex.stderr == (
-        "Error: codex has no project-level MCP configuration: use --user (or leave it out: "
-        "user is the default for codex)\n"
-    )
-    assert cli("agent", "install", "vscode", "--user").exit_code == 3
+def test_every_client_has_both_levels_and_bad_arguments_are_refused(
+    cli, project_dir: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    assert cli("agent", "install", "codex", "--project", "--dry-run").exit_code == 0
+    assert cli("agent", "install", "vscode", "--user", "--dry-run").exit_code == 0
     assert cli("agent", "install", "vscode", "--user", "--project").exit_code == 2
     unknown = cli("agent", "install", "emacs")
     assert unknown.exit_code == 2 and "claude-code" in unknown.stderr
@@ -256,7 +265,7 @@ def test_an_outdated_block_and_entry_are_replaced_not_repeated(
 
 def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
     cli("agent", "install", "claude-code")
-    cli("agent", "install", "codex")
+    cli("agent", "install", "codex", "--user")
     rows = {(r["client"], r["level"]): r for r in cli("agent", "status", "--format", "json").json()}
     assert set(rows) == {
         ("claude-code", "project"),
@@ -264,6 +273,8 @@ def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path
         ("cursor", "project"),
         ("cursor", "user"),
         ("vscode", "project"),
+        ("vscode", "user"),
+        ("codex", "project"),
         ("codex", "user"),
         ("gemini", "project"),
         ("gemini", "user"),
@@ -275,6 +286,7 @@ def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path
         "config": str(project_dir / ".mcp.json"),
         "server": "installed",
         "hook": "installed",
+        "prompt_hook": "installed",
         "instructions": str(project_dir / "CLAUDE.md"),
         "guidance": "installed",
     }
@@ -283,7 +295,7 @@ def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path
     assert rows[("claude-code", "user")]["hook"] == "absent"
     table = cli("agent", "status").stdout
     assert f"claude-code  project  {project_dir / '.mcp.json'}\n" in table
-    assert "server installed; hook installed; guidance installed" in table
+    assert "server installed; hook installed; prompt hook installed; guidance installed" in table
 
 
 def test_the_hook_keeps_other_hooks_and_settings(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
@@ -302,7 +314,7 @@ def test_the_hook_keeps_other_hooks_and_settings(cli, project_dir: Path, home: P
     cli("agent", "install", "claude-code")
     groups = json.loads(settings.read_text())["hooks"]["SessionStart"]
     assert groups[0] == theirs["hooks"]["SessionStart"][0]
-    assert groups[1]["hooks"][0]["command"].endswith("memory recall --format markdown")
+    assert groups[1]["hooks"][0]["command"] == "graphit agent hook session-start"
     cli("agent", "uninstall", "claude-code")
     assert settings.read_text() == before
 
@@ -327,10 +339,10 @@ def test_the_session_start_hook_prints_the_mandatory_memories(
     settings = json.loads((project_dir / ".claude" / "settings.json").read_text())
     [group] = settings["hooks"]["SessionStart"]
     [hook] = group["hooks"]
-    assert hook["type"] == "command"
-    assert f"GRAPHIT_PROJECT_ID={PROJECT_ID}" in hook["command"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHIT_")}
-    # Claude Code runs the hook through a shell in the project; its stdout joins the context.
+    assert hook == {"type": "command", "command": "graphit agent hook session-start"}
+    # Claude Code runs the hook through a shell in the project, with the user's environment
+    # (graphit on PATH, GRAPHIT_HOME if they set one); its stdout joins the context.
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run(
         hook["command"],
         shell=True,

@@ -1,16 +1,26 @@
 """Where each MCP client keeps its servers, hooks and instructions, and what install writes.
 
 An install is planned as a list of `Change`s (path, text before, text after): the MCP server
-entry, for Claude Code a SessionStart hook running `graphit memory recall`, and the recall and
-capture guidance as a marked block in the client's instructions file. `--dry-run` shows the
-changes as a diff; otherwise they are written. Planning reads files and refuses a malformed
-one before anything is written, so a refused install leaves every file as it was.
+entry, for Claude Code a SessionStart hook (the mandatory memories) and a UserPromptSubmit hook
+(the memories each prompt is about), and the recall and capture guidance as a marked block in
+the client's instructions file. `--dry-run` shows the changes as a diff; otherwise they are
+written. Planning reads files and refuses a malformed one before anything is written, so a
+refused install leaves every file as it was.
+
+Project-level files are the team's: they run `graphit` from PATH and name nothing of this
+machine (no absolute path, no GRAPHIT_HOME), so a teammate who clones the project and has
+graphit installed gets a working server and hooks. User-level files are this user's own: they
+pin the absolute path of the graphit in use, and GRAPHIT_HOME when it is set.
+
+One job: planning what install, uninstall and status touch for each client (its files, its
+entry, its hooks, what install says after writing); the text edits are files.py's and jsonc.py's.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
+import platform
 import shlex
 import shutil
 import sys
@@ -25,6 +35,11 @@ from graphit_cli.errors import InvalidInput
 
 SERVER_NAME = "graphit"
 PROJECT, USER = "project", "user"
+PORTABLE_COMMAND = "graphit"  # what a project-level (committed) entry runs: found on PATH
+SESSION_START, USER_PROMPT = "SessionStart", "UserPromptSubmit"
+# The clients with hooks, and the name each gives the event before a prompt is answered (Gemini
+# CLI's BeforeAgent gets the prompt and adds `hookSpecificOutput.additionalContext` to the turn).
+PROMPT_EVENT = {"claude-code": USER_PROMPT, "gemini": "BeforeAgent"}
 
 
 # --- the clients -----------------------------------------------------------------------------
@@ -39,6 +54,18 @@ def _codex_home() -> Path:
     return Path(raw).expanduser() if raw else _home() / ".codex"
 
 
+def _vscode_user() -> Path:
+    """VS Code's user-profile mcp.json (the default profile), per platform."""
+    system = platform.system()
+    if system == "Darwin":
+        base = _home() / "Library" / "Application Support"
+    elif system == "Windows":
+        base = Path(os.environ.get("APPDATA") or _home() / "AppData" / "Roaming")
+    else:
+        base = Path(os.environ.get("XDG_CONFIG_HOME") or _home() / ".config")
+    return base / "Code" / "User" / "mcp.json"
+
+
 @dataclass(frozen=True)
 class Client:
     name: str
@@ -51,6 +78,7 @@ class Client:
     typed: bool = False  # the entry says "type": "stdio"
     toml: bool = False
     default_level: str = PROJECT
+    first_run: str = ""  # what the user does once before the client uses a project server
 
     def levels(self) -> tuple[str, ...]:
         found = (PROJECT,) if self.project_file else ()
@@ -85,6 +113,10 @@ CLIENTS: dict[str, Client] = {
             "CLAUDE.md",
             lambda: _home() / ".claude" / "CLAUDE.md",
             typed=True,
+            first_run=(
+                "start `claude` in the project and approve the graphit server when asked "
+                "(project servers wait for approval; `claude mcp get graphit` shows it)"
+            ),
         ),
         Client(
             "cursor",
@@ -94,20 +126,34 @@ CLIENTS: dict[str, Client] = {
             lambda: _home() / ".cursor" / "mcp.json",
             "AGENTS.md",
             None,
+            first_run="enable graphit in Cursor's MCP settings when Cursor offers it",
         ),
         Client(
-            "vscode", "VS Code", "servers", ".vscode/mcp.json", None, "AGENTS.md", None, typed=True
+            "vscode",
+            "VS Code",
+            "servers",
+            ".vscode/mcp.json",
+            _vscode_user,
+            "AGENTS.md",
+            None,
+            typed=True,
+            first_run=(
+                "trust the graphit server when VS Code asks (or start it from `MCP: List Servers`)"
+            ),
         ),
         Client(
             "codex",
             "Codex",
             "mcp_servers",
-            None,
+            ".codex/config.toml",
             lambda: _codex_home() / "config.toml",
-            None,
+            "AGENTS.md",
             lambda: _codex_home() / "AGENTS.md",
             toml=True,
-            default_level=USER,
+            first_run=(
+                "trust the project when `codex` asks (Codex reads .codex/config.toml only in "
+                "a trusted project; `codex mcp list` shows graphit once it is)"
+            ),
         ),
         Client(
             "gemini",
@@ -117,6 +163,10 @@ CLIENTS: dict[str, Client] = {
             lambda: _home() / ".gemini" / "settings.json",
             "GEMINI.md",
             lambda: _home() / ".gemini" / "GEMINI.md",
+            first_run=(
+                "trust this folder when `gemini` asks (or `/permissions`): Gemini CLI starts "
+                "no MCP server in an untrusted folder"
+            ),
         ),
     )
 }
@@ -160,23 +210,30 @@ def graphit_command() -> list[str]:
 
 
 def server_env(level: str, root: Path) -> dict[str, str]:
-    """What the server needs beyond its working directory: GRAPHIT_HOME when it is set, and
-    for a project-level entry the project's id (a client may start the server elsewhere)."""
+    """What the server needs beyond its working directory: for a project-level entry the
+    project's id (a client may start the server elsewhere; the id is the team's, in the
+    committed graphit.lock.json); for a user-level one GRAPHIT_HOME when it is set."""
     env: dict[str, str] = {}
-    home = os.environ.get(config.ENV_HOME, "").strip()
-    if home:
-        env[config.ENV_HOME] = os.path.abspath(os.path.expanduser(home))
-    if level == PROJECT:
-        from graphit_cli.access.scopes import read_project_id
+    if level == USER:
+        home = os.environ.get(config.ENV_HOME, "").strip()
+        if home:
+            env[config.ENV_HOME] = os.path.abspath(os.path.expanduser(home))
+        return env
+    from graphit_cli.access.scopes import read_project_id
 
-        lock = root / config.PROJECT_LOCK_FILE
-        if lock.is_file():
-            env[config.ENV_PROJECT_ID] = read_project_id(lock)
+    lock = root / config.PROJECT_LOCK_FILE
+    if lock.is_file():
+        env[config.ENV_PROJECT_ID] = read_project_id(lock)
     return env
 
 
+def command_for(level: str) -> list[str]:
+    """`graphit` from PATH for a file the team commits; this graphit's own path for a user's."""
+    return [PORTABLE_COMMAND] if level == PROJECT else graphit_command()
+
+
 def server_entry(c: Client, level: str, root: Path) -> dict[str, Any]:
-    command, *prefix = graphit_command()
+    command, *prefix = command_for(level)
     entry: dict[str, Any] = {"type": "stdio"} if c.typed else {}
     entry |= {"command": command, "args": [*prefix, "memory", "mcp"]}
     env = server_env(level, root)
@@ -185,16 +242,27 @@ def server_entry(c: Client, level: str, root: Path) -> dict[str, Any]:
     return entry
 
 
-def recall_command(level: str, root: Path) -> str:
-    """The shell command of the SessionStart hook: the recall protocol, as Markdown."""
-    env = [f"{k}={shlex.quote(v)}" for k, v in server_env(level, root).items()]
-    argv = [*graphit_command(), "memory", "recall", "--format", "markdown"]
-    return " ".join([*env, shlex.join(argv)])
+def hook_command(event: str, level: str, name: str = "claude-code") -> str:
+    """The shell command of a hook: `graphit agent hook session-start|prompt` (with `--for
+    gemini`, the JSON Gemini CLI reads). At user level it pins this graphit and GRAPHIT_HOME,
+    and says `--user` so it stays silent in a project that has the same hook of its own."""
+    which = "session-start" if event == SESSION_START else "prompt"
+    argv = [*command_for(level), "agent", "hook", which]
+    if name != "claude-code":
+        argv += ["--for", name]
+    if level == PROJECT:
+        return shlex.join(argv)
+    env = [f"{k}={shlex.quote(v)}" for k, v in server_env(USER, Path(".")).items()]
+    return " ".join([*env, shlex.join([*argv, "--user"])])
 
 
-def _is_our_hook(hook: Any) -> bool:
+def is_our_hook(hook: Any) -> bool:
     command = hook.get("command", "") if isinstance(hook, dict) else ""
-    return isinstance(command, str) and "graphit" in command and " memory recall" in command
+    return (
+        isinstance(command, str)
+        and "graphit" in command
+        and (" agent hook " in command or " memory recall" in command)
+    )
 
 
 def instructions_text() -> str:
@@ -259,53 +327,76 @@ def _server_change(c: Client, path: Path, entry: dict[str, Any] | None) -> Chang
         else:
             after = files.set_toml_entry(path, before, c.key, SERVER_NAME, entry)
     elif entry is None:
-        after = files.edit_json(path, before, lambda d: files.drop_entry(d, c.key, SERVER_NAME))
+        after = files.drop_json_entry(path, before, [c.key, SERVER_NAME])
     else:
-        after = files.edit_json(
-            path, before, lambda d: files.set_entry(d, c.key, SERVER_NAME, entry, path)
-        )
+        after = files.set_json_entry(path, before, [c.key, SERVER_NAME], entry)
     return Change(path, before, after, "MCP server")
 
 
-def _hook_change(path: Path, command: str | None) -> Change:
-    """Claude Code's settings.json with our SessionStart hook set (or, for None, removed)."""
-    before = _read(path)
-
-    def edit(data: dict[str, Any]) -> bool:
-        hooks = files.section(data, "hooks", path) if command or "hooks" in data else {}
-        groups = hooks.get("SessionStart", [])
-        if not isinstance(groups, list):
-            raise InvalidInput(f"{path}: hooks.SessionStart is not a list; nothing was changed")
-        ours = [
-            h for g in groups if isinstance(g, dict) for h in g.get("hooks", []) if _is_our_hook(h)
-        ]
-        if command is not None and [h.get("command") for h in ours] == [command]:
-            return False
-        if command is None and not ours:
-            return False
-        kept = []
-        for group in groups:
-            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                rest = [h for h in group["hooks"] if not _is_our_hook(h)]
-                if not rest and len(rest) != len(group["hooks"]):
-                    continue  # a group that held only our hook goes with it
-                group = {**group, "hooks": rest}
-            kept.append(group)
-        if command is not None:
-            kept.append({"hooks": [{"type": "command", "command": command}]})
-        if kept:
-            hooks["SessionStart"] = kept
-        else:
-            hooks.pop("SessionStart", None)
-            if not hooks:
-                data.pop("hooks", None)
-        return True
-
-    return Change(path, before, files.edit_json(path, before, edit), "SessionStart hook")
+def _hook_change(path: Path, wanted: dict[str, str | None], before: str | None = None) -> Change:
+    """The settings file with graphit's hook for each event of `wanted` set to its command
+    (None: taken out). Other hooks, settings and the file's layout stay as written."""
+    original = _read(path)
+    text = original if before is None else before
+    for event, command in wanted.items():
+        text = _one_hook(path, text, event, command)
+    return Change(path, original, text, "hooks")
 
 
-def _hook_path(level: str, root: Path) -> Path:
+def _one_hook(path: Path, text: str | None, event: str, command: str | None) -> str | None:
+    data = files.load_json(path, text)
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InvalidInput(f"{path}: 'hooks' is not a JSON object; nothing was changed")
+    groups = hooks.get(event, [])
+    if not isinstance(groups, list):
+        raise InvalidInput(f"{path}: hooks.{event} is not a list; nothing was changed")
+    ours = [
+        (gi, hi, h)
+        for gi, g in enumerate(groups)
+        if isinstance(g, dict) and isinstance(g.get("hooks"), list)
+        for hi, h in enumerate(g["hooks"])
+        if is_our_hook(h)
+    ]
+    if command is not None and [h.get("command") for _, _, h in ours] == [command]:
+        return text
+    if command is None and not ours:
+        return text
+    for gi in sorted({gi for gi, _, _ in ours}, reverse=True):  # the indexes before stay valid
+        assert text is not None
+        inner = groups[gi]["hooks"]
+        if all(is_our_hook(h) for h in inner):
+            text = files.drop_json_path(path, text, ["hooks", event, gi])
+            continue
+        for hi in sorted((h for g, h, _ in ours if g == gi), reverse=True):
+            text = files.drop_json_path(path, text, ["hooks", event, gi, "hooks", hi])
+    if command is not None:
+        group = {"hooks": [{"type": "command", "command": command}]}
+        text = files.add_json_item(path, text, ["hooks", event], group)
+    return text
+
+
+def _hook_path(c: Client, level: str, root: Path) -> Path:
+    if c.name == "gemini":  # the hooks sit beside the servers, in settings.json
+        return c.config_path(level, root)
     return (root if level == PROJECT else _home()) / ".claude" / "settings.json"
+
+
+def _hooks_wanted(c: Client, level: str, prompt_recall: bool) -> dict[str, str | None]:
+    prompt = PROMPT_EVENT[c.name]
+    return {
+        SESSION_START: hook_command(SESSION_START, level, c.name),
+        prompt: hook_command(prompt, level, c.name) if prompt_recall else None,
+    }
+
+
+def _with_hooks(changes: list[Change], hooks: Change) -> list[Change]:
+    """`changes` and the hooks' change, merged into the server's when they share a file."""
+    for i, change in enumerate(changes):
+        if change.path == hooks.path:
+            changes[i] = Change(change.path, change.before, hooks.after, "MCP server and hooks")
+            return changes
+    return [*changes, hooks]
 
 
 def _level(c: Client, level: str | None) -> str:
@@ -314,13 +405,18 @@ def _level(c: Client, level: str | None) -> str:
     return chosen
 
 
-def plan_install(name: str, level: str | None = None, cwd: Path | None = None) -> list[Change]:
+def plan_install(
+    name: str, level: str | None = None, cwd: Path | None = None, *, prompt_recall: bool = True
+) -> list[Change]:
     c = client(name)
     level = _level(c, level)
     root = project_root(cwd)
     changes = [_server_change(c, c.config_path(level, root), server_entry(c, level, root))]
-    if c.name == "claude-code":
-        changes.append(_hook_change(_hook_path(level, root), recall_command(level, root)))
+    if c.name in PROMPT_EVENT:
+        path = _hook_path(c, level, root)
+        text = changes[0].after if path == changes[0].path else None
+        hooks = _hook_change(path, _hooks_wanted(c, level, prompt_recall), text)
+        changes = _with_hooks(changes, hooks)
     guide = c.instructions_path(level, root)
     if guide is not None:
         before = _read(guide)
@@ -334,9 +430,19 @@ def plan_uninstall(name: str, level: str | None = None, cwd: Path | None = None)
     c = client(name)
     level = _level(c, level)
     root = project_root(cwd)
-    changes = [_server_change(c, c.config_path(level, root), None)]
-    if c.name == "claude-code":
-        changes.append(_hook_change(_hook_path(level, root), None))
+    changes: list[Change] = []
+    if c.name in PROMPT_EVENT:  # the hooks first: install added them after the server
+        changes.append(
+            _hook_change(
+                _hook_path(c, level, root), {PROMPT_EVENT[c.name]: None, SESSION_START: None}
+            )
+        )
+    server = _server_change(c, c.config_path(level, root), None)
+    if changes and changes[0].path == server.path:
+        after = files.drop_json_entry(server.path, changes[0].after, [c.key, SERVER_NAME])
+        changes[0] = Change(server.path, server.before, after, "MCP server and hooks")
+    else:
+        changes.insert(0, server)
     guide = c.instructions_path(level, root)
     if guide is not None:
         sharing = [
@@ -345,7 +451,7 @@ def plan_uninstall(name: str, level: str | None = None, cwd: Path | None = None)
             if other is not c
             and level in other.levels()
             and other.instructions_path(level, root) == guide
-            and _installed(other, level, root)
+            and _maybe_installed(other, level, root)
         ]
         before = _read(guide)
         # Another client still configured here reads the same block: it stays for that one.
@@ -354,8 +460,13 @@ def plan_uninstall(name: str, level: str | None = None, cwd: Path | None = None)
     return changes
 
 
-def _installed(c: Client, level: str, root: Path) -> bool:
-    return _entry_at(c, c.config_path(level, root)) is not None
+def _maybe_installed(c: Client, level: str, root: Path) -> bool:
+    """Whether `c` has graphit's entry at `level`; a file of its that does not parse counts
+    as yes (the shared guidance block stays), and never stops this uninstall."""
+    try:
+        return _entry_at(c, c.config_path(level, root)) is not None
+    except InvalidInput:
+        return True
 
 
 def _entry_at(c: Client, path: Path) -> dict[str, Any] | None:
@@ -365,3 +476,59 @@ def _entry_at(c: Client, path: Path) -> dict[str, Any] | None:
     servers = files.load_json(path, text).get(c.key)
     entry = servers.get(SERVER_NAME) if isinstance(servers, dict) else None
     return entry if isinstance(entry, dict) else None
+
+
+# --- what install says -----------------------------------------------------------------------
+
+
+def notes_before(name: str, level: str | None = None, cwd: Path | None = None) -> list[str]:
+    """Warnings for an install: outside a graphit project; `graphit` not on PATH."""
+    c = client(name)
+    level = _level(c, level)
+    found: list[str] = []
+    if level == PROJECT:
+        from graphit_cli.access.scopes import find_project_lock
+
+        if find_project_lock((cwd or Path.cwd()).resolve()) is None:
+            found.append(
+                f"Warning: no graphit project here (no {config.PROJECT_LOCK_FILE} in "
+                f"{(cwd or Path.cwd()).resolve()} or above): run `graphit init` first; the "
+                "server has no project scope and the hooks stay silent until then."
+            )
+        if shutil.which(PORTABLE_COMMAND) is None:
+            found.append(
+                "Warning: `graphit` is not on PATH here; the project's files run `graphit` "
+                "from PATH (put its directory on PATH, or install it with `pipx install` or "
+                "`uv tool install`)."
+            )
+    return found
+
+
+def notes_after(
+    name: str, level: str | None, changes: list[Change], cwd: Path | None = None
+) -> list[str]:
+    """Which files to commit, and the client's first-run step."""
+    c = client(name)
+    level = _level(c, level)
+    root = project_root(cwd)
+    found: list[str] = []
+    if level == PROJECT:
+        shared = [ch.path for ch in changes if ch.after is not None]
+        if shared:
+            names = ", ".join(_relative(p, root) for p in shared)
+            found.append(
+                f"Commit {names}: they are the team's (no path or setting of this machine); "
+                "a teammate with graphit on PATH gets the same setup."
+            )
+        if c.first_run:
+            found.append(f"Next: {c.first_run}.")
+    else:
+        found.append("These are your own files (this graphit's path): do not commit them.")
+    return found
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)

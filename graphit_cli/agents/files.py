@@ -7,9 +7,7 @@ written. A file that does not parse is refused with InvalidInput and is never re
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,24 +17,19 @@ BEGIN = "<!-- graphit:begin (managed by `graphit agent install`; edits inside ar
 END = "<!-- graphit:end -->"
 
 
-# --- JSON ------------------------------------------------------------------------------------
-
-
-def _indent_of(text: str) -> int | str:
-    """The indentation the file already uses (2 spaces for a new file)."""
-    match = re.search(r"^[ \t]+(?=\S)", text, flags=re.MULTILINE)
-    if match is None:
-        return 2
-    found = match.group(0)
-    return found if "\t" in found else len(found)
+# --- JSON ---------------------------------------------------------------------------------
+# Through the span-keeping editor (jsonc.py): only graphit's own entry changes; comments,
+# trailing commas, layout and key order elsewhere stay byte for byte.
 
 
 def load_json(path: Path, text: str | None) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
+    from graphit_cli.agents import jsonc
+
     try:
-        data = json.loads(text)
-    except ValueError as exc:
+        data = jsonc.loads(text)
+    except jsonc.JsoncError as exc:
         raise InvalidInput(
             f"{path} is not valid JSON ({exc}); fix or move it, nothing was changed"
         ) from None
@@ -45,45 +38,43 @@ def load_json(path: Path, text: str | None) -> dict[str, Any]:
     return data
 
 
-def dump_json(data: dict[str, Any], like: str | None) -> str:
-    return json.dumps(data, indent=_indent_of(like or ""), ensure_ascii=False) + "\n"
+def _not_object(path: Path, where: str) -> InvalidInput:
+    return InvalidInput(f"{path}: {where!r} is not a JSON object; nothing was changed")
 
 
-def edit_json(path: Path, text: str | None, change: Callable[[dict[str, Any]], bool]) -> str | None:
-    """Apply `change` (which says whether it changed anything) to the file's object. An
-    unchanged file keeps every byte; a file left as `{}` by a removal is deleted."""
-    data = load_json(path, text)
-    if not change(data):
+def set_json_entry(path: Path, text: str | None, keys: list[str], entry: Any) -> str | None:
+    """The file with `entry` at `keys` (created with the objects on the way when missing)."""
+    from graphit_cli.agents import jsonc
+
+    load_json(path, text)  # refuses what is not a JSON object, with the file's name
+    try:
+        return jsonc.set_path(text, keys, entry)
+    except TypeError as exc:
+        raise _not_object(path, str(exc)) from None
+
+
+def drop_json_entry(path: Path, text: str | None, keys: list[str]) -> str | None:
+    return drop_json_path(path, text, list(keys)) if text is not None else None
+
+
+def drop_json_path(path: Path, text: str | None, steps: list[str | int]) -> str | None:
+    """The file without the entry at `steps`; None (delete it) when install had created it."""
+    from graphit_cli.agents import jsonc
+
+    if text is None or not text.strip():
         return text
-    if not data and text is not None:
-        return None
-    return dump_json(data, text)
+    load_json(path, text)
+    return jsonc.remove_entry(text, steps)
 
 
-def section(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
-    """`data[key]`, created empty when missing; refused when it is not an object."""
-    value = data.setdefault(key, {})
-    if not isinstance(value, dict):
-        raise InvalidInput(f"{path}: {key!r} is not a JSON object; nothing was changed")
-    return value
+def add_json_item(path: Path, text: str | None, keys: list[str], item: Any) -> str:
+    from graphit_cli.agents import jsonc
 
-
-def set_entry(data: dict[str, Any], key: str, name: str, entry: Any, path: Path) -> bool:
-    servers = section(data, key, path)
-    if servers.get(name) == entry:
-        return False
-    servers[name] = entry
-    return True
-
-
-def drop_entry(data: dict[str, Any], key: str, name: str) -> bool:
-    servers = data.get(key)
-    if not isinstance(servers, dict) or name not in servers:
-        return False
-    del servers[name]
-    if not servers:
-        del data[key]
-    return True
+    load_json(path, text)
+    try:
+        return jsonc.add_item(text, keys, item)
+    except TypeError as exc:
+        raise _not_object(path, str(exc)) from None
 
 
 # --- TOML ------------------------------------------------------------------------------------

@@ -1,12 +1,12 @@
 """`graphit agent status`: per client and level, what install put where, and whether it is current.
 
 "outdated" is an entry install would now write differently (another executable path or
-environment), or a guidance block with older text; "unreadable" a file that does not parse.
+environment), or a guidance block with older text; "unreadable" a file that install would
+refuse (it does not parse, or the servers' place in it is not an object), with the reason.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,14 +14,17 @@ from typing import Any
 from graphit_cli.agents import files
 from graphit_cli.agents.clients import (
     CLIENTS,
+    PROMPT_EVENT,
+    SESSION_START,
     _entry_at,
     _hook_change,
     _hook_path,
-    _is_our_hook,
     _read,
+    _server_change,
+    hook_command,
     instructions_text,
+    is_our_hook,
     project_root,
-    recall_command,
     server_entry,
 )
 from graphit_cli.errors import InvalidInput
@@ -33,7 +36,8 @@ class Status:
     level: str
     config: Path
     server: str  # "installed", "outdated" (another command or env), "absent" or an error
-    hook: str | None  # Claude Code only
+    hook: str | None  # Claude Code and Gemini CLI: the SessionStart hook
+    prompt_hook: str | None  # their UserPromptSubmit (BeforeAgent) hook
     instructions: Path | None
     guidance: str | None  # "installed", "outdated", "absent"
 
@@ -44,6 +48,7 @@ class Status:
             "config": str(self.config),
             "server": self.server,
             "hook": self.hook,
+            "prompt_hook": self.prompt_hook,
             "instructions": str(self.instructions) if self.instructions else None,
             "guidance": self.guidance,
         }
@@ -56,24 +61,19 @@ def status(cwd: Path | None = None) -> list[Status]:
         for level in c.levels():
             path = c.config_path(level, root)
             try:
-                entry = _entry_at(c, path)
                 wanted = server_entry(c, level, root)
+                _server_change(c, path, wanted)  # what install would refuse, status says
+                entry = _entry_at(c, path)
                 server = (
                     "absent" if entry is None else "installed" if entry == wanted else "outdated"
                 )
-            except InvalidInput:
-                server = "unreadable"
-            hook = None
-            if c.name == "claude-code":
-                hook_path = _hook_path(level, root)
-                try:
-                    change = _hook_change(hook_path, recall_command(level, root))
-                    present = any(_is_our_hook(h) for h in _hooks_in(change.before))
-                    hook = (
-                        "absent" if not present else "outdated" if change.changed else "installed"
-                    )
-                except InvalidInput:
-                    hook = "unreadable"
+            except InvalidInput as exc:
+                server = f"unreadable: {exc.message}"
+            hook = prompt_hook = None
+            if c.name in PROMPT_EVENT:
+                hook_path = _hook_path(c, level, root)
+                hook = _hook_state(hook_path, SESSION_START, level, c.name)
+                prompt_hook = _hook_state(hook_path, PROMPT_EVENT[c.name], level, c.name)
             guide = c.instructions_path(level, root)
             guidance = None
             if guide is not None:
@@ -83,14 +83,18 @@ def status(cwd: Path | None = None) -> list[Status]:
                 else:
                     same = files.set_block(text, instructions_text()) == text
                     guidance = "installed" if same else "outdated"
-            rows.append(Status(c.name, level, path, server, hook, guide, guidance))
+            rows.append(Status(c.name, level, path, server, hook, prompt_hook, guide, guidance))
     return rows
 
 
-def _hooks_in(text: str | None) -> list[Any]:
+def _hook_state(path: Path, event: str, level: str, name: str) -> str:
     try:
-        data = json.loads(text) if text else {}
-    except ValueError:
-        return []
-    groups = data.get("hooks", {}).get("SessionStart", []) if isinstance(data, dict) else []
-    return [h for g in groups if isinstance(g, dict) for h in g.get("hooks", [])]
+        change = _hook_change(path, {event: hook_command(event, level, name)})
+        data = files.load_json(path, change.before)
+    except InvalidInput as exc:
+        return f"unreadable: {exc.message}"
+    groups = data.get("hooks", {}).get(event, [])
+    present = any(
+        is_our_hook(h) for g in groups if isinstance(g, dict) for h in g.get("hooks") or []
+    )
+    return "absent" if not present else "outdated" if change.changed else "installed"

@@ -33,8 +33,9 @@ def mcp_() -> None:
     takes a scope (project by default, or user). The project is found from the working
     directory the client starts it in, or GRAPHIT_PROJECT_ID.
 
-    `graphit agent install CLIENT` writes the client's configuration (the absolute path
-    of this graphit, GRAPHIT_HOME when set) and the recall guidance.
+    `graphit agent install CLIENT` writes the client's configuration (for the project:
+    `graphit` from PATH; with --user: this graphit's path and GRAPHIT_HOME) and the
+    recall guidance.
     """
     from graphit_cli.mcp.stdio import serve
 

@@ -1,7 +1,8 @@
 """`graphit agent install|uninstall|status`: wire an MCP client to graphit in one command.
 
 Glue only: `graphit_cli.agents.clients` plans the file changes; this module shows them (a
-diff for `--dry-run`) or writes them, and says what it did on stderr.
+diff for `--dry-run`) or writes them, and says what it did on stderr. `agent hook ...` are the
+commands the installed hooks run (`cli/hooks.py`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ ClientArg = Annotated[
     ),
 ]
 ProjectOpt = Annotated[
-    bool, typer.Option("--project", help="The project's files (the default, except for codex).")
+    bool, typer.Option("--project", help="The project's files, for the team to commit (default).")
 ]
 UserOpt = Annotated[
     bool, typer.Option("--user", help="The client's user-level files, for every project.")
@@ -62,18 +63,20 @@ def _level(project: bool, user: bool) -> str | None:
     return "project" if project else "user" if user else None
 
 
-def _run(changes: list[Change], dry_run: bool, verb: str) -> None:
+def _run(changes: list[Change], dry_run: bool, verb: str) -> bool:
+    """Show or write the changes; whether anything was (or would be) written."""
     pending = [c for c in changes if c.changed]
     if dry_run:
         out("".join(c.diff() for c in pending))
         note(f"Dry run: {len(pending)} file(s) would change; nothing was written.")
-        return
+        return False
     for change in pending:
         change.apply()
         action = "removed" if change.after is None else verb
         note(f"{action} {change.what}: {change.path}")
     if not pending:
         note("Nothing to change: already " + ("installed." if verb == "wrote" else "removed."))
+    return bool(pending)
 
 
 @agent_app.command()
@@ -83,22 +86,46 @@ def install(
     project: ProjectOpt = False,
     user: UserOpt = False,
     dry_run: DryRunOpt = False,
+    no_prompt_recall: Annotated[
+        bool,
+        typer.Option(
+            "--no-prompt-recall",
+            help="No per-prompt hook (claude-code, gemini); GRAPHIT_PROMPT_RECALL=0 mutes it.",
+        ),
+    ] = False,
 ) -> None:
     """Add the graphit MCP server to CLIENT's configuration, with the recall guidance.
 
-    Writes the server entry (the absolute path of this graphit, `memory mcp`, and
-    GRAPHIT_HOME when set) into the client's own file, merged with what is there; for
-    Claude Code also a SessionStart hook running `graphit memory recall`; and, for every
-    client, the recall protocol and capture guidance as a marked block in its
-    instructions file (CLAUDE.md, AGENTS.md, GEMINI.md). Running it again changes nothing.
+    Project level (the default): files the team commits. The entry runs `graphit memory
+    mcp` with `graphit` found on PATH, and names the project's id, never a path or
+    GRAPHIT_HOME of this machine, so every teammate with graphit installed gets the same
+    working setup. --user: the client's files for every project of this user; they pin
+    this graphit's absolute path and GRAPHIT_HOME when set.
 
-    Files: claude-code .mcp.json (--user ~/.claude.json); cursor .cursor/mcp.json (--user
-    ~/.cursor/mcp.json); vscode .vscode/mcp.json; codex $CODEX_HOME/config.toml (default
-    ~/.codex/config.toml); gemini .gemini/settings.json (--user ~/.gemini/settings.json).
+    Claude Code (.claude/settings.json) and Gemini CLI (its settings.json) also get two
+    hooks: at session start the mandatory memories, and at each prompt the few memories it
+    is about (none for a prompt about nothing). Every client gets the recall protocol and
+    capture guidance as a marked block in its instructions file (CLAUDE.md, AGENTS.md,
+    GEMINI.md). Only graphit's own entries change: other entries, comments and layout stay
+    as written. Running it again changes nothing. After writing it says which files to
+    commit and the client's first-run step (approve the server in Claude Code, trust the
+    folder in Gemini CLI or the project in Codex).
+
+    Files (project; --user): claude-code .mcp.json; ~/.claude.json. cursor
+    .cursor/mcp.json; ~/.cursor/mcp.json. vscode .vscode/mcp.json; the user profile's
+    mcp.json. codex .codex/config.toml; $CODEX_HOME/config.toml. gemini
+    .gemini/settings.json; ~/.gemini/settings.json.
     """
-    from graphit_cli.agents.clients import plan_install
+    from graphit_cli.agents.clients import notes_after, notes_before, plan_install
 
-    _run(plan_install(client.value, _level(project, user)), dry_run, "wrote")
+    level = _level(project, user)
+    for line in notes_before(client.value, level):
+        note(line)
+    changes = plan_install(client.value, level, prompt_recall=not no_prompt_recall)
+    _run(changes, dry_run, "wrote")
+    if not dry_run:
+        for line in notes_after(client.value, level, changes):
+            note(line)
 
 
 @agent_app.command()
@@ -111,8 +138,10 @@ def uninstall(
 ) -> None:
     """Remove what `graphit agent install` added for CLIENT; everything else stays.
 
-    The guidance block stays while another client configured at the same place reads the
-    same instructions file (AGENTS.md is shared by cursor, vscode and codex).
+    Every other byte of each file is as it was; a file install created is deleted, one
+    that was there before (even an empty `{"mcpServers": {}}`) stays. The guidance block
+    stays while another client configured at the same place reads the same instructions
+    file (AGENTS.md is shared by cursor, vscode and codex).
     """
     from graphit_cli.agents.clients import plan_uninstall
 
@@ -127,10 +156,11 @@ def status(
         typer.Option("--format", parser=choice(StatusFormat, "format"), help="table or json."),
     ] = StatusFormat.table,
 ) -> None:
-    """Show, per client, what is installed where (server entry, hook, guidance block).
+    """Show, per client, what is installed where (server entry, hooks, guidance block).
 
     "outdated" means an entry graphit would now write differently (another executable
-    path or environment): run install again to update it.
+    path or environment): run install again to update it. "unreadable" is a file install
+    would refuse, with the reason.
     """
     from graphit_cli.agents.status import status as read_status
 
@@ -143,7 +173,65 @@ def status(
         parts = [f"server {r.server}"]
         if r.hook is not None:
             parts.append(f"hook {r.hook}")
+        if r.prompt_hook is not None:
+            parts.append(f"prompt hook {r.prompt_hook}")
         if r.instructions is not None:
             parts.append(f"guidance {r.guidance} ({r.instructions})")
         lines.append(f"{r.client:<12} {r.level:<8} {r.config}\n{'':<22}{'; '.join(parts)}\n")
     out("".join(lines))
+
+
+hook_app = typer.Typer(
+    help="What the installed hooks run (agents call these, not people).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+agent_app.add_typer(hook_app, name="hook")
+
+HookUserOpt = Annotated[
+    bool,
+    typer.Option("--user", help="The user-level hook: silent where the project has its own."),
+]
+
+
+class HookClient(StrEnum):
+    claude_code = "claude-code"
+    gemini = "gemini"
+
+
+HookForOpt = Annotated[
+    HookClient,
+    typer.Option(
+        "--for",
+        parser=choice(HookClient, "client"),
+        help="claude-code: Markdown on stdout; gemini: the JSON Gemini CLI reads.",
+    ),
+]
+
+
+@hook_app.command("session-start")
+def hook_session_start(
+    user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_code
+) -> None:
+    """Print the mandatory memories as Markdown (Claude Code adds them to the context).
+
+    Prints nothing outside a graphit project, when there is no mandatory memory, or with
+    --user in a project whose own settings run this hook.
+    """
+    from graphit_cli.cli import hooks
+
+    hooks.never_blocks(hooks.session_start)(user, for_.value)
+
+
+@hook_app.command("prompt")
+def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_code) -> None:
+    """Print the few memories the prompt is about (the hook's JSON on stdin, field `prompt`).
+
+    Matches only, mandatory memories left out (the session start loaded them), at most 3;
+    nothing for a prompt about nothing, outside a graphit project, or with
+    GRAPHIT_PROMPT_RECALL=0. Hybrid search through a running daemon, else lexical.
+    """
+    from graphit_cli.cli import hooks
+
+    hooks.never_blocks(hooks.prompt)(user, hooks.read_stdin(), for_.value)

@@ -207,9 +207,52 @@ def reflow(text: str, width: int = 96) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
+SERVER_INSTRUCTIONS_LIMIT = 2048  # Claude Code keeps the first 2,048 characters, drops the rest
+
+
+_SERVER_SHORT = """\
+# Graphit memory
+
+Durable memory for this project and this user, every revision kept. Tools take `scope`:
+"project" (the default), "user" or `context:NAME`; recall, mandatory and search also take "all".
+
+## Recall at the start of every session
+
+1. `graphit_memory_mandatory` with `scope: "all"`: read every memory it returns, in full.
+2. `graphit_memory_search` for the current task with `exclude_mandatory: true` and `scope:
+   "all"`, then read what you need with `graphit_memory_source` (with the hit's `scope`).
+
+`graphit_memory_recall` with `context` (the task) does both. Search again when the work moves.
+
+## Write a memory, unasked, when you learn
+
+- **From the user**: a project fact you did not know, or standing guidance on how to work
+  (conventions, policies, environment, lifecycle).
+- **From your work**: confirmed, non-obvious knowledge costly to rediscover: invariants, sources
+  of truth, hidden coupling, root causes, decisions and trade-offs, learned procedures.
+
+Not: instructions for this task only, transient state or progress, guesses, what code or docs
+plainly say.
+
+## How
+
+- Search first: when a live memory covers the subject, update it (`graphit_memory_update`);
+  never write a duplicate.
+- One idea per memory: a title that states it, a body with what and why (keep the rationale).
+- Project scope for the project and its team; `scope: "user"` only for personal preferences
+  across projects. `mandatory: true` only for what every session needs; `important: true` for
+  reference whose relevance depends on the task.
+
+The full guidance (memory types, consolidation) is in CLAUDE.md, AGENTS.md or GEMINI.md, and
+`graphit memory instructions --for mcp` prints it.
+"""
+
+
 def server_instructions() -> str:
-    """What the MCP server tells its client at initialisation."""
-    return markdown("mcp")
+    """What the MCP server tells its client at initialisation: the recall protocol and the
+    capture rules within the strictest client's limit (Claude Code keeps 2,048 characters);
+    the full text (`markdown("mcp")`) goes in the client's instructions file."""
+    return _SERVER_SHORT
 
 
 # --- MCP tool descriptions ------------------------------------------------------------------

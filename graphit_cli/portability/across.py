@@ -15,16 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from graphit_cli.access.opening import open_reader
 from graphit_cli.access.scopes import Scope
-from graphit_cli.core import relevance
 from graphit_cli.core.models import Memory, MemoryFilter, SearchHit, SearchResult
 from graphit_cli.errors import InvalidInput, NoProject
-from graphit_cli.service.memory import MemoryService
 
+if TYPE_CHECKING:
+    from graphit_cli.service.memory import MemoryService
+
+# The service, the table opener and the selection rule are imported where they are used: a
+# client that only asks the daemon (the per-prompt hook) does not pay for them.
 ALL = "all"
-Opener = Callable[[Scope], MemoryService]
+Opener = Callable[[Scope], "MemoryService"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,8 @@ def search(
         if hit.memory.content_hash not in seen:
             seen.add(hit.memory.content_hash)
             ranked.append(replace(hit, rank=len(ranked) + 1))
+    from graphit_cli.core import relevance
+
     chosen = relevance.select(ranked, lambda h: h.memory, top_k)
     used = modes[0] if len(set(modes)) == 1 else ("mixed" if modes else "fts")
     return SearchResult(chosen, used, "; ".join(notices) or None)
@@ -130,6 +135,8 @@ def recall(
 ) -> AcrossRecall:
     """The initial recall protocol over `scopes`: mandatory memories in full, then one search
     with them excluded."""
+    from graphit_cli.access.opening import open_reader
+
     open_one = opener or (lambda s: open_reader(s))
     services = [open_one(s) for s in scopes]
     found = None
