@@ -46,11 +46,18 @@ class RemoteAccess:
     confirm: Callable[[], RemoteAccess] | None = field(default=None, repr=False)
     # When the issuer last said the grant holds (monotonic seconds; issuing it counts).
     confirmed_at: float = field(default_factory=time.monotonic)
+    # Whether an operation has already run on that answer: with no window, each answer
+    # authorises one operation (the first one after issuing needs no second question).
+    spent: bool = False
 
     def confirmation_due(self, interval: float, now: float | None = None) -> bool:
-        """Whether the grant must be confirmed before the next operation."""
+        """Whether the grant must be confirmed before the next operation: with interval 0,
+        once the last confirmation (or the issuing) has authorised an operation; otherwise
+        once `interval` seconds have passed since it."""
         if self.confirm is None:
             return False
+        if interval <= 0:
+            return self.spent
         return (time.monotonic() if now is None else now) - self.confirmed_at >= interval
 
     def renewal_due(self, margin: float, now: datetime | None = None) -> bool:

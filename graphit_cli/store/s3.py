@@ -185,11 +185,14 @@ class RemoteStore(StoreProxy):
             self.renew()
 
     def confirm_if_due(self) -> None:
-        """Ask the Hub again whether the grant holds, once `grant_check` seconds have passed
-        since it last said so; a refusal (revoked, logged out) fails this operation, and the
-        next one asks again. The handle is kept when the same subject's grant still covers
-        the same table, so its warm caches survive; another subject's grant reopens it."""
+        """Ask the Hub again whether the grant holds: before every operation (the default,
+        `grant_check` 0; the first one after issuing runs on the issuing itself), or once
+        `grant_check` seconds have passed since it last said so. A refusal (revoked, logged
+        out) fails this operation, and the next one asks again. The handle is kept when the
+        same subject's grant still covers the same table, so its warm caches survive; another
+        subject's grant reopens it."""
         if not self.access.confirmation_due(self.grant_check):
+            self.access.spent = True  # this operation runs on the last answer
             return
         assert self.access.confirm is not None
         asked = time.monotonic()
@@ -204,6 +207,7 @@ class RemoteStore(StoreProxy):
             self._reopen(fresh)
         else:
             self.access.confirmed_at = asked
+        self.access.spent = True  # ... and this one on the fresh answer
         log.debug("grant for %s confirmed (subject %s)", self.uri, fresh.subject)
 
     def renew(self) -> None:
