@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from graphit_cli.core import ordering
+from graphit_cli.core import commonness, ordering
 from graphit_cli.core.models import Category, Memory
 
 T = TypeVar("T")
@@ -52,6 +52,12 @@ FUSED_Z = 1.25
 # Rows each retriever returns at least (and for top_k = 0); deeper for a large top_k.
 CANDIDATE_DEPTH = 200
 DEPTH_FACTOR = 4
+# A word's weight is its idf in the table times its commonness factor: 1 for a word at most
+# RARE_ZIPF in every language of `commonness` (a domain word), COMMON_FLOOR for one at least
+# COMMON_ZIPF in one of them ("use" 5.8, "have" 6.7), linear in the Zipf frequency between.
+RARE_ZIPF = 4.0
+COMMON_ZIPF = 6.0
+COMMON_FLOOR = 0.1
 # Rows read per query term to count its documents and tell which hits contain it; a term in
 # more rows than this is common, and its weight (idf at this count) is already small.
 TERM_DEPTH = 1000
@@ -86,10 +92,21 @@ def informative_terms(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w not in STOP_WORDS))
 
 
+def commonness_factor(zipf: float) -> float:
+    """How much of its idf a word keeps, from its Zipf frequency in the language."""
+    if zipf <= RARE_ZIPF:
+        return 1.0
+    if zipf >= COMMON_ZIPF:
+        return COMMON_FLOOR
+    return 1.0 - (1.0 - COMMON_FLOOR) * (zipf - RARE_ZIPF) / (COMMON_ZIPF - RARE_ZIPF)
+
+
 def term_weights(document_counts: Mapping[str, int], rows: int) -> dict[str, float]:
-    """BM25's idf of each term, from the number of rows containing it."""
+    """Each term's weight: BM25's idf from the number of rows containing it, times its
+    commonness factor in the language (`commonness_factor`)."""
     return {
         term: math.log(1.0 + (rows - count + 0.5) / (count + 0.5))
+        * commonness_factor(commonness.zipf(term))
         for term, count in document_counts.items()
     }
 

@@ -176,20 +176,28 @@ class Reader:
 
     def _lexical_shares(self, text: str, lexical: list[LexicalHit]) -> dict[str, float]:
         """Each full-text hit's share of the query's term weight (by row key; `relevance`)."""
+        counts, rows, covered = self._term_coverage(text, lexical)
+        weights = relevance.term_weights(counts, rows)
+        return {key: relevance.lexical_share(terms, weights) for key, terms in covered.items()}
+
+    def _term_coverage(
+        self, text: str, lexical: list[LexicalHit]
+    ) -> tuple[dict[str, int], int, dict[str, list[str]]]:
+        """The query's informative terms with the number of rows containing each, the table's
+        row count, and the terms each full-text hit contains (by row key)."""
         terms = relevance.informative_terms(text)
         if not lexical or not terms:
-            return {}
+            return {}, 1, {}
         postings = self.store.term_postings(terms, relevance.TERM_DEPTH)
         # A one-letter word ("x", "1") counts only where some memory has it: noise otherwise.
         postings = {t: found for t, found in postings.items() if len(t) > 1 or found}
         rows = max(self.store.rows(), 1)
-        weights = relevance.term_weights({t: len(p) for t, p in postings.items()}, rows)
-        return {
-            hit.row.key: relevance.lexical_share(
-                (t for t, found in postings.items() if hit.address in found), weights
-            )
+        counts = {t: len(p) for t, p in postings.items()}
+        covered = {
+            hit.row.key: [t for t, found in postings.items() if hit.address in found]
             for hit in lexical
         }
+        return counts, rows, covered
 
     @staticmethod
     def _hit(
