@@ -43,21 +43,24 @@ T = TypeVar("T")
 # README.md, "What counts as a match").
 LEXICAL_SHARE = 0.5
 # Lexical-only search: a hit with this share of the weight and this share of the best hit's
-# relevance (BM25 x share: 0.4 keeps "Use pnpm", 0.33, out of "which database do we use").
-MIN_SHARE = 0.1
-BM25_RELATIVE = 0.4
+# relevance (BM25 x share; benchmarks/README.md, "Words that carry meaning").
+MIN_SHARE = 0.05
+BM25_RELATIVE = 0.08
 SIMILARITY_FLOOR = 0.30
 # A semantic match's fused relevance is at least the candidates' mean + FUSED_Z deviations.
 FUSED_Z = 1.25
 # Rows each retriever returns at least (and for top_k = 0); deeper for a large top_k.
 CANDIDATE_DEPTH = 200
 DEPTH_FACTOR = 4
-# A word's weight is its idf in the table times its commonness factor: 1 for a word at most
-# RARE_ZIPF in every language of `commonness` (a domain word), COMMON_FLOOR for one at least
-# COMMON_ZIPF in one of them ("use" 5.8, "have" 6.7), linear in the Zipf frequency between.
-RARE_ZIPF = 4.0
-COMMON_ZIPF = 6.0
-COMMON_FLOOR = 0.1
+# Words that carry meaning (`commonness`: Zipf frequencies, "use" 5.8, "database" 4.3). A word
+# at least CARRIER_ZIPF common in one of the languages is a common word: a hit that shares only
+# common words with a query that has others carries none of its weight.
+CARRIER_ZIPF = 5.5
+# Lexical-only search weighs a term by its idf times its commonness factor: 1 up to RARE_ZIPF,
+# COMMON_FLOOR from COMMON_ZIPF ("the" 7.7), linear in the Zipf frequency between.
+RARE_ZIPF = 4.5
+COMMON_ZIPF = 7.5
+COMMON_FLOOR = 0.2
 # Rows read per query term to count its documents and tell which hits contain it; a term in
 # more rows than this is common, and its weight (idf at this count) is already small.
 TERM_DEPTH = 1000
@@ -101,22 +104,33 @@ def commonness_factor(zipf: float) -> float:
     return 1.0 - (1.0 - COMMON_FLOOR) * (zipf - RARE_ZIPF) / (COMMON_ZIPF - RARE_ZIPF)
 
 
-def term_weights(document_counts: Mapping[str, int], rows: int) -> dict[str, float]:
-    """Each term's weight: BM25's idf from the number of rows containing it, times its
-    commonness factor in the language (`commonness_factor`)."""
+def term_weights(
+    document_counts: Mapping[str, int], rows: int, *, lexical_only: bool = False
+) -> dict[str, float]:
+    """Each term's weight: BM25's idf from the number of rows containing it; in a lexical-only
+    search, times its commonness factor in the language (`commonness_factor`)."""
     return {
         term: math.log(1.0 + (rows - count + 0.5) / (count + 0.5))
-        * commonness_factor(commonness.zipf(term))
+        * (commonness_factor(commonness.zipf(term)) if lexical_only else 1.0)
         for term, count in document_counts.items()
     }
 
 
-def lexical_share(covered: Iterable[str], weights: Mapping[str, float]) -> float:
-    """The share of the query's term weight carried by the terms a row contains."""
+def carriers(terms: Iterable[str]) -> frozenset[str]:
+    """The terms that are not common words (rarer than CARRIER_ZIPF in the language)."""
+    return frozenset(t for t in terms if commonness.zipf(t) < CARRIER_ZIPF)
+
+
+def lexical_share(
+    covered: Iterable[str], weights: Mapping[str, float], carrying: frozenset[str] = frozenset()
+) -> float:
+    """The share of the query's term weight carried by the terms a row contains; none when the
+    query has `carrying` terms (`carriers`) and the row contains none of them."""
     total = sum(weights.values())
-    if total <= 0:
+    found = set(covered)
+    if total <= 0 or (carrying and not carrying & found):
         return 0.0
-    return sum(weights.get(term, 0.0) for term in set(covered)) / total
+    return sum(weights.get(term, 0.0) for term in found) / total
 
 
 def lexical_match(share: float | None, relative: float | None = None) -> bool:

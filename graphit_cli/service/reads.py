@@ -144,7 +144,7 @@ class Reader:
                 if used != "vector"
                 else []
             )
-            shares = self._lexical_shares(text, lexical)
+            shares = self._lexical_shares(text, lexical, lexical_only=used == "fts")
         finally:
             if vector_leg is not None:
                 vector_leg.join()  # whatever the full-text leg did, nothing is left running
@@ -174,11 +174,16 @@ class Reader:
         chosen = relevance.select(hits, lambda h: h.memory, top_k)
         return SearchResult(chosen, used, notice)
 
-    def _lexical_shares(self, text: str, lexical: list[LexicalHit]) -> dict[str, float]:
+    def _lexical_shares(
+        self, text: str, lexical: list[LexicalHit], *, lexical_only: bool
+    ) -> dict[str, float]:
         """Each full-text hit's share of the query's term weight (by row key; `relevance`)."""
         counts, rows, covered = self._term_coverage(text, lexical)
-        weights = relevance.term_weights(counts, rows)
-        return {key: relevance.lexical_share(terms, weights) for key, terms in covered.items()}
+        weights = relevance.term_weights(counts, rows, lexical_only=lexical_only)
+        carrying = relevance.carriers(counts)
+        return {
+            key: relevance.lexical_share(terms, weights, carrying) for key, terms in covered.items()
+        }
 
     def _term_coverage(
         self, text: str, lexical: list[LexicalHit]
