@@ -95,7 +95,9 @@ def build(home: Path, env: dict[str, str]) -> Path:
     """A project of the realistic fixtures' memories; its directory."""
     project = home / "project"
     project.mkdir(parents=True)
-    (project / "graphit.lock.json").write_text(json.dumps({"project": {"id": "words-bench"}}))
+    (project / "graphit.lock.json").write_text(
+        json.dumps({"project": {"id": "01JDW0RDS0000000000000000A"}})
+    )
     fixtures = REPO / "tests" / "fixtures" / "projects"
     text = "".join(p.read_text(encoding="utf-8") for p in sorted(fixtures.glob("*.jsonl")))
     cmd = [sys.executable, "-m", "graphit_cli", "memory", "upsert", "-", "-f", "json"]

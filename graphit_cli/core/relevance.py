@@ -6,16 +6,27 @@ The search policy in one place (pure; the service feeds it the store's facts):
   when `top_k` grows and `top_k = 0` uses the smallest one, so a memory that matches with
   `top_k = 0` is a candidate for every `top_k`.
 - **A match**, one test for every category alike (flags play no part in it):
-  - *lexical*: the query's informative terms (stop words left out) are weighted by their
-    inverse document frequency in the table (BM25's idf); a full-text hit matches when the
-    terms it contains carry at least `LEXICAL_SHARE` of the query's total weight. A memory
-    that shares only a common word ("use") with "which database do we use" is not a match;
-    a term no memory contains still counts in the total, so a query about something the
-    table never mentions matches nothing by one stray word;
+  - *words that carry meaning*: the query's informative terms are its words without stop
+    words. A term is weighted by its inverse document frequency in the table (BM25's idf),
+    which on a small table calls "use" as rare as "database"; so each word's frequency in
+    the language counts too (`commonness`: wordfreq's Zipf frequencies for English, German,
+    Spanish, French and Portuguese, a word's highest among them, shipped as package data).
+    A word at least `CARRIER_ZIPF` common in one of those languages ("use", "have", "make",
+    "get", "work", "need", "de", "wir") is a *common word*: when the query has any other
+    word, a hit that shares only common words with it carries none of its weight (share 0),
+    in every mode, so it is never a lexical match and adds nothing to the fused score. A
+    query of nothing but common words ("use") is matched on them;
+  - *lexical*: a full-text hit matches when the terms it contains carry at least
+    `LEXICAL_SHARE` of the query's total weight. A term no memory contains still counts in
+    the total, so a query about something the table never mentions matches nothing by one
+    stray word;
   - *lexical-only search* (`--mode fts`, or no vectors yet) has no semantic branch to catch a
-    row that names the query's subject in other words, so there a full-text hit also matches
-    when it carries at least `MIN_SHARE` of the weight and its lexical relevance (BM25 times
-    that share, `ranking.fuse`) is at least `BM25_RELATIVE` of the best hit's;
+    row that names the query's subject in other words, so there a term's weight is its idf
+    times `commonness_factor` (1 up to `RARE_ZIPF`, `COMMON_FLOOR` from `COMMON_ZIPF`), and
+    a full-text hit also matches when it carries at least `MIN_SHARE` of the weight and its
+    lexical relevance (BM25 times that share, `ranking.fuse`) is at least `BM25_RELATIVE`
+    of the best hit's. Hybrid search keeps idf alone in the weights: the language factor
+    lowered its MRR on dev (benchmarks/README.md, "Words that carry meaning");
   - *semantic*: the cosine similarity to the query reaches `SIMILARITY_FLOOR` and the fused
     relevance stands out from the candidates': at least their mean plus `FUSED_Z` standard
     deviations (`fused_threshold`). The mean and deviation are taken over the candidates at
