@@ -7,10 +7,13 @@
 
 Loads the memories through graphit's service, embeds them with the packaged model, and for
 every query keeps the store's BM25 and vector hits (`relevance.CANDIDATE_DEPTH` rows each) and
-each lexical hit's share of the query's term weight, computed as `search` does. Flags are then
+the query terms' coverage (which rows contain each term), as `search` gets them. Flags are then
 laid over the same memories the way `retrieval.py --flags` does (seeded: 10 % important, 3 %
 mandatory), and for each point of the grid (lexical weight of the fusion, lexical share,
-similarity floor, FUSED_Z; in `--mode fts` MIN_SHARE and BM25_RELATIVE) the script fuses
+similarity floor, FUSED_Z, the common-word constants CARRIER_ZIPF and, in `--mode fts`,
+RARE_ZIPF / COMMON_ZIPF / COMMON_FLOOR, MIN_SHARE and BM25_RELATIVE; `--word-table` swaps the
+language frequencies, e.g. for an English-only table) the script weighs each hit's share of
+the query's term weight as `search` does, fuses
 (`ranking.fuse`) and runs graphit's own match rule and selection (`ranking.matches`,
 `relevance.select`, top_k 10) and prints recall@10 and MRR (relevance order) without and with
 flags, how many memories a query matches (median), and the share of off-topic queries that
@@ -95,18 +98,24 @@ def evaluate(
 
 
 def candidates(service: Any, text: str, vector: list[float] | None) -> tuple[Any, Any, Any]:
-    """The store's hits for one query and the lexical shares, as `search` gets them."""
+    """The store's hits for one query and the query terms' coverage, as `search` gets them."""
     from graphit_cli.core import relevance
 
     lexical = service.store.search_text(text, relevance.CANDIDATE_DEPTH)
     near = service.store.search_vector(vector, relevance.CANDIDATE_DEPTH) if vector else []
-    return lexical, near, service.reads._lexical_shares(text, lexical)
+    return lexical, near, service.reads._term_coverage(text, lexical)
 
 
 def fused(hits: tuple[Any, Any, Any], weight: float) -> list[Any]:
-    from graphit_cli.core import ranking
+    """The fused candidates, each hit's share weighed with `relevance`'s current constants."""
+    from graphit_cli.core import ranking, relevance
 
-    lexical, near, shares = hits
+    lexical, near, (counts, rows, covered) = hits
+    weights = relevance.term_weights(counts, rows, lexical_only=not near)
+    carrying = relevance.carriers(counts)
+    shares = {
+        key: relevance.lexical_share(terms, weights, carrying) for key, terms in covered.items()
+    }
     return ranking.fuse(lexical, near, lexical_weight=weight, shares=shares)
 
 
@@ -145,14 +154,26 @@ def main() -> int:
     parser.add_argument("--share", default="0.5", help="LEXICAL_SHARE values")
     parser.add_argument("--similarity", default="0.3", help="SIMILARITY_FLOOR values")
     parser.add_argument("--z", default="1.0,1.25,1.5", help="FUSED_Z values")
-    parser.add_argument("--min-share", default="0.1", help="fts: MIN_SHARE values")
-    parser.add_argument("--bm25", default="0.4", help="fts: BM25_RELATIVE values (x the best hit)")
+    parser.add_argument("--min-share", default="0.05", help="fts: MIN_SHARE values")
+    parser.add_argument("--bm25", default="0.08", help="fts: BM25_RELATIVE values (x the best hit)")
+    parser.add_argument("--rare", default="4.5", help="fts: RARE_ZIPF values (commonness)")
+    parser.add_argument("--common", default="7.5", help="fts: COMMON_ZIPF values (commonness)")
+    parser.add_argument("--floor", default="0.2", help="fts: COMMON_FLOOR values (commonness)")
+    parser.add_argument("--carrier", default="5.5", help="CARRIER_ZIPF values (commonness)")
+    parser.add_argument(
+        "--word-table",
+        type=Path,
+        help="another word_frequencies.tsv (scripts/gen_word_frequencies.py --output), e.g. "
+        "English only; `none` weighs by idf alone",
+    )
     parser.add_argument("--embed-cache", type=Path, help="as retrieval.py --embed-cache")
     args = parser.parse_args()
 
-    from graphit_cli.core import relevance
+    from graphit_cli.core import commonness, relevance
     from graphit_cli.embed import load_default
 
+    if args.word_table is not None:
+        commonness._data = b"\n" if str(args.word_table) == "none" else args.word_table.read_bytes()
     memories = read_jsonl(args.memories)
     queries = read_jsonl(args.queries)
     chosen, _ = select_queries(
@@ -198,13 +219,23 @@ def main() -> int:
     from graphit_cli.core import ranking
 
     print(
-        "weight share  sim    z  min  bm25 | recall@10 plain flagged  delta | MRR plain flagged"
-        " | matched | off-topic empty"
+        "rare common floor carrier weight share  sim    z  min  bm25 | recall@10 plain flagged"
+        "  delta | MRR plain flagged | matched | off-topic empty"
     )
-    for weight in floats(args.weight):
+    outer = [
+        (rare, common, floor, carrier, weight)
+        for rare in floats(args.rare)
+        for common in floats(args.common)
+        for floor in floats(args.floor)
+        for carrier in floats(args.carrier)
+        for weight in floats(args.weight)
+    ]
+    for number, (rare, common, floor, carrier, weight) in enumerate(outer):
+        relevance.RARE_ZIPF, relevance.COMMON_ZIPF, relevance.COMMON_FLOOR = rare, common, floor
+        relevance.CARRIER_ZIPF = carrier
         lists = [(fused(hits, weight), gold) for hits, gold in raw]
         off = [fused(hits, weight) for hits in off_raw]
-        if weight == floats(args.weight)[0]:
+        if number == 0:
             describe(lists, off, to_file_id)
         grid = [
             (share, sim, z, low, bm)
@@ -221,7 +252,8 @@ def main() -> int:
             a = evaluate(lists, {}, to_file_id, fts)
             b = evaluate(lists, flags, to_file_id, fts)
             print(
-                f"{weight:6.2f} {share:5.2f} {sim:4.2f} {z:4.2f} {low:4.2f} {bm:5.2f} |"
+                f"{rare:4.1f} {common:6.1f} {floor:5.2f} {carrier:7.2f} {weight:6.2f} {share:5.2f}"
+                f" {sim:4.2f} {z:4.2f} {low:4.2f} {bm:5.2f} |"
                 f" {a['recall@10']:15.3f} {b['recall@10']:7.3f}"
                 f" {b['recall@10'] - a['recall@10']:+6.3f}"
                 f" | {a['mrr']:9.3f} {b['mrr']:7.3f} | {a['matched']:7.0f} | {empty:.2f}",

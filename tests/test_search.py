@@ -97,12 +97,13 @@ def test_a_common_word_alone_is_not_a_match(svc: MemoryService) -> None:
 
 def test_lexical_only_search_also_matches_a_strong_partial_hit(svc: MemoryService) -> None:
     """Without a semantic branch, a full-text hit with less than half of the query's weight
-    still matches when its relevance is close to the best hit's; a weak one does not."""
+    still matches when its relevance is not far below the best hit's; a weak one (one word of
+    three, once in a long body) does not."""
     filler = " ".join(f"word{n}" for n in range(40))
     full = write(svc, "Zoo visit", f"zebra okapi lemur {filler}")
     partial = write(svc, "Zebra", "zebra zebra")  # "zebra" is under half of the weight
     both = [write(svc, f"Notes {n}", f"okapi lemur {filler} {filler}") for n in range(3)]
-    weak = write(svc, "Okapi", f"an okapi {filler} {filler} {filler}")
+    weak = write(svc, "Long note", f"an okapi {filler} {filler} {filler}")
     for n in range(6):
         write(svc, f"Other {n}", f"notes {n}")
     found = ids(svc.search("zebra okapi lemur", top_k=0, mode="fts"))
@@ -123,11 +124,8 @@ def test_a_hit_on_the_rare_word_outranks_a_higher_bm25_hit_on_the_common_one(
     """A hit's lexical part is its relative BM25 times its share of the query's term weight."""
     write(svc, "Zebra", "zebra")
     write(svc, "Use", "use use use")
-    [zebra, use] = sorted(
-        svc.search("use zebra", top_k=0, mode="fts").hits,
-        key=lambda h: h.memory.title,
-        reverse=True,
-    )
+    [zebra] = svc.search("zebra", mode="fts").hits
+    [use] = svc.search("use", mode="fts").hits
     hits = [
         LexicalHit(use.matched, 10.0, True, 1),
         LexicalHit(zebra.matched, 6.0, True, 2),

@@ -6,16 +6,27 @@ The search policy in one place (pure; the service feeds it the store's facts):
   when `top_k` grows and `top_k = 0` uses the smallest one, so a memory that matches with
   `top_k = 0` is a candidate for every `top_k`.
 - **A match**, one test for every category alike (flags play no part in it):
-  - *lexical*: the query's informative terms (stop words left out) are weighted by their
-    inverse document frequency in the table (BM25's idf); a full-text hit matches when the
-    terms it contains carry at least `LEXICAL_SHARE` of the query's total weight. A memory
-    that shares only a common word ("use") with "which database do we use" is not a match;
-    a term no memory contains still counts in the total, so a query about something the
-    table never mentions matches nothing by one stray word;
+  - *words that carry meaning*: the query's informative terms are its words without stop
+    words. A term is weighted by its inverse document frequency in the table (BM25's idf),
+    which on a small table calls "use" as rare as "database"; so each word's frequency in
+    the language counts too (`commonness`: wordfreq's Zipf frequencies for English, German,
+    Spanish, French and Portuguese, a word's highest among them, shipped as package data).
+    A word at least `CARRIER_ZIPF` common in one of those languages ("use", "have", "make",
+    "get", "work", "need", "de", "wir") is a *common word*: when the query has any other
+    word, a hit that shares only common words with it carries none of its weight (share 0),
+    in every mode, so it is never a lexical match and adds nothing to the fused score. A
+    query of nothing but common words ("use") is matched on them;
+  - *lexical*: a full-text hit matches when the terms it contains carry at least
+    `LEXICAL_SHARE` of the query's total weight. A term no memory contains still counts in
+    the total, so a query about something the table never mentions matches nothing by one
+    stray word;
   - *lexical-only search* (`--mode fts`, or no vectors yet) has no semantic branch to catch a
-    row that names the query's subject in other words, so there a full-text hit also matches
-    when it carries at least `MIN_SHARE` of the weight and its lexical relevance (BM25 times
-    that share, `ranking.fuse`) is at least `BM25_RELATIVE` of the best hit's;
+    row that names the query's subject in other words, so there a term's weight is its idf
+    times `commonness_factor` (1 up to `RARE_ZIPF`, `COMMON_FLOOR` from `COMMON_ZIPF`), and
+    a full-text hit also matches when it carries at least `MIN_SHARE` of the weight and its
+    lexical relevance (BM25 times that share, `ranking.fuse`) is at least `BM25_RELATIVE`
+    of the best hit's. Hybrid search keeps idf alone in the weights: the language factor
+    lowered its MRR on dev (benchmarks/README.md, "Words that carry meaning");
   - *semantic*: the cosine similarity to the query reaches `SIMILARITY_FLOOR` and the fused
     relevance stands out from the candidates': at least their mean plus `FUSED_Z` standard
     deviations (`fused_threshold`). The mean and deviation are taken over the candidates at
@@ -34,7 +45,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
-from graphit_cli.core import ordering
+from graphit_cli.core import commonness, ordering
 from graphit_cli.core.models import Category, Memory
 
 T = TypeVar("T")
@@ -43,15 +54,24 @@ T = TypeVar("T")
 # README.md, "What counts as a match").
 LEXICAL_SHARE = 0.5
 # Lexical-only search: a hit with this share of the weight and this share of the best hit's
-# relevance (BM25 x share: 0.4 keeps "Use pnpm", 0.33, out of "which database do we use").
-MIN_SHARE = 0.1
-BM25_RELATIVE = 0.4
+# relevance (BM25 x share; benchmarks/README.md, "Words that carry meaning").
+MIN_SHARE = 0.05
+BM25_RELATIVE = 0.08
 SIMILARITY_FLOOR = 0.30
 # A semantic match's fused relevance is at least the candidates' mean + FUSED_Z deviations.
 FUSED_Z = 1.25
 # Rows each retriever returns at least (and for top_k = 0); deeper for a large top_k.
 CANDIDATE_DEPTH = 200
 DEPTH_FACTOR = 4
+# Words that carry meaning (`commonness`: Zipf frequencies, "use" 5.8, "database" 4.3). A word
+# at least CARRIER_ZIPF common in one of the languages is a common word: a hit that shares only
+# common words with a query that has others carries none of its weight.
+CARRIER_ZIPF = 5.5
+# Lexical-only search weighs a term by its idf times its commonness factor: 1 up to RARE_ZIPF,
+# COMMON_FLOOR from COMMON_ZIPF ("the" 7.7), linear in the Zipf frequency between.
+RARE_ZIPF = 4.5
+COMMON_ZIPF = 7.5
+COMMON_FLOOR = 0.2
 # Rows read per query term to count its documents and tell which hits contain it; a term in
 # more rows than this is common, and its weight (idf at this count) is already small.
 TERM_DEPTH = 1000
@@ -86,20 +106,42 @@ def informative_terms(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w not in STOP_WORDS))
 
 
-def term_weights(document_counts: Mapping[str, int], rows: int) -> dict[str, float]:
-    """BM25's idf of each term, from the number of rows containing it."""
+def commonness_factor(zipf: float) -> float:
+    """How much of its idf a word keeps, from its Zipf frequency in the language."""
+    if zipf <= RARE_ZIPF:
+        return 1.0
+    if zipf >= COMMON_ZIPF:
+        return COMMON_FLOOR
+    return 1.0 - (1.0 - COMMON_FLOOR) * (zipf - RARE_ZIPF) / (COMMON_ZIPF - RARE_ZIPF)
+
+
+def term_weights(
+    document_counts: Mapping[str, int], rows: int, *, lexical_only: bool = False
+) -> dict[str, float]:
+    """Each term's weight: BM25's idf from the number of rows containing it; in a lexical-only
+    search, times its commonness factor in the language (`commonness_factor`)."""
     return {
         term: math.log(1.0 + (rows - count + 0.5) / (count + 0.5))
+        * (commonness_factor(commonness.zipf(term)) if lexical_only else 1.0)
         for term, count in document_counts.items()
     }
 
 
-def lexical_share(covered: Iterable[str], weights: Mapping[str, float]) -> float:
-    """The share of the query's term weight carried by the terms a row contains."""
+def carriers(terms: Iterable[str]) -> frozenset[str]:
+    """The terms that are not common words (rarer than CARRIER_ZIPF in the language)."""
+    return frozenset(t for t in terms if commonness.zipf(t) < CARRIER_ZIPF)
+
+
+def lexical_share(
+    covered: Iterable[str], weights: Mapping[str, float], carrying: frozenset[str] = frozenset()
+) -> float:
+    """The share of the query's term weight carried by the terms a row contains; none when the
+    query has `carrying` terms (`carriers`) and the row contains none of them."""
     total = sum(weights.values())
-    if total <= 0:
+    found = set(covered)
+    if total <= 0 or (carrying and not carrying & found):
         return 0.0
-    return sum(weights.get(term, 0.0) for term in set(covered)) / total
+    return sum(weights.get(term, 0.0) for term in found) / total
 
 
 def lexical_match(share: float | None, relative: float | None = None) -> bool:

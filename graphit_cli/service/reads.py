@@ -144,7 +144,7 @@ class Reader:
                 if used != "vector"
                 else []
             )
-            shares = self._lexical_shares(text, lexical)
+            shares = self._lexical_shares(text, lexical, lexical_only=used == "fts")
         finally:
             if vector_leg is not None:
                 vector_leg.join()  # whatever the full-text leg did, nothing is left running
@@ -174,22 +174,35 @@ class Reader:
         chosen = relevance.select(hits, lambda h: h.memory, top_k)
         return SearchResult(chosen, used, notice)
 
-    def _lexical_shares(self, text: str, lexical: list[LexicalHit]) -> dict[str, float]:
+    def _lexical_shares(
+        self, text: str, lexical: list[LexicalHit], *, lexical_only: bool
+    ) -> dict[str, float]:
         """Each full-text hit's share of the query's term weight (by row key; `relevance`)."""
+        counts, rows, covered = self._term_coverage(text, lexical)
+        weights = relevance.term_weights(counts, rows, lexical_only=lexical_only)
+        carrying = relevance.carriers(counts)
+        return {
+            key: relevance.lexical_share(terms, weights, carrying) for key, terms in covered.items()
+        }
+
+    def _term_coverage(
+        self, text: str, lexical: list[LexicalHit]
+    ) -> tuple[dict[str, int], int, dict[str, list[str]]]:
+        """The query's informative terms with the number of rows containing each, the table's
+        row count, and the terms each full-text hit contains (by row key)."""
         terms = relevance.informative_terms(text)
         if not lexical or not terms:
-            return {}
+            return {}, 1, {}
         postings = self.store.term_postings(terms, relevance.TERM_DEPTH)
         # A one-letter word ("x", "1") counts only where some memory has it: noise otherwise.
         postings = {t: found for t, found in postings.items() if len(t) > 1 or found}
         rows = max(self.store.rows(), 1)
-        weights = relevance.term_weights({t: len(p) for t, p in postings.items()}, rows)
-        return {
-            hit.row.key: relevance.lexical_share(
-                (t for t, found in postings.items() if hit.address in found), weights
-            )
+        counts = {t: len(p) for t, p in postings.items()}
+        covered = {
+            hit.row.key: [t for t, found in postings.items() if hit.address in found]
             for hit in lexical
         }
+        return counts, rows, covered
 
     @staticmethod
     def _hit(
