@@ -89,7 +89,9 @@ def test_updates_keep_a_vector_their_text_keeps_and_embed_new_text(scope: Scope)
     svc.writing(vectors=WriteVectors(lambda: model)).upsert(
         MemoryDraft(id=memory_id, body="Memcached holds the sessions.")
     )
-    assert close(vector(svc, memory_id), model.embed_query("Cache\n\nMemcached holds the sessions."))
+    assert close(
+        vector(svc, memory_id), model.embed_query("Cache\n\nMemcached holds the sessions.")
+    )
     archived = [r for r in svc.store.chain(memory_id) if not r.is_live]
     assert all(vector(svc, r.key) is not None for r in archived)  # archives keep theirs
 
@@ -161,8 +163,7 @@ def test_cold_import_and_restore_write_their_rows_with_vectors(
     project_dir: Path, scope: Scope
 ) -> None:
     (project_dir / "AGENTS.md").write_text(
-        "# Agents\n\n## Testing\n\nRun pytest before every push.\n\n"
-        "## Style\n\nFormat with ruff.\n"
+        "# Agents\n\n## Testing\n\nRun pytest before every push.\n\n## Style\n\nFormat with ruff.\n"
     )
     done = graphit(project_dir, "memory", "import", "AGENTS.md")
     assert done.returncode == 0, done.stderr
