@@ -6,7 +6,8 @@ rows each write plans). Must not import Typer or Rich.
 A Writer given `WriteVectors` (service/upkeep.py) embeds the rows it is about to write before
 its first commit, with no lock held, and commits each row with its vector in the same merge;
 `hold` (the daemon's per-scope write lock) is taken around each commit only, never around
-the model.
+the model. Past 400 lines as one job: the write path, whose compare-and-swap plans and the
+vectors its rows carry are decided together, in one attempt.
 """
 
 from __future__ import annotations
