@@ -95,7 +95,7 @@ class WriteVectors:
         from graphit_cli.threads import Pending
 
         wanted = list(dict.fromkeys(texts))[: self.limit]
-        self._ahead = Pending(lambda: self._embed(wanted, report=False), name="write-vectors")
+        self._ahead = Pending(lambda: self._embed(wanted), name="write-vectors")
 
     def model(self) -> Embedder | None:
         """The model, loaded on first use; None when there is none (or it failed to load)."""
@@ -118,13 +118,13 @@ class WriteVectors:
         embedding pass's: the writer counts the rows it commits without one, `wrote`)."""
         self._join()
         todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        self._embed(todo[: max(0, self.limit - self.embedded)], report=True)
+        self._embed(todo[: max(0, self.limit - self.embedded)])
 
     def wrote(self, without_vector: int) -> None:
         """The writer committed `without_vector` rows that wanted a vector and got none."""
         self.left += without_vector
 
-    def _embed(self, texts: list[str], *, report: bool) -> None:
+    def _embed(self, texts: list[str]) -> None:
         if not texts:
             return
         model = self._load()
@@ -138,8 +138,9 @@ class WriteVectors:
                     self._vectors[text] = vector
                 done += len(chunk)
                 self.embedded += len(chunk)
-                if report and self.progress is not None:
-                    self.progress(done, len(texts))
+                progress = self.progress  # may be set while the thread ahead runs
+                if progress is not None:
+                    progress(done, len(texts))
         except Exception as exc:  # committed rows must not depend on the model: no vectors
             from graphit_cli.errors import in_words
 
