@@ -143,10 +143,7 @@ class Writer:
                 base = self.store.version()
                 heads = self.store.heads([d.id for _, d in pending if d.id])
             plans = [self._plan(i, d, heads.get(d.id or "", (None, None))) for i, d in pending]
-            plans = [
-                self._with_vector(p, heads.get(p.result.id, (None, None))[0], embedding)
-                for p in plans
-            ]
+            plans = [self._with_vector(p, _newest(heads, p.result.id), embedding) for p in plans]
             writes = [p for p in plans if p.rows]
             for plan in plans:
                 if not plan.rows:
@@ -206,8 +203,8 @@ class Writer:
                     current.title if draft.title is None else draft.title,
                     current.body if draft.body is None else draft.body,
                 )
-                kept = live is not None and live.embedding is not None
-                if not kept or live is None or text != document_text(live.title, live.body):
+                kept = current.embedding is not None
+                if not kept or text != document_text(current.title, current.body):
                     texts.append(text)
 
         for draft, new in drafts:
@@ -263,9 +260,10 @@ class Writer:
         return current == vectors.model_id
 
     def _with_vector(self, plan: _Plan, live: Memory | None, embedding: bool) -> _Plan:
-        """`plan` with its live row's vector: the one its text already had (an edit of the
-        type or tags: the vector is of the title and body), else with `embedding` the one
-        embedded ahead; none when neither exists (the embedding pass fills it)."""
+        """`plan` with its live row's vector: the one its text already had in the newest
+        revision `live` (an edit of the type or tags: the vector is of the title and body),
+        else with `embedding` the one embedded ahead; none when neither exists (the
+        embedding pass fills it)."""
         from graphit_cli.embed import document_text
 
         row = plan.result
@@ -465,6 +463,12 @@ class Writer:
         except NotFound:
             return True
         return False
+
+
+def _newest(heads: dict[str, tuple[Memory | None, Memory | None]], memory_id: str) -> Memory | None:
+    """The live row, or for a deleted memory its final revision."""
+    live, tail = heads.get(memory_id, (None, None))
+    return live or tail
 
 
 def _tuple(vector: list[float] | None) -> tuple[float, ...] | None:
