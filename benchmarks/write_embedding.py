@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         data = batch_file(work / f"in-{n}.ndjson", n, f"in{n}")
         e = {**cold, "GRAPHIT_PROJECT_ID": new_project_id()}
         batch_s[f"in-process {n}"] = timed_stdin([*g, "memory", "upsert", "-"], e, work, data)
+        log(f"  in-process {n}: {batch_s[f'in-process {n}']:.2f} s")
         samples["baseline"].append(run(baseline, env, work))
 
     log(f"daemon rounds (load {loadavg()})")
@@ -149,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             data = batch_file(work / f"fw-{n}.ndjson", n, f"fw{n}")
             e = {**env, "GRAPHIT_PROJECT_ID": new_project_id()}
             batch_s[f"forwarded {n}"] = timed_stdin([*g, "memory", "upsert", "-"], e, work, data)
+            log(f"  forwarded {n}: {batch_s[f'forwarded {n}']:.2f} s")
             samples["baseline"].append(run(baseline, env, work))
         log(f"one-row writes beside a 3,000-row batch (load {loadavg()})")
         beside: list[float] = []
@@ -169,9 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                 running = batch.poll() is None
                 code = batch.wait(timeout=3600)
                 total = time.perf_counter() - t0
-            log(
-                f"  one-row {beside[-1]:.2f} s; batch {total:.2f} s; batch still running: {running}"
-            )
+            log(f"  one-row {beside[-1]:.2f} s; batch {total:.2f} s; batch ran on: {running}")
             if code != 0:
                 raise SystemExit(f"the batch failed ({code})")
             samples["baseline"].append(run(baseline, env, work))

@@ -32,3 +32,8 @@ class HashingEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self._one(text)
+
+
+def no_model() -> None:
+    """`GRAPHIT_EMBEDDER=tests.embedders:no_model`: a process with no embedding model."""
+    return None
