@@ -308,3 +308,22 @@ def test_a_write_beside_a_batch_being_embedded_is_not_held_behind_it(scope: Scop
     written = replies["batch"]["result"]["writes"]  # type: ignore[index]
     assert len(written) == 40
     assert all(vector(svc, w["memory"]["id"]) is not None for w in written)
+
+
+@pytest.mark.skipif(not model_available(), reason="embedding model not installed")
+def test_a_one_shot_write_of_a_few_rows_builds_no_second_session() -> None:
+    """`expect_documents` (a cold upsert of one memory): the light runtime embeds the row on
+    the quick session it builds anyway, with the folded session's vector."""
+    onnx = pytest.importorskip("graphit_cli.embed.onnx")
+
+    text = "Cache\n\nRedis holds the sessions; entries expire after an hour."
+    reference = onnx.OnnxEmbedder().embed_documents([text])[0]
+    few = onnx.OnnxEmbedder()
+    few.expect_documents(1)
+    [vector] = few.embed_documents([text])
+    assert few._document_session is None and few._query_session is None  # nothing folded
+    assert sum(a * b for a, b in zip(vector, reference, strict=True)) > 0.9999
+    many = onnx.OnnxEmbedder()
+    many.expect_documents(onnx.QUICK_DOCUMENTS + 1)
+    many.embed_documents([text])
+    assert many._document_session is not None  # a batch builds the session meant for many

@@ -99,7 +99,7 @@ class Client:
             for line in found["notes"]:
                 warn(line)
             return [wire.write_from_wire(w) for w in found["writes"]]
-        vectors = _write_vectors(texts_ahead(drafts))
+        vectors = _write_vectors(texts_ahead(drafts), expected=len(drafts))
         for line in self.service.duplicate_notes(drafts):
             warn(line)
         with _embedding_bar(vectors):
@@ -126,7 +126,7 @@ class Client:
             return wire.write_from_wire(found["writes"][0])
         if op == "delete":
             return self.service.delete(ref)
-        vectors = _write_vectors()
+        vectors = _write_vectors(expected=2)  # the revision, and a deleted memory's revival
         result = self.service.writing(vectors=vectors).restore(ref)
         if warn is not None:
             _say(vectors, warn)
@@ -225,7 +225,7 @@ class Client:
         return self.service.recall(context, top_k=top_k)
 
 
-def _write_vectors(texts: list[str] | None = None) -> WriteVectors:
+def _write_vectors(texts: list[str] | None = None, *, expected: int | None = None) -> WriteVectors:
     """What an in-process write embeds its rows with: the default model, loading (and
     embedding `texts`, the batch's first new memories) on a thread from now on, while the
     table opens. A model that cannot load leaves the rows without vectors and says so."""
@@ -233,7 +233,7 @@ def _write_vectors(texts: list[str] | None = None) -> WriteVectors:
     from graphit_cli.service.upkeep import WriteVectors
 
     vectors = WriteVectors(load_default)
-    vectors.start(texts or ())
+    vectors.start(texts or (), expected=expected)
     return vectors
 
 

@@ -88,14 +88,25 @@ class WriteVectors:
         self.left = 0  # texts that wanted a vector and were left for the embedding pass
         self.failure: str | None = None  # why the model could not load or embed
 
-    def start(self, texts: Sequence[str] = ()) -> None:
+    def start(self, texts: Sequence[str] = (), *, expected: int | None = None) -> None:
         """Load the model, and embed `texts` (the batch's first ones), on a thread of its own,
         while the caller opens its table (the model's session build and its runs leave the
-        GIL)."""
+        GIL). A one-shot process passes `expected`, the most documents this write can embed:
+        a backend that can (the light runtime) then embeds a few without building the
+        session meant for many."""
         from graphit_cli.threads import Pending
 
         wanted = list(dict.fromkeys(texts))[: self.limit]
-        self._ahead = Pending(lambda: self._embed(wanted), name="write-vectors")
+        count = min(self.limit, expected if expected is not None else self.limit)
+
+        def ahead() -> None:
+            model = self._load()
+            few = getattr(model, "expect_documents", None)  # a capability, not the protocol
+            if few is not None:
+                few(count)
+            self._embed(wanted)
+
+        self._ahead = Pending(ahead, name="write-vectors")
 
     def model(self) -> Embedder | None:
         """The model, loaded on first use; None when there is none (or it failed to load)."""
