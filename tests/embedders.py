@@ -44,3 +44,8 @@ class SlowHashingEmbedder(HashingEmbedder):
 
         time.sleep(float(os.environ.get("TEST_EMBED_DELAY", "0.1")))
         return super().embed_documents(texts)
+
+
+def no_model() -> None:
+    """`GRAPHIT_EMBEDDER=tests.embedders:no_model`: a process with no embedding model."""
+    return None

@@ -675,7 +675,8 @@ def test_source_as_table_is_a_table(cli) -> None:  # type: ignore[no-untyped-def
         (["list", "--tag", "nosuch"], "No memories.\n"),
         (["important"], "No important memories.\n"),
         (["mandatory"], "No mandatory memories.\n"),
-        (["search", "nothing-like-this"], "No matches.\n"),
+        # A query unlike the memory in words and meaning: every write now has its vector.
+        (["search", "xylophone quantum banana"], "No matches.\n"),
     ],
 )
 @pytest.mark.parametrize("fmt", ["table", "markdown", "json", "ndjson"])

@@ -33,7 +33,8 @@ def add(cli, *args: str) -> str:  # type: ignore[no-untyped-def]
     return result.json()[0]["id"]
 
 
-def test_search_json_is_stable_and_notice_goes_to_stderr(cli) -> None:  # type: ignore[no-untyped-def]
+def test_search_json_is_stable_and_notice_goes_to_stderr(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:no_model")  # writes leave no vector
     memory_id = add(cli, "--title", "Flamingo policy", "--body", "flamingo colours are pink")
     add(cli, "--id", memory_id, "--body", "flamingos stand on one leg")
     result = cli("memory", "search", "pink", "-f", "json")

@@ -206,11 +206,11 @@ def test_a_cli_write_is_embedded_by_the_warm_daemon_before_it_returns(
     assert edited.exit_code == 0
     row = svc.store.get(memory_id, vectors=True)
     assert row is not None and row.revision == 2 and row.embedding is not None
-    # Without a daemon the write still succeeds; the row waits for the embedding pass.
+    # Without a daemon the CLI embeds the row itself, before its commit.
     monkeypatch.setenv("GRAPHIT_NO_DAEMON", "1")
     alone = cli("memory", "upsert", "--title", "Later", "--body", "no daemon", "-f", "json")
     later = svc.store.get(alone.json()[0]["id"], vectors=True)
-    assert later is not None and later.embedding is None
+    assert later is not None and later.embedding is not None
 
 
 def test_second_daemon_refuses_to_start(scope: Scope, running: Daemon) -> None:

@@ -46,11 +46,15 @@ def _env(root: Path) -> dict[str, str]:
     }
 
 
-def _cli(root: Path, *args: str) -> Any:
+# A CLI process with no model (a write then leaves its rows without vectors).
+NO_MODEL = {"GRAPHIT_EMBEDDER": "tests.embedders:no_model"}
+
+
+def _cli(root: Path, *args: str, **extra: str) -> Any:
     proc = subprocess.run(
         [sys.executable, "-m", "graphit_cli", *args, "-f", "json"],
         cwd=root,
-        env=_env(root),
+        env={**_env(root), **extra},
         capture_output=True,
         text=True,
         timeout=180,
@@ -73,7 +77,8 @@ def _missing(root: Path) -> dict[str, int]:
 def test_every_served_scope_gets_its_vectors(tmp_path: Path) -> None:
     # Written before the server starts, by a process without a model: no vectors.
     for title in ("Editor", "Shell"):
-        _cli(tmp_path, "memory", "upsert", "--scope", "user", "--title", title, "--body", "b")
+        args = ("memory", "upsert", "--scope", "user", "--title", title, "--body", "b")
+        _cli(tmp_path, *args, **NO_MODEL)
     assert _missing(tmp_path)["user"] == 2
 
     params = StdioServerParameters(
@@ -98,7 +103,8 @@ def test_every_served_scope_gets_its_vectors(tmp_path: Path) -> None:
             )
             call("graphit_memory_update", id=created["id"], scope=scope, body="We use SQLite.")
         # A row another process writes while the server runs (picked up by the interval).
-        _cli(tmp_path, "memory", "upsert", "--title", "Deploys", "--body", "Fridays never.")
+        args = ("memory", "upsert", "--title", "Deploys", "--body", "Fridays never.")
+        _cli(tmp_path, *args, **NO_MODEL)
 
         deadline = time.monotonic() + WAIT_SECONDS
         missing = _missing(tmp_path)

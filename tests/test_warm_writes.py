@@ -182,7 +182,9 @@ def test_no_daemon_writes_in_process(project_dir: Path, scope: Scope) -> None:
     )
     assert (code, err, heavy) == (0, "", True)  # in-process: it opened the table itself
     memory_id = json.loads(out)[0]["id"]
-    assert vector_of(scope, memory_id) is None  # waits for the embedding pass
+    # Embedded before the command returned, by the process's own model, in the same commit.
+    expected = HashingEmbedder().embed_query("Alone\n\nno daemon")
+    assert list(vector_of(scope, memory_id) or []) == pytest.approx(expected, abs=1e-6)
 
 
 def test_a_daemon_of_another_protocol_is_not_used_for_writes(

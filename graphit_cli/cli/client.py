@@ -13,10 +13,16 @@ resolves to, the grant, the settings that change a result); a daemon that would 
 otherwise declines before doing anything, and the command then works in-process. The cross-
 scope reads (`portability/across.py`) go through here too: the use-cases below the adapters
 never know whether a daemon runs. A read never creates a table (`open_reader`).
+
+In-process, a write embeds the rows it writes before its commit (`service.upkeep.WriteVectors`,
+up to a bound): the model loads, and embeds the batch's first texts, on a thread while the
+table opens.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
     from graphit_cli.portability.across import AcrossRecall
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service.memory import MemoryService
+    from graphit_cli.service.upkeep import WriteVectors
 
 
 class Client:
@@ -86,8 +93,10 @@ class Client:
     def upsert(
         self, drafts: list[MemoryDraft], *, warn: Callable[[str], None]
     ) -> list[WriteResult]:
-        """Write the drafts; `warn` gets each duplicate warning before the write."""
+        """Write the drafts; `warn` gets each duplicate warning before the write, and a line
+        after it when some rows were written without their vector."""
         from graphit_cli.daemon import wire
+        from graphit_cli.service.upkeep import texts_ahead
 
         request = {"op": "upsert", "drafts": [wire.draft_to_wire(d) for d in drafts], "warn": True}
         found = self._daemon(request, write=True)
@@ -95,26 +104,50 @@ class Client:
             for line in found["notes"]:
                 warn(line)
             return [wire.write_from_wire(w) for w in found["writes"]]
+        vectors = _write_vectors(texts_ahead(drafts), expected=len(drafts))
         for line in self.service.duplicate_notes(drafts):
             warn(line)
-        return self.service.upsert_many(drafts).results
+        with _embedding_bar(vectors):
+            results = self.service.writing(vectors=vectors).upsert_many(drafts).results
+        _say(vectors, warn)
+        return results
 
     def delete(self, memory_id: str) -> WriteResult:
         return self._one_write("delete", memory_id)
 
-    def restore(self, ref: str) -> WriteResult:
-        return self._one_write("restore", ref)
+    def restore(self, ref: str, *, warn: Callable[[str], None] | None = None) -> WriteResult:
+        return self._one_write("restore", ref, warn)
 
-    def _one_write(self, op: str, ref: str) -> WriteResult:
+    def _one_write(
+        self, op: str, ref: str, warn: Callable[[str], None] | None = None
+    ) -> WriteResult:
         from graphit_cli.daemon import wire
 
         found = self._daemon({"op": op, "ref": ref}, write=True)
         if found is not None:
+            for line in found.get("notes", []):
+                if warn is not None:
+                    warn(line)
             return wire.write_from_wire(found["writes"][0])
-        return self.service.delete(ref) if op == "delete" else self.service.restore(ref)
+        if op == "delete":
+            return self.service.delete(ref)
+        vectors = _write_vectors(expected=2)  # the revision, and a deleted memory's revival
+        result = self.service.writing(vectors=vectors).restore(ref)
+        if warn is not None:
+            _say(vectors, warn)
+        return result
 
-    def import_(self, path: Path, fmt: str, *, dry_run: bool, progress: Any = None) -> ImportReport:
-        """`import PATH`: the daemon reads PATH itself (same user, same machine)."""
+    def import_(
+        self,
+        path: Path,
+        fmt: str,
+        *,
+        dry_run: bool,
+        progress: Any = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> ImportReport:
+        """`import PATH`: the daemon reads PATH itself (same user, same machine). `warn` gets
+        a line when some rows were written without their vector."""
         from graphit_cli.daemon import wire
 
         request = {
@@ -126,10 +159,20 @@ class Client:
         }
         found = self._daemon(request, write=True)
         if found is not None:
+            for line in found.get("notes", []):
+                if warn is not None:
+                    warn(line)
             return wire.report_from_wire(found)
         from graphit_cli.portability import importer
 
-        return importer.run(self.service, path, fmt=fmt, dry_run=dry_run, progress=progress)
+        if dry_run:  # writes nothing: nothing to embed
+            return importer.run(self.service, path, fmt=fmt, dry_run=True, progress=progress)
+        vectors = _write_vectors()
+        service = self.service.writing(vectors=vectors)
+        report = importer.run(service, path, fmt=fmt, dry_run=False, progress=progress)
+        if warn is not None:
+            _say(vectors, warn)
+        return report
 
     # --- reads -----------------------------------------------------------------------------
 
@@ -272,6 +315,37 @@ def search_across(
         return wire.search_from_wire(reply["result"])
     services = [open_reader(s) for s in scopes]
     return across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
+
+
+def _write_vectors(texts: list[str] | None = None, *, expected: int | None = None) -> WriteVectors:
+    """What an in-process write embeds its rows with: the default model, loading (and
+    embedding `texts`, the batch's first new memories) on a thread from now on, while the
+    table opens. A model that cannot load leaves the rows without vectors and says so."""
+    from graphit_cli.embed import load_default
+    from graphit_cli.service.upkeep import WriteVectors
+
+    vectors = WriteVectors(load_default)
+    vectors.start(texts or (), expected=expected)
+    return vectors
+
+
+@contextmanager
+def _embedding_bar(vectors: WriteVectors) -> Iterator[None]:
+    """A bar on a terminal while a batch's rows are embedded (more than a few of them)."""
+    from graphit_cli.cli.progress import bar
+
+    with bar("embedding", minimum=EMBED_BAR_MINIMUM) as progress:
+        vectors.progress = progress
+        yield
+
+
+EMBED_BAR_MINIMUM = 16
+
+
+def _say(vectors: WriteVectors, warn: Callable[[str], None]) -> None:
+    notice = vectors.notice()
+    if notice:
+        warn(notice)
 
 
 def _expect_query(query: str) -> None:

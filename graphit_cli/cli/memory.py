@@ -208,7 +208,7 @@ def restore(
 
       graphit memory restore 01J.../01H...
     """
-    result = Client(scope, user).restore(ref)
+    result = Client(scope, user).restore(ref, warn=note)
     output.writes([result], resolve_format(fmt, piped=Format.table))
 
 

@@ -151,7 +151,7 @@ def import_(
 
     with bar("importing", minimum=500) as progress:
         client = Client(scope, user, known_context=False)
-        report = client.import_(path, fmt.value, dry_run=dry_run, progress=progress)
+        report = client.import_(path, fmt.value, dry_run=dry_run, progress=progress, warn=note)
     render_report(report, as_json)
 
 

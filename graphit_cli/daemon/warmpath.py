@@ -4,17 +4,19 @@ Search, recall, source and the catalogue for one scope, the cross-scope reads (`
 writes (upsert, delete, restore, import), and embedding the rows a CLI write just made with the
 daemon's warm model. Every request is validated here as the CLI validates its arguments
 (`wire`'s field readers), then answered by the same MemoryService the CLI would run in-process.
-A write is answered once its commit has returned (durable on return), with its rows embedded
-when the daemon holds a model. Before anything, a request's `fingerprint` must be this
-daemon's for the same scopes (`access/fingerprint.py`): a CLI with another provider, login or
-setting gets `declined` and works in-process. A read never creates a table. The socket, the
-loops and the process live in `daemon.py`.
+A write is answered once its commit has returned (durable on return), its rows committed with
+their vectors when the daemon holds a model (up to the same bound as in-process, the rest left
+to the embedding loop). The model runs before the scope's write lock is taken, never inside
+it: a one-row write beside a big batch waits for the batch's commit at most, not its
+embedding. Before anything, a request's `fingerprint` must be this daemon's for the same
+scopes (`access/fingerprint.py`): a CLI with another provider, login or setting is declined
+and works in-process. A read never creates a table. The socket, the loops and the process live
+in `daemon/process.py`.
 Must not import Typer or Rich.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,10 +26,9 @@ from graphit_cli.access import scopes
 from graphit_cli.daemon import wire
 from graphit_cli.errors import InvalidInput
 
-log = logging.getLogger(__name__)
-
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.core.models import WriteResult
     from graphit_cli.embed import Embedder
     from graphit_cli.service.memory import MemoryService
 
@@ -36,8 +37,9 @@ WRITE_OPS = ("upsert", "delete", "restore", "import")
 SCOPE_OPS = READ_OPS + WRITE_OPS
 MAX_RECORDS = 100_000  # one upsert request (a CLI batch from stdin)
 
-# One writer per scope inside the daemon: the commits are atomic anyway; this keeps a batch's
-# waves and its embedding together, as in a CLI process.
+# One committer per scope inside the daemon: the commits are compare-and-swaps anyway; this
+# keeps two requests' commits from retrying against each other. Held around each commit only
+# (`MemoryService.writing`'s `hold`), never while the model embeds.
 _write_locks: dict[str, threading.Lock] = {}
 _write_locks_guard = threading.Lock()
 
@@ -64,8 +66,8 @@ def answer(
         if scope.kind not in ("project", "user"):
             raise InvalidInput(f"{scope} is written in-process, not by the daemon")
         author = wire.text_field(request, "author")
-        with _write_lock(str(scope)):
-            return {"result": _write(op, request, _as(open_service(scope), author), loaded_model)}
+        lock = _write_lock(str(scope))
+        return {"result": _write(op, request, open_service(scope), author, lock, loaded_model)}
     svc = read(scope) if op != "embed_written" else open_service(scope)
     if op == "search":
         result = svc.search(
@@ -155,22 +157,41 @@ def _write_lock(scope: str) -> threading.Lock:
         return _write_locks.setdefault(scope, threading.Lock())
 
 
-def _as(svc: MemoryService, author: str | None) -> MemoryService:
-    """The scope's service writing as the CLI's author (`GRAPHIT_AUTHOR` of the command, not
-    the daemon's), sharing the table handle."""
-    return svc.as_author(author) if author else svc
-
-
 def _write(
     op: str,
     request: dict[str, Any],
-    svc: MemoryService,
+    scope_svc: MemoryService,
+    author: str | None,
+    lock: threading.Lock,
     loaded_model: Callable[[], Embedder | None],
 ) -> Any:
-    from graphit_cli.core.models import WriteAction
+    """One write request, as the CLI's author (`GRAPHIT_AUTHOR` of the command, not the
+    daemon's), on a service view of its own: its rows embedded by the warm model before the
+    commit (only a model already loaded: loading one is the embedding loop's job), the scope's
+    lock held around each commit."""
+    from graphit_cli.service.upkeep import WriteVectors
 
+    dry_run = op == "import" and wire.bool_field(request, "dry_run")
+    vectors = None if dry_run else WriteVectors(loaded_model, later=DAEMON_LATER)
+    svc = scope_svc.writing(author=author, vectors=vectors, hold=lambda: lock)
     if op == "import":
-        return _import(request, svc)
+        found = _import(request, svc)
+        notice = vectors.notice() if vectors is not None else None
+        return {**found, "notes": [notice]} if notice else found
+    notes, results = _changes(op, request, svc)
+    notice = vectors.notice() if vectors is not None else None
+    return {
+        "writes": [wire.write_to_wire(r) for r in results],
+        "notes": notes + ([notice] if notice else []),
+    }
+
+
+DAEMON_LATER = "until the daemon's embedding loop reaches them (within minutes)"
+
+
+def _changes(
+    op: str, request: dict[str, Any], svc: MemoryService
+) -> tuple[list[str], list[WriteResult]]:
     if op == "upsert":
         records = request.get("drafts")
         if not isinstance(records, list) or not records or len(records) > MAX_RECORDS:
@@ -182,16 +203,7 @@ def _write(
         notes, results = [], [svc.delete(str(wire.text_field(request, "ref")))]
     else:
         notes, results = [], [svc.restore(str(wire.text_field(request, "ref")))]
-    written = [
-        r.memory.id for r in results if r.action in (WriteAction.CREATED, WriteAction.UPDATED)
-    ]
-    model = loaded_model()
-    if model is not None and written:
-        try:
-            svc.embed_now(written, model)
-        except Exception as exc:  # committed already: the embedding pass fills it later
-            log.warning("embedding written rows failed (the embedding pass retries): %s", exc)
-    return {"writes": [wire.write_to_wire(r) for r in results], "notes": notes}
+    return notes, results
 
 
 def _import(request: dict[str, Any], svc: MemoryService) -> dict[str, Any]:

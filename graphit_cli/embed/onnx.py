@@ -35,6 +35,11 @@ QUERY_THREADS = 1
 # session on its next query or first document and drops the quick one (benchmarks/README.md,
 # "Cold path, round 2"). The two compute the same vectors (tests/test_embed_parity.py).
 QUICK_QUERIES = 2
+# A one-shot write (a cold `upsert` or `restore`) that says it embeds at most this many
+# documents (`expect_documents`) embeds them on the quick session too: building the folded
+# one (~0.3 s of CPU) costs more than a few documents' slower runs (benchmarks/README.md,
+# "Every write embedded").
+QUICK_DOCUMENTS = 8
 
 
 def _session(model_path: str, threads: int, *, quick: bool = False) -> Any:
@@ -85,6 +90,7 @@ class OnnxEmbedder:
         self._query_session: Any = None  # the folded sessions, built when first needed
         self._document_session: Any = None
         self._expected: tuple[str, Pending[list[float]]] | None = None  # see expect_query
+        self._quick_documents = False  # see expect_documents
 
     def expect_query(self, text: str) -> None:
         """Start embedding `text` now, on a thread of its own, for the `embed_query(text)`
@@ -97,14 +103,22 @@ class OnnxEmbedder:
         with self._lock:
             self._expected = (text, pending)
 
-    def _sessions(self, *, query: bool) -> Any:
-        """The session for a query or a document (see QUICK_QUERIES)."""
+    def expect_documents(self, count: int) -> None:
+        """A one-shot process says it embeds at most `count` documents: up to QUICK_DOCUMENTS
+        of them run on the quick session rather than building the folded one for them."""
         with self._lock:
-            quick = self._quick if query else None
-            if quick is not None:
+            self._quick_documents = count <= QUICK_DOCUMENTS
+
+    def _sessions(self, *, query: bool) -> Any:
+        """The session for a query or a document (see QUICK_QUERIES, QUICK_DOCUMENTS)."""
+        with self._lock:
+            quick = self._quick
+            if quick is not None and query:
                 self._queries += 1
                 if self._queries > QUICK_QUERIES:
                     quick = None
+            elif not self._quick_documents:
+                quick = None
         if quick is not None:
             return quick.result()  # outside the lock: the build may still be running
         with self._lock:

@@ -13,6 +13,7 @@ store: `Writer` (service/writes.py: upsert, delete, restore, import of exported 
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,8 @@ from graphit_cli.service.upkeep import Upkeep
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
+    from graphit_cli.service.upkeep import WriteVectors
+    from graphit_cli.service.writes import Hold
     from graphit_cli.store.base import Store
 
 
@@ -49,6 +52,8 @@ class MemoryService:
         author: str | None = None,
         clock: Clock = utcnow,
         embedder: EmbedderFactory | None = None,
+        vectors: WriteVectors | None = None,
+        hold: Hold = nullcontext,
     ) -> None:
         self.store = store
         self.scope = scope
@@ -56,7 +61,13 @@ class MemoryService:
         self._embedder = embedder
         self.reads = Reader(store, scope, embedder)
         self.writes = Writer(
-            store, scope, self.reads, author=author or config.author(), clock=clock
+            store,
+            scope,
+            self.reads,
+            author=author or config.author(),
+            clock=clock,
+            vectors=vectors,
+            hold=hold,
         )
         self.upkeep = Upkeep(store, scope, embedder)
         self.duplicates = DuplicateGuard(store, embedder)
@@ -92,6 +103,27 @@ class MemoryService:
             return self
         return MemoryService(
             self.store, self.scope, author=author, clock=self.clock, embedder=self._embedder
+        )
+
+    def writing(
+        self,
+        *,
+        author: str | None = None,
+        vectors: WriteVectors | None = None,
+        hold: Hold | None = None,
+    ) -> MemoryService:
+        """This scope's service for one write: as `author`, embedding the rows it writes with
+        `vectors` before each commit, taking `hold` around each commit (the daemon's
+        per-scope write lock). Over the same store handle, clock and embedder; `self` is
+        left as it was, so concurrent requests never share a write's state."""
+        return MemoryService(
+            self.store,
+            self.scope,
+            author=author or self.author,
+            clock=self.clock,
+            embedder=self._embedder,
+            vectors=vectors,
+            hold=hold or self.writes.hold,
         )
 
     @property

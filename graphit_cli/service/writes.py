@@ -2,11 +2,18 @@
 exported rows). Every change to a chain is one atomic commit, a compare-and-swap on the live
 row's revision, retried with backoff when another writer wins (see `core.revisions` for the
 rows each write plans). Must not import Typer or Rich.
+
+A Writer given `WriteVectors` (service/upkeep.py) embeds the rows it is about to write before
+its first commit, with no lock held, and commits each row with its vector in the same merge;
+`hold` (the daemon's per-scope write lock) is taken around each commit only, never around
+the model. Past 400 lines as one job: the write path, whose compare-and-swap plans and the
+vectors its rows carry are decided together, in one attempt.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -30,7 +37,11 @@ from graphit_cli.service.common import (
 from graphit_cli.service.reads import Reader
 
 if TYPE_CHECKING:
+    from graphit_cli.service.upkeep import WriteVectors
     from graphit_cli.store.base import MergeCounts, Store
+
+Hold = Callable[[], AbstractContextManager[object]]
+_AHEAD_READ = 256  # chain heads read at once while choosing the texts to embed ahead
 
 
 @dataclass
@@ -47,12 +58,24 @@ class _Plan:
 class Writer:
     """The write path of one scope's table: every change to a chain is one atomic commit."""
 
-    def __init__(self, store: Store, scope: Scope, reader: Reader, *, author: str, clock: Clock):
+    def __init__(
+        self,
+        store: Store,
+        scope: Scope,
+        reader: Reader,
+        *,
+        author: str,
+        clock: Clock,
+        vectors: WriteVectors | None = None,
+        hold: Hold = nullcontext,
+    ):
         self.store = store
         self.scope = scope
         self.author = author
         self.clock = clock
         self._reader = reader  # restore reads the revision it brings back
+        self.vectors = vectors  # None: rows are written without vectors (the pass fills them)
+        self.hold = hold  # taken around each commit (the daemon's per-scope write lock)
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -66,6 +89,8 @@ class Writer:
         into the next wave). Everything is validated before anything is written.
         """
         prepared = [self._prepare(i, d) for i, d in enumerate(drafts)]
+        if self.vectors is not None:
+            self._embed_ahead([(d, drafts[i].id is None) for i, d in prepared])
         waves: list[list[tuple[int, MemoryDraft]]] = []
         seen: dict[str, int] = {}
         for index, draft in prepared:
@@ -77,7 +102,8 @@ class Writer:
             waves[wave].append((index, draft))
         results: dict[int, WriteResult] = {}
         for wave_items in waves:
-            results.update(self._commit_wave(wave_items))
+            with self.hold():
+                results.update(self._commit_wave(wave_items))
         changed = sum(1 for r in results.values() if r.action is not WriteAction.UNCHANGED)
         if changed:
             self.store.fold_if_needed(written_rows=changed)
@@ -110,12 +136,14 @@ class Writer:
         done: dict[int, WriteResult] = {}
         pending = items
         for attempt in range(MAX_ATTEMPTS):
+            embedding = self._table_takes_vectors()
             # The version is read before the heads: if the commit lands right on top of it,
             # nobody wrote in between and every compare-and-swap saw what we planned against.
             with self.store.snapshot():
                 base = self.store.version()
                 heads = self.store.heads([d.id for _, d in pending if d.id])
             plans = [self._plan(i, d, heads.get(d.id or "", (None, None))) for i, d in pending]
+            plans = [self._with_vector(p, _newest(heads, p.result.id), embedding) for p in plans]
             writes = [p for p in plans if p.rows]
             for plan in plans:
                 if not plan.rows:
@@ -132,11 +160,13 @@ class Writer:
                 clean = False
             if clean:
                 done.update({p.index: WriteResult(p.action, p.result) for p in writes})
+                self._count_unembedded(writes, embedding)
                 return done
             pending = []
             for plan, landed in self._verify(writes):
                 if landed is not None:
                     done[plan.index] = WriteResult(plan.action, landed)
+                    self._count_unembedded([plan], embedding)
                 else:
                     pending.append((plan.index, plan.draft))
             if not pending:
@@ -146,6 +176,115 @@ class Writer:
             f"gave up after {MAX_ATTEMPTS} attempts: other writers kept changing "
             f"{len(pending)} of these memories; nothing was written for them"
         )
+
+    # --- vectors for the rows a write commits ------------------------------------------------
+
+    def _embed_ahead(self, drafts: list[tuple[MemoryDraft, bool]]) -> None:
+        """Embed the texts the batch's rows will have, before any commit and with no lock held:
+        up to the bound, in input order. A draft that leaves its title or body out takes them
+        from the live row; a row whose text keeps its vector is not embedded again."""
+        from graphit_cli.embed import document_text
+
+        vectors = self.vectors
+        assert vectors is not None
+        texts: list[str] = []
+        partial: list[MemoryDraft] = []
+
+        def known(batch: list[MemoryDraft]) -> None:
+            heads = self.store.heads([d.id for d in batch if d.id], vectors=True)
+            for draft in batch:
+                live, tail = heads.get(draft.id or "", (None, None))
+                current = live or tail
+                if current is None:
+                    if draft.title is not None and draft.body is not None:
+                        texts.append(_text(draft.title, draft.body))
+                    continue
+                text = _text(
+                    current.title if draft.title is None else draft.title,
+                    current.body if draft.body is None else draft.body,
+                )
+                kept = current.embedding is not None
+                if not kept or text != document_text(current.title, current.body):
+                    texts.append(text)
+
+        for draft, new in drafts:
+            if len(texts) >= vectors.limit:
+                break
+            if new and draft.title is not None and draft.body is not None:
+                texts.append(_text(draft.title, draft.body))
+                continue
+            partial.append(draft)
+            if len(partial) >= _AHEAD_READ:
+                known(partial)
+                partial = []
+        if partial and len(texts) < vectors.limit:
+            known(partial)
+        if texts:
+            vectors.fill(texts)
+
+    def _import_vectors(self, rows: list[Memory]) -> list[Memory]:
+        """Exported rows with a vector each where the write's model can give one (the rows
+        that came without; the live ones first), when the table's vectors are its model's."""
+        from graphit_cli.embed import document_text
+
+        vectors = self.vectors
+        assert vectors is not None
+        bare = sorted((r for r in rows if r.embedding is None), key=lambda r: not r.is_live)
+        if not bare:
+            return rows
+        vectors.fill([document_text(r.title, r.body) for r in bare])
+        if not self._table_takes_vectors():
+            if vectors.failure:
+                vectors.wrote(len(bare))
+            return rows
+        filled = [
+            replace(r, embedding=_tuple(vectors.vector(document_text(r.title, r.body))))
+            if r.embedding is None
+            else r
+            for r in rows
+        ]
+        vectors.wrote(sum(1 for r in filled if r.embedding is None))
+        return filled
+
+    def _table_takes_vectors(self) -> bool:
+        """Whether this attempt commits vectors: the write embedded something and the table's
+        vectors are (or, for a table no model has embedded yet, become) its model's. A table
+        embedded by another model gets none: the embedding pass re-embeds it whole."""
+        vectors = self.vectors
+        if vectors is None or not vectors.embedded or vectors.model_id is None:
+            return False
+        current = self.store.embedding_model()
+        if current is None:
+            self.store.set_embedding_model(vectors.model_id)  # before the version is read
+            return True
+        return current == vectors.model_id
+
+    def _with_vector(self, plan: _Plan, live: Memory | None, embedding: bool) -> _Plan:
+        """`plan` with its live row's vector: the one its text already had in the newest
+        revision `live` (an edit of the type or tags: the vector is of the title and body),
+        else with `embedding` the one embedded ahead; none when neither exists (the
+        embedding pass fills it)."""
+        from graphit_cli.embed import document_text
+
+        row = plan.result
+        if not plan.rows or row.embedding is not None:
+            return plan
+        text = document_text(row.title, row.body)
+        vector = None
+        if live is not None and document_text(live.title, live.body) == text:
+            vector = live.embedding
+        if vector is None and embedding and self.vectors is not None:
+            vector = _tuple(self.vectors.vector(text))
+        if vector is None:
+            return plan
+        with_vector = replace(row, embedding=vector)
+        rows = [with_vector if r is row else r for r in plan.rows]
+        return replace(plan, rows=rows, result=with_vector)
+
+    def _count_unembedded(self, plans: list[_Plan], embedding: bool) -> None:
+        if self.vectors is None or not (embedding or self.vectors.failure):
+            return
+        self.vectors.wrote(sum(1 for p in plans if p.rows and p.result.embedding is None))
 
     def _verify(self, writes: list[_Plan]) -> list[tuple[_Plan, Memory | None]]:
         """After a commit that raced with other writers: which plans landed intact?
@@ -245,7 +384,8 @@ class Writer:
                 )
             rows = revisions.plan_delete(live, tail)
             try:
-                counts = self.store.merge(rows, delete_live=(live.key, live.revision))
+                with self.hold():
+                    counts = self.store.merge(rows, delete_live=(live.key, live.revision))
             except Conflict:
                 backoff(attempt)
                 continue
@@ -270,14 +410,18 @@ class Writer:
         `portability.native`, which plans what to write); None when nothing changed.
 
         Vectors in the rows are kept only when they come from the table's model (a table
-        without vectors yet adopts `embedding_model`)."""
+        without vectors yet adopts `embedding_model`). With `vectors`, rows that come without
+        one are embedded before the commit (up to the bound, live rows first)."""
         current = self.store.embedding_model()
         if embedding_model and current is None:
             self.store.set_embedding_model(embedding_model)
             current = embedding_model
         if current != embedding_model:
             rows = [replace(r, embedding=None) if r.embedding is not None else r for r in rows]
-        counts = self.store.import_rows(rows, plan)
+        if self.vectors is not None:
+            rows = self._import_vectors(rows)
+        with self.hold():
+            counts = self.store.import_rows(rows, plan)
         if counts is not None:
             self.store.fold_if_needed(written_rows=counts.inserted + counts.updated)
         return counts
@@ -319,6 +463,24 @@ class Writer:
         except NotFound:
             return True
         return False
+
+
+def _newest(heads: dict[str, tuple[Memory | None, Memory | None]], memory_id: str) -> Memory | None:
+    """The live row, or for a deleted memory its final revision."""
+    live, tail = heads.get(memory_id, (None, None))
+    return live or tail
+
+
+def _tuple(vector: list[float] | None) -> tuple[float, ...] | None:
+    return tuple(vector) if vector is not None else None
+
+
+def _text(title: str, body: str) -> str:
+    """What the model embeds for a memory with this title and body (as the row will hold
+    them)."""
+    from graphit_cli.embed import document_text
+
+    return document_text(revisions.validate_title(title), revisions.normalise_body(body))
 
 
 def _linked(live: Memory, tail: Memory | None) -> bool:
