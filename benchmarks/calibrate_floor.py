@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/calibrate_floor.py \\
         [--memories ../shared/data/locomo-dev/memories_observations.jsonl] \\
         [--queries ../shared/data/locomo-dev/queries.jsonl] [--gold gold_observation_ids] \\
-        [--embed-cache /tmp/graphit-embed-cache]
+        [--embed-cache /tmp/graphit-embed-cache] [--embedder e5|onnx]
 
 Loads the memories through graphit's service, embeds them with the packaged model, and for
 every query keeps the store's BM25 and vector hits (`relevance.CANDIDATE_DEPTH` rows each) and
@@ -17,8 +17,11 @@ flags, how many memories a query matches (median), and the share of off-topic qu
 return nothing. It also prints the cosine similarities of gold rows and of off-topic queries'
 best rows, which is what the similarity floor separates.
 
-The thresholds are module constants of `graphit_cli.core.relevance`; this script sets them for each
-run. The end-to-end check of the chosen values is `retrieval.py --flags` (through `search`).
+`--embedder` picks the model (as GRAPHIT_EMBEDDER); the grid's defaults are that model's
+profile (core/profiles.py). The lexical thresholds are module constants of
+`graphit_cli.core.relevance`, which this script sets for each run; the semantic ones (weight,
+similarity floor, z) are the model's profile, replaced for each run. The end-to-end check of
+the chosen values is `retrieval.py --flags --embedder ...` (through `search`).
 """
 
 from __future__ import annotations
@@ -67,15 +70,20 @@ def evaluate(
     flags: dict[str, tuple[bool, bool]],
     to_file_id: dict[str, str],
     lexical_only: bool = False,
+    profile: Any = None,
 ) -> dict[str, float]:
     """recall@10 and MRR (relevance order) of graphit's match rule and selection."""
-    from graphit_cli.core import ranking, relevance
+    from graphit_cli.core import profiles, ranking, relevance
+
+    profile = profile or profiles.DEFAULT
 
     recall: list[float] = []
     mrr: list[float] = []
     sizes: list[int] = []
     for scored, gold in lists:
-        matched = ranking.collapse(ranking.matches(scored, lexical_only=lexical_only))
+        matched = ranking.collapse(
+            ranking.matches(scored, lexical_only=lexical_only, profile=profile)
+        )
         sizes.append(len(matched))
         # (rank, row with the flags laid over it), best first
         ranked = []
@@ -141,16 +149,17 @@ def main() -> int:
     parser.add_argument("--queries", type=Path, default=DATA / "queries.jsonl")
     parser.add_argument("--gold", default="gold_observation_ids")
     parser.add_argument("--mode", choices=("hybrid", "fts"), default="hybrid")
-    parser.add_argument("--weight", default="0.5", help="fusion lexical weights")
+    parser.add_argument("--embedder", help="GRAPHIT_EMBEDDER for the run: e5, onnx")
+    parser.add_argument("--weight", help="fusion lexical weights (default: the profile's)")
     parser.add_argument("--share", default="0.5", help="LEXICAL_SHARE values")
-    parser.add_argument("--similarity", default="0.3", help="SIMILARITY_FLOOR values")
-    parser.add_argument("--z", default="1.0,1.25,1.5", help="FUSED_Z values")
+    parser.add_argument("--similarity", help="similarity floors (default: the profile's)")
+    parser.add_argument("--z", help="fused z values (default: the profile's)")
     parser.add_argument("--min-share", default="0.1", help="fts: MIN_SHARE values")
     parser.add_argument("--bm25", default="0.4", help="fts: BM25_RELATIVE values (x the best hit)")
     parser.add_argument("--embed-cache", type=Path, help="as retrieval.py --embed-cache")
     args = parser.parse_args()
 
-    from graphit_cli.core import relevance
+    from graphit_cli.core import profiles, relevance
     from graphit_cli.embed import load_default
 
     memories = read_jsonl(args.memories)
@@ -161,9 +170,16 @@ def main() -> int:
     clear_graphit_env()
     os.environ["GRAPHIT_HOME"] = tempfile.mkdtemp(prefix="graphit-calibrate-")
     os.environ["GRAPHIT_AUTHOR"] = "benchmark"
+    if args.embedder:
+        os.environ["GRAPHIT_EMBEDDER"] = args.embedder
     embedder = load_default()
     if embedder is None:
         raise SystemExit("the embedding model is not installed")
+    base = profiles.profile_for(embedder.model_id)
+    log(f"model {embedder.model_id}, profile {base}")
+    args.weight = args.weight or str(base.lexical_weight)
+    args.similarity = args.similarity or str(base.similarity_floor)
+    args.z = args.z or str(base.fused_z)
     if args.embed_cache:
         embedder = CachedEmbedder(embedder, args.embed_cache)
     services, to_file_id, _ = load_scopes(memories, embedder)
@@ -215,11 +231,14 @@ def main() -> int:
             for bm in floats(args.bm25)
         ]
         for share, sim, z, low, bm in grid:
-            relevance.LEXICAL_SHARE, relevance.SIMILARITY_FLOOR, relevance.FUSED_Z = share, sim, z
+            relevance.LEXICAL_SHARE = share
             relevance.MIN_SHARE, relevance.BM25_RELATIVE = low, bm
-            empty = sum(not ranking.matches(s, lexical_only=fts) for s in off) / len(off)
-            a = evaluate(lists, {}, to_file_id, fts)
-            b = evaluate(lists, flags, to_file_id, fts)
+            profile = replace(base, lexical_weight=weight, similarity_floor=sim, fused_z=z)
+            empty = sum(
+                not ranking.matches(s, lexical_only=fts, profile=profile) for s in off
+            ) / len(off)
+            a = evaluate(lists, {}, to_file_id, fts, profile)
+            b = evaluate(lists, flags, to_file_id, fts, profile)
             print(
                 f"{weight:6.2f} {share:5.2f} {sim:4.2f} {z:4.2f} {low:4.2f} {bm:5.2f} |"
                 f" {a['recall@10']:15.3f} {b['recall@10']:7.3f}"

@@ -12,14 +12,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from graphit_cli.core import relevance
+from graphit_cli.core import profiles, relevance
 from graphit_cli.core.models import LexicalHit, Memory
 
 # Measured on the LoCoMo dev observations (benchmarks/README.md): max-normalised score fusion
 # beat reciprocal rank fusion (k=60): recall@10 0.763 vs 0.745, MRR 0.655 vs 0.624 (at 0.3
-# lexical). Weighting each hit's BM25 by the share of the query's term weight it covers
-# (issue 19) moved the best lexical weight to 0.5: MRR 0.669, recall@10 0.763 (0.3: 0.664).
-LEXICAL_WEIGHT = 0.5
+# lexical). The lexical weight of the fusion is the model's (`profiles.ModelProfile`).
 SNIPPET_CHARS = 160
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
 
@@ -46,7 +44,7 @@ class ChainCandidate:
 def fuse(
     lexical: Sequence[LexicalHit],
     semantic: Sequence[tuple[Memory, float]],
-    lexical_weight: float = LEXICAL_WEIGHT,
+    lexical_weight: float = profiles.DEFAULT.lexical_weight,
     shares: Mapping[str, float] | None = None,
 ) -> list[Scored]:
     """Score fusion of BM25 hits and vector hits (cosine similarity), best first.
@@ -92,19 +90,23 @@ def matches(
     *,
     lexical_only: bool = False,
     basis: Sequence[Scored] | None = None,
+    profile: profiles.ModelProfile = profiles.DEFAULT,
 ) -> list[Scored]:
     """The rows that match the query at all (`relevance`: the same test for every row).
 
     `lexical_only`: the search ran no vector retriever. `basis`: the candidates the semantic
     threshold is taken from (`relevance.CANDIDATE_DEPTH` rows per retriever; default `scored`).
+    `profile`: the constants of the model whose vectors the similarities come from.
     """
-    threshold = relevance.fused_threshold([s.score for s in (scored if basis is None else basis)])
+    pool = [s.score for s in (scored if basis is None else basis)]
+    threshold = relevance.fused_threshold(pool, profile.fused_z)
+    floor = profile.similarity_floor
     top = max((s.score for s in scored), default=0.0)
     return [
         s
         for s in scored
         if relevance.lexical_match(s.share, s.score / top if lexical_only and top > 0 else None)
-        or relevance.semantic_match(s.similarity, s.score, threshold)
+        or relevance.semantic_match(s.similarity, s.score, threshold, floor)
     ]
 
 

@@ -1,0 +1,64 @@
+"""Each embedding model's own constants (pure): a table is searched by its model's profile.
+
+Cosine similarities mean different things in different models' spaces: all-MiniLM-L6-v2's
+memory-to-memory cosines centre near 0.44, multilingual-e5-small's near 0.85. So every
+threshold that reads a cosine (the semantic match rule's floor, the duplicate guard's cosine,
+consolidation's near-duplicate threshold) and the fusion's weight, which balances a cosine
+against BM25, belong to the model, and the service looks them up by the model id recorded in
+the table (`profile_for`). Each value was calibrated on the LoCoMo dev observations or on
+benchmarks/data/dedup_pairs.jsonl (benchmarks/README.md, "Two models"): benchmarks/
+calibrate_floor.py --embedder, retrieval.py --embedder, dedup.py --embedder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """What search, the duplicate guard and consolidation need to know about one model."""
+
+    model_id: str
+    # Fusion: `lexical_weight * lexical + (1 - lexical_weight) * semantic` (ranking.fuse).
+    lexical_weight: float
+    # The semantic match rule (relevance.semantic_match): the cosine to the query reaches
+    # `similarity_floor`, and the fused relevance reaches the candidates' mean plus `fused_z`
+    # standard deviations (relevance.fused_threshold).
+    similarity_floor: float
+    fused_z: float
+    # The duplicate guard (service/duplicates.py): a new memory at this cosine to a live one,
+    # with a similar title, repeats it.
+    duplicate_cosine: float
+    # Consolidation (consolidate/candidates.py): the near-duplicate cosine, confirmed by words.
+    near_duplicate: float
+
+
+MINILM = ModelProfile(
+    model_id=EMBEDDING_MODEL,
+    lexical_weight=0.5,  # issue 19: MRR 0.669, recall@10 0.763 on dev (0.3: 0.664)
+    similarity_floor=0.30,
+    fused_z=1.25,
+    duplicate_cosine=0.92,
+    near_duplicate=0.50,  # dedup pairs: P 0.97, R 0.89; plateau 0.475-0.55
+)
+
+E5 = ModelProfile(
+    model_id=E5_MODEL,
+    lexical_weight=0.5,
+    similarity_floor=0.80,
+    fused_z=1.25,
+    duplicate_cosine=0.96,
+    near_duplicate=0.90,
+)
+
+PROFILES = {profile.model_id: profile for profile in (MINILM, E5)}
+# A model graphit was not calibrated for (a `module:factory` plugin): MiniLM's values.
+DEFAULT = MINILM
+
+
+def profile_for(model_id: str | None) -> ModelProfile:
+    """The profile of the model that embedded a table (MiniLM's for an unknown model or none)."""
+    return PROFILES.get(model_id or "", DEFAULT)
