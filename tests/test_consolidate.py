@@ -222,7 +222,7 @@ def test_the_default_threshold_is_the_table_models() -> None:
     from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL
     from graphit_cli.core import profiles
 
-    assert candidates.DEFAULT_THRESHOLD == profiles.profile_for(EMBEDDING_MODEL).near_duplicate
+    assert profiles.profile_for(EMBEDDING_MODEL).near_duplicate == candidates.DEFAULT_THRESHOLD
     assert profiles.profile_for(E5_MODEL).near_duplicate > profiles.MINILM.near_duplicate
     assert profiles.profile_for("someone/else") == profiles.DEFAULT
 

@@ -113,7 +113,9 @@ def test_fused_threshold_stands_out_but_never_above_the_best() -> None:
     pool = [1.0, 0.95] + [0.1] * 40
     bar = relevance.fused_threshold(pool, 1.25)
     assert 0.1 < bar < 0.95
-    assert relevance.fused_threshold([1.0, 0.9, 0.1], 1.25) == 1.0  # a few candidates: the best passes
+    assert (
+        relevance.fused_threshold([1.0, 0.9, 0.1], 1.25) == 1.0
+    )  # a few candidates: the best passes
     assert relevance.fused_threshold([], 1.25) == float("inf")
 
 

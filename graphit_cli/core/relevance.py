@@ -124,9 +124,7 @@ def fused_threshold(scores: Sequence[float], z: float) -> float:
     return min(mean + z * deviation, max(scores))
 
 
-def semantic_match(
-    similarity: float | None, score: float, threshold: float, floor: float
-) -> bool:
+def semantic_match(similarity: float | None, score: float, threshold: float, floor: float) -> bool:
     """Close in meaning: the cosine similarity reaches the model's `floor` and the fused
     relevance reaches `threshold` (`fused_threshold` of the candidates)."""
     return similarity is not None and similarity >= floor and score >= threshold

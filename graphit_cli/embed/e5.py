@@ -62,8 +62,10 @@ def _stamp(path: Path) -> list[int]:
     return [info.st_size, info.st_mtime_ns, info.st_ino]
 
 
-def verify_weights(path: Path, expected: str = WEIGHTS_SHA256) -> None:
-    """Raise WeightsMismatch unless `path` hashes to `expected` (remembered per file stamp)."""
+def verify_weights(path: Path, expected: str | None = None) -> None:
+    """Raise WeightsMismatch unless `path` hashes to `expected` (default WEIGHTS_SHA256),
+    remembered per file stamp."""
+    expected = expected or WEIGHTS_SHA256
     record = config.home() / VERIFIED_FILE
     key = str(path)
     try:

@@ -70,8 +70,8 @@ class DuplicateGuard:
         Only a creation without an id is checked (a draft with an id names its memory). A
         duplicate has the same content hash; or near-identical wording (bag of words) and a
         similar title; or, when `semantic` and the table's vectors come from the available
-        model, an embedding at the model's duplicate cosine (`profiles`) and a similar title. Rows still
-        waiting for their vector are covered by the first two tests.
+        model, an embedding at the model's duplicate cosine (`profiles`) and a similar title.
+        Rows still waiting for their vector are covered by the first two tests.
         """
         from graphit_cli.core.models import DEFAULT_TYPE
         from graphit_cli.embed import document_text
