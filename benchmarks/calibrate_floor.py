@@ -111,11 +111,13 @@ def candidates(service: Any, text: str, vector: list[float] | None) -> tuple[Any
     return lexical, near, service.reads._lexical_shares(text, lexical)
 
 
-def fused(hits: tuple[Any, Any, Any], weight: float) -> list[Any]:
+def fused(hits: tuple[Any, Any, Any], weight: float, origin: float = 0.0) -> list[Any]:
     from graphit_cli.core import ranking
 
     lexical, near, shares = hits
-    return ranking.fuse(lexical, near, lexical_weight=weight, shares=shares)
+    return ranking.fuse(
+        lexical, near, lexical_weight=weight, shares=shares, similarity_origin=origin
+    )
 
 
 def describe(lists: list[Any], off: list[Any], to_file_id: dict[str, str]) -> None:
@@ -151,6 +153,7 @@ def main() -> int:
     parser.add_argument("--mode", choices=("hybrid", "fts"), default="hybrid")
     parser.add_argument("--embedder", help="GRAPHIT_EMBEDDER for the run: e5, onnx")
     parser.add_argument("--weight", help="fusion lexical weights (default: the profile's)")
+    parser.add_argument("--origin", help="similarity origins (default: the profile's)")
     parser.add_argument("--share", default="0.5", help="LEXICAL_SHARE values")
     parser.add_argument("--similarity", help="similarity floors (default: the profile's)")
     parser.add_argument("--z", help="fused z values (default: the profile's)")
@@ -180,6 +183,7 @@ def main() -> int:
     args.weight = args.weight or str(base.lexical_weight)
     args.similarity = args.similarity or str(base.similarity_floor)
     args.z = args.z or str(base.fused_z)
+    args.origin = args.origin or str(base.similarity_origin)
     if args.embed_cache:
         embedder = CachedEmbedder(embedder, args.embed_cache)
     services, to_file_id, _ = load_scopes(memories, embedder)
@@ -214,13 +218,13 @@ def main() -> int:
     from graphit_cli.core import ranking
 
     print(
-        "weight share  sim    z  min  bm25 | recall@10 plain flagged  delta | MRR plain flagged"
-        " | matched | off-topic empty"
+        "origin weight share  sim    z  min  bm25 | recall@10 plain flagged  delta |"
+        " MRR plain flagged | matched | off-topic empty"
     )
-    for weight in floats(args.weight):
-        lists = [(fused(hits, weight), gold) for hits, gold in raw]
-        off = [fused(hits, weight) for hits in off_raw]
-        if weight == floats(args.weight)[0]:
+    for origin, weight in [(o, w) for o in floats(args.origin) for w in floats(args.weight)]:
+        lists = [(fused(hits, weight, origin), gold) for hits, gold in raw]
+        off = [fused(hits, weight, origin) for hits in off_raw]
+        if (origin, weight) == (floats(args.origin)[0], floats(args.weight)[0]):
             describe(lists, off, to_file_id)
         grid = [
             (share, sim, z, low, bm)
@@ -233,14 +237,21 @@ def main() -> int:
         for share, sim, z, low, bm in grid:
             relevance.LEXICAL_SHARE = share
             relevance.MIN_SHARE, relevance.BM25_RELATIVE = low, bm
-            profile = replace(base, lexical_weight=weight, similarity_floor=sim, fused_z=z)
+            profile = replace(
+                base,
+                lexical_weight=weight,
+                similarity_origin=origin,
+                similarity_floor=sim,
+                fused_z=z,
+            )
             empty = sum(
                 not ranking.matches(s, lexical_only=fts, profile=profile) for s in off
             ) / len(off)
             a = evaluate(lists, {}, to_file_id, fts, profile)
             b = evaluate(lists, flags, to_file_id, fts, profile)
             print(
-                f"{weight:6.2f} {share:5.2f} {sim:4.2f} {z:4.2f} {low:4.2f} {bm:5.2f} |"
+                f"{origin:6.2f} {weight:6.2f} {share:5.2f} {sim:4.2f} {z:4.2f} {low:4.2f}"
+                f" {bm:5.2f} |"
                 f" {a['recall@10']:15.3f} {b['recall@10']:7.3f}"
                 f" {b['recall@10'] - a['recall@10']:+6.3f}"
                 f" | {a['mrr']:9.3f} {b['mrr']:7.3f} | {a['matched']:7.0f} | {empty:.2f}",

@@ -22,8 +22,12 @@ class ModelProfile:
     """What search, the duplicate guard and consolidation need to know about one model."""
 
     model_id: str
-    # Fusion: `lexical_weight * lexical + (1 - lexical_weight) * semantic` (ranking.fuse).
+    # Fusion: `lexical_weight * lexical + (1 - lexical_weight) * semantic` (ranking.fuse), a
+    # vector hit's semantic part being `(cosine - similarity_origin) / (best - origin)`: 0 for
+    # MiniLM (its cosines spread from ~0 to 1); e5's all sit in ~0.7-0.9, where dividing by
+    # the best alone would leave every candidate at 0.85-1.0 and the vector leg with no say.
     lexical_weight: float
+    similarity_origin: float
     # The semantic match rule (relevance.semantic_match): the cosine to the query reaches
     # `similarity_floor`, and the fused relevance reaches the candidates' mean plus `fused_z`
     # standard deviations (relevance.fused_threshold).
@@ -39,6 +43,7 @@ class ModelProfile:
 MINILM = ModelProfile(
     model_id=EMBEDDING_MODEL,
     lexical_weight=0.5,  # issue 19: MRR 0.669, recall@10 0.763 on dev (0.3: 0.664)
+    similarity_origin=0.0,
     similarity_floor=0.30,
     fused_z=1.25,
     duplicate_cosine=0.92,
@@ -48,6 +53,7 @@ MINILM = ModelProfile(
 E5 = ModelProfile(
     model_id=E5_MODEL,
     lexical_weight=0.5,
+    similarity_origin=0.0,
     similarity_floor=0.80,
     fused_z=1.25,
     duplicate_cosine=0.96,

@@ -46,10 +46,13 @@ def fuse(
     semantic: Sequence[tuple[Memory, float]],
     lexical_weight: float = profiles.DEFAULT.lexical_weight,
     shares: Mapping[str, float] | None = None,
+    similarity_origin: float = 0.0,
 ) -> list[Scored]:
     """Score fusion of BM25 hits and vector hits (cosine similarity), best first.
 
-    Each list's scores are divided by its best score, then combined as
+    Each list's scores are divided by its best score (a cosine counted from
+    `similarity_origin`, the model's: `(cosine - origin) / (best - origin)`, at least 0), then
+    combined as
     `w * lexical + (1 - w) * semantic`, where a hit's lexical part is its relative BM25 times
     its share of the query's term weight (a hit on one common word of a long question counts
     little); a row missing from one list scores 0 there. A row
@@ -74,8 +77,9 @@ def fuse(
             covered = shares.get(hit.row.key, 0.0) if shares is not None else None
             part = relative * (1.0 if covered is None else covered)
             scored[hit.row.key] = Scored(hit.row, weight * part, covered, None)
+    span = best_semantic - similarity_origin
     for row, similarity in semantic:
-        share = max(similarity, 0.0) / best_semantic if best_semantic > 0 else 0.0
+        share = max(similarity - similarity_origin, 0.0) / span if span > 0 else 0.0
         found = scored.get(row.key)
         if found is None:
             scored[row.key] = Scored(row, (1.0 - lexical_weight) * share, None, similarity)

@@ -156,14 +156,22 @@ class Reader:
             if vector_leg is not None:
                 vector_leg.join()  # whatever the full-text leg did, nothing is left running
         near = vector_leg.result() if vector_leg is not None else nearest()
-        weight = profile.lexical_weight
-        scored = ranking.fuse(lexical, near, lexical_weight=weight, shares=shares)
+        weight, origin = profile.lexical_weight, profile.similarity_origin
+        scored = ranking.fuse(
+            lexical, near, lexical_weight=weight, shares=shares, similarity_origin=origin
+        )
         # The semantic threshold comes from the base pool, so a deeper one never raises it.
         base = relevance.CANDIDATE_DEPTH
         basis = (
             scored
             if pool <= base
-            else ranking.fuse(lexical[:base], near[:base], lexical_weight=weight, shares=shares)
+            else ranking.fuse(
+                lexical[:base],
+                near[:base],
+                lexical_weight=weight,
+                shares=shares,
+                similarity_origin=origin,
+            )
         )
         candidates = ranking.collapse(
             ranking.matches(scored, lexical_only=used == "fts", basis=basis, profile=profile)
