@@ -52,12 +52,12 @@ MINILM = ModelProfile(
 
 E5 = ModelProfile(
     model_id=E5_MODEL,
-    lexical_weight=0.5,
-    similarity_origin=0.0,
+    lexical_weight=0.3,
+    similarity_origin=0.7,
     similarity_floor=0.80,
     fused_z=1.25,
-    duplicate_cosine=0.96,
-    near_duplicate=0.90,
+    duplicate_cosine=0.97,
+    near_duplicate=0.88,
 )
 
 PROFILES = {profile.model_id: profile for profile in (MINILM, E5)}
