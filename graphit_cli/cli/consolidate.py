@@ -70,7 +70,7 @@ def consolidate(
             show_default=False,
             help="Embedding cosine at which two memories are near duplicates. Default: the "
             "value calibrated for the model that embedded the table on 128 labelled pairs "
-            "(benchmarks/dedup.py): 0.5 for all-MiniLM-L6-v2, 0.9 for "
+            "(benchmarks/dedup.py): 0.5 for all-MiniLM-L6-v2, 0.89 for "
             "multilingual-e5-small. Raise it for fewer, closer groups.",
         ),
     ] = None,
