@@ -103,8 +103,8 @@ def test_a_local_table_is_searched_with_its_own_model_until_re_embedded(  # type
 @both_models
 def test_a_shared_table_is_searched_and_filled_with_its_own_model(  # type: ignore[no-untyped-def]
     cli,
-    s3_env,
-    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+    s3_env,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     for title, body in NOTES:
         assert cli("memory", "upsert", "--title", title, "--body", body).exit_code == 0
@@ -129,8 +129,8 @@ def test_a_shared_table_is_searched_and_filled_with_its_own_model(  # type: igno
 
 def test_a_shared_table_of_a_model_not_installed_is_searched_lexically(  # type: ignore[no-untyped-def]
     cli,
-    s3_env,
-    monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+    s3_env,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     for title, body in NOTES:
         assert cli("memory", "upsert", "--title", title, "--body", body).exit_code == 0
