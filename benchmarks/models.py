@@ -14,7 +14,7 @@ baseline of the same rounds compare):
   with that model's id, as search_speed.py does: the query is embedded by the real model, the
   index holds fast vectors);
 - **import + load + one query** (`embed.load_default()` and one `embed_query`), wall time
-  and the child's peak RSS;
+  and the child's peak RSS (VmHWM);
 - **document throughput**: --docs LoCoMo dev memories embedded by `embed_documents` in one
   call, with GRAPHIT_EMBED_THREADS=1 and =2 (the machine has 2 cores);
 - **install size**: the files each backend's own packages install (from their RECORD), numpy
@@ -67,13 +67,16 @@ def second() -> None:
 app()
 """
 
+# Peak RSS from VmHWM (kB): ru_maxrss survives execve, so a child of a large parent would
+# report the parent's peak.
 EMBED_ONE = """
-import resource, sys
+import sys
 from graphit_cli.embed import load_default
 model = load_default()
 vector = model.embed_query("how do we install dependencies")
 assert len(vector) == 384
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+status = open("/proc/self/status").read().split("VmHWM:")[1].split()[0]
+print(status, file=sys.stderr)
 """
 
 THROUGHPUT = """

