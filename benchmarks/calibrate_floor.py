@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/calibrate_floor.py \\
         [--memories ../shared/data/locomo-dev/memories_observations.jsonl] \\
         [--queries ../shared/data/locomo-dev/queries.jsonl] [--gold gold_observation_ids] \\
-        [--embed-cache /tmp/graphit-embed-cache]
+        [--embed-cache /tmp/graphit-embed-cache] [--embedder e5|onnx]
 
 Loads the memories through graphit's service, embeds them with the packaged model, and for
 every query keeps the store's BM25 and vector hits (`relevance.CANDIDATE_DEPTH` rows each) and
@@ -20,8 +20,11 @@ flags, how many memories a query matches (median), and the share of off-topic qu
 return nothing. It also prints the cosine similarities of gold rows and of off-topic queries'
 best rows, which is what the similarity floor separates.
 
-The thresholds are module constants of `graphit_cli.core.relevance`; this script sets them for each
-run. The end-to-end check of the chosen values is `retrieval.py --flags` (through `search`).
+`--embedder` picks the model (as GRAPHIT_EMBEDDER); the grid's defaults are that model's
+profile (core/profiles.py). The lexical thresholds are module constants of
+`graphit_cli.core.relevance`, which this script sets for each run; the semantic ones (weight,
+similarity floor, z) are the model's profile, replaced for each run. The end-to-end check of
+the chosen values is `retrieval.py --flags --embedder ...` (through `search`).
 """
 
 from __future__ import annotations
@@ -70,15 +73,20 @@ def evaluate(
     flags: dict[str, tuple[bool, bool]],
     to_file_id: dict[str, str],
     lexical_only: bool = False,
+    profile: Any = None,
 ) -> dict[str, float]:
     """recall@10 and MRR (relevance order) of graphit's match rule and selection."""
-    from graphit_cli.core import ranking, relevance
+    from graphit_cli.core import profiles, ranking, relevance
+
+    profile = profile or profiles.DEFAULT
 
     recall: list[float] = []
     mrr: list[float] = []
     sizes: list[int] = []
     for scored, gold in lists:
-        matched = ranking.collapse(ranking.matches(scored, lexical_only=lexical_only))
+        matched = ranking.collapse(
+            ranking.matches(scored, lexical_only=lexical_only, profile=profile)
+        )
         sizes.append(len(matched))
         # (rank, row with the flags laid over it), best first
         ranked = []
@@ -106,7 +114,7 @@ def candidates(service: Any, text: str, vector: list[float] | None) -> tuple[Any
     return lexical, near, service.reads._term_coverage(text, lexical)
 
 
-def fused(hits: tuple[Any, Any, Any], weight: float) -> list[Any]:
+def fused(hits: tuple[Any, Any, Any], weight: float, origin: float = 0.0) -> list[Any]:
     """The fused candidates, each hit's share weighed with `relevance`'s current constants."""
     from graphit_cli.core import ranking, relevance
 
@@ -116,7 +124,9 @@ def fused(hits: tuple[Any, Any, Any], weight: float) -> list[Any]:
     shares = {
         key: relevance.lexical_share(terms, weights, carrying) for key, terms in covered.items()
     }
-    return ranking.fuse(lexical, near, lexical_weight=weight, shares=shares)
+    return ranking.fuse(
+        lexical, near, lexical_weight=weight, shares=shares, similarity_origin=origin
+    )
 
 
 def describe(lists: list[Any], off: list[Any], to_file_id: dict[str, str]) -> None:
@@ -150,10 +160,12 @@ def main() -> int:
     parser.add_argument("--queries", type=Path, default=DATA / "queries.jsonl")
     parser.add_argument("--gold", default="gold_observation_ids")
     parser.add_argument("--mode", choices=("hybrid", "fts"), default="hybrid")
-    parser.add_argument("--weight", default="0.5", help="fusion lexical weights")
+    parser.add_argument("--embedder", help="GRAPHIT_EMBEDDER for the run: e5, onnx")
+    parser.add_argument("--weight", help="fusion lexical weights (default: the profile's)")
+    parser.add_argument("--origin", help="similarity origins (default: the profile's)")
     parser.add_argument("--share", default="0.5", help="LEXICAL_SHARE values")
-    parser.add_argument("--similarity", default="0.3", help="SIMILARITY_FLOOR values")
-    parser.add_argument("--z", default="1.0,1.25,1.5", help="FUSED_Z values")
+    parser.add_argument("--similarity", help="similarity floors (default: the profile's)")
+    parser.add_argument("--z", help="fused z values (default: the profile's)")
     parser.add_argument("--min-share", default="0.05", help="fts: MIN_SHARE values")
     parser.add_argument("--bm25", default="0.08", help="fts: BM25_RELATIVE values (x the best hit)")
     parser.add_argument("--rare", default="4.5", help="fts: RARE_ZIPF values (commonness)")
@@ -169,11 +181,12 @@ def main() -> int:
     parser.add_argument("--embed-cache", type=Path, help="as retrieval.py --embed-cache")
     args = parser.parse_args()
 
-    from graphit_cli.core import commonness, relevance
+    from graphit_cli.core import commonness, profiles, relevance
     from graphit_cli.embed import load_default
 
     if args.word_table is not None:
         commonness._data = b"\n" if str(args.word_table) == "none" else args.word_table.read_bytes()
+
     memories = read_jsonl(args.memories)
     queries = read_jsonl(args.queries)
     chosen, _ = select_queries(
@@ -182,9 +195,17 @@ def main() -> int:
     clear_graphit_env()
     os.environ["GRAPHIT_HOME"] = tempfile.mkdtemp(prefix="graphit-calibrate-")
     os.environ["GRAPHIT_AUTHOR"] = "benchmark"
+    if args.embedder:
+        os.environ["GRAPHIT_EMBEDDER"] = args.embedder
     embedder = load_default()
     if embedder is None:
         raise SystemExit("the embedding model is not installed")
+    base = profiles.profile_for(embedder.model_id)
+    log(f"model {embedder.model_id}, profile {base}")
+    args.weight = args.weight or str(base.lexical_weight)
+    args.similarity = args.similarity or str(base.similarity_floor)
+    args.z = args.z or str(base.fused_z)
+    args.origin = args.origin or str(base.similarity_origin)
     if args.embed_cache:
         embedder = CachedEmbedder(embedder, args.embed_cache)
     services, to_file_id, _ = load_scopes(memories, embedder)
@@ -219,22 +240,23 @@ def main() -> int:
     from graphit_cli.core import ranking
 
     print(
-        "rare common floor carrier weight share  sim    z  min  bm25 | recall@10 plain flagged"
-        "  delta | MRR plain flagged | matched | off-topic empty"
+        "rare common floor carrier origin weight share  sim    z  min  bm25 | recall@10 plain"
+        " flagged  delta | MRR plain flagged | matched | off-topic empty"
     )
     outer = [
-        (rare, common, floor, carrier, weight)
+        (rare, common, floor, carrier, origin, weight)
         for rare in floats(args.rare)
         for common in floats(args.common)
         for floor in floats(args.floor)
         for carrier in floats(args.carrier)
+        for origin in floats(args.origin)
         for weight in floats(args.weight)
     ]
-    for number, (rare, common, floor, carrier, weight) in enumerate(outer):
+    for number, (rare, common, floor, carrier, origin, weight) in enumerate(outer):
         relevance.RARE_ZIPF, relevance.COMMON_ZIPF, relevance.COMMON_FLOOR = rare, common, floor
         relevance.CARRIER_ZIPF = carrier
-        lists = [(fused(hits, weight), gold) for hits, gold in raw]
-        off = [fused(hits, weight) for hits in off_raw]
+        lists = [(fused(hits, weight, origin), gold) for hits, gold in raw]
+        off = [fused(hits, weight, origin) for hits in off_raw]
         if number == 0:
             describe(lists, off, to_file_id)
         grid = [
@@ -246,14 +268,23 @@ def main() -> int:
             for bm in floats(args.bm25)
         ]
         for share, sim, z, low, bm in grid:
-            relevance.LEXICAL_SHARE, relevance.SIMILARITY_FLOOR, relevance.FUSED_Z = share, sim, z
+            relevance.LEXICAL_SHARE = share
             relevance.MIN_SHARE, relevance.BM25_RELATIVE = low, bm
-            empty = sum(not ranking.matches(s, lexical_only=fts) for s in off) / len(off)
-            a = evaluate(lists, {}, to_file_id, fts)
-            b = evaluate(lists, flags, to_file_id, fts)
+            profile = replace(
+                base,
+                lexical_weight=weight,
+                similarity_origin=origin,
+                similarity_floor=sim,
+                fused_z=z,
+            )
+            empty = sum(
+                not ranking.matches(s, lexical_only=fts, profile=profile) for s in off
+            ) / len(off)
+            a = evaluate(lists, {}, to_file_id, fts, profile)
+            b = evaluate(lists, flags, to_file_id, fts, profile)
             print(
-                f"{rare:4.1f} {common:6.1f} {floor:5.2f} {carrier:7.2f} {weight:6.2f} {share:5.2f}"
-                f" {sim:4.2f} {z:4.2f} {low:4.2f} {bm:5.2f} |"
+                f"{rare:4.1f} {common:6.1f} {floor:5.2f} {carrier:7.2f} {origin:6.2f}"
+                f" {weight:6.2f} {share:5.2f} {sim:4.2f} {z:4.2f} {low:4.2f} {bm:5.2f} |"
                 f" {a['recall@10']:15.3f} {b['recall@10']:7.3f}"
                 f" {b['recall@10'] - a['recall@10']:+6.3f}"
                 f" | {a['mrr']:9.3f} {b['mrr']:7.3f} | {a['matched']:7.0f} | {empty:.2f}",

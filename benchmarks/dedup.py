@@ -3,7 +3,7 @@
 Run from the repository root (see benchmarks/README.md):
 
     .venv/bin/python benchmarks/dedup.py [--pairs benchmarks/data/dedup_pairs.jsonl]
-        [--size 10000] [--table] [--json OUT]
+        [--size 10000] [--table] [--json OUT] [--embedder e5|onnx] [--skip-speed]
 
 1. Quality. `benchmarks/data/dedup_pairs.jsonl` holds pairs of realistic agent memories written
    for this benchmark, each labelled `duplicate` (the same memory restated), `paraphrase` (the
@@ -16,7 +16,11 @@ Run from the repository root (see benchmarks/README.md):
      negatives (strict deduplication);
    - "to consolidate": contradictions count as positives too, since consolidation also
      resolves them (the agent keeps the newest belief); only related pairs are negatives.
-   The lexical-only path (memories without a vector) is swept the same way.
+   The lexical-only path (memories without a vector) is swept the same way. `--embedder`
+   picks the model (as GRAPHIT_EMBEDDER); each model's cosines spread differently, so each has
+   its own threshold (core/profiles.py `near_duplicate`). The "duplicate guard" view sweeps
+   the upsert guard's test (service/duplicates.py: cosine >= t and a similar title) on the
+   "same memory" labels, which calibrates the profile's `duplicate_cosine`.
 2. Speed. `find_candidates` over --size memories built from a real-memory file (cycled with
    varied text, benchmarks/_common.Corpus) with SYNTHETIC vectors: one random unit vector per
    source record plus noise, so the ~6 copies of a record sit at cosine ~0.9 and form many
@@ -44,7 +48,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # benchmarks/_common.p
 from _common import Corpus, data_path, load_records, log, require_data, reset_env
 
 PAIRS = Path(__file__).resolve().parent / "data" / "dedup_pairs.jsonl"
-THRESHOLDS = [round(0.40 + 0.025 * i, 3) for i in range(21)]  # 0.400 .. 0.900
+# 0.400 .. 0.850 by 0.025, then 0.86 .. 0.98 by 0.01 (e5's cosines bunch high)
+THRESHOLDS = [round(0.40 + 0.025 * i, 3) for i in range(19)] + [
+    round(0.86 + 0.01 * i, 3) for i in range(13)
+]
 CONFIRM = [0.0, 0.1, 0.15, 0.2, 0.25]  # lexical confirmation values for the grid
 LEXICAL = [round(0.30 + 0.05 * i, 2) for i in range(12)]  # 0.30 .. 0.85
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -108,12 +115,16 @@ VIEWS = {
 def quality(pairs_path: Path) -> dict[str, Any]:
     import numpy as np
 
-    from graphit_cli.consolidate.candidates import DEFAULT_THRESHOLD, LEXICAL_CONFIRM, LEXICAL_ONLY
+    from graphit_cli.consolidate.candidates import LEXICAL_CONFIRM, LEXICAL_ONLY
+    from graphit_cli.core import profiles
     from graphit_cli.embed import document_text, load_default
+    from graphit_cli.service.duplicates import _similar_title
 
     model = load_default()
     if model is None:
         raise SystemExit("the embedding model is not installed: pip install graphit-cli")
+    profile = profiles.profile_for(model.model_id)
+    DEFAULT_THRESHOLD = profile.near_duplicate
     pairs = load_pairs(pairs_path)
     labels = [p["label"] for p in pairs]
     rows = []
@@ -144,10 +155,15 @@ def quality(pairs_path: Path) -> dict[str, Any]:
             )
             for label in sorted(set(labels))
         }
+        guard = [
+            c >= threshold and _similar_title(a.title, b.title)
+            for (a, b), c in zip(rows, cosines, strict=True)
+        ]
         sweep.append(
             {
                 "threshold": threshold,
                 **{view: scores(predicted, labels, pos) for view, pos in VIEWS.items()},
+                "guard_same_memory": scores(guard, labels, VIEWS["same_memory"]),
                 "detected_by_label": by_label,
             }
         )
@@ -182,6 +198,7 @@ def quality(pairs_path: Path) -> dict[str, Any]:
         "model": model.model_id,
         "mean_cosine": mean_cosine,
         "default_threshold": DEFAULT_THRESHOLD,
+        "duplicate_cosine": profile.duplicate_cosine,
         "lexical_confirm": LEXICAL_CONFIRM,
         "sweep": sweep,
         "grid_to_consolidate": grid,
@@ -303,9 +320,13 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--table", action="store_true", help="also time report() on a table")
     parser.add_argument("--skip-quality", action="store_true")
+    parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--embedder", help="GRAPHIT_EMBEDDER for the run: e5, onnx")
     parser.add_argument("--json", type=Path, help="write the results here too")
     args = parser.parse_args()
     reset_env()
+    if args.embedder:
+        os.environ["GRAPHIT_EMBEDDER"] = args.embedder
     data = data_path(args.data)
     if not require_data(data):
         raise SystemExit(2)
@@ -313,8 +334,9 @@ def main() -> None:
     if not args.skip_quality:
         results["quality"] = quality(args.pairs)
         print_quality(results["quality"])
-    results["speed"] = speed(data, args.size, args.table)
-    print(json.dumps(results["speed"], indent=2))
+    if not args.skip_speed:
+        results["speed"] = speed(data, args.size, args.table)
+        print(json.dumps(results["speed"], indent=2))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
 
@@ -328,12 +350,14 @@ def print_quality(q: dict[str, Any]) -> None:
         f"{q['lexical_confirm']}): to consolidate {default['to_consolidate']}, same memory "
         f"{default['same_memory']}"
     )
-    print("threshold | same memory P / R | to consolidate P / R | detected by label")
+    print(f"duplicate guard cosine (the profile's): {q['duplicate_cosine']}")
+    print("threshold | same memory P / R | to consolidate P / R | guard P / R | detected by label")
     for row in q["sweep"]:
-        same, cons = row["same_memory"], row["to_consolidate"]
+        same, cons, guard = row["same_memory"], row["to_consolidate"], row["guard_same_memory"]
         print(
             f"{row['threshold']:.3f}     | {same['precision']:.3f} / {same['recall']:.3f}     | "
-            f"{cons['precision']:.3f} / {cons['recall']:.3f}        | {row['detected_by_label']}"
+            f"{cons['precision']:.3f} / {cons['recall']:.3f}        | "
+            f"{guard['precision']:.3f} / {guard['recall']:.3f} | {row['detected_by_label']}"
         )
     print("to consolidate, P/R by lexical confirmation (rows) and threshold (columns)")
     print("      " + " ".join(f"{t:9.3f}" for t in THRESHOLDS))

@@ -46,7 +46,9 @@ ENV_GRANT_CHECK = "GRAPHIT_GRANT_CHECK_SECONDS"
 PROJECT_LOCK_FILE = "graphit.lock.json"
 # The packaged all-MiniLM-L6-v2, whichever backend runs it (embed/): one vector space.
 EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-EMBEDDING_DIM = 384  # all-MiniLM-L6-v2; stored with the model id in the table metadata
+# multilingual-e5-small (embed/e5.py): another vector space of the same size.
+E5_MODEL = "intfloat/multilingual-e5-small"
+EMBEDDING_DIM = 384  # both models; the model id is stored in the table metadata
 
 # Fold unindexed fragments into the indexes once this many small fragments have piled up
 # (LANCEDB_NOTES: every single write adds a fragment and queries decay with their count).
@@ -152,7 +154,7 @@ def retention_seconds() -> int:
 
 
 def embed_threads() -> int:
-    """torch threads for embedding batches (queries always use one)."""
+    """Threads for embedding document batches (queries always use one)."""
     return _int_env(ENV_EMBED_THREADS, DEFAULT_EMBED_THREADS, least=1)
 
 

@@ -217,10 +217,14 @@ def test_rows_without_a_vector_are_compared_by_words() -> None:
         find_candidates(rows, [], [], scope="p", now=now, threshold=0.0)
 
 
-def test_cli_default_threshold_matches_the_module() -> None:
-    from graphit_cli.cli import consolidate as cli_consolidate
+def test_the_default_threshold_is_the_table_models() -> None:
+    """Each model's cosines spread differently: the near-duplicate cosine is its profile's."""
+    from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL
+    from graphit_cli.core import profiles
 
-    assert cli_consolidate.DEFAULT_THRESHOLD == candidates.DEFAULT_THRESHOLD
+    assert profiles.profile_for(EMBEDDING_MODEL).near_duplicate == candidates.DEFAULT_THRESHOLD
+    assert profiles.profile_for(E5_MODEL).near_duplicate > profiles.MINILM.near_duplicate
+    assert profiles.profile_for("someone/else") == profiles.DEFAULT
 
 
 # --- applying a plan ----------------------------------------------------------------------------

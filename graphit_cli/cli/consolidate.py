@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from graphit_cli.consolidate.apply import Outcome
     from graphit_cli.service.memory import MemoryService
 
-# Keep in step with consolidate.candidates.DEFAULT_THRESHOLD (not imported: --help stays light).
-DEFAULT_THRESHOLD = 0.50
 
 consolidate_app = typer.Typer(
     name="consolidate",
@@ -64,17 +62,18 @@ def consolidate(
         ),
     ] = False,
     threshold: Annotated[
-        float,
+        float | None,
         typer.Option(
             "--threshold",
             min=0.01,
             max=1.0,
-            help="Embedding cosine (all-MiniLM-L6-v2) at which two memories are near "
-            "duplicates. The default 0.5 was calibrated on 128 labelled pairs "
-            "(benchmarks/dedup.py): precision 0.97, recall 0.89. Raise it for fewer, "
-            "closer groups.",
+            show_default=False,
+            help="Embedding cosine at which two memories are near duplicates. Default: the "
+            "value calibrated for the model that embedded the table on 128 labelled pairs "
+            "(benchmarks/dedup.py): 0.5 for all-MiniLM-L6-v2, 0.89 for "
+            "multilingual-e5-small. Raise it for fewer, closer groups.",
         ),
-    ] = DEFAULT_THRESHOLD,
+    ] = None,
     bodies: Annotated[
         bool, typer.Option("--bodies", help="Markdown report: print each member's body too.")
     ] = False,

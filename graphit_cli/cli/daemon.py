@@ -179,7 +179,8 @@ def _parse_scope(value: str) -> Scope:
 @memory_app.command()
 @handle_errors
 def status(fmt: FormatOpt = None) -> None:
-    """Whether the daemon runs, its loops, and each active scope's table state.
+    """Whether the daemon runs, its loops, and each active scope's table state, with the
+    model that embedded the table (its vectors are searched only with that model).
 
     A scope that cannot be reached (a broker down) is listed with its error; the others
     are still shown.
@@ -190,7 +191,7 @@ def status(fmt: FormatOpt = None) -> None:
     running = daemon.ping()
     tables: list[dict[str, Any]] = []
     for name, get in daemon_scopes.machine_targets():
-        entry: dict[str, Any] = {"scope": name, "uri": None, "state": None}
+        entry: dict[str, Any] = {"scope": name, "uri": None, "state": None, "model": None}
         try:
             scope = get()  # the user scope asks the provider who the user is
             entry["scope"] = str(scope)
@@ -198,6 +199,7 @@ def status(fmt: FormatOpt = None) -> None:
             svc, entry["uri"] = daemon_scopes.open_quietly(scope, create=False)
             if svc is not None:
                 entry["state"] = _state_dict(svc.table_state())
+                entry["model"] = svc.store.embedding_model()
         except GraphitError as exc:
             # One unreachable scope (a broker down) is reported, never fatal to the others.
             entry["error"] = exc.message
@@ -235,7 +237,8 @@ def status(fmt: FormatOpt = None) -> None:
             f"{entry['scope']}: {state['live_rows']} memories, {state['rows']} rows, "
             f"{state['rows_with_vectors']} with vectors, vector index "
             f"{'yes' if state['vector_index'] else 'no'}, {state['fragments']} fragments, "
-            f"{state['unindexed_rows']} unindexed, {state['versions']} versions"
+            f"{state['unindexed_rows']} unindexed, {state['versions']} versions, "
+            f"model {entry['model'] or 'none yet'}"
         )
     out("\n".join(lines) + "\n")
 

@@ -306,18 +306,30 @@ def mandatory_(
 @memory_app.command()
 @handle_errors
 def embed(
+    reembed: Annotated[
+        bool,
+        typer.Option(
+            "--reembed",
+            help="Rewrite a shared (S3) table's vectors with this machine's model when "
+            "another model embedded it (every machine then searches it with this one).",
+        ),
+    ] = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
 ) -> None:
-    """Compute the missing vectors (live and archived rows) with the packaged model.
+    """Compute the missing vectors (live and archived rows) with the embedding model.
 
-    Embeds title + body (the model reads the first 256 word pieces). Rows edited while
-    being embedded keep their new text and wait for the next pass. A table embedded by
-    another model is re-embedded whole. The daemon runs this on its own.
+    Embeds title + body (the start of a long body). Rows edited while being embedded keep
+    their new text and wait for the next pass. A table records the model that embedded
+    it, and a search compares a query only with vectors of that model. A local table
+    embedded by another model is re-embedded whole, with progress on stderr; interrupted,
+    the next pass resumes it. A shared (S3) table embedded by another model is filled
+    with that model when it is installed here; it is rewritten with this machine's model
+    only with --reembed. The daemon runs this on its own (never with --reembed).
     """
     from graphit_cli.cli.progress import bar
 
     with bar("embedding") as progress:
-        report = Client(scope, user).service.embed(progress=progress)
+        report = Client(scope, user).service.embed(progress=progress, reembed=reembed)
     output.embed_report(report, resolve_format(fmt))

@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from graphit_cli.core import profiles
 from graphit_cli.core.models import Memory
 from graphit_cli.errors import InvalidInput
 
-# Calibrated on benchmarks/data/dedup_pairs.jsonl with all-MiniLM-L6-v2 (benchmarks/dedup.py):
-# precision 0.97, recall 0.89 for pairs to consolidate (duplicates, paraphrases, contradictions
-# against related-but-different memories); every threshold from 0.475 to 0.55 keeps P >= 0.95
-# and R >= 0.80, so the default sits in the middle of that plateau.
-DEFAULT_THRESHOLD = 0.50
+# The near-duplicate cosine is the model's (core/profiles.py `near_duplicate`, calibrated per
+# model on benchmarks/data/dedup_pairs.jsonl by benchmarks/dedup.py); the default is MiniLM's.
+DEFAULT_THRESHOLD = profiles.DEFAULT.near_duplicate
 LEXICAL_CONFIRM = 0.15  # word overlap (of the smaller text) that confirms an embedding match
 LEXICAL_ONLY = 0.50  # word Jaccard between memories compared without a vector (conservative)
 STALE_DAYS = 90

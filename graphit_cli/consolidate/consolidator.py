@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.consolidate.apply import Outcome, Run
-from graphit_cli.consolidate.candidates import DEFAULT_THRESHOLD, Report, find_candidates
+from graphit_cli.consolidate.candidates import Report, find_candidates
 from graphit_cli.consolidate.log import LogWriter, read_log
 from graphit_cli.consolidate.plan import Entry, parse_plan
 from graphit_cli.consolidate.tables import ServiceTable, Simulation
@@ -42,7 +42,13 @@ class Consolidator:
 
     # --- report ----------------------------------------------------------------------------
 
-    def report(self, threshold: float = DEFAULT_THRESHOLD) -> Report:
+    def report(self, threshold: float | None = None) -> Report:
+        """The candidates; `threshold` defaults to the near-duplicate cosine of the model that
+        embedded the table (its profile: each model's cosines spread differently)."""
+        if threshold is None:
+            from graphit_cli.core import profiles
+
+            threshold = profiles.profile_for(self.service.store.embedding_model()).near_duplicate
         rows = self.service.catalogue()
         ids, vectors = self.service.live_vectors()
         return find_candidates(

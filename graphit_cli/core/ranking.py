@@ -12,14 +12,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from graphit_cli.core import relevance
+from graphit_cli.core import profiles, relevance
 from graphit_cli.core.models import LexicalHit, Memory
 
 # Measured on the LoCoMo dev observations (benchmarks/README.md): max-normalised score fusion
 # beat reciprocal rank fusion (k=60): recall@10 0.763 vs 0.745, MRR 0.655 vs 0.624 (at 0.3
-# lexical). Weighting each hit's BM25 by the share of the query's term weight it covers
-# (issue 19) moved the best lexical weight to 0.5: MRR 0.669, recall@10 0.763 (0.3: 0.664).
-LEXICAL_WEIGHT = 0.5
+# lexical). The lexical weight of the fusion is the model's (`profiles.ModelProfile`).
 SNIPPET_CHARS = 160
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
 
@@ -46,12 +44,15 @@ class ChainCandidate:
 def fuse(
     lexical: Sequence[LexicalHit],
     semantic: Sequence[tuple[Memory, float]],
-    lexical_weight: float = LEXICAL_WEIGHT,
+    lexical_weight: float = profiles.DEFAULT.lexical_weight,
     shares: Mapping[str, float] | None = None,
+    similarity_origin: float = 0.0,
 ) -> list[Scored]:
     """Score fusion of BM25 hits and vector hits (cosine similarity), best first.
 
-    Each list's scores are divided by its best score, then combined as
+    Each list's scores are divided by its best score (a cosine counted from
+    `similarity_origin`, the model's: `(cosine - origin) / (best - origin)`, at least 0), then
+    combined as
     `w * lexical + (1 - w) * semantic`, where a hit's lexical part is its relative BM25 times
     its share of the query's term weight (a hit on one common word of a long question counts
     little); a row missing from one list scores 0 there. A row
@@ -76,8 +77,9 @@ def fuse(
             covered = shares.get(hit.row.key, 0.0) if shares is not None else None
             part = relative * (1.0 if covered is None else covered)
             scored[hit.row.key] = Scored(hit.row, weight * part, covered, None)
+    span = best_semantic - similarity_origin
     for row, similarity in semantic:
-        share = max(similarity, 0.0) / best_semantic if best_semantic > 0 else 0.0
+        share = max(similarity - similarity_origin, 0.0) / span if span > 0 else 0.0
         found = scored.get(row.key)
         if found is None:
             scored[row.key] = Scored(row, (1.0 - lexical_weight) * share, None, similarity)
@@ -92,19 +94,23 @@ def matches(
     *,
     lexical_only: bool = False,
     basis: Sequence[Scored] | None = None,
+    profile: profiles.ModelProfile = profiles.DEFAULT,
 ) -> list[Scored]:
     """The rows that match the query at all (`relevance`: the same test for every row).
 
     `lexical_only`: the search ran no vector retriever. `basis`: the candidates the semantic
     threshold is taken from (`relevance.CANDIDATE_DEPTH` rows per retriever; default `scored`).
+    `profile`: the constants of the model whose vectors the similarities come from.
     """
-    threshold = relevance.fused_threshold([s.score for s in (scored if basis is None else basis)])
+    pool = [s.score for s in (scored if basis is None else basis)]
+    threshold = relevance.fused_threshold(pool, profile.fused_z)
+    floor = profile.similarity_floor
     top = max((s.score for s in scored), default=0.0)
     return [
         s
         for s in scored
         if relevance.lexical_match(s.share, s.score / top if lexical_only and top > 0 else None)
-        or relevance.semantic_match(s.similarity, s.score, threshold)
+        or relevance.semantic_match(s.similarity, s.score, threshold, floor)
     ]
 
 

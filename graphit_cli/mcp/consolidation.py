@@ -24,11 +24,10 @@ APPLY = ToolAnnotations(
 
 
 def candidates(tools: MemoryTools, *, scope: str | None, threshold: float | None) -> Reply:
-    from graphit_cli.consolidate.candidates import DEFAULT_THRESHOLD
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.render import report_dict, report_markdown
 
-    report = Consolidator(tools.service(scope)).report(threshold or DEFAULT_THRESHOLD)
+    report = Consolidator(tools.service(scope)).report(threshold or None)
     text = report_markdown(report, bodies=True)
     if report.groups:
         text += (

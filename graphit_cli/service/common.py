@@ -28,6 +28,19 @@ EmbedderFactory = Callable[[], "Embedder | None"]
 Clock = Callable[[], datetime]
 
 
+def embedder_for(factory: EmbedderFactory, model_id: str) -> Embedder | None:
+    """The embedder whose vectors share `model_id`'s space (a table's recorded model): the
+    process's own when it is that model, else that model's installed backend
+    (`embed.load_for_model`), else None. A vector of one model is never compared with
+    another model's."""
+    own = factory()
+    if own is not None and own.model_id == model_id:
+        return own
+    from graphit_cli.embed import load_for_model
+
+    return load_for_model(model_id)
+
+
 class _OnStore(Protocol):
     store: Store
 

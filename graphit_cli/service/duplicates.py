@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from graphit_cli.core import revisions
+from graphit_cli.core import profiles, revisions
 from graphit_cli.core.models import Memory, MemoryDraft
 from graphit_cli.errors import InvalidInput
 from graphit_cli.service.common import EmbedderFactory, one_view
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from graphit_cli.store.base import Store
 
 DUPLICATE_CANDIDATES = 8  # nearest live memories compared, per retriever
-DUPLICATE_COSINE = 0.92  # embedding similarity of title + body
 DUPLICATE_WORDS = 0.9  # Dice overlap of the bodies' word counts
 DUPLICATE_TITLE = 0.6  # title similarity (character or word overlap, whichever is higher)
 BATCH_HASH_LOOKUPS = 20  # a batch with more new records reads the live rows once instead
@@ -71,8 +70,8 @@ class DuplicateGuard:
         Only a creation without an id is checked (a draft with an id names its memory). A
         duplicate has the same content hash; or near-identical wording (bag of words) and a
         similar title; or, when `semantic` and the table's vectors come from the available
-        model, an embedding at cosine >= DUPLICATE_COSINE and a similar title. Rows still
-        waiting for their vector are covered by the first two tests.
+        model, an embedding at the model's duplicate cosine (`profiles`) and a similar title.
+        Rows still waiting for their vector are covered by the first two tests.
         """
         from graphit_cli.core.models import DEFAULT_TYPE
         from graphit_cli.embed import document_text
@@ -102,11 +101,12 @@ class DuplicateGuard:
         embedder = self._embedder_factory()
         if embedder is None or embedder.model_id != table_model:
             return None
+        cosine = profiles.profile_for(table_model).duplicate_cosine
         vector = embedder.embed_documents([text])[0]
         for row, similarity in self.store.search_vector(
             vector, DUPLICATE_CANDIDATES, live_only=True
         ):
-            if similarity >= DUPLICATE_COSINE and _similar_title(title, row.title):
+            if similarity >= cosine and _similar_title(title, row.title):
                 return row
         return None
 

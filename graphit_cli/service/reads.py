@@ -10,7 +10,7 @@ import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from graphit_cli.core import ordering, ranking, relevance, revisions
+from graphit_cli.core import ordering, profiles, ranking, relevance, revisions
 from graphit_cli.core.models import (
     SEARCH_MODES,
     CatalogueEntry,
@@ -24,7 +24,13 @@ from graphit_cli.core.models import (
     SearchResult,
 )
 from graphit_cli.errors import InvalidInput, NotFound
-from graphit_cli.service.common import EmbedderFactory, missing, one_view, phantom
+from graphit_cli.service.common import (
+    EmbedderFactory,
+    embedder_for,
+    missing,
+    one_view,
+    phantom,
+)
 from graphit_cli.threads import Pending
 
 if TYPE_CHECKING:
@@ -126,7 +132,8 @@ class Reader:
                 raise InvalidInput("a mandatory-only search cannot also exclude mandatory memories")
             flt = replace(flt, mandatory=False)
 
-        used, notice, query_vector_of = self._resolve_mode(mode, text, query_vector)
+        used, notice, query_vector_of, table_model = self._resolve_mode(mode, text, query_vector)
+        profile = profiles.profile_for(table_model)  # the constants of the vectors' model
         pool = relevance.depth(top_k)
 
         def nearest() -> list[tuple[Memory, float]]:
@@ -149,12 +156,25 @@ class Reader:
             if vector_leg is not None:
                 vector_leg.join()  # whatever the full-text leg did, nothing is left running
         near = vector_leg.result() if vector_leg is not None else nearest()
-        scored = ranking.fuse(lexical, near, shares=shares)
+        weight, origin = profile.lexical_weight, profile.similarity_origin
+        scored = ranking.fuse(
+            lexical, near, lexical_weight=weight, shares=shares, similarity_origin=origin
+        )
         # The semantic threshold comes from the base pool, so a deeper one never raises it.
         base = relevance.CANDIDATE_DEPTH
-        basis = scored if pool <= base else ranking.fuse(lexical[:base], near[:base], shares=shares)
+        basis = (
+            scored
+            if pool <= base
+            else ranking.fuse(
+                lexical[:base],
+                near[:base],
+                lexical_weight=weight,
+                shares=shares,
+                similarity_origin=origin,
+            )
+        )
         candidates = ranking.collapse(
-            ranking.matches(scored, lexical_only=used == "fts", basis=basis)
+            ranking.matches(scored, lexical_only=used == "fts", basis=basis, profile=profile)
         )
 
         # Category and filters come from the current memory, not from the matched revision.
@@ -225,31 +245,40 @@ class Reader:
 
     def _resolve_mode(
         self, mode: str, text: str, query_vector: list[float] | None
-    ) -> tuple[str, str | None, Callable[[], list[float]] | None]:
-        """The retrievers to run, a notice for stderr, and what gives the query vector (if
-        any): the vector given, or the model's embedding of the query, left to the vector leg."""
+    ) -> tuple[str, str | None, Callable[[], list[float]] | None, str | None]:
+        """The retrievers to run, a notice for stderr, what gives the query vector (if any:
+        the vector given, or the embedding of the query by the model that embedded the table,
+        left to the vector leg) and that model's id.
+
+        A query vector is only ever compared with vectors of its own model: the process's
+        model when the table's is the same, else the table's model when its backend is
+        installed (a shared table embedded elsewhere), else no vector search at all."""
         if mode == "fts":
-            return "fts", None, None
+            return "fts", None, None, None
         table_model = self.store.embedding_model()
         if table_model is None:
             reason = "no memory has a vector yet (run `graphit memory embed`)"
         elif query_vector is not None:
             given = query_vector
-            return ("vector" if mode == "vector" else "hybrid"), None, lambda: given
+            return ("vector" if mode == "vector" else "hybrid"), None, lambda: given, table_model
         else:
-            embedder = self._embedder_factory()
+            embedder = embedder_for(self._embedder_factory, table_model)
             if embedder is None:
                 from graphit_cli.embed import unavailable_reason
 
-                reason = unavailable_reason()
-            elif embedder.model_id != table_model:
-                reason = f"vectors come from {table_model}; run `graphit memory embed` to re-embed"
+                own = self._embedder_factory()
+                reason = (
+                    unavailable_reason()
+                    if own is None
+                    else f"the table's vectors come from {table_model}, which is not installed "
+                    f"here (this process embeds with {own.model_id})"
+                )
             else:
                 embed = functools.partial(embedder.embed_query, text)
-                return ("vector" if mode == "vector" else "hybrid"), None, embed
+                return ("vector" if mode == "vector" else "hybrid"), None, embed, table_model
         if mode == "vector":
             raise InvalidInput(f"vector search is not possible: {reason}")
-        return "fts", f"lexical search only: {reason}", None
+        return "fts", f"lexical search only: {reason}", None, table_model
 
     @one_view
     def recall(self, context: str | None = None, *, top_k: int = 10) -> RecallResult:

@@ -202,11 +202,18 @@ class Upkeep:
         *,
         progress: Callable[[int, int], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        reembed: bool = False,
     ) -> EmbedReport:
         """Fill every row (live and archived) whose vector is missing.
 
         Each vector is written only if the row's content hash still matches the embedded
-        text. A table embedded by another model is re-embedded whole, never mixed.
+        text. Vectors of two models are never mixed in a table. A local table embedded by
+        another model is re-embedded whole: its vectors are dropped, the table records this
+        model, then the rows are filled in batches, so an interrupted pass resumes where it
+        stopped (the rows without a vector) and no search meanwhile compares a vector with
+        another model's. A shared (remote) table is filled with its own model, when that is
+        installed, and rewritten with this process's model only when `reembed` asks for it
+        (other machines then search it with that model); else this is an InvalidInput.
         """
         from graphit_cli.embed import document_text
 
@@ -217,7 +224,7 @@ class Upkeep:
             raise InvalidInput(unavailable_reason())
         started = time.perf_counter()
         current = self.store.embedding_model()
-        reembed = current is not None and current != model.model_id
+        model, reembed = self._pass_model(model, current, reembed=reembed)
         if reembed:
             self.store.clear_embeddings()
         if current != model.model_id:
@@ -243,6 +250,32 @@ class Upkeep:
         if done:
             self.store.fold_if_needed()
         return EmbedReport(model.model_id, done, skipped, time.perf_counter() - started, reembed)
+
+    def shared(self) -> bool:
+        """Whether the table is shared (remote: other machines read and embed it too)."""
+        from graphit_cli.access.scopes import is_remote_uri
+
+        return is_remote_uri(str(getattr(self.store, "uri", "")))
+
+    def _pass_model(
+        self, own: Embedder, current: str | None, *, reembed: bool
+    ) -> tuple[Embedder, bool]:
+        """The model the embedding pass writes with, and whether it first drops the table's
+        vectors (see `embed`)."""
+        if current is None or current == own.model_id:
+            return own, False
+        if reembed or not self.shared():
+            return own, True
+        from graphit_cli.service.common import embedder_for
+
+        theirs = embedder_for(lambda: own, current)
+        if theirs is None:
+            raise InvalidInput(
+                f"this shared table's vectors come from {current}, which is not installed "
+                f"here; `graphit memory embed --reembed` rewrites them all with "
+                f"{own.model_id} (every machine then searches the table with that model)"
+            )
+        return theirs, False
 
     def embed_step(
         self,
@@ -280,9 +313,13 @@ class Upkeep:
                 self.store.fold_if_needed(written_rows=written)
         return written
 
-    def needs_embedding(self) -> bool:
-        """Whether any row (live or archived) still waits for its vector."""
-        return self.store.missing_vectors() > 0
+    def needs_embedding(self, model_id: str | None = None) -> bool:
+        """Whether any row (live or archived) still waits for its vector, or (given the
+        model the pass would use) a local table's vectors come from another model."""
+        if self.store.missing_vectors() > 0:
+            return True
+        current = self.store.embedding_model()
+        return model_id is not None and current not in (None, model_id) and not self.shared()
 
     def is_empty(self) -> bool:
         return self.store.rows() == 0
