@@ -59,7 +59,10 @@ if TYPE_CHECKING:
 
 class EmbeddingStopped(Exception):
     """The daemon is stopping: a document batch ends between two slices. The rows a write
-    committed stay without vectors until the next embedding pass (its answer is not held up)."""
+    committed stay without vectors until the next embedding pass (its answer is not held up).
+    `interrupted` tells a writer it was stopped, not that the model failed."""
+
+    interrupted = True
 
 
 class _LockedEmbedder:

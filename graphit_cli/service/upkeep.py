@@ -87,6 +87,7 @@ class WriteVectors:
         self.embedded = 0  # texts embedded by this write
         self.left = 0  # texts that wanted a vector and were left for the embedding pass
         self.failure: str | None = None  # why the model could not load or embed
+        self.interrupted = False  # the process stopped its model (a daemon stopping)
 
     def start(self, texts: Sequence[str] = (), *, expected: int | None = None) -> None:
         """Load the model, and embed `texts` (the batch's first ones), on a thread of its own,
@@ -156,6 +157,8 @@ class WriteVectors:
             from graphit_cli.errors import in_words
 
             self.failure = in_words(exc)
+            # A process that stops its model (the daemon's shutdown) is no failure of it.
+            self.interrupted = bool(getattr(exc, "interrupted", False))
 
     def _join(self) -> None:
         if self._ahead is not None:
@@ -171,6 +174,12 @@ class WriteVectors:
 
     def notice(self) -> str | None:
         """One line for stderr when some written rows have no vector, else None."""
+        if self.failure is not None and self.left and self.interrupted:
+            rows = "1 row" if self.left == 1 else f"{self.left} rows"
+            return (
+                f"Note: {rows} written without a vector ({self.failure}); the next embedding "
+                "pass fills them (`graphit memory embed`, or the daemon once it runs again)"
+            )
         if self.failure is not None and self.left:
             rows = "1 row" if self.left == 1 else f"{self.left} rows"
             return (
