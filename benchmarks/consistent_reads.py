@@ -225,7 +225,7 @@ def read_after_write(rounds: int, s3_endpoint: str | None) -> dict[str, Any]:
                 stale_search += memory_id not in {h.memory.id for h in hits}
             except Exception as exc:
                 errors.append(f"search: {type(exc).__name__}: {exc}")
-            if n and n % 100 == 0:
+            if n and n % 50 == 0:
                 log(f"  round {n}: stale {stale_source} + {stale_search}, load {loadavg()}")
     finally:
         searchers.end()
@@ -307,7 +307,7 @@ def searches_during_writes(searches: int, s3_endpoint: str | None) -> dict[str, 
             lost = len(set(ids) - {h.memory.id for h in hits})
             missed += lost
             incomplete += bool(lost)
-            if n and n % 100 == 0:
+            if n and n % 50 == 0:
                 log(f"  search {n}: missed {missed}, writes {writes[0]}, load {loadavg()}")
     finally:
         stop.set()
@@ -393,12 +393,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.ratio_runs:
         log(f"warm path cost ({args.ratio_runs} runs, load {loadavg()})")
         results["warm_path"] = warm_path_cost(args.ratio_runs)
+        log(json.dumps(results["warm_path"]))
     if args.rounds:
         log(f"local: {args.rounds} read-after-write rounds")
         results["local_read_after_write"] = read_after_write(args.rounds, None)
+        log(json.dumps(results["local_read_after_write"]))
     if args.searches:
         log(f"local: {args.searches} searches during writes")
         results["local_searches_during_writes"] = searches_during_writes(args.searches, None)
+        log(json.dumps(results["local_searches_during_writes"]))
     if args.s3_rounds or args.s3_searches:
         from tests.s3_harness import MotoServer
 
@@ -408,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.s3_rounds:
                 log(f"S3: {args.s3_rounds} read-after-write rounds")
                 results["s3_read_after_write"] = read_after_write(args.s3_rounds, moto.endpoint)
+                log(json.dumps(results["s3_read_after_write"]))
             if args.s3_searches:
                 log(f"S3: {args.s3_searches} searches during writes")
                 results["s3_searches_during_writes"] = searches_during_writes(
