@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -85,6 +86,13 @@ class Busy:
                 self.failures.append(exc)
                 return
 
+    def started(self, calls: int = 1) -> None:
+        """Wait until the threads have made `calls` calls (a bound against a hang only)."""
+        deadline = time.monotonic() + 300
+        while self.calls < calls and not self.failures:
+            assert time.monotonic() < deadline, "the threads made no progress in 300 s"
+            time.sleep(0.01)
+
     def end(self) -> None:
         self.stop.set()
         for thread in self._threads:
@@ -102,6 +110,7 @@ def read_after_write(scope: Scope, cwd: Path, rounds: int) -> list[str]:
     searchers = Busy(lambda: service.search("osprey nest", mode="fts", top_k=0), threads=2)
     stale: list[str] = []
     try:
+        searchers.started()
         for n in range(rounds):
             word = f"wren{n}x{uuid.uuid4().hex[:6]}"
             memory_id = writer.write(word)
@@ -115,7 +124,6 @@ def read_after_write(scope: Scope, cwd: Path, rounds: int) -> list[str]:
     finally:
         searchers.end()
         writer.close()
-    assert searchers.calls > 0
     return stale
 
 
@@ -137,14 +145,18 @@ def searches_during_writes(service: MemoryService, searches: int) -> list[str]:
 
     writer = Busy(write, threads=1)
     missed: list[str] = []
+    n = 0
     try:
-        for n in range(searches):
+        writer.started()
+        # At least `searches` searches, and as many as it takes to span a few folds.
+        while n < searches or writer.calls < 8:
             found = {h.memory.id for h in service.search("falcon ledge", mode="fts", top_k=0).hits}
             if set(ids) - found:
                 missed.append(f"search {n}: {len(set(ids) - found)} of {len(ids)} missed")
+            n += 1
+            assert n < 50 * searches, "the writer made no progress"
     finally:
         writer.end()
-    assert writer.calls > 0
     return missed
 
 

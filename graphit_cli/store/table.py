@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, in_words
+from graphit_cli.errors import CommitContention, StorageUnavailable, in_words
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
 from graphit_cli.store.rowcache import CachedRow, RowCache
@@ -262,8 +262,14 @@ def _dataset_again(dataset: Any) -> Callable[[], Any]:
 
 def _table_again(table: Any) -> Any:
     """The LanceDB table opened again through its own connection (which shares one session,
-    index cache included, between the tables it opens)."""
-    return table._conn.open_table(table.name)
+    index cache included, between the tables it opens). A table removed meanwhile (`prune`,
+    `context remove`) is StorageUnavailable, as when a handle is opened."""
+    try:
+        return table._conn.open_table(table.name)
+    except ValueError as exc:
+        if "not found" in str(exc).lower():
+            raise StorageUnavailable(f"no memory table at {table._conn.uri}") from None
+        raise
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
