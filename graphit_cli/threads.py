@@ -7,6 +7,7 @@ vector index while the full-text leg runs. Standard library only (the cold path 
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -23,7 +24,9 @@ class Pending(Generic[T]):
     def __init__(self, call: Callable[[], T], *, name: str = "pending") -> None:
         self._value: T | None = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(call,), name=name)
+        # In the caller's context: a store snapshot the caller is in is the call's too.
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(target=context.run, args=(self._run, call), name=name)
         self._thread.start()
 
     def _run(self, call: Callable[[], T]) -> None:

@@ -33,6 +33,7 @@ from graphit_cli.store.table import (
     KEY_INDEX,
     TABLE_NAME,
     TableHandle,
+    in_snapshot,
     is_commit_conflict,
     lance_words,
 )
@@ -69,6 +70,7 @@ class Writes:
 
     # --- writes ----------------------------------------------------------------------------
 
+    @in_snapshot
     def merge(
         self,
         rows: list[Memory],
@@ -94,6 +96,7 @@ class Writes:
         merge = Merge(update_where=CAS_CONDITION, delete_where=delete_where, use_index=indexed)
         return self._execute(merge, rows)
 
+    @in_snapshot
     def remove_exact(self, row: Memory) -> int:
         """Delete `row` only if it is still exactly this revision (undoes a misplaced insert)."""
         previous = f"previous = {sql.literal(row.previous)}" if row.previous else "previous IS NULL"
@@ -107,6 +110,7 @@ class Writes:
 
     # --- import (portability) --------------------------------------------------------------
 
+    @in_snapshot
     def import_rows(
         self,
         rows: list[Memory],

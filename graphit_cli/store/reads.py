@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 
 from graphit_cli.core.models import LiveSummary, Memory, MemoryFilter
 from graphit_cli.store import sql
-from graphit_cli.store.table import IN_CHUNK, TableHandle
+from graphit_cli.store.table import IN_CHUNK, TableHandle, in_snapshot
 
 
 class Reads:
@@ -20,15 +20,18 @@ class Reads:
     def __init__(self, handle: TableHandle) -> None:
         self.handle = handle
 
+    @in_snapshot
     def get(self, key: str, *, vectors: bool = False) -> Memory | None:
         self.handle.latest()
         rows = self.handle.rows_where(f"key = {sql.literal(key)}", vectors=vectors, limit=2)
         return rows[0] if rows else None
 
+    @in_snapshot
     def chain(self, memory_id: str) -> list[Memory]:
         self.handle.latest()
         return sorted((r for _, r in self.handle.chain_rows([memory_id])), key=lambda m: m.revision)
 
+    @in_snapshot
     def heads(
         self, memory_ids: list[str], *, vectors: bool = True
     ) -> dict[str, tuple[Memory | None, Memory | None]]:
@@ -53,6 +56,7 @@ class Reads:
             found[row.id] = (live, tail)
         return found
 
+    @in_snapshot
     def live(self, flt: MemoryFilter | None = None) -> list[Memory]:
         """Live rows, less phantoms (see `deleted_ids`)."""
         self.handle.latest()
@@ -61,6 +65,7 @@ class Reads:
         closed = self._deleted_ids(None)
         return [r for r in rows if r.id not in closed] if closed else rows
 
+    @in_snapshot
     def deleted_ids(self, memory_ids: list[str] | None = None) -> set[str]:
         """Ids whose chain ends in a final archive (`next` is null): deleted memories.
 
@@ -78,12 +83,14 @@ class Reads:
         data = self.handle.engine.scan("revision_id <> '' AND next IS NULL", ["id"], None)
         return {str(i) for i in data.column("id").to_pylist()}
 
+    @in_snapshot
     def live_with_hash(self, content_hash: str, limit: int = 5) -> list[Memory]:
         """Live rows whose content hash is `content_hash` (the duplicate guard's exact match)."""
         where = f"revision_id = '' AND content_hash = {sql.literal(content_hash)}"
         self.handle.latest()
         return self.handle.rows_where(where, limit=limit)
 
+    @in_snapshot
     def rows_for_keys(self, keys: list[str], *, vectors: bool = False) -> list[Memory]:
         """The rows with these keys (live or archived), in no particular order."""
         self.handle.latest()
@@ -94,16 +101,19 @@ class Reads:
             )
         return found
 
+    @in_snapshot
     def missing_vectors(self) -> int:
         """Rows (live and archived) whose embedding has not been computed yet."""
         return self.handle.count("embedding IS NULL")
 
+    @in_snapshot
     def rows(self) -> int:
         """Every row of the table: live memories and archived revisions."""
         return self.handle.count()
 
     # --- consolidation ---------------------------------------------------------------------
 
+    @in_snapshot
     def live_vectors(self) -> tuple[list[str], Any]:
         """(ids, float32 matrix) of the live rows that have a vector, one row per id.
 
@@ -125,6 +135,7 @@ class Reads:
 
     # --- the Explorer's catalogue (graphit_cli/explorer) ------------------------------------
 
+    @in_snapshot
     def live_index(self, flt: MemoryFilter | None = None) -> list[LiveSummary]:
         """Every live memory's id, type, tags, flags and sort time (of those passing `flt`),
         less phantoms: what a catalogue page sorts, filters, counts and builds its facets
@@ -154,6 +165,7 @@ class Reads:
 
     # --- export (portability) --------------------------------------------------------------
 
+    @in_snapshot
     def export_rows(self, *, archived: bool = False, vectors: bool = False) -> list[Memory]:
         """Every live row (less phantoms), and with `archived` every archived revision too,
         ordered by id then revision: what `graphit memory export` writes."""

@@ -3,12 +3,21 @@ warm handle's index and row load."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 from graphit_cli.access.scopes import is_remote_uri
 from graphit_cli.core.models import LexicalHit, Memory, MemoryFilter
 from graphit_cli.store import sql
-from graphit_cli.store.table import FTS_COLUMNS, TAKE_FLAGGED, VECTOR_INDEX, TableHandle
+from graphit_cli.store.rowcache import CachedRow
+from graphit_cli.store.table import (
+    FTS_COLUMNS,
+    TAKE_FLAGGED,
+    VECTOR_INDEX,
+    TableHandle,
+    in_snapshot,
+)
 
 # A warm remote handle reads a table of up to this many rows whole into its row cache.
 PREFILL_MAX_ROWS = 20_000
@@ -33,6 +42,7 @@ class Search:
         # Term postings at one table version (`term_postings`): a version's rows never change.
         self._postings: tuple[int, dict[tuple[str, int], frozenset[int]]] = (-1, {})
 
+    @in_snapshot
     def search_text(
         self,
         text: str,
@@ -55,21 +65,19 @@ class Search:
         """
         self.handle.latest()
         self._warm_indexes()
-        ranked = self.handle.engine.text(
-            text, TEXT_BOOSTS, _search_where(flt, live_only), limit
-        ).to_pylist()
-        rows = self.handle.take([int(r["_rowaddr"]) for r in ranked], vector_flags=vector_flags)
+        where = _search_where(flt, live_only)
+
+        def ask(depth: int) -> list[tuple[int, float]]:
+            found = self.handle.engine.text(text, TEXT_BOOSTS, where, depth).to_pylist()
+            return [(int(r["_rowaddr"]), float(r["_score"])) for r in found]
+
+        ranked, rows = self._best_chains(ask, limit, vector_flags=vector_flags)
         return [
-            LexicalHit(
-                entry.row,
-                float(r["_score"]),
-                bool(entry.has_vector) or not vector_flags,
-                int(r["_rowaddr"]),
-            )
-            for r in ranked
-            if (entry := rows.get(int(r["_rowaddr"]))) is not None
+            LexicalHit(rows[a].row, score, bool(rows[a].has_vector) or not vector_flags, a)
+            for a, score in ranked
         ]
 
+    @in_snapshot
     def term_postings(self, terms: list[str], limit: int) -> dict[str, frozenset[int]]:
         """For each term, the addresses of the rows (live or archived) containing it, at most
         `limit` of them (the best by BM25): the document count and coverage a search's match
@@ -77,9 +85,10 @@ class Search:
         already asked at this table version (rows outside the index cost GETs on S3 per query)."""
         self.handle.latest()
         version = self.handle.engine.version()
-        if self._postings[0] != version:
-            self._postings = (version, {})
-        known = self._postings[1]
+        kept = self._postings  # requests at other versions replace it meanwhile: read it once
+        if kept[0] != version:
+            kept = self._postings = (version, {})
+        known = kept[1]
         postings: dict[str, frozenset[int]] = {}
         for term in terms:
             found = known.get((term, limit))
@@ -93,6 +102,7 @@ class Search:
             postings[term] = found
         return postings
 
+    @in_snapshot
     def search_vector(
         self,
         vector: list[float],
@@ -107,17 +117,48 @@ class Search:
         where = _search_where(flt, live_only)
         self._warm_indexes()
         fresh = None if where or not self._split_vector_search() else self._nearest_fresh(vector)
-        # With `fresh`: the index alone (`fast`); the rows outside it come from `fresh`.
-        found = self.handle.engine.nearest(vector, where, limit, fast=fresh is not None)
-        ranked = [(int(r["_rowaddr"]), float(r["_distance"])) for r in found.to_pylist()]
-        if fresh:
-            ranked = sorted(ranked + fresh, key=lambda pair: pair[1])[:limit]
-        rows = self.handle.take([address for address, _ in ranked])
-        return [
-            (entry.row, 1.0 - distance)
-            for address, distance in ranked
-            if (entry := rows.get(address)) is not None
-        ]
+
+        def ask(depth: int) -> list[tuple[int, float]]:
+            # With `fresh`: the index alone (`fast`); the rows outside it come from `fresh`.
+            found = self.handle.engine.nearest(vector, where, depth, fast=fresh is not None)
+            ranked = [(int(r["_rowaddr"]), float(r["_distance"])) for r in found.to_pylist()]
+            if fresh:
+                ranked = sorted(ranked + fresh, key=lambda pair: pair[1])[:depth]
+            return ranked
+
+        ranked, rows = self._best_chains(ask, limit, vector_flags=False)
+        return [(rows[address].row, 1.0 - distance) for address, distance in ranked]
+
+    def _best_chains(
+        self, ask: Callable[[int], list[tuple[int, float]]], limit: int, *, vector_flags: bool
+    ) -> tuple[list[tuple[int, float]], dict[int, CachedRow]]:
+        """The best rows of a ranked query (`ask(depth)`: (address, score) best first) down to
+        the row before the first of a chain past `limit` chains, and the rows at them.
+
+        The window counts memories, not rows: a memory edited many times has a row per
+        revision that matches, and counting those would crowd other memories out (40 matching
+        memories of 30 revisions each fill a 200-row window with 7 of them). So when the rows
+        asked hold fewer than `limit` chains and the query had more to give, it is asked again,
+        deeper by the rows-per-chain seen so far; all of it in the caller's snapshot.
+        """
+        depth = limit
+        while True:
+            ranked = ask(depth)
+            rows = self.handle.take([address for address, _ in ranked], vector_flags=vector_flags)
+            chains: set[str] = set()
+            kept: list[tuple[int, float]] = []
+            for address, score in ranked:
+                entry = rows.get(address)
+                if entry is None:
+                    continue
+                if entry.row.id not in chains:
+                    if len(chains) == limit:
+                        break
+                    chains.add(entry.row.id)
+                kept.append((address, score))
+            if len(chains) >= limit or len(ranked) < depth:
+                return kept, rows
+            depth = max(2 * depth, math.ceil(1.25 * depth * limit / max(len(chains), 1)))
 
     @property
     def _warm_remote(self) -> bool:
@@ -152,8 +193,9 @@ class Search:
         if not index.num_unindexed_rows:
             return []
         version = self.handle.engine.version()
-        if self._fresh_fragments[0] != version:
-            dataset = self.handle.table.to_lance()
+        outside_index = self._fresh_fragments  # read once: requests at other versions race
+        if outside_index[0] != version:
+            dataset = self.handle.table.to_lance()  # the snapshot's own table, at `version`
             covered = {
                 fragment_id
                 for ix in dataset.describe_indices()
@@ -162,9 +204,9 @@ class Search:
                 for fragment_id in segment.fragment_ids
             }
             outside = [f for f in dataset.get_fragments() if f.fragment_id not in covered]
-            self._fresh_fragments = (version, outside)
+            outside_index = self._fresh_fragments = (version, outside)
         blocks: dict[tuple[int, int | None], tuple[Any, Any]] = {}
-        for fragment in self._fresh_fragments[1]:
+        for fragment in outside_index[1]:
             deletion = fragment.metadata.deletion_file
             key = (fragment.fragment_id, int(deletion.id) if deletion is not None else None)
             block = self._vector_blocks.get(key)

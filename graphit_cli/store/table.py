@@ -9,14 +9,18 @@ this code relies on). Callers speak in Memory rows and MemoryFilters.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, in_words
+from graphit_cli.errors import CommitContention, StorageUnavailable, in_words
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
 from graphit_cli.store.rowcache import CachedRow, RowCache
@@ -39,16 +43,22 @@ TAKE_FLAGGED = TAKE | {"_no_vector": "embedding IS NULL"}
 class TableHandle:
     """A scope's authoritative table.
 
-    Reads and row writes go through `engine` (store/engine.py): pylance's dataset for a local
+    Reads and row writes go through an engine (store/engine.py): pylance's dataset for a local
     table, so a one-shot command never imports LanceDB; the LanceDB table for a remote one (and
     for a local one a long-lived process keeps). Index building and maintenance use the LanceDB
     table (`table`), which a local handle opens when they first need it.
 
-    Freshness: the handle is opened without LanceDB's automatic consistency checks, which with
-    an interval of 0 look for newer commits before every internal read (17 of the 23 S3
-    requests of an upsert were those LISTs). Instead every public read looks once, when it
-    starts, so it still sees every commit made before it began, by this process or another;
-    inside `snapshot()` one look serves all reads up to the next write.
+    Snapshots: every read and write runs inside `snapshot()`, which lends the calling request
+    an engine of its own from the handle's pool (a request on another thread gets another
+    one: nothing about freshness is shared between requests). The snapshot's first read moves
+    its engine to the newest commit (one LIST on S3), so it sees every commit acknowledged
+    before it began, by this process or another; the reads after it see that one version,
+    until the snapshot itself writes (its next read looks again). A search therefore reads
+    its index hits' rows at the version that gave their addresses. Snapshots nest (the inner
+    one is the outer one's), and threads the caller starts with its context (a hybrid
+    search's vector leg, `threads.Pending`) share it. The handle is opened without LanceDB's
+    automatic consistency checks, which with an interval of 0 look for newer commits before
+    every internal read (17 of the 23 S3 requests of an upsert were those LISTs).
     """
 
     def __init__(
@@ -58,64 +68,105 @@ class TableHandle:
         table: Any = None,
         dataset: Any = None,
         connect: Callable[[], Any] | None = None,
+        reopen: Callable[[], Any] | None = None,
     ) -> None:
         if (table is None) == (dataset is None) or (dataset is not None and connect is None):
             raise ValueError("a table handle needs a LanceDB table, or a dataset and a connect")
         self.uri = uri
         self._table = table
         self._connect = connect
-        self.engine: Engine = DatasetEngine(dataset) if dataset is not None else TableEngine(table)
+        # Another object over the same table (and the same cache session) for the pool.
+        self._on_dataset = dataset is not None
+        if reopen is None:
+            reopen = _dataset_again(dataset) if dataset is not None else lambda: _table_again(table)
+        self._reopen = reopen
+        self._idle: list[Engine] = [
+            DatasetEngine(dataset) if dataset is not None else TableEngine(table)
+        ]
+        self._pool_lock = threading.Lock()
+        self._lease: ContextVar[_Lease | None] = ContextVar(f"lease-{uri}", default=None)
         self._schema: Any = None
-        self._snapshots = 0  # nesting depth of snapshot()
-        self._fresh = False  # looked for newer commits inside the current snapshot
         self.cache = RowCache()
 
     @property
+    def engine(self) -> Engine:
+        """The current snapshot's engine (every store read and write runs in a snapshot)."""
+        return self._current().engine
+
+    @property
     def table(self) -> Any:
-        """The LanceDB table: indexes, maintenance, table state. A dataset handle opens it here,
-        at the newest commit, the first time upkeep needs it."""
+        """The LanceDB table: indexes, maintenance, table state. Inside a snapshot of a handle
+        kept on LanceDB, the snapshot's own table; a dataset handle opens it here, at the
+        newest commit, the first time upkeep needs it."""
+        lease = self._lease.get()
+        if lease is not None and isinstance(lease.engine, TableEngine):
+            return lease.engine.table
         if self._table is None:
             assert self._connect is not None  # a dataset handle always has one (__init__)
             self._table = self._connect()
         return self._table
 
-    # --- freshness -------------------------------------------------------------------------
-
-    def latest(self) -> None:
-        """Move the handle to the newest commit (one LIST on S3), unless a snapshot has."""
-        if self._snapshots and self._fresh:
-            return
-        self.engine.latest()
-        if self._table is not None and not isinstance(self.engine, TableEngine):
-            self._table.checkout_latest()  # local: the writes' table follows (no request)
-        self._fresh = self._snapshots > 0
-
-    def wrote(self) -> None:
-        # A write moves the handle to its own commit; others may have committed before it.
-        self._fresh = False
+    # --- snapshots and freshness -----------------------------------------------------------
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
-        """Reads inside share one look for newer commits until the next write (use it around
-        one operation: a search, an upsert attempt's reads); reads outside look every time."""
-        self._snapshots += 1
+        """One view of the table for the reads inside (see the class): an engine lent to this
+        request alone, which looks for newer commits at its first read and after its writes.
+        Use it around one operation (a search, an upsert attempt's reads)."""
+        if self._lease.get() is not None:
+            yield  # nested: the outer snapshot's view
+            return
+        engine = self._borrow()
+        token = self._lease.set(_Lease(engine))
         try:
             yield
         finally:
-            self._snapshots -= 1
-            if not self._snapshots:
-                self._fresh = False
+            self._lease.reset(token)
+            with self._pool_lock:
+                self._idle.append(engine)
+
+    def _borrow(self) -> Engine:
+        with self._pool_lock:
+            if self._idle:
+                return self._idle.pop()  # the most recent: in one thread, always the same
+        reopened = self._reopen()  # another request holds each engine: one more
+        return DatasetEngine(reopened) if self._on_dataset else TableEngine(reopened)
+
+    def _current(self) -> _Lease:
+        lease = self._lease.get()
+        if lease is None:
+            raise RuntimeError("a table read outside a snapshot (store parts run in one)")
+        return lease
+
+    def latest(self) -> None:
+        """Move the snapshot's engine to the newest commit (one LIST on S3), unless it has
+        already looked since it began or last wrote."""
+        lease = self._current()
+        with lease.lock:  # a hybrid search's two legs: one looks, the other waits for it
+            if lease.fresh:
+                return
+            lease.engine.latest()
+            if self._table is not None and isinstance(lease.engine, DatasetEngine):
+                self._table.checkout_latest()  # local: upkeep's table follows (no request)
+            lease.fresh = True
+
+    def wrote(self) -> None:
+        # A write moves the engine to its own commit; others may have committed before it.
+        self._current().fresh = False
 
     def refresh(self) -> None:
-        self._fresh = False
-        self.latest()
+        """Look for newer commits now (a snapshot's next reads see them)."""
+        with self.snapshot():
+            self._current().fresh = False
+            self.latest()
 
     def version(self) -> int:
         """The latest committed version; it always looks (even in a snapshot), and the reads
         after it in a snapshot see that version."""
-        self._fresh = False
-        self.latest()
-        return self.engine.version()
+        with self.snapshot():
+            self._current().fresh = False
+            self.latest()
+            return self.engine.version()
 
     # --- reads by address and by query -----------------------------------------------------
 
@@ -172,14 +223,68 @@ class TableHandle:
         return found
 
     def count(self, where: str = "") -> int:
-        self.latest()
-        return self.engine.count(where)
+        with self.snapshot():
+            self.latest()
+            return self.engine.count(where)
 
     def arrow_schema(self) -> Any:
         # The columns never change after creation; only field metadata does (model id).
         if self._schema is None:
-            self._schema = self.engine.schema()
+            with self.snapshot():
+                self._schema = self.engine.schema()
         return self._schema
+
+
+@dataclass
+class _Lease:
+    """A snapshot's engine, and whether it has looked for newer commits since it began or
+    last wrote."""
+
+    engine: Engine
+    fresh: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _dataset_again(dataset: Any) -> Callable[[], Any]:
+    """Opens the local dataset again, sharing its session (index and metadata caches)."""
+
+    # Read now: the dataset is lent to requests, and pylance's dataset raises "Already
+    # borrowed" when one thread asks it anything while another moves it.
+    uri, session = dataset.uri, dataset.session()
+
+    def reopen() -> Any:
+        import lance
+
+        return lance.dataset(uri, session=session)
+
+    return reopen
+
+
+def _table_again(table: Any) -> Any:
+    """The LanceDB table opened again through its own connection (which shares one session,
+    index cache included, between the tables it opens). A table removed meanwhile (`prune`,
+    `context remove`) is StorageUnavailable, as when a handle is opened."""
+    try:
+        return table._conn.open_table(table.name)
+    except ValueError as exc:
+        if "not found" in str(exc).lower():
+            raise StorageUnavailable(f"no memory table at {table._conn.uri}") from None
+        raise
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def in_snapshot(method: _F) -> _F:
+    """A store part's method that reads or writes: it runs in a snapshot of `self.handle`
+    (the caller's, when there is one)."""
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self.handle.snapshot():
+            return method(self, *args, **kwargs)
+
+    return run  # type: ignore[return-value]
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from graphit_cli.store.table import (
     VECTOR_INDEX,
     TableHandle,
     contention_as_conflict,
+    in_snapshot,
     is_commit_conflict,
     log,
 )
@@ -37,26 +38,31 @@ class Upkeep:
 
     # --- embeddings ------------------------------------------------------------------------
 
+    @in_snapshot
     def embedding_model(self) -> str | None:
         self.handle.latest()
         meta = self.handle.engine.schema().field("embedding").metadata or {}
         value = meta.get(META_EMBED_MODEL.encode())
         return value.decode() if value else None
 
+    @in_snapshot
     def set_embedding_model(self, model_id: str) -> None:
         self.handle.engine.set_field_metadata("embedding", {META_EMBED_MODEL: model_id})
         self.handle.wrote()
 
+    @in_snapshot
     def clear_embeddings(self) -> None:
         """Drop every vector (before re-embedding with another model)."""
         self.handle.engine.set_null("embedding", "embedding IS NOT NULL")
         self.handle.wrote()
 
+    @in_snapshot
     def rows_to_embed(self, limit: int) -> list[Memory]:
         """Rows (live and archived) whose vector is missing."""
         self.handle.latest()
         return self.handle.rows_where("embedding IS NULL", limit=limit)
 
+    @in_snapshot
     def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
         """Store (key, content_hash, vector) triples; a row edited meanwhile keeps its new text.
 
@@ -86,6 +92,7 @@ class Upkeep:
 
     # --- index freshness -------------------------------------------------------------------
 
+    @in_snapshot
     def fold_if_needed(self, written_rows: int = 1) -> str | None:
         """Keep reads fast under a stream of writes; returns what it did, if anything.
 
@@ -120,11 +127,13 @@ class Upkeep:
             log.log(level, "folding %s skipped: %s", self.handle.uri, str(exc).splitlines()[0])
             return None
 
+    @in_snapshot
     def compact_small_fragments(self) -> None:
         """Merge the small fragments that single writes leave behind, leaving big ones alone."""
         self.handle.engine.compact(COMPACT_TARGET_ROWS)
         self.handle.refresh()
 
+    @in_snapshot
     def optimize(self) -> None:
         """Compact fragments, fold new rows into every index, prune versions past retention.
 
@@ -142,10 +151,12 @@ class Upkeep:
 
     # --- maintenance -----------------------------------------------------------------------
 
+    @in_snapshot
     def has_vector_index(self) -> bool:
         self.handle.latest()
         return any(ix.columns == ["embedding"] for ix in self.handle.table.list_indices())
 
+    @in_snapshot
     def build_vector_index(self, rows_with_vectors: int) -> None:
         """IVF_FLAT with cosine distance: exact within probed partitions, builds in ~1 s at 100k.
 
@@ -163,6 +174,7 @@ class Upkeep:
                 replace=True,
             )
 
+    @in_snapshot
     def state(self) -> TableState:
         from datetime import datetime
 
