@@ -181,6 +181,18 @@ def file_settings(section: str) -> dict[str, object]:
     return value if isinstance(value, dict) else {}
 
 
+def embedder_setting() -> str:
+    """The embedding backend asked for: GRAPHIT_EMBEDDER, else `[embed] backend` of the config
+    file, else "" (the default order)."""
+    value = os.environ.get(ENV_EMBEDDER, "").strip()
+    if value:
+        return value
+    if not config_file().exists():  # the common case, without importing tomllib
+        return ""
+    chosen = file_settings("embed").get("backend", "")
+    return chosen.strip() if isinstance(chosen, str) else ""
+
+
 def number(env_name: str, file_key: str, section: str, default: float) -> float:
     """A positive number: environment, then the config file, then the default."""
     from graphit_cli.errors import InvalidInput
@@ -287,7 +299,9 @@ def _invalid(message: str) -> Exception:
 # --- every setting, checked before a command does anything ---------------------------------
 
 FORMATS = ("table", "markdown", "json", "ndjson")
-_EMBEDDER = re.compile(r"^(onnx|sentence-transformers|[A-Za-z_][\w.]*:[A-Za-z_]\w*)$")
+# The embedding backends by name (embed.BACKENDS has the same keys: tests/test_settings.py).
+EMBED_BACKENDS = ("e5", "onnx", "sentence-transformers")
+_PLUGIN = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
 # (variable, config-file section, key) of the positive numbers the daemon and the MCP server use
 _NUMBERS = (
     (ENV_EMBED_INTERVAL, "daemon", "embed_interval"),
@@ -327,10 +341,11 @@ def validate() -> None:
     fold_threshold()
     retention_seconds()
     embed_threads()
-    embedder = env.get(ENV_EMBEDDER, "").strip()
-    if embedder and not _EMBEDDER.match(embedder):
+    embedder = embedder_setting()
+    if embedder and embedder not in EMBED_BACKENDS and not _PLUGIN.match(embedder):
         raise _invalid(
-            f"{ENV_EMBEDDER} must be onnx, sentence-transformers or module:factory, "
+            f"{ENV_EMBEDDER} (or [embed] backend) must be {', '.join(EMBED_BACKENDS)} or "
+            "module:factory, "
             f"got {embedder!r}"
         )
     for name, section, key in _NUMBERS:

@@ -82,3 +82,11 @@ def test_good_settings_pass(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(name, value)
     config.validate()
     assert config.no_daemon() and not config.debug()
+
+
+def test_the_settings_know_every_embedding_backend() -> None:
+    """`config.validate` accepts exactly the backends `embed` can load (it cannot import embed:
+    embed reads config)."""
+    from graphit_cli import config, embed
+
+    assert set(config.EMBED_BACKENDS) == set(embed.BACKENDS)

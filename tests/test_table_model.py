@@ -106,9 +106,9 @@ def test_a_shared_table_is_searched_and_filled_with_its_own_model(  # type: igno
     s3_env,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", "onnx")  # the table's model: its writes embed
     for title, body in NOTES:
         assert cli("memory", "upsert", "--title", title, "--body", body).exit_code == 0
-    monkeypatch.setenv("GRAPHIT_EMBEDDER", "onnx")
     assert cli("memory", "embed").exit_code == 0
     monkeypatch.delenv("GRAPHIT_EMBEDDER")  # this machine's model is e5; the table's MiniLM
     found = cli("memory", "search", "what weekday are deployments", "-f", "json")
@@ -132,9 +132,9 @@ def test_a_shared_table_of_a_model_not_installed_is_searched_lexically(  # type:
     s3_env,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for title, body in NOTES:
-        assert cli("memory", "upsert", "--title", title, "--body", body).exit_code == 0
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
+    for title, body in NOTES:  # the writes embed with the table's model
+        assert cli("memory", "upsert", "--title", title, "--body", body).exit_code == 0
     assert cli("memory", "embed").exit_code == 0  # test/hashing-384: installed nowhere else
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "onnx")
     found = cli("memory", "search", "structured logs stderr", "-f", "json")

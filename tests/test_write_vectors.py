@@ -1,5 +1,5 @@
 """Every write embedded where it is cheap: a write embeds the rows it commits before the commit
-(`service.upkeep.WriteVectors`), in the same merge, up to a bound; a model that cannot load
+(`service.vectors.WriteVectors`), in the same merge, up to a bound; a model that cannot load
 never fails the write; the daemon never holds a scope's write lock while its model embeds.
 
 Real LanceDB tables in tmp dirs; the hashing embedder where the vectors' values do not matter,
@@ -23,7 +23,7 @@ from graphit_cli.core.models import MemoryDraft, WriteAction
 from graphit_cli.daemon import warmpath, wire
 from graphit_cli.embed import model_available
 from graphit_cli.service.memory import MemoryService
-from graphit_cli.service.upkeep import WriteVectors
+from graphit_cli.service.vectors import WriteVectors
 from tests.embedders import HashingEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -277,10 +277,13 @@ def test_a_write_beside_a_batch_being_embedded_is_not_held_behind_it(scope: Scop
     svc.upsert(MemoryDraft(title="Seed", body="first row"))
     replies: dict[str, dict[str, object]] = {}
 
+    from graphit_cli.access.fingerprint import fingerprint
+
     def write(name: str, drafts: list[MemoryDraft]) -> None:
         request = {
             "op": "upsert",
             "scope": str(scope),
+            "fingerprint": fingerprint([scope]),
             "author": "tester",
             "drafts": [wire.draft_to_wire(d) for d in drafts],
         }

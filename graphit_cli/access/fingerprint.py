@@ -71,7 +71,7 @@ def settings() -> dict[str, Any]:
     return {
         "fold_threshold": config.fold_threshold(),
         "retention": config.retention_seconds(),
-        "embedder": os.environ.get(config.ENV_EMBEDDER, "").strip(),
+        "embedder": config.embedder_setting(),
         "grant_check": config.grant_check_seconds(),
     }
 

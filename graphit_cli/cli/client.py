@@ -14,7 +14,7 @@ otherwise declines before doing anything, and the command then works in-process.
 scope reads (`portability/across.py`) go through here too: the use-cases below the adapters
 never know whether a daemon runs. A read never creates a table (`open_reader`).
 
-In-process, a write embeds the rows it writes before its commit (`service.upkeep.WriteVectors`,
+In-process, a write embeds the rows it writes before its commit (`service.vectors.WriteVectors`,
 up to a bound): the model loads, and embeds the batch's first texts, on a thread while the
 table opens.
 """
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from graphit_cli.portability.across import AcrossRecall
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service.memory import MemoryService
-    from graphit_cli.service.upkeep import WriteVectors
+    from graphit_cli.service.vectors import WriteVectors
 
 
 class Client:
@@ -96,7 +96,7 @@ class Client:
         """Write the drafts; `warn` gets each duplicate warning before the write, and a line
         after it when some rows were written without their vector."""
         from graphit_cli.daemon import wire
-        from graphit_cli.service.upkeep import texts_ahead
+        from graphit_cli.service.vectors import texts_ahead
 
         request = {"op": "upsert", "drafts": [wire.draft_to_wire(d) for d in drafts], "warn": True}
         found = self._daemon(request, write=True)
@@ -322,7 +322,7 @@ def _write_vectors(texts: list[str] | None = None, *, expected: int | None = Non
     embedding `texts`, the batch's first new memories) on a thread from now on, while the
     table opens. A model that cannot load leaves the rows without vectors and says so."""
     from graphit_cli.embed import load_default
-    from graphit_cli.service.upkeep import WriteVectors
+    from graphit_cli.service.vectors import WriteVectors
 
     vectors = WriteVectors(load_default)
     vectors.start(texts or (), expected=expected)

@@ -169,7 +169,7 @@ def _write(
     daemon's), on a service view of its own: its rows embedded by the warm model before the
     commit (only a model already loaded: loading one is the embedding loop's job), the scope's
     lock held around each commit."""
-    from graphit_cli.service.upkeep import WriteVectors
+    from graphit_cli.service.vectors import WriteVectors
 
     dry_run = op == "import" and wire.bool_field(request, "dry_run")
     vectors = None if dry_run else WriteVectors(loaded_model, later=DAEMON_LATER)

@@ -78,15 +78,9 @@ def installed(backend: str) -> bool:
 
 def _requested() -> str:
     """GRAPHIT_EMBEDDER, else `[embed] backend` of the config file, else "" (the default)."""
-    value = os.environ.get(ENV_EMBEDDER, "").strip()
-    if value:
-        return value
-    from graphit_cli.config import config_file, file_settings
+    from graphit_cli.config import embedder_setting
 
-    if not config_file().exists():  # the common case, without importing tomllib
-        return ""
-    chosen = file_settings(CONFIG_SECTION).get(CONFIG_KEY, "")
-    return chosen.strip() if isinstance(chosen, str) else ""
+    return embedder_setting()
 
 
 def chosen_model_id() -> str | None:

@@ -29,7 +29,7 @@ from graphit_cli.service.upkeep import Upkeep
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
-    from graphit_cli.service.upkeep import WriteVectors
+    from graphit_cli.service.vectors import WriteVectors
     from graphit_cli.service.writes import Hold
     from graphit_cli.store.base import Store
 

@@ -3,7 +3,7 @@ exported rows). Every change to a chain is one atomic commit, a compare-and-swap
 row's revision, retried with backoff when another writer wins (see `core.revisions` for the
 rows each write plans). Must not import Typer or Rich.
 
-A Writer given `WriteVectors` (service/upkeep.py) embeds the rows it is about to write before
+A Writer given `WriteVectors` (service/vectors.py) embeds the rows it is about to write before
 its first commit, with no lock held, and commits each row with its vector in the same merge;
 `hold` (the daemon's per-scope write lock) is taken around each commit only, never around
 the model. Past 400 lines as one job: the write path, whose compare-and-swap plans and the
@@ -37,7 +37,7 @@ from graphit_cli.service.common import (
 from graphit_cli.service.reads import Reader
 
 if TYPE_CHECKING:
-    from graphit_cli.service.upkeep import WriteVectors
+    from graphit_cli.service.vectors import WriteVectors
     from graphit_cli.store.base import MergeCounts, Store
 
 Hold = Callable[[], AbstractContextManager[object]]
