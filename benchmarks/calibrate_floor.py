@@ -124,9 +124,14 @@ def fused(hits: tuple[Any, Any, Any], weight: float, origin: float = 0.0) -> lis
     shares = {
         key: relevance.lexical_share(terms, weights, carrying) for key, terms in covered.items()
     }
-    return ranking.fuse(
+    scored = ranking.fuse(
         lexical, near, lexical_weight=weight, shares=shares, similarity_origin=origin
     )
+    for item in scored:
+        item.common_only = relevance.shares_only_common_words(
+            covered.get(item.row.key, ()), carrying
+        )
+    return scored
 
 
 def describe(lists: list[Any], off: list[Any], to_file_id: dict[str, str]) -> None:

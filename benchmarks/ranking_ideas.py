@@ -134,7 +134,7 @@ class Bench:
             lexical_query = lexical_text(text) if lexical_text else text
             lexical = service.store.search_text(lexical_query, ALL_ROWS)
             near = service.store.search_vector(self.vectors[text], ALL_ROWS)
-            shares = service.reads._lexical_shares(lexical_query, lexical, lexical_only=False)
+            shares, _ = service.reads._lexical_shares(lexical_query, lexical, lexical_only=False)
             items.append(
                 Item(scope, text, category, gold, lexical, near, shares, self.vectors[text])
             )

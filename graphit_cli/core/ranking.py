@@ -30,6 +30,8 @@ class Scored:
     score: float
     share: float | None  # a full-text hit: the share of the query's term weight it carries
     similarity: float | None  # cosine similarity to the query, when the vector search saw it
+    # It shares only common words with a query that has others (relevance): never a match.
+    common_only: bool = False
 
 
 @dataclass
@@ -110,7 +112,7 @@ def matches(
         s
         for s in scored
         if relevance.lexical_match(s.share, s.score / top if lexical_only and top > 0 else None)
-        or relevance.semantic_match(s.similarity, s.score, threshold, floor)
+        or (not s.common_only and relevance.semantic_match(s.similarity, s.score, threshold, floor))
     ]
 
 

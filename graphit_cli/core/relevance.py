@@ -144,6 +144,15 @@ def lexical_share(
     return sum(weights.get(term, 0.0) for term in found) / total
 
 
+def shares_only_common_words(covered: Iterable[str], carrying: frozenset[str]) -> bool:
+    """A row whose words in common with the query are all common words, while the query has
+    others (`carrying`): "Use the shared modules" for "what do we use for DNS". Such a row is
+    no match in any mode: not lexically (its share is 0) and not semantically either, since
+    a model's similarity counts the shared common word too."""
+    found = set(covered)
+    return bool(carrying) and bool(found) and not carrying & found
+
+
 def lexical_match(share: float | None, relative: float | None = None) -> bool:
     """A full-text hit that carries LEXICAL_SHARE of the query's term weight; in a lexical-only
     search (`relative` given: the hit's relevance / the best hit's) also one with MIN_SHARE

@@ -151,7 +151,7 @@ class Reader:
                 if used != "vector"
                 else []
             )
-            shares = self._lexical_shares(text, lexical, lexical_only=used == "fts")
+            shares, common_only = self._lexical_shares(text, lexical, lexical_only=used == "fts")
         finally:
             if vector_leg is not None:
                 vector_leg.join()  # whatever the full-text leg did, nothing is left running
@@ -160,6 +160,8 @@ class Reader:
         scored = ranking.fuse(
             lexical, near, lexical_weight=weight, shares=shares, similarity_origin=origin
         )
+        for item in scored:
+            item.common_only = item.row.key in common_only
         # The semantic threshold comes from the base pool, so a deeper one never raises it.
         base = relevance.CANDIDATE_DEPTH
         basis = (
@@ -196,14 +198,21 @@ class Reader:
 
     def _lexical_shares(
         self, text: str, lexical: list[LexicalHit], *, lexical_only: bool
-    ) -> dict[str, float]:
-        """Each full-text hit's share of the query's term weight (by row key; `relevance`)."""
+    ) -> tuple[dict[str, float], frozenset[str]]:
+        """Each full-text hit's share of the query's term weight (by row key; `relevance`),
+        and the hits that share only common words with it (no match in any mode)."""
         counts, rows, covered = self._term_coverage(text, lexical)
         weights = relevance.term_weights(counts, rows, lexical_only=lexical_only)
         carrying = relevance.carriers(counts)
-        return {
+        shares = {
             key: relevance.lexical_share(terms, weights, carrying) for key, terms in covered.items()
         }
+        common_only = frozenset(
+            key
+            for key, terms in covered.items()
+            if relevance.shares_only_common_words(terms, carrying)
+        )
+        return shares, common_only
 
     def _term_coverage(
         self, text: str, lexical: list[LexicalHit]
