@@ -46,12 +46,12 @@ I = important). A search picks its hits by relevance, then shows them in that or
 best-scoring hit can come last: SCORE is match metadata, never the sort key.
 TXT
 graphit memory list -f table
-say "search, lexical first (no vectors yet)"
+say "search: each write embedded its row, so search is hybrid from the first memory"
 graphit memory search "table driven tests" -f table
-say "embed, then the same kind of question in other words: hybrid search"
-graphit memory embed
+say "the same kind of question in other words (and in Spanish): found by meaning"
 echo "(canonical order again: a mandatory or important hit is listed above a better-scoring normal one)" >&2
 graphit memory search "how do we install dependencies" -f table
+graphit memory search "¿cómo instalamos las dependencias?" -f table
 say "history of $uv_id"
 graphit memory history "$uv_id" -f table
 say "source $uv_id  (Markdown you can edit and upsert back)"
