@@ -288,3 +288,22 @@ def finish(
     print(render(results))
     if json_out:
         write_json(json_out, results)
+
+
+# The baseline every timing is a ratio to: a bare two-command Typer app's command, run as a
+# script in a fresh process (the issues' targets are "x a bare Typer command").
+TYPER_APP = """
+import typer
+
+app = typer.Typer()
+
+@app.command()
+def first(name: str = "x") -> None:
+    typer.echo(name)
+
+@app.command()
+def second() -> None:
+    typer.echo("second")
+
+app()
+"""

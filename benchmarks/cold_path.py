@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import (
+    TYPER_APP,
     Corpus,
     data_path,
     graphit_command,
@@ -49,22 +50,6 @@ from _common import (
     require_data,
     reset_env,
 )
-
-TYPER_APP = """
-import typer
-
-app = typer.Typer()
-
-@app.command()
-def first(name: str = "x") -> None:
-    typer.echo(name)
-
-@app.command()
-def second() -> None:
-    typer.echo("second")
-
-app()
-"""
 
 TARGETS = {
     "cold hybrid search": 5.0,

@@ -41,26 +41,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import REPO, graphit_command, loadavg, log, percentile, reset_env
+from _common import REPO, TYPER_APP, graphit_command, loadavg, log, percentile, reset_env
 
 PROJECT_ID = "01JF0000000000000000000000"
 BUCKET = "graphit-soak"
 WRITER = REPO / "tests" / "ack_writer.py"
-TYPER_APP = """
-import typer
-
-app = typer.Typer()
-
-@app.command()
-def first(name: str = "x") -> None:
-    typer.echo(name)
-
-@app.command()
-def second() -> None:
-    typer.echo("second")
-
-app()
-"""
 
 
 class NoInProcess:

@@ -29,23 +29,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, clean_env, finish, loadavg, log
+from _common import REPO, TYPER_APP, clean_env, finish, loadavg, log
 
-TYPER_APP = """
-import typer
-
-app = typer.Typer()
-
-@app.command()
-def first(name: str = "x") -> None:
-    typer.echo(name)
-
-@app.command()
-def second() -> None:
-    typer.echo("second")
-
-app()
-"""
 TARGET = 3.0
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import (
     REPO,
+    TYPER_APP,
     Corpus,
     data_path,
     graphit_command,
@@ -50,22 +51,6 @@ from _common import (
     require_data,
     reset_env,
 )
-
-TYPER_APP = """
-import typer
-
-app = typer.Typer()
-
-@app.command()
-def first(name: str = "x") -> None:
-    typer.echo(name)
-
-@app.command()
-def second() -> None:
-    typer.echo("second")
-
-app()
-"""
 
 # Peak RSS from VmHWM (kB): ru_maxrss survives execve, so a child of a large parent would
 # report the parent's peak.

@@ -29,25 +29,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, loadavg
+from _common import REPO, TYPER_APP, loadavg
 
 LANGUAGES = ("en", "de", "es", "fr", "pt")
 WORDS = ("which", "database", "use", "zebra", "deploy")
-TYPER_APP = """
-import typer
-
-app = typer.Typer()
-
-@app.command()
-def first(name: str = "x") -> None:
-    typer.echo(name)
-
-@app.command()
-def second() -> None:
-    typer.echo("second")
-
-app()
-"""
 WORDFREQ = f"""
 import time
 t0 = time.perf_counter()
