@@ -18,11 +18,13 @@ def test_consolidate_on_s3(cli, s3_env, monkeypatch, tmp_path: Path) -> None:  #
         assert done.exit_code == 0, done.stderr
         return str(done.json()[0]["id"])
 
+    # The table's model is the hashing one: the writes embed with it (a shared table is never
+    # re-embedded unasked).
+    monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
     a = upsert("Use uv", "We install Python packages with uv, never pip.", "--important")
     b = upsert("Install with uv", "Python packages are installed with uv, never with pip.")
     for title, body in FILLER:
         upsert(title, body)
-    monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
     assert cli("memory", "embed").exit_code == 0
 
     report = cli("memory", "consolidate", "--threshold", "0.6", "-f", "json")
