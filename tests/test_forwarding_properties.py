@@ -104,6 +104,14 @@ def _start_daemon(world: World) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHIT_", "AWS_"))}
     env.update(world.env("a", drawn))
     del env["GRAPHIT_AUTHOR"]  # a forwarded write carries the command's author
+    # Both homes keep one physical history, so that what differs is only who answered: the
+    # daemon's background passes (each runs once at start, on tables the fixture already
+    # folded and embedded, then not again within a module) would fold home A's new rows into
+    # the full-text index, or rewrite their fragments with vectors, while home B's stay
+    # outside it; LanceDB scores BM25 for rows outside the index from other statistics (one
+    # row's relative score 0.65 -> 0.84 after a fold).
+    env["GRAPHIT_MAINTAIN_INTERVAL"] = "86400"
+    env["GRAPHIT_EMBED_INTERVAL"] = "86400"
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.Popen(
         [sys.executable, "-m", "graphit_cli", "memory", "daemon"],
@@ -149,6 +157,8 @@ def world(
                 with environment(found.env(side, {"provider": "none", "author": "setup"})):
                     added = _run(["memory", "context", "add", "team", "--from", str(handbook)])
                     assert added[0] == 0, added
+                    folded = _run(["memory", "maintain", "--force", "--scope", "context:team"])
+                    assert folded[0] == 0, folded
         finally:
             os.chdir(cwd)
         proc = _start_daemon(found)

@@ -196,6 +196,32 @@ def test_cold_import_and_restore_write_their_rows_with_vectors(
     assert rows and all(r.embedding is not None for r in rows)
 
 
+def test_a_context_is_added_and_refreshed_with_its_vectors(
+    project_dir: Path, tmp_path: Path
+) -> None:
+    """`context add --from` and `context refresh` import: their rows land with their vectors,
+    so a context added without a daemon is searched by meaning from the start (and a daemon's
+    embedding pass does not rewrite them later)."""
+    handbook = tmp_path / "handbook"
+    handbook.mkdir()
+    (handbook / "AGENTS.md").write_text(
+        "# Agents\n\n## Testing\n\nRun pytest before every push.\n\n## Style\n\nUse ruff.\n"
+    )
+    done = graphit(project_dir, "memory", "context", "add", "team", "--from", str(handbook))
+    assert done.returncode == 0, done.stderr
+    team = open_service(Scope("context", "team"), embedder=HashingEmbedder)
+    rows = team.store.export_rows(archived=True, vectors=True)
+    assert len(rows) == 2 and all(r.embedding is not None for r in rows)
+
+    (handbook / "AGENTS.md").write_text(
+        (handbook / "AGENTS.md").read_text().replace("Use ruff.", "Use ruff and mypy.")
+    )
+    done = graphit(project_dir, "memory", "context", "refresh", "team")
+    assert done.returncode == 0, done.stderr
+    rows = team.store.export_rows(archived=True, vectors=True)
+    assert len(rows) == 3 and all(r.embedding is not None for r in rows)
+
+
 def test_a_cold_write_with_a_model_that_cannot_load_writes_and_says_so(
     project_dir: Path, scope: Scope
 ) -> None:

@@ -104,12 +104,12 @@ class Client:
             for line in found["notes"]:
                 warn(line)
             return [wire.write_from_wire(w) for w in found["writes"]]
-        vectors = _write_vectors(texts_ahead(drafts), expected=len(drafts))
+        vectors = write_vectors(texts_ahead(drafts), expected=len(drafts))
         for line in self.service.duplicate_notes(drafts):
             warn(line)
         with _embedding_bar(vectors):
             results = self.service.writing(vectors=vectors).upsert_many(drafts).results
-        _say(vectors, warn)
+        say_notice(vectors, warn)
         return results
 
     def delete(self, memory_id: str) -> WriteResult:
@@ -131,10 +131,10 @@ class Client:
             return wire.write_from_wire(found["writes"][0])
         if op == "delete":
             return self.service.delete(ref)
-        vectors = _write_vectors(expected=2)  # the revision, and a deleted memory's revival
+        vectors = write_vectors(expected=2)  # the revision, and a deleted memory's revival
         result = self.service.writing(vectors=vectors).restore(ref)
         if warn is not None:
-            _say(vectors, warn)
+            say_notice(vectors, warn)
         return result
 
     def import_(
@@ -167,11 +167,11 @@ class Client:
 
         if dry_run:  # writes nothing: nothing to embed
             return importer.run(self.service, path, fmt=fmt, dry_run=True, progress=progress)
-        vectors = _write_vectors()
+        vectors = write_vectors()
         service = self.service.writing(vectors=vectors)
         report = importer.run(service, path, fmt=fmt, dry_run=False, progress=progress)
         if warn is not None:
-            _say(vectors, warn)
+            say_notice(vectors, warn)
         return report
 
     # --- reads -----------------------------------------------------------------------------
@@ -317,7 +317,7 @@ def search_across(
     return across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
 
 
-def _write_vectors(texts: list[str] | None = None, *, expected: int | None = None) -> WriteVectors:
+def write_vectors(texts: list[str] | None = None, *, expected: int | None = None) -> WriteVectors:
     """What an in-process write embeds its rows with: the default model, loading (and
     embedding `texts`, the batch's first new memories) on a thread from now on, while the
     table opens. A model that cannot load leaves the rows without vectors and says so."""
@@ -342,7 +342,7 @@ def _embedding_bar(vectors: WriteVectors) -> Iterator[None]:
 EMBED_BAR_MINIMUM = 16
 
 
-def _say(vectors: WriteVectors, warn: Callable[[str], None]) -> None:
+def say_notice(vectors: WriteVectors, warn: Callable[[str], None]) -> None:
     notice = vectors.notice()
     if notice:
         warn(notice)

@@ -76,12 +76,23 @@ def add(
 
       graphit memory search "retry policy" --scope context:team
     """
+    from graphit_cli.cli.client import say_notice, write_vectors
     from graphit_cli.portability import contexts
 
+    # An imported context is written with its vectors, as `import` writes (up to a bound).
+    vectors = write_vectors() if source is not None else None
     with bar("importing", minimum=500) as progress:
         entry, report = contexts.add(
-            name, source=source, project=project, recall=recall, fmt=fmt.value, progress=progress
+            name,
+            source=source,
+            project=project,
+            recall=recall,
+            fmt=fmt.value,
+            progress=progress,
+            vectors=vectors,
         )
+    if vectors is not None:
+        say_notice(vectors, note)
     note(f"Added context {entry.name} ({_describe(entry)}).")
     if report is not None:
         render_report(report, as_json)
@@ -136,10 +147,13 @@ def refresh(
 ) -> None:
     """Import the context's source again: changed items become new revisions, nothing is
     duplicated. (An attached project is read where it lives: nothing to refresh.)"""
+    from graphit_cli.cli.client import say_notice, write_vectors
     from graphit_cli.portability import contexts
 
+    vectors = write_vectors()
     with bar("importing", minimum=500) as progress:
-        entry, report = contexts.refresh(name, progress=progress)
+        entry, report = contexts.refresh(name, progress=progress, vectors=vectors)
+    say_notice(vectors, note)
     if report is None:
         note(f"Context {entry.name} is attached ({_describe(entry)}): nothing to refresh.")
         return

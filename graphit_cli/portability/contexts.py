@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from graphit_cli.portability.importer import Progress
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service.memory import MemoryService
+    from graphit_cli.service.vectors import WriteVectors
 
 from graphit_cli.access.contexts import ATTACHED, IMPORTED, Context, get, locked, now, read_all
 from graphit_cli.access.contexts import validate_name as validate_name
@@ -32,8 +33,10 @@ def add(
     recall: bool = False,
     fmt: str = "auto",
     progress: Progress | None = None,
+    vectors: WriteVectors | None = None,
 ) -> tuple[Context, ImportReport | None]:
-    """Import `source` into a new context, or attach `project`'s table under `name`."""
+    """Import `source` into a new context, or attach `project`'s table under `name`. With
+    `vectors`, the imported rows are written with their vectors (as `import` writes them)."""
     from graphit_cli.access.opening import open_service
 
     name = validate_name(name)
@@ -57,7 +60,7 @@ def add(
         raise InvalidInput(f"no such file or folder: {source}")
     entry = Context(name, IMPORTED, str(resolved), fmt, recall)
     try:
-        report = _import(entry, progress)
+        report = _import(entry, progress, vectors)
     except GraphitError:
         # Nothing was imported (an unreadable source, nothing in it): no half-made context.
         leftover = _plan_or_none(entry.scope)
@@ -70,21 +73,28 @@ def add(
     return entry, report
 
 
-def _import(entry: Context, progress: Progress | None) -> ImportReport:
+def _import(
+    entry: Context, progress: Progress | None, vectors: WriteVectors | None
+) -> ImportReport:
     from graphit_cli.access.opening import open_service
     from graphit_cli.portability import importer
 
     service = open_service(entry.scope)
+    if vectors is not None:
+        service = service.writing(vectors=vectors)
     return importer.run(service, Path(entry.source), fmt=entry.format, progress=progress)
 
 
-def refresh(name: str, *, progress: Progress | None = None) -> tuple[Context, ImportReport | None]:
+def refresh(
+    name: str, *, progress: Progress | None = None, vectors: WriteVectors | None = None
+) -> tuple[Context, ImportReport | None]:
     """Import the context's source again: changed items become new revisions, nothing is
-    duplicated. An attached project needs no refresh (it is read where it lives)."""
+    duplicated. An attached project needs no refresh (it is read where it lives). `vectors`
+    as in `add`."""
     entry = get(name)
     if entry.kind == ATTACHED:
         return entry, None
-    report = _import(entry, progress)
+    report = _import(entry, progress, vectors)
     with locked() as entries:
         current = entries.get(name, entry)
         entries[name] = Context(**{**asdict(current), "refreshed_at": now()})
