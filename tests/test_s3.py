@@ -381,7 +381,18 @@ def test_endpoint_down_is_one_line_exit_7(cli, moto, prefix, monkeypatch) -> Non
     assert result.exit_code == ExitCode.STORAGE_UNAVAILABLE
     assert result.stdout == ""
     assert result.stderr.startswith("Error: cannot reach the S3 endpoint http://127.0.0.1:")
+    assert result.stderr.endswith(": connection refused\n")  # found before the table opens
     assert result.stderr.count("\n") == 1
+
+
+def test_an_endpoint_host_that_does_not_resolve_is_exit_7(cli, prefix, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    for name, value in s3_vars("http://no-such-host.invalid:9000", prefix).items():
+        monkeypatch.setenv(name, value)
+    result = cli("memory", "list")
+    assert result.exit_code == ExitCode.STORAGE_UNAVAILABLE
+    assert result.stderr == (
+        "Error: cannot reach the S3 endpoint http://no-such-host.invalid:9000: no such host\n"
+    )
 
 
 def test_missing_bucket_is_exit_10(cli, moto, prefix, monkeypatch) -> None:  # type: ignore[no-untyped-def]
