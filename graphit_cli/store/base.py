@@ -104,3 +104,49 @@ class Store(Protocol):
         rows: list[Memory],
         plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
     ) -> MergeCounts | None: ...
+
+
+ImportPlan = Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]]
+
+
+class RefusesWrites:
+    """The write half of `Store` for a store that must never write: every method that changes
+    the table raises `refusal()`; folding the indexes after a write is a no-op, since no write
+    happens. Mixed in before a store's reads (`ReadOnlyStore` for an attached project,
+    `EmptyStore` for a scope without a table), each naming its own refusal."""
+
+    def refusal(self) -> Exception:
+        raise NotImplementedError
+
+    def set_embedding_model(self, model_id: str) -> None:
+        raise self.refusal()
+
+    def clear_embeddings(self) -> None:
+        raise self.refusal()
+
+    def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
+        raise self.refusal()
+
+    def merge(
+        self,
+        rows: list[Memory],
+        *,
+        delete_live: tuple[str, int] | None = None,
+        chains_exist: bool = False,
+    ) -> MergeCounts:
+        raise self.refusal()
+
+    def remove_exact(self, row: Memory) -> int:
+        raise self.refusal()
+
+    def fold_if_needed(self, written_rows: int = 1) -> str | None:
+        return None
+
+    def optimize(self) -> None:
+        raise self.refusal()
+
+    def build_vector_index(self, rows_with_vectors: int) -> None:
+        raise self.refusal()
+
+    def import_rows(self, rows: list[Memory], plan: ImportPlan) -> MergeCounts | None:
+        raise self.refusal()

@@ -9,22 +9,23 @@ is a bug in the caller: it is refused, never silently dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from graphit_cli.core.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 from graphit_cli.errors import StorageUnavailable
-from graphit_cli.store.base import MergeCounts
+from graphit_cli.store.base import RefusesWrites
 
 
-class EmptyStore:
-    """A Store with no rows, for reading a scope whose table does not exist."""
+class EmptyStore(RefusesWrites):
+    """A Store with no rows, for reading a scope whose table does not exist; a write through
+    it is refused (`RefusesWrites`), never silently dropped."""
 
     def __init__(self, uri: str) -> None:
         self.uri = uri
 
-    def _no_table(self) -> StorageUnavailable:
+    def refusal(self) -> StorageUnavailable:
         return StorageUnavailable(f"no memory table at {self.uri}")
 
     @contextmanager
@@ -113,42 +114,3 @@ class EmptyStore:
 
     def refresh(self) -> None:
         return None
-
-    def fold_if_needed(self, written_rows: int = 1) -> str | None:
-        return None
-
-    # --- writes: never through a store that stands for a missing table -------------------
-
-    def set_embedding_model(self, model_id: str) -> None:
-        raise self._no_table()
-
-    def clear_embeddings(self) -> None:
-        raise self._no_table()
-
-    def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
-        raise self._no_table()
-
-    def merge(
-        self,
-        rows: list[Memory],
-        *,
-        delete_live: tuple[str, int] | None = None,
-        chains_exist: bool = False,
-    ) -> MergeCounts:
-        raise self._no_table()
-
-    def remove_exact(self, row: Memory) -> int:
-        raise self._no_table()
-
-    def optimize(self) -> None:
-        raise self._no_table()
-
-    def build_vector_index(self, rows_with_vectors: int) -> None:
-        raise self._no_table()
-
-    def import_rows(
-        self,
-        rows: list[Memory],
-        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
-    ) -> MergeCounts | None:
-        raise self._no_table()

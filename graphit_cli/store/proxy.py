@@ -16,10 +16,9 @@ from typing import Any, TypeVar
 
 from graphit_cli.core.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 from graphit_cli.errors import AccessDenied
-from graphit_cli.store.base import MergeCounts, Store
+from graphit_cli.store.base import ImportPlan, MergeCounts, RefusesWrites, Store
 
 R = TypeVar("R")
-ImportPlan = Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]]
 
 
 class StoreProxy:
@@ -165,49 +164,13 @@ class StoreProxy:
         return self._call(lambda s: s.import_rows(rows, plan))
 
 
-class ReadOnlyStore(StoreProxy):
-    """A store whose writes are refused (an attached project is read, never written).
-
-    Every method that changes the table raises `AccessDenied` naming `reason`; folding the
-    indexes after a write is a no-op, since no write happens.
-    """
+class ReadOnlyStore(RefusesWrites, StoreProxy):
+    """A store whose writes are refused (an attached project is read, never written): every
+    write raises `AccessDenied` naming `reason` (`RefusesWrites`)."""
 
     def __init__(self, inner: Store, reason: str) -> None:
         super().__init__(inner)
         self.reason = reason
 
-    def _refuse(self) -> AccessDenied:
+    def refusal(self) -> AccessDenied:
         return AccessDenied(f"{self.reason}: write to that project instead")
-
-    def set_embedding_model(self, model_id: str) -> None:
-        raise self._refuse()
-
-    def clear_embeddings(self) -> None:
-        raise self._refuse()
-
-    def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
-        raise self._refuse()
-
-    def merge(
-        self,
-        rows: list[Memory],
-        *,
-        delete_live: tuple[str, int] | None = None,
-        chains_exist: bool = False,
-    ) -> MergeCounts:
-        raise self._refuse()
-
-    def remove_exact(self, row: Memory) -> int:
-        raise self._refuse()
-
-    def fold_if_needed(self, written_rows: int = 1) -> str | None:
-        return None
-
-    def optimize(self) -> None:
-        raise self._refuse()
-
-    def build_vector_index(self, rows_with_vectors: int) -> None:
-        raise self._refuse()
-
-    def import_rows(self, rows: list[Memory], plan: ImportPlan) -> MergeCounts | None:
-        raise self._refuse()
