@@ -290,6 +290,27 @@ def finish(
         write_json(json_out, results)
 
 
+def start_daemon(cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """`graphit memory daemon --scope project` in `cwd` (with `env`, else this process's),
+    once it answers a ping on GRAPHIT_HOME's socket (up to 300 s)."""
+    from graphit_cli.access import runstate
+    from graphit_cli.daemon import wire
+
+    proc = subprocess.Popen(
+        [*graphit_command(), "memory", "daemon", "--scope", "project"],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 300
+    while wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=2.0) is None:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the daemon did not answer")
+        time.sleep(0.2)
+    return proc
+
+
 # The baseline every timing is a ratio to: a bare two-command Typer app's command, run as a
 # script in a fresh process (the issues' targets are "x a bare Typer command").
 TYPER_APP = """

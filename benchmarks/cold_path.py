@@ -49,6 +49,7 @@ from _common import (
     percentile,
     require_data,
     reset_env,
+    start_daemon,
 )
 
 TARGETS = {
@@ -92,26 +93,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def start_daemon(env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
-    from graphit_cli.access import runstate
-    from graphit_cli.daemon import wire
-
-    proc = subprocess.Popen(
-        [*graphit_command(), "memory", "daemon", "--scope", "project"],
-        env=env,
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    deadline = time.monotonic() + 300
-    while wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=2.0) is None:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit("the daemon did not answer")
-        time.sleep(0.2)
-    return proc
 
 
 async def mcp_first_search(env: dict[str, str], cwd: Path) -> dict[str, float]:
@@ -214,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                 samples.setdefault(name, []).append(elapsed)
 
     log("daemon rounds")
-    daemon = start_daemon(env, work)
+    daemon = start_daemon(work, env)
     try:
         warm_cases = {
             "daemon upsert": lambda i: upsert(i, "warm"),

@@ -41,7 +41,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import REPO, TYPER_APP, graphit_command, loadavg, log, percentile, reset_env
+from _common import (
+    REPO,
+    TYPER_APP,
+    graphit_command,
+    loadavg,
+    log,
+    percentile,
+    reset_env,
+    start_daemon,
+)
 
 PROJECT_ID = "01JF0000000000000000000000"
 BUCKET = "graphit-soak"
@@ -61,24 +70,6 @@ def client() -> Any:
     found = Client(None, False)
     found.__dict__["service"] = NoInProcess()  # the cached_property's slot
     return found
-
-
-def start_daemon(cwd: Path) -> subprocess.Popen[bytes]:
-    from graphit_cli.access import runstate
-    from graphit_cli.daemon import wire
-
-    proc = subprocess.Popen(
-        [*graphit_command(), "memory", "daemon", "--scope", "project"],
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 300
-    while wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=2.0) is None:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit("the daemon did not answer")
-        time.sleep(0.2)
-    return proc
 
 
 def stop_daemon(proc: subprocess.Popen[bytes]) -> None:

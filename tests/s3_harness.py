@@ -28,6 +28,30 @@ REGION = "us-east-1"
 logging.getLogger("werkzeug").setLevel(logging.ERROR)
 
 
+def use_moto(monkeypatch: Any, endpoint: str, bucket: str, prefix: str, tmp_path: Any) -> None:
+    """Point this test's graphit at `bucket`/`prefix` on a moto server, with the test key and
+    no AWS setting of the machine's (no credentials file, config file or instance metadata)."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    values = {
+        "GRAPHIT_PROVIDER": "s3",
+        "GRAPHIT_S3_BUCKET": bucket,
+        "GRAPHIT_S3_PREFIX": prefix,
+        "GRAPHIT_S3_ENDPOINT": endpoint,
+        "AWS_ACCESS_KEY_ID": TEST_KEY,
+        "AWS_SECRET_ACCESS_KEY": TEST_KEY,
+        "AWS_REGION": REGION,
+        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials"),
+        "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+
+
 @contextmanager
 def refused_endpoint() -> Iterator[str]:
     """An http:// endpoint on 127.0.0.1 that refuses every connection while the block runs.

@@ -228,25 +228,9 @@ def moto() -> Iterator[object]:
 
 @pytest.fixture
 def on_s3(moto, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from tests.s3_harness import REGION, TEST_KEY
+    from tests.s3_harness import use_moto
 
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    values = {
-        "GRAPHIT_PROVIDER": "s3",
-        "GRAPHIT_S3_BUCKET": BUCKET,
-        "GRAPHIT_S3_PREFIX": f"t-{uuid.uuid4().hex[:12]}",
-        "GRAPHIT_S3_ENDPOINT": moto.endpoint,
-        "AWS_ACCESS_KEY_ID": TEST_KEY,
-        "AWS_SECRET_ACCESS_KEY": TEST_KEY,
-        "AWS_REGION": REGION,
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials"),
-        "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
-        "AWS_EC2_METADATA_DISABLED": "true",
-    }
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
+    use_moto(monkeypatch, moto.endpoint, BUCKET, f"t-{uuid.uuid4().hex[:12]}", tmp_path)
 
 
 def test_on_s3_a_long_lived_handle_sees_another_process_write_at_once(  # type: ignore[no-untyped-def]

@@ -255,25 +255,9 @@ def moto() -> Iterator[Any]:
 
 @pytest.fixture
 def on_s3(moto: Any, local: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from tests.s3_harness import REGION, TEST_KEY
+    from tests.s3_harness import use_moto
 
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
-    values = {
-        "GRAPHIT_PROVIDER": "s3",
-        "GRAPHIT_S3_BUCKET": BUCKET,
-        "GRAPHIT_S3_PREFIX": f"r-{uuid.uuid4().hex[:12]}",
-        "GRAPHIT_S3_ENDPOINT": moto.endpoint,
-        "AWS_ACCESS_KEY_ID": TEST_KEY,
-        "AWS_SECRET_ACCESS_KEY": TEST_KEY,
-        "AWS_REGION": REGION,
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials"),
-        "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
-        "AWS_EC2_METADATA_DISABLED": "true",
-    }
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
+    use_moto(monkeypatch, moto.endpoint, BUCKET, f"r-{uuid.uuid4().hex[:12]}", tmp_path)
 
 
 @pytest.mark.slow
