@@ -555,6 +555,39 @@ def test_maintain_reports_only_what_it_did(
     assert second["before"]["prunable_versions"] > 0
 
 
+def test_a_pass_merges_the_fragments_written_since_the_last(
+    scope: Scope, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # LanceDB compacts before it folds, and keeps fragments the indexes cover apart from new
+    # ones: a pass left the rows written since the last one in a fragment of their own (up
+    # to 10 fragments after a pass, measured), all indexed, so the gate stayed shut on them.
+    from graphit_cli.access.opening import open_scope
+
+    monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "0")  # no folding on write: the pass alone
+    kept = open_scope(scope, create=True, record_use=False, keep=True)  # as the daemon keeps it
+    assert kept is not None
+    svc = MemoryService(kept.store, scope)
+    for n in range(6):
+        svc.upsert(MemoryDraft(title=f"memory {n}", body="b"))  # a fragment each
+        if n == 2:
+            svc.maintain(force=True)  # one fragment, indexed
+    after = svc.maintain(force=True).after
+    assert (after.rows, after.fragments, after.unindexed_rows) == (6, 1, 0)
+    assert svc.maintain().ran is False  # and nothing is left for the next pass
+
+
+def test_a_batch_into_a_table_this_process_created_is_folded(
+    scope: Scope, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The process that creates a table used to fold a big first batch into the table as it
+    # was at its creation (empty): every row stayed outside the indexes.
+    monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "2")  # a batch of 64 rows or more is folded
+    svc = open_service(scope)
+    svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(100)])
+    for seen in (svc.store.state(), open_service(scope).store.state()):
+        assert (seen.rows, seen.indexed_rows, seen.unindexed_rows) == (100, 100, 0)
+
+
 def test_fold_failure_is_logged_not_swallowed(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]

@@ -103,7 +103,11 @@ class TableHandle:
             return lease.engine.table
         if self._table is None:
             assert self._connect is not None  # a dataset handle always has one (__init__)
-            self._table = self._connect()
+            table = self._connect()
+            # The table this process created is still at its creation (empty): without the
+            # look, upkeep would read and fold that version, not the rows written since.
+            table.checkout_latest()
+            self._table = table
         return self._table
 
     # --- snapshots and freshness -----------------------------------------------------------
