@@ -576,18 +576,6 @@ def test_a_pass_merges_the_fragments_written_since_the_last(
     assert svc.maintain().ran is False  # and nothing is left for the next pass
 
 
-def test_a_batch_into_a_table_this_process_created_is_folded(
-    scope: Scope, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The process that creates a table used to fold a big first batch into the table as it
-    # was at its creation (empty): every row stayed outside the indexes.
-    monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "2")  # a batch of 64 rows or more is folded
-    svc = open_service(scope)
-    svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(100)])
-    for seen in (svc.store.state(), open_service(scope).store.state()):
-        assert (seen.rows, seen.indexed_rows, seen.unindexed_rows) == (100, 100, 0)
-
-
 def test_fold_failure_is_logged_not_swallowed(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]

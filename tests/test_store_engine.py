@@ -121,6 +121,18 @@ def test_a_dataset_handle_sees_a_commit_made_elsewhere(scope) -> None:  # type: 
     assert [m.id for m in reader.catalogue()] == [first.id]
 
 
+def test_a_table_this_process_created_is_upkept_at_its_newest_commit(
+    scope, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    # The process that creates a table used to fold a big first batch into the table as it
+    # was at its creation (empty): every row stayed outside the indexes.
+    monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "2")  # a batch of 64 rows or more is folded
+    svc = open_service(scope)
+    svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(100)])
+    for seen in (svc.store.state(), open_service(scope).store.state()):
+        assert (seen.rows, seen.indexed_rows, seen.unindexed_rows) == (100, 100, 0)
+
+
 def test_a_page_of_the_catalogue_is_the_head_of_the_whole(service) -> None:  # type: ignore[no-untyped-def]
     ids = []
     for i in range(12):
