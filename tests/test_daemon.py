@@ -66,7 +66,10 @@ def test_single_writes_keep_fragments_bounded(
     for n in range(150):
         svc.upsert(MemoryDraft(title=f"stream {n}", body=f"stream body {n}"))
         peak = max(peak, svc.store.state().small_fragments) if n % 10 == 0 else peak
-    wait_for(lambda: svc.store.state().small_fragments <= 2)
+    wait_for(
+        lambda: svc.store.state().small_fragments <= 2,
+        seen=lambda: (svc.store.state(), running.supervisor.snapshot()),
+    )
     assert peak < 60, peak  # without the daemon it would be ~150
 
 
