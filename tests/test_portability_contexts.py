@@ -131,8 +131,13 @@ def test_attach_another_project_read_only(
         f"Error: context backend is attached read-only from project {OTHER_PROJECT}: "
         "write to that project instead\n"
     )
+    import graphit_cli.embed
+
+    loads: list[str] = []
+    monkeypatch.setattr(graphit_cli.embed, "load_default", lambda: loads.append("model"))
     refreshed = cli("memory", "context", "refresh", "backend")
     assert refreshed.exit_code == 0 and "nothing to refresh" in refreshed.stderr
+    assert refreshed.stderr.count("\n") == 1 and loads == []  # nothing to embed: no model
 
     removed = cli("memory", "context", "remove", "backend", "--yes")
     assert removed.exit_code == 0

@@ -147,13 +147,17 @@ def refresh(
 ) -> None:
     """Import the context's source again: changed items become new revisions, nothing is
     duplicated. (An attached project is read where it lives: nothing to refresh.)"""
+    from graphit_cli.access import contexts as registry
     from graphit_cli.cli.client import say_notice, write_vectors
     from graphit_cli.portability import contexts
 
-    vectors = write_vectors()
+    # An attached project is read where it lives: no model to load for it.
+    attached = registry.get(name).kind == registry.ATTACHED
+    vectors = None if attached else write_vectors()
     with bar("importing", minimum=500) as progress:
         entry, report = contexts.refresh(name, progress=progress, vectors=vectors)
-    say_notice(vectors, note)
+    if vectors is not None:
+        say_notice(vectors, note)
     if report is None:
         note(f"Context {entry.name} is attached ({_describe(entry)}): nothing to refresh.")
         return

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.service.memory import MemoryService
 
-READ_OPS = ("search", "recall", "source", "catalogue", "embed_written")
+READ_OPS = ("search", "recall", "source", "catalogue")
 WRITE_OPS = ("upsert", "delete", "restore", "import")
 SCOPE_OPS = READ_OPS + WRITE_OPS
 MAX_RECORDS = 100_000  # one upsert request (a CLI batch from stdin)
@@ -68,7 +68,7 @@ def answer(
         author = wire.text_field(request, "author")
         lock = _write_lock(str(scope))
         return {"result": _write(op, request, open_service(scope), author, lock, loaded_model)}
-    svc = read(scope) if op != "embed_written" else open_service(scope)
+    svc = read(scope)
     if op == "search":
         result = svc.search(
             str(wire.text_field(request, "query")),
@@ -87,12 +87,6 @@ def answer(
         return {"result": wire.recall_to_wire(recalled)}
     if op == "source":
         return {"result": wire.memory_to_wire(svc.source(str(wire.text_field(request, "ref"))))}
-    if op == "embed_written":
-        # A CLI write asks the warm model to embed its rows before the command returns. Only
-        # a model already loaded: loading one (seconds) is the embedding loop's job.
-        ids = wire.id_list_field(request, "ids")
-        model = loaded_model()
-        return {"result": svc.embed_now(ids, model) if model is not None else 0}
     found = svc.catalogue(
         wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
     )

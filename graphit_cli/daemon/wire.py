@@ -266,18 +266,6 @@ def int_field(request: dict[str, Any], name: str, default: int | None) -> int | 
     return value
 
 
-def id_list_field(request: dict[str, Any], name: str, limit: int = 1000) -> list[str]:
-    """A list of memory ids (validated as the CLI validates them)."""
-    from graphit_cli.core.revisions import validate_id
-
-    value = request.get(name)
-    if not isinstance(value, list) or len(value) > limit:
-        raise InvalidInput(f"{name} must be a list of at most {limit} memory ids")
-    return [
-        validate_id(item) if isinstance(item, str) else validate_id(str(item)) for item in value
-    ]
-
-
 def bool_field(request: dict[str, Any], name: str) -> bool:
     value = request.get(name, False)
     if not isinstance(value, bool):

@@ -171,8 +171,7 @@ class Upkeep:
 
     def embed_now(self, memory_ids: Sequence[str], embedder: Embedder) -> int:
         """Embed these just-written memories' live rows before returning, when the table's
-        vectors come from `embedder`'s model (a process that holds a warm model: the MCP
-        server, the daemon for a CLI write).
+        vectors come from `embedder`'s model (the MCP server, which holds a warm model).
 
         Fusion already ranks an unembedded row by its full-text match; this makes it findable
         by meaning too, without waiting for the embedding pass. Returns rows embedded.
