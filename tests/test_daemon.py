@@ -365,6 +365,41 @@ def test_daemon_model_is_shared_in_small_slices() -> None:
     assert vectors[3] == inner.embed_query("text 3")
 
 
+def test_a_query_gets_the_model_before_the_next_slice_of_a_backlog() -> None:
+    """The lock is not fair by itself: the embedding pass took it again after each slice,
+    and a search waited for up to 37 slices of a backlog (measured)."""
+    from graphit_cli.daemon.process import _LockedEmbedder
+
+    inner = HashingEmbedder()
+    calls: list[str] = []
+    in_first_slice, release = threading.Event(), threading.Event()
+    documents, query = inner.embed_documents, inner.embed_query
+
+    def slow_documents(texts):  # type: ignore[no-untyped-def]
+        calls.append("documents")
+        in_first_slice.set()
+        release.wait(timeout=60)
+        return documents(texts)
+
+    def recorded_query(text):  # type: ignore[no-untyped-def]
+        calls.append("query")
+        return query(text)
+
+    inner.embed_documents = slow_documents  # type: ignore[method-assign]
+    inner.embed_query = recorded_query  # type: ignore[method-assign]
+    shared = _LockedEmbedder(inner)
+    backlog = threading.Thread(target=shared.embed_documents, args=([f"t {n}" for n in range(24)],))
+    backlog.start()
+    assert in_first_slice.wait(timeout=60)
+    searcher = threading.Thread(target=shared.embed_query, args=("which datastore",))
+    searcher.start()
+    wait_for(lambda: shared._queries == 1)  # waiting for the model
+    release.set()
+    searcher.join(timeout=60)
+    backlog.join(timeout=60)
+    assert calls == ["documents", "query", "documents", "documents"]
+
+
 # --- resilience and state (issue 13) ------------------------------------------------------
 
 

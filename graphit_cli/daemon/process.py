@@ -66,31 +66,47 @@ class EmbeddingStopped(Exception):
 
 
 class _LockedEmbedder:
-    """Serialises calls into the model: the loops and socket clients share one instance."""
+    """Serialises calls into the model: the loops and socket clients share one instance.
+
+    A query goes first: a search waits at most for the slice being embedded (~0.2 s), not
+    for a whole backlog. `threading.Lock` is not fair (the thread that releases it usually
+    takes it again at once: a query waited up to 37 slices), so documents wait while a query
+    is waiting.
+    """
 
     SLICE = 8
 
     def __init__(self, inner: Embedder, stopping: threading.Event | None = None) -> None:
         self._inner = inner
         self._lock = threading.Lock()
+        self._turn = threading.Condition()
+        self._queries = 0  # waiting for the model, or in it
         self._stopping = stopping
         self.model_id = inner.model_id
         self.dim = inner.dim
 
     def embed_documents(self, texts: Any) -> list[list[float]]:
-        # Small slices, the lock released between them: a search waiting for its query vector
-        # gets the model within one slice (~0.2 s), not after a whole embedding batch.
+        # Small slices, the lock released between them, each after the waiting queries.
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.SLICE):
             if self._stopping is not None and self._stopping.is_set():
                 raise EmbeddingStopped("the daemon is stopping")
+            with self._turn:
+                self._turn.wait_for(lambda: self._queries == 0)
             with self._lock:
                 vectors += self._inner.embed_documents(texts[start : start + self.SLICE])
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        with self._lock:
-            return self._inner.embed_query(text)
+        with self._turn:
+            self._queries += 1
+        try:
+            with self._lock:
+                return self._inner.embed_query(text)
+        finally:
+            with self._turn:
+                self._queries -= 1
+                self._turn.notify_all()
 
 
 class Daemon:
