@@ -367,7 +367,7 @@ def test_daemon_model_is_shared_in_small_slices() -> None:
 
 def test_a_query_gets_the_model_before_the_next_slice_of_a_backlog() -> None:
     """The lock is not fair by itself: the embedding pass took it again after each slice,
-    and a search waited for up to 37 slices of a backlog (measured)."""
+    and a search waited for up to 94 slices of a backlog (benchmarks/model_turns.py)."""
     from graphit_cli.daemon.process import _LockedEmbedder
 
     inner = HashingEmbedder()

@@ -70,7 +70,7 @@ class _LockedEmbedder:
 
     A query goes first: a search waits at most for the slice being embedded (~0.2 s), not
     for a whole backlog. `threading.Lock` is not fair (the thread that releases it usually
-    takes it again at once: a query waited up to 37 slices), so documents wait while a query
+    takes it again at once: a query waited up to 94 slices), so documents wait while a query
     is waiting.
     """
 
