@@ -25,9 +25,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _common import finish, machine_info, table  # noqa: E402
+from _common import finish, machine_info, table
 
-from graphit_cli.daemon.process import _LockedEmbedder  # noqa: E402
+from graphit_cli.daemon.process import _LockedEmbedder
 
 BACKLOG_SLICES = 100
 
