@@ -484,6 +484,28 @@ def test_a_merge_over_the_tag_limit_is_refused(cli, service, tmp_path) -> None: 
     assert "would carry 80 tags, at most 64" in outcome["refused"][0]["detail"]
 
 
+def test_a_survivor_is_not_demoted_by_the_plan_that_merged_into_it(service) -> None:  # type: ignore[no-untyped-def]
+    # Two identical important memories: the merge leaves the survivor's text and revision as
+    # they were, so a demote written against that revision used to apply, and the absorbed
+    # memory's flag was gone (found by test_consolidate_properties at 4x its examples).
+    a = add(service, "Use uv", "We install Python packages with uv, never pip.", important=True)
+    b = add(service, "Use uv", "We install Python packages with uv, never pip.", important=True)
+    add(service, "Release day", "We ship on Thursdays after the demo.")
+    plan = {
+        "version": 1,
+        "actions": [
+            {"action": "merge", "ids": [a, b], "keep_id": b, "revisions": {a: 1, b: 1}},
+            {"action": "demote", "id": b, "revision": 1},
+        ],
+    }
+    for apply in (False, True):  # the dry run says what the apply does
+        outcome = Consolidator(service).apply(plan, apply=apply)
+        assert [e.action for e in outcome.applied] == ["merge"]
+        [refused] = outcome.refused
+        assert f"{b} absorbed {a} earlier in this plan" in refused.detail
+    assert service.source(b).important and [m.id for m in service.catalogue()].count(a) == 0
+
+
 # --- undo ---------------------------------------------------------------------------------------
 
 

@@ -108,6 +108,8 @@ class Run:
         self.now = now
         self.changes: list[dict[str, Any]] = []
         self.removed = 0
+        # survivor id -> the ids it absorbed in this run
+        self.absorbed_by: dict[str, list[str]] = {}
         self.on_change: Callable[[], None] = lambda: None
 
     def record(self, action: str, before: Memory | None, after: Memory, deleted: bool) -> None:
@@ -125,6 +127,15 @@ class Run:
         """The live rows the action names, or why it is refused."""
         rows: dict[str, Memory] = {}
         for memory_id in action.ids:
+            taken_in = self.absorbed_by.get(memory_id)
+            if taken_in:
+                # The plan saw it before it absorbed them: a flag change or a delete written
+                # against that revision could drop what it took in, even when the merge left
+                # its own text and revision as they were.
+                return (
+                    f"{memory_id} absorbed {', '.join(taken_in)} earlier in this plan, and "
+                    "carries their flags now; plan any change to it again"
+                )
             live = self.table.live(memory_id)
             if live is None:
                 final = self.table.final(memory_id)
@@ -200,6 +211,8 @@ class Run:
         for member in merge_order(members, keep.id)[1:]:
             if self._absorb(action, member, keep.id):
                 absorbed.append(member.id)
+        if absorbed:
+            self.absorbed_by[keep.id] = absorbed
         flags = ", ".join(
             f for f, on in (("mandatory", draft.mandatory), ("important", draft.important)) if on
         )
