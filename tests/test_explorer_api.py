@@ -824,26 +824,12 @@ def test_the_api_works_on_an_s3_scope(
     """The same routes over a table on S3 (moto on 127.0.0.1): the RemoteStore serves the
     catalogue's live index like the local store."""
     pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
-    from tests.s3_harness import REGION, TEST_KEY, MotoServer
+    from tests.s3_harness import MotoServer, use_moto
 
-    for name in [n for n in os.environ if n.startswith("AWS_")]:
-        monkeypatch.delenv(name)
     moto = MotoServer()
     try:
         moto.client("s3").create_bucket(Bucket="graphit-explorer")
-        for name, value in {
-            "GRAPHIT_PROVIDER": "s3",
-            "GRAPHIT_S3_BUCKET": "graphit-explorer",
-            "GRAPHIT_S3_PREFIX": "team",
-            "GRAPHIT_S3_ENDPOINT": moto.endpoint,
-            "AWS_ACCESS_KEY_ID": TEST_KEY,
-            "AWS_SECRET_ACCESS_KEY": TEST_KEY,
-            "AWS_REGION": REGION,
-            "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
-            "AWS_CONFIG_FILE": str(tmp_path / "none"),
-            "AWS_EC2_METADATA_DISABLED": "true",
-        }.items():
-            monkeypatch.setenv(name, value)
+        use_moto(monkeypatch, moto.endpoint, "graphit-explorer", "team", tmp_path)
         with TestClient(create_app(token=TOKEN, cwd=project_dir), base_url=BASE) as client:
             created = client.post(
                 "/api/memories",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +10,7 @@ import pytest
 
 pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
 
-from tests.s3_harness import REGION, TEST_KEY, MotoServer
+from tests.s3_harness import MotoServer, use_moto
 
 BUCKET = "graphit-portability"
 OTHER_PROJECT = "01JE0000000000000000000077"
@@ -27,24 +26,8 @@ def moto() -> Iterator[MotoServer]:
 
 @pytest.fixture
 def s3_env(moto: MotoServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
-    for name in list(os.environ):
-        if name.startswith("AWS_"):
-            monkeypatch.delenv(name)
     prefix = f"t-{uuid.uuid4().hex[:12]}"
-    values = {
-        "GRAPHIT_PROVIDER": "s3",
-        "GRAPHIT_S3_BUCKET": BUCKET,
-        "GRAPHIT_S3_PREFIX": prefix,
-        "GRAPHIT_S3_ENDPOINT": moto.endpoint,
-        "AWS_ACCESS_KEY_ID": TEST_KEY,
-        "AWS_SECRET_ACCESS_KEY": TEST_KEY,
-        "AWS_REGION": REGION,
-        "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
-        "AWS_CONFIG_FILE": str(tmp_path / "none"),
-        "AWS_EC2_METADATA_DISABLED": "true",
-    }
-    for name, value in values.items():
-        monkeypatch.setenv(name, value)
+    use_moto(monkeypatch, moto.endpoint, BUCKET, prefix, tmp_path)
     return prefix
 
 
