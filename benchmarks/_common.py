@@ -1,6 +1,6 @@
 """Helpers shared by the benchmark scripts in this folder (not a benchmark itself).
 
-The scripts run as `python benchmarks/X.py` from the repository root and import this module as
+The scripts run as `python benchmarks/<name>.py` from the repository root and import this module as
 `_common` (their own folder is on sys.path). Nothing here changes graphit's behaviour: it reads
 the source records, computes statistics, describes the machine and formats the results.
 """

@@ -106,8 +106,8 @@ class Workspace:
         os.chdir(self.dir)
 
     def service(self) -> Any:
-        from graphit_cli.access.opening import open_service
         from graphit_cli.access.providers import resolve_scope
+        from graphit_cli.opening import open_service
 
         return open_service(resolve_scope("project"), embedder=lambda: None)
 
@@ -334,8 +334,8 @@ def warm_path_cost(runs: int) -> dict[str, Any]:
                     samples[name].append(time.perf_counter() - t0)
     finally:
         stop_daemon(daemon)
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.providers import resolve_scope
+    from graphit_cli.opening import open_service
 
     kept = open_service(resolve_scope("project"), embedder=lambda: None, keep=True)
     looks: list[float] = []

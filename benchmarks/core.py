@@ -159,8 +159,8 @@ def open_service(home: Path) -> tuple[Any, str]:
     """A MemoryService on a new project scope under `home` (GRAPHIT_HOME)."""
     from ulid import ULID
 
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
 
     os.environ["GRAPHIT_HOME"] = str(home)
     project_id = str(ULID())

@@ -65,9 +65,9 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="graphit-bench-scopes-"))
     os.environ["GRAPHIT_HOME"] = str(home)
     os.environ["GRAPHIT_EMBEDDER"] = "tests.embedders:HashingEmbedder"
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.opening import open_service
 
     log(f"creating {args.scopes} context tables")
     for n in range(args.scopes):

@@ -287,10 +287,10 @@ class _FixedEmbedder:
 
 
 def table_report(drafts: list[Any], vectors: Any) -> list[float]:
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.embed import document_text
+    from graphit_cli.opening import open_service
 
     with tempfile.TemporaryDirectory() as home:
         os.environ["GRAPHIT_HOME"] = home

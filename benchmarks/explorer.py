@@ -72,8 +72,8 @@ def timed(fn: Callable[[], Any], runs: int, warmup: int = 3) -> list[float]:
 
 
 def seed(size: int, records: list[dict[str, Any]]) -> Any:
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
 
     service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
     corpus = Corpus(records)

@@ -73,9 +73,9 @@ def main() -> int:
 
 
 def _measure(broker: object, rows: int, ops: int, rounds: int) -> int:
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.opening import open_service
 
     scope = Scope("project", PROJECT)
     seed = open_service(scope, embedder=lambda: None)

@@ -53,8 +53,8 @@ TARGET_IMPORT_S = 5.0
 
 
 def _service(home: Path) -> Any:
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
 
     os.environ["GRAPHIT_HOME"] = str(home)
     return open_service(Scope("project", PROJECT))

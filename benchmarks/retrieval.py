@@ -8,7 +8,8 @@ Run from the repository root (see benchmarks/README.md):
         --gold gold_observation_ids [--mode fts --mode vector --mode hybrid | --mode all] \\
         [--top-k 10] [--flags] [--embedder onnx|sentence-transformers] [--json OUT]
 
-Input: any pair of JSONL files in the format of ../shared/data/README.md. Memory records carry
+Input: any pair of JSONL files in the format of the LoCoMo dev set's README (beside its files).
+Memory records carry
 `id`, `scope_id`, `title`, `body`, `type`, `tags`, `created_at`, `updated_at`, `important`,
 `mandatory`; queries carry `qid`, `scope_id`, `question`, `category_name`, `adversarial` and the
 gold field named by --gold (a list of memory record ids).
@@ -240,9 +241,9 @@ def load_scopes(
 
     Returns (services by scope_id, graphit id -> file id, a report).
     """
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import WriteAction
+    from graphit_cli.opening import open_service
 
     by_scope: dict[str, list[dict[str, Any]]] = defaultdict(list)
     seen: set[str] = set()

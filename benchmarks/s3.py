@@ -181,9 +181,9 @@ def bench_size(
     explained: bool = False,
 ) -> dict[str, Any]:
     import graphit_cli.service.upkeep as service_module
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.opening import open_service
     from tests.embedders import HashingEmbedder
 
     embedder = HashingEmbedder()
@@ -251,8 +251,8 @@ def bench_size(
 
 def worker(writes: int, worker_id: int) -> None:
     """Open the table, say ready, wait for `go` on stdin, write, report start/end times."""
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
 
     records = load_records()
     service = open_service(Scope("project", PROJECT))
@@ -267,8 +267,8 @@ def worker(writes: int, worker_id: int) -> None:
 def bench_writers(
     backend: str, counts: list[int], writes: int, proxy: Any | None
 ) -> list[dict[str, Any]]:
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
 
     rows = []
     for n in counts:

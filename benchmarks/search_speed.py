@@ -74,10 +74,10 @@ from _common import reset_env as _reset_env
 # MiniLM): the fast vectors claim its id, so searches embed their query with it and the
 # daemon finds nothing to re-embed.
 def _default_model_id() -> str:
-    from graphit_cli.config import EMBEDDING_MODEL
+    from graphit_cli.core.profiles import MINILM_MODEL
     from graphit_cli.embed import chosen_model_id
 
-    return chosen_model_id() or EMBEDDING_MODEL
+    return chosen_model_id() or MINILM_MODEL
 
 
 REAL_MODEL_ID = _default_model_id()
@@ -169,8 +169,8 @@ def fast_embedder() -> Any:
 
 def open_service(home: Path, project_id: str, embedder: Callable[[], Any] | None = None) -> Any:
     """A MemoryService on the project scope `project_id` under GRAPHIT_HOME=`home`."""
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
 
     os.environ["GRAPHIT_HOME"] = str(home)
     return open_service(Scope("project", project_id), embedder=embedder)

@@ -125,9 +125,9 @@ def main() -> int:
     os.environ["GRAPHIT_AUTHOR"] = "benchmark"
     results: dict[str, Any] = {"machine": machine_info(), "config": vars(args)}
     try:
-        from graphit_cli.access.opening import open_service
         from graphit_cli.access.scopes import Scope
         from graphit_cli.embed import load_default
+        from graphit_cli.opening import open_service
 
         model = load_default()
         if model is None:

@@ -44,11 +44,9 @@ ENV_BROKER_TOKEN = "GRAPHIT_BROKER_TOKEN"
 ENV_GRANT_CHECK = "GRAPHIT_GRANT_CHECK_SECONDS"
 
 PROJECT_LOCK_FILE = "graphit.lock.json"
-# The packaged all-MiniLM-L6-v2, whichever backend runs it (embed/): one vector space.
-EMBEDDING_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-# multilingual-e5-small (embed/e5.py): another vector space of the same size.
-E5_MODEL = "intfloat/multilingual-e5-small"
-EMBEDDING_DIM = 384  # both models; the model id is stored in the table metadata
+# Both models' vectors (core/profiles.py names the models); the model id is stored in the
+# table metadata.
+EMBEDDING_DIM = 384
 
 # Fold unindexed fragments into the indexes once this many small fragments have piled up
 # (LANCEDB_NOTES: every single write adds a fragment and queries decay with their count).

@@ -13,7 +13,7 @@ from enum import IntEnum
 class ExitCode(IntEnum):
     """Documented exit codes (README "Exit codes"); scripts rely on them."""
 
-    OK = 0
+    OK = 0  # the command did what it was asked
     INTERNAL = 1  # a bug: rerun with GRAPHIT_DEBUG=1 and report the traceback
     USAGE = 2  # unknown option or missing argument (Typer/Click's own code)
     INVALID_INPUT = 3  # malformed frontmatter/JSON, unknown type, bad id or tag

@@ -113,9 +113,9 @@ SEEDS = [
 
 def seed(home: Path) -> str:
     """Write the memories; return the id of the edited release procedure."""
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.opening import open_service
 
     service = open_service(Scope("project", PROJECT_ID), embedder=lambda: None)
     start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)

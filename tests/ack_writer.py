@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sys
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.providers import resolve_scope
 from graphit_cli.core.models import MemoryDraft
+from graphit_cli.opening import open_service
 
 
 def main() -> int:

@@ -81,7 +81,7 @@ def scope(project_dir: Path) -> Scope:
 
 @pytest.fixture
 def service(scope: Scope):  # type: ignore[no-untyped-def]
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     return open_service(scope)
 

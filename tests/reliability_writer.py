@@ -16,10 +16,10 @@ import json
 import random
 import sys
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.providers import resolve_scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.errors import GraphitError
+from graphit_cli.opening import open_service
 
 
 def main(argv: list[str]) -> int:

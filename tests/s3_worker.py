@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import sys
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.providers import resolve_scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.errors import GraphitError
+from graphit_cli.opening import open_service
 
 
 def report(kind: str, memory_id: str, revision: int) -> None:

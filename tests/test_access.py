@@ -24,10 +24,10 @@ from tests.polling import wait_for
 
 pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.errors import AccessDenied, InvalidInput
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from tests.conftest import PROJECT_ID
 from tests.s3_harness import Broker, enforced_moto

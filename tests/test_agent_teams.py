@@ -455,7 +455,7 @@ def test_the_prompt_hook_goes_through_a_running_daemon(
 ) -> None:  # type: ignore[no-untyped-def]
     _write(cli, "The CI pip cache lives in the ci-cache bucket", "Clear it when wheels change.")
     _write(cli, "Deploys go through staging", "Always.", "--mandatory")
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
     from graphit_cli.service.memory import MemoryService
     from tests.embedders import HashingEmbedder
 

@@ -1,4 +1,4 @@
-"""Property tests of the revision chain (DESIGN.md "Record schema", "The revision chain").
+"""Property tests of the revision chain (the design notes' "Record schema", "The revision chain").
 
 A Hypothesis state machine drives a real MemoryService on a fresh LanceDB table per example
 through creates, content updates, flag changes, no-op updates, stale (conflicting) updates,
@@ -159,7 +159,7 @@ def cosmetic_copy(current: Content) -> MemoryDraft:
 class ChainMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        from graphit_cli.access.opening import open_service
+        from graphit_cli.opening import open_service
 
         # A fresh table per example: tmp_path is per test, not per Hypothesis example.
         self.home = tempfile.mkdtemp(prefix="graphit-chain-")

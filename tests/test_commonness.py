@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.core import commonness, relevance
 from graphit_cli.core.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 
 ROOT = Path(__file__).resolve().parent.parent

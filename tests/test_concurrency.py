@@ -1,5 +1,5 @@
-"""Concurrent writers on one scope's table (DESIGN.md "The revision chain", LANCEDB_NOTES.md
-"Concurrency").
+"""Concurrent writers on one scope's table (the design notes' "The revision chain", the LanceDB
+notes' "Concurrency").
 
 The first tests start real OS processes (`python -c WRITER`) that open the same project table,
 wait at a file barrier and then write at the same time: different keys, one hot key, and the
@@ -36,7 +36,7 @@ from pathlib import Path
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.access.providers import resolve_scope
 from graphit_cli.service.memory import MemoryService
-from graphit_cli.access.opening import open_service
+from graphit_cli.opening import open_service
 
 mode = os.environ["WRITER_MODE"]
 tag = os.environ["WRITER_TAG"]
@@ -352,7 +352,7 @@ def commit_between_read_and_merge(service, meanwhile: Callable[[], object]) -> C
 @pytest.fixture
 def other(service):  # type: ignore[no-untyped-def]
     """A second, independent handle on the same table (another writer)."""
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     return open_service(service.scope)
 
@@ -471,7 +471,7 @@ def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> 
 @pytest.fixture
 def third(service):  # type: ignore[no-untyped-def]
     """A third handle on the same table."""
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     return open_service(service.scope)
 

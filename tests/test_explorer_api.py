@@ -1,5 +1,6 @@
-"""The Explorer's HTTP API (contracts/explorer.md) over real LanceDB tables, through Starlette's
-TestClient: every route, status and error string, and the security guard in front of them."""
+"""The Explorer's HTTP API (the project's Explorer contract) over real LanceDB tables, through
+Starlette's TestClient: every route, status and error string, and the security guard in front of
+them."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.explorer.app import create_app
+from graphit_cli.opening import open_service
 from tests.conftest import PROJECT_ID
 
 TOKEN = "test-token-0123456789"

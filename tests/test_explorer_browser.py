@@ -19,10 +19,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.explorer.server import ExplorerServer
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 
 CHROMIUM = "/usr/bin/chromium"

@@ -265,9 +265,9 @@ def _normal(text: str, world: World, side: str) -> str:
 
 def _rows(args: list[str]) -> object:
     """The target scope's rows, every revision (read in-process, never creating a table)."""
-    from graphit_cli.access.opening import open_scope
     from graphit_cli.access.providers import resolve_scope
     from graphit_cli.errors import GraphitError
+    from graphit_cli.opening import open_scope
 
     spec = "user" if "--user" in args else "context:team" if "context:team" in args else "project"
     try:

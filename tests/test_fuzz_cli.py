@@ -98,9 +98,9 @@ class Harness:
     """The Typer app on one project with three memories; checks each run's contract."""
 
     def __init__(self, home: Path) -> None:
-        from graphit_cli.access.opening import open_service
         from graphit_cli.cli.app import app
         from graphit_cli.core.models import MemoryDraft
+        from graphit_cli.opening import open_service
 
         self.app = app
         self.home = home
@@ -111,7 +111,7 @@ class Harness:
         self.ids = [m.id for m in service.catalogue()]
 
     def state(self) -> tuple[int, int, frozenset[str]]:
-        from graphit_cli.access.opening import open_service
+        from graphit_cli.opening import open_service
 
         store = open_service(Scope("project", PROJECT_ID), create=False).store
         tables = frozenset(p.name for p in (self.home / "memory").iterdir() if p.is_dir())
@@ -252,8 +252,8 @@ def test_lone_surrogates_in_arguments_are_refused_cleanly(harness: Harness) -> N
 
 def test_fuzz_harness_catches_a_write_on_refusal(harness: Harness) -> None:
     """The harness can fail: a refused upsert that had written would be reported."""
-    from graphit_cli.access.opening import open_service
     from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.opening import open_service
 
     service = open_service(Scope("project", PROJECT_ID))
     before = harness.state()

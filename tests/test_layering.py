@@ -115,6 +115,52 @@ def test_no_import_cycle_anywhere_in_the_package() -> None:
     assert _cycles(_imports()) == []
 
 
+# The packages (and root modules) bottom to top: each imports only what sits in a lower layer,
+# function-level imports included; packages in one layer do not import each other.
+# docs/architecture.md draws this order. A new package takes its place here.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "threads", "__init__"),  # exit codes, one call on a thread, the version
+    ("core",),  # the pure core
+    ("config",),  # every GRAPHIT_* setting (it checks ids with core.ids)
+    ("access", "formats", "embed"),  # scope identity, providers, grants; formats; models
+    ("store", "agents"),  # the table; agents' configuration files
+    ("service",),  # the use-cases over one scope's store
+    ("opening", "consolidate"),  # the composition of a scope's store and service; consolidation
+    ("portability",),  # import, export, contexts, reads across scopes
+    ("daemon",),  # the daemon and its warm path
+    ("explorer", "mcp"),  # two adapters
+    ("cli",),  # the command line
+    ("__main__",),
+)
+
+
+def _package(module: str) -> str:
+    """`graphit_cli.store.lance` -> `store`; a root module is its own: `graphit_cli.config`
+    -> `config`; the package itself -> `__init__`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_package_has_its_place_in_the_order() -> None:
+    listed = [name for layer in LAYERS for name in layer]
+    assert len(listed) == len(set(listed))
+    assert {_package(m) for m in _imports()} == set(listed)
+
+
+def test_packages_import_only_what_sits_below_them() -> None:
+    """No cycle between packages either: access <-> store or service <-> store through a lazy
+    import would make the tree's order a fiction, whatever the module graph says."""
+    layer = {name: i for i, names in enumerate(LAYERS) for name in names}
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, targets in _imports().items()
+        for target in targets
+        if _package(module) != _package(target)
+        and layer.get(_package(target), -1) >= layer.get(_package(module), -1)
+    )
+    assert upward == []
+
+
 def test_the_tree_names_the_roles() -> None:
     """At most ten modules at the package root; everything else lives in a package by role."""
     root = sorted(p.name for p in PACKAGE.glob("*.py"))
@@ -129,8 +175,8 @@ def _in(package: str) -> list[str]:
 
 @pytest.mark.parametrize("module", _in("graphit_cli.core"))
 def test_the_core_is_pure(module: str) -> None:
-    """The pure core imports only itself, config and errors: no store, service or adapter."""
-    allowed = {"graphit_cli.errors", "graphit_cli.config", "graphit_cli.core"}
+    """The pure core imports only itself and errors: no settings, store, service or adapter."""
+    allowed = {"graphit_cli.errors", "graphit_cli.core"}
     reached = {m for m in _reach(_imports(), module) if not m.startswith("graphit_cli.core.")}
     assert reached <= allowed
     heavy = {"lancedb", "lance", "pyarrow", "numpy", "typer", "rich", "starlette", "mcp"}

@@ -101,7 +101,7 @@ def mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     }
     create = (
         "import sys\nfrom graphit_cli.access.scopes import Scope\n"
-        "from graphit_cli.access.opening import open_service\n"
+        "from graphit_cli.opening import open_service\n"
         "for name in sys.argv[1:]:\n    open_service(Scope('context', name))"
     )
     subprocess.run([sys.executable, "-c", create, *CONTEXTS], env=env, check=True, timeout=120)
@@ -706,7 +706,7 @@ class ConceptEmbedder:
 
 
 def test_find_duplicate_by_hash_wording_and_embedding(scope) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
     from graphit_cli.service.memory import MemoryService
 
     model = ConceptEmbedder()

@@ -145,7 +145,7 @@ class _LockProbe(HashingEmbedder):
 
 
 def test_a_backfill_step_never_holds_the_lock_across_the_model(scope: Scope) -> None:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     seeded = open_service(scope)
     for i in range(5):
@@ -166,7 +166,7 @@ def test_a_backfill_step_never_holds_the_lock_across_the_model(scope: Scope) -> 
 
 
 def test_a_table_of_another_model_is_left_to_the_daemon(scope: Scope) -> None:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     seeded = open_service(scope)
     seeded.upsert(MemoryDraft(title="memory", body="body"))
@@ -182,8 +182,8 @@ def test_a_table_of_another_model_is_left_to_the_daemon(scope: Scope) -> None:
 
 
 def test_a_failed_step_is_retried_at_the_next_sweep(scope: Scope) -> None:
-    from graphit_cli.access.opening import open_service
     from graphit_cli.errors import CommitContention
+    from graphit_cli.opening import open_service
 
     seeded = open_service(scope)
     seeded.upsert(MemoryDraft(title="memory", body="body"))
@@ -210,7 +210,7 @@ def test_a_failed_step_is_retried_at_the_next_sweep(scope: Scope) -> None:
 def test_a_commit_during_the_last_step_is_embedded_at_the_next_sweep(scope: Scope) -> None:
     """A sweep marks a scope clean at the version its last step read, not a later one: a row
     another process commits while that step reads is embedded by the next sweep."""
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     seeded = open_service(scope)
     seeded.upsert(MemoryDraft(title="first", body="written before the server"))

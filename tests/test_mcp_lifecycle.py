@@ -1,7 +1,7 @@
 """The MCP server's process: its first answer, and a clean stop at any moment.
 
-`graphit memory mcp` answers `initialize` before the MCP SDK is imported (graphit_cli/mcp/
-stdio.py), with the answer the SDK gives (checked here for every protocol version: the server
+`graphit memory mcp` answers `initialize` before the MCP SDK is imported (mcp/stdio.py),
+with the answer the SDK gives (checked here for every protocol version: the server
 logs a warning when the two differ). It stops with exit 0 on SIGINT, SIGTERM or the end of its
 stdin, right after start, during the warm-up (the real model loading) and during a backfill
 (the real model embedding a table's rows), and never aborts on native code torn down under a
@@ -160,7 +160,7 @@ def test_stops_with_exit_0_during_the_warm_up(tmp_path: Path, how: str) -> None:
 
 def _seed(home: Path, rows: int) -> Scope:
     """`rows` memories without vectors in the project scope (as a cold CLI writes them)."""
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     scope = Scope("project", PROJECT_ID)
     service = open_service(scope)
@@ -172,7 +172,7 @@ def _seed(home: Path, rows: int) -> Scope:
 
 
 def _missing(scope: Scope) -> int:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     return open_service(scope).store.missing_vectors()
 

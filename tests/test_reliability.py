@@ -109,7 +109,7 @@ class Writer:
 
 
 def open_service() -> Any:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     return open_service(Scope("project", PROJECT_ID), create=False)
 
@@ -161,7 +161,7 @@ def check_table(
 
 
 def make_hot_ids(count: int) -> list[str]:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     service = open_service(Scope("project", PROJECT_ID))
     return [
@@ -318,14 +318,14 @@ def _fresh_reads(writer: Any, reader: Any) -> None:
 
 
 def test_reads_see_other_processes_writes_local(local: None) -> None:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     writer = open_service(Scope("project", PROJECT_ID))
     _fresh_reads(writer, open_service(Scope("project", PROJECT_ID)))
 
 
 def test_reads_see_other_processes_writes_s3(on_s3: None) -> None:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     writer = open_service(Scope("project", PROJECT_ID))
     _fresh_reads(writer, open_service(Scope("project", PROJECT_ID)))
@@ -335,7 +335,7 @@ def test_s3_requests_per_warm_upsert_and_search(moto: Any, on_s3: None) -> None:
     """The economy, pinned: a warm handle's upsert and full-text search on a small S3 table
     (counted by a proxy in front of moto). Before: 21 requests per upsert and 22 per search,
     mostly LISTs of `_versions/` (a consistency check before every internal read)."""
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
     from tests.s3_harness import Proxy
 
     proxy = Proxy(moto.port)
@@ -369,7 +369,7 @@ def test_s3_warm_handle_searches_read_no_index_pages(moto: Any, on_s3: None) -> 
     daemon leaves it: once warm, a full-text or hybrid search with words it has not searched
     before costs at most 4 requests (before: 7-25 and 9-91, index pages and rows read from S3
     on every query). Fails without the index prewarm or the row cache."""
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
     from tests.embedders import HashingEmbedder
     from tests.s3_harness import Proxy
 

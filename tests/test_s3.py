@@ -340,7 +340,7 @@ def test_grant_rules() -> None:
 def test_concurrent_writers(  # type: ignore[no-untyped-def]
     s3_env, project_dir, processes: int, distinct: int, hot: int
 ) -> None:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     service = open_service(Scope("project", PROJECT_ID))
     hot_id = service.upsert(MemoryDraft(title="hot", body="the hot key, revision 1")).memory.id
@@ -431,7 +431,7 @@ def test_credentials_expiring_mid_command_exit_9(  # type: ignore[no-untyped-def
 def test_endpoint_stopped_mid_run(  # type: ignore[no-untyped-def]
     cli, moto, prefix, monkeypatch, project_dir
 ) -> None:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     proxy = Proxy(moto.port)
     try:
@@ -593,7 +593,7 @@ def test_every_open_authorises_afresh(hub, cli, monkeypatch) -> None:  # type: i
 
 
 def test_expired_credentials_are_renewed_by_the_broker(hub, monkeypatch, project_dir) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     broker: Broker = hub["broker"]
     proxy: Proxy = hub["proxy"]

@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.core import ranking, relevance
 from graphit_cli.core.models import LexicalHit, MemoryDraft, MemoryFilter
 from graphit_cli.errors import InvalidInput
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from tests.embedders import HashingEmbedder
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.core import relevance
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.embed import Embedder, load_default, model_available
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 
 FIXTURES = Path(__file__).parent / "fixtures" / "projects"

@@ -16,10 +16,10 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core import ordering
 from graphit_cli.core.models import Category, MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from tests.conftest import examples
 from tests.embedders import HashingEmbedder

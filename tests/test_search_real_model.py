@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from graphit_cli import embed
-from graphit_cli.access.opening import open_service
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.embed import Embedder
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 
 BACKENDS = [name for name in ("e5", "onnx") if embed.installed(name)]

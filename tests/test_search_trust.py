@@ -179,9 +179,9 @@ def mcp_session(tmp_path: Path) -> Iterator[Any]:
     from anyio.from_thread import start_blocking_portal
     from mcp import Client, StdioServerParameters
 
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.opening import open_service
     from tests.embedders import HashingEmbedder
 
     home = tmp_path / "mcp-home"

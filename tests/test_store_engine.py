@@ -13,8 +13,8 @@ import lance
 import lancedb
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.core.models import MemoryDraft
+from graphit_cli.opening import open_service
 from graphit_cli.store.engine import DatasetEngine, TableEngine
 from graphit_cli.store.search import TEXT_BOOSTS
 from graphit_cli.store.table import TABLE_NAME, TAKE_FLAGGED

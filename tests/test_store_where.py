@@ -1,4 +1,4 @@
-"""`where` strings under hostile values (DESIGN.md "Errors and bad input").
+"""`where` strings under hostile values (the design notes' "Errors and bad input").
 
 The CLI validates ids, tags and types before they reach the store; these tests skip that first
 line of defence and pass quoted, operator-laden and unicode values straight to the store's and

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from graphit_cli import embed
-from graphit_cli.access.opening import open_service
-from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL
 from graphit_cli.core.models import MemoryDraft
+from graphit_cli.core.profiles import E5_MODEL, MINILM_MODEL
 from graphit_cli.errors import InvalidInput
+from graphit_cli.opening import open_service
 from graphit_cli.service import upkeep
 from graphit_cli.service.memory import MemoryService
 from tests.embedders import HashingEmbedder
@@ -88,10 +88,10 @@ def test_a_local_table_is_searched_with_its_own_model_until_re_embedded(  # type
     for title, body in NOTES:
         assert cli("memory", "upsert", "--title", title, "--body", body).exit_code == 0
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "onnx")
-    assert cli("memory", "embed", "-f", "json").json()["model"] == EMBEDDING_MODEL
+    assert cli("memory", "embed", "-f", "json").json()["model"] == MINILM_MODEL
     monkeypatch.delenv("GRAPHIT_EMBEDDER")  # the default, e5
     status = cli("memory", "status", "-f", "json").json()
-    assert [s["model"] for s in status["scopes"] if s["state"]] == [EMBEDDING_MODEL]
+    assert [s["model"] for s in status["scopes"] if s["state"]] == [MINILM_MODEL]
     found = cli("memory", "search", "what weekday are deployments", "-f", "json")
     assert found.exit_code == 0 and found.stderr == ""  # hybrid, with MiniLM's query vector
     assert [h["title"] for h in found.json()][:1] == ["Release day"]
@@ -118,7 +118,7 @@ def test_a_shared_table_is_searched_and_filled_with_its_own_model(  # type: igno
     assert added.exit_code == 0
     filled = cli("memory", "embed", "-f", "json")
     assert filled.exit_code == 0, filled.stderr
-    assert filled.json()["model"] == EMBEDDING_MODEL and not filled.json()["reembedded"]
+    assert filled.json()["model"] == MINILM_MODEL and not filled.json()["reembedded"]
     assert "model sentence-transformers/all-MiniLM-L6-v2" in cli("memory", "status").stdout
     rewritten = cli("memory", "embed", "--reembed", "-f", "json")  # asked for explicitly
     assert rewritten.exit_code == 0 and rewritten.json()["reembedded"]
@@ -145,6 +145,6 @@ def test_a_shared_table_of_a_model_not_installed_is_searched_lexically(  # type:
     refused = cli("memory", "embed")  # never rewritten without being asked
     assert refused.exit_code == InvalidInput.exit_code and "--reembed" in refused.stderr
     rewritten = cli("memory", "embed", "--reembed", "-f", "json")
-    assert rewritten.exit_code == 0 and rewritten.json()["model"] == EMBEDDING_MODEL
+    assert rewritten.exit_code == 0 and rewritten.json()["model"] == MINILM_MODEL
     after = cli("memory", "search", "structured logs stderr", "-f", "json")
     assert after.stderr == "" and [h["title"] for h in after.json()][:1] == ["Logging"]

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.access.opening import open_service
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft, WriteAction
 from graphit_cli.daemon import warmpath, wire
 from graphit_cli.embed import model_available
+from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from graphit_cli.service.vectors import WriteVectors
 from tests.embedders import HashingEmbedder

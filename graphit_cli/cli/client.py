@@ -69,7 +69,7 @@ class Client:
     def service(self) -> MemoryService:
         """The scope's service in this process, for writing (opens the table, creating it:
         about a second cold)."""
-        from graphit_cli.access.opening import open_service
+        from graphit_cli.opening import open_service
 
         return open_service(self.scope)
 
@@ -77,7 +77,7 @@ class Client:
     def reader(self) -> MemoryService:
         """The scope's service in this process, for reading: a scope without a table reads
         as an empty one, and nothing is created."""
-        from graphit_cli.access.opening import open_reader
+        from graphit_cli.opening import open_reader
 
         return open_reader(self.scope)
 
@@ -292,8 +292,8 @@ def search_across(
     mode: str,
 ) -> SearchResult:
     """`portability.across.search` over `scopes`, by the daemon or here."""
-    from graphit_cli.access.opening import open_reader
     from graphit_cli.daemon import wire
+    from graphit_cli.opening import open_reader
     from graphit_cli.portability import across
 
     args = {

@@ -22,6 +22,7 @@ from graphit_cli.cli.common import (
     scope_spec,
 )
 from graphit_cli.cli.memory import memory_app
+from graphit_cli.core.profiles import PROFILES
 
 if TYPE_CHECKING:
     from graphit_cli.consolidate.apply import Outcome
@@ -70,8 +71,9 @@ def consolidate(
             show_default=False,
             help="Embedding cosine at which two memories are near duplicates. Default: the "
             "value calibrated for the model that embedded the table on 128 labelled pairs "
-            "(benchmarks/dedup.py): 0.5 for all-MiniLM-L6-v2, 0.89 for "
-            "multilingual-e5-small. Raise it for fewer, closer groups.",
+            "(benchmarks/dedup.py): "
+            + ", ".join(f"{p.near_duplicate:g} for {p.model_id}" for p in PROFILES.values())
+            + ". Raise it for fewer, closer groups.",
         ),
     ] = None,
     bodies: Annotated[
@@ -163,10 +165,10 @@ def undo(
 
       graphit memory consolidate undo ~/.graphit/memory/consolidation/<log>.json
     """
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import parse_scope_ref
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.log import read_log
+    from graphit_cli.opening import open_service
 
     recorded = read_log(log)
     service = open_service(parse_scope_ref(recorded["scope"]), create=False)
@@ -184,8 +186,8 @@ def _finish(outcome: Outcome, as_json: bool) -> None:
 
 
 def _service(scope: str | None, user: bool) -> MemoryService:
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.providers import resolve_scope
+    from graphit_cli.opening import open_service
 
     return open_service(resolve_scope(scope_spec(scope, user)))
 

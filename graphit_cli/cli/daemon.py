@@ -62,8 +62,8 @@ def maintain(
     that cannot be reached is reported on stderr and the others are still maintained (the
     exit code is then that scope's).
     """
-    from graphit_cli.access.opening import open_service
     from graphit_cli.access.providers import resolve_scope
+    from graphit_cli.opening import open_service
 
     failure: GraphitError | None = None
     if every:

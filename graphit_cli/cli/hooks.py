@@ -183,7 +183,7 @@ def _search(query: str) -> list[SearchHit]:
     served = ask_daemon(request, scopes)
     if served is not None:
         return list(wire.search_from_wire(served["result"]).hits)
-    from graphit_cli.access.opening import open_reader
+    from graphit_cli.opening import open_reader
 
     # Without a daemon, lexical matching only: loading the embedding model would cost every
     # prompt a second or more. The daemon answers with hybrid search.

@@ -29,6 +29,7 @@ from graphit_cli.cli.common import (
     resolve_format,
 )
 from graphit_cli.cli.memory import memory_app
+from graphit_cli.core import profiles, relevance
 
 ModeOpt = Annotated[
     SearchMode,
@@ -43,7 +44,37 @@ TopKOpt = Annotated[
 ]
 
 
-@memory_app.command()
+# The rule's numbers are shown from where they live (core/profiles.py: the default model's
+# profile; core/relevance.py: the lexical shares), so the help cannot drift from the code.
+_MODEL = profiles.DEFAULT
+SEARCH_HELP = f"""Search current and archived memories; one hit per memory, in canonical order.
+
+Full-text (BM25, times the share of the query's word weight a hit covers) and vector (cosine)
+scores are fused with the weights of the model that embedded the table ({_MODEL.model_id}:
+{_MODEL.lexical_weight:g} lexical, {1 - _MODEL.lexical_weight:g} semantic). A memory matches
+when the query's informative words it contains (stop words left out) carry at least
+{relevance.LEXICAL_SHARE:.0%} of their weight, or when it is close in meaning: its cosine
+reaches the model's floor ({_MODEL.similarity_floor:.2f}) and its fused score the candidates'
+mean plus {_MODEL.fused_z:g} standard deviations. Lexical-only search (--mode fts, or no vectors
+yet) also takes a hit carrying {relevance.MIN_SHARE:.0%} of the weight whose score reaches
+{relevance.BM25_RELATIVE:.0%} of the best hit's. The same test holds for every category, so a
+query about nothing returns nothing and a word most memories share ("use") is not a match.
+
+Among the matches, every mandatory one is selected before any important one and every important
+one before any normal one (by relevance inside each); -k counts distinct memories. Hits are
+shown mandatory, important, normal, newest first; the table's RELEVANCE column (#rank by
+relevance, a bar against the best hit) tells which matched best. Flags and filters are those of
+the current memory: a match on an old revision comes back as `superseded` under the current id.
+Deleted memories are left out unless --include-deleted.
+
+Examples: graphit memory search "how do we deploy" -k 5;
+graphit memory search "lint rules" --exclude-mandatory -f json
+
+`--scope all` searches the project, the user scope and recall contexts together.
+"""
+
+
+@memory_app.command(help=SEARCH_HELP)
 @handle_errors
 def search(
     query: Annotated[str, typer.Argument(help="What to look for (plain words; no syntax).")],
@@ -65,28 +96,6 @@ def search(
     user: UserOpt = False,
     fmt: FormatOpt = None,
 ) -> None:
-    """Search current and archived memories; one hit per memory, in canonical order.
-
-    Full-text (BM25, times the share of the query's idf weight a hit covers) and vector
-    (cosine) scores are fused 0.5 / 0.5. A memory matches when the query's informative words
-    it contains (stop words left out) carry at least half of their idf weight (lexical-only
-    search: or a tenth, scoring at least 0.4 of the best hit's), or when its cosine is at
-    least 0.30 and its fused score at least the candidates' mean + 1.25 standard deviations;
-    the same test for every category, so a query about
-    nothing returns nothing and a word most memories share ("use") is not a match. Among
-    the matches, every mandatory one is selected before any important one and every
-    important one before any normal one (by relevance inside each); -k counts distinct
-    memories. Hits are shown mandatory, important, normal, newest first; the table's
-    RELEVANCE column (#rank by relevance, a bar against the best hit) tells which matched
-    best. Flags and filters are those of the current memory: a match on an old revision
-    comes back as `superseded` under the current id. Deleted memories are left out unless
-    --include-deleted.
-
-    Examples: graphit memory search "how do we deploy" -k 5;
-    graphit memory search "lint rules" --exclude-mandatory -f json
-
-    `--scope all` searches the project, the user scope and recall contexts together.
-    """
     flt = filter_of(types, tags, important, mandatory)
     if scope == "all" and not user:  # the project, the user scope and recall contexts
         from graphit_cli.cli.context import search_across

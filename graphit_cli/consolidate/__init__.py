@@ -3,8 +3,8 @@
 graphit finds candidates (exact and near duplicates, stale memories) deterministically; an agent
 or a person writes the merged text as a plan; `Consolidator` applies the plan under guards that
 no plan can talk its way past, logs every change and undoes a logged apply. The contract is
-`contracts/consolidation.md`. The CLI and the MCP server call `Consolidator`, so they share its
-guards. One module per job:
+the project's consolidation contract. The CLI and the MCP server call `Consolidator`, so they
+share its guards. One module per job:
 
 - `candidates`: exact and near duplicate groups and stale memories (pure: rows + vectors in,
   a `Report` out); the similarity thresholds.

@@ -19,7 +19,8 @@ from graphit_cli.core.models import Memory
 from graphit_cli.errors import InvalidInput
 
 # The near-duplicate cosine is the model's (core/profiles.py `near_duplicate`, calibrated per
-# model on benchmarks/data/dedup_pairs.jsonl by benchmarks/dedup.py); the default is MiniLM's.
+# model on benchmarks/data/dedup_pairs.jsonl by benchmarks/dedup.py); the default is the
+# default model's.
 DEFAULT_THRESHOLD = profiles.DEFAULT.near_duplicate
 LEXICAL_CONFIRM = 0.15  # word overlap (of the smaller text) that confirms an embedding match
 LEXICAL_ONLY = 0.50  # word Jaccard between memories compared without a vector (conservative)

@@ -6,15 +6,18 @@ threshold that reads a cosine (the semantic match rule's floor, the duplicate gu
 consolidation's near-duplicate threshold) and the fusion's weight, which balances a cosine
 against BM25, belong to the model, and the service looks them up by the model id recorded in
 the table (`profile_for`). Each value was calibrated on the LoCoMo dev observations or on
-benchmarks/data/dedup_pairs.jsonl (benchmarks/README.md, "Two models"): benchmarks/
-calibrate_floor.py --embedder, retrieval.py --embedder, dedup.py --embedder.
+benchmarks/data/dedup_pairs.jsonl (benchmarks/README.md, "Two models") with
+benchmarks/calibrate_floor.py, benchmarks/retrieval.py and benchmarks/dedup.py (--embedder).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL
+# The packaged all-MiniLM-L6-v2, whichever backend runs it (embed/): one vector space.
+MINILM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+# multilingual-e5-small (embed/e5.py): another vector space of the same size.
+E5_MODEL = "intfloat/multilingual-e5-small"
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class ModelProfile:
 
 
 MINILM = ModelProfile(
-    model_id=EMBEDDING_MODEL,
+    model_id=MINILM_MODEL,
     lexical_weight=0.5,  # issue 19: MRR 0.669, recall@10 0.763 on dev (0.3: 0.664)
     similarity_origin=0.0,
     similarity_floor=0.30,
@@ -68,10 +71,14 @@ E5 = ModelProfile(
 )
 
 PROFILES = {profile.model_id: profile for profile in (MINILM, E5)}
-# A model graphit was not calibrated for (a `module:factory` plugin): MiniLM's values.
-DEFAULT = MINILM
+# The default model's (embed.DEFAULT_ORDER tries e5 first): what help text shows and what a
+# caller that names no model gets.
+DEFAULT = E5
+# A table that records no model (written before tables recorded one: MiniLM) or a model graphit
+# was not calibrated for (a `module:factory` plugin): MiniLM's values.
+UNCALIBRATED = MINILM
 
 
 def profile_for(model_id: str | None) -> ModelProfile:
     """The profile of the model that embedded a table (MiniLM's for an unknown model or none)."""
-    return PROFILES.get(model_id or "", DEFAULT)
+    return PROFILES.get(model_id or "", UNCALIBRATED)

@@ -215,7 +215,7 @@ class Daemon:
         """The scope's service, opened once; None while the scope has no table, once its
         local table is gone, and for background work on an attached (read-only) context."""
         from graphit_cli.access.fingerprint import fingerprint
-        from graphit_cli.access.opening import open_scope
+        from graphit_cli.opening import open_scope
         from graphit_cli.service.memory import MemoryService
         from graphit_cli.store.paths import local_table_exists
 
@@ -547,8 +547,8 @@ class Daemon:
 
     def _open_reader_for_request(self, scope: Scope) -> MemoryService:
         """A read's service: the scope's table, or an empty one that creates nothing."""
-        from graphit_cli.access.opening import open_reader
         from graphit_cli.errors import NoTable
+        from graphit_cli.opening import open_reader
 
         try:
             opened = self.service(scope, create=False, background=False)

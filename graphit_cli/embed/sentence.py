@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphit_cli import config
+from graphit_cli.core import profiles
 
 BATCH_SIZE = 8  # measured: as fast as 32 on 2 cores, with less memory
 # torch's intra-op pool takes every core by default. For one short query that buys nothing on
@@ -21,7 +22,7 @@ QUERY_THREADS = 1
 
 
 class SentenceTransformerEmbedder:
-    model_id = config.EMBEDDING_MODEL
+    model_id = profiles.MINILM_MODEL
     dim = 384
 
     def __init__(self) -> None:

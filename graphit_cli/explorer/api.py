@@ -1,8 +1,8 @@
 """The /api/memories handlers: parse the request, call MemoryService, shape the JSON.
 
-Routes, status codes, JSON shapes and error strings follow contracts/explorer.md. The service
-calls run in Starlette's thread pool (LanceDB is blocking); nothing here decides what a memory
-is, how a chain moves or what a search selects.
+Routes, status codes, JSON shapes and error strings follow the project's Explorer contract. The
+service calls run in Starlette's thread pool (LanceDB is blocking); nothing here decides what a
+memory is, how a chain moves or what a search selects.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 
 
 def _default_opener(scope: Scope) -> MemoryService:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     return open_service(scope, keep=True)
 

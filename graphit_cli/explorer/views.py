@@ -1,4 +1,5 @@
-"""JSON shapes of the /api/memories contract (contracts/explorer.md), built from service results.
+"""JSON shapes of the /api/memories contract (the project's Explorer contract), built from
+service results.
 
 Pure functions over Memory rows: no I/O, no memory logic (the service decided what the rows are).
 """

@@ -51,7 +51,7 @@ class MemoryTools:
         self.wrote = threading.Event()  # set after a consolidation: the backfill looks again
 
     def _open(self, scope: Scope) -> MemoryService:
-        from graphit_cli.access.opening import open_service
+        from graphit_cli.opening import open_service
 
         return open_service(scope, embedder=self._embedder, keep=True)
 

@@ -135,7 +135,7 @@ def recall(
 ) -> AcrossRecall:
     """The initial recall protocol over `scopes`: mandatory memories in full, then one search
     with them excluded."""
-    from graphit_cli.access.opening import open_reader
+    from graphit_cli.opening import open_reader
 
     open_one = opener or (lambda s: open_reader(s))
     services = [open_one(s) for s in scopes]

@@ -37,7 +37,7 @@ def add(
 ) -> tuple[Context, ImportReport | None]:
     """Import `source` into a new context, or attach `project`'s table under `name`. With
     `vectors`, the imported rows are written with their vectors (as `import` writes them)."""
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     name = validate_name(name)
     if (source is None) == (project is None):
@@ -76,7 +76,7 @@ def add(
 def _import(
     entry: Context, progress: Progress | None, vectors: WriteVectors | None
 ) -> ImportReport:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
     from graphit_cli.portability import importer
 
     service = open_service(entry.scope)
@@ -128,7 +128,7 @@ def _plan_or_none(scope: Scope) -> scopes.PrunePlan | None:
 
 def listing() -> list[tuple[Context, int | None]]:
     """Every context with its number of live memories (None when its table is missing)."""
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     found = []
     for name in sorted(read_all()):
@@ -142,6 +142,6 @@ def listing() -> list[tuple[Context, int | None]]:
 
 
 def service_for(entry: Context) -> MemoryService:
-    from graphit_cli.access.opening import open_service
+    from graphit_cli.opening import open_service
 
     return open_service(entry.scope, create=False)

@@ -1,9 +1,9 @@
 """What the service's collaborators share: one read view, chain checks, backoff.
 
-`MemoryService` (service.py) is composed of collaborators with one job each: the write path
-(`Writer`, service.py), reads and search (`Reader`, service_reads.py), embeddings and
-maintenance (`Upkeep`, service_upkeep.py) and the duplicate guard (`DuplicateGuard`,
-service_duplicates.py). Each takes the store it works on. Must not import Typer or Rich.
+`MemoryService` (memory.py) is composed of collaborators with one job each: the write path
+(`Writer`, writes.py), reads and search (`Reader`, reads.py), embeddings and maintenance
+(`Upkeep`, upkeep.py) and the duplicate guard (`DuplicateGuard`, duplicates.py). Each takes
+the store it works on. Must not import Typer or Rich.
 """
 
 from __future__ import annotations

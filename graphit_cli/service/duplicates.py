@@ -1,6 +1,6 @@
 """The service's duplicate guard: does a new memory say what a live one already says?
 
-`DuplicateGuard` is one of `MemoryService`'s collaborators (see service_base.py); callers use
+`DuplicateGuard` is one of `MemoryService`'s collaborators (see memory.py); callers use
 it through `MemoryService`. Must not import Typer or Rich.
 """
 

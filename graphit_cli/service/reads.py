@@ -1,6 +1,6 @@
 """The service's reads: source, history, catalogue, search, recall, the Explorer's browse.
 
-`Reader` is one of `MemoryService`'s collaborators (see service_base.py); callers use it
+`Reader` is one of `MemoryService`'s collaborators (see memory.py); callers use it
 through `MemoryService`. Must not import Typer or Rich.
 """
 

@@ -1,6 +1,6 @@
 """The service's upkeep: the embedding pass, embedding fresh writes, maintenance, status.
 
-`Upkeep` is one of `MemoryService`'s collaborators (see service_base.py); callers use it
+`Upkeep` is one of `MemoryService`'s collaborators (see memory.py); callers use it
 through `MemoryService`. What a write embeds before it commits is `service/vectors.py`.
 Must not import Typer or Rich.
 """

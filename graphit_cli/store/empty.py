@@ -1,7 +1,7 @@
 """The store of a scope that has no table yet: every read answers as an empty table would, and
 nothing is created (a read never makes a table; the first write does).
 
-`access.opening.open_reader` hands it out when a read names a scope without a table, so
+`opening.open_reader` hands it out when a read names a scope without a table, so
 `list`, `search`, `source`, `history` and `recall` answer exactly as on an empty table (the
 same service code runs over it) and leave no directory or object behind. A write through it
 is a bug in the caller: it is refused, never silently dropped.

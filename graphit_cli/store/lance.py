@@ -1,8 +1,8 @@
 """One scope's LanceDB table: `MemoryStore`, which opens or creates the table and is composed
 of parts over one handle (store/table.py): its reads (store/reads.py), searches
 (store/search.py), upkeep (store/upkeep.py) and `Writes` (here: the atomic merge, its
-compare-and-swap, imports). Everything LanceDB-specific lives in store/ (see LANCEDB_NOTES.md
-for the measured behaviour this code relies on). Callers speak in Memory rows and MemoryFilters.
+compare-and-swap, imports). Everything LanceDB-specific lives in store/ (the project's LanceDB notes
+hold the measured behaviour this code relies on). Callers speak in Memory rows and MemoryFilters.
 
 `lancedb` is imported only where a table is created, indexed or maintained: a local table is
 read and written through pylance (store/engine.py), so a one-shot command never imports it.

@@ -1,4 +1,5 @@
-"""The table schema (DESIGN.md "Record schema") and its conversion to and from Memory rows."""
+"""The table schema (the design notes' "Record schema") and its conversion to and from Memory
+rows."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 `MemoryStore` (store/lance.py) is composed of parts with one job each over one `TableHandle`:
 its reads (store/reads.py), searches (store/search.py), upkeep (store/upkeep.py) and writes
 (store/lance.py).
-Everything LanceDB-specific lives in store/ (see LANCEDB_NOTES.md for the measured behaviour
-this code relies on). Callers speak in Memory rows and MemoryFilters.
+Everything LanceDB-specific lives in store/ (the project's LanceDB notes hold the measured
+behaviour this code relies on). Callers speak in Memory rows and MemoryFilters.
 """
 
 from __future__ import annotations

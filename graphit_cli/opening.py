@@ -1,6 +1,9 @@
 """One place opens a scope: which provider, which grant, which store, which lock entry,
 read-only or not; the service gets its collaborators from here.
 
+The composition sits above what it composes: it imports access (scopes, providers, grants),
+store and service, and none of them imports it (tests/test_layering.py, the package order).
+
 `open_scope` decides, in this order:
 
 - an attached context (`context add --project`) is the other project's table, opened under
