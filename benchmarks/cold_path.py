@@ -1,6 +1,6 @@
 """The cold path, writes through the daemon and the MCP server, against issue 18's targets.
 
-Run from the repository root (see benchmarks/README.md, "Cold path"):
+Run from the repository root (see benchmarks/README.md, "cold_path.py"):
 
     .venv/bin/python benchmarks/cold_path.py [--size 10000] [--runs 5] [--json OUT]
 

@@ -1,6 +1,6 @@
 """Consistent reads through the daemon (issue #28, item 2): soak figures, local and S3 (moto).
 
-Run from the repository root (see benchmarks/README.md, "Reliability: consistent reads"):
+Run from the repository root (see benchmarks/README.md, "consistent_reads.py"):
 
     .venv/bin/python benchmarks/consistent_reads.py [--rounds 1000] [--searches 1000]
         [--s3-rounds 200] [--s3-searches 1000] [--ratio-runs 10] [--json OUT]

@@ -1,6 +1,6 @@
 """The embedding backends as a whole process: import + load + embed one query, and peak RSS.
 
-Run from the repository root (see benchmarks/README.md, "Embedding backends"):
+Run from the repository root (see benchmarks/README.md, "embed_backends.py"):
 
     .venv/bin/python benchmarks/embed_backends.py [--rounds 7] [--json OUT]
 

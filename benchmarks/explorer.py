@@ -1,6 +1,6 @@
 """Memory Explorer benchmark: the catalogue API's first page and a search through the API.
 
-Run from the repository root (see benchmarks/README.md, "Explorer"):
+Run from the repository root (see benchmarks/README.md, "explorer.py"):
 
     .venv/bin/python benchmarks/explorer.py [--size 10000] [--runs 30] [--json OUT]
 

@@ -1,6 +1,6 @@
 """How fast `graphit memory mcp` answers `initialize`, and how fast it stops (issue 29, item 6).
 
-Run from the repository root (see benchmarks/README.md, "MCP server start"):
+Run from the repository root (see benchmarks/README.md, "mcp_start.py"):
 
     .venv/bin/python benchmarks/mcp_start.py [--runs 7] [--against /path/to/other/checkout]
                                              [--json OUT]

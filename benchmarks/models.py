@@ -1,6 +1,6 @@
 """Two embedding models side by side, what each costs: cold search, load, RSS, throughput, size.
 
-Run from the repository root (see benchmarks/README.md, "Two models"):
+Run from the repository root (see benchmarks/README.md, "models.py"):
 
     .venv/bin/python benchmarks/models.py [--size 10000] [--runs 5] [--docs 64] [--json OUT]
 

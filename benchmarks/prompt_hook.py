@@ -1,6 +1,6 @@
 """The agent hooks' cost per prompt and per session, against issue 29's targets.
 
-Run from the repository root (see benchmarks/README.md, "Agent hooks"):
+Run from the repository root (see benchmarks/README.md, "prompt_hook.py"):
 
     .venv/bin/python benchmarks/prompt_hook.py [--size 2000] [--runs 5] [--json OUT]
 

@@ -1,6 +1,6 @@
 """What weighing words by their frequency in the language costs a cold search.
 
-Run from the repository root (see benchmarks/README.md, "Words that carry meaning"):
+Run from the repository root (see benchmarks/README.md, "word_weights.py"):
 
     .venv/bin/python benchmarks/word_weights.py [--runs 7] [--tree DIR ...]
 

@@ -1,6 +1,6 @@
 """Every write embedded (issue 27 item 5) and embedding outside the write lock (issue 28 item 5).
 
-Run from the repository root (see benchmarks/README.md, "Every write embedded"):
+Run from the repository root (see benchmarks/README.md, "write_embedding.py"):
 
     .venv/bin/python benchmarks/write_embedding.py [--size 2000] [--runs 5] [--batches 3000,10000]
 
@@ -18,8 +18,8 @@ Whole processes, each a ratio to a bare two-command Typer app's command timed in
 - a one-row forwarded `upsert` alone, and started while a 3,000-row forwarded batch is under
   way (at --beside-delay seconds after the batch's command started), before the big forwarded
   batches and with the daemon's loop interval at an hour (its pass over a batch's leftover
-  rows then does not run beside the one-row writes: benchmarks/README.md, "Every write
-  embedded").
+  rows then does not run beside the one-row writes:
+  docs/decisions/0008-every-write-embedded-bounded.md).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ EMBEDDING_DIM = 384
 DEFAULT_FOLD_THRESHOLD = 32
 # Versions younger than this survive cleanup: other processes may still hold handles on them.
 DEFAULT_RETENTION_SECONDS = 3600
-DEFAULT_EMBED_THREADS = 1  # measured: benchmarks/README.md, "Embedding threads"
+DEFAULT_EMBED_THREADS = 1  # docs/decisions/0007-one-embedding-thread.md
 
 
 def home() -> Path:
@@ -226,7 +226,7 @@ def no_daemon() -> bool:
 # A remote scope's Hub grant is confirmed before every read or write by default (spec: cached
 # Hub metadata cannot authorize a memory read or mutation). A user may choose a window instead:
 # a long-lived process (the daemon, the Explorer, the MCP server) then acts on a confirmation
-# for up to that many seconds. Measured: benchmarks/README.md, "Grant confirmation".
+# for up to that many seconds. Measured: benchmarks/README.md, "grant_confirmation.py".
 DEFAULT_GRANT_CHECK_SECONDS = 0.0
 MAX_GRANT_CHECK_SECONDS = 60.0
 
@@ -376,7 +376,7 @@ def validate() -> None:
     grant_check_seconds()
 
 
-# The warm path's deadlines, on the CLI's side (README, "The daemon"): seconds to connect to
+# The warm path's deadlines, on the CLI's side (docs/guides/daemon.md): seconds to connect to
 # the daemon's socket, to send it the whole request, and the longest silence from it while it
 # works (it sends a keep-alive every second) and before it takes a write. A read that misses
 # one works in-process; a write the daemon has not taken works in-process; a write it took and

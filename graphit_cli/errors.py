@@ -11,17 +11,18 @@ from enum import IntEnum
 
 
 class ExitCode(IntEnum):
-    """Documented exit codes (README "Exit codes"); scripts rely on them."""
+    """Documented exit codes (docs/reference/exit-codes.md, generated from here: the comment on
+    each member is what it means); scripts rely on them."""
 
     OK = 0  # the command did what it was asked
     INTERNAL = 1  # a bug: rerun with GRAPHIT_DEBUG=1 and report the traceback
-    USAGE = 2  # unknown option or missing argument (Typer/Click's own code)
-    INVALID_INPUT = 3  # malformed frontmatter/JSON, unknown type, bad id or tag
-    NOT_FOUND = 4  # unknown memory id or revision
-    CONFLICT = 5  # the memory changed underneath (expected revision mismatch, lost races)
+    USAGE = 2  # unknown option or value, missing argument, `--yes` needed (Click's own code)
+    INVALID_INPUT = 3  # malformed frontmatter/JSON, not UTF-8, unknown type, bad id, tag or plan
+    NOT_FOUND = 4  # unknown memory, revision or scope
+    CONFLICT = 5  # the memory changed since it was read; a daemon already runs
     ACCESS_DENIED = 6  # the storage refused the credentials
     STORAGE_UNAVAILABLE = 7  # the table cannot be reached (endpoint down, missing bucket)
-    NO_PROJECT = 8  # a project-scope command outside any project
+    NO_PROJECT = 8  # no project here: run `graphit init`, set GRAPHIT_PROJECT_ID, or use --user
     CREDENTIALS_EXPIRED = 9  # S3 credentials expired mid-command and could not be renewed
     NO_SUCH_BUCKET = 10  # the provider's S3 bucket does not exist
     INTERRUPTED = 130  # Ctrl-C

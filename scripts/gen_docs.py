@@ -1,6 +1,7 @@
-"""Generate graphit's shell completions and man page from the live Typer app.
+"""Generate graphit's shell completions, man page and command reference from the live app.
 
-    python scripts/gen_docs.py          # (re)write completions/graphit.*, man/graphit.1
+    python scripts/gen_docs.py          # (re)write completions/graphit.*, man/graphit.1,
+                                        # docs/reference/*.md
     python scripts/gen_docs.py --check  # exit 1, writing nothing, if any of them is stale
 
 Completion scripts come from Typer's own completion machinery: the real entry point
@@ -336,9 +337,8 @@ def _exit_codes(epilog: str) -> list[str]:
     return out
 
 
-def _environment(tree: Command) -> list[str]:
-    from graphit_cli import config
-
+def _bound_options(tree: Command) -> dict[str, list[str]]:
+    """Each GRAPHIT_* variable -> the options it is the default of (`envvar=`)."""
     bound: dict[str, list[str]] = {}
     for cmd in walk(tree):
         for entry in cmd.options:
@@ -349,6 +349,13 @@ def _environment(tree: Command) -> list[str]:
             for var in found.group(1).split(", "):
                 if name not in bound.setdefault(var, []):
                     bound[var].append(name)
+    return bound
+
+
+def _env_names() -> list[str]:
+    """Every GRAPHIT_* variable config.py names; each must be described here."""
+    from graphit_cli import config
+
     names = sorted(
         value
         for key, value in vars(config).items()
@@ -359,8 +366,15 @@ def _environment(tree: Command) -> list[str]:
         raise GenDocsError(
             f"describe {', '.join(missing)} in ENV_DESCRIPTIONS in scripts/gen_docs.py"
         )
+    return names
+
+
+def _environment(tree: Command) -> list[str]:
+    from graphit_cli import config
+
+    bound = _bound_options(tree)
     out: list[str] = []
-    for name in names:
+    for name in _env_names():
         text = ENV_DESCRIPTIONS[name].format(**vars(config))
         if bound.get(name):
             text += f" Default for {' and '.join(bound[name])}; the option wins."
@@ -451,25 +465,228 @@ def man_page(tree: Command | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- the Markdown reference (docs/reference/) ---------------------------------------------
+
+REFERENCE = "docs/reference"
+
+
+def page_name(cmd: Command) -> str:
+    """The page of `graphit memory context add` is docs/reference/memory-context-add.md, the
+    root's docs/reference/graphit.md."""
+    words = cmd.path.split()[1:]
+    return ("-".join(words) or PROG) + ".md"
+
+
+def _md_escape(text: str) -> str:
+    """Prose for Markdown: `code` spans kept, `<` `*` and `_` outside them taken literally."""
+    parts = _CODE_SPAN.split(text)
+    return "".join(
+        f"`{part}`" if i % 2 else re.sub(r"([*<>]|(?<!\w)_|_(?!\w))", r"\\\1", part)
+        for i, part in enumerate(parts)
+    )
+
+
+def _md_paragraphs(text: str) -> list[str]:
+    """Help text as Markdown: prose paragraphs joined, indented (example) blocks fenced."""
+    out: list[str] = []
+    for block in re.split(r"\n\s*\n", text.strip("\n")):
+        lines = block.split("\n")
+        no_rewrap = lines[0].strip() == "\b"
+        if no_rewrap:
+            lines = lines[1:]
+        if not lines:
+            continue
+        if no_rewrap or all(line.startswith((" ", "\t")) for line in lines):
+            width = min(len(line) - len(line.lstrip()) for line in lines if line.strip())
+            out += ["```", *(line[width:].rstrip() for line in lines), "```", ""]
+        else:
+            out += [_md_escape(" ".join(line.strip() for line in lines)), ""]
+    return out
+
+
+def _md_entries(title: str, entries: Sequence[Entry]) -> list[str]:
+    if not entries:
+        return []
+    out = [f"## {title}", ""]
+    for entry in entries:
+        help_text = _md_escape(re.sub(r"\s+", " ", entry.help).strip())
+        out.append(f"- `{entry.term}`" + (f": {help_text}" if help_text else ""))
+    return [*out, ""]
+
+
+def reference_page(cmd: Command, parent: Command | None, help_names: tuple[str, ...]) -> str:
+    """One command's page: usage, what it does, its subcommands, arguments and options."""
+    lines = [f"# {cmd.path}", "", f"<!-- {GENERATED_NOTE} -->", ""]
+    lines += ["```", f"{cmd.path} {cmd.usage}".rstrip(), "```", ""]
+    lines += _md_paragraphs(cmd.help)
+    if cmd.subcommands:
+        lines += ["## Commands", ""]
+        for sub in cmd.subcommands:
+            name = sub.path.rsplit(" ", 1)[-1]
+            lines.append(f"- [`{name}`]({page_name(sub)}): {_md_escape(sub.short_help)}")
+        lines.append("")
+    lines += _md_entries("Arguments", cmd.arguments)
+    options = list(cmd.options)
+    if cmd.help_option_names != help_names:
+        options.append(Entry(", ".join(cmd.help_option_names), "Show this help and exit."))
+    lines += _md_entries("Options", options)
+    if cmd.epilog.strip() and parent is None:
+        lines += ["See [exit codes](exit-codes.md) and [environment](environment.md).", ""]
+    up = f"[{parent.path}]({page_name(parent)}) · " if parent is not None else ""
+    lines += ["---", "", f"{up}[All commands](README.md)"]
+    return "\n".join(lines) + "\n"
+
+
+def _ancestry(tree: Command) -> Iterator[tuple[Command, Command | None]]:
+    todo: list[tuple[Command, Command | None]] = [(tree, None)]
+    while todo:
+        cmd, parent = todo.pop(0)
+        yield cmd, parent
+        todo += [(sub, cmd) for sub in cmd.subcommands]
+
+
+def _exit_code_rows() -> list[tuple[int, str, str, list[str]]]:
+    """(code, name, meaning, the GraphitError classes exiting with it) from errors.py: the
+    meaning is the comment on the ExitCode member, read from the source."""
+    import ast
+    import inspect
+    import io
+    import tokenize
+
+    from graphit_cli import errors
+
+    source = inspect.getsource(errors)
+    comments = {
+        tok.start[0]: tok.string.lstrip("# ").strip()
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+        if tok.type == tokenize.COMMENT
+    }
+    lines: dict[str, int] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef) and node.name == "ExitCode":
+            for item in node.body:
+                if isinstance(item, ast.Assign) and isinstance(item.targets[0], ast.Name):
+                    lines[item.targets[0].id] = item.lineno
+    classes: dict[int, list[str]] = {}
+    todo = list(errors.GraphitError.__subclasses__())
+    while todo:
+        cls = todo.pop(0)
+        todo += cls.__subclasses__()
+        if cls.__module__ == errors.__name__:
+            classes.setdefault(int(cls.exit_code), []).append(cls.__name__)
+    rows = []
+    for member in errors.ExitCode:
+        meaning = comments.get(lines.get(member.name, -1), "")
+        if not meaning:
+            raise GenDocsError(f"say what exit code {member.name} means in a comment in errors.py")
+        rows.append((int(member), member.name, meaning, sorted(classes.get(int(member), []))))
+    return rows
+
+
+def exit_codes_page() -> str:
+    lines = ["# Exit codes", "", f"<!-- {GENERATED_NOTE} -->", ""]
+    lines += [
+        "Every user-facing failure is one `GraphitError` (graphit_cli/errors.py): the command "
+        "prints `Error: <message>` on one line on stderr and exits with the class's code, so a "
+        "script can tell what went wrong without parsing the message. "
+        f"`{_env_name('ENV_DEBUG')}=1` shows the traceback.",
+        "",
+        "| Code | Name | Meaning | Raised as |",
+        "|---:|---|---|---|",
+    ]
+    for code, name, meaning, classes in _exit_code_rows():
+        raised = ", ".join(f"`{c}`" for c in classes)
+        lines.append(f"| {code} | `{name}` | {_md_escape(meaning)} | {raised} |")
+    lines += ["", "---", "", "[All commands](README.md)"]
+    return "\n".join(lines) + "\n"
+
+
+def _env_name(attribute: str) -> str:
+    from graphit_cli import config
+
+    return str(getattr(config, attribute))
+
+
+def environment_page(tree: Command) -> str:
+    from graphit_cli import config
+
+    lines = ["# Environment variables", "", f"<!-- {GENERATED_NOTE} -->", ""]
+    lines += [
+        "Every `GRAPHIT_*` setting is named in graphit_cli/config.py, and only there. A flag "
+        "wins over its variable, a variable over the config file (`~/.graphit/config.toml`), "
+        "the file over the default.",
+        "",
+    ]
+    bound = _bound_options(tree)
+    for name in _env_names():
+        text = ENV_DESCRIPTIONS[name].format(**vars(config))
+        if bound.get(name):
+            flags = " and ".join(f"`{flag}`" for flag in bound[name])
+            text += f" Default for {flags}; the option wins."
+        lines += [f"## `{name}`", "", _md_escape(text), ""]
+    lines += ["---", "", "[All commands](README.md)"]
+    return "\n".join(lines) + "\n"
+
+
+def reference_index(tree: Command) -> str:
+    lines = ["# Command reference", "", f"<!-- {GENERATED_NOTE} -->", ""]
+    lines += [
+        "Every command, generated from its own `--help` by `make docs` "
+        "(scripts/gen_docs.py); tests/test_generated_docs.py fails when a page is stale. "
+        "The guides (docs/README.md) say how the commands fit together.",
+        "",
+    ]
+    for cmd in walk(tree):
+        depth = len(cmd.path.split()) - 1
+        lines.append(
+            f"{'  ' * depth}- [`{cmd.path}`]({page_name(cmd)}): {_md_escape(cmd.short_help)}"
+        )
+    lines += ["", "Also: [exit codes](exit-codes.md), [environment variables](environment.md).", ""]
+    return "\n".join(lines)
+
+
+def reference(tree: Command | None = None) -> dict[str, str]:
+    """docs/reference/: a page per command, the index, exit codes and environment variables."""
+    tree = tree or command_tree()
+    pages = {
+        f"{REFERENCE}/{page_name(cmd)}": reference_page(cmd, parent, tree.help_option_names)
+        for cmd, parent in _ancestry(tree)
+    }
+    pages[f"{REFERENCE}/README.md"] = reference_index(tree)
+    pages[f"{REFERENCE}/exit-codes.md"] = exit_codes_page()
+    pages[f"{REFERENCE}/environment.md"] = environment_page(tree)
+    return pages
+
+
 # --- files --------------------------------------------------------------------------------
 
 
 def render_all() -> dict[str, str]:
     """Every generated file, by path relative to the repository root."""
     outputs = {f"completions/{PROG}.{shell}": completion_script(shell) for shell in SHELLS}
-    outputs[f"man/{PROG}.1"] = man_page()
+    tree = command_tree()
+    outputs[f"man/{PROG}.1"] = man_page(tree)
+    outputs.update(reference(tree))
     return outputs
 
 
 def stale_files(root: Path = ROOT, outputs: dict[str, str] | None = None) -> list[str]:
-    """Generated files whose committed copy is missing or differs from a fresh render."""
+    """Generated files whose committed copy is missing or differs from a fresh render, and
+    reference pages no command makes any more."""
     outputs = outputs if outputs is not None else render_all()
     stale = []
     for rel, text in outputs.items():
         path = root / rel
         if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
             stale.append(rel)
-    return stale
+    return stale + orphans(root, outputs)
+
+
+def orphans(root: Path, outputs: dict[str, str]) -> list[str]:
+    """Files in docs/reference/ that the generator does not make (a removed command's page)."""
+    folder = root / REFERENCE
+    found = sorted(p.relative_to(root).as_posix() for p in folder.glob("*.md"))
+    return [rel for rel in found if rel not in outputs]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -491,6 +708,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     for rel in stale:
         path = ROOT / rel
+        if rel not in outputs:  # a page no command makes any more
+            path.unlink()
+            print(f"removed {rel}", file=sys.stderr)
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(outputs[rel].encode("utf-8"))
         print(f"wrote {rel}", file=sys.stderr)

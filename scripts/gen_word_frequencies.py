@@ -5,7 +5,7 @@
 
 Search weighs a query's words by how common they are in the language (core/commonness.py).
 wordfreq answers that, but importing it and loading one language's list costs ~0.2 s each
-(benchmarks/README.md, "Words that carry meaning"), more than a whole cold search may take, so
+(docs/decisions/0010-a-table-of-word-frequencies.md), more than a whole cold search may take, so
 the few numbers search needs are taken from it here, once, and shipped as package data:
 graphit_cli/core/data/word_frequencies.tsv, one `word<TAB>zipf x 10` line per word, sorted by
 the word's UTF-8 bytes (a lookup is a binary search over the file's bytes, nothing parsed).

@@ -23,16 +23,30 @@ REFERENCE = re.compile(
     r"|(?:[\w.-]+/)+[\w-]+\.(?:tsv|jsonl|json|toml|sh|txt|png|yml|yaml|cfg|1|bash|zsh|fish))"
     r"(?![\w/])"
 )
+# `benchmarks/README.md, "cold_path.py"`: a section of a Markdown file, named by its heading.
+SECTION = re.compile(r'((?:[\w.-]+/)*[\w-]+\.md),?\s*\(?"([^"]+)"')
 # Files in a user's project or examples in usage text, never files of this repository.
 NOT_OURS = frozenset({"AGENTS.md", "CLAUDE.md", "GEMINI.md", "m.md", "notes.md", "all.md"})
 
 
 def _texts(path: Path) -> Iterator[tuple[int, str]]:
-    """(line, text) of every comment and docstring in a module."""
+    """(line, text) of every comment and docstring in a module; a block of comment lines is one
+    text, so a reference wrapped onto the next line is still read whole."""
     source = path.read_text(encoding="utf-8")
+    block: list[str] = []
+    first = last = -2
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type == tokenize.COMMENT:
-            yield token.start[0], token.string
+        if token.type != tokenize.COMMENT:
+            continue
+        if token.start[0] != last + 1 and block:
+            yield first, " ".join(block)
+            block = []
+        if not block:
+            first = token.start[0]
+        block.append(token.string.lstrip("#").strip())
+        last = token.start[0]
+    if block:
+        yield first, " ".join(block)
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             doc = ast.get_docstring(node, clean=False)
@@ -56,6 +70,8 @@ def missing_references(root: Path = ROOT) -> list[str]:
             if path == Path(__file__).resolve():  # names missing files on purpose
                 continue
             for line, text in _texts(path):
+                # `README.md, "cold_path.py"` names a section, checked on its own below
+                text = SECTION.sub(lambda m: m.group(1), " ".join(text.split()))
                 for match in REFERENCE.finditer(text):
                     if not _exists(match.group(1), path, root):
                         missing.append(f"{path.relative_to(root)}:{line}: {match.group(1)}")
@@ -67,6 +83,82 @@ def test_comments_and_docstrings_name_only_files_that_exist() -> None:
     its old name behind (`see service_base.py`), nor may a comment point outside the
     repository (the design notes are named without a path)."""
     assert missing_references() == []
+
+
+MARKDOWN = ("README.md", "docs", "benchmarks/README.md")
+
+
+def _headings(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # a `# comment` in a code block
+    return [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+
+
+def test_a_section_named_in_a_comment_has_that_heading() -> None:
+    """`benchmarks/README.md, "Two models"` sent a reader to a heading that a rewrite removed."""
+    missing = []
+    for top in SCANNED:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if path == Path(__file__).resolve():
+                continue
+            for line, text in _texts(path):
+                for match in SECTION.finditer(" ".join(text.split())):
+                    target = ROOT / match.group(1)
+                    wanted = match.group(2).casefold()
+                    if target.is_file() and not any(
+                        wanted in heading.casefold() for heading in _headings(target)
+                    ):
+                        missing.append(f"{path.relative_to(ROOT)}:{line}: {match.group(0)}")
+    assert missing == []
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.casefold().replace("`", ""))
+    return text.replace(" ", "-")
+
+
+def _markdown_files() -> list[Path]:
+    found: list[Path] = []
+    for name in MARKDOWN:
+        path = ROOT / name
+        found += sorted(path.rglob("*.md")) if path.is_dir() else [path]
+    return found
+
+
+def test_every_link_in_the_docs_resolves() -> None:
+    """A relative link in README.md, docs/ or benchmarks/README.md names a file that exists,
+    and an anchor names a heading of that file."""
+    broken = []
+    for page in _markdown_files():
+        text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):  # https:, mailto:
+                continue
+            rel, _, anchor = target.partition("#")
+            path = (page.parent / rel).resolve() if rel else page
+            if not path.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+            elif (
+                anchor
+                and path.suffix == ".md"
+                and anchor not in {_slug(h) for h in _headings(path)}
+            ):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert broken == []
+
+
+def test_the_benchmarks_page_is_a_results_page() -> None:
+    """One section per benchmark with its figures and command, within 400 lines; what was
+    learned on the way lives in docs/decisions/."""
+    page = ROOT / "benchmarks" / "README.md"
+    text = page.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 400
+    headings = _headings(page)
+    for script in sorted((ROOT / "benchmarks").glob("*.py")):
+        if not script.name.startswith("_"):
+            assert script.name in headings, f"no section for benchmarks/{script.name}"
+    assert not [h for h in headings if re.search(r"\bissue \d+|#\d+", h)], headings
 
 
 def test_the_reference_check_finds_a_stale_name(tmp_path: Path) -> None:

@@ -154,3 +154,55 @@ def test_check_names_stale_files_and_writes_nothing(
     capsys.readouterr()
     assert gen_docs.main(["--check"]) == 1
     assert capsys.readouterr().err == (f"stale generated docs: {MAN_PAGE} (run `make docs`)\n")
+
+
+# --- the command reference (docs/reference/) --------------------------------------------------
+
+
+def test_every_command_has_a_reference_page(outputs: dict[str, str]) -> None:
+    """Any command's reference is one hop from the index, and says what its --help says."""
+    index = outputs["docs/reference/README.md"]
+    root = typer.main.get_command(app)
+    for path, cmd in _commands(root):
+        name = "-".join(path.split()[1:]) or "graphit"
+        page = outputs.get(f"docs/reference/{name}.md")
+        assert page is not None, f"no reference page for `{path}`"
+        assert page.startswith(f"# {path}\n"), name
+        assert f"[`{path}`]({name}.md)" in index, f"the index does not link `{path}`"
+        for param in cmd.params:
+            for opt in [*param.opts, *param.secondary_opts]:
+                if opt.startswith("-") and not getattr(param, "hidden", False):
+                    assert opt in page, f"`{path}` option {opt} missing from its page"
+
+
+def test_a_removed_commands_page_is_stale_and_make_docs_removes_it(
+    outputs: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "checkout"
+    monkeypatch.setattr(gen_docs, "ROOT", target)
+    monkeypatch.setattr(gen_docs, "render_all", lambda: dict(outputs))
+    assert gen_docs.main([]) == 0
+    gone = target / "docs" / "reference" / "memory-frobnicate.md"
+    gone.write_text("# graphit memory frobnicate\n", encoding="utf-8")
+    assert gen_docs.stale_files(target, outputs) == ["docs/reference/memory-frobnicate.md"]
+    assert gen_docs.main([]) == 0
+    assert not gone.exists() and gen_docs.stale_files(target, outputs) == []
+
+
+def test_exit_codes_page_is_errors_py(outputs: dict[str, str]) -> None:
+    """Every ExitCode, with the class that exits with it; and `graphit --help` names each."""
+    from graphit_cli import errors
+    from graphit_cli.cli.app import EPILOG
+
+    page = outputs["docs/reference/exit-codes.md"]
+    for member in errors.ExitCode:
+        assert f"| {int(member)} | `{member.name}` |" in page
+        assert re.search(rf"\b{int(member)} [a-zA-Z]", EPILOG), f"--help lacks exit {int(member)}"
+    assert "`NoSuchBucket`" in page and "`CommitContention`, `Conflict`" in page
+
+
+def test_environment_page_names_every_variable(outputs: dict[str, str]) -> None:
+    page = outputs["docs/reference/environment.md"]
+    for key, name in vars(config).items():
+        if key.startswith("ENV_"):
+            assert f"## `{name}`\n" in page

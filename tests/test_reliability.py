@@ -9,7 +9,7 @@ on a local table and on S3 (moto's server on 127.0.0.1).
   every chain holds exactly the writes its writers were told were done.
 
 The default suite runs a few kills and a short soak; the `slow` tests run the full campaign
-(figures in benchmarks/README.md, "Reliability"). `RELIABILITY_SEED` replays a run.
+(figures in benchmarks/README.md, "The reliability campaigns"). `RELIABILITY_SEED` replays a run.
 """
 
 from __future__ import annotations

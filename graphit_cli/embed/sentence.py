@@ -17,7 +17,7 @@ BATCH_SIZE = 8  # measured: as fast as 32 on 2 cores, with less memory
 # torch's intra-op pool takes every core by default. For one short query that buys nothing on
 # an idle machine and, with another process busy, turns a ~9 ms embedding into 500+ ms at p95
 # (the threads wait for each other). Queries run on one thread; document batches too, unless
-# GRAPHIT_EMBED_THREADS says otherwise (benchmarks/README.md, "Embedding threads").
+# GRAPHIT_EMBED_THREADS says otherwise (docs/decisions/0007-one-embedding-thread.md).
 QUERY_THREADS = 1
 
 

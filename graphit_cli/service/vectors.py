@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 # The rows one write embeds before it commits (a cold CLI, the daemon's warm path): a memory
 # or an AGENTS.md import is written with its vectors, while a bulk batch does not wait minutes
 # for the model (a 10k batch ~80 s with MiniLM, ~12 min with e5); the rest is the embedding
-# pass's (`graphit memory embed`, the daemon's loop). benchmarks/README.md, "Every write
-# embedded".
+# pass's (`graphit memory embed`, the daemon's loop):
+# docs/decisions/0008-every-write-embedded-bounded.md.
 WRITE_EMBED_ROWS = 64
 WRITE_EMBED_SLICE = 8  # texts per model call: progress moves, and a lock is never held long
 
