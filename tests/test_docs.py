@@ -206,3 +206,25 @@ def test_consolidate_help_shows_each_models_threshold(profile_name: str) -> None
     result = CliRunner().invoke(app, ["memory", "consolidate", "--help"], terminal_width=400)
     text = " ".join(result.output.split())
     assert f"{profile.near_duplicate:g} for {profile.model_id}" in text
+
+
+def test_daemon_and_consolidate_help_show_their_defaults_from_the_code() -> None:
+    from graphit_cli.cli.app import app
+    from graphit_cli.consolidate.candidates import STALE_DAYS
+    from graphit_cli.consolidate.consolidator import MASS_COUNT
+    from graphit_cli.core.maintenance import VECTOR_INDEX_MIN_ROWS
+    from graphit_cli.daemon.supervisor import DaemonSettings
+
+    def help_of(*words: str) -> str:
+        result = CliRunner().invoke(app, [*words, "--help"], terminal_width=400)
+        assert result.exit_code == 0
+        return " ".join(result.output.split())
+
+    settings = DaemonSettings()
+    daemon = help_of("memory", "daemon")
+    assert f"every {settings.embed_interval:g} seconds (GRAPHIT_EMBED_INTERVAL)" in daemon
+    assert f"every {settings.maintain_interval:g} seconds (GRAPHIT_MAINTAIN_INTERVAL)" in daemon
+    assert f"from {VECTOR_INDEX_MIN_ROWS} embedded rows" in help_of("memory", "maintain")
+    consolidate = help_of("memory", "consolidate")
+    assert f"not updated for {STALE_DAYS} days" in consolidate
+    assert f"(or {MASS_COUNT})" in consolidate

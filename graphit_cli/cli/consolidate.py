@@ -22,6 +22,8 @@ from graphit_cli.cli.common import (
     scope_spec,
 )
 from graphit_cli.cli.memory import memory_app
+from graphit_cli.consolidate.candidates import STALE_DAYS
+from graphit_cli.consolidate.consolidator import MASS_COUNT, MASS_FRACTION
 from graphit_cli.core.profiles import PROFILES
 
 if TYPE_CHECKING:
@@ -39,7 +41,47 @@ consolidate_app = typer.Typer(
 memory_app.add_typer(consolidate_app, name="consolidate")
 
 
-@consolidate_app.callback()
+# The stale age and the near-duplicate cosines are shown from where they live.
+CONSOLIDATE_HELP = """Find duplicate and stale memories; apply a consolidation plan; undo one.
+
+Without --plan: a read-only report of exact duplicates, near duplicates (stored
+embedding cosine >= --threshold, confirmed by shared words; memories without a vector
+are compared by words alone; every pair in a group is similar) and stale memories
+(normal ones not updated for STALE_DAYS days, listed for review only).
+
+With --plan: a JSON plan an agent or a person wrote from the report:
+
+\b
+  {"version": 1, "actions": [
+    {"action": "merge", "ids": ["A", "B"], "keep_id": "A", "title": "...",
+     "body": "...", "reason": "...", "revisions": {"A": 3, "B": 1}},
+    {"action": "update", "id": "C", "body": "...", "revision": 2},
+    {"action": "promote|demote|mandatory|optional|delete", "id": "D", "revision": 5}]}
+
+Dry run unless --apply. Merges run first, then updates, flag changes, deletes. A
+merge writes the survivor first (the plan's text, or the members' texts joined; the
+most specific type; all tags; important and mandatory if any member had them), then
+removes the others, whose final revision says "[merged into A]". An action whose
+memory changed since the plan (its revision moved on), names an unknown id, or is
+malformed is refused with a reason; the rest applies. A bare delete never removes an
+important or mandatory memory, nor the last memory. Each apply writes a log under
+~/.graphit/memory/consolidation/ that `graphit memory consolidate undo LOG` reverts.
+
+Exit codes: 0 when nothing failed (refused actions are reported, not failures);
+3 for a plan that is not valid JSON or not a plan, or that removes too many
+memories without --allow-mass-removal; 5 when an action failed while applying.
+
+\b
+Examples:
+  graphit memory consolidate                       # report, Markdown
+  graphit memory consolidate --format json > candidates.json
+  graphit memory consolidate --plan plan.json      # dry run
+  graphit memory consolidate --plan plan.json --apply
+  graphit memory consolidate undo ~/.graphit/memory/consolidation/<log>.json
+""".replace("STALE_DAYS", str(STALE_DAYS))
+
+
+@consolidate_app.callback(help=CONSOLIDATE_HELP)
 @handle_errors
 def consolidate(
     ctx: typer.Context,
@@ -59,7 +101,8 @@ def consolidate(
         bool,
         typer.Option(
             "--allow-mass-removal",
-            help="Allow a plan that removes more than a quarter of the live memories (or 20).",
+            help=f"Allow a plan that removes more than {MASS_FRACTION:.0%} of the live memories "
+            f"(or {MASS_COUNT}).",
         ),
     ] = False,
     threshold: Annotated[
@@ -83,43 +126,6 @@ def consolidate(
     user: UserOpt = False,
     fmt: FormatOpt = None,
 ) -> None:
-    """Find duplicate and stale memories; apply a consolidation plan; undo one.
-
-    Without --plan: a read-only report of exact duplicates, near duplicates (stored
-    embedding cosine >= --threshold, confirmed by shared words; memories without a vector
-    are compared by words alone; every pair in a group is similar) and stale memories
-    (normal ones not updated for 90 days, listed for review only).
-
-    With --plan: a JSON plan an agent or a person wrote from the report:
-
-    \b
-      {"version": 1, "actions": [
-        {"action": "merge", "ids": ["A", "B"], "keep_id": "A", "title": "...",
-         "body": "...", "reason": "...", "revisions": {"A": 3, "B": 1}},
-        {"action": "update", "id": "C", "body": "...", "revision": 2},
-        {"action": "promote|demote|mandatory|optional|delete", "id": "D", "revision": 5}]}
-
-    Dry run unless --apply. Merges run first, then updates, flag changes, deletes. A
-    merge writes the survivor first (the plan's text, or the members' texts joined; the
-    most specific type; all tags; important and mandatory if any member had them), then
-    removes the others, whose final revision says "[merged into A]". An action whose
-    memory changed since the plan (its revision moved on), names an unknown id, or is
-    malformed is refused with a reason; the rest applies. A bare delete never removes an
-    important or mandatory memory, nor the last memory. Each apply writes a log under
-    ~/.graphit/memory/consolidation/ that `graphit memory consolidate undo LOG` reverts.
-
-    Exit codes: 0 when nothing failed (refused actions are reported, not failures);
-    3 for a plan that is not valid JSON or not a plan, or that removes too many
-    memories without --allow-mass-removal; 5 when an action failed while applying.
-
-    \b
-    Examples:
-      graphit memory consolidate                       # report, Markdown
-      graphit memory consolidate --format json > candidates.json
-      graphit memory consolidate --plan plan.json      # dry run
-      graphit memory consolidate --plan plan.json --apply
-      graphit memory consolidate undo ~/.graphit/memory/consolidation/<log>.json
-    """
     if ctx.invoked_subcommand is not None:
         return
     from graphit_cli.consolidate.consolidator import Consolidator

@@ -20,6 +20,9 @@ from graphit_cli.cli.common import (
     stdin_is_interactive,
 )
 from graphit_cli.cli.memory import memory_app
+from graphit_cli.config import DEFAULT_ACTIVE_DAYS
+from graphit_cli.core.maintenance import VECTOR_INDEX_MIN_ROWS
+from graphit_cli.daemon.supervisor import DaemonSettings
 from graphit_cli.errors import GraphitError, UsageError
 
 if TYPE_CHECKING:
@@ -33,11 +36,38 @@ STATE_FIELDS = [
 ]  # fmt: skip
 
 
+# Numbers that are policy are shown from where they live, so the help cannot drift.
+_DEFAULTS = DaemonSettings()
+_ACTIVE = f"the last {DEFAULT_ACTIVE_DAYS:g} days (GRAPHIT_ACTIVE_DAYS)"
+MAINTAIN_HELP = f"""One maintenance pass: fold new rows into the indexes, compact fragments,
+build the vector index (from {VECTOR_INDEX_MIN_ROWS} embedded rows), prune versions past the
+retention window.
+
+Without --force the table's due-time gate decides whether anything is due. Prints
+what it did and the table's state before and after. Concurrent writers always win: a
+conflicting commit is retried by maintenance, never by the writer. With --all, a scope
+that cannot be reached is reported on stderr and the others are still maintained (the
+exit code is then that scope's).
+"""
+
+
+DAEMON_HELP = f"""Run the embedding and maintenance loops in the foreground (Ctrl-C stops it).
+
+Per scope: embedding immediately, then every {_DEFAULTS.embed_interval:g} seconds
+(GRAPHIT_EMBED_INTERVAL); maintenance immediately, then every {_DEFAULTS.maintain_interval:g}
+seconds (GRAPHIT_MAINTAIN_INTERVAL), behind the due-time gate. Failed loops restart with
+backoff; a scope that cannot be reached (a broker down) fails its own loops only. One daemon at
+a time: a second one exits with code 5. While it runs, `graphit memory search`, `recall`,
+`source`, `list`, `important` and `mandatory` are answered by the daemon over a Unix socket in
+~/.graphit/run/ (no lancedb or model import in the CLI).
+"""
+
+
 def _state_dict(state: TableState) -> dict[str, Any]:
     return {name: getattr(state, name) for name in STATE_FIELDS}
 
 
-@memory_app.command()
+@memory_app.command(help=MAINTAIN_HELP)
 @handle_errors
 def maintain(
     force: Annotated[bool, typer.Option("--force", help="Skip the due-time gate.")] = False,
@@ -45,23 +75,14 @@ def maintain(
         bool,
         typer.Option(
             "--all",
-            help="Every active scope with a table (used within GRAPHIT_ACTIVE_DAYS, default 30) "
-            "and the user scope. Creates no table.",
+            help=f"Every active scope with a table, used within {_ACTIVE}, and the user scope. "
+            "Creates no table.",
         ),
     ] = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
 ) -> None:
-    """One maintenance pass: fold new rows into the indexes, compact fragments, build the
-    vector index (from 256 embedded rows), prune versions past the retention window.
-
-    Without --force the table's due-time gate decides whether anything is due. Prints
-    what it did and the table's state before and after. Concurrent writers always win: a
-    conflicting commit is retried by maintenance, never by the writer. With --all, a scope
-    that cannot be reached is reported on stderr and the others are still maintained (the
-    exit code is then that scope's).
-    """
     from graphit_cli.access.providers import resolve_scope
     from graphit_cli.opening import open_service
 
@@ -129,7 +150,7 @@ def _report_text(report: MaintenanceReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-@memory_app.command()
+@memory_app.command(help=DAEMON_HELP)
 @handle_errors
 def daemon(
     once: Annotated[bool, typer.Option("--once", help="Run every job once and exit.")] = False,
@@ -140,24 +161,14 @@ def daemon(
             "-s",
             metavar="SCOPE",
             help="Only these scopes (repeatable: project, user, context:NAME, or kind:id). "
-            "Default: every scope used within GRAPHIT_ACTIVE_DAYS (30), any scope used while "
-            "it runs, and the user scope.",
+            f"Default: every scope used within {_ACTIVE}, any scope used while it runs, and "
+            "the user scope.",
         ),
     ] = None,
     log_format: Annotated[
         str, typer.Option("--log-format", help="text (one event per line) or json.")
     ] = "text",
 ) -> None:
-    """Run the embedding and maintenance loops in the foreground (Ctrl-C stops it).
-
-    Per scope: embedding immediately, then every 2 minutes (GRAPHIT_EMBED_INTERVAL);
-    maintenance immediately, then every 15 minutes (GRAPHIT_MAINTAIN_INTERVAL), behind the
-    due-time gate. Failed loops restart with backoff; a scope that cannot be reached (a broker
-    down) fails its own loops only. One daemon at a time: a second one exits with code 5.
-    While it runs, `graphit memory search`, `recall`, `source`, `list`, `important` and
-    `mandatory` are answered by the daemon over a Unix socket in ~/.graphit/run/ (no lancedb
-    or model import in the CLI).
-    """
     from graphit_cli.daemon.process import Daemon, DaemonSettings, EventLog
 
     if log_format not in ("text", "json"):
