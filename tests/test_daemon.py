@@ -617,12 +617,12 @@ def test_a_pass_merges_the_fragments_written_since_the_last(
 def test_fold_failure_is_logged_not_swallowed(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    from graphit_cli.store.upkeep import Upkeep
+    from graphit_cli.store.upkeep import TableUpkeep
 
-    def broken(self: Upkeep) -> None:
+    def broken(self: TableUpkeep) -> None:
         raise RuntimeError("disk quota exceeded")
 
-    monkeypatch.setattr(Upkeep, "compact_small_fragments", broken)
+    monkeypatch.setattr(TableUpkeep, "compact_small_fragments", broken)
     monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "1")
     result = cli("memory", "upsert", "--title", "T", "--body", "b")
     assert result.exit_code == 0  # the write committed; folding is best effort

@@ -38,11 +38,11 @@ class Node:
     start: int  # the value's first byte
     end: int  # one past its last byte
     value: Any
-    entries: list[Entry] = field(default_factory=list)
+    entries: list[JsonEntry] = field(default_factory=list)
 
 
 @dataclass
-class Entry:
+class JsonEntry:
     """A member of an object (with its key) or an item of an array (key None)."""
 
     key: str | None
@@ -144,7 +144,7 @@ class _Parser:
             if self.text[self.pos : self.pos + 1] == ",":
                 comma = self.pos
                 self.pos += 1
-            node.entries.append(Entry(key, start, child, comma))
+            node.entries.append(JsonEntry(key, start, child, comma))
             if key is not None:
                 node.value[key] = child.value
             else:
@@ -214,7 +214,7 @@ def inline(value: Any) -> str:
 # --- finding ---------------------------------------------------------------------------------
 
 
-def member(node: Node, key: str) -> Entry | None:
+def member(node: Node, key: str) -> JsonEntry | None:
     """The last member named `key` (what JSON.parse keeps), or None."""
     found = [e for e in node.entries if e.key == key]
     return found[-1] if found else None

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from graphit_cli import __version__
-from graphit_cli.cli import agent as _agent_commands  # noqa: F401  (registers commands)
+from graphit_cli.cli import agent_surface as _agent_surface  # noqa: F401  (registers)
 from graphit_cli.cli import consolidate as _consolidate_commands  # noqa: F401  (registers)
 from graphit_cli.cli import context as _context_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import daemon as _daemon_commands  # noqa: F401  (registers commands)

@@ -27,7 +27,7 @@ from graphit_cli.consolidate.consolidator import MASS_COUNT, MASS_FRACTION
 from graphit_cli.core.profiles import PROFILES
 
 if TYPE_CHECKING:
-    from graphit_cli.consolidate.apply import Outcome
+    from graphit_cli.consolidate.apply import PlanOutcome
     from graphit_cli.service.memory import MemoryService
 
 
@@ -181,7 +181,7 @@ def undo(
     _finish(Consolidator(service).undo(log), fmt in (Format.json, Format.ndjson))
 
 
-def _finish(outcome: Outcome, as_json: bool) -> None:
+def _finish(outcome: PlanOutcome, as_json: bool) -> None:
     from graphit_cli.consolidate.render import outcome_markdown
     from graphit_cli.errors import ExitCode
     from graphit_cli.formats import render

@@ -8,10 +8,10 @@ share its guards. One module per job:
 
 - `candidates`: exact and near duplicate groups and stale memories (pure: rows + vectors in,
   a `Report` out); the similarity thresholds.
-- `plan`: the plan's JSON shape, validated into `Action`s (and refusals as `Entry`s).
+- `plan`: the plan's JSON shape, validated into `Action`s (and refusals as `PlanEntry`s).
 - `tables`: what applying needs from a table: the service, or an in-memory `Simulation`.
 - `apply`: one pass of a plan's actions over a table, with the per-action guards (revisions,
-  flags kept, last memory, tag limit) and the merged texts; its `Outcome`.
+  flags kept, last memory, tag limit) and the merged texts; its `PlanOutcome`.
 - `consolidator`: the use-case the adapters call: report, apply (simulated first, then the
   mass-removal guard), undo.
 - `log`: the apply log, written change by change, and read back for undo.

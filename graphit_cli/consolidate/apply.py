@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from graphit_cli.consolidate.candidates import merge_order, normalised_content
-from graphit_cli.consolidate.plan import FLAG_ACTIONS, Action, Entry
+from graphit_cli.consolidate.plan import FLAG_ACTIONS, Action, PlanEntry
 from graphit_cli.consolidate.tables import Table
 from graphit_cli.core import revisions
 from graphit_cli.core.models import Memory, MemoryDraft
@@ -34,12 +34,12 @@ TYPE_ORDER = (
 
 
 @dataclass
-class Outcome:
+class PlanOutcome:
     scope: str
     analysed: int
-    applied: list[Entry] = field(default_factory=list)
-    refused: list[Entry] = field(default_factory=list)
-    failed: list[Entry] = field(default_factory=list)
+    applied: list[PlanEntry] = field(default_factory=list)
+    refused: list[PlanEntry] = field(default_factory=list)
+    failed: list[PlanEntry] = field(default_factory=list)
     log: str | None = None
     dry_run: bool = False
 
@@ -102,7 +102,7 @@ def snapshot(memory: Memory) -> dict[str, Any]:
 class Run:
     """One pass over the plan's actions against a table (real or simulated)."""
 
-    def __init__(self, table: Table, outcome: Outcome, now: datetime) -> None:
+    def __init__(self, table: Table, outcome: PlanOutcome, now: datetime) -> None:
         self.table = table
         self.outcome = outcome
         self.now = now
@@ -167,16 +167,16 @@ class Run:
 
     def refuse(self, action: Action, why: str) -> None:
         self.outcome.refused.append(
-            Entry(action.action, list(action.ids), f"action {action.number}: {why}")
+            PlanEntry(action.action, list(action.ids), f"action {action.number}: {why}")
         )
 
     def fail(self, action: Action, why: str) -> None:
         self.outcome.failed.append(
-            Entry(action.action, list(action.ids), f"action {action.number}: {why}")
+            PlanEntry(action.action, list(action.ids), f"action {action.number}: {why}")
         )
 
     def done(self, action: Action, detail: str) -> None:
-        self.outcome.applied.append(Entry(action.action, list(action.ids), detail))
+        self.outcome.applied.append(PlanEntry(action.action, list(action.ids), detail))
 
     def _merge(self, action: Action, rows: dict[str, Memory]) -> None:
         assert action.keep_id is not None
@@ -235,7 +235,9 @@ class Run:
         except GraphitError as exc:
             target = self.outcome.refused if isinstance(exc, Conflict) else self.outcome.failed
             target.append(
-                Entry("merge", [member.id], f"{where} not absorbed (it stays live): {exc.message}")
+                PlanEntry(
+                    "merge", [member.id], f"{where} not absorbed (it stays live): {exc.message}"
+                )
             )
             return False
         self.record("merge", member, marked, deleted=False)
@@ -245,11 +247,13 @@ class Run:
             final = self.table.delete(member.id, marked.revision)
         except Conflict as exc:
             why = self._unmark(member, marked, exc)
-            self.outcome.refused.append(Entry("merge", [member.id], f"{where} stays live: {why}"))
+            self.outcome.refused.append(
+                PlanEntry("merge", [member.id], f"{where} stays live: {why}")
+            )
             return False
         except GraphitError as exc:
             self.outcome.failed.append(
-                Entry(
+                PlanEntry(
                     "merge",
                     [member.id],
                     f"{where} is marked as merged into {keep_id} but still live (undo restores "

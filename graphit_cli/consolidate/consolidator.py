@@ -8,10 +8,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli.consolidate.apply import Outcome, Run
+from graphit_cli.consolidate.apply import PlanOutcome, Run
 from graphit_cli.consolidate.candidates import Report, find_candidates
 from graphit_cli.consolidate.log import LogWriter, read_log
-from graphit_cli.consolidate.plan import Entry, parse_plan
+from graphit_cli.consolidate.plan import PlanEntry, parse_plan
 from graphit_cli.consolidate.tables import ServiceTable, Simulation
 from graphit_cli.core.models import Memory, MemoryDraft
 from graphit_cli.errors import GraphitError, InvalidInput
@@ -57,7 +57,9 @@ class Consolidator:
 
     # --- apply -----------------------------------------------------------------------------
 
-    def apply(self, plan: Any, *, apply: bool = False, allow_mass_removal: bool = False) -> Outcome:
+    def apply(
+        self, plan: Any, *, apply: bool = False, allow_mass_removal: bool = False
+    ) -> PlanOutcome:
         """Check the plan against the table and, with `apply`, carry it out.
 
         Always simulated first, so the dry run and the guards see exactly what the apply
@@ -68,7 +70,7 @@ class Consolidator:
         total = len(plan["actions"])
         now = self.clock()
         rows = self.service.catalogue()
-        dry = Outcome(scope, total, refused=list(malformed), dry_run=True)
+        dry = PlanOutcome(scope, total, refused=list(malformed), dry_run=True)
         simulation = Run(Simulation(rows, self.service.author, now), dry, now)
         simulation.run(actions)
         limit = removal_limit(len(rows))
@@ -82,7 +84,7 @@ class Consolidator:
         if not apply:
             dry.refused.sort(key=entry_order)
             return dry
-        outcome = Outcome(scope, total, refused=list(malformed))
+        outcome = PlanOutcome(scope, total, refused=list(malformed))
         run = Run(ServiceTable(self.service), outcome, now)
         log = LogWriter(self.service, "apply", now)
         run.on_change = lambda: log.write(run.changes)
@@ -93,7 +95,7 @@ class Consolidator:
 
     # --- undo ------------------------------------------------------------------------------
 
-    def undo(self, log_path: str | Path) -> Outcome:
+    def undo(self, log_path: str | Path) -> PlanOutcome:
         """Restore what a logged apply changed, newest change first; an edit made since is
         reported, never overwritten."""
         entry_log = read_log(log_path)
@@ -102,7 +104,7 @@ class Consolidator:
             raise InvalidInput(f"{log_path} is a log of {entry_log['scope']}, not {scope}")
         changes = entry_log["changes"]
         now = self.clock()
-        outcome = Outcome(scope, len(changes))
+        outcome = PlanOutcome(scope, len(changes))
         table = ServiceTable(self.service)
         run = Run(table, outcome, now)
         log = LogWriter(self.service, "undo", now)
@@ -119,20 +121,20 @@ class Consolidator:
         ids = [memory_id]
         undone = _already_undone(before, live)
         if undone is not None:
-            run.outcome.refused.append(Entry("restore", ids, f"{memory_id} {undone}"))
+            run.outcome.refused.append(PlanEntry("restore", ids, f"{memory_id} {undone}"))
             return
         if after["deleted"]:
             final = table.final(memory_id) if live is None else None
             if final is None or final.revision != after["revision"]:
                 now_at = f"live at revision {live.revision}" if live else "not in the table"
                 run.outcome.refused.append(
-                    Entry("restore", ids, f"{memory_id} changed after the apply ({now_at})")
+                    PlanEntry("restore", ids, f"{memory_id} changed after the apply ({now_at})")
                 )
                 return
         elif live is None or live.revision != after["revision"]:
             where = f"at revision {live.revision}" if live else "deleted"
             run.outcome.refused.append(
-                Entry(
+                PlanEntry(
                     "restore",
                     ids,
                     f"{memory_id} was edited after the apply (now {where}, the apply left "
@@ -147,7 +149,7 @@ class Consolidator:
                     raise InvalidInput(f"{memory_id} is flagged; not deleted by an undo")
                 final = table.delete(memory_id, live.revision)
                 run.record("restore", live, final, deleted=True)
-                run.outcome.applied.append(Entry("restore", ids, "deleted again"))
+                run.outcome.applied.append(PlanEntry("restore", ids, "deleted again"))
                 return
             draft = MemoryDraft(
                 id=memory_id,
@@ -161,11 +163,11 @@ class Consolidator:
             )
             restored, _ = table.write(draft)
         except GraphitError as exc:
-            run.outcome.failed.append(Entry("restore", ids, exc.message))
+            run.outcome.failed.append(PlanEntry("restore", ids, exc.message))
             return
         run.record("restore", live, restored, deleted=False)
         run.outcome.applied.append(
-            Entry(
+            PlanEntry(
                 "restore",
                 ids,
                 f"{'revived' if live is None else 'restored'} {memory_id} to its revision "
@@ -200,6 +202,6 @@ def _already_undone(before: dict[str, Any] | None, live: Memory | None) -> str |
     )
 
 
-def entry_order(entry: Entry) -> tuple[int, str]:
+def entry_order(entry: PlanEntry) -> tuple[int, str]:
     match = re.match(r"action (\d+):", entry.detail)
     return (int(match.group(1)) if match else 0, entry.detail)

@@ -34,7 +34,7 @@ class Action:
 
 
 @dataclass(frozen=True)
-class Entry:
+class PlanEntry:
     """One line of an outcome: an action, the ids it names and what happened."""
 
     action: str
@@ -59,7 +59,7 @@ def read_plan(text: str, origin: str = "plan") -> Any:
         raise InvalidInput(f"{origin} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
 
 
-def parse_plan(data: Any, scope: str) -> tuple[list[Action], list[Entry]]:
+def parse_plan(data: Any, scope: str) -> tuple[list[Action], list[PlanEntry]]:
     """The plan's well-formed actions, and a refusal for each malformed one.
 
     A plan that is not a plan at all (not an object, another version or scope, no action
@@ -79,14 +79,14 @@ def parse_plan(data: Any, scope: str) -> tuple[list[Action], list[Entry]]:
     if not isinstance(actions, list):
         raise InvalidInput('a plan needs an "actions" list')
     parsed: list[Action] = []
-    refused: list[Entry] = []
+    refused: list[PlanEntry] = []
     for number, raw in enumerate(actions, start=1):
         try:
             parsed.append(_parse_action(number, raw))
         except InvalidInput as exc:
             name = raw.get("action") if isinstance(raw, dict) else None
             refused.append(
-                Entry(
+                PlanEntry(
                     str(name) if isinstance(name, str) else "?",
                     _loose_ids(raw),
                     f"action {number}: {exc.message}",

@@ -8,7 +8,7 @@ from graphit_cli.consolidate.candidates import STALE_DAYS, Report
 from graphit_cli.core.models import Memory
 
 if TYPE_CHECKING:
-    from graphit_cli.consolidate.apply import Outcome
+    from graphit_cli.consolidate.apply import PlanOutcome
 
 
 def member_dict(memory: Memory) -> dict[str, Any]:
@@ -99,7 +99,7 @@ def report_markdown(report: Report, *, bodies: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def outcome_markdown(outcome: Outcome) -> str:
+def outcome_markdown(outcome: PlanOutcome) -> str:
     if outcome.dry_run:
         head = "Dry run: nothing was written. Apply with --apply (MCP: apply: true)."
     elif outcome.log:

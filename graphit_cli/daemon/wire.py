@@ -232,13 +232,13 @@ def report_to_wire(report: ImportReport) -> dict[str, Any]:
 
 
 def report_from_wire(data: dict[str, Any]) -> ImportReport:
-    from graphit_cli.portability.model import ImportReport, Outcome, Problem
+    from graphit_cli.portability.model import ImportOutcome, ImportReport, Problem
 
     return ImportReport(
         data["source"],
         data["format"],
         bool(data["dry_run"]),
-        [Outcome(**o) for o in data["outcomes"]],
+        [ImportOutcome(**o) for o in data["outcomes"]],
         [Problem(**p) for p in data["problems"]],
     )
 

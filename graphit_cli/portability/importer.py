@@ -21,7 +21,7 @@ from graphit_cli.core.models import DEFAULT_TYPE, Memory, MemoryDraft, WriteActi
 from graphit_cli.errors import GraphitError, InvalidInput
 from graphit_cli.portability import foreign, mcp_memory, native, notes
 from graphit_cli.portability.markdown import FrontmatterError, read_document
-from graphit_cli.portability.model import ImportReport, Item, Outcome, Problem
+from graphit_cli.portability.model import ImportOutcome, ImportReport, Item, Problem
 from graphit_cli.service.memory import MemoryService
 
 FORMATS = ("auto", "ndjson", "markdown", "agents", "cursor", "mcp-memory", "notes")
@@ -269,12 +269,12 @@ def _apply_rows(
         rows = chains[memory_id]
         head, origin = max(rows, key=lambda r: (r[0].revision, r[0].is_live))
         if memory_id in plan.created:
-            report.outcomes.append(Outcome("created", memory_id, head.title, origin))
+            report.outcomes.append(ImportOutcome("created", memory_id, head.title, origin))
         elif memory_id in plan.updated:
-            report.outcomes.append(Outcome("updated", memory_id, head.title, origin))
+            report.outcomes.append(ImportOutcome("updated", memory_id, head.title, origin))
         else:
             reason = plan.conflicts.get(memory_id, "unchanged")
-            report.outcomes.append(Outcome("skipped", memory_id, head.title, origin, reason))
+            report.outcomes.append(ImportOutcome("skipped", memory_id, head.title, origin, reason))
 
 
 def _apply_items(
@@ -290,13 +290,13 @@ def _apply_items(
         current = live.get(memory_id)
         if current is not None and _unchanged(current, draft, digest):
             report.outcomes.append(
-                Outcome("skipped", memory_id, current.title, item.origin, "unchanged")
+                ImportOutcome("skipped", memory_id, current.title, item.origin, "unchanged")
             )
             continue
         twin = by_hash.get(digest)
         if current is None and twin is not None:
             report.outcomes.append(
-                Outcome(
+                ImportOutcome(
                     "skipped",
                     memory_id,
                     draft.title or "",
@@ -314,7 +314,7 @@ def _apply_items(
             for item, draft in chunk:
                 action = "updated" if draft.id in live else "created"
                 report.outcomes.append(
-                    Outcome(action, draft.id or "", draft.title or "", item.origin)
+                    ImportOutcome(action, draft.id or "", draft.title or "", item.origin)
                 )
             continue
         try:
@@ -326,7 +326,7 @@ def _apply_items(
             action = "skipped" if result.action is WriteAction.UNCHANGED else result.action.value
             reason = "unchanged" if action == "skipped" else ""
             report.outcomes.append(
-                Outcome(action, result.memory.id, result.memory.title, item.origin, reason)
+                ImportOutcome(action, result.memory.id, result.memory.title, item.origin, reason)
             )
         if progress:
             progress(min(start + BATCH, total), total)

@@ -38,7 +38,7 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ImportOutcome:
     action: str  # created, updated, skipped
     id: str
     title: str
@@ -51,7 +51,7 @@ class ImportReport:
     source: str
     format: str
     dry_run: bool
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: list[ImportOutcome] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
     def count(self, action: str) -> int:

@@ -112,8 +112,8 @@ ImportPlan = Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str
 class RefusesWrites:
     """The write half of `Store` for a store that must never write: every method that changes
     the table raises `refusal()`; folding the indexes after a write is a no-op, since no write
-    happens. Mixed in before a store's reads (`ReadOnlyStore` for an attached project,
-    `EmptyStore` for a scope without a table), each naming its own refusal."""
+    happens. The base of `EmptyStore` (a scope without a table), which names its refusal; its
+    methods are also the list of writes `StoreProxy` sends through `_write`."""
 
     def refusal(self) -> Exception:
         raise NotImplementedError

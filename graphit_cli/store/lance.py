@@ -37,7 +37,7 @@ from graphit_cli.store.table import (
     is_commit_conflict,
     lance_words,
 )
-from graphit_cli.store.upkeep import Upkeep
+from graphit_cli.store.upkeep import TableUpkeep
 
 __all__ = ["KEY_INDEX", "MemoryStore", "is_commit_conflict"]
 
@@ -160,7 +160,7 @@ class MemoryStore:
         self.uri = handle.uri
         self.reads = Reads(self.handle)
         self.searches = Search(self.handle)
-        self.upkeep = Upkeep(self.handle)
+        self.upkeep = TableUpkeep(self.handle)
         self.writes = Writes(self.handle)
         # The Store protocol, as the parts define it (typed by their methods).
         self.snapshot = self.handle.snapshot

@@ -2,10 +2,11 @@
 
 The two stores that wrap another one differ only in what happens around a call: the remote
 store maps object-store failures and renews credentials (`store.s3.RemoteStore`), the
-read-only store refuses writes (`ReadOnlyStore`, for an attached project). Each overrides
-`_call` (or a write method) instead of forwarding by name, so mypy checks every method
-against the `Store` protocol (`open_store` and `open_attached` return them as a `Store`), and a
-method added to the protocol fails the type check until the proxy has it. No heavy imports.
+read-only store refuses writes (`ReadOnlyStore`, for an attached project). Each overrides a
+hook (`_call` around every call, `_write` around the calls that change the table) instead of
+forwarding by name, so mypy checks every method against the `Store` protocol (`open_store` and
+`open_attached` return them as a `Store`), and a method added to the protocol fails the type
+check until the proxy has it. No heavy imports.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, TypeVar
 
 from graphit_cli.core.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
 from graphit_cli.errors import AccessDenied
-from graphit_cli.store.base import ImportPlan, MergeCounts, RefusesWrites, Store
+from graphit_cli.store.base import ImportPlan, MergeCounts, Store
 
 R = TypeVar("R")
 
@@ -31,6 +32,11 @@ class StoreProxy:
     def _call(self, op: Callable[[Store], R]) -> R:
         """Run `op` on the wrapped store (subclasses add what happens around it)."""
         return op(self.inner)
+
+    def _write(self, op: Callable[[Store], R]) -> R:
+        """A call that changes the table: through `_call` unless a subclass refuses it. Every
+        write method of `RefusesWrites` goes through here (tests/test_access.py checks it)."""
+        return self._call(op)
 
     # reads
     def snapshot(self) -> AbstractContextManager[None]:
@@ -99,10 +105,10 @@ class StoreProxy:
         return self._call(lambda s: s.embedding_model())
 
     def set_embedding_model(self, model_id: str) -> None:
-        self._call(lambda s: s.set_embedding_model(model_id))
+        self._write(lambda s: s.set_embedding_model(model_id))
 
     def clear_embeddings(self) -> None:
-        self._call(lambda s: s.clear_embeddings())
+        self._write(lambda s: s.clear_embeddings())
 
     def missing_vectors(self) -> int:
         return self._call(lambda s: s.missing_vectors())
@@ -111,7 +117,7 @@ class StoreProxy:
         return self._call(lambda s: s.rows_to_embed(limit))
 
     def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:
-        return self._call(lambda s: s.write_embeddings(items))
+        return self._write(lambda s: s.write_embeddings(items))
 
     # writes
     def merge(
@@ -121,7 +127,7 @@ class StoreProxy:
         delete_live: tuple[str, int] | None = None,
         chains_exist: bool = False,
     ) -> MergeCounts:
-        return self._call(
+        return self._write(
             lambda s: s.merge(rows, delete_live=delete_live, chains_exist=chains_exist)
         )
 
@@ -129,14 +135,14 @@ class StoreProxy:
         return self._call(lambda s: s.version())
 
     def remove_exact(self, row: Memory) -> int:
-        return self._call(lambda s: s.remove_exact(row))
+        return self._write(lambda s: s.remove_exact(row))
 
     # index freshness and maintenance
     def fold_if_needed(self, written_rows: int = 1) -> str | None:
-        return self._call(lambda s: s.fold_if_needed(written_rows))
+        return self._write(lambda s: s.fold_if_needed(written_rows))
 
     def optimize(self) -> None:
-        self._call(lambda s: s.optimize())
+        self._write(lambda s: s.optimize())
 
     def refresh(self) -> None:
         self._call(lambda s: s.refresh())
@@ -145,7 +151,7 @@ class StoreProxy:
         return self._call(lambda s: s.has_vector_index())
 
     def build_vector_index(self, rows_with_vectors: int) -> None:
-        self._call(lambda s: s.build_vector_index(rows_with_vectors))
+        self._write(lambda s: s.build_vector_index(rows_with_vectors))
 
     def state(self) -> TableState:
         return self._call(lambda s: s.state())
@@ -161,16 +167,19 @@ class StoreProxy:
         return self._call(lambda s: s.export_rows(archived=archived, vectors=vectors))
 
     def import_rows(self, rows: list[Memory], plan: ImportPlan) -> MergeCounts | None:
-        return self._call(lambda s: s.import_rows(rows, plan))
+        return self._write(lambda s: s.import_rows(rows, plan))
 
 
-class ReadOnlyStore(RefusesWrites, StoreProxy):
+class ReadOnlyStore(StoreProxy):
     """A store whose writes are refused (an attached project is read, never written): every
-    write raises `AccessDenied` naming `reason` (`RefusesWrites`)."""
+    write raises `AccessDenied` naming `reason` before it reaches the wrapped store."""
 
     def __init__(self, inner: Store, reason: str) -> None:
         super().__init__(inner)
         self.reason = reason
 
-    def refusal(self) -> AccessDenied:
-        return AccessDenied(f"{self.reason}: write to that project instead")
+    def _write(self, op: Callable[[Store], R]) -> R:
+        raise AccessDenied(f"{self.reason}: write to that project instead")
+
+    def fold_if_needed(self, written_rows: int = 1) -> str | None:
+        return None  # no write happened, so nothing is left to fold

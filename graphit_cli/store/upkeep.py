@@ -30,7 +30,7 @@ COMPACT_TARGET_ROWS = 4096
 FOLD_CHECK_EVERY = 4
 
 
-class Upkeep:
+class TableUpkeep:
     """Vectors, the write path's folding, maintenance and the table's state."""
 
     def __init__(self, handle: TableHandle) -> None:

@@ -1,4 +1,5 @@
-"""`graphit memory mcp` and `graphit memory instructions`: the commands agents are pointed at.
+"""`graphit memory mcp` and `graphit memory instructions`: the commands agents are pointed at
+(the `graphit agent` group, which sets agents up, is cli/agents.py).
 
 Registered on the `memory` group; `cli/app.py` imports this module so the commands exist. The
 MCP SDK and the service are imported inside the commands, so `--help` stays fast.
