@@ -3,7 +3,9 @@
 Claude Code, Codex and Gemini CLI are installed from npm into a cache directory (once; then
 reused): `$GRAPHIT_AGENT_CLIENTS`, else ~/.cache/graphit-agent-clients. Each test installs graphit
 at one level into a HOME of its own and asks the client's own command to list the server: `claude
-mcp get graphit` and `claude mcp list`, `codex mcp list`, `gemini mcp list`. No model is called.
+mcp get graphit` and `claude mcp list`, `codex mcp list`, `gemini mcp list`. No model answers:
+`claude -p` and `gemini -p` run the hooks install wrote, then fail at the model call (no
+account).
 The project is trusted the way each client's user trusts it (Codex's projects table, Gemini's
 trustedFolders.json); Claude Code lists a project server as pending approval until the user
 approves it in `claude`. Skipped only when npm itself is missing.
@@ -13,8 +15,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -151,3 +157,151 @@ def test_gemini_lists_the_server_from_settings_with_comments(  # not trailing co
     assert listed.returncode == 0, said
     [row] = [line for line in said.splitlines() if "graphit:" in line]
     assert "/graphit memory mcp (stdio)" in row, row  # the user's file pins the path
+
+
+# --- the hooks, run by the real clients --------------------------------------------------------
+# `claude -p` and `gemini -p` run the session-start and prompt hooks before their model call;
+# with no account the call fails, after the hooks ran (a wrapper `graphit` notes each call).
+# A hook that blocked would show instead: Claude Code prints "operation blocked by hook",
+# Gemini CLI "Agent execution blocked" (what an unguarded entry did without graphit: exit 127).
+
+SYSTEM_PATH = os.pathsep.join(d for d in ("/usr/local/bin", "/usr/bin", "/bin") if Path(d).is_dir())
+
+
+def _logging_graphit(directory: Path, log: Path, code: int | None = None) -> Path:
+    """A `graphit` that notes its arguments in `log`, then runs this venv's graphit (or exits
+    `code`: an older or broken graphit)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / "graphit"
+    real = Path(sys.executable).parent / "graphit"
+    tail = f"exit {code}" if code is not None else f'exec "{real}" "$@"'
+    script.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n{tail}\n')
+    script.chmod(0o755)
+    return directory
+
+
+def _headless(
+    clients_bin: Path,
+    cwd: Path,
+    argv: list[str],
+    path: str,
+    until: Callable[[str], bool],
+    **env: str,
+) -> str:
+    """Run a client's headless mode until `until(output so far)` or 150 s; its output."""
+    full_env = {
+        **os.environ,
+        "PATH": os.pathsep.join([path, str(clients_bin), SYSTEM_PATH]),
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "NO_COLOR": "1",
+        **env,
+    }
+    for key in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"):
+        full_env.pop(key, None)  # no account: the model call fails, after the hooks
+    with tempfile.TemporaryFile("w+") as sink:
+        process = subprocess.Popen(
+            [str(clients_bin / argv[0]), *argv[1:]],
+            cwd=cwd,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 150
+        try:
+            while process.poll() is None and time.monotonic() < deadline:
+                sink.seek(0)
+                if until(sink.read()):
+                    break
+                time.sleep(0.5)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=60)
+        sink.seek(0)
+        return sink.read()
+
+
+def test_claude_code_runs_the_hooks_and_none_blocks_a_prompt(
+    cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    assert cli("agent", "install", "claude-code").exit_code == 0
+    log = tmp_path / "calls.log"
+    ask = ["claude", "-p", "where does the pip cache live?"]
+    done = lambda said: "Not logged in" in said or "blocked" in said  # noqa: E731
+
+    said = _headless(
+        clients_bin, project_dir, ask, str(_logging_graphit(tmp_path / "a", log)), done
+    )
+    calls = log.read_text().splitlines()
+    assert "agent hook session-start" in calls and "agent hook prompt" in calls, (calls, said)
+    assert "blocked" not in said and "nvalid" not in said, said  # the capture entries too
+
+    said = _headless(clients_bin, project_dir, ask, str(tmp_path / "empty"), done)  # no graphit
+    assert "Not logged in" in said and "blocked" not in said and "hook" not in said, said
+    old = _logging_graphit(tmp_path / "old", tmp_path / "old.log", code=2)  # an older graphit
+    said = _headless(clients_bin, project_dir, ask, str(old), done)
+    assert (tmp_path / "old.log").read_text().count("agent hook") >= 2
+    assert "Not logged in" in said and "blocked" not in said, said
+
+
+def test_gemini_runs_the_hooks_and_none_blocks_a_prompt(
+    cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
+    (home / ".gemini" / "settings.json").write_text(
+        '{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
+    )
+    assert cli("agent", "install", "gemini").exit_code == 0
+    account = {"GEMINI_API_KEY": "no-such-key", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    ask = ["gemini", "-p", "where does the pip cache live?"]
+    # The model call is attempted (and fails: no server there), or the prompt was blocked.
+    done = lambda said: "Attempt 1 failed" in said or "blocked" in said  # noqa: E731
+    log = tmp_path / "calls.log"
+
+    path = str(_logging_graphit(tmp_path / "a", log))
+    said = _headless(clients_bin, project_dir, ask, path, done, **account)
+    calls = log.read_text().splitlines()
+    assert "agent hook session-start --for gemini" in calls, (calls, said)
+    assert "agent hook prompt --for gemini" in calls, (calls, said)
+    assert "Attempt 1 failed" in said and "blocked" not in said, said
+
+    said = _headless(clients_bin, project_dir, ask, str(tmp_path / "empty"), done, **account)
+    assert "Attempt 1 failed" in said and "blocked" not in said, said  # no graphit: not denied
+    old = _logging_graphit(tmp_path / "old", tmp_path / "old.log", code=2)
+    said = _headless(clients_bin, project_dir, ask, str(old), done, **account)
+    assert "agent hook prompt" in (tmp_path / "old.log").read_text()
+    assert "Attempt 1 failed" in said and "blocked" not in said, said
+
+
+def test_gemini_lists_graphit_connected_on_a_busy_machine(
+    cli, clients_bin: Path, project_dir: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Gemini CLI's probe gives the server 5 s to answer `initialize`: with every core kept
+    busy (scripts/busy.sh) the answer still comes in time."""
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
+    assert cli("agent", "install", "gemini").exit_code == 0
+    sleeper = subprocess.Popen(["sleep", "600"])
+    busy = subprocess.Popen(
+        [
+            "bash",
+            str(Path(__file__).resolve().parent.parent / "scripts" / "busy.sh"),
+            str(sleeper.pid),
+            str(os.cpu_count() or 2),
+            "600",
+        ]
+    )
+    try:
+        listed = _client(clients_bin, project_dir, "gemini", "mcp", "list")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        busy.wait(timeout=60)
+    said = listed.stdout + listed.stderr
+    [row] = [line for line in said.splitlines() if "graphit:" in line]
+    assert row.endswith("Connected"), said

@@ -1,9 +1,9 @@
 """Where each MCP client keeps its servers, hooks and instructions, and what install writes.
 
 An install is planned as a list of `Change`s (path, text before, text after): the MCP server
-entry, for Claude Code and Gemini CLI a SessionStart hook (the mandatory memories), a prompt hook
-(the memories each prompt is about) and capture hooks (a request to save what was learned, at
-the moments context is lost), and the recall and capture guidance as a marked block in the
+entry, for Claude Code and Gemini CLI a SessionStart hook (the mandatory memories) and a prompt hook
+(the memories each prompt is about), for Claude Code capture hooks (a request to save what was
+learned, at the moments context is lost), and the recall and capture guidance as a marked block in the
 client's instructions file. `--dry-run` shows the changes as a diff; otherwise they are
 written. Planning reads files and refuses a malformed one before anything is written, so a
 refused install leaves every file as it was.
@@ -49,15 +49,16 @@ SESSION_START, USER_PROMPT = "SessionStart", "UserPromptSubmit"
 # The clients with hooks, and the name each gives the event before a prompt is answered (Gemini
 # CLI's BeforeAgent gets the prompt and adds `hookSpecificOutput.additionalContext` to the turn).
 PROMPT_EVENT = {"claude-code": USER_PROMPT, "gemini": "BeforeAgent"}
-# The events at which context is about to be lost, where a hook's output reaches someone who
-# can still save what was learned (read in Claude Code 2.1.197's and Gemini CLI 0.61's source):
+# The events at which context is about to be lost, where a hook's output reaches the model
+# (read in Claude Code 2.1.197's and Gemini CLI 0.61's source, then run with the real clients):
 # - Claude Code PreCompact: stdout becomes instructions to the summariser (so the summary
 #   carries what is still to save); Stop: `hookSpecificOutput.additionalContext` goes to the
-#   model, which takes one more turn (not a "block": no error, once per session).
-# - Gemini CLI PreCompress: only `systemMessage` (shown to the user) is read; compression goes on.
-# SessionEnd in both reaches no model (Claude Code ignores its output; Gemini CLI shows a
-# systemMessage while it exits), so it gets no hook.
-CAPTURE_EVENTS = {"claude-code": ("PreCompact", "Stop"), "gemini": ("PreCompress",)}
+#   model, which takes one more turn (not a "block": no error; once per session).
+# - Gemini CLI: none. Its PreCompress fires before every turn, compression or not (it is
+#   called ahead of the threshold check), and only its `systemMessage` is read, shown to the
+#   user; a hook there would cost every prompt a process start and announce compressions
+#   that do not happen. SessionEnd, in both clients, reaches no model.
+CAPTURE_EVENTS: dict[str, tuple[str, ...]] = {"claude-code": ("PreCompact", "Stop")}
 # Seconds the client lets a hook run before killing it: above the product's own budgets (1 s
 # for a prompt, 2 s for session start), so a slow start on a busy machine still answers, and
 # far below the clients' defaults. Claude Code reads `timeout` in seconds, Gemini CLI in ms.

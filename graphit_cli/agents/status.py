@@ -39,7 +39,7 @@ class Status:
     server: str  # "installed", "outdated" (another command or env), "absent" or an error
     hook: str | None  # Claude Code and Gemini CLI: the SessionStart hook
     prompt_hook: str | None  # their UserPromptSubmit (BeforeAgent) hook
-    capture_hooks: str | None  # their capture hooks (PreCompact and Stop; PreCompress), together
+    capture_hooks: str | None  # Claude Code's capture hooks (PreCompact, Stop), together
     instructions: Path | None
     guidance: str | None  # "installed", "outdated", "absent"
 
@@ -77,9 +77,11 @@ def status(cwd: Path | None = None) -> list[Status]:
                 hook_path = _hook_path(c, level, root)
                 hook = _hook_state(hook_path, SESSION_START, level, c.name)
                 prompt_hook = _hook_state(hook_path, PROMPT_EVENT[c.name], level, c.name)
-                states = {_hook_state(hook_path, e, level, c.name) for e in CAPTURE_EVENTS[c.name]}
+                events = CAPTURE_EVENTS.get(c.name, ())
+                states = {_hook_state(hook_path, e, level, c.name) for e in events}
                 # One word for the set: all alike, else "outdated" (install makes them alike).
-                capture = states.pop() if len(states) == 1 else "outdated"
+                if states:
+                    capture = states.pop() if len(states) == 1 else "outdated"
             guide = c.instructions_path(level, root)
             guidance = None
             if guide is not None:

@@ -97,7 +97,7 @@ def install(
         bool,
         typer.Option(
             "--no-capture",
-            help="No capture hooks (claude-code, gemini); GRAPHIT_CAPTURE=0 mutes them.",
+            help="No capture hooks (claude-code); GRAPHIT_CAPTURE=0 mutes them.",
         ),
     ] = False,
 ) -> None:
@@ -111,10 +111,9 @@ def install(
 
     Claude Code (.claude/settings.json) and Gemini CLI (its settings.json) also get hooks:
     at session start the mandatory memories, at each prompt the few memories it is about
-    (none for a prompt about nothing), and capture hooks that ask, once per session, to
-    save what was learned before context is lost (Claude Code: PreCompact and Stop; Gemini
-    CLI: PreCompress). Each hook has a timeout of a few seconds and exits 0 where graphit
-    is not installed. Every client gets the recall protocol and
+    (none for a prompt about nothing), and for Claude Code capture hooks that ask, once per
+    session, to save what was learned before context is lost (PreCompact and Stop). Each
+    hook has a timeout of a few seconds and exits 0 where graphit is not installed. Every client gets the recall protocol and
     capture guidance as a marked block in its instructions file (CLAUDE.md, AGENTS.md,
     GEMINI.md). Only graphit's own entries change: other entries, comments and layout stay
     as written. Running it again changes nothing. After writing it says which files to
@@ -256,7 +255,7 @@ def hook_capture(
     event: Annotated[
         str,
         typer.Option(
-            "--event", help="The client's event: PreCompact, Stop (claude-code), PreCompress."
+            "--event", help="The client's event: PreCompact or Stop (Claude Code)."
         ),
     ],
     user: HookUserOpt = False,
