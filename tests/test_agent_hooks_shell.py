@@ -72,6 +72,15 @@ def _run(
     )
 
 
+def _transcript(path: Path, tool_calls: int, *extra: str) -> Path:
+    """A Claude Code transcript (JSONL) with `tool_calls` tool uses (a Bash command each)."""
+    use = (
+        '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{}}]}}'
+    )
+    path.write_text("\n".join([*([use] * tool_calls), *extra]) + "\n")
+    return path
+
+
 def _fake_graphit(directory: Path, code: int) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     script = directory / "graphit"
@@ -129,7 +138,8 @@ def test_with_graphit_the_entries_run_the_hooks(cli, project_dir: Path, home: Pa
     claude = _entries(project_dir / SETTINGS["claude-code"])
     start = _run("claude-code", claude["SessionStart"]["command"], project_dir, {}, path)
     assert start.returncode == 0 and "Deploys go through staging" in start.stdout, start.stderr
-    stop = {"hook_event_name": "Stop", "session_id": "s1", "stop_hook_active": False}
+    long = _transcript(project_dir.parent / "long.jsonl", 12)
+    stop = {"hook_event_name": "Stop", "session_id": "s1", "transcript_path": str(long)}
     asked = _run("claude-code", claude["Stop"]["command"], project_dir, stop, path)
     assert asked.returncode == 0, asked.stderr
     said = json.loads(asked.stdout)["hookSpecificOutput"]
@@ -252,7 +262,8 @@ def test_capture_asks_once_per_session_and_event(
     assert "To save in graphit" in first.stdout and "never a secret" in first.stdout
     assert not first.stdout.lstrip().startswith("{")  # plain: Claude Code's summariser reads it
     assert _capture(cli, "PreCompact", {"session_id": "session-a"}).stdout == ""
-    other = _capture(cli, "Stop", {"session_id": "session-a", "stop_hook_active": False})
+    long = str(_transcript(graphit_home.parent / "long.jsonl", 12))
+    other = _capture(cli, "Stop", {"session_id": "session-a", "transcript_path": long})
     assert json.loads(other.stdout)["hookSpecificOutput"]["hookEventName"] == "Stop"
     assert _capture(cli, "PreCompact", {"session_id": "b"}).stdout != ""  # another session
     state = graphit_home / "state" / "capture.json"
@@ -265,14 +276,18 @@ def test_capture_is_silent_when_it_should_be(
 ) -> None:  # type: ignore[no-untyped-def]
     assert _capture(cli, "Stop", {}).stdout == ""  # no session id: nothing to count once
     assert _capture(cli, "Stop", {"session_id": "s", "stop_hook_active": True}).stdout == ""
-    transcript = tmp_path / "t.jsonl"
-    transcript.write_text(
+    insert = (
         '{"type":"assistant","message":{"content":[{"type":"tool_use",'
-        '"name":"mcp__graphit__graphit_memory_insert","input":{}}]}}\n'
+        '"name":"mcp__graphit__graphit_memory_insert","input":{}}]}}'
     )
+    transcript = _transcript(tmp_path / "t.jsonl", 12, insert)
     wrote = {"session_id": "w", "transcript_path": str(transcript)}
     assert _capture(cli, "Stop", wrote).stdout == ""  # the session saved memories already
-    transcript.write_text('{"type":"user","message":{"content":"hello"}}\n')
+    assert _capture(cli, "PreCompact", wrote).stdout == ""
+    _transcript(transcript, 3)  # a short session: asked at a later Stop, not yet
+    assert _capture(cli, "Stop", wrote).stdout == ""
+    assert _capture(cli, "Stop", {"session_id": "w"}).stdout == ""  # no transcript to judge
+    _transcript(transcript, 12)
     assert _capture(cli, "Stop", wrote).stdout != ""
     monkeypatch.setenv("GRAPHIT_CAPTURE", "0")
     assert _capture(cli, "PreCompact", {"session_id": "muted"}).stdout == ""

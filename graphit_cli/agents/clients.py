@@ -1,11 +1,11 @@
 """Where each MCP client keeps its servers, hooks and instructions, and what install writes.
 
 An install is planned as a list of `Change`s (path, text before, text after): the MCP server
-entry, for Claude Code and Gemini CLI a SessionStart hook (the mandatory memories) and a prompt hook
-(the memories each prompt is about), for Claude Code capture hooks (a request to save what was
-learned, at the moments context is lost), and the recall and capture guidance as a marked block in the
-client's instructions file. `--dry-run` shows the changes as a diff; otherwise they are
-written. Planning reads files and refuses a malformed one before anything is written, so a
+entry; for Claude Code and Gemini CLI a SessionStart hook (the mandatory memories) and a prompt
+hook (the memories each prompt is about); for Claude Code capture hooks (a request to save what
+was learned, at the moments context is lost); and the recall and capture guidance as a marked
+block in the client's instructions file. `--dry-run` shows the changes as a diff; otherwise they
+are written. Planning reads files and refuses a malformed one before anything is written, so a
 refused install leaves every file as it was.
 
 Project-level files are the team's: they run `graphit` from PATH and name nothing of this

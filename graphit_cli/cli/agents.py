@@ -113,12 +113,12 @@ def install(
     at session start the mandatory memories, at each prompt the few memories it is about
     (none for a prompt about nothing), and for Claude Code capture hooks that ask, once per
     session, to save what was learned before context is lost (PreCompact and Stop). Each
-    hook has a timeout of a few seconds and exits 0 where graphit is not installed. Every client gets the recall protocol and
-    capture guidance as a marked block in its instructions file (CLAUDE.md, AGENTS.md,
-    GEMINI.md). Only graphit's own entries change: other entries, comments and layout stay
-    as written. Running it again changes nothing. After writing it says which files to
-    commit and the client's first-run step (approve the server in Claude Code, trust the
-    folder in Gemini CLI or the project in Codex).
+    hook has a timeout of a few seconds and exits 0 where graphit is not installed. Every
+    client gets the recall protocol and capture guidance as a marked block in its
+    instructions file (CLAUDE.md, AGENTS.md, GEMINI.md). Only graphit's own entries change:
+    other entries, comments and layout stay as written. Running it again changes nothing.
+    After writing it says which files to commit and the client's first-run step (approve the
+    server in Claude Code, trust the folder in Gemini CLI or the project in Codex).
 
     Files (project; --user): claude-code .mcp.json; ~/.claude.json. cursor
     .cursor/mcp.json; ~/.cursor/mcp.json. vscode .vscode/mcp.json; the user profile's
@@ -254,9 +254,7 @@ def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_
 def hook_capture(
     event: Annotated[
         str,
-        typer.Option(
-            "--event", help="The client's event: PreCompact or Stop (Claude Code)."
-        ),
+        typer.Option("--event", help="The client's event: PreCompact or Stop (Claude Code)."),
     ],
     user: HookUserOpt = False,
     for_: HookForOpt = HookClient.claude_code,
@@ -265,7 +263,8 @@ def hook_capture(
 
     The event's JSON on stdin (its session_id, and the transcript to see whether the session
     already saved memories). Nothing outside a graphit project, when the session already
-    wrote memories, after the first time, or with GRAPHIT_CAPTURE=0.
+    wrote memories, after the first time, at a Stop before the session made 8 tool calls, or
+    with GRAPHIT_CAPTURE=0.
     """
     from graphit_cli.cli import hooks
 

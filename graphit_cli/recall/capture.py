@@ -5,6 +5,9 @@ answers the text to show, or "" for nothing:
 - GRAPHIT_CAPTURE=0 (the opt-out, as GRAPHIT_PROMPT_RECALL=0 for the prompt hook);
 - no session id (nothing to count "once" against), or a Stop hook already continuing the turn;
 - the session already wrote memories (its transcript shows a graphit insert or update call);
+- at Stop (the end of every turn), a session too short to have learned much yet: fewer than
+  `STOP_MIN_TOOL_CALLS` tool calls in its transcript (it is asked at a later Stop instead; a
+  compaction always means a long session);
 - the session was already asked at this event: at most once per session and event, counted in
   a small state file under GRAPHIT_HOME/state/ (0600; entries expire after a week).
 
@@ -30,6 +33,8 @@ TRANSCRIPT_BYTES = 8 << 20  # the last 8 MB of a transcript: enough to see this 
 # A tool call of graphit's insert or update in the transcript (Claude Code names MCP tools
 # mcp__graphit__graphit_memory_insert; Gemini CLI keeps the tool's own name).
 _WROTE = re.compile(rb'"name"\s*:\s*"[^"]*graphit_memory_(?:insert|update)"')
+_TOOL_CALL = re.compile(rb'"type"\s*:\s*"tool_use"|"functionCall"|"toolCalls"')
+STOP_MIN_TOOL_CALLS = 8
 
 _SAVE = (
     "save each durable learning of this session that is not in graphit yet (a decision and "
@@ -67,23 +72,29 @@ def capture(event: str, client: str, session_id: str | None, stdin_event: dict[s
     """The capture request for this `event` of `client`'s session, or "" for none."""
     if muted() or not session_id or stdin_event.get("stop_hook_active"):
         return ""
-    if _wrote_memories(stdin_event.get("transcript_path")):
+    transcript = _tail(stdin_event.get("transcript_path"))
+    if transcript is not None and _WROTE.search(transcript):
+        return ""
+    if event == "Stop" and (
+        transcript is None or len(_TOOL_CALL.findall(transcript)) < STOP_MIN_TOOL_CALLS
+    ):
         return ""
     if not _first_time(f"{client}\0{session_id}\0{event}"):
         return ""
     return TEXT.get(event, DEFAULT)
 
 
-def _wrote_memories(transcript: Any) -> bool:
+def _tail(transcript: Any) -> bytes | None:
+    """The end of the session's transcript (None: none given, or unreadable)."""
     if not isinstance(transcript, str) or not transcript:
-        return False
+        return None
     try:
         with open(transcript, "rb") as handle:
             handle.seek(0, os.SEEK_END)
             handle.seek(max(0, handle.tell() - TRANSCRIPT_BYTES))
-            return _WROTE.search(handle.read()) is not None
+            return handle.read()
     except OSError:
-        return False
+        return None
 
 
 def _first_time(key: str) -> bool:
