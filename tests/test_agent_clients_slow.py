@@ -13,12 +13,15 @@ approves it in `claude`. Skipped only when npm itself is missing.
 
 from __future__ import annotations
 
+import http.server
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -189,8 +192,14 @@ def _headless(
     **env: str,
 ) -> str:
     """Run a client's headless mode until `until(output so far)` or 150 s; its output."""
+    # No account unless `env` gives one: the model call fails, after the hooks ran.
+    mine = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+    }
     full_env = {
-        **os.environ,
+        **mine,
         "PATH": os.pathsep.join([path, str(clients_bin), SYSTEM_PATH]),
         "DISABLE_AUTOUPDATER": "1",
         "DISABLE_TELEMETRY": "1",
@@ -198,8 +207,6 @@ def _headless(
         "NO_COLOR": "1",
         **env,
     }
-    for key in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"):
-        full_env.pop(key, None)  # no account: the model call fails, after the hooks
     with tempfile.TemporaryFile("w+") as sink:
         process = subprocess.Popen(
             [str(clients_bin / argv[0]), *argv[1:]],
@@ -305,3 +312,91 @@ def test_gemini_lists_graphit_connected_on_a_busy_machine(
     said = listed.stdout + listed.stderr
     [row] = [line for line in said.splitlines() if "graphit:" in line]
     assert row.endswith("Connected"), said
+
+
+# --- the capture hooks, end to end with Claude Code --------------------------------------------
+# A stand-in for the Anthropic API on 127.0.0.1 (ANTHROPIC_BASE_URL) answers `claude -p`: eight
+# Bash tool calls (`true`), then a text answer. Claude Code then runs the Stop hook, and what the
+# hook adds must reach the model (it is in the next request); `/compact` runs the PreCompact
+# hook, whose text must be in the summary request's instructions.
+
+
+class _FakeAnthropic(http.server.BaseHTTPRequestHandler):
+    bodies: list[str]
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
+        self.bodies.append(body)
+        request = json.loads(body)
+        uses = sum(
+            1
+            for m in request.get("messages", [])
+            if isinstance(m.get("content"), list)
+            for b in m["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_use"
+        )
+        tools = [t.get("name") for t in request.get("tools", [])]
+        if uses < 8 and "Bash" in tools:
+            block = {"type": "tool_use", "id": f"toolu_{uses:04d}", "name": "Bash", "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": '{"command": "true"}'}
+            stop = "tool_use"
+        else:
+            block, stop = {"type": "text", "text": ""}, "end_turn"
+            delta = {"type": "text_delta", "text": "The pip cache lives in the ci-cache bucket."}
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        message = {"id": f"msg_{len(self.bodies)}", "type": "message", "role": "assistant"}
+        message |= {"model": request.get("model"), "content": [], "stop_reason": None}
+        message |= {"usage": {"input_tokens": 10, "output_tokens": 1}}
+        for event in (
+            {"type": "message_start", "message": message},
+            {"type": "content_block_start", "index": 0, "content_block": block},
+            {"type": "content_block_delta", "index": 0, "delta": delta},
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop},
+                "usage": {"output_tokens": 9},
+            },
+            {"type": "message_stop"},
+        ):
+            self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+
+
+def test_claude_code_delivers_the_capture_requests_to_the_model(
+    cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    assert cli("agent", "install", "claude-code").exit_code == 0
+    bodies: list[str] = []
+    handler = type("Handler", (_FakeAnthropic,), {"bodies": bodies})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    log = tmp_path / "calls.log"
+    path = str(_logging_graphit(tmp_path / "bin", log))
+    api = {
+        "ANTHROPIC_API_KEY": "sk-ant-not-a-key",
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}",
+    }
+    finished = lambda said: '"type":"result"' in said  # noqa: E731
+    try:
+        ask = ["claude", "-p", "where does the pip cache live?", "--output-format", "json"]
+        said = _headless(clients_bin, project_dir, ask, path, finished, **api)
+        assert '"is_error":false' in said, said
+        told = [b for b in bodies if "Stop hook additional context: Before this context" in b]
+        assert len(told) >= 1 and "graphit_memory_insert" in told[0], said  # reached the model
+        assert log.read_text().count("agent hook capture --event Stop") >= 1
+
+        before = len(bodies)
+        compact = ["claude", "-p", "/compact", "--continue", "--output-format", "json"]
+        said = _headless(clients_bin, project_dir, compact, path, finished, **api)
+        assert "agent hook capture --event PreCompact" in log.read_text(), said
+        summary = [b for b in bodies[before:] if "To save in graphit" in b]
+        assert summary and "Additional Instructions" in summary[0], said
+    finally:
+        server.shutdown()
+        server.server_close()
