@@ -304,3 +304,26 @@ def test_gemini_capture_by_hand_is_a_system_message(cli, project_dir: Path) -> N
     done = _capture(cli, "PreCompress", {"session_id": "g", "trigger": "auto"}, "--for", "gemini")
     assert done.exit_code == 0, done.stderr
     assert set(json.loads(done.stdout)) == {"systemMessage"}
+
+
+def test_user_level_capture_is_silent_where_the_project_has_its_own(
+    cli, project_dir: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    event = {"session_id": "both", "trigger": "auto"}
+    assert cli("agent", "install", "claude-code", "--user").exit_code == 0
+    assert _capture(cli, "PreCompact", event, "--user").stdout != ""  # no project hook yet
+    assert cli("agent", "install", "claude-code").exit_code == 0
+    other = {**event, "session_id": "both-2"}
+    assert _capture(cli, "PreCompact", other, "--user").stdout == ""  # the project's speaks
+    assert _capture(cli, "PreCompact", other).stdout != ""
+
+
+def test_a_failing_capture_exits_1_never_2(
+    cli, project_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    blocked = tmp_path / "not-a-dir"
+    blocked.write_text("a file where GRAPHIT_HOME should be")
+    monkeypatch.setenv("GRAPHIT_HOME", str(blocked))
+    done = _capture(cli, "PreCompact", {"session_id": "x"})
+    assert (done.exit_code, done.stdout) == (1, "")
+    assert done.stderr.startswith("Error: graphit hook: ")

@@ -266,6 +266,8 @@ def hook_capture(
     wrote memories, after the first time, at a Stop before the session made 8 tool calls, or
     with GRAPHIT_CAPTURE=0.
     """
-    from graphit_cli.cli import hooks
+    from graphit_cli.cli import capture_hook
 
-    hooks.never_blocks(hooks.capture)(event, user, hooks.read_stdin(), for_.value)
+    code = capture_hook.run(event, user, for_.value, capture_hook.read_stdin())
+    if code:
+        raise typer.Exit(code)

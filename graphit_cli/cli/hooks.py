@@ -1,4 +1,4 @@
-"""`graphit agent hook session-start|prompt|capture`: what an agent's hooks print.
+"""`graphit agent hook session-start|prompt`: what an agent's hooks print into its context.
 
 Claude Code runs a hook command in the project, hands it the event as JSON on stdin (a
 UserPromptSubmit event's `prompt` field is what the user typed), and adds what the command
@@ -208,31 +208,6 @@ def _line(memory: Memory) -> str:
     where = f"{memory.scope_kind}:{memory.scope_id}" if memory.scope_kind else "project"
     head = f"- **{memory.title}** (`{memory.id}`, {memory.type}, {where}{flags})"
     return f"{head}: {body}" if body else head
-
-
-def capture(event: str, user_level: bool, stdin: str, client: str = "claude-code") -> None:
-    """The request to save what was learned, in the form the client's `event` reads
-    (`graphit_cli.recall.capture` decides whether to ask, and says what)."""
-    try:
-        payload = json.loads(stdin) if stdin.strip() else {}
-    except ValueError:
-        payload = {}
-    payload = payload if isinstance(payload, dict) else {}
-    if _silent(event, user_level, client) is None:
-        return
-    from graphit_cli.recall.capture import capture as ask
-
-    session = payload.get("session_id")
-    text = ask(event, client, session if isinstance(session, str) else None, payload)
-    if not text:
-        return
-    if client == "gemini":  # PreCompress and SessionEnd read systemMessage (the user sees it)
-        out(json.dumps({"systemMessage": text}, ensure_ascii=False) + "\n")
-    elif event in ("PreCompact", "SessionStart", "UserPromptSubmit"):  # plain stdout is read
-        out(text)
-    else:  # Stop and the like: additionalContext reaches the model without an error
-        found = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-        out(json.dumps(found, ensure_ascii=False) + "\n")
 
 
 def read_stdin() -> str:
