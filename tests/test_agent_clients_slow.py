@@ -400,3 +400,29 @@ def test_claude_code_delivers_the_capture_requests_to_the_model(
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_gemini_fires_precompress_before_a_turn_that_compresses_nothing(
+    clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:
+    """Why install writes no capture hook for Gemini CLI (README): 0.61 runs PreCompress hooks
+    on a one-prompt session, where nothing is compressed. When this fails, Gemini CLI fires it
+    only when it compresses: a capture hook there may then be worth its cost."""
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
+    (home / ".gemini" / "settings.json").write_text(
+        '{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
+    )
+    fired = tmp_path / "fired"
+    hook = {"type": "command", "command": f"cat > {fired}", "timeout": 3000}
+    (project_dir / ".gemini").mkdir()
+    (project_dir / ".gemini" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreCompress": [{"hooks": [hook]}]}})
+    )
+    account = {"GEMINI_API_KEY": "no-such-key", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    done = lambda said: "Attempt 1 failed" in said  # noqa: E731
+    said = _headless(
+        clients_bin, project_dir, ["gemini", "-p", "hi"], str(tmp_path), done, **account
+    )
+    assert fired.exists(), said
+    assert json.loads(fired.read_text())["trigger"] == "auto"
