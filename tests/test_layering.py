@@ -128,6 +128,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("service",),  # the use-cases over one scope's store
     ("opening", "consolidate"),  # the composition of a scope's store and service; consolidation
     ("portability",),  # import, export, contexts, reads across scopes
+    ("recall",),  # what the agent hooks put in front of a model
     ("daemon",),  # the daemon and its warm path
     ("explorer", "mcp"),  # two adapters
     ("cli",),  # the command line
