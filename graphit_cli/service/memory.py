@@ -54,6 +54,7 @@ class MemoryService:
         embedder: EmbedderFactory | None = None,
         vectors: WriteVectors | None = None,
         hold: Hold = nullcontext,
+        secrets: str = "refuse",
     ) -> None:
         self.store = store
         self.scope = scope
@@ -68,6 +69,7 @@ class MemoryService:
             clock=clock,
             vectors=vectors,
             hold=hold,
+            secrets=secrets,
         )
         self.upkeep = Upkeep(store, scope, embedder)
         self.duplicates = DuplicateGuard(store, embedder)
@@ -111,10 +113,12 @@ class MemoryService:
         author: str | None = None,
         vectors: WriteVectors | None = None,
         hold: Hold | None = None,
+        secrets: str | None = None,
     ) -> MemoryService:
         """This scope's service for one write: as `author`, embedding the rows it writes with
         `vectors` before each commit, taking `hold` around each commit (the daemon's
-        per-scope write lock). Over the same store handle, clock and embedder; `self` is
+        per-scope write lock), treating a secret by `secrets` ("refuse", "redact", "allow";
+        default: refuse). Over the same store handle, clock and embedder; `self` is
         left as it was, so concurrent requests never share a write's state."""
         return MemoryService(
             self.store,
@@ -124,7 +128,13 @@ class MemoryService:
             embedder=self._embedder,
             vectors=vectors,
             hold=hold or self.writes.hold,
+            secrets=secrets or "refuse",
         )
+
+    @property
+    def secrets(self) -> str:
+        """What a write holding a secret gets: "refuse", "redact" or "allow"."""
+        return self.writes.secrets
 
     @property
     def author(self) -> str:
