@@ -30,6 +30,7 @@ from graphit_cli.errors import (
     InvalidInput,
     NoProject,
     NotFound,
+    SecretRefused,
     StorageUnavailable,
 )
 from graphit_cli.explorer import views
@@ -71,6 +72,20 @@ def _status(exc: GraphitError) -> int:
     if isinstance(exc, StorageUnavailable):
         return 503
     return 500
+
+
+def _secret_message(message: str) -> str:
+    """A refused secret's message on one line, telling the person what to write instead
+    (the Explorer has no way past: a false positive is written with the CLI's
+    `--allow-secrets`)."""
+    from graphit_cli.core import secrets
+
+    lines = message.splitlines()
+    findings = [line for line in lines[1:] if not line.startswith(secrets.INSTEAD)]
+    return (
+        f"{lines[0]}: {'; '.join(findings)}. {secrets.INSTEAD.capitalize()}"
+        " (a false positive can be written with `graphit memory upsert --allow-secrets`)."
+    )
 
 
 @dataclass
@@ -125,6 +140,8 @@ def endpoint(work: Work, services: Services) -> Handler:
             return await work(request, services)
         except ApiError as exc:
             return error_response(exc.status, exc.message)
+        except SecretRefused as exc:  # every finding (never the value), and what to do
+            return error_response(422, _secret_message(exc.message))
         except GraphitError as exc:
             return error_response(_status(exc), exc.message.splitlines()[0])
         except Exception as exc:
