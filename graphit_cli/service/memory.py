@@ -7,8 +7,8 @@ LanceDB lives in `store/`. Must not import Typer or Rich.
 `MemoryService` is composed of collaborators with one job each, all working on the scope's
 store: `Writer` (service/writes.py: upsert, delete, restore, import of exported rows),
 `Reader` (service/reads.py: source, history, catalogue, search, recall, browse), `Upkeep`
-(service/upkeep.py: embeddings, maintenance, status) and `DuplicateGuard`
-(service/duplicates.py). `access.opening.open_service` builds one for a scope.
+(service/upkeep.py: embeddings, maintenance, status), `DuplicateGuard`
+(service/duplicates.py) and `SecretSweep` (service/secrets.py: scan, redact). `access.opening.open_service` builds one for a scope.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from graphit_cli.service.common import (
 )
 from graphit_cli.service.duplicates import DuplicateGuard
 from graphit_cli.service.reads import Reader
+from graphit_cli.service.secrets import SecretSweep
 from graphit_cli.service.upkeep import Upkeep
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class MemoryService:
         )
         self.upkeep = Upkeep(store, scope, embedder)
         self.duplicates = DuplicateGuard(store, embedder)
+        self.sweep = SecretSweep(store, embedder)
         # The use-cases, as their collaborators define them (typed by those methods).
         self.upsert = self.writes.upsert
         self.upsert_many = self.writes.upsert_many
@@ -97,6 +99,8 @@ class MemoryService:
         self.find_duplicate = self.duplicates.find_duplicate
         self.live_duplicates = self.duplicates.live_duplicates
         self.duplicate_notes = self.duplicates.duplicate_notes
+        self.scan_secrets = self.sweep.scan
+        self.redact = self.sweep.redact
 
     def as_author(self, author: str) -> MemoryService:
         """This scope's service writing as `author` (the daemon writes for a CLI's
