@@ -12,6 +12,7 @@ import typer
 from graphit_cli.cli import common
 from graphit_cli.cli.common import ScopeOpt, UserOpt, handle_errors, note, out
 from graphit_cli.cli.memory import memory_app
+from graphit_cli.errors import UsageError
 
 if TYPE_CHECKING:
     from graphit_cli.service.memory import MemoryService
@@ -108,7 +109,7 @@ def redact(
     shared = "://" in service.store.uri
     if not yes:
         if not common.stdin_is_interactive():
-            raise common.UsageError("refusing to redact without --yes when not interactive")
+            raise UsageError("refusing to redact without --yes when not interactive")
         where = "a shared table: everyone using it" if shared else str(service.scope)
         if not typer.confirm(f"Rewrite every revision of {memory_id} in {where}?", err=True):
             note("Aborted; nothing changed.")

@@ -109,8 +109,8 @@ _MCP_WORDS = (
     # person's choice); the agent is told what to write instead.
     (
         f"{secrets.INSTEAD}; {secrets.WAYS_PAST}",
-        "record where the secret lives instead of its value (e.g. \"the deploy key is in "
-        "1Password, vault Ops\" or \"set DB_PASSWORD in .env\"); the memory tools never store a "
+        'record where the secret lives instead of its value (e.g. "the deploy key is in '
+        '1Password, vault Ops" or "set DB_PASSWORD in .env"); the memory tools never store a '
         "secret",
     ),
 )

@@ -8,7 +8,8 @@ LanceDB lives in `store/`. Must not import Typer or Rich.
 store: `Writer` (service/writes.py: upsert, delete, restore, import of exported rows),
 `Reader` (service/reads.py: source, history, catalogue, search, recall, browse), `Upkeep`
 (service/upkeep.py: embeddings, maintenance, status), `DuplicateGuard`
-(service/duplicates.py) and `SecretSweep` (service/secrets.py: scan, redact). `access.opening.open_service` builds one for a scope.
+(service/duplicates.py) and `SecretSweep` (service/secrets.py: scan, redact).
+`access.opening.open_service` builds one for a scope.
 """
 
 from __future__ import annotations
