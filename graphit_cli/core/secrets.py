@@ -158,27 +158,35 @@ def find(text: str) -> list[Finding]:
     if not text or len(text) < 8:
         return []
     spans: list[tuple[int, int, str]] = []
-    for kind, pattern in _COMPILED:
+    lowered = text.lower()
+    awake = sorted({i for literal, rules in _LITERALS if literal in text for i in rules})
+    for kind, pattern, _ in (_COMPILED[i] for i in awake):
         for match in pattern.finditer(text):
             if match.group(0) not in _DOCUMENTED_EXAMPLES and not _example(match.group(0)):
                 spans.append((match.start(), match.end(), kind))
-    for match in _PRIVATE_KEY.finditer(text):
-        spans.append((match.start(), match.end(), "private-key"))
-    for match in _URL_PASSWORD.finditer(text):
-        if _credible(match.group("value"), url=True):
-            spans.append((match.start("value"), match.end("value"), "password-in-url"))
-    for match in _BEARER.finditer(text):
-        if _credible(match.group("value")) and _mixed(match.group("value")):
-            spans.append((match.start("value"), match.end("value"), "bearer-token"))
-    for match in _BASIC.finditer(text):
-        spans.append((match.start("value"), match.end("value"), "basic-auth"))
-    for match in _FLAG.finditer(text):
-        if _credible(match.group("value")):
-            spans.append((match.start("value"), match.end("value"), "password"))
-    for match in _NPMRC.finditer(text):
-        if _credible(match.group("value")):
-            spans.append((match.start("value"), match.end("value"), "npm-token"))
-    for match in _ASSIGNMENT.finditer(text):
+    if "private key" in lowered:
+        for match in _PRIVATE_KEY.finditer(text):
+            spans.append((match.start(), match.end(), "private-key"))
+    if "://" in text and "@" in text:
+        for match in _URL_PASSWORD.finditer(text):
+            if _credible(match.group("value"), url=True):
+                spans.append((match.start("value"), match.end("value"), "password-in-url"))
+    if "bearer" in lowered or "token" in lowered:
+        for match in _BEARER.finditer(text):
+            if _credible(match.group("value")) and _mixed(match.group("value")):
+                spans.append((match.start("value"), match.end("value"), "bearer-token"))
+    if "basic" in lowered:
+        for match in _BASIC.finditer(text):
+            spans.append((match.start("value"), match.end("value"), "basic-auth"))
+    if "-p" in text:
+        for match in _FLAG.finditer(text):
+            if _credible(match.group("value")):
+                spans.append((match.start("value"), match.end("value"), "password"))
+    if ":_" in text:
+        for match in _NPMRC.finditer(text):
+            if _credible(match.group("value")):
+                spans.append((match.start("value"), match.end("value"), "npm-token"))
+    for match in _assignments(text, lowered):
         group = "quoted" if match.group("quoted") is not None else "bare"
         value = match.group(group)
         if _credible(value, quoted=group == "quoted", name=match.group("name")):
@@ -209,7 +217,42 @@ def describe(finding: Finding, field: str) -> str:
 
 # --- helpers ------------------------------------------------------------------------------------
 
-_COMPILED = tuple((kind, re.compile(pattern)) for kind, pattern in _PROVIDERS)
+# Each rule runs only when a literal it needs is in the text: `in` is a C scan,
+# a regex over a long body is not (benchmarks/secrets.py measures what a record costs).
+_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "aws-access-key": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "gitlab-token": ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-"),
+    "slack-token": ("xox",),
+    "slack-webhook": ("hooks.slack.com",),
+    "stripe-key": ("k_live_", "k_test_"),
+    "anthropic-key": ("sk-ant-",),
+    "openai-key": ("sk-",),
+    "google-api-key": ("AIza",),
+    "google-oauth-secret": ("GOCSPX-",),
+    "npm-token": ("npm_",),
+    "pypi-token": ("pypi-AgE",),
+    "huggingface-token": ("hf_",),
+    "sendgrid-key": ("SG.",),
+    "twilio-key": ("SK",),
+    "mailgun-key": ("key-",),
+    "shopify-token": ("shpat_", "shpca_", "shppa_", "shpss_"),
+    "digitalocean-token": ("_v1_",),
+    "databricks-token": ("dapi",),
+    "square-token": ("sq0",),
+    "telegram-bot-token": (":AA",),
+    "discord-webhook": ("/api/webhooks/",),
+    "azure-storage-key": ("ccountKey=", "CCOUNTKEY=", "ccountkey="),
+    "jwt": ("eyJ",),
+}
+_COMPILED = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
+# (literal, the provider rules it wakes), tested with `in` on the text as written.
+_LITERALS = tuple(
+    (literal, tuple(i for i, (k, _, _) in enumerate(_COMPILED) if literal in _TRIGGERS[k]))
+    for literal in sorted({t for ts in _TRIGGERS.values() for t in ts})
+)
+# Where an assignment's name can begin: the rule is tried at these words only.
+_NAME_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential")
 
 
 def _example(token: str) -> bool:
@@ -219,6 +262,19 @@ def _example(token: str) -> bool:
         return True
     body = token[-16:]
     return len(set(body)) <= 2
+
+
+def _assignments(text: str, lowered: str) -> list[re.Match[str]]:
+    """The assignment rule, tried where a credential's name begins (found with str.find)."""
+    found: list[re.Match[str]] = []
+    for word in _NAME_STARTS:
+        at = lowered.find(word)
+        while at >= 0:
+            match = _ASSIGNMENT.match(text, at)
+            if match is not None:
+                found.append(match)
+            at = lowered.find(word, at + 1)
+    return found
 
 
 def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str = "") -> bool:

@@ -1,0 +1,171 @@
+"""The secret detector, measured: refused secrets and look-alikes per kind on two corpora
+(benchmarks/secrets_corpus.py: "main", the one the rules were written against, and "heldout",
+other templates, phrasings and seed), for graphit's rules and, when given, detect-secrets and
+bc-detect-secrets; then what the check costs a 10k batch write, and `graphit --help`.
+
+The two detectors install the same `detect_secrets` package, so each is run from its own
+directory (`pip install --target DIR detect-secrets`), in a subprocess:
+
+    python benchmarks/secrets.py [--detect-secrets DIR] [--bc-detect-secrets DIR] [--records N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from secrets_corpus import corpus  # noqa: E402
+
+# Runs in a subprocess with one detect-secrets on the path: one JSON line per text (whether
+# it found anything), then the import time and the scan time.
+_DETECT_SECRETS = """
+import json, sys, time
+t0 = time.perf_counter()
+from detect_secrets.core.scan import scan_line
+from detect_secrets.settings import default_settings
+t1 = time.perf_counter()
+texts = json.load(sys.stdin)
+out = []
+with default_settings():
+    t2 = time.perf_counter()
+    for text in texts:
+        out.append(any(True for line in text.splitlines() for _ in scan_line(line)))
+    t3 = time.perf_counter()
+print(json.dumps({"hits": out, "import_s": t1 - t0, "scan_s": t3 - t2}))
+"""
+
+
+def graphit_rules(texts: list[str]) -> tuple[list[bool], float, float]:
+    t0 = time.perf_counter()
+    from graphit_cli.core import secrets
+
+    t1 = time.perf_counter()
+    hits = [bool(secrets.find(t)) for t in texts]
+    return hits, t1 - t0, time.perf_counter() - t1
+
+
+def detect_secrets(directory: str, texts: list[str]) -> tuple[list[bool], float, float]:
+    env = {**os.environ, "PYTHONPATH": directory}
+    proc = subprocess.run(
+        [sys.executable, "-c", _DETECT_SECRETS],
+        input=json.dumps(texts),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    data = json.loads(proc.stdout)
+    return data["hits"], data["import_s"], data["scan_s"]
+
+
+def report(name: str, which: str, records: list[tuple[str, str, str]], hits: list[bool]) -> None:
+    per: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for (label, kind, _), hit in zip(records, hits, strict=True):
+        per[(label, kind)][0] += hit
+        per[(label, kind)][1] += 1
+    secret = [v for (label, _), v in per.items() if label == "secret"]
+    benign = [v for (label, _), v in per.items() if label == "benign"]
+    recall = sum(a for a, _ in secret) / sum(b for _, b in secret)
+    false = sum(a for a, _ in benign) / sum(b for _, b in benign)
+    print(f"{name:18} {which:8} secrets refused {recall:6.1%}  look-alikes refused {false:6.1%}")
+    for (label, kind), (a, b) in sorted(per.items()):
+        if (label == "secret" and a < b) or (label == "benign" and a):
+            print(f"{'':28}{label:7} {kind:22} {a}/{b}")
+
+
+def write_cost(records: int) -> None:
+    """A `records`-draft batch upsert in-process without vectors, with the check ("refuse")
+    and without it ("allow"), each on a fresh table; and the check alone."""
+    from graphit_cli.core import secrets
+    from graphit_cli.core.models import MemoryDraft
+
+    drafts = [
+        MemoryDraft(
+            title=f"Convention {i}: the build uses uv and make",
+            body=(
+                f"We install with uv (lock file uv.lock, commit {i:040x}). Tests run with "
+                "`make test`; the CI image is python@sha256:" + f"{i:064x}" + ". Ask #ops "
+                "for the staging password; it lives in 1Password, vault Ops.\n" * 3
+            ),
+        )
+        for i in range(records)
+    ]
+    t0 = time.perf_counter()
+    for draft in drafts:
+        secrets.in_draft(draft.title, draft.body)
+    alone = time.perf_counter() - t0
+    timings = {}
+    for policy in ("allow", "refuse", "allow", "refuse"):
+        timings.setdefault(policy, []).append(_batch(drafts, policy))
+    allow, refuse = min(timings["allow"]), min(timings["refuse"])
+    print(
+        f"\n{records} records: batch upsert {allow:.2f} s unchecked, {refuse:.2f} s checked "
+        f"(ratio {refuse / allow:.3f}); the check alone {alone * 1000:.0f} ms "
+        f"({alone / records * 1e6:.0f} us a record)"
+    )
+
+
+def _batch(drafts: list, policy: str) -> float:  # type: ignore[type-arg]
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.service.memory import MemoryService
+    from graphit_cli.store.lance import MemoryStore
+
+    with tempfile.TemporaryDirectory() as root:
+        store = MemoryStore.open(str(Path(root) / "table"))
+        service = MemoryService(
+            store, Scope("project", "01JD0000000000000000000000"), author="bench", secrets=policy
+        )
+        t0 = time.perf_counter()
+        service.upsert_many(drafts)
+        return time.perf_counter() - t0
+
+
+def help_imports() -> None:
+    code = (
+        "import sys\nfrom graphit_cli.cli.app import app\n"
+        "print('graphit_cli.core.secrets' in sys.modules, 'detect_secrets' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    print(f"`graphit --help` imports the detector: {out[0]}, detect-secrets: {out[1]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--detect-secrets", metavar="DIR")
+    parser.add_argument("--bc-detect-secrets", metavar="DIR")
+    parser.add_argument("--records", type=int, default=10_000)
+    args = parser.parse_args()
+    for which in ("main", "heldout"):
+        records = corpus(which)
+        texts = [t for _, _, t in records]
+        runs = [("graphit rules", lambda t: graphit_rules(t))]
+        if args.detect_secrets:
+            runs.append(("detect-secrets", lambda t: detect_secrets(args.detect_secrets, t)))
+        if args.bc_detect_secrets:
+            runs.append(("bc-detect-secrets", lambda t: detect_secrets(args.bc_detect_secrets, t)))
+        for name, run in runs:
+            hits, imported, scanned = run(texts)
+            report(name, which, records, hits)
+            print(
+                f"{'':28}import {imported * 1000:.0f} ms, "
+                f"{scanned / len(texts) * 1e6:.0f} us a record ({len(texts)} records)"
+            )
+    write_cost(args.records)
+    help_imports()
+
+
+if __name__ == "__main__":
+    main()
