@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from secrets_corpus import corpus  # noqa: E402
+from secrets_corpus import corpus
 
 # Runs in a subprocess with one detect-secrets on the path: one JSON line per text (whether
 # it found anything), then the import time and the scan time.

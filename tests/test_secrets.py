@@ -329,6 +329,24 @@ def test_files_are_private_under_a_permissive_umask(project_dir: Path, graphit_h
     ), {str(p): oct(m) for p, m in modes.items() if m not in (0o700, 0o600)}
     graphit_home.chmod(0o755)
     result = run("memory", "list")
-    assert result.returncode == 0
+    assert (result.returncode, result.stderr) == (0, "")  # not a terminal: no note
     assert stat.S_IMODE(graphit_home.stat().st_mode) == 0o700
-    assert f"graphit: made {graphit_home} private (mode 755 -> 700)" in result.stderr
+
+
+def test_an_open_home_is_tightened_with_a_note_on_a_terminal(
+    graphit_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from graphit_cli.cli import private_files
+
+    graphit_home.mkdir(mode=0o755)
+    graphit_home.chmod(0o755)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    old = os.umask(0)
+    try:
+        private_files()
+        assert os.umask(0) == 0o077
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(graphit_home.stat().st_mode) == 0o700
+    expected = f"graphit: made {graphit_home} private (mode 755 -> 700): it holds your memories\n"
+    assert capsys.readouterr().err == expected

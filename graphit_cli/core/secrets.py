@@ -11,7 +11,9 @@ URLs, headers) add what they lack, with the look-alikes a memory holds left alon
 variable names without a value, notes that say where a secret lives, public keys, hashes.
 
 A finding never carries the value itself into a message: `Finding` holds its kind and span, and
-`describe` names the kind and line:column only. Must not import anything heavy.
+`describe` names the kind and line:column only. Must not import anything heavy. Past 400 lines
+as one job: the rules, and the look-alikes each must leave alone, are tuned together against
+one corpus (benchmarks/secrets_corpus.py), and a memory's fields are checked by the same code.
 """
 
 from __future__ import annotations
@@ -411,6 +413,18 @@ def safe_title(title: str, found: list[FieldFinding] | None = None) -> str:
 
 def refusal_lines(record: str, found: list[FieldFinding]) -> list[str]:
     return [f"{record}: {describe(finding, field)}" for field, finding in found]
+
+
+def on_one_line(message: str, way: str) -> str:
+    """A refusal's message on one line, with `way` (an adapter's) instead of the CLI's flags."""
+    head, *rest = message.splitlines()
+    findings = [line for line in rest if not line.startswith(INSTEAD)]
+    return f"{head}: {'; '.join(findings)}. {INSTEAD.capitalize()} ({way})."
+
+
+def summary(found: list[FieldFinding]) -> str:
+    """`holds a secret (aws-access-key in the body at 2:21, ...)`."""
+    return f"holds a secret ({', '.join(describe(f, field) for field, f in found)})"
 
 
 def refusal(lines: list[str]) -> str:

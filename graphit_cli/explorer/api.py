@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from graphit_cli import config
 from graphit_cli.access import scopes
 from graphit_cli.access.providers import resolve_scope
+from graphit_cli.core import secrets
 from graphit_cli.core.models import DEFAULT_TYPE, MEMORY_TYPES, MemoryDraft
 from graphit_cli.errors import (
     AccessDenied,
@@ -44,6 +45,8 @@ Handler = Callable[[Request], Awaitable[Response]]
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
 _CONTEXT = re.compile(r"^context:(.+)$")
+# The Explorer has no way past a refused secret; a false positive is the CLI's to write.
+EXPLORER_WAY = "a false positive can be written with `graphit memory upsert --allow-secrets`"
 _FIELDS = frozenset({"title", "body", "type", "tags", "important", "mandatory", "revision"})
 
 
@@ -72,20 +75,6 @@ def _status(exc: GraphitError) -> int:
     if isinstance(exc, StorageUnavailable):
         return 503
     return 500
-
-
-def _secret_message(message: str) -> str:
-    """A refused secret's message on one line, telling the person what to write instead
-    (the Explorer has no way past: a false positive is written with the CLI's
-    `--allow-secrets`)."""
-    from graphit_cli.core import secrets
-
-    lines = message.splitlines()
-    findings = [line for line in lines[1:] if not line.startswith(secrets.INSTEAD)]
-    return (
-        f"{lines[0]}: {'; '.join(findings)}. {secrets.INSTEAD.capitalize()}"
-        " (a false positive can be written with `graphit memory upsert --allow-secrets`)."
-    )
 
 
 @dataclass
@@ -141,7 +130,7 @@ def endpoint(work: Work, services: Services) -> Handler:
         except ApiError as exc:
             return error_response(exc.status, exc.message)
         except SecretRefused as exc:  # every finding (never the value), and what to do
-            return error_response(422, _secret_message(exc.message))
+            return error_response(422, secrets.on_one_line(exc.message, EXPLORER_WAY))
         except GraphitError as exc:
             return error_response(_status(exc), exc.message.splitlines()[0])
         except Exception as exc:

@@ -244,18 +244,18 @@ def _hold_back_secrets(found: Collected, report: ImportReport, *, redact: bool) 
             items.append(item)
         elif redact:
             items.append(replace(item, draft=secrets.redacted_draft(item.draft)))
-            found.redacted[item.key] = _where(hits)
+            found.redacted[item.key] = secrets.summary(hits)
         else:
             title = secrets.safe_title(item.draft.title or "")
             report.problems.append(
-                Problem(item.path, item.line, f"{title!r} not imported: {_where(hits)}")
+                Problem(item.path, item.line, f"{title!r} not imported: {secrets.summary(hits)}")
             )
     found.items = items
     bad: dict[str, list[str]] = {}
     for row, origin in found.rows:
         hits = secrets.in_draft(row.title, row.body)
         if hits:
-            bad.setdefault(row.id, []).append(f"{origin}: {_where(hits)}")
+            bad.setdefault(row.id, []).append(f"{origin}: {secrets.summary(hits)}")
     if redact:
         found.redacted.update({i: "; ".join(lines) for i, lines in bad.items()})
         return
@@ -265,11 +265,6 @@ def _hold_back_secrets(found: Collected, report: ImportReport, *, redact: bool) 
             report.problems.append(
                 Problem(report.source, 0, f"memory {memory_id} not imported (whole chain): {line}")
             )
-
-
-def _where(hits: list[secrets.FieldFinding]) -> str:
-    described = ", ".join(secrets.describe(finding, field) for field, finding in hits)
-    return f"holds a secret ({described})"
 
 
 def _apply_rows(
