@@ -159,36 +159,36 @@ def find(text: str) -> list[Finding]:
     """Every secret in `text`, in order of position; overlapping matches are reported once."""
     if not text or len(text) < 8:
         return []
-    spans: list[tuple[int, int, str]] = []
     lowered = text.lower()
-    awake = sorted({i for literal, rules in _LITERALS if literal in text for i in rules})
+    # One pass finds every literal a rule needs; a rule runs only when one of its is there.
+    gate: dict[str, list[int]] = {}
+    for hit in _GATE.finditer(lowered):
+        gate.setdefault(hit.group(0), []).append(hit.start())
+    if not gate:
+        return []
+    spans: list[tuple[int, int, str]] = []
+    awake = sorted({i for literal in gate for i in _WAKES.get(literal, ())})
     for kind, pattern, _ in (_COMPILED[i] for i in awake):
         for match in pattern.finditer(text):
             if match.group(0) not in _DOCUMENTED_EXAMPLES and not _example(match.group(0)):
                 spans.append((match.start(), match.end(), kind))
-    if "private key" in lowered:
-        for match in _PRIVATE_KEY.finditer(text):
-            spans.append((match.start(), match.end(), "private-key"))
-    if "://" in text and "@" in text:
-        for match in _URL_PASSWORD.finditer(text):
-            if _credible(match.group("value"), url=True):
-                spans.append((match.start("value"), match.end("value"), "password-in-url"))
-    if "bearer" in lowered or "token" in lowered:
-        for match in _BEARER.finditer(text):
-            if _credible(match.group("value")) and _mixed(match.group("value")):
-                spans.append((match.start("value"), match.end("value"), "bearer-token"))
-    if "basic" in lowered:
-        for match in _BASIC.finditer(text):
-            spans.append((match.start("value"), match.end("value"), "basic-auth"))
-    if "-p" in text:
-        for match in _FLAG.finditer(text):
-            if _credible(match.group("value")):
-                spans.append((match.start("value"), match.end("value"), "password"))
-    if ":_" in text:
-        for match in _NPMRC.finditer(text):
-            if _credible(match.group("value")):
-                spans.append((match.start("value"), match.end("value"), "npm-token"))
-    for match in _assignments(text, lowered):
+    for rule, kind, needs in _CONTEXT_RULES:
+        if not any(literal in gate for literal in needs):
+            continue
+        for match in rule.finditer(text):
+            value = match.group("value") if "value" in rule.groupindex else match.group(0)
+            if rule is _PRIVATE_KEY:
+                spans.append((match.start(), match.end(), kind))
+            elif rule is _BASIC or (
+                _credible(value, url=rule is _URL_PASSWORD)
+                and (rule is not _BEARER or _mixed(value))
+            ):
+                spans.append((match.start("value"), match.end("value"), kind))
+    starts = sorted({at for word in _NAME_STARTS for at in gate.get(word, ())})
+    for at in starts:
+        match = _ASSIGNMENT.match(text, at)
+        if match is None:
+            continue
         group = "quoted" if match.group("quoted") is not None else "bare"
         value = match.group(group)
         if _credible(value, quoted=group == "quoted", name=match.group("name")):
@@ -248,13 +248,32 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "jwt": ("eyJ",),
 }
 _COMPILED = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
-# (literal, the provider rules it wakes), tested with `in` on the text as written.
-_LITERALS = tuple(
-    (literal, tuple(i for i, (k, _, _) in enumerate(_COMPILED) if literal in _TRIGGERS[k]))
-    for literal in sorted({t for ts in _TRIGGERS.values() for t in ts})
-)
 # Where an assignment's name can begin: the rule is tried at these words only.
 _NAME_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential")
+# The context rules: (rule, kind, the lowercase literals that wake it).
+_CONTEXT_RULES = (
+    (_PRIVATE_KEY, "private-key", ("private key",)),
+    (_URL_PASSWORD, "password-in-url", ("://",)),
+    (_BEARER, "bearer-token", ("bearer", "token")),
+    (_BASIC, "basic-auth", ("basic",)),
+    (_FLAG, "password", ("-p",)),
+    (_NPMRC, "npm-token", (":_",)),
+)
+# lowercase literal -> the provider rules it wakes (indexes into _COMPILED)
+_WAKES: dict[str, tuple[int, ...]] = {}
+for _i, (_kind, _, _literals) in enumerate(_COMPILED):
+    for _literal in _literals:
+        _WAKES[_literal.lower()] = (*_WAKES.get(_literal.lower(), ()), _i)
+_GATE = re.compile(
+    "|".join(
+        re.escape(literal)
+        for literal in sorted(
+            {*_WAKES, *_NAME_STARTS, *(n for _, _, needs in _CONTEXT_RULES for n in needs)},
+            key=len,
+            reverse=True,
+        )
+    )
+)
 
 
 def _example(token: str) -> bool:
@@ -264,19 +283,6 @@ def _example(token: str) -> bool:
         return True
     body = token[-16:]
     return len(set(body)) <= 2
-
-
-def _assignments(text: str, lowered: str) -> list[re.Match[str]]:
-    """The assignment rule, tried where a credential's name begins (found with str.find)."""
-    found: list[re.Match[str]] = []
-    for word in _NAME_STARTS:
-        at = lowered.find(word)
-        while at >= 0:
-            match = _ASSIGNMENT.match(text, at)
-            if match is not None:
-                found.append(match)
-            at = lowered.find(word, at + 1)
-    return found
 
 
 def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str = "") -> bool:
