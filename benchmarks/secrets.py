@@ -130,6 +130,55 @@ def _batch(drafts: list, policy: str) -> float:  # type: ignore[type-arg]
         return time.perf_counter() - t0
 
 
+def cli_cost(records: int, runs: int) -> None:
+    """`graphit memory upsert -` of a `records`-line NDJSON batch, in-process (no daemon), as a
+    user runs it: a fresh home and project each run, the rows embedded as the CLI does (its
+    first rows by the default model, the rest left to the pass); `--allow-secrets` (no check)
+    against the default (checked), alternated."""
+    lines = "".join(
+        json.dumps(
+            {
+                "title": f"Convention {i}: the build uses uv and make",
+                "body": f"We install with uv (commit {i:040x}). Ask #ops for the staging "
+                "password; it lives in 1Password, vault Ops.",
+            }
+        )
+        + "\n"
+        for i in range(records)
+    )
+    times: dict[str, list[float]] = {"unchecked": [], "checked": []}
+    for _ in range(runs):
+        for name, extra in (("unchecked", ["--allow-secrets"]), ("checked", [])):
+            with tempfile.TemporaryDirectory() as root:
+                project = Path(root) / "p"
+                project.mkdir()
+                (project / "graphit.lock.json").write_text(
+                    json.dumps({"project": {"id": "01JD0000000000000000000000"}})
+                )
+                env = {
+                    **os.environ,
+                    "GRAPHIT_HOME": str(Path(root) / "home"),
+                    "GRAPHIT_NO_DAEMON": "1",
+                    "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+                }
+                t0 = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "graphit_cli", "memory", "upsert", "-", *extra],
+                    input=lines,
+                    env=env,
+                    cwd=project,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                times[name].append(time.perf_counter() - t0)
+    unchecked, checked = min(times["unchecked"]), min(times["checked"])
+    print(
+        f"`graphit memory upsert -` of {records} records (best of {runs}): {unchecked:.2f} s "
+        f"with --allow-secrets, {checked:.2f} s checked (ratio {checked / unchecked:.3f})"
+    )
+
+
 def help_imports() -> None:
     code = (
         "import sys\nfrom graphit_cli.cli.app import app\n"
@@ -147,6 +196,7 @@ def main() -> None:
     parser.add_argument("--detect-secrets", metavar="DIR")
     parser.add_argument("--bc-detect-secrets", metavar="DIR")
     parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--cli-runs", type=int, default=3, help="0: skip the CLI batch")
     args = parser.parse_args()
     for which in ("main", "heldout"):
         records = corpus(which)
@@ -164,6 +214,8 @@ def main() -> None:
                 f"{scanned / len(texts) * 1e6:.0f} us a record ({len(texts)} records)"
             )
     write_cost(args.records)
+    if args.cli_runs:
+        cli_cost(args.records, args.cli_runs)
     help_imports()
 
 
