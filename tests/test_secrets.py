@@ -350,3 +350,26 @@ def test_an_open_home_is_tightened_with_a_note_on_a_terminal(
     assert stat.S_IMODE(graphit_home.stat().st_mode) == 0o700
     expected = f"graphit: made {graphit_home} private (mode 755 -> 700): it holds your memories\n"
     assert capsys.readouterr().err == expected
+
+
+def test_a_running_daemon_keeps_answering_after_a_redaction(
+    project_dir: Path, request: pytest.FixtureRequest
+) -> None:
+    from tests import test_warm_writes as warm
+
+    assert request.getfixturevalue("daemon").poll() is None
+    args = ("memory", "upsert", "--title", "Deploy", "--body", BODY, "--allow-secrets")
+    code, out, err, heavy = warm.graphit(project_dir, *args, "-f", "json")
+    assert (code, heavy) == (0, False), err
+    memory_id = json.loads(out)[0]["id"]
+    for i in range(3):
+        warm.graphit(project_dir, "memory", "upsert", "--title", f"n{i}", "--body", "plain")
+    code, out, err, _ = warm.graphit(project_dir, "memory", "search", "deploy", "-f", "json")
+    assert code == 0 and AWS in out  # the daemon's handle has read the rows holding it
+    code, _, err, _ = warm.cold(project_dir, "memory", "redact", memory_id, "--yes")
+    assert code == 0, err
+    code, out, err, heavy = warm.graphit(project_dir, "memory", "search", "deploy", "-f", "json")
+    assert (code, heavy) == (0, False), err
+    assert memory_id in out and values_absent(out)
+    code, out, err, heavy = warm.graphit(project_dir, "memory", "list", "-f", "json")
+    assert (code, heavy) == (0, False) and values_absent(out), err
