@@ -45,6 +45,30 @@ print(json.dumps({"hits": out, "import_s": t1 - t0, "scan_s": t3 - t2}))
 """
 
 
+# The same through its file scan (each text as a Markdown file), which applies its filters.
+_DETECT_SECRETS_FILES = """
+import json, os, sys, tempfile, time
+t0 = time.perf_counter()
+from detect_secrets import SecretsCollection
+from detect_secrets.settings import default_settings
+t1 = time.perf_counter()
+texts = json.load(sys.stdin)
+out = []
+folder = tempfile.mkdtemp()
+with default_settings():
+    t2 = time.perf_counter()
+    for i, text in enumerate(texts):
+        path = os.path.join(folder, f"memory{i}.md")
+        with open(path, "w") as handle:
+            handle.write(text)
+        found = SecretsCollection()
+        found.scan_file(path)
+        out.append(bool(list(found)))
+    t3 = time.perf_counter()
+print(json.dumps({"hits": out, "import_s": t1 - t0, "scan_s": t3 - t2}))
+"""
+
+
 def graphit_rules(texts: list[str]) -> tuple[list[bool], float, float]:
     t0 = time.perf_counter()
     from graphit_cli.core import secrets
@@ -54,10 +78,12 @@ def graphit_rules(texts: list[str]) -> tuple[list[bool], float, float]:
     return hits, t1 - t0, time.perf_counter() - t1
 
 
-def detect_secrets(directory: str, texts: list[str]) -> tuple[list[bool], float, float]:
+def detect_secrets(
+    directory: str, texts: list[str], files: bool = False
+) -> tuple[list[bool], float, float]:
     env = {**os.environ, "PYTHONPATH": directory}
     proc = subprocess.run(
-        [sys.executable, "-c", _DETECT_SECRETS],
+        [sys.executable, "-c", _DETECT_SECRETS_FILES if files else _DETECT_SECRETS],
         input=json.dumps(texts),
         env=env,
         capture_output=True,
@@ -77,10 +103,10 @@ def report(name: str, which: str, records: list[tuple[str, str, str]], hits: lis
     benign = [v for (label, _), v in per.items() if label == "benign"]
     recall = sum(a for a, _ in secret) / sum(b for _, b in secret)
     false = sum(a for a, _ in benign) / sum(b for _, b in benign)
-    print(f"{name:18} {which:8} secrets refused {recall:6.1%}  look-alikes refused {false:6.1%}")
+    print(f"{name:22} {which:8} secrets refused {recall:6.1%}  look-alikes refused {false:6.1%}")
     for (label, kind), (a, b) in sorted(per.items()):
         if (label == "secret" and a < b) or (label == "benign" and a):
-            print(f"{'':28}{label:7} {kind:22} {a}/{b}")
+            print(f"{'':32}{label:7} {kind:22} {a}/{b}")
 
 
 def write_cost(records: int) -> None:
@@ -202,15 +228,18 @@ def main() -> None:
         records = corpus(which)
         texts = [t for _, _, t in records]
         runs = [("graphit rules", lambda t: graphit_rules(t))]
-        if args.detect_secrets:
-            runs.append(("detect-secrets", lambda t: detect_secrets(args.detect_secrets, t)))
-        if args.bc_detect_secrets:
-            runs.append(("bc-detect-secrets", lambda t: detect_secrets(args.bc_detect_secrets, t)))
+        for name, directory in (
+            ("detect-secrets", args.detect_secrets),
+            ("bc-detect-secrets", args.bc_detect_secrets),
+        ):
+            if directory:
+                runs.append((f"{name} line", lambda t, d=directory: detect_secrets(d, t)))
+                runs.append((f"{name} file", lambda t, d=directory: detect_secrets(d, t, True)))
         for name, run in runs:
             hits, imported, scanned = run(texts)
             report(name, which, records, hits)
             print(
-                f"{'':28}import {imported * 1000:.0f} ms, "
+                f"{'':32}import {imported * 1000:.0f} ms, "
                 f"{scanned / len(texts) * 1e6:.0f} us a record ({len(texts)} records)"
             )
     write_cost(args.records)
