@@ -214,6 +214,14 @@ def test_a_write_forwarded_to_the_daemon_is_refused_the_same_way(
     assert (code, heavy) == (0, False), err
     memory = open_service(scope).source(json.loads(out)[0]["id"])
     assert memory.body == secrets.redact(BODY)
+    # An import forwarded to the daemon leaves the section out and says so, as in-process.
+    (project_dir / "AGENTS.md").write_text(f"# Team\n\n## Keys\n\nThe token is {GHP}.\n")
+    code, out, err, heavy = warm.graphit(project_dir, "memory", "import", "AGENTS.md")
+    cold = warm.cold(project_dir, "memory", "import", "AGENTS.md", "--dry-run")
+    assert (code, heavy) == (3, False) and cold[0] == 3
+    assert "'Keys' not imported: holds a secret (github-token in the body at 1:14)" in err
+    assert err.splitlines()[0] == cold[2].splitlines()[0]
+    assert values_absent(out + err + cold[1] + cold[2])
 
 
 # --- scan and redact ------------------------------------------------------------------------

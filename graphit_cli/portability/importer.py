@@ -4,10 +4,9 @@ graphit's own exports are written as rows (ids, revisions, links and dates kept;
 `native`); foreign records become drafts whose id is derived from their stable source key,
 so importing the same file again updates those memories instead of adding new ones. A record
 whose content a live memory already has is skipped; broken records are reported with their
-file and line while the others import, one commit per batch. A record holding a secret
-(`core.secrets`) is left out and reported as rejected, or with the service's `secrets` policy
-"redact" written redacted (and said so), or with "allow" written as it is; a graphit export's
-chain is left out whole.
+file and line while the others import, one commit per batch. A record holding a secret is
+left out and reported (an export's whole chain), or redacted, or written as it is: the
+service's `secrets` policy ("refuse", "redact", "allow").
 """
 
 from __future__ import annotations
@@ -308,13 +307,14 @@ def _apply_rows(
         rows = chains[memory_id]
         head, origin = max(rows, key=lambda r: (r[0].revision, r[0].is_live))
         why = _redacted(found.redacted.get(memory_id))
+        title = secrets.redact(head.title) if why else head.title
         if memory_id in plan.created:
-            report.outcomes.append(Outcome("created", memory_id, head.title, origin, why))
+            report.outcomes.append(Outcome("created", memory_id, title, origin, why))
         elif memory_id in plan.updated:
-            report.outcomes.append(Outcome("updated", memory_id, head.title, origin, why))
+            report.outcomes.append(Outcome("updated", memory_id, title, origin, why))
         else:
             reason = plan.conflicts.get(memory_id, "unchanged")
-            report.outcomes.append(Outcome("skipped", memory_id, head.title, origin, reason))
+            report.outcomes.append(Outcome("skipped", memory_id, title, origin, reason))
 
 
 def _apply_items(
