@@ -381,3 +381,57 @@ def test_a_running_daemon_keeps_answering_after_a_redaction(
     assert memory_id in out and values_absent(out)
     code, out, err, heavy = warm.graphit(project_dir, "memory", "list", "-f", "json")
     assert (code, heavy) == (0, False) and values_absent(out), err
+
+
+def test_scan_all_covers_every_scope_this_machine_uses(cli, service) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.access.providers import resolve_scope
+
+    service.writing(secrets="allow").upsert(MemoryDraft(title="P", body=f"t {GHP}"))
+    user = open_service(resolve_scope("user")).writing(secrets="allow")
+    user.upsert(MemoryDraft(title="U", body=f"key {AWS}"))
+    result = cli("memory", "scan", "--all", "--json")
+    assert result.exit_code == 1
+    found = json.loads(result.stdout)
+    assert sorted((f["scope"].split(":")[0], f["kind"], f["live"]) for f in found) == [
+        ("project", "github-token", True),
+        ("user", "aws-access-key", True),
+    ]
+    assert values_absent(result.stdout + result.stderr)
+    assert cli("memory", "scan", "--user").exit_code == 1
+    assert cli("memory", "scan", "--all", "--user").exit_code == 2
+
+
+def test_the_daemons_run_directory_and_socket_are_private_under_umask_000(
+    project_dir: Path, graphit_home: Path
+) -> None:
+    import time
+
+    from graphit_cli.access import runstate
+    from graphit_cli.daemon import wire
+
+    proc = subprocess.Popen(
+        [
+            "sh",
+            "-c",
+            'umask 000 && exec "$0" -m graphit_cli memory daemon --scope project',
+            sys.executable,
+        ],
+        cwd=project_dir,
+        env={**os.environ, "GRAPHIT_EMBEDDER": "tests.embedders:HashingEmbedder"},
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=2.0) is None:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        socket = runstate.socket_path()
+        assert stat.S_IMODE(socket.stat().st_mode) & 0o077 == 0
+        for path in [graphit_home, *graphit_home.rglob("*")]:
+            if path.is_socket():
+                continue
+            mode = stat.S_IMODE(path.stat().st_mode)
+            assert mode == (0o700 if path.is_dir() else 0o600), (str(path), oct(mode))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=180)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphit_cli.access.scopes import Scope
-from graphit_cli.core import secrets
 from graphit_cli.core.models import Memory, SearchHit, WriteResult
 from graphit_cli.errors import InvalidInput
 from graphit_cli.formats import render
@@ -105,20 +104,25 @@ _MCP_WORDS = (
     ("read it again with `graphit memory source`", "read it again with graphit_memory_source"),
     ("run `graphit init`, set GRAPHIT_PROJECT_ID, or use --user", 'or pass scope: "user"'),
     ("pass --scope", "pass scope"),
-    # A refused secret: no way past over MCP (the CLI's --redact / --allow-secrets are a
-    # person's choice); the agent is told what to write instead.
-    (
-        f"{secrets.INSTEAD}; {secrets.WAYS_PAST}",
-        'record where the secret lives instead of its value (e.g. "the deploy key is in '
-        '1Password, vault Ops" or "set DB_PASSWORD in .env"); the memory tools never store a '
-        "secret",
-    ),
 )
 _HISTORY = re.compile(r"see `graphit memory history ([^`]+)`")
+
+
+# A refused secret: no way past over MCP (the CLI's --redact / --allow-secrets are a person's
+# choice); the agent is told what to write instead.
+_SECRET_WAY = (
+    'record where the secret lives instead of its value (e.g. "the deploy key is in '
+    '1Password, vault Ops" or "set DB_PASSWORD in .env"); the memory tools never store a '
+    "secret"
+)
 
 
 def mcp_message(message: str) -> str:
     """A GraphitError's message for a tool caller: tools and arguments, not commands and flags."""
     for cli_words, tool_words in _MCP_WORDS:
         message = message.replace(cli_words, tool_words)
+    if message.startswith("refused: a secret"):
+        from graphit_cli.core import secrets  # only then: its rules compile on import
+
+        message = message.replace(f"{secrets.INSTEAD}; {secrets.WAYS_PAST}", _SECRET_WAY)
     return _HISTORY.sub(r"graphit_memory_source id=\1 shows its previous revision", message)
