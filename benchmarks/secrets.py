@@ -224,7 +224,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--cli-runs", type=int, default=3, help="0: skip the CLI batch")
     args = parser.parse_args()
-    for which in ("main", "heldout"):
+    for which in ("main", "heldout", "unseen"):
         records = corpus(which)
         texts = [t for _, _, t in records]
         runs = [("graphit rules", lambda t: graphit_rules(t))]

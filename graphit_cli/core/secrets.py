@@ -86,15 +86,16 @@ _ASSIGNMENT = re.compile(
 )
 # user:password@host in a URL or connection string.
 _URL_PASSWORD = re.compile(
-    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@\"'<>]{1,100}:(?P<value>[^\s@/\"'<>]{1,200})@[\w.-]"
+    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@\"'<>]{0,100}:(?P<value>[^\s@/\"'<>]{1,200})@[\w.-]"
 )
 # An Authorization header's credential, or a bearer token written out.
 _BEARER = re.compile(r"(?i:\b(?:bearer|token)\s+)(?P<value>[A-Za-z0-9._~+/-]{20,}=*)(?![\w.~+/-])")
 _BASIC = re.compile(r"(?i:authorization:\s*basic\s+)(?P<value>[A-Za-z0-9+/]{12,}=*)")
-# A password passed on a command line: `docker login -p X`, `mysql -pX`, `--password=X`.
+# A password passed on a command line: `docker login -p X`, `mysql -pX`, `--password=X`,
+# `curl -u user:X`.
 _FLAG = re.compile(
     r"(?:--pass(?:word|wd)?[= ]|\b(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?"
-    r"\s-p ?)(?P<value>[^\s\"'`]{6,200})"
+    r"\s-p ?|\bcurl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)(?P<value>[^\s\"'`]{6,200})"
 )
 # `//registry.npmjs.org/:_authToken=...` in an .npmrc.
 _NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']{7,})")
@@ -163,11 +164,14 @@ def find(text: str) -> list[Finding]:
     # One pass finds every literal a rule needs; a rule runs only when one of its is there.
     gate: dict[str, list[int]] = {}
     for hit in _GATE.finditer(lowered):
-        gate.setdefault(hit.group(0), []).append(hit.start())
-    if not gate:
+        for literal in _PREFIXES[hit.group(0)]:
+            gate.setdefault(literal, []).append(hit.start())
+    if not gate and "SK" not in text:
         return []
     spans: list[tuple[int, int, str]] = []
     awake = sorted({i for literal in gate for i in _WAKES.get(literal, ())})
+    if "SK" in text:
+        awake = sorted({*awake, _TWILIO})
     for kind, pattern, _ in (_COMPILED[i] for i in awake):
         for match in pattern.finditer(text):
             if match.group(0) not in _DOCUMENTED_EXAMPLES and not _example(match.group(0)):
@@ -236,7 +240,7 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "pypi-token": ("pypi-AgE",),
     "huggingface-token": ("hf_",),
     "sendgrid-key": ("SG.",),
-    "twilio-key": ("SK",),
+    "twilio-key": (),
     "mailgun-key": ("key-",),
     "shopify-token": ("shpat_", "shpca_", "shppa_", "shpss_"),
     "digitalocean-token": ("_v1_",),
@@ -256,7 +260,7 @@ _CONTEXT_RULES = (
     (_URL_PASSWORD, "password-in-url", ("://",)),
     (_BEARER, "bearer-token", ("bearer", "token")),
     (_BASIC, "basic-auth", ("basic",)),
-    (_FLAG, "password", ("-p",)),
+    (_FLAG, "password", ("-p", "curl")),
     (_NPMRC, "npm-token", (":_",)),
 )
 # lowercase literal -> the provider rules it wakes (indexes into _COMPILED)
@@ -264,16 +268,18 @@ _WAKES: dict[str, tuple[int, ...]] = {}
 for _i, (_kind, _, _literals) in enumerate(_COMPILED):
     for _literal in _literals:
         _WAKES[_literal.lower()] = (*_WAKES.get(_literal.lower(), ()), _i)
-_GATE = re.compile(
-    "|".join(
-        re.escape(literal)
-        for literal in sorted(
-            {*_WAKES, *_NAME_STARTS, *(n for _, _, needs in _CONTEXT_RULES for n in needs)},
-            key=len,
-            reverse=True,
-        )
-    )
+_TWILIO = next(i for i, (kind, _, _) in enumerate(_COMPILED) if kind == "twilio-key")
+_GATE_LITERALS = sorted(
+    {*_WAKES, *_NAME_STARTS, *(n for _, _, needs in _CONTEXT_RULES for n in needs)},
+    key=len,
+    reverse=True,
 )
+# One alternation, longest first: at a position the longest literal wins and stands for the
+# literals it begins with ("sk-ant-" for "sk-"). No literal may end where another begins
+# inside a token (the match would hide it): Twilio's "SK" is looked for on its own, as
+# written, not in the gate ("sk_live_" would hide "k_live_", and "task" is full of it).
+_GATE = re.compile("|".join(re.escape(lit) for lit in _GATE_LITERALS))
+_PREFIXES = {lit: tuple(p for p in _GATE_LITERALS if lit.startswith(p)) for lit in _GATE_LITERALS}
 
 
 def _example(token: str) -> bool:
