@@ -190,13 +190,13 @@ def find(text: str) -> list[Finding]:
                 spans.append((match.start("value"), match.end("value"), kind))
     starts = sorted({at for word in _NAME_STARTS for at in gate.get(word, ())})
     for at in starts:
-        match = _ASSIGNMENT.match(text, at)
-        if match is None:
+        named = _ASSIGNMENT.match(text, at)
+        if named is None:
             continue
-        group = "quoted" if match.group("quoted") is not None else "bare"
-        value = match.group(group)
-        if _credible(value, quoted=group == "quoted", name=match.group("name")):
-            spans.append((match.start(group), match.end(group), _assigned_kind(match["name"])))
+        group = "quoted" if named.group("quoted") is not None else "bare"
+        value = named.group(group)
+        if _credible(value, quoted=group == "quoted", name=named.group("name")):
+            spans.append((named.start(group), named.end(group), _assigned_kind(named["name"])))
     return _located(text, _merged(spans))
 
 
@@ -397,14 +397,14 @@ def redacted_text(title: str | None, body: str | None) -> tuple[str | None, str 
     return new_title, new_body
 
 
-def redacted_draft(draft: MemoryDraft, found: list[FieldFinding] | None = None) -> MemoryDraft:
+def redacted_draft(draft: MemoryDraft) -> MemoryDraft:
     from dataclasses import replace
 
     title, body = redacted_text(draft.title, draft.body)
     return replace(draft, title=title, body=body)
 
 
-def redacted_row(row: Memory, found: list[FieldFinding] | None = None) -> Memory:
+def redacted_row(row: Memory) -> Memory:
     """A row with its secrets replaced: its content hash recomputed, its vector dropped (it
     was of the text with the secret; the writer or the embedding pass embeds it again)."""
     from dataclasses import replace
@@ -417,7 +417,7 @@ def redacted_row(row: Memory, found: list[FieldFinding] | None = None) -> Memory
     return replace(row, title=title, body=body, content_hash=digest, embedding=None)
 
 
-def safe_title(title: str, found: list[FieldFinding] | None = None) -> str:
+def safe_title(title: str) -> str:
     """A title fit for a message: secrets redacted, at most 60 characters."""
     shown = redact(" ".join(title.split()))
     return shown if len(shown) <= 60 else shown[:59] + "…"

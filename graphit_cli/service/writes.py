@@ -153,7 +153,7 @@ class Writer:
         for index, draft in prepared:
             found = secrets.in_draft(draft.title, draft.body)
             if found and self.secrets == "redact":
-                draft = secrets.redacted_draft(draft, found)
+                draft = secrets.redacted_draft(draft)
             elif found:
                 name = _record_name(index, given[index], len(prepared))
                 refused += secrets.refusal_lines(name, found)
@@ -472,9 +472,9 @@ class Writer:
         for row in rows:
             found = secrets.in_draft(row.title, row.body)
             if found and self.secrets == "redact":
-                row = secrets.redacted_row(row, found)
+                row = secrets.redacted_row(row)
             elif found:
-                name = f"row {row.key} ({secrets.safe_title(row.title, found)!r})"
+                name = f"row {row.key} ({secrets.safe_title(row.title)!r})"
                 refused += secrets.refusal_lines(name, found)
             out.append(row)
         if refused:
