@@ -109,6 +109,26 @@ def report(name: str, which: str, records: list[tuple[str, str, str]], hits: lis
             print(f"{'':32}{label:7} {kind:22} {a}/{b}")
 
 
+def real_memories(paths: list[str]) -> None:
+    """Memories people and agents wrote (JSONL with title and body): how many are refused.
+    They hold no real secret that we know of; each refusal is listed by kind to be judged."""
+    from graphit_cli.core import secrets
+
+    for path in paths:
+        if not Path(path).exists():
+            print(f"{path}: not found, skipped")
+            continue
+        total, refused = 0, []
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            total += 1
+            found = secrets.in_draft(record.get("title") or "", record.get("body") or "")
+            if found:
+                refused.append(",".join(sorted({f.kind for _, f in found})))
+        share = len(refused) / max(total, 1)
+        print(f"{path}: {len(refused)} of {total} refused ({share:.2%}): {sorted(refused)}")
+
+
 def write_cost(records: int) -> None:
     """A `records`-draft batch upsert in-process without vectors, with the check ("refuse")
     and without it ("allow"), each on a fresh table; and the check alone."""
@@ -223,6 +243,16 @@ def main() -> None:
     parser.add_argument("--bc-detect-secrets", metavar="DIR")
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--cli-runs", type=int, default=3, help="0: skip the CLI batch")
+    parser.add_argument(
+        "--memories",
+        nargs="*",
+        default=[
+            "../shared/data/cursorrules/memories.jsonl",
+            "../shared/data/locomo-dev/memories_observations.jsonl",
+            "../shared/data/locomo-dev/memories_sessions.jsonl",
+        ],
+        help="JSONL memories written by people and agents (no known secret in them)",
+    )
     args = parser.parse_args()
     for which in ("main", "heldout", "unseen"):
         records = corpus(which)
@@ -242,6 +272,7 @@ def main() -> None:
                 f"{'':32}import {imported * 1000:.0f} ms, "
                 f"{scanned / len(texts) * 1e6:.0f} us a record ({len(texts)} records)"
             )
+    real_memories(args.memories)
     write_cost(args.records)
     if args.cli_runs:
         cli_cost(args.records, args.cli_runs)

@@ -103,7 +103,7 @@ _NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']
 # Values that stand for a secret without being one: placeholders, references, redactions.
 _PLACEHOLDER = re.compile(
     r"""^(?:
-        <[^<>]*> | \[[^\[\]]*\] | \{\{.*\}\} | \$\{[^}]*\}[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
+        <[^<>]*> | \[[^\[\]]*\] | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
@@ -123,7 +123,12 @@ _NOT_VALUES = frozenset(
 )
 _WORD = re.compile(r"^[A-Za-z]+$")
 _PATH = re.compile(r"^/[\w.-]+/[\w./-]+$")
-_IDENTIFIER_PATH = re.compile(r"^[A-Za-z_]+(?:\.[A-Za-z_]+)+$")
+# settings.DB_PASSWORD, process.env.OPERATOR_KEY_2: a lowercase word, then attributes.
+_IDENTIFIER_PATH = re.compile(
+    r"^(?:[A-Za-z_]+|[a-z_$]+(?:\.[A-Za-z_$][\w$]*)*)(?:\.[A-Za-z_]\w*)+$"
+)
+# An environment variable's or a constant's name: DB_PASSWORD, STRIPE_SECRET_KEY.
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[][\w\"'.]*$")
 
@@ -294,7 +299,7 @@ def _example(token: str) -> bool:
 def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str = "") -> bool:
     """Whether a value named as a credential is one, rather than a placeholder, a reference
     to where it lives, a type or a prose word."""
-    value = value.strip()
+    value = value.strip().rstrip("!?")  # `String!`, `process.env.KEY!` (TypeScript)
     if len(value) < 6 or len(value) > 300:
         return False
     if value in _DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value):
@@ -306,8 +311,8 @@ def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str 
         return True
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
         return False
-    if _CALL.search(value) or _IDENTIFIER_PATH.match(value):
-        return False  # os.environ["X"], settings.DB_PASSWORD, get_token()
+    if _CALL.search(value) or _IDENTIFIER_PATH.match(value) or _ENV_NAME.match(value):
+        return False  # os.environ["X"], settings.DB_PASSWORD, get_token(), BEE_CLIENT_SECRET
     if value.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?[a-z]{0,3}", value):
         return False  # a count or a duration: token_ttl=3600, password_length: 12
     if not quoted and (_SNAKE.match(value) or value.endswith(":")):
