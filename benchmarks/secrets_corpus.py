@@ -350,16 +350,40 @@ def _secrets_unseen(g: Gen) -> list[tuple[str, Callable[[], str]]]:
     """Written after the rules were final and evaluated once, untuned: chat-style notes an
     agent might paste from a terminal or a ticket."""
     return [
-        ("k8s-secret", lambda: f"kubectl create secret generic db --from-literal=password={g.password()}"),
+        (
+            "k8s-secret",
+            lambda: f"kubectl create secret generic db --from-literal=password={g.password()}",
+        ),
         ("curl-user", lambda: f"curl -u admin:{g.password()} https://jenkins.internal/api/json"),
         ("redis-nouser", lambda: f"REDIS_URL=redis://:{g.password()}@cache:6379/2"),
         ("json-apikey", lambda: f'{{"apiKey": "{g.s(ALNUM, 32)}", "region": "eu"}}'),
-        ("gh-in-url", lambda: f"git remote set-url origin https://x-access-token:ghs_{g.s(ALNUM, 36)}@github.com/acme/api.git"),
-        ("aws-cli-cfg", lambda: f"[default]\naws_access_key_id={g.aws_pair()[0]}\naws_secret_access_key={g.aws_pair()[1]}"),
+        (
+            "gh-in-url",
+            lambda: (
+                f"git remote set-url origin https://x-access-token:ghs_{g.s(ALNUM, 36)}@github.com/acme/api.git"
+            ),
+        ),
+        (
+            "aws-cli-cfg",
+            lambda: (
+                f"[default]\naws_access_key_id={g.aws_pair()[0]}\naws_secret_access_key={g.aws_pair()[1]}"
+            ),
+        ),
         ("openai-env", lambda: f"Remember: OPENAI_API_KEY is sk-proj-{g.s(ALNUM + '_-', 64)}"),
         ("jwt-cookie", lambda: f"Cookie: session={g.jwt()}"),
         ("ssh-key-paste", lambda: "Here is the deploy key:\n" + g.private_key("OPENSSH ")),
-        ("slack-hook-prose", lambda: "post to https://hooks.slack.com/services/T" + g.s(UP + DIG, 10) + "/B" + g.s(UP + DIG, 10) + "/" + g.s(ALNUM, 24) + " for alerts"),
+        (
+            "slack-hook-prose",
+            lambda: (
+                "post to https://hooks.slack.com/services/T"
+                + g.s(UP + DIG, 10)
+                + "/B"
+                + g.s(UP + DIG, 10)
+                + "/"
+                + g.s(ALNUM, 24)
+                + " for alerts"
+            ),
+        ),
         ("stripe-prose", lambda: f"the prod stripe key sk_live_{g.s(ALNUM, 32)} must rotate"),
         ("pwd-colon-prose", lambda: f"Staging DB password: {g.password()}"),
         ("token-header", lambda: f"X-Api-Token: {g.s(ALNUM, 40)}"),
@@ -375,8 +399,16 @@ def _benign_unseen(g: Gen) -> list[tuple[str, Callable[[], str]]]:
         ("redis-local", lambda: "REDIS_URL=redis://localhost:6379/2"),
         ("json-config", lambda: '{"apiKey": "", "region": "eu", "timeout": 30}'),
         ("git-remote", lambda: "git remote set-url origin git@github.com:acme/api.git"),
-        ("aws-profile", lambda: "[profile prod]\nrole_arn = arn:aws:iam::123456789012:role/deploy\nsource_profile = default"),
-        ("env-doc", lambda: "OPENAI_API_KEY must be set; read it from the team vault, never commit it."),
+        (
+            "aws-profile",
+            lambda: (
+                "[profile prod]\nrole_arn = arn:aws:iam::123456789012:role/deploy\nsource_profile = default"
+            ),
+        ),
+        (
+            "env-doc",
+            lambda: "OPENAI_API_KEY must be set; read it from the team vault, never commit it.",
+        ),
         ("cookie-doc", lambda: "The session cookie is HttpOnly and expires after 12 hours."),
         ("ssh-doc", lambda: "Deploy keys live in ~/.ssh/deploy_ed25519; add the .pub to GitHub."),
         ("hash-list", lambda: "\n".join(f"{g.s(HEX, 64)}  dist/app-{i}.tar.gz" for i in range(3))),
