@@ -17,7 +17,7 @@ class ExitCode(IntEnum):
     OK = 0  # the command did what it was asked
     INTERNAL = 1  # a bug: rerun with GRAPHIT_DEBUG=1 and report the traceback
     USAGE = 2  # unknown option or value, missing argument, `--yes` needed (Click's own code)
-    INVALID_INPUT = 3  # malformed frontmatter/JSON, not UTF-8, unknown type, bad id, tag or plan
+    INVALID_INPUT = 3  # malformed or not UTF-8 input, unknown type, bad id or tag, a secret
     NOT_FOUND = 4  # unknown memory, revision or scope
     CONFLICT = 5  # the memory changed since it was read; a daemon already runs
     ACCESS_DENIED = 6  # the storage refused the credentials
@@ -83,6 +83,14 @@ class NoSuchBucket(StorageUnavailable):
     """The active provider names a bucket that does not exist: a configuration error."""
 
     exit_code = ExitCode.NO_SUCH_BUCKET
+
+
+class SecretRefused(GraphitError):
+    """A write holding a detected secret (`core.secrets`): nothing was written. Exit 3, like
+    any input the tool refuses; the message names each finding's record, kind and line:column,
+    never the value."""
+
+    exit_code = ExitCode.INVALID_INPUT
 
 
 class UsageError(GraphitError):
