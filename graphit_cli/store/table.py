@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, StorageUnavailable, in_words
+from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable, in_words
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
 from graphit_cli.store.rowcache import CachedRow, RowCache
@@ -69,16 +69,22 @@ class TableHandle:
         dataset: Any = None,
         connect: Callable[[], Any] | None = None,
         reopen: Callable[[], Any] | None = None,
+        pin: Any = None,
     ) -> None:
         if (table is None) == (dataset is None) or (dataset is not None and connect is None):
             raise ValueError("a table handle needs a LanceDB table, or a dataset and a connect")
         self.uri = uri
+        # The local directory held open (store/paths.py `Pin`): the paths LanceDB and pylance
+        # were given reach the table through it, so it lives as long as this handle.
+        self.pin = pin
         self._table = table
         self._connect = connect
         # Another object over the same table (and the same cache session) for the pool.
         self._on_dataset = dataset is not None
         if reopen is None:
-            reopen = _dataset_again(dataset) if dataset is not None else lambda: _table_again(table)
+            reopen = (
+                _dataset_again(dataset) if dataset is not None else lambda: _table_again(table, uri)
+            )
         self._reopen = reopen
         self._idle: list[Engine] = [
             DatasetEngine(dataset) if dataset is not None else TableEngine(table)
@@ -109,6 +115,13 @@ class TableHandle:
             table.checkout_latest()
             self._table = table
         return self._table
+
+    def still_there(self) -> None:
+        """Raise NoTable when the local directory this handle pinned was removed: a commit
+        would fail anyway (the pinned path reaches only the removed directory), this says so
+        in words first."""
+        if self.pin is not None and self.pin.gone():
+            raise NoTable(f"the memory table at {self.uri} was removed")
 
     # --- snapshots and freshness -----------------------------------------------------------
 
@@ -264,7 +277,7 @@ def _dataset_again(dataset: Any) -> Callable[[], Any]:
     return reopen
 
 
-def _table_again(table: Any) -> Any:
+def _table_again(table: Any, uri: str) -> Any:
     """The LanceDB table opened again through its own connection (which shares one session,
     index cache included, between the tables it opens). A table removed meanwhile (`prune`,
     `context remove`) is StorageUnavailable, as when a handle is opened."""
@@ -272,7 +285,7 @@ def _table_again(table: Any) -> Any:
         return table._conn.open_table(table.name)
     except ValueError as exc:
         if "not found" in str(exc).lower():
-            raise StorageUnavailable(f"no memory table at {table._conn.uri}") from None
+            raise StorageUnavailable(f"no memory table at {uri}") from None
         raise
 
 

@@ -144,6 +144,9 @@ class Upkeep:
 
         retention = timedelta(seconds=config.retention_seconds())
         with contention_as_conflict():
+            # A removed table stays removed: its commits go through the directory this handle
+            # pinned (store/paths.py), which fail once it is gone; this says so in words.
+            self.handle.still_there()
             if not any(ix.name == KEY_INDEX for ix in self.handle.table.list_indices()):
                 # Tables created before the key index: maintenance adds it (see `merge`).
                 self.handle.table.create_index("key", config=BTree(), name=KEY_INDEX)
@@ -153,6 +156,7 @@ class Upkeep:
             # their own (up to 10 after a pass, measured). Folded now, they merge (the indexes
             # follow the rows); fragments of COMPACT_TARGET_ROWS rows or more stay as they are.
             self.handle.refresh()
+            self.handle.still_there()
             self.handle.engine.compact(COMPACT_TARGET_ROWS)
             self.handle.refresh()
 
