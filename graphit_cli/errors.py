@@ -68,6 +68,12 @@ class NoTable(StorageUnavailable):
     """The scope has no table yet (a read answers as an empty table; a write creates one)."""
 
 
+class TableDamaged(StorageUnavailable):
+    """A table that is there but cannot be read as it is: a missing version history, a
+    damaged manifest, a missing data or index file (docs/troubleshooting.md says what each
+    means). Never read as an empty table."""
+
+
 class NoProject(GraphitError):
     exit_code = ExitCode.NO_PROJECT
 

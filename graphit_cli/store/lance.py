@@ -35,6 +35,7 @@ from graphit_cli.store.table import (
     KEY_INDEX,
     TABLE_NAME,
     TableHandle,
+    damaged,
     in_snapshot,
     is_commit_conflict,
     lance_words,
@@ -150,6 +151,9 @@ class Writes:
         except (RuntimeError, OSError, ValueError) as exc:
             if is_commit_conflict(exc):
                 raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
+            failure = self.handle.failure(exc)
+            if failure is not None:
+                raise failure from exc
             raise StorageUnavailable(
                 f"write to {self.handle.uri} failed: {lance_words(exc)}"
             ) from exc
@@ -304,8 +308,8 @@ def _open_dataset(uri: str, at: str | None = None) -> Any:
 
     try:
         return lance.dataset(table_path(at or uri))
-    except (ValueError, OSError) as exc:
-        raise StorageUnavailable(
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise damaged(uri, exc) or StorageUnavailable(
             f"cannot open the memory table at {uri}: {lance_words(exc)}"
         ) from None
 
@@ -343,11 +347,11 @@ def _connect(
                 raise
             return _create(db, dim, uri)
     except ValueError as exc:
-        if "not found" in str(exc).lower():
+        if damaged(uri, exc) is None and "not found" in str(exc).lower():
             raise NoTable(f"no memory table at {uri}") from None
-        raise StorageUnavailable(store_failure(uri, exc, "open")) from None
-    except OSError as exc:
-        raise StorageUnavailable(store_failure(uri, exc, "open")) from None
+        raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
+    except (OSError, RuntimeError) as exc:
+        raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
 
 
 def _create(db: Any, dim: int, uri: str) -> Any:

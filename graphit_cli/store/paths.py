@@ -43,6 +43,18 @@ def table_damage(uri: str) -> str | None:
     return None
 
 
+def damage_message(uri: str, what: str, kind: str) -> str:
+    """One line: which table, what is wrong, what to do."""
+    if kind == "index":
+        todo = "run `graphit memory doctor --repair` to rebuild its indexes (no memory is lost)"
+    else:
+        todo = (
+            f"restore {uri} from a backup, or run `graphit memory doctor` to see what can"
+            " still be read"
+        )
+    return f"the memory table at {uri} is damaged: {what}; {todo}"
+
+
 class Pin:
     """A local scope directory held open, and the path that reaches it through the open
     descriptor (Linux). LanceDB and pylance create whatever directory a write needs; through

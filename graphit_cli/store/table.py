@@ -20,9 +20,17 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable, in_words
+from graphit_cli.errors import (
+    CommitContention,
+    GraphitError,
+    NoTable,
+    StorageUnavailable,
+    TableDamaged,
+    in_words,
+)
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
+from graphit_cli.store.paths import damage_message
 from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import COLUMNS_NO_VECTOR, from_record
 
@@ -123,6 +131,15 @@ class TableHandle:
         if self.pin is not None and self.pin.gone():
             raise NoTable(f"the memory table at {self.uri} was removed")
 
+    def failure(self, exc: BaseException) -> GraphitError | None:
+        """What a library error while reading or writing this table means for the user: the
+        table was removed (NoTable), or it is damaged (TableDamaged, with what is wrong and
+        what to do); None for anything else (a bug, contention: raised as it is)."""
+        if self.pin is not None and self.pin.gone():
+            log.debug("%s: %s", self.uri, exc)
+            return NoTable(f"the memory table at {self.uri} was removed")
+        return damaged(self.uri, exc)
+
     # --- snapshots and freshness -----------------------------------------------------------
 
     @contextmanager
@@ -137,6 +154,15 @@ class TableHandle:
         token = self._lease.set(_Lease(engine))
         try:
             yield
+        except GraphitError:
+            raise
+        except Exception as exc:
+            # A table that cannot be read says so in words (never a Rust path, never "No
+            # memories"); the library's own text goes to the debug log.
+            failure = self.failure(exc)
+            if failure is None:
+                raise
+            raise failure from exc
         finally:
             self._lease.reset(token)
             with self._pool_lock:
@@ -337,6 +363,35 @@ def is_commit_conflict(exc: BaseException) -> bool:
     if isinstance(exc, CommitConflictError):
         return True
     return isinstance(exc, RuntimeError | OSError) and _CONTENTION.match(str(exc)) is not None
+
+
+# What lance says when a table's files are not what its manifest promises, and what that means
+# for a user (docs/troubleshooting.md has one entry per message).
+_DAMAGE = (
+    (re.compile(r"Not found: \S*/_indices/"), "an index file is missing", "index"),
+    (re.compile(r"Not found: \S*/data/"), "a data file is missing", "data"),
+    (re.compile(r"Not found: \S*/_versions"), "its version history is missing", "data"),
+    (re.compile(r"Not found: \S*/_deletions/"), "a deletion file is missing", "data"),
+    (
+        re.compile(
+            r"file size is too small|Invalid (?:manifest|data)|protobuf|failed to decode"
+            r"|Corrupt|corrupt|Invalid user input: .*manifest|Not a valid lance",
+        ),
+        "its manifest (the current version's file) is damaged",
+        "data",
+    ),
+)
+
+
+def damaged(uri: str, exc: BaseException) -> TableDamaged | None:
+    """`exc` as TableDamaged when it says the table at `uri` is damaged (else None). The raw
+    error goes to the debug log."""
+    text = str(exc)
+    for pattern, what, kind in _DAMAGE:
+        if pattern.search(text):
+            log.debug("the memory table at %s is damaged: %s", uri, text)
+            return TableDamaged(damage_message(uri, what, kind))
+    return None
 
 
 def lance_words(exc: BaseException) -> str:
