@@ -96,6 +96,24 @@ class UsageError(GraphitError):
     exit_code = ExitCode.USAGE
 
 
+def os_failure(exc: OSError, home: str) -> GraphitError | None:
+    """An OS error any command can meet writing under GRAPHIT_HOME, as its cause (a full
+    disk, a missing permission, a path through a file); None for anything else."""
+    import errno
+
+    where = f" ({exc.filename})" if exc.filename else ""
+    if exc.errno == errno.ENOSPC:
+        return StorageUnavailable(f"the disk holding {home} is full{where}: free some space")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return StorageUnavailable(
+            f"cannot write under {home}{where}: permission denied; make it writable, or set"
+            " GRAPHIT_HOME to a directory you can write"
+        )
+    if exc.errno == errno.ENOTDIR:
+        return StorageUnavailable(f"{home} is not usable{where}: a part of the path is a file")
+    return None
+
+
 def internal_error_text(exc: BaseException, debug_variable: str) -> str:
     """The one-line message for an unexpected exception (a bug), on every surface.
 

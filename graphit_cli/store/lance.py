@@ -154,9 +154,7 @@ class Writes:
             failure = self.handle.failure(exc)
             if failure is not None:
                 raise failure from exc
-            raise StorageUnavailable(
-                f"write to {self.handle.uri} failed: {lance_words(exc)}"
-            ) from exc
+            raise StorageUnavailable(store_failure(self.handle.uri, exc, "write to")) from exc
 
 
 class MemoryStore:
