@@ -101,7 +101,10 @@ def os_failure(exc: OSError, home: str) -> GraphitError | None:
     disk, a missing permission, a path through a file); None for anything else."""
     import errno
 
-    where = f" ({exc.filename})" if exc.filename else ""
+    name = str(exc.filename) if exc.filename else ""
+    if name and not name.startswith(home.rstrip("/") + "/") and name != home:
+        return None  # a file the user named (an import's source): its own message elsewhere
+    where = f" ({name})" if name else ""
     if exc.errno == errno.ENOSPC:
         return StorageUnavailable(f"the disk holding {home} is full{where}: free some space")
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):

@@ -107,3 +107,138 @@ def test_a_forwarded_read_the_daemon_fails_on_its_own_falls_back(
     finally:
         server.shutdown()
         server.server_close()
+
+
+# --- streams, bounds and depth ------------------------------------------------------------
+
+
+def _exported(cli: Any, scope: Scope, tmp_path: Path) -> Path:
+    open_service(scope).upsert(MemoryDraft(title="Exported", body="from another machine"))
+    result = cli("memory", "export")
+    assert result.exit_code == 0, result.stderr
+    target = tmp_path / "export.ndjson"
+    target.write_text(result.stdout)
+    return target
+
+
+def test_a_fifo_imports_like_a_file(cli: Any, scope: Scope, tmp_path: Path) -> None:
+    """`graphit memory import <(cat export.ndjson)` hands the command a pipe (/dev/fd/N)."""
+    import os
+    import threading
+
+    exported = _exported(cli, scope, tmp_path)
+    fifo = tmp_path / "incoming"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(exported.read_bytes()))
+    writer.start()
+    result = cli("memory", "import", str(fifo), "--user")
+    writer.join(timeout=120)
+    assert result.exit_code == 0, result.stderr
+    assert "1 created" in result.stderr
+    listed = cli("memory", "list", "--user", "--format", "json")
+    assert [m["title"] for m in listed.json()] == ["Exported"]
+
+
+def test_dev_zero_and_dev_null_are_refused_in_words(cli: Any, scope: Scope) -> None:
+    from graphit_cli.portability import importer
+
+    original = importer.MAX_STREAM_BYTES
+    importer.MAX_STREAM_BYTES = 4 << 20  # the bound's logic, without reading 256 MiB here
+    try:
+        zero = cli("memory", "import", "/dev/zero")
+    finally:
+        importer.MAX_STREAM_BYTES = original
+    assert zero.exit_code == 3 and "larger than" in zero.stderr, zero.stderr
+    empty = cli("memory", "import", "/dev/null")
+    assert empty.exit_code == 3 and "nothing to import" in empty.stderr, empty.stderr
+    context = cli("memory", "context", "add", "x", "--from", "/dev/null")
+    assert context.exit_code == 3 and "nothing to import" in context.stderr, context.stderr
+    assert not Scope("context", "x").local_path().exists()
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("deep.json", DEEP),
+        ("field.json", '{"title": "t", "body": ' + DEEP + "}"),
+        ("deep.md", f"---\ntitle: {DEEP}\n---\nbody\n"),
+    ],
+)
+def test_input_nested_too_deep_is_exit_3(
+    cli: Any, scope: Scope, tmp_path: Path, name: str, text: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    result = cli("memory", "upsert", str(path))
+    assert result.exit_code == 3, result.stderr
+    assert "nested too deeply" in result.stderr and "internal error" not in result.stderr
+
+
+def test_an_import_line_nested_too_deep_is_a_rejected_record(
+    cli: Any, scope: Scope, tmp_path: Path
+) -> None:
+    path = tmp_path / "deep.ndjson"
+    path.write_text(DEEP + "\n")
+    result = cli("memory", "import", str(path))
+    assert result.exit_code == 3, result.stderr
+    assert "nested too deeply" in result.stderr
+
+
+def test_the_explorer_refuses_a_body_nested_too_deep(project_dir: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from graphit_cli.explorer.app import create_app
+
+    token = "test-token-0123456789"
+    with TestClient(
+        create_app(token=token, cwd=project_dir), base_url="http://127.0.0.1:7420"
+    ) as c:
+        response = c.post(
+            "/api/memories",
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+            content='{"title": "t", "body": ' + DEEP + "}",
+        )
+    assert response.status_code == 400
+
+
+@pytest.mark.parametrize("command", ["search", "recall"])
+def test_a_huge_top_k_is_exit_3(cli: Any, scope: Scope, command: str) -> None:
+    open_service(scope).upsert(MemoryDraft(title="Gateway", body="mutual TLS"))
+    result = cli("memory", command, "gateway", "--top-k", "9223372036854775807")
+    assert result.exit_code == 3, result.stderr
+    assert "top_k must be at most" in result.stderr
+    assert cli("memory", command, "gateway", "--top-k", "0").exit_code == 0
+
+
+def test_a_huge_top_k_over_mcp_is_a_tool_error(project_dir: Path, graphit_home: Path) -> None:
+    import os
+    import sys
+
+    from anyio.from_thread import start_blocking_portal
+    from mcp import Client, StdioServerParameters
+
+    from tests.test_mcp import Session
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "graphit_cli", "memory", "mcp"],
+        env={
+            "GRAPHIT_HOME": str(graphit_home),
+            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+            "PATH": os.environ.get("PATH", ""),
+        },
+        cwd=project_dir,
+    )
+    with (
+        start_blocking_portal() as portal,
+        portal.wrap_async_context_manager(Client(params, read_timeout_seconds=120)) as client,
+    ):
+        s = Session(portal, client)
+        s.json("graphit_memory_insert", title="Gateway", body="mutual TLS")
+        for tool in ("graphit_memory_search", "graphit_memory_recall"):
+            argument = {"query": "gateway"} if tool.endswith("search") else {"context": "gateway"}
+            said = s.error(tool, top_k=9223372036854775807, **argument)
+            assert "top_k" in said and "too large" not in said, said

@@ -28,6 +28,8 @@ FORMATS = ("auto", "ndjson", "markdown", "agents", "cursor", "mcp-memory", "note
 # Rows (or records) per commit: each commit may fold the indexes (seconds at this size), so
 # batches are large; 10k exported rows import in one commit.
 BATCH = 10_000
+# A stream (a FIFO, `<(...)`, a device) is read whole before it is imported, up to this much.
+MAX_STREAM_BYTES = 256 * 1024 * 1024
 Progress = Callable[[int, int], None]
 
 
@@ -55,6 +57,47 @@ def collect(path: Path, fmt: str, scope: Scope) -> Collected:
         raise InvalidInput(f"unknown import format {fmt!r}: use {', '.join(FORMATS)}")
     if not path.exists():
         raise InvalidInput(f"no such file or folder: {path}")
+    if path.is_file() or path.is_dir():
+        return _collect(path, fmt, scope)
+    # A FIFO, a process substitution (`<(cat export.ndjson)`: /dev/fd/N) or a device: read
+    # once, up to a bound, into a file of its own, then imported like any file.
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="graphit-import-") as folder:
+        return _collect(_spool(path, Path(folder), fmt), fmt, scope)
+
+
+def _spool(path: Path, folder: Path, fmt: str) -> Path:
+    """The stream at `path` copied to a regular file in `folder`, named after it with the
+    suffix its first bytes suggest (for `--format auto`). More than MAX_STREAM_BYTES (such as
+    /dev/zero) is refused; nothing at all (/dev/null) is nothing to import."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with path.open("rb") as stream:
+            while chunk := stream.read(1 << 20):
+                size += len(chunk)
+                if size > MAX_STREAM_BYTES:
+                    raise InvalidInput(
+                        f"{path} is larger than {MAX_STREAM_BYTES >> 20} MiB: import a file"
+                        " or a folder instead"
+                    )
+                chunks.append(chunk)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    data = b"".join(chunks)
+    if not data.strip():
+        raise InvalidInput(f"nothing to import in {path}")
+    head = data.lstrip()[:1]
+    suffix = {"{": ".ndjson", "[": ".json"}.get(head.decode("latin-1"), ".md")
+    if fmt in ("ndjson", "mcp-memory"):
+        suffix = ".ndjson" if fmt == "ndjson" else ".jsonl"
+    target = folder / f"{path.name or 'stdin'}{suffix}"
+    target.write_bytes(data)
+    return target
+
+
+def _collect(path: Path, fmt: str, scope: Scope) -> Collected:
     chosen = detect(path) if fmt == "auto" else fmt
     found = Collected(chosen)
     for file, rel, kind in _files(path, chosen):
@@ -104,7 +147,7 @@ def _first_record_is_native(path: Path) -> bool:
             for line in handle:
                 if line.strip():
                     return native.looks_native(json.loads(line))
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return False
     return False
 
@@ -174,6 +217,9 @@ def _native_ndjson(file: Path, rel: str, scope: Scope, found: Collected) -> None
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             found.problems.append(Problem(rel, number, f"invalid JSON: {exc.msg}"))
+            continue
+        except RecursionError:
+            found.problems.append(Problem(rel, number, "JSON nested too deeply"))
             continue
         try:
             if not native.looks_native(data):
