@@ -242,3 +242,30 @@ def test_a_huge_top_k_over_mcp_is_a_tool_error(project_dir: Path, graphit_home: 
             argument = {"query": "gateway"} if tool.endswith("search") else {"context": "gateway"}
             said = s.error(tool, top_k=9223372036854775807, **argument)
             assert "top_k" in said and "too large" not in said, said
+
+
+# --- claim files --------------------------------------------------------------------------
+
+
+def test_claims_left_by_killed_clients_are_swept_by_the_next_write(
+    cli: Any, scope: Scope, graphit_home: Path
+) -> None:
+    """A forwarding CLI killed with -9 leaves `run/requests/<id>.pending` or `.taken`; the
+    next forwarding write removes those past any write's wait, and no claim of a live one."""
+    import os
+    import time
+
+    from graphit_cli.daemon import wire
+
+    requests = graphit_home / "run" / "requests"
+    requests.mkdir(parents=True)
+    stale = [requests / f"{wire.new_request_id()}.{kind}" for kind in ("pending", "taken")]
+    live = requests / f"{wire.new_request_id()}.taken"
+    for path in [*stale, live]:
+        path.touch()
+    old = time.time() - wire.WRITE_TIMEOUT - 3600
+    for path in stale:
+        os.utime(path, (old, old))
+    result = cli("memory", "upsert", "--title", "Next", "--body", "a later write")
+    assert result.exit_code == 0, result.stderr
+    assert sorted(requests.iterdir()) == [live]

@@ -6,6 +6,7 @@ threads and other processes update the same file); nothing here touches a table.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -19,6 +20,29 @@ def run_dir() -> Path:
 
 def socket_path() -> Path:
     return run_dir() / "daemon.sock"
+
+
+def sweep_claims(older_than: float, now: float | None = None) -> int:
+    """Remove the write claims (`run/requests/<id>.pending|.taken`, daemon/wire.py `Claim`)
+    older than `older_than` seconds: a forwarding CLI killed with -9 never clears its own.
+    Past the longest wait of a write no process looks at a claim again (a rename keeps the
+    file's time: its age is the write's). Returns how many went."""
+    moment = time.time() if now is None else now
+    swept = 0
+    try:
+        entries = list(os.scandir(run_dir() / "requests"))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.name.endswith((".pending", ".taken")):
+            continue
+        try:
+            if moment - entry.stat(follow_symlinks=False).st_mtime > older_than:
+                os.unlink(entry.path)
+                swept += 1
+        except OSError:
+            continue  # cleared by its owner meanwhile
+    return swept
 
 
 def _passes_file() -> Path:

@@ -262,6 +262,8 @@ def ask_daemon(
     message = {**request, "fingerprint": fingerprint(scopes)}
     if write:
         message["author"] = config.author()
+        # Claims left by forwarding CLIs killed mid-write: stale past any write's wait.
+        runstate.sweep_claims(wire.WRITE_TIMEOUT + 600)
     return wire.call(
         runstate.socket_path(),
         message,
