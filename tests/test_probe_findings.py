@@ -269,3 +269,49 @@ def test_claims_left_by_killed_clients_are_swept_by_the_next_write(
     result = cli("memory", "upsert", "--title", "Next", "--body", "a later write")
     assert result.exit_code == 0, result.stderr
     assert sorted(requests.iterdir()) == [live]
+
+
+# --- Unicode forms ------------------------------------------------------------------------
+
+NFC_TITLE = "Café déploiement"
+NFC_BODY = "Le café du vendredi: déploiement à 15 h, après la réunion de l'équipe."
+
+
+def _nfd(text: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFD", text)
+
+
+@pytest.mark.parametrize("first_form", ["NFC", "NFD"])
+def test_one_text_in_nfc_and_nfd_is_one_memory(cli: Any, scope: Scope, first_form: str) -> None:
+    """Duplicates are decided on NFC; the stored text stays as its author wrote it."""
+    import unicodedata
+
+    forms = [(NFC_TITLE, NFC_BODY), (_nfd(NFC_TITLE), _nfd(NFC_BODY))]
+    if first_form == "NFD":
+        forms.reverse()
+    (title, body), (other_title, other_body) = forms
+    assert title != other_title and body != other_body  # two spellings of one text
+    first = cli("memory", "upsert", "--title", title, "--body", body, "-f", "json")
+    assert first.exit_code == 0, first.stderr
+    second = cli("memory", "upsert", "--title", other_title, "--body", other_body)
+    assert "already says this" in second.stderr, second.stderr
+    stored = open_service(scope).source(first.json()[0]["id"])
+    assert stored.body == body and unicodedata.is_normalized(first_form, stored.body)
+    batch = [MemoryDraft(title=other_title, body=other_body), MemoryDraft(title="x", body="y")]
+    assert [i for i, _ in open_service(scope).live_duplicates(batch)] == [0]
+
+
+def test_consolidation_calls_nfc_and_nfd_spellings_exact() -> None:
+    from datetime import UTC, datetime
+
+    from graphit_cli.consolidate.candidates import find_candidates
+    from tests.test_consolidate import row
+
+    rows = [
+        row("A" * 26, NFC_TITLE, NFC_BODY),
+        row("B" * 26, _nfd(NFC_TITLE), _nfd(NFC_BODY)),
+    ]
+    report = find_candidates(rows, [], [], scope="p", now=datetime(2026, 6, 1, tzinfo=UTC))
+    assert [(g.kind, sorted(g.ids)) for g in report.groups] == [("exact", ["A" * 26, "B" * 26])]
