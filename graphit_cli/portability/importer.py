@@ -107,9 +107,49 @@ def _collect(path: Path, fmt: str, scope: Scope) -> Collected:
             _native_markdown(file, rel, scope, found)
         else:
             items, problems = _PARSERS[kind](file, rel)
+            if kind == "agents":
+                items = [_by_path(item, file, rel) for item in items]
             found.items += items
             found.problems += problems
     return found
+
+
+def _by_path(item: Item, file: Path, rel: str) -> Item:
+    """An instruction file's record keyed by the file's path in its repository (the folder
+    holding `.git` or graphit.lock.json), not by its name: a monorepo's `pk/a/CLAUDE.md` and
+    `pk/b/CLAUDE.md` are different memories, and re-importing one updates only its own. The
+    memory is tagged with that path (lowercase), which tells a memory imported under the old
+    key (tagged with the file's name alone) from one another file already took over."""
+    where = _repo_path(file)
+    if where is None or where == rel:
+        return item  # the same key as ever
+    old_prefix = f"agents:{rel}#"
+    if not item.key.startswith(old_prefix):
+        return item
+    key = f"agents:{where}#" + item.key.removeprefix(old_prefix)
+    tag = _path_tag(where)
+    draft = item.draft
+    if tag is not None:
+        tags = tuple(t for t in (draft.tags or ()) if t != file.name.lower())
+        draft = replace(draft, tags=(*tags, tag))
+    return replace(item, key=key, draft=draft, legacy_key=item.key, claim_tag=tag)
+
+
+def _repo_path(file: Path) -> str | None:
+    """`file`'s path relative to the repository (or project) it is in; None outside one."""
+    resolved = file.resolve()
+    for folder in resolved.parents:
+        if (folder / ".git").exists() or (folder / "graphit.lock.json").is_file():
+            return resolved.relative_to(folder).as_posix()
+    return None
+
+
+def _path_tag(path: str) -> str | None:
+    """The repository path as a tag (None when it cannot be one: too long, odd characters)."""
+    try:
+        return revisions.validate_tag(path.lower())
+    except InvalidInput:
+        return None
 
 
 def detect(path: Path) -> str:
@@ -329,8 +369,9 @@ def _apply_items(
     live = {m.id: m for m in service.catalogue()}
     by_hash = {m.content_hash: m.id for m in live.values()}
     pending: list[tuple[Item, MemoryDraft]] = []
+    adopted: set[str] = set()
     for item in items:
-        memory_id = source_id(item.key)
+        memory_id = _adopt(item, live, adopted)
         draft = replace(item.draft, id=memory_id)
         digest = _digest(draft)
         current = live.get(memory_id)
@@ -376,6 +417,26 @@ def _apply_items(
             )
         if progress:
             progress(min(start + BATCH, total), total)
+
+
+def _adopt(item: Item, live: dict[str, Memory], adopted: set[str]) -> str:
+    """The id of the memory `item` writes. A record keyed by its file's path whose memory was
+    imported under the old key (the file's name: `agents:CLAUDE.md#Testing`) keeps that
+    memory's id, once: unless a memory already has the new key's id, or the old one was taken
+    over by another file (it carries that file's path tag) or by an earlier record of this
+    import."""
+    memory_id = source_id(item.key)
+    if memory_id in live or item.legacy_key is None:
+        return memory_id
+    old = live.get(source_id(item.legacy_key))
+    if old is None or old.id in adopted:
+        return memory_id
+    suffix = "/" + (item.legacy_key.split(":", 1)[1].split("#", 1)[0].lower())
+    taken = [t for t in old.tags if t.endswith(suffix) and t != item.claim_tag]
+    if taken:
+        return memory_id  # another file's since the paths came in: this one is new
+    adopted.add(old.id)
+    return old.id
 
 
 def _digest(draft: MemoryDraft) -> str:
