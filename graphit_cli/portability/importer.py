@@ -117,9 +117,10 @@ def _collect(path: Path, fmt: str, scope: Scope) -> Collected:
 def _by_path(item: Item, file: Path, rel: str) -> Item:
     """An instruction file's record keyed by the file's path in its repository (the folder
     holding `.git` or graphit.lock.json), not by its name: a monorepo's `pk/a/CLAUDE.md` and
-    `pk/b/CLAUDE.md` are different memories, and re-importing one updates only its own. The
-    memory is tagged with that path (lowercase), which tells a memory imported under the old
-    key (tagged with the file's name alone) from one another file already took over."""
+    `pk/b/CLAUDE.md` are different memories, and re-importing one updates only its own. A
+    file below its repository's root also tags its memories with that path (lowercase),
+    which tells a memory imported under the old key (tagged with the file's name alone) from
+    one another file already took over (`_adopt`)."""
     where = _repo_path(file)
     if where is None or where == rel:
         return item  # the same key as ever
@@ -129,9 +130,8 @@ def _by_path(item: Item, file: Path, rel: str) -> Item:
     key = f"agents:{where}#" + item.key.removeprefix(old_prefix)
     tag = _path_tag(where)
     draft = item.draft
-    if tag is not None:
-        tags = tuple(t for t in (draft.tags or ()) if t != file.name.lower())
-        draft = replace(draft, tags=(*tags, tag))
+    if tag is not None:  # beside the file name's tag (the portability contract's)
+        draft = replace(draft, tags=(*(draft.tags or ()), tag))
     return replace(item, key=key, draft=draft, legacy_key=item.key, claim_tag=tag)
 
 
