@@ -28,9 +28,6 @@ from graphit_cli.store.reads import Reads
 from graphit_cli.store.schema import memory_schema, to_arrow
 from graphit_cli.store.search import Search
 from graphit_cli.store.table import (
-    BITMAP_COLUMNS,
-    FTS_COLUMNS,
-    ID_INDEX,
     IN_CHUNK,
     KEY_INDEX,
     TABLE_NAME,
@@ -40,7 +37,7 @@ from graphit_cli.store.table import (
     is_commit_conflict,
     lance_words,
 )
-from graphit_cli.store.upkeep import Upkeep
+from graphit_cli.store.upkeep import Upkeep, index_specs
 
 __all__ = ["KEY_INDEX", "MemoryStore", "is_commit_conflict"]
 
@@ -58,13 +55,6 @@ CAS_CONDITION = (
     " AND source.next IS NOT NULL AND source.next <> source.id)"
     " OR (target.revision_id <> '' AND target.next IS NULL AND source.next = source.id)"
 )
-
-
-def _fts_config() -> Any:
-    from lancedb.index import FTS
-
-    # Measured: stemming + stop words lift recall@10 from 0.57 to 0.67 on conversational memory.
-    return FTS(stem=True, remove_stop_words=True, lower_case=True, language="English")
 
 
 class Writes:
@@ -198,6 +188,8 @@ class MemoryStore:
         self.has_vector_index = self.upkeep.has_vector_index
         self.build_vector_index = self.upkeep.build_vector_index
         self.state = self.upkeep.state
+        self.index_problems = self.upkeep.index_problems
+        self.rebuild_indexes = self.upkeep.rebuild_indexes
         self.merge = self.writes.merge
         self.remove_exact = self.writes.remove_exact
         self.import_rows = self.writes.import_rows
@@ -353,8 +345,6 @@ def _connect(
 
 
 def _create(db: Any, dim: int, uri: str) -> Any:
-    from lancedb.index import Bitmap, BTree
-
     try:
         table = db.create_table(TABLE_NAME, schema=memory_schema(dim))
     except (ValueError, OSError, RuntimeError) as exc:
@@ -367,13 +357,8 @@ def _create(db: Any, dim: int, uri: str) -> Any:
             raise StorageUnavailable(store_failure(uri, exc, "create")) from None
     try:
         table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
-        for column in FTS_COLUMNS:
-            table.create_index(column, config=_fts_config(), name=f"{column}_fts")
-        table.create_index("id", config=BTree(), name=ID_INDEX)
-        # Only merges that cannot insert a racing duplicate may use it (see `merge`).
-        table.create_index("key", config=BTree(), name=KEY_INDEX)
-        for column in BITMAP_COLUMNS:
-            table.create_index(column, config=Bitmap(), name=f"{column}_bitmap")
+        for name, column, config_ in index_specs():
+            table.create_index(column, config=config_, name=name)
     except (ValueError, OSError, RuntimeError) as exc:
         # A table without its indexes is not one this code can use; the caller takes back
         # what it made (the empty table a full disk left).

@@ -49,8 +49,8 @@ def damage_message(uri: str, what: str, kind: str) -> str:
         todo = "run `graphit memory doctor --repair` to rebuild its indexes (no memory is lost)"
     else:
         todo = (
-            f"restore {uri} from a backup, or run `graphit memory doctor` to see what can"
-            " still be read"
+            f"restore {uri} from a backup; or `graphit memory prune` its scope and import an"
+            " export (what is not in one is lost)"
         )
     return f"the memory table at {uri} is damaged: {what}; {todo}"
 
