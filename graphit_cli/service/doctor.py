@@ -95,7 +95,7 @@ def _chains(store: Store, rows: list[Memory], report: DoctorReport) -> None:
             "problem",
             "chains",
             f"{text} (not repaired: no row is rewritten; `graphit memory history` shows the"
-            " chain, `graphit memory export --archived` keeps every row)",
+            " chain, `graphit memory export --history` keeps every row)",
         )
     if len(problems) > 20:
         report.add("problem", "chains", f"{len(problems) - 20} more broken chains")
