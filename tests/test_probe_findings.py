@@ -129,7 +129,7 @@ def test_a_fifo_imports_like_a_file(cli: Any, scope: Scope, tmp_path: Path) -> N
     exported = _exported(cli, scope, tmp_path)
     fifo = tmp_path / "incoming"
     os.mkfifo(fifo)
-    writer = threading.Thread(target=lambda: fifo.write_bytes(exported.read_bytes()))
+    writer = threading.Thread(target=lambda: fifo.write_bytes(exported.read_bytes()), daemon=True)
     writer.start()
     result = cli("memory", "import", str(fifo), "--user")
     writer.join(timeout=120)
