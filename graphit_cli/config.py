@@ -64,23 +64,6 @@ def home() -> Path:
     return Path(value).expanduser() if value else Path.home() / ".graphit"
 
 
-def check_home() -> None:
-    """GRAPHIT_HOME (or ~/.graphit) must be a directory, or a path one can be made at: one
-    under a regular file is reported as that (exit 7), not as a file inside it being bad."""
-    from graphit_cli.errors import StorageUnavailable
-
-    path = home()
-    for part in (path, *path.parents):
-        if part.exists():
-            if not part.is_dir():
-                what = "is a file" if part.is_file() else "is not a directory"
-                raise StorageUnavailable(
-                    f"GRAPHIT_HOME ({path}) is not usable: {part} {what}; point GRAPHIT_HOME"
-                    " at a directory"
-                )
-            return
-
-
 def memory_root() -> Path:
     return home() / "memory"
 
@@ -342,7 +325,6 @@ def validate() -> None:
     from graphit_cli.core.ids import validate_safe_id, validate_ulid
 
     env = os.environ
-    check_home()
     _flag(ENV_DEBUG)
     _flag(ENV_NO_DAEMON)
     project = env.get(ENV_PROJECT_ID, "").strip()

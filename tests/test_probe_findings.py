@@ -140,14 +140,14 @@ def test_a_fifo_imports_like_a_file(cli: Any, scope: Scope, tmp_path: Path) -> N
 
 
 def test_dev_zero_and_dev_null_are_refused_in_words(cli: Any, scope: Scope) -> None:
-    from graphit_cli.portability import importer
+    from graphit_cli.portability import sources
 
-    original = importer.MAX_STREAM_BYTES
-    importer.MAX_STREAM_BYTES = 4 << 20  # the bound's logic, without reading 256 MiB here
+    original = sources.MAX_STREAM_BYTES
+    sources.MAX_STREAM_BYTES = 4 << 20  # the bound's logic, without reading 256 MiB here
     try:
         zero = cli("memory", "import", "/dev/zero")
     finally:
-        importer.MAX_STREAM_BYTES = original
+        sources.MAX_STREAM_BYTES = original
     assert zero.exit_code == 3 and "larger than" in zero.stderr, zero.stderr
     empty = cli("memory", "import", "/dev/null")
     assert empty.exit_code == 3 and "nothing to import" in empty.stderr, empty.stderr

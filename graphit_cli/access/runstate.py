@@ -14,6 +14,23 @@ from graphit_cli import config
 from graphit_cli.access import statefile
 
 
+def check_home() -> None:
+    """GRAPHIT_HOME (or ~/.graphit) must be a directory, or a path one can be made at: one
+    under a regular file is reported as that (exit 7), not as a file inside it being bad."""
+    from graphit_cli.errors import StorageUnavailable
+
+    path = config.home()
+    for part in (path, *path.parents):
+        if part.exists():
+            if not part.is_dir():
+                what = "is a file" if part.is_file() else "is not a directory"
+                raise StorageUnavailable(
+                    f"GRAPHIT_HOME ({path}) is not usable: {part} {what}; point GRAPHIT_HOME"
+                    " at a directory"
+                )
+            return
+
+
 def run_dir() -> Path:
     return config.home() / "run"
 

@@ -134,6 +134,9 @@ def handle_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            from graphit_cli.access.runstate import check_home
+
+            check_home()  # a GRAPHIT_HOME under a file is said as that, before anything reads it
             config.validate()  # every GRAPHIT_* value, before anything is read or written
             _refuse_undecodable(fn, kwargs)
             return fn(*args, **kwargs)

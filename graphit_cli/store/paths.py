@@ -31,14 +31,15 @@ def local_table_exists(uri: str) -> bool:
 
 def table_damage(uri: str) -> str | None:
     """What is visibly wrong with a local table directory, in words, without opening it
-    (None: nothing visible). A directory with data but no committed version is a table whose
+    (None: nothing visible). A directory with rows but no committed version is a table whose
     history was deleted, not an empty scope."""
     root = Path(table_path(uri))
     if not root.is_dir() or local_table_exists(uri):
         return None
-    if any(
-        (root / part).is_dir() and any((root / part).iterdir()) for part in ("data", "_indices")
-    ):
+    data = root / "data"
+    # Rows without a history: damaged. An index file alone is what a writer in flight during
+    # a `rm -rf` could leave (before the pinned paths): no table, not a damaged one.
+    if data.is_dir() and any(data.iterdir()):
         return "its version history (_versions) is missing"
     return None
 
