@@ -6,6 +6,10 @@ for the measured behaviour this code relies on). Callers speak in Memory rows an
 
 `lancedb` is imported only where a table is created, indexed or maintained: a local table is
 read and written through pylance (store/engine.py), so a one-shot command never imports it.
+
+Past 400 lines, it is still one job: a table's life at its edges (opening it through its pinned
+directory, creating it and taking back a failed creation, committing rows with the merge's
+compare-and-swap, purging history); reads, searches and upkeep are parts of their own.
 """
 
 from __future__ import annotations
