@@ -7,6 +7,10 @@ whose content a live memory already has is skipped; broken records are reported 
 file and line while the others import, one commit per batch. A record holding a secret is
 left out and reported (an export's whole chain), or redacted, or written as it is: the
 service's `secrets` policy ("refuse", "redact", "allow").
+
+Past 400 lines, it is one job: an import from its format to its report (finding the files,
+parsing them with the formats' modules, planning and writing rows and drafts); where records
+come from (streams, repository paths) is `sources.py`'s, each format its own module's.
 """
 
 from __future__ import annotations
