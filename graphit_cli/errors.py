@@ -116,9 +116,10 @@ def os_failure(exc: OSError, home: str) -> GraphitError | None:
     if exc.errno == errno.ENOSPC:
         return StorageUnavailable(f"the disk holding {home} is full{where}: free some space")
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "a read-only file system" if exc.errno == errno.EROFS else "permission denied"
         return StorageUnavailable(
-            f"cannot write under {home}{where}: permission denied; make it writable, or set"
-            " GRAPHIT_HOME to a directory you can write"
+            f"cannot write under {home}{where}: {why}; make it writable, or set GRAPHIT_HOME"
+            " to a directory you can write"
         )
     if exc.errno == errno.ENOTDIR:
         return StorageUnavailable(f"{home} is not usable{where}: a part of the path is a file")

@@ -78,3 +78,28 @@ def test_a_first_write_on_a_full_disk_says_so_and_leaves_nothing(
     assert lines[1] == "rc=7", result.stdout
     assert lines[2] == "rc=0", result.stdout  # nothing left behind: no `.lance`, no _versions
     assert '"title": "first"' in result.stdout
+
+
+@pytest.mark.skipif(not _namespaces(), reason="no user and mount namespaces here")
+def test_a_read_only_home_is_reported_as_that(project_dir: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    script = textwrap.dedent(
+        f"""
+        mount --bind {home} {home} && mount -o remount,bind,ro {home} || exit 99
+        export GRAPHIT_HOME={home} PYTHONPATH={ROOT}
+        {sys.executable} -m graphit_cli memory upsert --title t --body b 2>&1
+        echo "rc=$?"
+        """
+    )
+    result = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+        cwd=project_dir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if "rc=" not in result.stdout:
+        pytest.skip(f"no read-only bind mount in a namespace here: {result.stderr.strip()[:200]}")
+    assert result.stdout.splitlines()[-1] == "rc=7", result.stdout
+    assert "read-only file system" in result.stdout and "internal error" not in result.stdout

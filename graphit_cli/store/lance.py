@@ -327,7 +327,9 @@ def store_failure(uri: str, exc: BaseException, doing: str) -> str:
     text = str(exc)
     if errno_ == errno.ENOSPC or "No space left on device" in text:
         cause = "the disk is full: free some space and retry"
-    elif errno_ in (errno.EACCES, errno.EPERM, errno.EROFS) or "Permission denied" in text:
+    elif errno_ == errno.EROFS or "Read-only file system" in text:
+        cause = "a read-only file system: set GRAPHIT_HOME to a writable directory"
+    elif errno_ in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
         cause = "permission denied: make the directory writable, or set GRAPHIT_HOME elsewhere"
     elif errno_ == errno.ENOTDIR or "Not a directory" in text:
         cause = "a part of the path is a file, not a directory: set GRAPHIT_HOME elsewhere"
