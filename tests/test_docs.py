@@ -57,7 +57,7 @@ def _texts(path: Path) -> Iterator[tuple[int, str]]:
 def _exists(reference: str, module: Path, root: Path) -> bool:
     """Relative to the module's package or any package above it, the repository root, or
     graphit_cli/ (`store/s3.py` from tests/ is graphit_cli/store/s3.py)."""
-    if reference in NOT_OURS or reference.startswith("."):  # .claude/..., ../shared: not ours
+    if Path(reference).name in NOT_OURS or reference.startswith("."):  # .claude/, ../shared
         return True
     bases = [d for d in (module.parent, *module.parent.parents) if d == root or root in d.parents]
     return any((base / reference).exists() for base in [*bases, root / "graphit_cli"])
