@@ -89,6 +89,15 @@ def upsert(
             show_default=False,
         ),
     ] = None,
+    anchors: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--anchor",
+            metavar="ANCHOR",
+            help="What the memory depends on (repeatable): a repo path, a symbol, `make "
+            "TARGET`; replaces the ones found in its text.",
+        ),
+    ] = None,
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
@@ -118,8 +127,15 @@ def upsert(
         "tags": tuple(tags) if tags is not None else None,
         "important": important,
         "mandatory": mandatory,
+        "anchors": tuple(anchors) if anchors is not None else None,
     }
     drafts = _drafts(file, memory_id, {k: v for k, v in given.items() if v is not None})
+    # Anchors resolve against this checkout, here, before the write goes anywhere (a daemon
+    # serves every checkout).
+    from graphit_cli import anchors as anchoring
+
+    root = anchoring.checkout_root()
+    drafts = [anchoring.with_anchors(d, root) for d in drafts]
     # New memories that live ones already say are written anyway, with a warning on stderr
     # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
     results = Client(scope, user).upsert(drafts, warn=note)

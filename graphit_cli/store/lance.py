@@ -11,6 +11,7 @@ read and written through pylance (store/engine.py), so a one-shot command never 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +24,7 @@ from graphit_cli.store.base import MergeCounts
 from graphit_cli.store.engine import Merge
 from graphit_cli.store.paths import local_table_exists, table_path
 from graphit_cli.store.reads import Reads
-from graphit_cli.store.schema import memory_schema, to_arrow
+from graphit_cli.store.schema import added_fields, memory_schema, to_arrow
 from graphit_cli.store.search import Search
 from graphit_cli.store.table import (
     BITMAP_COLUMNS,
@@ -47,6 +48,8 @@ __all__ = ["KEY_INDEX", "MemoryStore", "is_commit_conflict"]
 #   archive (an update or a delete re-points the newest archive), or from nothing to the live
 #   key (a write to a deleted id continues its chain). A new archive row that collides with an
 #   existing one (a racing writer archived that revision first) is never rewritten.
+log = logging.getLogger(__name__)
+
 CAS_CONDITION = (
     "(target.revision_id = '' AND target.revision = source.revision - 1)"
     " OR (target.revision_id <> '' AND target.next = target.id"
@@ -95,6 +98,33 @@ class Writes:
         indexed = chains_exist and delete_live is None
         merge = Merge(update_where=CAS_CONDITION, delete_where=delete_where, use_index=indexed)
         return self._execute(merge, rows)
+
+    @in_snapshot
+    def set_verified(self, memory_id: str, revision: int, moment: Any) -> bool:
+        """Set the live row's `verified_at` in place, if it is still at `revision` (no new
+        revision: verifying changes nothing the memory says). False when it moved on."""
+        import pyarrow as pa
+
+        if "verified_at" not in self.handle.arrow_schema().names:
+            raise StorageUnavailable("this table predates verification; open it with write access")
+        partial = pa.schema(
+            [
+                pa.field("key", pa.string(), nullable=False),
+                pa.field("revision", pa.int32(), nullable=False),
+                pa.field("verified_at", pa.timestamp("us", tz="UTC")),
+            ]
+        )
+        data = pa.Table.from_pylist(
+            [{"key": memory_id, "revision": revision, "verified_at": moment}], schema=partial
+        )
+        merge = Merge(
+            "target.revision_id = '' AND target.revision = source.revision",
+            insert=False,
+            use_index=False,  # a partial-column merge through the key index panics (lance 13)
+        )
+        counts = self.handle.engine.merge(data, merge)
+        self.handle.wrote()
+        return counts.updated == 1
 
     @in_snapshot
     def remove_exact(self, row: Memory) -> int:
@@ -193,6 +223,7 @@ class MemoryStore:
         self.build_vector_index = self.upkeep.build_vector_index
         self.state = self.upkeep.state
         self.merge = self.writes.merge
+        self.set_verified = self.writes.set_verified
         self.remove_exact = self.writes.remove_exact
         self.import_rows = self.writes.import_rows
 
@@ -206,6 +237,23 @@ class MemoryStore:
         return self.handle.cache
 
     # --- opening ---------------------------------------------------------------------------
+
+    def migrate(self) -> MemoryStore:
+        """Add the columns a table made by an older graphit lacks (schema 1 -> 2: anchors_json,
+        verified_at; nullable, so its rows read as "no anchors, never verified"). One metadata
+        commit, once per table; a grant that cannot write (or a racing migration) leaves the
+        table as it is, and reads then select only the columns it has."""
+        names = set(self.handle.arrow_schema().names)
+        missing = [f for f in added_fields() if f.name not in names]
+        if not missing:
+            return self
+        try:
+            self.handle.table.add_columns(missing)
+        except Exception as exc:  # any refusal leaves a readable old table
+            log.info("schema migration of %s skipped: %s", self.uri, exc)
+        self.handle.forget_schema()
+        self.handle.refresh()
+        return self
 
     @classmethod
     def open(
@@ -222,7 +270,8 @@ class MemoryStore:
         through pylance, and opens its LanceDB table when upkeep needs it, unless the caller
         `keep`s the handle (store.open_store)."""
         if "://" not in uri and local_table_exists(uri) and not keep:
-            return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: _connect(uri)))
+            store = cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: _connect(uri)))
+            return store.migrate()
         try:
             if "://" not in uri and create:
                 os.makedirs(uri, exist_ok=True)
@@ -230,7 +279,7 @@ class MemoryStore:
         except OSError as exc:
             raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
         if "://" in uri or keep:
-            return cls(TableHandle(uri, table=table))
+            return cls(TableHandle(uri, table=table)).migrate()
         # Created here just now: reads go through the dataset as for any local table.
         return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: table))
 

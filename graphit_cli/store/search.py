@@ -255,7 +255,12 @@ class Search:
             self.handle.table.prewarm_index(name)
             self._warmed[name] = current[name]
         if changed and self.handle.table.count_rows() <= PREFILL_MAX_ROWS:
-            data = self.handle.table.search().select(TAKE_FLAGGED).limit(None).to_arrow()
+            data = (
+                self.handle.table.search()
+                .select(self.handle.present(TAKE_FLAGGED))
+                .limit(None)
+                .to_arrow()
+            )
             self.handle.remember(data.to_pylist())
 
 

@@ -1,0 +1,195 @@
+"""Anchors: what in the project a memory depends on, found at write time, checked at read time.
+
+An anchor is one string, of one of three kinds:
+
+- a repo-relative path: `src/orderly/payments/retry.py`, `k8s/cronjobs/order-export.yaml`;
+- a symbol where it was defined: `RetryPolicy@src/orderly/payments/retry.py` (a class,
+  function, type ... defined in that file when the memory was written);
+- a make target: `make up`.
+
+`detect(title, body, root)` finds them in a memory's text at write time: paths named anywhere,
+make targets and symbols named in code spans, each kept only when it resolves in the working tree
+then (so prose is never taken for code). `check(memories, root)` tells, for this checkout, which
+anchors no longer hold: a path gone (with its likely new name from git's rename detection), a
+symbol no longer defined where it was (moved: `renamed_to` names the file that defines it now)
+or anywhere, a make target gone. It reads the working tree and git's index and is cached by
+their state (HEAD, the index's mtime, each file's stat), so a warm hook pays a few stats; git
+runs only for what is broken or new. Nothing here writes a table: staleness belongs to the
+checkout that reads, and outside a git checkout nothing is stale.
+
+Standard library only (a hook imports this).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from graphit_cli.anchors.detect import detect, normalise, with_anchors
+from graphit_cli.anchors.tree import (
+    DEFINITION,
+    GIT_DEFINITION,
+    MAKEFILES,
+    breaking_commit,
+    checkout_root,
+    definitions,
+    git,
+    git_root,
+    head_state,
+    kind,
+    make_targets,
+    renamed,
+    stat_key,
+)
+
+__all__ = [
+    "Stale",
+    "broken_by",
+    "check",
+    "checkout_root",
+    "detect",
+    "git_root",
+    "hook_note",
+    "normalise",
+    "stale_dicts",
+    "with_anchors",
+]
+
+
+@dataclass(frozen=True)
+class Stale:
+    """One anchor that no longer holds in this checkout, and why."""
+
+    anchor: str
+    reason: str
+    renamed_to: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"anchor": self.anchor, "reason": self.reason, "renamed_to": self.renamed_to}
+
+    def describe(self) -> str:
+        return f"{self.anchor}: {self.reason}"
+
+
+# --- read time: the check ---------------------------------------------------------------------
+
+_CACHE: dict[tuple[str, str], tuple[Any, Stale | None]] = {}
+_CACHE_LIMIT = 4096
+
+
+def check(memories: Iterable[Any], root: Path | str | None) -> dict[str, list[Stale]]:
+    """Memory id -> its anchors that no longer hold in the checkout at `root` (absent: every
+    anchor holds, or there is none). Outside a git checkout nothing is stale."""
+    top = git_root(root)
+    if top is None:
+        return {}
+    state: tuple[Any, ...] | None = None
+    result: dict[str, list[Stale]] = {}
+    for memory in memories:
+        anchors = getattr(memory, "anchors", ()) or ()
+        broken: list[Stale] = []
+        for anchor in anchors:
+            if state is None:
+                state = head_state(top)
+            found = _check_one(top, anchor, state)
+            if found is not None:
+                broken.append(found)
+        if broken:
+            result[memory.id] = broken
+    return result
+
+
+def stale_dicts(found: Mapping[str, list[Stale]], memory_id: str) -> list[dict[str, Any]] | None:
+    """The JSON contract's `stale` value for one memory: None when every anchor holds."""
+    broken = found.get(memory_id)
+    return [s.to_dict() for s in broken] if broken else None
+
+
+def hook_note(broken: Sequence[Stale]) -> str:
+    """The words a hook line adds for a stale memory (the recall helper renders the line)."""
+    if not broken:
+        return ""
+    named = "; ".join(
+        f"`{s.anchor}` {s.reason}" + (f" (now `{s.renamed_to}`?)" if s.renamed_to else "")
+        for s in broken[:3]
+    )
+    return f"may be stale: {named}; check before acting, then update or verify it"
+
+
+def _check_one(top: Path, anchor: str, state: tuple[Any, ...]) -> Stale | None:
+    sort = kind(anchor)
+    if sort == "path":
+        key: Any = (state, stat_key(top / anchor) is not None)
+    elif sort == "make":
+        makefile = next((top / n for n in MAKEFILES if (top / n).is_file()), None)
+        key = (makefile and stat_key(makefile),)
+    else:
+        where = anchor.partition("@")[2]
+        key = (state, stat_key(top / where) if where else None)
+    cache_key = (str(top), anchor)
+    cached = _CACHE.get(cache_key)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    found = _judge(top, anchor, sort)
+    if len(_CACHE) >= _CACHE_LIMIT:
+        _CACHE.clear()
+    _CACHE[cache_key] = (key, found)
+    return found
+
+
+def _judge(top: Path, anchor: str, sort: str) -> Stale | None:
+    if sort == "path":
+        if (top / anchor).exists():
+            return None
+        new = renamed(top, anchor)
+        if new:
+            return Stale(anchor, f"renamed to {new}", new)
+        return Stale(anchor, "file no longer exists")
+    if sort == "make":
+        target = anchor.split(None, 1)[1]
+        if target in make_targets(top):
+            return None
+        return Stale(anchor, "make target no longer defined")
+    name, _, where = anchor.partition("@")
+    name = name.split(".")[0]
+    if where and (top / where).is_file():
+        try:
+            text = (top / where).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if re.search(DEFINITION.format(name=re.escape(name)), text, re.MULTILINE):
+            return None
+    elsewhere = definitions(top, [name]).get(name)
+    if elsewhere and not where:
+        return None
+    if elsewhere:
+        return Stale(anchor, f"no longer defined in {where}; defined in {elsewhere}", elsewhere)
+    if where and not (top / where).exists():
+        new = renamed(top, where)
+        if new:
+            return Stale(anchor, f"{name} no longer defined anywhere; {where} renamed to {new}")
+    return Stale(anchor, f"{name} no longer defined anywhere")
+
+
+def broken_by(root: Path | str | None, stale: Stale) -> str | None:
+    """`<short sha> <subject>` of the commit that broke `stale`'s anchor, from git."""
+    top = git_root(root)
+    if top is None:
+        return None
+    sort = kind(stale.anchor)
+    if sort == "path":
+        commit = breaking_commit(top, stale.anchor)
+    elif sort == "make":
+        target = stale.anchor.split(None, 1)[1]
+        makefile = next((n for n in MAKEFILES if (top / n).exists()), "Makefile")
+        commit = breaking_commit(top, makefile, f"^{re.escape(target)}[[:space:]]*:")
+    else:
+        name, _, where = stale.anchor.partition("@")
+        commit = breaking_commit(top, where or ".", GIT_DEFINITION.format(name=name.split(".")[0]))
+    if commit is None:
+        return None
+    out = git(top, "log", "-1", "--format=%h %s", commit)
+    return out.strip() if out else commit[:12]

@@ -1,0 +1,187 @@
+"""The checkout an anchor is checked in: its git state, definitions, make targets, renames.
+
+Standard library only; git runs as a subprocess with a timeout (a git that fails or hangs
+answers "unknown", and the caller treats the anchor as holding).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+GIT_TIMEOUT = 5.0  # seconds a git call may take before the check gives up on it (holds)
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+# What git grep and git log -G are given (POSIX ERE), narrowed in Python by `DEFINITION`.
+GIT_DEFINITION = (
+    "(class|def|function|func|fn|type|interface|struct|enum|trait|const|let|var|module)"
+    "[[:space:]]+(\\([^)]*\\)[[:space:]]*)?{name}([^A-Za-z0-9_]|$)"
+)
+DEFINITION = (
+    r"^\s*(?:export\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?"
+    r"(?:class|def|function|func|fn|type|interface|struct|enum|trait|const|let|var|module)\s+"
+    r"(?:\([^)]*\)\s*)?{name}\b"
+)
+
+
+def git_root(start: Path | str | None) -> Path | None:
+    """The top of the git checkout holding `start` (a `.git` directory or file), or None."""
+    if start is None:
+        return None
+    here = Path(start).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def git_dir(top: Path) -> Path:
+    dotgit = top / ".git"
+    if dotgit.is_file():  # a worktree or submodule: "gitdir: <path>"
+        text = dotgit.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            return (top / text.split(":", 1)[1].strip()).resolve()
+    return dotgit
+
+
+def stat_key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+def head_state(top: Path) -> tuple[Any, ...]:
+    """What decides every answer about this checkout's history: HEAD and the index."""
+    gd = git_dir(top)
+    head = ""
+    try:
+        head = (gd / "HEAD").read_text(encoding="utf-8").strip()
+        if head.startswith("ref:"):
+            ref = head.split(":", 1)[1].strip()
+            common = gd
+            if (gd / "commondir").is_file():
+                common = (gd / (gd / "commondir").read_text().strip()).resolve()
+            for base in (gd, common):
+                if (base / ref).is_file():
+                    head = (base / ref).read_text(encoding="utf-8").strip()
+                    break
+            else:
+                head = f"{ref}:{stat_key(common / 'packed-refs')}"
+    except OSError:
+        pass
+    return (head, stat_key(gd / "index"))
+
+
+def git(top: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(top), *args],
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def checkout_root(cwd: Path | None = None) -> Path:
+    """The caller's checkout root: the folder of the nearest graphit.lock.json, else cwd."""
+    here = (cwd or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "graphit.lock.json").is_file():
+            return folder
+    return here
+
+
+def kind(anchor: str) -> str:
+    if anchor.startswith("make "):
+        return "make"
+    if "@" in anchor or ("/" not in anchor and "." not in anchor):
+        return "symbol"
+    return "path"
+
+
+def make_targets(top: Path) -> set[str]:
+    for name in MAKEFILES:
+        path = top / name
+        if path.is_file():
+            return _targets_in(path)
+    return set()
+
+
+_TARGETS: dict[str, tuple[Any, set[str]]] = {}
+
+
+def _targets_in(path: Path) -> set[str]:
+    key = stat_key(path)
+    cached = _TARGETS.get(str(path))
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    targets: set[str] = set()
+    for line in text.splitlines():
+        match = re.match(r"^([A-Za-z0-9][\w.\- ]*?)\s*::?(?!=)", line)
+        if match:
+            targets.update(match.group(1).split())
+    _TARGETS[str(path)] = (key, targets)
+    return targets
+
+
+def definitions(top: Path, names: Sequence[str], prefer: Sequence[str] = ()) -> dict[str, str]:
+    """name -> the tracked file defining it (one `git grep` for all names; a file in `prefer`
+    wins over others)."""
+    names = [n for n in names if re.fullmatch(r"[A-Za-z_]\w*", n)]
+    if not names:
+        return {}
+    pattern = GIT_DEFINITION.format(name="(" + "|".join(names) + ")")
+    out = git(top, "grep", "-n", "-I", "-E", "--untracked", "-e", pattern)
+    found: dict[str, str] = {}
+    if not out:
+        return found
+    for line in out.splitlines():
+        path, _, rest = line.partition(":")
+        _, _, code = rest.partition(":")
+        for name in names:
+            defines = re.search(DEFINITION.format(name=re.escape(name)), code)
+            if defines and (name not in found or (path in prefer and found[name] not in prefer)):
+                found[name] = path
+    return found
+
+
+def renamed(top: Path, path: str) -> str | None:
+    """The likely new name of `path` by git's rename detection: a staged rename first, then
+    the commit that last touched it (the one that moved or deleted it)."""
+    staged = git(top, "diff", "--cached", "-M", "--name-status", "HEAD")
+    for line in (staged or "").splitlines():
+        parts = line.split("\t")
+        if parts[0].startswith("R") and len(parts) == 3 and parts[1] == path:
+            return parts[2]
+    commit = breaking_commit(top, path)
+    if commit is None:
+        return None
+    out = git(top, "diff", "-M", "--name-status", f"{commit}^", commit)
+    for line in (out or "").splitlines():
+        parts = line.split("\t")
+        if parts[0].startswith("R") and len(parts) == 3 and parts[1] == path:
+            new = parts[2]
+            return renamed(top, new) or new if not (top / new).exists() else new
+    return None
+
+
+def breaking_commit(top: Path, path: str, pattern: str | None = None) -> str | None:
+    """The last commit that touched `path` (with `pattern`: that changed lines matching it)."""
+    args = ["log", "-1", "--format=%H"]
+    if pattern:
+        args += ["-G", pattern]
+    out = git(top, *args, "--", path)
+    return (out.strip() or None) if out else None
