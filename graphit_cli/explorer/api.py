@@ -121,8 +121,17 @@ def endpoint(work: Work, services: Services) -> Handler:
     """Wrap a handler: ApiError and GraphitError become `{"error": ...}` with their status."""
 
     async def handle(request: Request) -> Response:
+        from graphit_cli import anchors
+        from graphit_cli.formats import render
+
+        root = anchors.checkout_root(services.cwd)
+
+        def stale(memory: Any) -> Any:
+            return anchors.check([memory], root).get(memory.id)
+
         try:
-            return await work(request, services)
+            with render.staleness(stale):  # the worker threads inherit the context
+                return await work(request, services)
         except ApiError as exc:
             return error_response(exc.status, exc.message)
         except GraphitError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -23,14 +23,17 @@ from graphit_cli.core.models import Memory, SearchHit, WriteResult
 
 # The read-time staleness of the memories being rendered (graphit_cli.anchors.check, for the
 # caller's checkout): set by an adapter around its rendering, never stored.
-_STALE: ContextVar[Mapping[str, Any] | None] = ContextVar("graphit_stale", default=None)
+Checker = Callable[[Memory], Sequence[Any] | None]
+_STALE: ContextVar[Checker | None] = ContextVar("graphit_stale", default=None)
 
 
 @contextmanager
-def staleness(found: Mapping[str, Any]) -> Iterator[None]:
-    """Render inside with `found` (memory id -> list of anchors.Stale) as each memory's
-    `stale` (JSON) and a `stale:` line (Markdown)."""
-    token = _STALE.set(found)
+def staleness(found: Mapping[str, Sequence[Any]] | Checker) -> Iterator[None]:
+    """Render inside with each memory's broken anchors (`anchors.Stale`, from a mapping of
+    memory id -> list, or a checker called per memory) as its `stale` (JSON) and a `stale:`
+    line (Markdown)."""
+    checker = found if callable(found) else (lambda memory: found.get(memory.id))
+    token = _STALE.set(checker)
     try:
         yield
     finally:
@@ -40,8 +43,8 @@ def staleness(found: Mapping[str, Any]) -> Iterator[None]:
 def stale_of(memory: Memory) -> list[dict[str, Any]] | None:
     """The JSON contract: None when every anchor holds (or there is none), else a list of
     {"anchor", "reason", "renamed_to"}. Only a live memory is checked."""
-    found = _STALE.get()
-    broken = found.get(memory.id) if found and memory.is_live else None
+    checker = _STALE.get()
+    broken = checker(memory) if checker is not None and memory.is_live else None
     return [s.to_dict() for s in broken] if broken else None
 
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from graphit_cli import anchors
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import Memory, MemoryDraft, MemoryFilter, WriteAction, WriteResult
 from graphit_cli.errors import InvalidInput, NoProject, NotFound
@@ -26,6 +27,7 @@ from graphit_cli.mcp.replies import (
     duplicate_reply,
     hit_lines,
     memory_line,
+    rival_note,
     write_reply,
 )
 
@@ -49,6 +51,12 @@ class MemoryTools:
         # that need no model are answered meanwhile, and the ones that do wait here for it.
         self._model_lock = threading.Lock()
         self.wrote = threading.Event()  # set after a consolidation: the backfill looks again
+        # The checkout the server runs in: anchors resolve and are checked against it.
+        self.root = anchors.checkout_root()
+
+    def stale_of(self, memory: Memory) -> list[anchors.Stale] | None:
+        """The memory's anchors that no longer hold in the server's checkout (None: all hold)."""
+        return anchors.check([memory], self.root).get(memory.id)
 
     def _open(self, scope: Scope) -> MemoryService:
         from graphit_cli.access.opening import open_service
@@ -301,6 +309,7 @@ class MemoryTools:
         important: bool = False,
         mandatory: bool = False,
         force: bool = False,
+        anchors_given: Sequence[str] | None = None,
     ) -> Reply:
         service = self.service(scope)
         draft = MemoryDraft(
@@ -310,12 +319,16 @@ class MemoryTools:
             tags=tuple(tags or ()),
             important=important,
             mandatory=mandatory,
+            anchors=tuple(anchors_given) if anchors_given is not None else None,
         )
+        draft = anchors.with_anchors(draft, self.root)
         if not force:
             existing = service.find_duplicate(draft)
             if existing is not None:
                 return duplicate_reply(existing, service.scope)
-        return write_reply(self._written(service, service.upsert(draft)), service.scope)
+        rival = service.find_rival(draft)
+        reply = write_reply(self._written(service, service.upsert(draft)), service.scope)
+        return rival_note(reply, rival) if rival is not None else reply
 
     def update(
         self,
@@ -329,16 +342,25 @@ class MemoryTools:
         important: bool | None = None,
         mandatory: bool | None = None,
         expected_revision: int | None = None,
+        anchors_given: Sequence[str] | None = None,
+        verify: bool = False,
     ) -> Reply:
-        changes = (title, body, type, tags, important, mandatory)
-        if all(value is None for value in changes):
+        changes = (title, body, type, tags, important, mandatory, anchors_given)
+        if all(value is None for value in changes) and not verify:
             raise InvalidInput(
-                "nothing to update: give title, body, type, tags, important or mandatory"
+                "nothing to update: give title, body, type, tags, important, mandatory, "
+                "anchors, or verify=true"
             )
         if expected_revision is not None and expected_revision < 1:
             raise InvalidInput("expected_revision must be 1 or more")
         service = self.service(scope)
         current = self._live(service, memory_id)
+        if all(value is None for value in changes):  # verify alone: it still holds
+            verified = service.verify(current.id)
+            text = f"verified {verified.id} (revision {verified.revision}): {verified.title}\n"
+            data = {**render.to_dict(verified), "action": "verified"}
+            del data["body"]
+            return Reply(text, data)
         draft = MemoryDraft(
             id=current.id,
             title=title,
@@ -348,7 +370,9 @@ class MemoryTools:
             important=important,
             mandatory=mandatory,
             expected_revision=expected_revision,
+            anchors=tuple(anchors_given) if anchors_given is not None else None,
         )
+        draft = anchors.with_anchors(draft, self.root)
         return write_reply(self._written(service, service.upsert(draft)), service.scope)
 
     def set_flag(self, memory_id: str, *, scope: str | None, flag: str, value: bool) -> Reply:

@@ -94,6 +94,7 @@ class MemoryService:
         self.table_state = self.upkeep.table_state
         self.live_vectors = self.upkeep.live_vectors
         self.find_duplicate = self.duplicates.find_duplicate
+        self.find_rival = self.duplicates.find_rival
         self.live_duplicates = self.duplicates.live_duplicates
         self.duplicate_notes = self.duplicates.duplicate_notes
 
