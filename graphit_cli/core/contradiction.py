@@ -12,11 +12,13 @@ Two questions decide it, both answered from the words (so it works in a hook wit
 1. Same subject? The weighted share of content words the two memories have in common, each word
    weighing by how rare it is in the language (`core/commonness.py`: "celery" outweighs
    "uses"), over the lighter of the two memories, the titles counting twice (a title names
-   the subject). A shared title head ("Release day ...", "Celery broker ...") adds to it.
-2. Says something different? A change or negation marker on one side only ("moved to",
-   "no longer", "was removed", "instead", "not"), a number or value that differs, or words
-   of their own on both sides of titles that share their subject; and not so close in
-   wording that it is the same claim restated (a near-duplicate).
+   the subject); at least two distinct words in common (one, "Celery", names an area).
+2. Says something different? A change marker on one side only ("moved", "no longer",
+   "was removed", "instead": strong; "not", "now", "since": weak), numbers in the titles
+   that differ, a negated title against a plain one, or parallel titles ("X is A" / "X is
+   B": two words in common, a specific word of its own on each side); and not so close in
+   wording, without a strong contrast, that it is the same claim restated (a near-duplicate).
+   The subject score plus the contrast's bonus must reach RIVAL.
 
 `similarity` is optional extra evidence for question 1, for callers that hold vectors:
 
@@ -47,6 +49,7 @@ Similarity = Callable[[Memory, Memory], float | None]
 
 # Calibrated on benchmarks/data/contradiction_pairs.jsonl (benchmarks/contradictions.py).
 SAME_SUBJECT = 0.30  # the least subject score of rivals, whatever their contrast
+SHARED_WORDS = 2  # distinct content words rivals have in common, at least (without vectors)
 RIVAL = 0.50  # subject score, plus the contrast's bonus, that makes two memories rivals
 STRONG_BONUS = 0.20  # a change marker on one side, numbers that differ, parallel titles
 WEAK_BONUS = 0.10  # a negation or "now"/"since" on one side only
@@ -152,6 +155,8 @@ def rival_score(a: Memory, b: Memory, extra: float | None = None) -> float | Non
         subject = (subject + max(0.0, min(1.0, extra))) / 2
     if subject < SAME_SUBJECT:
         return None
+    if extra is None and len(left.words.keys() & right.words.keys()) < SHARED_WORDS:
+        return None  # one word in common ("Celery beat" / "Celery broker") names an area
     strong = _strong_contrast(left, right)
     weak = bool(left.weak ^ right.weak) or bool(
         left.numbers - right.numbers and right.numbers - left.numbers
