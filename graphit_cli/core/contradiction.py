@@ -186,6 +186,18 @@ class _Profile:
         self.title_numbers = frozenset(_number(n) for n in _NUMBER.findall(title))
 
 
+def restates(a: Memory, b: Memory, minimum: float) -> bool:
+    """Whether `a` and `b` say one thing: weighted word Dice at least `minimum`, and no
+    strong contrast between them."""
+    left, right = _profile(a.title, a.body), _profile(b.title, b.body)
+    return _dice(left.words, right.words) >= minimum and not _strong_contrast(left, right)
+
+
+def title_words(memory: Memory) -> list[str]:
+    """The stems of the memory's title content words (what candidate pairs are found by)."""
+    return list(_profile(memory.title, memory.body).title)
+
+
 def _number(text: str) -> str:
     return _NUMBERS.get(text.casefold(), text.replace(",", "."))
 
