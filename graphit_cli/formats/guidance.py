@@ -343,8 +343,8 @@ def consolidation(surface: str = "mcp") -> str:
 ## Consolidating memories
 
 When asked to tidy memory, or when searches keep returning near-identical memories, list
-duplicate and contradicting groups and stale memories with {find}, write a plan (merged title and body per
-group, with the revisions the report showed) and apply it with {apply}. {_MERGE_RULES}
+duplicate and contradicting groups and stale memories with {find}, write a plan (merged
+title and body per group, with the revisions the report showed) and apply it with {apply}. {_MERGE_RULES}
 Survivors keep every member's important and mandatory flags; stale memories (broken anchors)
 are only for review.
 """
@@ -354,8 +354,8 @@ TOOL_DESCRIPTIONS.update(
     {
         "graphit_memory_consolidate": (
             "Groups of duplicate or contradicting memories (keep_id proposed: for a "
-            "contradiction the newer) with revisions and bodies, and stale ones to review. Plan merges from it for "
-            "graphit_memory_apply_consolidation. " + _MERGE_SHORT
+            "contradiction the newer) with revisions and bodies, and stale ones to review. "
+            "Plan merges from it for graphit_memory_apply_consolidation. " + _MERGE_SHORT
         ),
         "graphit_memory_apply_consolidation": (
             'Apply a plan {"version":1,"actions":[...]}: merge {ids, keep_id, title, body, '
