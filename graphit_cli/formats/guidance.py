@@ -345,8 +345,8 @@ def consolidation(surface: str = "mcp") -> str:
 When asked to tidy memory, or when searches keep returning near-identical memories, list
 duplicate and contradicting groups and stale memories with {find}, write a plan (merged
 title and body per group, with the revisions the report showed) and apply it with
-{apply}. {_MERGE_RULES} Survivors keep every member's important and mandatory flags; stale memories (broken anchors)
-are only for review.
+{apply}. {_MERGE_RULES} Survivors keep every member's important and mandatory flags;
+stale memories (broken anchors) are only for review.
 """
 
 
