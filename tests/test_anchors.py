@@ -317,3 +317,25 @@ def test_a_table_from_before_anchors_opens_reads_and_gains_the_columns(tmp_path:
     assert row is not None and (row.anchors, row.verified_at) == ((), None)
     assert store.set_verified(row.id, row.revision, now.created_at)
     assert store.get(row.id).verified_at == now.created_at  # type: ignore[union-attr]
+
+
+def test_the_quick_check_finds_the_same_broken_anchors_without_running_git(
+    repo: Path, cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = upsert_all(cli)
+    from graphit_cli.access.opening import open_service
+    from graphit_cli.access.scopes import Scope
+    from tests.conftest import PROJECT_ID
+
+    live = open_service(Scope("project", PROJECT_ID)).catalogue()
+    refactor(repo)
+    full = anchors.check(live, repo)
+
+    def no_git(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"the quick check ran {args[0]}")
+
+    monkeypatch.setattr(subprocess, "run", no_git)
+    quick = anchors.check(live, repo, detail=False)
+    assert set(quick) == set(full) == {ids[n] for n in ("retry", "dev", "cron", "helper")}
+    for memory_id, broken in full.items():
+        assert [s.anchor for s in quick[memory_id]] == [s.anchor for s in broken]

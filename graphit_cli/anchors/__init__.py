@@ -76,13 +76,20 @@ class Stale:
 
 # --- read time: the check ---------------------------------------------------------------------
 
-_CACHE: dict[tuple[str, str], tuple[Any, Stale | None]] = {}
+_CACHE: dict[tuple[str, str, bool], tuple[Any, Stale | None]] = {}
 _CACHE_LIMIT = 4096
 
 
-def check(memories: Iterable[Any], root: Path | str | None) -> dict[str, list[Stale]]:
+def check(
+    memories: Iterable[Any], root: Path | str | None, *, detail: bool = True
+) -> dict[str, list[Stale]]:
     """Memory id -> its anchors that no longer hold in the checkout at `root` (absent: every
-    anchor holds, or there is none). Outside a git checkout nothing is stale."""
+    anchor holds, or there is none). Outside a git checkout nothing is stale.
+
+    Which anchors are broken never depends on `detail`; with it (the default) a broken one
+    also says where it went (git's rename detection, a search for the symbol's definition:
+    git runs). Without it nothing but stats and file reads: what a hook that starts a
+    process per prompt can afford ("file no longer exists", "no longer defined in <file>")."""
     top = git_root(root)
     if top is None:
         return {}
@@ -94,7 +101,7 @@ def check(memories: Iterable[Any], root: Path | str | None) -> dict[str, list[St
         for anchor in anchors:
             if state is None:
                 state = head_state(top)
-            found = _check_one(top, anchor, state)
+            found = _check_one(top, anchor, state, detail)
             if found is not None:
                 broken.append(found)
         if broken:
@@ -119,7 +126,7 @@ def hook_note(broken: Sequence[Stale]) -> str:
     return f"may be stale: {named}; check before acting, then update or verify it"
 
 
-def _check_one(top: Path, anchor: str, state: tuple[Any, ...]) -> Stale | None:
+def _check_one(top: Path, anchor: str, state: tuple[Any, ...], detail: bool) -> Stale | None:
     sort = kind(anchor)
     if sort == "path":
         key: Any = (state, stat_key(top / anchor) is not None)
@@ -129,15 +136,37 @@ def _check_one(top: Path, anchor: str, state: tuple[Any, ...]) -> Stale | None:
     else:
         where = anchor.partition("@")[2]
         key = (state, stat_key(top / where) if where else None)
-    cache_key = (str(top), anchor)
+    cache_key = (str(top), anchor, detail)
     cached = _CACHE.get(cache_key)
     if cached is not None and cached[0] == key:
         return cached[1]
-    found = _judge(top, anchor, sort)
+    found = _judge(top, anchor, sort) if detail else _quick(top, anchor, sort)
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[cache_key] = (key, found)
     return found
+
+
+def _quick(top: Path, anchor: str, sort: str) -> Stale | None:
+    """`_judge` without git: the same verdict, less said about where things went."""
+    if sort == "path":
+        return None if (top / anchor).exists() else Stale(anchor, "file no longer exists")
+    if sort == "make" or "@" not in anchor:
+        return _judge(top, anchor, sort) if sort == "make" else None  # a bare name: unknown
+    name, _, where = anchor.partition("@")
+    if _defines(top / where, name.split(".")[0]):
+        return None
+    return Stale(anchor, f"{name.split('.')[0]} no longer defined in {where}")
+
+
+def _defines(path: Path, name: str) -> bool:
+    if not path.is_file():
+        return False
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(DEFINITION.format(name=re.escape(name)), text, re.MULTILINE) is not None
 
 
 def _judge(top: Path, anchor: str, sort: str) -> Stale | None:
@@ -155,13 +184,8 @@ def _judge(top: Path, anchor: str, sort: str) -> Stale | None:
         return Stale(anchor, "make target no longer defined")
     name, _, where = anchor.partition("@")
     name = name.split(".")[0]
-    if where and (top / where).is_file():
-        try:
-            text = (top / where).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            text = ""
-        if re.search(DEFINITION.format(name=re.escape(name)), text, re.MULTILINE):
-            return None
+    if where and _defines(top / where, name):
+        return None
     elsewhere = definitions(top, [name]).get(name)
     if elsewhere and not where:
         return None

@@ -135,7 +135,7 @@ def session_start(user_level: bool, client: str = "claude-code") -> None:
         return
     where = ", ".join(result.scopes)
     parts = [f"## Mandatory memories ({len(result.mandatory)}) from {where}\n"]
-    with render.staleness(anchors.check(result.mandatory, root)):
+    with render.staleness(anchors.check(result.mandatory, root, detail=False)):
         parts += [render.to_markdown(m, [render.scope_field(m)]) for m in result.mandatory]
     emit("\n".join(parts), "SessionStart", client)
 
@@ -158,7 +158,8 @@ def prompt(user_level: bool, stdin: str, client: str = "claude-code") -> None:
     if hits:
         from graphit_cli import anchors
 
-        stale = anchors.check([h.memory for h in hits], root)  # this checkout's, never stored
+        # This checkout's, never stored; without git calls (a process per prompt).
+        stale = anchors.check([h.memory for h in hits], root, detail=False)
         emit(render_hits(hits, stale), EVENTS[client], client)
 
 
