@@ -311,8 +311,20 @@ def test_a_table_from_before_anchors_opens_reads_and_gains_the_columns(tmp_path:
     record = {k: v for k, v in to_record(now).items() if k not in ADDED}
     lancedb.connect(uri).create_table(TABLE_NAME, data=[record], schema=old)
 
+    # Read as it is (what a grant that cannot write does): only the columns it has.
+    import lance
+
+    from graphit_cli.store.table import TableHandle
+
+    path = str(tmp_path / "old" / f"{TABLE_NAME}.lance")
+    as_is = MemoryStore(TableHandle(uri, dataset=lance.dataset(path), connect=lambda: None))
+    read = as_is.get("01JD0000000000000000000001")
+    assert read is not None and (read.title, read.anchors, read.verified_at) == ("Old", (), None)
+    assert [m.id for m in as_is.live()] == [read.id]
+
     store = MemoryStore.open(uri, dim=4)
     assert set(ADDED) <= set(store.handle.arrow_schema().names)
+    assert store.handle.arrow_schema().metadata[b"graphit.schema_version"] == b"2"
     row = store.get("01JD0000000000000000000001")
     assert row is not None and (row.anchors, row.verified_at) == ((), None)
     assert store.set_verified(row.id, row.revision, now.created_at)

@@ -24,7 +24,13 @@ from graphit_cli.store.base import MergeCounts
 from graphit_cli.store.engine import Merge
 from graphit_cli.store.paths import local_table_exists, table_path
 from graphit_cli.store.reads import Reads
-from graphit_cli.store.schema import added_fields, memory_schema, to_arrow
+from graphit_cli.store.schema import (
+    META_SCHEMA_VERSION,
+    SCHEMA_VERSION,
+    added_fields,
+    memory_schema,
+    to_arrow,
+)
 from graphit_cli.store.search import Search
 from graphit_cli.store.table import (
     BITMAP_COLUMNS,
@@ -248,7 +254,10 @@ class MemoryStore:
         if not missing:
             return self
         try:
-            self.handle.table.add_columns(missing)
+            table = self.handle.table
+            table.add_columns(missing)
+            # The version the table now has (one more commit; the columns are what counts).
+            table.to_lance().update_schema_metadata({META_SCHEMA_VERSION: SCHEMA_VERSION})
         except Exception as exc:  # any refusal leaves a readable old table
             log.info("schema migration of %s skipped: %s", self.uri, exc)
         self.handle.forget_schema()
