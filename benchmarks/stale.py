@@ -201,6 +201,14 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str], stdin: str | None = No
     return time.perf_counter() - start
 
 
+PROMPTS = (
+    "Module 0 layout and the job 1 schedule and handler 2",
+    "where does the wiring for area 0 live, and area 1's nightly job?",
+    "Module 0 layout",
+    "Job 1 schedule",
+)
+
+
 # What the hook process has imported before it checks (the CLI, the hook module, the wire and
 # the rendering), then the timer: the import of graphit_cli.anchors and the check are its cost.
 CHECK = """
@@ -222,10 +230,13 @@ def cost(root: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
     from graphit_cli.access.opening import open_service
     from graphit_cli.access.scopes import Scope
 
-    prompt = "Module 0 layout and the job 1 schedule and handler 2"
+    # The first prompt whose hits include stale memories (the hook then renders the note).
+    for prompt in PROMPTS:
+        out = hook(root, env, prompt)
+        titles = [line.split("**")[1] for line in out.splitlines() if line.startswith("- **")]
+        if sum("may be stale" in line for line in out.splitlines()) >= 2:
+            break
     event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": prompt})
-    out = hook(root, env, prompt)
-    titles = [line.split("**")[1] for line in out.splitlines() if line.startswith("- **")]
     live = open_service(Scope("project", PROJECT_ID), embedder=lambda: None).catalogue()
     hits = [m for m in live if m.title in titles]
     typer_app = Path(tempfile.mkdtemp()) / "typer_app.py"
@@ -255,6 +266,7 @@ def cost(root: Path, env: dict[str, str], runs: int) -> dict[str, Any]:
     )
     hook_s, check_s = statistics.median(hooks), statistics.median(checks)
     return {
+        "prompt": prompt,
         "hits": len(hits),
         "stale hits": sum(1 for m in hits if anchors.check([m], root)),
         "bare Typer command ms": round(1000 * statistics.median(bare), 1),

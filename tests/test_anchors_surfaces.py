@@ -223,3 +223,32 @@ def test_a_shared_table_is_stale_only_in_the_checkout_whose_code_changed(
     assert there["stale"][0]["anchor"] == CRONJOB
     monkeypatch.chdir(project_dir)  # nothing was written for everyone: still holds here
     assert cli("memory", "source", memory_id, "-f", "json").json()["stale"] is None
+
+
+# --- the Explorer -------------------------------------------------------------------------------
+
+
+def test_the_explorer_reports_stale_in_its_items_and_trace_view(
+    cli: Callable[..., Any], project_dir: Path
+) -> None:
+    from starlette.testclient import TestClient
+
+    from graphit_cli.explorer.app import create_app
+    from tests.test_explorer_api import AUTH, BASE, TOKEN
+
+    make_repo(project_dir)
+    made = cli(
+        "memory", "upsert", "--title", "Export", "--body", f"Runs as {CRONJOB}.", "-f", "json"
+    )
+    other = cli(
+        "memory", "upsert", "--title", "Answers", "--body", "Keep them short.", "-f", "json"
+    )
+    memory_id, other_id = made.json()[0]["id"], other.json()[0]["id"]
+    refactor(project_dir)
+    with TestClient(create_app(token=TOKEN, cwd=project_dir), base_url=BASE) as client:
+        items = client.get("/api/memories", headers=AUTH).json()["results"]
+        stale = {i["id"]: i["stale"] for i in items}
+        assert stale[memory_id][0]["anchor"] == CRONJOB and stale[other_id] is None
+        trace = client.get(f"/api/memories/{memory_id}", headers=AUTH).json()
+        assert trace["memory"]["stale"][0]["reason"] == "file no longer exists"
+        assert trace["memory"]["anchors"] == [CRONJOB]

@@ -57,7 +57,8 @@ def checked(items: Iterable[Memory], fmt: Format) -> Iterator[None]:
     from graphit_cli import anchors
     from graphit_cli.formats import render
 
-    found = anchors.check(items, anchors.checkout_root())
+    # Only a live memory is checked: an archived revision is history, not a belief.
+    found = anchors.check([m for m in items if m.is_live], anchors.checkout_root())
     with render.staleness(found):
         yield
     if fmt is Format.table:
