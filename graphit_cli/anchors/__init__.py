@@ -33,6 +33,7 @@ from graphit_cli.anchors.tree import (
     DEFINITION,
     GIT_DEFINITION,
     MAKEFILES,
+    Renames,
     breaking_commit,
     checkout_root,
     definitions,
@@ -41,7 +42,6 @@ from graphit_cli.anchors.tree import (
     head_state,
     kind,
     make_targets,
-    renamed,
     stat_key,
 )
 
@@ -93,20 +93,34 @@ def check(
     top = git_root(root)
     if top is None:
         return {}
-    state: tuple[Any, ...] | None = None
+    rows = [(m.id, tuple(getattr(m, "anchors", ()) or ())) for m in memories]
+    if not any(anchors for _, anchors in rows):
+        return {}
+    state = head_state(top)
+    verdicts = {a: _check_one(top, a, state, False, None) for _, anchors in rows for a in anchors}
+    if detail:
+        # What broke, said in full: git's renames read once, the broken symbols' definitions
+        # looked up in one search, for every memory at once.
+        context = _Detail(top, [a for a, found in verdicts.items() if found is not None])
+        verdicts = {
+            a: found and _check_one(top, a, state, True, context) for a, found in verdicts.items()
+        }
     result: dict[str, list[Stale]] = {}
-    for memory in memories:
-        anchors = getattr(memory, "anchors", ()) or ()
-        broken: list[Stale] = []
-        for anchor in anchors:
-            if state is None:
-                state = head_state(top)
-            found = _check_one(top, anchor, state, detail)
-            if found is not None:
-                broken.append(found)
+    for memory_id, anchors in rows:
+        broken = [found for a in anchors if (found := verdicts[a]) is not None]
         if broken:
-            result[memory.id] = broken
+            result[memory_id] = broken
     return result
+
+
+class _Detail:
+    """What the detailed verdicts of one check share: the rename index and the definitions of
+    every broken symbol (one `git grep` for all of them)."""
+
+    def __init__(self, top: Path, broken: Sequence[str]) -> None:
+        self.renames = Renames(top)
+        names = sorted({a.partition("@")[0].split(".")[0] for a in broken if kind(a) == "symbol"})
+        self.defined = definitions(top, names) if names else {}
 
 
 def stale_dicts(found: Mapping[str, list[Stale]], memory_id: str) -> list[dict[str, Any]] | None:
@@ -126,7 +140,9 @@ def hook_note(broken: Sequence[Stale]) -> str:
     return f"may be stale: {named}; check before acting, then update or verify it"
 
 
-def _check_one(top: Path, anchor: str, state: tuple[Any, ...], detail: bool) -> Stale | None:
+def _check_one(
+    top: Path, anchor: str, state: tuple[Any, ...], detail: bool, context: _Detail | None
+) -> Stale | None:
     sort = kind(anchor)
     if sort == "path":
         key: Any = (state, stat_key(top / anchor) is not None)
@@ -140,7 +156,10 @@ def _check_one(top: Path, anchor: str, state: tuple[Any, ...], detail: bool) -> 
     cached = _CACHE.get(cache_key)
     if cached is not None and cached[0] == key:
         return cached[1]
-    found = _judge(top, anchor, sort) if detail else _quick(top, anchor, sort)
+    if detail and context is not None:
+        found = _judge(top, anchor, sort, context)
+    else:
+        found = _quick(top, anchor, sort)
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[cache_key] = (key, found)
@@ -152,7 +171,9 @@ def _quick(top: Path, anchor: str, sort: str) -> Stale | None:
     if sort == "path":
         return None if (top / anchor).exists() else Stale(anchor, "file no longer exists")
     if sort == "make" or "@" not in anchor:
-        return _judge(top, anchor, sort) if sort == "make" else None  # a bare name: unknown
+        if sort == "make":
+            return _judge(top, anchor, sort, _Detail(top, ()))
+        return None  # a bare name, never resolved: nothing to compare
     name, _, where = anchor.partition("@")
     if _defines(top / where, name.split(".")[0]):
         return None
@@ -169,11 +190,11 @@ def _defines(path: Path, name: str) -> bool:
     return re.search(DEFINITION.format(name=re.escape(name)), text, re.MULTILINE) is not None
 
 
-def _judge(top: Path, anchor: str, sort: str) -> Stale | None:
+def _judge(top: Path, anchor: str, sort: str, context: _Detail) -> Stale | None:
     if sort == "path":
         if (top / anchor).exists():
             return None
-        new = renamed(top, anchor)
+        new = context.renames.of(anchor)
         if new:
             return Stale(anchor, f"renamed to {new}", new)
         return Stale(anchor, "file no longer exists")
@@ -186,13 +207,13 @@ def _judge(top: Path, anchor: str, sort: str) -> Stale | None:
     name = name.split(".")[0]
     if where and _defines(top / where, name):
         return None
-    elsewhere = definitions(top, [name]).get(name)
+    elsewhere = context.defined.get(name)
     if elsewhere and not where:
         return None
     if elsewhere:
         return Stale(anchor, f"no longer defined in {where}; defined in {elsewhere}", elsewhere)
     if where and not (top / where).exists():
-        new = renamed(top, where)
+        new = context.renames.of(where)
         if new:
             return Stale(anchor, f"{name} no longer defined anywhere; {where} renamed to {new}")
     return Stale(anchor, f"{name} no longer defined anywhere")

@@ -158,24 +158,49 @@ def definitions(top: Path, names: Sequence[str], prefer: Sequence[str] = ()) -> 
     return found
 
 
+RENAME_HISTORY = 500  # commits the rename index reads back (older renames: "no longer exists")
+
+
+class Renames:
+    """Old path -> new path, by git's rename detection over the last RENAME_HISTORY commits and
+    the staged changes: two git calls, made the first time a missing path asks."""
+
+    def __init__(self, top: Path) -> None:
+        self.top = top
+        self._map: dict[str, str | None] | None = None
+
+    def of(self, path: str) -> str | None:
+        """Where `path` went (following later renames), or None (deleted, or not seen)."""
+        if self._map is None:
+            self._map = _rename_map(self.top)
+        seen: set[str] = set()
+        new = self._map.get(path)
+        while new is not None and not (self.top / new).exists() and new not in seen:
+            seen.add(new)
+            new = self._map.get(new, new)
+            if new in seen:
+                break
+        return new
+
+
+def _rename_map(top: Path) -> dict[str, str | None]:
+    found: dict[str, str | None] = {}
+    staged = git(top, "diff", "--cached", "-M", "--name-status", "HEAD") or ""
+    history = git(
+        top, "log", "-M", "--diff-filter=RD", "--name-status", "--format=", f"-n{RENAME_HISTORY}"
+    )
+    for line in (staged + "\n" + (history or "")).splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and parts[0].startswith("R"):
+            found.setdefault(parts[1], parts[2])  # newest first: the latest move wins
+        elif len(parts) == 2 and parts[0] == "D":
+            found.setdefault(parts[1], None)
+    return found
+
+
 def renamed(top: Path, path: str) -> str | None:
-    """The likely new name of `path` by git's rename detection: a staged rename first, then
-    the commit that last touched it (the one that moved or deleted it)."""
-    staged = git(top, "diff", "--cached", "-M", "--name-status", "HEAD")
-    for line in (staged or "").splitlines():
-        parts = line.split("\t")
-        if parts[0].startswith("R") and len(parts) == 3 and parts[1] == path:
-            return parts[2]
-    commit = breaking_commit(top, path)
-    if commit is None:
-        return None
-    out = git(top, "diff", "-M", "--name-status", f"{commit}^", commit)
-    for line in (out or "").splitlines():
-        parts = line.split("\t")
-        if parts[0].startswith("R") and len(parts) == 3 and parts[1] == path:
-            new = parts[2]
-            return renamed(top, new) or new if not (top / new).exists() else new
-    return None
+    """The likely new name of `path` by git's rename detection (see `Renames`)."""
+    return Renames(top).of(path)
 
 
 def breaking_commit(top: Path, path: str, pattern: str | None = None) -> str | None:
