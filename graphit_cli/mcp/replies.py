@@ -80,6 +80,13 @@ def write_reply(result: WriteResult, scope: Scope) -> Reply:
     return Reply(text, render.write_to_dict(result))
 
 
+def verified_reply(memory: Memory) -> Reply:
+    """`graphit_memory_update` with verify=true alone: the memory, verified in place."""
+    text = f"verified {memory.id} (revision {memory.revision}): {memory.title}\n"
+    data = {k: v for k, v in render.to_dict(memory).items() if k != "body"}
+    return Reply(text, data | {"action": "verified"})
+
+
 def rival_note(reply: Reply, rival: Memory) -> Reply:
     """A write that may contradict a live memory: say which one it may update instead."""
     note = (

@@ -6,7 +6,8 @@ validates its arguments, calls the service and renders the result twice: compact
 model to read, and a JSON document (the CLI's field names) for clients that ask for it.
 The text and JSON shapes are in `replies.py`, search cursors in `cursors.py`.
 Failures are GraphitErrors with the CLI's one-line messages; the server turns them into MCP
-error results. No MCP SDK, Typer or Rich imports here.
+error results. No MCP SDK, Typer or Rich imports here. One job, tool by tool (validate, make
+the one service call, render), which is why the module runs past 400 lines.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from graphit_cli.mcp.replies import (
     hit_lines,
     memory_line,
     rival_note,
+    verified_reply,
     write_reply,
 )
 
@@ -356,11 +358,7 @@ class MemoryTools:
         service = self.service(scope)
         current = self._live(service, memory_id)
         if all(value is None for value in changes):  # verify alone: it still holds
-            verified = service.verify(current.id)
-            text = f"verified {verified.id} (revision {verified.revision}): {verified.title}\n"
-            data = {**render.to_dict(verified), "action": "verified"}
-            del data["body"]
-            return Reply(text, data)
+            return verified_reply(service.verify(current.id))
         draft = MemoryDraft(
             id=current.id,
             title=title,
