@@ -1,0 +1,1 @@
+"""What the agent hooks put in front of a model: recall, as opposed to search."""
