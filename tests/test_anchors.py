@@ -110,6 +110,16 @@ def test_each_anchor_kind_is_found_only_when_it_resolves(repo: Path) -> None:
         "make up",
         "make run",
     )
+    # Scripts and commands in code spans: the file they run.
+    write(repo, "scripts/seed.py", "print('seed')\n")
+    write(repo, "src/orderly/jobs/export.py", "def main():\n    pass\n")
+    commands = (
+        "Seed with `./scripts/seed.py --dry-run`; export with `python -m orderly.jobs.export`."
+    )
+    assert anchors.detect("Jobs", commands, repo) == (
+        "scripts/seed.py",
+        "src/orderly/jobs/export.py",
+    )
     # Prose, a path that does not exist, a name nothing defines, a target the Makefile lacks.
     assert (
         anchors.detect("Notes", "We make sure src/none.py and `Nothing` and make deploy", repo)

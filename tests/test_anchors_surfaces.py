@@ -252,3 +252,11 @@ def test_the_explorer_reports_stale_in_its_items_and_trace_view(
         trace = client.get(f"/api/memories/{memory_id}", headers=AUTH).json()
         assert trace["memory"]["stale"][0]["reason"] == "file no longer exists"
         assert trace["memory"]["anchors"] == [CRONJOB]
+        # A memory written in the Explorer gets its anchors found too.
+        created = client.post(
+            "/api/memories",
+            headers=AUTH | {"Origin": BASE},
+            json={"title": "Helper", "body": "Helpers live in src/orderly/helpers.py."},
+        )
+        assert created.status_code == 201, created.text
+        assert created.json()["memory"]["anchors"] == ["src/orderly/helpers.py"]

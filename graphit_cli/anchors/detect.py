@@ -10,9 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from graphit_cli.anchors.tree import definitions, git_root, kind, make_targets
+
+if TYPE_CHECKING:
+    from graphit_cli.core.models import MemoryDraft
 
 MAX_ANCHORS = 20  # per memory: a long note names many things; the first ones matter
 
@@ -21,6 +24,7 @@ _PATHLIKE = re.compile(
     r"(?<![\w/.-])\.?/?((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8}|(?:[\w.-]+/)+[\w.-]+)"
 )
 _MAKE = re.compile(r"\bmake\s+([A-Za-z0-9][\w.-]*)")
+_MODULE = re.compile(r"(?:^|\s)-m\s+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)")  # python -m pkg.mod
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -37,6 +41,11 @@ def detect(title: str, body: str, root: Path | str | None) -> tuple[str, ...]:
         path = candidate.strip(".,;:()'\"").removeprefix("./")
         if path and _inside(top, path) and (top / path).exists() and path not in paths:
             paths.append(path)
+    for span in spans:  # `python -m pkg.jobs.export`: the module's file
+        for module in _MODULE.findall(span):
+            path = _module_file(top, module)
+            if path is not None and path not in paths:
+                paths.append(path)
     found += paths
     targets = make_targets(top)
     for target in _MAKE.findall(text):
@@ -76,7 +85,7 @@ def normalise(anchors: Iterable[str], root: Path | str | None) -> tuple[str, ...
     return tuple(out)
 
 
-def with_anchors(draft: Any, root: Path | str | None) -> Any:
+def with_anchors(draft: MemoryDraft, root: Path | str | None) -> MemoryDraft:
     """`draft` with its anchors resolved for the checkout at `root`: given ones normalised,
     else found in the title and body it writes (a flag-only update keeps the memory's)."""
     from dataclasses import replace
@@ -86,6 +95,15 @@ def with_anchors(draft: Any, root: Path | str | None) -> Any:
     if draft.title is None and draft.body is None:
         return draft
     return replace(draft, anchors=detect(draft.title or "", draft.body or "", root))
+
+
+def _module_file(top: Path, module: str) -> str | None:
+    base = module.replace(".", "/")
+    for root in ("", "src/"):
+        for candidate in (f"{root}{base}.py", f"{root}{base}/__main__.py"):
+            if (top / candidate).is_file():
+                return candidate
+    return None
 
 
 def _inside(top: Path, path: str) -> bool:

@@ -138,13 +138,20 @@ def _targets_in(path: Path) -> set[str]:
 
 
 def definitions(top: Path, names: Sequence[str], prefer: Sequence[str] = ()) -> dict[str, str]:
-    """name -> the tracked file defining it (one `git grep` for all names; a file in `prefer`
-    wins over others)."""
+    """name -> the file defining it: first among the files in `prefer` (a memory that names a
+    symbol usually names its file: a search of those files alone), then one `git grep` of the
+    working tree for the names still missing."""
     names = [n for n in names if re.fullmatch(r"[A-Za-z_]\w*", n)]
-    if not names:
-        return {}
+    files = [p for p in prefer if (top / p).is_file()]
+    found = _grep(top, names, files) if files and names else {}
+    rest = [n for n in names if n not in found]
+    return found | (_grep(top, rest, ()) if rest else {})
+
+
+def _grep(top: Path, names: Sequence[str], files: Sequence[str]) -> dict[str, str]:
     pattern = GIT_DEFINITION.format(name="(" + "|".join(names) + ")")
-    out = git(top, "grep", "-n", "-I", "-E", "--untracked", "-e", pattern)
+    where = ["--", *files] if files else []
+    out = git(top, "grep", "-n", "-I", "-E", "--untracked", "-e", pattern, *where)
     found: dict[str, str] = {}
     if not out:
         return found
@@ -152,8 +159,7 @@ def definitions(top: Path, names: Sequence[str], prefer: Sequence[str] = ()) -> 
         path, _, rest = line.partition(":")
         _, _, code = rest.partition(":")
         for name in names:
-            defines = re.search(DEFINITION.format(name=re.escape(name)), code)
-            if defines and (name not in found or (path in prefer and found[name] not in prefer)):
+            if name not in found and re.search(DEFINITION.format(name=re.escape(name)), code):
                 found[name] = path
     return found
 

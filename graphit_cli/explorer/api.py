@@ -218,6 +218,13 @@ def _draft(data: dict[str, Any], memory_id: str | None) -> MemoryDraft:
     )
 
 
+def _anchored(draft: MemoryDraft, services: Services) -> MemoryDraft:
+    """The draft with the anchors its title and body name in the Explorer's checkout."""
+    from graphit_cli import anchors
+
+    return anchors.with_anchors(draft, anchors.checkout_root(services.cwd))
+
+
 def _memory_id(request: Request) -> str:
     from graphit_cli.core import revisions
 
@@ -313,7 +320,7 @@ async def create(request: Request, services: Services) -> Response:
 
     def work() -> dict[str, Any]:
         service = services.get(scope)
-        written = service.upsert(draft)
+        written = service.upsert(_anchored(draft, services))
         return views.trace(service.history(written.memory.id))
 
     return JSONResponse(await run_in_threadpool(work), status_code=201)
@@ -357,7 +364,7 @@ async def edit(request: Request, services: Services) -> Response:
             service.source(memory_id)  # only a current memory is edited (no revival from here)
         except NotFound:
             raise ApiError(404, "memory not found") from None
-        service.upsert(draft)
+        service.upsert(_anchored(draft, services))
         return views.trace(service.history(memory_id))
 
     return JSONResponse(await run_in_threadpool(work))
