@@ -26,9 +26,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graphit_cli.anchors.detect import detect, normalise, with_anchors
 from graphit_cli.anchors.tree import (
     DEFINITION,
     GIT_DEFINITION,
@@ -44,6 +43,9 @@ from graphit_cli.anchors.tree import (
     make_targets,
     stat_key,
 )
+
+if TYPE_CHECKING:
+    from graphit_cli.core.models import MemoryDraft
 
 __all__ = [
     "Stale",
@@ -111,6 +113,28 @@ def check(
         if broken:
             result[memory_id] = broken
     return result
+
+
+def detect(title: str, body: str, root: Path | str | None) -> tuple[str, ...]:
+    """The anchors `title` and `body` name that resolve at `root` (anchors/finding.py)."""
+    from graphit_cli.anchors import finding as found
+
+    return found.detect(title, body, root)
+
+
+def normalise(anchors: Iterable[str], root: Path | str | None) -> tuple[str, ...]:
+    """Anchors given explicitly, normalised for the checkout at `root` (anchors/finding.py)."""
+    from graphit_cli.anchors import finding as found
+
+    return found.normalise(anchors, root)
+
+
+def with_anchors(draft: MemoryDraft, root: Path | str | None) -> MemoryDraft:
+    """`draft` with its anchors resolved for the checkout at `root` (anchors/finding.py); a
+    read never imports the detection."""
+    from graphit_cli.anchors import finding as found
+
+    return found.with_anchors(draft, root)
 
 
 class _Detail:

@@ -7,7 +7,6 @@ answers "unknown", and the caller treats the anchor as holding).
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -78,6 +77,8 @@ def head_state(top: Path) -> tuple[Any, ...]:
 
 
 def git(top: Path, *args: str) -> str | None:
+    import subprocess  # here: a read with nothing broken never runs git
+
     try:
         done = subprocess.run(
             ["git", "-C", str(top), *args],
