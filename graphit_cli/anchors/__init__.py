@@ -51,6 +51,7 @@ __all__ = [
     "Stale",
     "broken_by",
     "check",
+    "checker",
     "checkout_root",
     "detect",
     "git_root",
@@ -145,6 +146,12 @@ class _Detail:
         self.renames = Renames(top)
         names = sorted({a.partition("@")[0].split(".")[0] for a in broken if kind(a) == "symbol"})
         self.defined = definitions(top, names) if names else {}
+
+
+def checker(root: Path | str | None) -> Any:
+    """memory -> its broken anchors at `root` (None: all hold): what `render.staleness` takes
+    where the memories to render are not known ahead (the MCP tools, the Explorer)."""
+    return lambda memory: check([memory], root).get(memory.id)
 
 
 def stale_dicts(found: Mapping[str, list[Stale]], memory_id: str) -> list[dict[str, Any]] | None:

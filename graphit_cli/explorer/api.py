@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from graphit_cli import config
+from graphit_cli import anchors, config
 from graphit_cli.access import scopes
 from graphit_cli.access.providers import resolve_scope
 from graphit_cli.core.models import DEFAULT_TYPE, MEMORY_TYPES, MemoryDraft
@@ -121,16 +121,10 @@ def endpoint(work: Work, services: Services) -> Handler:
     """Wrap a handler: ApiError and GraphitError become `{"error": ...}` with their status."""
 
     async def handle(request: Request) -> Response:
-        from graphit_cli import anchors
-        from graphit_cli.formats import render
+        from graphit_cli.formats.render import staleness
 
-        root = anchors.checkout_root(services.cwd)
-
-        def stale(memory: Any) -> Any:
-            return anchors.check([memory], root).get(memory.id)
-
-        try:
-            with render.staleness(stale):  # the worker threads inherit the context
+        try:  # anchors, against the Explorer's checkout (worker threads inherit the context)
+            with staleness(anchors.checker(anchors.checkout_root(services.cwd))):
                 return await work(request, services)
         except ApiError as exc:
             return error_response(exc.status, exc.message)
@@ -216,13 +210,6 @@ def _draft(data: dict[str, Any], memory_id: str | None) -> MemoryDraft:
         mandatory=data.get("mandatory"),
         expected_revision=revision,
     )
-
-
-def _anchored(draft: MemoryDraft, services: Services) -> MemoryDraft:
-    """The draft with the anchors its title and body name in the Explorer's checkout."""
-    from graphit_cli import anchors
-
-    return anchors.with_anchors(draft, anchors.checkout_root(services.cwd))
 
 
 def _memory_id(request: Request) -> str:
@@ -320,7 +307,7 @@ async def create(request: Request, services: Services) -> Response:
 
     def work() -> dict[str, Any]:
         service = services.get(scope)
-        written = service.upsert(_anchored(draft, services))
+        written = service.upsert(anchors.with_anchors(draft, anchors.checkout_root(services.cwd)))
         return views.trace(service.history(written.memory.id))
 
     return JSONResponse(await run_in_threadpool(work), status_code=201)
@@ -364,7 +351,7 @@ async def edit(request: Request, services: Services) -> Response:
             service.source(memory_id)  # only a current memory is edited (no revival from here)
         except NotFound:
             raise ApiError(404, "memory not found") from None
-        service.upsert(_anchored(draft, services))
+        service.upsert(anchors.with_anchors(draft, anchors.checkout_root(services.cwd)))
         return views.trace(service.history(memory_id))
 
     return JSONResponse(await run_in_threadpool(work))

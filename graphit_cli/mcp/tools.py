@@ -58,7 +58,8 @@ class MemoryTools:
 
     def stale_of(self, memory: Memory) -> list[anchors.Stale] | None:
         """The memory's anchors that no longer hold in the server's checkout (None: all hold)."""
-        return anchors.check([memory], self.root).get(memory.id)
+        found: list[anchors.Stale] | None = anchors.checker(self.root)(memory)
+        return found
 
     def _open(self, scope: Scope) -> MemoryService:
         from graphit_cli.access.opening import open_service
