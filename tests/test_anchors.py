@@ -361,3 +361,16 @@ def test_the_quick_check_finds_the_same_broken_anchors_without_running_git(
     assert set(quick) == set(full) == {ids[n] for n in ("retry", "dev", "cron", "helper")}
     for memory_id, broken in full.items():
         assert [s.anchor for s in quick[memory_id]] == [s.anchor for s in broken]
+
+
+def test_an_update_of_the_body_alone_keeps_the_anchors_its_title_names(
+    repo: Path, cli: Callable[..., Any]
+) -> None:
+    made = cli(
+        "memory", "upsert", "--title", f"Order export ({CRONJOB})", "--body", "Runs nightly.",
+        "-f", "json",
+    )  # fmt: skip
+    memory_id = made.json()[0]["id"]
+    assert cli("memory", "upsert", "--id", memory_id, "--body", "Runs at 03:00.").exit_code == 0
+    shown = cli("memory", "source", memory_id, "-f", "json").json()
+    assert (shown["revision"], shown["anchors"]) == (2, [CRONJOB])

@@ -45,7 +45,7 @@ from graphit_cli.anchors.tree import (
 )
 
 if TYPE_CHECKING:
-    from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.core.models import Memory, MemoryDraft
 
 __all__ = [
     "Stale",
@@ -130,12 +130,14 @@ def normalise(anchors: Iterable[str], root: Path | str | None) -> tuple[str, ...
     return found.normalise(anchors, root)
 
 
-def with_anchors(draft: MemoryDraft, root: Path | str | None) -> MemoryDraft:
+def with_anchors(
+    draft: MemoryDraft, root: Path | str | None, current: Memory | None = None
+) -> MemoryDraft:
     """`draft` with its anchors resolved for the checkout at `root` (anchors/finding.py); a
     read never imports the detection."""
     from graphit_cli.anchors import finding as found
 
-    return found.with_anchors(draft, root)
+    return found.with_anchors(draft, root, current)
 
 
 class _Detail:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from graphit_cli.anchors.tree import definitions, git_root, kind, make_targets
 
 if TYPE_CHECKING:
-    from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.core.models import Memory, MemoryDraft
 
 MAX_ANCHORS = 20  # per memory: a long note names many things; the first ones matter
 
@@ -85,16 +85,21 @@ def normalise(anchors: Iterable[str], root: Path | str | None) -> tuple[str, ...
     return tuple(out)
 
 
-def with_anchors(draft: MemoryDraft, root: Path | str | None) -> MemoryDraft:
+def with_anchors(
+    draft: MemoryDraft, root: Path | str | None, current: Memory | None = None
+) -> MemoryDraft:
     """`draft` with its anchors resolved for the checkout at `root`: given ones normalised,
-    else found in the title and body it writes (a flag-only update keeps the memory's)."""
+    else found in the title and body the memory will have (an update that gives one of them
+    takes the other from `current`, the live memory; a flag-only update keeps its anchors)."""
     from dataclasses import replace
 
     if draft.anchors is not None:
         return replace(draft, anchors=normalise(draft.anchors, root))
     if draft.title is None and draft.body is None:
         return draft
-    return replace(draft, anchors=detect(draft.title or "", draft.body or "", root))
+    title = draft.title if draft.title is not None else (current.title if current else "")
+    body = draft.body if draft.body is not None else (current.body if current else "")
+    return replace(draft, anchors=detect(title, body, root))
 
 
 def _module_file(top: Path, module: str) -> str | None:

@@ -33,7 +33,7 @@ from graphit_cli.cli.common import (
 from graphit_cli.errors import InvalidInput, UsageError
 
 if TYPE_CHECKING:
-    from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.core.models import Memory, MemoryDraft
 
 memory_app = typer.Typer(
     name="memory",
@@ -135,11 +135,27 @@ def upsert(
     from graphit_cli import anchors as anchoring
 
     root = anchoring.checkout_root()
-    drafts = [anchoring.with_anchors(d, root) for d in drafts]
+    client = Client(scope, user)
+    drafts = [anchoring.with_anchors(d, root, _current(client, d)) for d in drafts]
     # New memories that live ones already say are written anyway, with a warning on stderr
     # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
-    results = Client(scope, user).upsert(drafts, warn=note)
+    results = client.upsert(drafts, warn=note)
     output.writes(results, resolve_format(fmt, piped=Format.table))
+
+
+def _current(client: Client, draft: MemoryDraft) -> Memory | None:
+    """The live memory an update that gives only its title or only its body applies to: its
+    anchors are found in the text the memory will have. None for anything else."""
+    from graphit_cli.errors import GraphitError
+
+    partial = (draft.title is None) != (draft.body is None)
+    if draft.id is None or draft.anchors is not None or not partial:
+        return None
+    try:
+        found = client.source(draft.id)
+    except GraphitError:
+        return None  # a new id, or a bad one: the write says so
+    return found if found.is_live else None
 
 
 def _drafts(file: str | None, memory_id: str | None, given: dict[str, Any]) -> list[MemoryDraft]:

@@ -348,10 +348,11 @@ async def edit(request: Request, services: Services) -> Response:
     def work() -> dict[str, Any]:
         service = services.get(scope)
         try:
-            service.source(memory_id)  # only a current memory is edited (no revival from here)
+            current = service.source(memory_id)  # only a current memory is edited (no revival)
         except NotFound:
             raise ApiError(404, "memory not found") from None
-        service.upsert(anchors.with_anchors(draft, anchors.checkout_root(services.cwd)))
+        root = anchors.checkout_root(services.cwd)
+        service.upsert(anchors.with_anchors(draft, root, current))
         return views.trace(service.history(memory_id))
 
     return JSONResponse(await run_in_threadpool(work))

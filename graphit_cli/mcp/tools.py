@@ -371,7 +371,7 @@ class MemoryTools:
             expected_revision=expected_revision,
             anchors=tuple(anchors_given) if anchors_given is not None else None,
         )
-        draft = anchors.with_anchors(draft, self.root)
+        draft = anchors.with_anchors(draft, self.root, current)
         return write_reply(self._written(service, service.upsert(draft)), service.scope)
 
     def set_flag(self, memory_id: str, *, scope: str | None, flag: str, value: bool) -> Reply:
