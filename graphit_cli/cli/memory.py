@@ -15,11 +15,13 @@ import typer
 from graphit_cli.cli import common, output
 from graphit_cli.cli.client import Client
 from graphit_cli.cli.common import (
+    AllowSecretsOpt,
     Format,
     FormatOpt,
     ImportantOpt,
     MandatoryOpt,
     MemoryType,
+    RedactOpt,
     ScopeOpt,
     TagOpt,
     TypeOpt,
@@ -29,6 +31,7 @@ from graphit_cli.cli.common import (
     handle_errors,
     note,
     resolve_format,
+    secret_policy,
 )
 from graphit_cli.errors import InvalidInput, UsageError
 
@@ -98,6 +101,8 @@ def upsert(
             "TARGET`; replaces the ones found in its text.",
         ),
     ] = None,
+    redact: RedactOpt = False,
+    allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
@@ -112,6 +117,11 @@ def upsert(
     In Markdown input the `# Title` line that opens the body is the title (it wins over a
     frontmatter `title:`). A title is one line of at most 300 characters; a body at most
     1,000,000 characters (the model embeds only its first 256 word pieces).
+
+    A record holding a secret (an API key, a token, a password, a private key) is refused
+    with exit 3 and nothing of the batch is written; the error names the record, the kind
+    and line:column, never the value. Write where the secret lives instead, or pass
+    --redact (stored as [REDACTED:<kind>]) or --allow-secrets (a false positive).
 
     Examples:
 
@@ -129,6 +139,7 @@ def upsert(
         "mandatory": mandatory,
         "anchors": tuple(anchors) if anchors is not None else None,
     }
+    policy = secret_policy(redact, allow_secrets)
     drafts = _drafts(file, memory_id, {k: v for k, v in given.items() if v is not None})
     # Anchors resolve against this checkout, here, before the write goes anywhere (a daemon
     # serves every checkout).
@@ -139,7 +150,7 @@ def upsert(
     drafts = [anchoring.with_anchors(d, root, _current(client, d)) for d in drafts]
     # New memories that live ones already say are written anyway, with a warning on stderr
     # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
-    results = client.upsert(drafts, warn=note)
+    results = client.upsert(drafts, warn=note, secrets=policy)
     output.writes(results, resolve_format(fmt, piped=Format.table))
 
 
@@ -227,6 +238,8 @@ def restore(
         str,
         typer.Argument(metavar="ID/REVISION_ID", help="The archived revision to bring back."),
     ],
+    redact: RedactOpt = False,
+    allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
@@ -234,13 +247,15 @@ def restore(
     """Make an old revision current again, as a new revision (nothing in between is lost).
 
     Title, body, type, tags and flags come back as they were in that revision. Works on a
-    deleted memory too. Find revision ids with `graphit memory history ID`.
+    deleted memory too. Find revision ids with `graphit memory history ID`. A revision
+    holding a secret is refused like any write (exit 3), unless --redact or --allow-secrets.
 
     Example:
 
       graphit memory restore 01J.../01H...
     """
-    result = Client(scope, user).restore(ref, warn=note)
+    policy = secret_policy(redact, allow_secrets)
+    result = Client(scope, user).restore(ref, warn=note, secrets=policy)
     output.writes([result], resolve_format(fmt, piped=Format.table))
 
 
