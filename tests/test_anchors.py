@@ -374,3 +374,28 @@ def test_an_update_of_the_body_alone_keeps_the_anchors_its_title_names(
     assert cli("memory", "upsert", "--id", memory_id, "--body", "Runs at 03:00.").exit_code == 0
     shown = cli("memory", "source", memory_id, "-f", "json").json()
     assert (shown["revision"], shown["anchors"]) == (2, [CRONJOB])
+
+
+def test_a_batch_finds_its_anchors_with_one_git_search(
+    repo: Path, cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[list[str]] = []
+    real = subprocess.run
+
+    def counted(args: Any, *rest: Any, **kwargs: Any) -> Any:
+        if args and args[0] == "git":
+            calls.append(list(args))
+        return real(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    records = [
+        {"title": f"Note {n}", "body": f"`RetryPolicy` and `helper` and {CRONJOB}, take {n}."}
+        for n in range(40)
+    ]
+    done = cli("memory", "upsert", "-", "-f", "json", input="\n".join(map(json.dumps, records)))
+    assert done.exit_code == 0, done.stderr
+    assert len([c for c in calls if "grep" in c]) == 1
+    listed = cli("memory", "list", "-f", "json").json()
+    assert {tuple(m["anchors"]) for m in listed} == {
+        (CRONJOB, f"RetryPolicy@{RETRY}", "helper@src/orderly/util.py")
+    }

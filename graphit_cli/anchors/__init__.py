@@ -59,6 +59,7 @@ __all__ = [
     "normalise",
     "stale_dicts",
     "with_anchors",
+    "with_anchors_many",
 ]
 
 
@@ -138,6 +139,15 @@ def with_anchors(
     from graphit_cli.anchors import finding as found
 
     return found.with_anchors(draft, root, current)
+
+
+def with_anchors_many(
+    drafts: Sequence[MemoryDraft], root: Path | str | None, current: Sequence[Memory | None]
+) -> list[MemoryDraft]:
+    """`with_anchors` for a batch, at the cost of one (anchors/finding.py)."""
+    from graphit_cli.anchors import finding as found
+
+    return found.with_anchors_many(drafts, root, current)
 
 
 class _Detail:

@@ -8,11 +8,18 @@ recorded with that file (`Name@path`). Prose never resolves, so it is never take
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphit_cli.anchors.tree import definitions, git_root, kind, make_targets
+from graphit_cli.anchors.tree import (
+    DEFINITION,
+    definitions,
+    git_root,
+    kind,
+    make_targets,
+    stat_key,
+)
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import Memory, MemoryDraft
@@ -30,12 +37,37 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 def detect(title: str, body: str, root: Path | str | None) -> tuple[str, ...]:
     """The anchors `title` and `body` name that resolve in the checkout at `root` now."""
+    return detect_many([(title, body)], root)[0]
+
+
+def detect_many(texts: Sequence[tuple[str, str]], root: Path | str | None) -> list[tuple[str, ...]]:
+    """`detect` for each (title, body), a batch at the cost of one: paths and targets are
+    stats and one Makefile read, a symbol is looked for first in the files its memory names
+    (read here), and the symbols still missing, of every memory at once, in one `git grep`."""
     top = git_root(root)
     if top is None:
-        return ()
-    text = f"{title}\n{body}"
+        return [() for _ in texts]
+    targets = make_targets(top)
+    named = [_candidates(top, f"{title}\n{body}", targets) for title, body in texts]
+    missing: set[str] = set()
+    local: list[dict[str, str]] = []
+    for paths, _, names in named:
+        here = {n: p for n in names for p in paths if _defines_in(top / p, n)}
+        local.append(here)
+        missing.update(n for n in names if n not in here)
+    elsewhere = definitions(top, sorted(missing)) if missing else {}
+    found = []
+    for (paths, makes, names), here in zip(named, local, strict=True):
+        symbols = [
+            f"{n}@{here.get(n) or elsewhere[n]}" for n in names if n in here or n in elsewhere
+        ]
+        found.append(tuple([*paths, *makes, *symbols][:MAX_ANCHORS]))
+    return found
+
+
+def _candidates(top: Path, text: str, targets: set[str]) -> tuple[list[str], list[str], list[str]]:
+    """(paths that exist, make targets the Makefile defines, symbol names to look up)."""
     spans = _CODE_SPAN.findall(text)
-    found: list[str] = []
     paths: list[str] = []
     for candidate in _PATHLIKE.findall(text):
         path = candidate.strip(".,;:()'\"").removeprefix("./")
@@ -46,11 +78,10 @@ def detect(title: str, body: str, root: Path | str | None) -> tuple[str, ...]:
             path = _module_file(top, module)
             if path is not None and path not in paths:
                 paths.append(path)
-    found += paths
-    targets = make_targets(top)
+    makes: list[str] = []
     for target in _MAKE.findall(text):
-        if target in targets and f"make {target}" not in found:
-            found.append(f"make {target}")
+        if target in targets and f"make {target}" not in makes:
+            makes.append(f"make {target}")
     names: list[str] = []
     for span in spans:
         if span.strip().startswith("make "):
@@ -62,9 +93,25 @@ def detect(title: str, body: str, root: Path | str | None) -> tuple[str, ...]:
     for ident in re.findall(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b", text):  # CamelCase
         if ident not in names:
             names.append(ident)
-    for name, where in definitions(top, names, prefer=paths).items():
-        found.append(f"{name}@{where}")
-    return tuple(found[:MAX_ANCHORS])
+    return paths, makes, [n for n in names if re.fullmatch(r"[A-Za-z_]\w*", n)]
+
+
+_TEXTS: dict[Path, tuple[object, str]] = {}
+
+
+def _defines_in(path: Path, name: str) -> bool:
+    """Whether the file at `path` defines `name` (its text kept while its stat stays)."""
+    key = stat_key(path)
+    cached = _TEXTS.get(path)
+    if cached is None or cached[0] != key:
+        if len(_TEXTS) > 256:
+            _TEXTS.clear()
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace") if key else ""
+        except OSError:
+            text = ""
+        cached = _TEXTS[path] = (key, text)
+    return re.search(DEFINITION.format(name=re.escape(name)), cached[1], re.MULTILINE) is not None
 
 
 def normalise(anchors: Iterable[str], root: Path | str | None) -> tuple[str, ...]:
@@ -91,15 +138,28 @@ def with_anchors(
     """`draft` with its anchors resolved for the checkout at `root`: given ones normalised,
     else found in the title and body the memory will have (an update that gives one of them
     takes the other from `current`, the live memory; a flag-only update keeps its anchors)."""
+    return with_anchors_many([draft], root, [current])[0]
+
+
+def with_anchors_many(
+    drafts: Sequence[MemoryDraft], root: Path | str | None, current: Sequence[Memory | None]
+) -> list[MemoryDraft]:
+    """`with_anchors` for a batch (one `git grep` for all of it: a 10k NDJSON upsert)."""
     from dataclasses import replace
 
-    if draft.anchors is not None:
-        return replace(draft, anchors=normalise(draft.anchors, root))
-    if draft.title is None and draft.body is None:
-        return draft
-    title = draft.title if draft.title is not None else (current.title if current else "")
-    body = draft.body if draft.body is not None else (current.body if current else "")
-    return replace(draft, anchors=detect(title, body, root))
+    found: list[MemoryDraft] = list(drafts)
+    pending: list[tuple[int, str, str]] = []
+    for index, (draft, live) in enumerate(zip(drafts, current, strict=True)):
+        if draft.anchors is not None:
+            found[index] = replace(draft, anchors=normalise(draft.anchors, root))
+        elif draft.title is not None or draft.body is not None:
+            title = draft.title if draft.title is not None else (live.title if live else "")
+            body = draft.body if draft.body is not None else (live.body if live else "")
+            pending.append((index, title, body))
+    detected = detect_many([(title, body) for _, title, body in pending], root)
+    for (index, _, _), anchors in zip(pending, detected, strict=True):
+        found[index] = replace(found[index], anchors=anchors)
+    return found
 
 
 def _module_file(top: Path, module: str) -> str | None:

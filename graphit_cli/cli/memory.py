@@ -147,7 +147,7 @@ def upsert(
 
     root = anchoring.checkout_root()
     client = Client(scope, user)
-    drafts = [anchoring.with_anchors(d, root, _current(client, d)) for d in drafts]
+    drafts = anchoring.with_anchors_many(drafts, root, [_current(client, d) for d in drafts])
     # New memories that live ones already say are written anyway, with a warning on stderr
     # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
     results = client.upsert(drafts, warn=note, secrets=policy)
