@@ -1,8 +1,10 @@
 """Write time: the anchors a memory's title and body name that resolve in the checkout then.
 
 Paths named anywhere count when the file or folder exists; make targets when the Makefile
-defines them; symbols (in code spans, or CamelCase names) when a tracked file defines them,
-recorded with that file (`Name@path`). Prose never resolves, so it is never taken for code.
+defines them; symbols when a file defines them, recorded with that file (`Name@path`): a name
+in a code span is looked for in the files the memory names, then in the whole working tree; a
+CamelCase name in prose only in the files the memory names. Prose never resolves, so it is
+never taken for code.
 """
 
 from __future__ import annotations
@@ -52,21 +54,24 @@ def detect_many(texts: Sequence[tuple[str, str]], root: Path | str | None) -> li
     missing: set[str] = set()
     local: list[dict[str, str]] = []
     for paths, _, names in named:
-        here = {n: p for n in names for p in paths if _defines_in(top / p, n)}
+        here = {n: p for n, _ in names for p in paths if _defines_in(top / p, n)}
         local.append(here)
-        missing.update(n for n in names if n not in here)
+        missing.update(n for n, spanned in names if spanned and n not in here)
     elsewhere = definitions(top, sorted(missing)) if missing else {}
     found = []
     for (paths, makes, names), here in zip(named, local, strict=True):
-        symbols = [
-            f"{n}@{here.get(n) or elsewhere[n]}" for n in names if n in here or n in elsewhere
-        ]
+        where = {**elsewhere, **here}
+        symbols = [f"{n}@{where[n]}" for n, _ in names if n in where]
         found.append(tuple([*paths, *makes, *symbols][:MAX_ANCHORS]))
     return found
 
 
-def _candidates(top: Path, text: str, targets: set[str]) -> tuple[list[str], list[str], list[str]]:
-    """(paths that exist, make targets the Makefile defines, symbol names to look up)."""
+def _candidates(
+    top: Path, text: str, targets: set[str]
+) -> tuple[list[str], list[str], list[tuple[str, bool]]]:
+    """(paths that exist, make targets the Makefile defines, symbol names to look up, each
+    with whether a code span names it: a name in prose is looked for in the memory's files
+    only, so a write whose prose says "PostgreSQL" searches nothing)."""
     spans = _CODE_SPAN.findall(text)
     paths: list[str] = []
     for candidate in _PATHLIKE.findall(text):
@@ -82,18 +87,17 @@ def _candidates(top: Path, text: str, targets: set[str]) -> tuple[list[str], lis
     for target in _MAKE.findall(text):
         if target in targets and f"make {target}" not in makes:
             makes.append(f"make {target}")
-    names: list[str] = []
+    names: dict[str, bool] = {}
     for span in spans:
         if span.strip().startswith("make "):
             continue
         for ident in _IDENT.findall(span):
             head = ident.split(".")[0]
             if len(head) >= 3 and head not in names and not (top / ident).exists():
-                names.append(head)
+                names[head] = True
     for ident in re.findall(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b", text):  # CamelCase
-        if ident not in names:
-            names.append(ident)
-    return paths, makes, [n for n in names if re.fullmatch(r"[A-Za-z_]\w*", n)]
+        names.setdefault(ident, False)
+    return paths, makes, [(n, s) for n, s in names.items() if re.fullmatch(r"[A-Za-z_]\w*", n)]
 
 
 _TEXTS: dict[Path, tuple[object, str]] = {}
