@@ -132,6 +132,22 @@ def test_the_prompt_hook_says_may_be_stale_and_names_the_anchor(
     assert "Order export cronjob" in flagged[0] and f"`{CRONJOB}`" in flagged[0]
 
 
+def test_the_session_start_hook_marks_a_stale_mandatory_memory(
+    cli: Callable[..., Any], project_dir: Path
+) -> None:
+    make_repo(project_dir)
+    body = f"Never edit {CRONJOB} by hand."
+    assert (
+        cli("memory", "upsert", "--title", "Cron rule", "--body", body, "--mandatory").exit_code
+        == 0
+    )
+    start = graphit(project_dir, "agent", "hook", "session-start", GRAPHIT_NO_DAEMON="1")
+    assert start.returncode == 0 and "Cron rule" in start.stdout and "stale:" not in start.stdout
+    refactor(project_dir)
+    start = graphit(project_dir, "agent", "hook", "session-start", GRAPHIT_NO_DAEMON="1")
+    assert f'stale: "may be stale: {CRONJOB}: file no longer exists"' in start.stdout
+
+
 # --- a real daemon ------------------------------------------------------------------------------
 
 
