@@ -123,7 +123,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "threads", "__init__"),  # exit codes, one call on a thread, the version
     ("core",),  # the pure core
     ("config",),  # every GRAPHIT_* setting (it checks ids with core.ids)
-    ("access", "formats", "embed"),  # scope identity, providers, grants; formats; models
+    ("access", "formats", "embed", "anchors"),  # scopes, grants; formats; models; anchors
     ("store", "agents"),  # the table; agents' configuration files
     ("service",),  # the use-cases over one scope's store
     ("opening", "consolidate"),  # the composition of a scope's store and service; consolidation

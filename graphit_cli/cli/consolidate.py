@@ -22,7 +22,6 @@ from graphit_cli.cli.common import (
     scope_spec,
 )
 from graphit_cli.cli.memory import memory_app
-from graphit_cli.consolidate.candidates import STALE_DAYS
 from graphit_cli.consolidate.consolidator import MASS_COUNT, MASS_FRACTION
 from graphit_cli.core.profiles import PROFILES
 
@@ -41,13 +40,14 @@ consolidate_app = typer.Typer(
 memory_app.add_typer(consolidate_app, name="consolidate")
 
 
-# The stale age and the near-duplicate cosines are shown from where they live.
 CONSOLIDATE_HELP = """Find duplicate and stale memories; apply a consolidation plan; undo one.
 
 Without --plan: a read-only report of exact duplicates, near duplicates (stored
 embedding cosine >= --threshold, confirmed by shared words; memories without a vector
-are compared by words alone; every pair in a group is similar) and stale memories
-(normal ones not updated for STALE_DAYS days, listed for review only).
+are compared by words alone; every pair in a group is similar; memories of different
+types only when they restate each other), contradictions (one subject, different
+beliefs: the newer is the proposed survivor) and stale memories (whose anchors no longer
+hold in this checkout, oldest-verified first; listed for review only).
 
 With --plan: a JSON plan an agent or a person wrote from the report:
 
@@ -78,7 +78,7 @@ Examples:
   graphit memory consolidate --plan plan.json      # dry run
   graphit memory consolidate --plan plan.json --apply
   graphit memory consolidate undo ~/.graphit/memory/consolidation/<log>.json
-""".replace("STALE_DAYS", str(STALE_DAYS))
+"""
 
 
 @consolidate_app.callback(help=CONSOLIDATE_HELP)
@@ -138,7 +138,9 @@ def consolidate(
     if plan is None:
         if apply or allow_mass_removal:
             raise typer.BadParameter("--apply and --allow-mass-removal need --plan")
-        report = consolidator.report(threshold)
+        from graphit_cli import anchors
+
+        report = consolidator.report(threshold, anchors.checkout_root())
         out(
             render.dumps_json(report_dict(report))
             if as_json

@@ -19,7 +19,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -121,8 +121,10 @@ def emit(text: str, event: str, client: str) -> None:
 
 def session_start(user_level: bool, client: str = "claude-code") -> None:
     """Every mandatory memory of the project, the user scope and the recall contexts."""
-    if _silent("SessionStart", user_level, client) is None:
+    root = _silent("SessionStart", user_level, client)
+    if root is None:
         return
+    from graphit_cli import anchors
     from graphit_cli.cli.client import recall_across
     from graphit_cli.formats import render
     from graphit_cli.portability import across
@@ -133,7 +135,8 @@ def session_start(user_level: bool, client: str = "claude-code") -> None:
         return
     where = ", ".join(result.scopes)
     parts = [f"## Mandatory memories ({len(result.mandatory)}) from {where}\n"]
-    parts += [render.to_markdown(m, [render.scope_field(m)]) for m in result.mandatory]
+    with render.staleness(anchors.check(result.mandatory, root, detail=False)):
+        parts += [render.to_markdown(m, [render.scope_field(m)]) for m in result.mandatory]
     emit("\n".join(parts), "SessionStart", client)
 
 
@@ -148,11 +151,16 @@ def prompt(user_level: bool, stdin: str, client: str = "claude-code") -> None:
     text = event.get("prompt") if isinstance(event, dict) else None
     if not isinstance(text, str) or not text.strip() or text.lstrip().startswith("/"):
         return
-    if _silent(EVENTS[client], user_level, client) is None:
+    root = _silent(EVENTS[client], user_level, client)
+    if root is None:
         return
     hits = _search(text[:2000])
     if hits:
-        emit(render_hits(hits), EVENTS[client], client)
+        from graphit_cli import anchors
+
+        # This checkout's, never stored; without git calls (a process per prompt).
+        stale = anchors.check([h.memory for h in hits], root, detail=False)
+        emit(render_hits(hits, stale), EVENTS[client], client)
 
 
 def _search(query: str) -> list[SearchHit]:
@@ -192,10 +200,13 @@ def _search(query: str) -> list[SearchHit]:
     return list(across.search(services, query, flt=flt, **args).hits)
 
 
-def render_hits(hits: list[SearchHit]) -> str:
+def render_hits(hits: list[SearchHit], stale: Mapping[str, Any] | None = None) -> str:
+    from graphit_cli.anchors import hook_note
+
     lines = [f"## Memories on this prompt ({len(hits)}, from graphit)", ""]
     for hit in hits:
-        lines.append(_line(hit.memory))
+        broken = (stale or {}).get(hit.memory.id)
+        lines.append(_line(hit.memory) + (f" ({hook_note(broken)})" if broken else ""))
     lines += ["", "Read one in full with graphit_memory_source (or `graphit memory source ID`)."]
     return "\n".join(lines) + "\n"
 
