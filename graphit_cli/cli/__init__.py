@@ -11,6 +11,17 @@ import sys
 
 
 def main() -> None:
+    # The agent's hot path first, before Typer loads (~0.1 s): the hooks run on every prompt
+    # (warm/hook.py); anything else, or a hook spelled otherwise, goes to the app.
+    argv = sys.argv[1:]
+    if argv[:2] == ["agent", "hook"]:
+        from graphit_cli.warm.hook import main as hook
+
+        code = hook(argv)
+        if code is not None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)  # nothing left to unwind: the answer is out, or nothing is
     from graphit_cli.cli.app import app
 
     try:
