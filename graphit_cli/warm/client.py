@@ -10,8 +10,9 @@ full command, with the same answer).
 A warm process that does not answer in time is remembered: a small marker under run/
 (`stuck-<socket>.json`: the socket's inode and the server's pid), so that the next calls go
 elsewhere at once instead of waiting for it again. The marker holds while that process is still
-stopped (Linux: its state in /proc is T, a SIGSTOP or a Ctrl-Z); one that runs but was too
-slow is left alone for BUSY_SECONDS; where the state cannot be read, for STUCK_SECONDS.
+stopped (Linux: its state in /proc is T, a SIGSTOP or a Ctrl-Z; once it runs again it is asked
+again); one that was running but too slow is left alone for BUSY_SECONDS; where the state
+cannot be read, for STUCK_SECONDS.
 Speaks `daemon/wire.py`'s protocol (one JSON line each way, keep-alive spaces before it).
 """
 
@@ -154,7 +155,13 @@ def _inode(path: str) -> int | None:
 
 
 def _remember_stuck(run: str, path: str, pid: int | None) -> None:
-    record = {"socket": path, "inode": _inode(path), "pid": pid, "since": time.time()}
+    record = {
+        "socket": path,
+        "inode": _inode(path),
+        "pid": pid,
+        "stopped": _stopped(pid),
+        "since": time.time(),
+    }
     marker = _marker(run, path)
     try:
         with open(marker + ".tmp", "w", encoding="utf-8") as handle:
@@ -177,7 +184,12 @@ def _remembered_stuck(run: str, path: str) -> bool:
         stopped = _stopped(record.get("pid"))
         since = record.get("since")
         age = time.time() - since if isinstance(since, int | float) else STUCK_SECONDS
-        holds = stopped or age < (BUSY_SECONDS if stopped is False else STUCK_SECONDS)
+        if stopped is None:
+            holds = age < STUCK_SECONDS
+        elif stopped:
+            holds = True
+        else:  # running: thawed since (asked again at once), or slow when it was marked
+            holds = record.get("stopped") is False and age < BUSY_SECONDS
     if not holds:
         try:
             os.unlink(marker)
