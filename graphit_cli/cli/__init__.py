@@ -22,12 +22,28 @@ def main() -> None:
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)  # nothing left to unwind: the answer is out, or nothing is
+    if argv[:1] == ["memory"] and len(argv) > 1:
+        from graphit_cli.cli.thin import COMMANDS
+
+        if argv[1] in COMMANDS:  # a warm process's answer, rendered as the command renders it
+            from graphit_cli.cli.thin import main as read
+
+            try:
+                code = read(argv)
+            except BrokenPipeError:
+                _reader_left()
+            if code is not None:
+                sys.exit(code)
     from graphit_cli.cli.app import app
 
     try:
         app(prog_name="graphit")
     except BrokenPipeError:
-        # `graphit memory list | head`: the reader left; that is not an error.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(0)
+        _reader_left()
+
+
+def _reader_left() -> None:
+    """`graphit memory list | head`: the reader left; that is not an error."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)

@@ -244,18 +244,41 @@ def ask_daemon(
     from graphit_cli.access import runstate
     from graphit_cli.access.fingerprint import fingerprint
     from graphit_cli.daemon import wire
+    from graphit_cli.warm import client as thin
 
     if config.no_daemon():
+        return None
+    path = runstate.socket_path()
+    run = str(path.parent)
+    if thin.remembered_stuck(run, str(path)):
+        # It gave no answer a moment ago and is still stopped: not waited for again.
+        wire.log.warning("the daemon did not answer a moment ago: working in-process")
         return None
     message = {**request, "fingerprint": fingerprint(scopes)}
     if write:
         message["author"] = config.author()
     return wire.call(
-        runstate.socket_path(),
+        path,
         message,
         wire.WRITE_TIMEOUT if write else wire.REPLY_TIMEOUT,
         write=write,
+        on_stuck=lambda: thin.remember_stuck(run, str(path), _pid_of(path)),
     )
+
+
+def _pid_of(path: Path) -> int | None:
+    """The pid of the process listening on `path` (for the stuck marker), if it tells."""
+    import socket
+
+    from graphit_cli.warm import client as thin
+
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(0.25)
+            sock.connect(str(path))
+            return thin.peer_pid(sock)
+    except OSError:
+        return None
 
 
 # --- recall and search across scopes --------------------------------------------------------

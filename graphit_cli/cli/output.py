@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from graphit_cli.cli.common import Format, note, out
+from graphit_cli.cli.plain import Format, note, out
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import (

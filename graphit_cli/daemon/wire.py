@@ -23,6 +23,7 @@ import os
 import re
 import socket
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -328,10 +329,18 @@ class _NoAnswer(Exception):
 
 
 def call(
-    path: Path, request: dict[str, Any], timeout: float | None = None, *, write: bool = False
+    path: Path,
+    request: dict[str, Any],
+    timeout: float | None = None,
+    *,
+    write: bool = False,
+    on_stuck: Callable[[], None] | None = None,
 ) -> dict[str, Any] | None:
     """Send one request to the daemon; None when no daemon of this protocol answers in time
     (the caller then works in-process).
+
+    `on_stuck` runs when a daemon is there and gave no sign of life within the answer
+    deadline (the caller remembers it: `warm/client.py`).
 
     A write is arbitrated by a claim file (`Claim`): the daemon takes it before it writes, the
     CLI removes it when it gives up; exactly one of the two succeeds. So a write the daemon
@@ -343,7 +352,7 @@ def call(
         return None
     claim = Claim(path.parent, new_request_id()) if write else None
     try:
-        data = _ask(path, request, timeout, claim)
+        data = _ask(path, request, timeout, claim, on_stuck)
         if data is None:
             return None  # no answer in time; a write's claim is given up already
         if data.get("protocol") != PROTOCOL:
@@ -376,7 +385,11 @@ def _in_process(path: Path, claim: Claim | None, why: str) -> None:
 
 
 def _ask(
-    path: Path, request: dict[str, Any], timeout: float | None, claim: Claim | None
+    path: Path,
+    request: dict[str, Any],
+    timeout: float | None,
+    claim: Claim | None,
+    on_stuck: Callable[[], None] | None = None,
 ) -> dict[str, Any] | None:
     """The daemon's reply, or None when none came in time; a write the daemon took and did not
     answer raises (exit 7)."""
@@ -396,6 +409,8 @@ def _ask(
             raise _lost_write(path, exc) from None
         if exc.stuck:
             log.warning("the daemon did not answer (%s): working in-process", exc)
+            if on_stuck is not None:
+                on_stuck()
         else:
             log.debug("no daemon answered on %s: %s", path, exc)
         return None

@@ -28,6 +28,7 @@ from typing import Any
 PROTOCOL = 4  # daemon/wire.py's PROTOCOL (tests/test_warm_client.py holds them equal)
 STUCK_SECONDS = 60.0
 BUSY_SECONDS = 10.0
+DEFAULT_ANSWER_SECONDS = 10.0  # config.DEFAULT_DAEMON_ANSWER_SECONDS
 CONNECT_SECONDS = 0.25  # a listening socket accepts at once, even when its process is stopped
 
 
@@ -59,10 +60,27 @@ def sockets(run: str) -> list[str]:
     return found
 
 
-def ask(fields: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+def answer_seconds() -> float:
+    """The longest silence from a warm process (`config.daemon_deadlines`'s answer deadline),
+    without loading the configuration when neither the environment nor a config file sets it.
+    A warm process at work sends a keep-alive every second."""
+    from graphit_cli.access.fingerprint import graphit_home
+
+    given = os.environ.get("GRAPHIT_DAEMON_ANSWER_TIMEOUT", "").strip()
+    if given or os.path.exists(os.path.join(graphit_home(), "config.toml")):
+        from graphit_cli import config
+
+        return config.daemon_deadlines()[2]
+    return DEFAULT_ANSWER_SECONDS
+
+
+def ask(
+    fields: dict[str, Any], deadline: float, idle: float | None = None
+) -> dict[str, Any] | None:
     """The first warm process's answer to `fields` (its `result`), or None: none answered by
-    `deadline` (monotonic), each declined, or none runs. An error answer is None too: the
-    caller's own path then says it, with the same words and exit code."""
+    `deadline` (monotonic) or within `idle` seconds of silence, each declined, or none runs.
+    An error answer is None too: the caller's own path then says it, with the same words and
+    exit code."""
     from graphit_cli.access.fingerprint import inputs
 
     request = {
@@ -76,16 +94,18 @@ def ask(fields: dict[str, Any], deadline: float) -> dict[str, Any] | None:
     for path in sockets(run):
         if time.monotonic() >= deadline:
             return None
-        if _remembered_stuck(run, path):
+        if remembered_stuck(run, path):
             continue
-        reply = _exchange(run, path, line, deadline)
+        reply = _exchange(run, path, line, deadline, idle)
         if reply is not None and reply.get("ok") and reply.get("protocol") == PROTOCOL:
             result = reply.get("result")
             return result if isinstance(result, dict) else {"value": result}
     return None
 
 
-def _exchange(run: str, path: str, line: bytes, deadline: float) -> dict[str, Any] | None:
+def _exchange(
+    run: str, path: str, line: bytes, deadline: float, idle: float | None
+) -> dict[str, Any] | None:
     pid = None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -95,14 +115,14 @@ def _exchange(run: str, path: str, line: bytes, deadline: float) -> dict[str, An
             except (ConnectionRefusedError, FileNotFoundError):
                 _forget_dead(path)
                 return None
-            pid = _peer_pid(sock)
+            pid = peer_pid(sock)
             sock.sendall(line)
             chunks = []
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError
-                sock.settimeout(left)
+                sock.settimeout(left if idle is None else min(idle, left))
                 chunk = sock.recv(1 << 16)
                 if not chunk:
                     break
@@ -110,7 +130,7 @@ def _exchange(run: str, path: str, line: bytes, deadline: float) -> dict[str, An
                 if chunk.endswith(b"\n"):
                     break
     except TimeoutError:
-        _remember_stuck(run, path, pid)
+        remember_stuck(run, path, pid)
         return None
     except OSError:
         return None
@@ -131,7 +151,7 @@ def _forget_dead(path: str) -> None:
             pass
 
 
-def _peer_pid(sock: socket.socket) -> int | None:
+def peer_pid(sock: socket.socket) -> int | None:
     """The listening process's pid (Linux's SO_PEERCRED); None elsewhere."""
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
@@ -154,7 +174,7 @@ def _inode(path: str) -> int | None:
         return None
 
 
-def _remember_stuck(run: str, path: str, pid: int | None) -> None:
+def remember_stuck(run: str, path: str, pid: int | None) -> None:
     record = {
         "socket": path,
         "inode": _inode(path),
@@ -171,7 +191,7 @@ def _remember_stuck(run: str, path: str, pid: int | None) -> None:
         pass  # a read-only run directory: the next call waits again, within its budget
 
 
-def _remembered_stuck(run: str, path: str) -> bool:
+def remembered_stuck(run: str, path: str) -> bool:
     """True while the marker for `path` holds (see the module's docstring)."""
     marker = _marker(run, path)
     try:

@@ -148,7 +148,14 @@ class SearchCall:
 
 
 def _scope(request: dict[str, Any]) -> Scope:
-    return scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
+    """`kind:id`; or `user` from the thin client, resolved here as it would resolve it (its
+    environment is this process's: `access/fingerprint.inputs`), a broker's login included."""
+    value = str(wire.text_field(request, "scope"))
+    if value == "user" and "inputs" in request:
+        from graphit_cli.access.providers import resolve_scope
+
+        return resolve_scope("user")
+    return scopes.parse_scope_ref(value)
 
 
 def parse_search(request: dict[str, Any]) -> SearchCall:
