@@ -335,3 +335,58 @@ def test_no_session_server_without_the_warm_path(
     finally:
         server.close()
     assert _session_sockets() == []
+
+
+# --- the thin read path ---------------------------------------------------------------------
+
+
+def _thin(args: list[str]) -> tuple[int | None, str, str]:
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from graphit_cli.cli import thin
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = thin.main(args)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["in-process", "daemon"])
+def test_the_thin_reads_print_what_the_commands_print(
+    cli, memories: Path, tmp_path: Path, processes: list[Process], warm: bool
+) -> None:  # type: ignore[no-untyped-def]
+    if warm:
+        _daemon(memories, tmp_path, processes)
+    listed = cli("memory", "list", "-f", "json")
+    some_id = json.loads(listed.stdout)[0]["id"]
+    for args in (
+        ["search", "pip cache", "-f", "json"],
+        ["search", "pip cache", "--mode", "fts", "-k", "1", "--format=markdown"],
+        ["search", "nothing like it", "-t", "FACT", "--tag", "ci"],
+        ["source", some_id],
+        ["source", some_id, "-f", "table"],
+        ["list", "-n", "1", "-f", "ndjson"],
+        ["important"],
+        ["mandatory", "--user"],
+        ["recall", "pip cache", "--scope", "project", "-f", "json"],
+    ):
+        code, out, err = _thin(["memory", *args])
+        full = cli("memory", *args)
+        assert (code, out, err) == (full.exit_code, full.stdout, full.stderr), args
+
+
+def test_the_thin_reads_leave_what_they_do_not_know_to_the_command(memories: Path) -> None:
+    for args in (
+        ["search", "x", "--scope", "all"],  # across scopes
+        ["search", "x", "--scope", "context:team"],
+        ["search", "x", "-k", "-1"],  # refused by the command, in its words
+        ["search", "x", "--mode", "clever"],
+        ["search", "x", "--help"],
+        ["search"],
+        ["source", "not-an-id"],  # the command's error, exit code and message
+        ["recall", "x"],  # across the recall scopes
+        ["list", "--user", "--scope", "project"],
+        ["upsert", "--title", "t"],  # never a write
+    ):
+        assert _thin(["memory", *args])[0] is None, args

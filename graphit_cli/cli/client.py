@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli.cli.common import scope_spec
+from graphit_cli.cli.plain import scope_spec
 
 if TYPE_CHECKING:
     from collections.abc import Callable

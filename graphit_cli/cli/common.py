@@ -16,7 +16,8 @@ from graphit_cli.cli.plain import Format as Format
 from graphit_cli.cli.plain import note as note
 from graphit_cli.cli.plain import out as out
 from graphit_cli.cli.plain import resolve_format as resolve_format
-from graphit_cli.errors import ExitCode, GraphitError, UsageError, internal_error_text
+from graphit_cli.cli.plain import scope_spec as scope_spec
+from graphit_cli.errors import ExitCode, GraphitError, internal_error_text
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import MemoryFilter
@@ -180,14 +181,6 @@ def _label(fn: Callable[..., Any], name: str) -> str:
         if isinstance(info, ArgumentInfo):
             return str(info.metavar or name.upper())
     return name
-
-
-def scope_spec(scope: str | None, user: bool) -> str | None:
-    if user:
-        if scope not in (None, "user"):
-            raise UsageError("--user and --scope disagree; give one of them")
-        return "user"
-    return scope
 
 
 def stdin_is_interactive() -> bool:

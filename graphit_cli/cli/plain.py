@@ -1,6 +1,7 @@
-"""Where the commands' text goes, and the output formats, without Typer: `cli/output.py`
-prints with these, so the thin path (`cli/thin.py`) renders a warm answer exactly as the
-command does, before Typer would load (`cli/common.py` re-exports them for the commands)."""
+"""Where the commands' text goes, the output formats and the scope options, without Typer:
+`cli/output.py` prints with these and `cli/client.py` reads the scope with them, so the thin
+path (`cli/thin.py`) runs a read and renders it exactly as the command does, before Typer
+would load (`cli/common.py` re-exports them for the commands)."""
 
 from __future__ import annotations
 
@@ -32,3 +33,13 @@ def note(text: str) -> None:
     """Progress and summaries to stderr, so pipes stay clean."""
     sys.stderr.write(text + "\n")
     sys.stderr.flush()
+
+
+def scope_spec(scope: str | None, user: bool) -> str | None:
+    if user:
+        if scope not in (None, "user"):
+            from graphit_cli.errors import UsageError
+
+            raise UsageError("--user and --scope disagree; give one of them")
+        return "user"
+    return scope

@@ -4,9 +4,11 @@
 `main` takes the command line as `cli/__init__.py` got it and reads the common spellings of
 these commands' arguments itself (an option and its value as two words or as `--opt=value`);
 anything else (a spelling it does not know, `--help`, `--scope all`, a context scope, a value
-it would have to refuse) returns None, and the Typer command runs instead, with its own
-messages. So does a command no warm process answers, or answers with an error: the full
-command then says it, in its words and with its exit code. An answer is rendered by the
+it would have to refuse, GRAPHIT_DEBUG) returns None, and the Typer command runs instead, with
+its own messages. A command no warm process answers runs here with the command's own calls
+(`cli/client.py`), which need no Typer either (~0.1 s less on a cold search); an error, from a
+warm process or here, returns None too: the full command then says it, in its words and with
+its exit code. An answer is rendered by the
 command's own output functions (`cli/output.py`, which need no Typer), so it prints what the
 full command prints (tests/test_forwarding_properties.py checks it).
 """
@@ -114,10 +116,6 @@ def request_of(command: str, positional: list[str], given: dict[str, Any]) -> di
         _text(v) for v in given.values() if isinstance(v, str)
     ):
         return None
-    env = os.environ
-    for name in ("GRAPHIT_NO_DAEMON", "GRAPHIT_DEBUG"):
-        if env.get(name, "").strip().lower() not in ("", "0", "false", "no", "off"):
-            return None
     scope = _scope(given)
     if scope is None:
         return None
@@ -220,20 +218,100 @@ def main(argv: list[str]) -> int | None:
         return None
     command, positional, given = parsed
     known, chosen = _format(given)
+    if not known or _flag("GRAPHIT_DEBUG") is not False:  # debugging: the full command
+        return None
     fields = request_of(command, positional, given)
-    if fields is None or not known:
+    if fields is None:
         return None
-    from graphit_cli.warm.client import answer_seconds, ask
+    no_daemon = _flag("GRAPHIT_NO_DAEMON")
+    if no_daemon is None:
+        return None
+    if not no_daemon:
+        from graphit_cli.warm.client import answer_seconds, ask
 
+        try:
+            idle = answer_seconds()
+        except Exception:  # a bad setting: the command says so
+            return None
+        found = ask(fields, time.monotonic() + WAIT, idle)
+        if found is not None:
+            _render(command, found, chosen)
+            return 0
+    return _in_process(command, positional, given, chosen)
+
+
+def _flag(name: str) -> bool | None:
+    """A GRAPHIT_* flag as `config` reads it; None for a value it would refuse."""
+    value = os.environ.get(name, "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    return True if value in ("1", "true", "yes", "on") else None
+
+
+def _in_process(
+    command: str, positional: list[str], given: dict[str, Any], chosen: str | None
+) -> int | None:
+    """No warm process answered: the command's own calls here (`cli/client.py`, the same
+    service code), without Typer. Any error: None, and the full command runs it again and
+    says it in its words (a read: running it twice changes nothing)."""
+    from graphit_cli import config
+    from graphit_cli.cli import output
+    from graphit_cli.cli.client import Client
+    from graphit_cli.cli.plain import Format, note, resolve_format
+    from graphit_cli.formats.parse import filter_from
+
+    fmt = Format(chosen) if chosen else None
+    types = [t.strip().lower() for t in given["types"]] if "types" in given else None
+    tags = given.get("tags")
+    important = True if given.get("important") or command == "important" else None
+    mandatory = True if given.get("mandatory") or command == "mandatory" else None
     try:
-        idle = answer_seconds()
-    except Exception:  # a bad setting: the command says so
+        config.validate()
+        client = Client(given.get("scope"), bool(given.get("user")))
+        if command == "search":
+            result = client.search(
+                positional[0],
+                filter_from(types, tags, important=important, mandatory=mandatory),
+                top_k=int(given.get("top_k", "10")),
+                exclude_mandatory=bool(given.get("exclude_mandatory")),
+                include_deleted=bool(given.get("include_deleted")),
+                mode=given.get("mode", "auto").strip().lower(),
+            )
+            found: Any = result
+        elif command == "source":
+            found = client.source(positional[0])
+        elif command == "recall":
+            top_k = int(given.get("top_k", "10"))
+            found = client.recall(positional[0] if positional else None, top_k=top_k)
+        else:
+            limit = given.get("limit")
+            flt = filter_from(types, tags, important=important, mandatory=mandatory)
+            found = client.catalogue(flt, None if limit is None else int(limit))
+    except Exception:
         return None
-    found = ask(fields, time.monotonic() + WAIT, idle)
-    if found is None:
-        return None
-    _render(command, found, chosen)
+    if command == "search":
+        if found.notice:
+            note(found.notice)
+        output.hits(found.hits, resolve_format(fmt))
+    elif command == "source":
+        output.one(found, fmt or Format.markdown)
+    elif command == "recall":
+        output.recall(found, fmt or Format.markdown)
+    else:
+        _memories(command, found, fmt)
     return 0
+
+
+def _memories(command: str, memories: list[Any], fmt: Any) -> None:
+    from graphit_cli.cli import output
+    from graphit_cli.cli.plain import Format, resolve_format
+
+    if command == "list":
+        output.memories(memories, resolve_format(fmt))
+    elif command == "important":
+        output.memories(memories, resolve_format(fmt), empty="No important memories.")
+    else:
+        output.memories(memories, fmt or Format.markdown, empty="No mandatory memories.")
 
 
 def _render(command: str, found: dict[str, Any], chosen: str | None) -> None:
@@ -252,10 +330,4 @@ def _render(command: str, found: dict[str, Any], chosen: str | None) -> None:
     elif command == "recall":
         output.recall(wire.recall_from_wire(found), fmt or Format.markdown)
     else:
-        memories = [wire.memory_from_wire(m) for m in found["value"]]
-        if command == "list":
-            output.memories(memories, resolve_format(fmt))
-        elif command == "important":
-            output.memories(memories, resolve_format(fmt), empty="No important memories.")
-        else:
-            output.memories(memories, fmt or Format.markdown, empty="No mandatory memories.")
+        _memories(command, [wire.memory_from_wire(m) for m in found["value"]], fmt)
