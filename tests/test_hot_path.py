@@ -94,6 +94,8 @@ class Process:
             os.kill(self.proc.pid, signal.SIGCONT)
             self.proc.kill()
             self.proc.wait(timeout=60)
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
         self._log.close()
 
 

@@ -386,6 +386,7 @@ class Daemon:
             model = self.embedder()
             if model is not None:
                 ready_for_documents(model)  # not on the first write it carries out
+                model.embed_query("warm")  # nor the query path's on the first search
         except Exception as exc:  # a broken GRAPHIT_EMBEDDER: the loops report it when used
             self.log.emit("warn", "embed.unavailable", reason=str(exc))
 

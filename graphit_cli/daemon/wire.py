@@ -29,14 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli import errors
+from graphit_cli.core import codec
 from graphit_cli.core.models import (
     Memory,
     MemoryDraft,
     MemoryFilter,
     RecallResult,
-    SearchHit,
     SearchResult,
-    WriteAction,
     WriteResult,
 )
 from graphit_cli.errors import InvalidInput
@@ -67,68 +66,33 @@ log = logging.getLogger(__name__)
 # --- values -------------------------------------------------------------------------------
 
 
+# The results cross as `core/codec.py` writes them (every field by name); the vectors stay in
+# the warm process: reads never carry them.
+NO_VECTORS = frozenset({"embedding"})
+
+
 def memory_to_wire(memory: Memory) -> dict[str, Any]:
-    return {
-        **{k: getattr(memory, k) for k in Memory.__dataclass_fields__ if k != "embedding"},
-        "tags": list(memory.tags),
-        "created_at": memory.created_at.isoformat(),
-        "updated_at": memory.updated_at.isoformat(),
-    }
+    return codec.encode(memory, NO_VECTORS)  # type: ignore[no-any-return]
 
 
 def memory_from_wire(data: dict[str, Any]) -> Memory:
-    fields = {k: data[k] for k in Memory.__dataclass_fields__ if k in data}
-    fields["tags"] = tuple(data["tags"])
-    fields["created_at"] = datetime.fromisoformat(data["created_at"])
-    fields["updated_at"] = datetime.fromisoformat(data["updated_at"])
-    fields["embedding"] = None  # vectors stay in the daemon; reads never carry them
-    return Memory(**fields)
+    return codec.decode(Memory, data)
 
 
 def search_to_wire(result: SearchResult) -> dict[str, Any]:
-    return {
-        "mode": result.mode,
-        "notice": result.notice,
-        "hits": [
-            {
-                "memory": memory_to_wire(h.memory),
-                "matched": memory_to_wire(h.matched),
-                "score": h.score,
-                "rank": h.rank,
-                "snippet": h.snippet,
-            }
-            for h in result.hits
-        ],
-    }
+    return codec.encode(result, NO_VECTORS)  # type: ignore[no-any-return]
 
 
 def search_from_wire(data: dict[str, Any]) -> SearchResult:
-    hits = [
-        SearchHit(
-            memory=memory_from_wire(h["memory"]),
-            matched=memory_from_wire(h["matched"]),
-            score=float(h["score"]),
-            rank=int(h["rank"]),
-            snippet=h["snippet"],
-        )
-        for h in data["hits"]
-    ]
-    return SearchResult(hits, data["mode"], data.get("notice"))
+    return codec.decode(SearchResult, data)
 
 
 def recall_to_wire(result: RecallResult) -> dict[str, Any]:
-    return {
-        "mandatory": [memory_to_wire(m) for m in result.mandatory],
-        "search": None if result.search is None else search_to_wire(result.search),
-    }
+    return codec.encode(result, NO_VECTORS)  # type: ignore[no-any-return]
 
 
 def recall_from_wire(data: dict[str, Any]) -> RecallResult:
-    found = data.get("search")
-    return RecallResult(
-        [memory_from_wire(m) for m in data["mandatory"]],
-        None if found is None else search_from_wire(found),
-    )
+    return codec.decode(RecallResult, data)
 
 
 def filter_to_wire(flt: MemoryFilter) -> dict[str, Any]:
@@ -213,11 +177,11 @@ def draft_from_wire(data: object) -> MemoryDraft:
 
 
 def write_to_wire(result: WriteResult) -> dict[str, Any]:
-    return {"action": result.action.value, "memory": memory_to_wire(result.memory)}
+    return codec.encode(result, NO_VECTORS)  # type: ignore[no-any-return]
 
 
 def write_from_wire(data: dict[str, Any]) -> WriteResult:
-    return WriteResult(WriteAction(data["action"]), memory_from_wire(data["memory"]))
+    return codec.decode(WriteResult, data)
 
 
 def report_to_wire(report: ImportReport) -> dict[str, Any]:

@@ -130,7 +130,10 @@ def _exchange(
                 if chunk.endswith(b"\n"):
                     break
     except TimeoutError:
-        remember_stuck(run, path, pid)
+        # Silent past `idle` (a process at work sends a keep-alive every second), or stopped:
+        # remembered. Running but slower than a hook's budget (a loaded machine): asked again.
+        if idle is not None or _stopped(pid) is not False:
+            remember_stuck(run, path, pid)
         return None
     except OSError:
         return None
