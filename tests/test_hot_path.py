@@ -14,11 +14,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from graphit_cli.access import runstate
+from graphit_cli.core.models import WriteAction
 from graphit_cli.daemon import wire
 from tests.conftest import PROJECT_ID
 from tests.polling import wait_for
@@ -392,3 +395,39 @@ def test_the_thin_reads_leave_what_they_do_not_know_to_the_command(memories: Pat
         ["upsert", "--title", "t"],  # never a write
     ):
         assert _thin(["memory", *args])[0] is None, args
+
+
+# --- one codec ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Later:
+    """A model with the kinds of field a later issue adds (types resolved from this module)."""
+
+    anchors: tuple[str, ...] = ()
+    verified_at: datetime | None = None
+    action: WriteAction = WriteAction.CREATED
+    scores: list[float] = field(default_factory=list)
+
+
+def test_the_codec_reads_back_every_field_by_its_type() -> None:
+    """A field a model gains (a tuple, a time that may be None) crosses the socket as the
+    same value, with no line of codec for it: a forwarded answer equals the in-process one."""
+    from graphit_cli.core import codec
+
+    value = Later(("a.py:1", "b.py"), datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), scores=[1, 0.5])
+    sent = json.loads(json.dumps(codec.encode(value)))
+    assert codec.decode(Later, sent) == value
+    assert codec.decode(Later, {}) == Later()  # a field left out: its default
+    assert codec.decode(Later, {"verified_at": None}).verified_at is None
+
+
+def test_a_forwarded_memory_is_the_memory(cli, project_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    from graphit_cli.access.opening import open_reader
+    from graphit_cli.access.scopes import Scope
+
+    assert cli("memory", "upsert", "--title", "T", "--body", "B", "--tag", "x").exit_code == 0
+    memory = open_reader(Scope("project", PROJECT_ID)).catalogue()[0]
+    crossed = wire.memory_from_wire(json.loads(json.dumps(wire.memory_to_wire(memory))))
+    assert crossed == memory.__class__(**{**memory.__dict__, "embedding": None})
+    assert "embedding" not in wire.memory_to_wire(memory)
