@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 PROMPT_HITS = 3  # a few at most: every prompt pays for them
 BODY_CHARS = 280
 # What of a prompt is searched: a pasted log's end is where the question is, and the query's
-# embedding never reads more than this many characters whatever was pasted.
-QUERY_CHARS = 1000
+# embedding never reads more than this many characters whatever was pasted (e5-small on a
+# loaded 2-core machine: 300 characters ~0.14 s, 1,000 ~0.67 s; benchmarks/prompt_hook.py).
+QUERY_CHARS = 300
 
 
 @dataclass(frozen=True)
