@@ -249,6 +249,8 @@ def ask_daemon(
     if config.no_daemon():
         return None
     path = runstate.socket_path()
+    if not path.exists():
+        return None  # no daemon: nothing to fingerprint for (its imports cost a cold command)
     run = str(path.parent)
     if thin.remembered_stuck(run, str(path)):
         # It gave no answer a moment ago and is still stopped: not waited for again.
