@@ -85,7 +85,7 @@ class Client:
         """The daemon's answer to `request`, or None when no daemon answers (or it declines)."""
         if write and self.scope.kind not in ("project", "user"):
             return None  # a context scope's table may be another project's: in-process
-        reply = ask_daemon({**request, "scope": str(self.scope)}, [self.scope], write=write)
+        reply = ask_daemon({"scope": str(self.scope), **request}, [self.scope], write=write)
         return None if reply is None else reply["result"]
 
     # --- writes ----------------------------------------------------------------------------
@@ -176,22 +176,27 @@ class Client:
 
     # --- reads -----------------------------------------------------------------------------
 
+    def _read(self, call: Any) -> Any:
+        """A read of the operation table (`warm/ops.py`): the daemon's answer, else None."""
+        from graphit_cli.warm import ops
+
+        found = self._daemon(call.fields())
+        return None if found is None else ops.DECODE[call.fields()["op"]](found)
+
     def catalogue(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
         """Live memories in canonical order."""
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm.ops import CatalogueCall
 
-        found = self._daemon(
-            {"op": "catalogue", "filter": wire.filter_to_wire(flt), "limit": limit}
-        )
-        if found is not None:
-            return [wire.memory_from_wire(m) for m in found]
-        return self.reader.catalogue(flt, limit)
+        call = CatalogueCall(self.scope, flt, limit)
+        found = self._read(call)
+        return found if found is not None else call.run(lambda _: self.reader)
 
     def source(self, ref: str) -> Memory:
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm.ops import SourceCall
 
-        found = self._daemon({"op": "source", "ref": ref})
-        return wire.memory_from_wire(found) if found is not None else self.reader.source(ref)
+        call = SourceCall(self.scope, ref)
+        found = self._read(call)
+        return found if found is not None else call.run(lambda _: self.reader)
 
     def search(
         self,
@@ -203,31 +208,26 @@ class Client:
         include_deleted: bool,
         mode: str,
     ) -> SearchResult:
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm.ops import SearchCall
 
-        args = {
-            "top_k": top_k,
-            "exclude_mandatory": exclude_mandatory,
-            "include_deleted": include_deleted,
-            "mode": mode,
-        }
-        request = {"op": "search", "query": query, "filter": wire.filter_to_wire(flt), **args}
-        found = self._daemon(request)
+        call = SearchCall(self.scope, query, flt, top_k, exclude_mandatory, include_deleted, mode)
+        found = self._read(call)
         if found is not None:
-            return wire.search_from_wire(found)
+            return found  # type: ignore[no-any-return]
         if mode != "fts":
             _expect_query(query)
-        return self.reader.search(query, flt=flt, **args)  # type: ignore[arg-type]
+        return call.run(lambda _: self.reader)
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm.ops import RecallCall
 
-        found = self._daemon({"op": "recall", "context": context, "top_k": top_k})
+        call = RecallCall(self.scope, context, top_k)
+        found = self._read(call)
         if found is not None:
-            return wire.recall_from_wire(found)
+            return found  # type: ignore[no-any-return]
         if context and context.strip():
             _expect_query(context)
-        return self.reader.recall(context, top_k=top_k)
+        return call.run(lambda _: self.reader)
 
     def history(self, memory_id: str) -> list[Memory]:
         """Every revision of a memory (in-process: the daemon does not carry history)."""

@@ -22,6 +22,7 @@ from graphit_cli.errors import InvalidInput
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
+    from graphit_cli.core.models import Memory, MemoryFilter, RecallResult, SearchResult
     from graphit_cli.service.memory import MemoryService
 
 Opener = Callable[["Scope"], "MemoryService"]
@@ -136,17 +137,6 @@ def project_has_own(root: Path, event: str, client: str = "claude-code") -> bool
 # --- one scope's reads --------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SearchCall:
-    scope: Scope
-    query: str
-    filter: Any  # MemoryFilter
-    top_k: int
-    exclude_mandatory: bool
-    include_deleted: bool
-    mode: str
-
-
 def _scope(request: dict[str, Any]) -> Scope:
     """`kind:id`; or `user` from the thin client, resolved here as it would resolve it (its
     environment is this process's: `access/fingerprint.inputs`), a broker's login included."""
@@ -158,72 +148,133 @@ def _scope(request: dict[str, Any]) -> Scope:
     return scopes.parse_scope_ref(value)
 
 
-def parse_search(request: dict[str, Any]) -> SearchCall:
-    return SearchCall(
-        _scope(request),
-        str(wire.text_field(request, "query")),
-        wire.filter_from_wire(request.get("filter")),
-        wire.int_field(request, "top_k", 10) or 0,
-        wire.bool_field(request, "exclude_mandatory"),
-        wire.bool_field(request, "include_deleted"),
-        str(wire.text_field(request, "mode", optional=True) or "auto"),
-    )
+@dataclass(frozen=True)
+class SearchCall:
+    scope: Scope
+    query: str
+    filter: MemoryFilter
+    top_k: int
+    exclude_mandatory: bool
+    include_deleted: bool
+    mode: str
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "op": "search",
+            "scope": str(self.scope),
+            "query": self.query,
+            "filter": wire.filter_to_wire(self.filter),
+            "top_k": self.top_k,
+            "exclude_mandatory": self.exclude_mandatory,
+            "include_deleted": self.include_deleted,
+            "mode": self.mode,
+        }
+
+    @classmethod
+    def parse(cls, request: dict[str, Any]) -> SearchCall:
+        return cls(
+            _scope(request),
+            str(wire.text_field(request, "query")),
+            wire.filter_from_wire(request.get("filter")),
+            wire.int_field(request, "top_k", 10) or 0,
+            wire.bool_field(request, "exclude_mandatory"),
+            wire.bool_field(request, "include_deleted"),
+            str(wire.text_field(request, "mode", optional=True) or "auto"),
+        )
+
+    def run(self, opener: Opener) -> SearchResult:
+        return opener(self.scope).search(
+            self.query,
+            top_k=self.top_k,
+            flt=self.filter,
+            exclude_mandatory=self.exclude_mandatory,
+            include_deleted=self.include_deleted,
+            mode=self.mode,  # type: ignore[arg-type]
+        )
 
 
-def run_search(opener: Opener, c: SearchCall) -> Any:
-    return opener(c.scope).search(
-        c.query,
-        top_k=c.top_k,
-        flt=c.filter,
-        exclude_mandatory=c.exclude_mandatory,
-        include_deleted=c.include_deleted,
-        mode=c.mode,  # type: ignore[arg-type]
-    )
+@dataclass(frozen=True)
+class RecallCall:
+    scope: Scope
+    context: str | None
+    top_k: int
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "op": "recall",
+            "scope": str(self.scope),
+            "context": self.context,
+            "top_k": self.top_k,
+        }
+
+    @classmethod
+    def parse(cls, request: dict[str, Any]) -> RecallCall:
+        context = wire.text_field(request, "context", optional=True)
+        return cls(_scope(request), context, wire.int_field(request, "top_k", 10) or 0)
+
+    def run(self, opener: Opener) -> RecallResult:
+        return opener(self.scope).recall(self.context, top_k=self.top_k)
 
 
-def parse_recall(request: dict[str, Any]) -> tuple[Scope, str | None, int]:
-    context = wire.text_field(request, "context", optional=True)
-    return _scope(request), context, wire.int_field(request, "top_k", 10) or 0
+@dataclass(frozen=True)
+class SourceCall:
+    scope: Scope
+    ref: str
+
+    def fields(self) -> dict[str, Any]:
+        return {"op": "source", "scope": str(self.scope), "ref": self.ref}
+
+    @classmethod
+    def parse(cls, request: dict[str, Any]) -> SourceCall:
+        return cls(_scope(request), str(wire.text_field(request, "ref")))
+
+    def run(self, opener: Opener) -> Memory:
+        return opener(self.scope).source(self.ref)
 
 
-def parse_source(request: dict[str, Any]) -> tuple[Scope, str]:
-    return _scope(request), str(wire.text_field(request, "ref"))
+@dataclass(frozen=True)
+class CatalogueCall:
+    scope: Scope
+    filter: MemoryFilter
+    limit: int | None
 
+    def fields(self) -> dict[str, Any]:
+        flt = wire.filter_to_wire(self.filter)
+        return {"op": "catalogue", "scope": str(self.scope), "filter": flt, "limit": self.limit}
 
-def parse_catalogue(request: dict[str, Any]) -> tuple[Scope, Any, int | None]:
-    flt = wire.filter_from_wire(request.get("filter"))
-    return _scope(request), flt, wire.int_field(request, "limit", None)
+    @classmethod
+    def parse(cls, request: dict[str, Any]) -> CatalogueCall:
+        flt = wire.filter_from_wire(request.get("filter"))
+        return cls(_scope(request), flt, wire.int_field(request, "limit", None))
+
+    def run(self, opener: Opener) -> list[Memory]:
+        return opener(self.scope).catalogue(self.filter, self.limit)
 
 
 TABLE: dict[str, Operation] = {
     op.name: op
     for op in (
         Operation("hook", parse_hook, run_hook, lambda text: {"text": text}),
-        Operation("search", parse_search, run_search, wire.search_to_wire),
-        Operation(
-            "recall",
-            parse_recall,
-            lambda open_, c: open_(c[0]).recall(c[1], top_k=c[2]),
-            wire.recall_to_wire,
-        ),
-        Operation(
-            "source",
-            parse_source,
-            lambda open_, c: open_(c[0]).source(c[1]),
-            wire.memory_to_wire,
-        ),
+        Operation("search", SearchCall.parse, lambda o, c: c.run(o), wire.search_to_wire),
+        Operation("recall", RecallCall.parse, lambda o, c: c.run(o), wire.recall_to_wire),
+        Operation("source", SourceCall.parse, lambda o, c: c.run(o), wire.memory_to_wire),
         Operation(
             "catalogue",
-            parse_catalogue,
-            lambda open_, c: open_(c[0]).catalogue(c[1], c[2]),
+            CatalogueCall.parse,
+            lambda o, c: c.run(o),
             lambda found: [wire.memory_to_wire(m) for m in found],
         ),
     )
+}
+# How each read's result comes back (the client's side of `encode`).
+DECODE: dict[str, Callable[[Any], Any]] = {
+    "search": wire.search_from_wire,
+    "recall": wire.recall_from_wire,
+    "source": wire.memory_from_wire,
+    "catalogue": lambda found: [wire.memory_from_wire(m) for m in found],
 }
 
 
 def scopes_of(name: str, call: Any) -> list[Scope]:
     """The scopes a call reads (what its fingerprint covers)."""
-    if name == "hook":
-        return [call.project]
-    return [call.scope if isinstance(call, SearchCall) else call[0]]
+    return [call.project if name == "hook" else call.scope]
