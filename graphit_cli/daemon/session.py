@@ -32,6 +32,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 JOIN_SECONDS = 10.0  # the requests being answered when the session ends (a hang bound)
+# The MCP server's own start and first tool call go first (both need the GIL); a session's
+# first prompt comes later than this, and a request before it opens what it needs itself.
+WARM_DELAY = 3.0
 
 
 def sessions_dir() -> Path:
@@ -83,6 +86,8 @@ class SessionServer:
             thread.start()
 
     def _ready(self, root: Path | None) -> None:
+        if self.stop.wait(WARM_DELAY):
+            return
         try:
             model = self.model()
             if model is not None and not self.stop.is_set():
