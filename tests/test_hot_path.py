@@ -261,6 +261,29 @@ def test_a_hook_with_no_answer_in_its_budget_prints_nothing_and_exits_0(
         assert seconds < 3.0
 
 
+def test_a_client_that_never_closes_stdin_holds_no_prompt(project_dir: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphit_cli", "agent", "hook", "prompt"],
+        cwd=project_dir,
+        env=env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    started = time.monotonic()
+    try:
+        code = proc.wait(timeout=60)  # stdin stays open: the budget ends it
+        seconds = time.monotonic() - started
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+    assert proc.stdout is not None and proc.stderr is not None
+    with proc.stdout, proc.stderr:
+        out, err = proc.stdout.read(), proc.stderr.read()
+    assert (code, out, err) == (0, b"", b"")
+    assert seconds < 3.0
+
+
 def test_a_missing_daemon_leaves_the_hook_in_process(memories: Path) -> None:
     """A socket file nobody listens on (a daemon killed outright): in-process, in budget."""
     run = runstate.run_dir()

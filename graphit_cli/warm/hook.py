@@ -99,15 +99,19 @@ def main(argv: list[str], *, watchdog: bool = True) -> int | None:
     if parsed is None:
         return None
     event, user_level, client = parsed
-    return run(event, user_level, client, read_stdin(), watchdog=watchdog)
+    return run(event, user_level, client, None, watchdog=watchdog)
 
 
-def run(event: str, user_level: bool, client: str, stdin: str, *, watchdog: bool) -> int:
+def run(event: str, user_level: bool, client: str, stdin: str | None, *, watchdog: bool) -> int:
+    """The hook; `stdin` None: read here, within the budget (a client that never closes it
+    holds no prompt)."""
     started = time.monotonic()
     budget = budgets()[0 if event == "prompt" else 1]
     outlet = Outlet()
     if watchdog:
         outlet.watch(budget)
+    if stdin is None:
+        stdin = read_stdin()
     try:
         text = _answer(event, user_level, client, stdin, started + budget * WARM_SHARE)
     except Exception as exc:  # a hook must not take the session down, nor block a prompt
