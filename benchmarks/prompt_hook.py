@@ -103,6 +103,20 @@ def start_session(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
     return proc
 
 
+def end_session(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, as a client ends its server; how long it took to exit goes to the log."""
+    started = time.monotonic()
+    proc.terminate()
+    try:
+        proc.wait(timeout=180)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        log("the MCP server did not exit within 180 s of SIGTERM: killed")
+        return
+    log(f"the MCP server exited {time.monotonic() - started:.1f} s after SIGTERM")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=2000)
@@ -158,8 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rounds("session", env)
     finally:
-        session.terminate()
-        session.wait(timeout=60)
+        end_session(session)
     log("daemon rounds")
     daemon = start_daemon(work, env)
     try:
@@ -176,8 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             timed_base = [run(baseline, env, work) for _ in range(args.runs)]
             samples.setdefault("baseline", []).extend(timed_base)
         finally:
-            session.terminate()
-            session.wait(timeout=60)
+            end_session(session)
         os.kill(daemon.pid, signal.SIGCONT)
     finally:
         daemon.send_signal(signal.SIGCONT)

@@ -169,6 +169,7 @@ def test_the_thin_client_loads_no_adapter_provider_or_credential_module() -> Non
         "numpy",
         "dataclasses",
         "logging",
+        "typing",
     }
     assert not loaded & heavy, loaded & heavy
 

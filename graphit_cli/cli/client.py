@@ -254,7 +254,7 @@ def ask_daemon(
     run = str(path.parent)
     if thin.remembered_stuck(run, str(path)):
         # It gave no answer a moment ago and is still stopped: not waited for again.
-        wire.log.warning("the daemon did not answer a moment ago: working in-process")
+        wire.logger().warning("the daemon did not answer a moment ago: working in-process")
         return None
     message = {**request, "fingerprint": fingerprint(scopes)}
     if write:

@@ -18,7 +18,6 @@ the CLI, never by both. One job: the protocol, both its ends.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import socket
@@ -58,9 +57,17 @@ DRAFT_FIELDS = tuple(MemoryDraft.__dataclass_fields__)
 FILTER_FIELDS = ("types", "tags", "important", "mandatory")
 
 if TYPE_CHECKING:
+    import logging
+
     from graphit_cli.portability.model import ImportReport
 
-log = logging.getLogger(__name__)
+
+def logger() -> logging.Logger:
+    """This module's logger (`logging` is imported when a message is due: the thin path's
+    decoding does not pay for it)."""
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 # --- values -------------------------------------------------------------------------------
@@ -321,7 +328,7 @@ def call(
             return None  # no answer in time; a write's claim is given up already
         if data.get("protocol") != PROTOCOL:
             theirs = data.get("protocol")
-            log.warning(
+            logger().warning(
                 "the running daemon speaks protocol %s, this graphit %s: working in-process "
                 "(restart `graphit memory daemon` to use the warm path again)",
                 theirs if theirs is not None else 1,
@@ -331,7 +338,7 @@ def call(
             return None
         if data.get("declined"):
             # The daemon did nothing: it is stopping, or the write reached it too late.
-            log.debug("the daemon declined the request: %s", data["declined"])
+            logger().debug("the daemon declined the request: %s", data["declined"])
             _in_process(path, claim, "a refusal")
             return None
     finally:
@@ -372,11 +379,11 @@ def _ask(
         if claim is not None and not claim.give_up():
             raise _lost_write(path, exc) from None
         if exc.stuck:
-            log.warning("the daemon did not answer (%s): working in-process", exc)
+            logger().warning("the daemon did not answer (%s): working in-process", exc)
             if on_stuck is not None:
                 on_stuck()
         else:
-            log.debug("no daemon answered on %s: %s", path, exc)
+            logger().debug("no daemon answered on %s: %s", path, exc)
         return None
 
 
@@ -398,7 +405,7 @@ def exchange(
             path, {"protocol": PROTOCOL, **request}, timeout, timeout, timeout, timeout
         )
     except _NoAnswer as exc:
-        log.debug("no daemon answered on %s: %s", path, exc)
+        logger().debug("no daemon answered on %s: %s", path, exc)
         return None
 
 

@@ -23,7 +23,11 @@ import os
 import socket
 import struct
 import time
-from typing import Any
+
+# `typing` stays unloaded on the hook's path (~5 ms): annotations only, for the type checker.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PROTOCOL = 4  # daemon/wire.py's PROTOCOL (tests/test_warm_client.py holds them equal)
 STUCK_SECONDS = 60.0
