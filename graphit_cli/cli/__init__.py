@@ -11,13 +11,14 @@ import sys
 
 
 def main() -> None:
+    private_files()
     # The agent's hot path first, before Typer loads (~0.1 s): the hooks run on every prompt
     # (warm/hook.py); anything else, or a hook spelled otherwise, goes to the app.
     argv = sys.argv[1:]
     if argv[:2] == ["agent", "hook"]:
         from graphit_cli.warm.hook import main as hook
 
-        code = hook(argv)
+        code = hook(argv) if argv[2:3] != ["capture"] else _capture(argv[3:])
         if code is not None:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -42,8 +43,57 @@ def main() -> None:
         _reader_left()
 
 
+def _capture(words: list[str]) -> int | None:
+    """`agent hook capture --event EVENT [--user] [--for CLIENT]` (cli/capture_hook.py, which
+    needs no Typer); None for another spelling (Typer then parses it)."""
+    event, user, client = None, False, "claude-code"
+    while words:
+        word = words.pop(0)
+        name, _, inline = word.partition("=")
+        if word == "--user":
+            user = True
+        elif name in ("--event", "--for") and (inline or words):
+            value = inline if "=" in word else words.pop(0)
+            if name == "--event":
+                event = value
+            else:
+                client = value.strip().lower()
+        else:
+            return None
+    if event is None or client not in ("claude-code", "gemini"):
+        return None
+    from graphit_cli.cli import capture_hook
+
+    return capture_hook.run(event, user, client, capture_hook.read_stdin())
+
+
 def _reader_left() -> None:
     """`graphit memory list | head`: the reader left; that is not an error."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     sys.exit(0)
+
+
+def private_files() -> None:
+    """Whatever this process creates is its user's alone (0700 directories, 0600 files), also
+    under a permissive umask: tables, the daemon's socket and run directory, logs and state
+    may hold what agents wrote. An existing GRAPHIT_HOME open to others is tightened, once,
+    with a note on a terminal's stderr (never in a hook's, a script's or an MCP client's
+    stderr, which must stay as the command's own)."""
+    import stat
+
+    from graphit_cli.access.fingerprint import graphit_home  # config.home(), light (a hook)
+
+    os.umask(os.umask(0o077) | 0o077)
+    home = graphit_home()
+    try:
+        mode = stat.S_IMODE(os.stat(home).st_mode)
+        if mode & 0o077 and os.path.isdir(home):
+            os.chmod(home, 0o700)
+            if sys.stderr.isatty():
+                print(
+                    f"graphit: made {home} private (mode {mode:o} -> 700): it holds your memories",
+                    file=sys.stderr,
+                )
+    except OSError:  # no home yet (created private), or not ours to change: leave it
+        pass
