@@ -280,23 +280,8 @@ def ask_daemon(
         message,
         wire.WRITE_TIMEOUT if write else wire.REPLY_TIMEOUT,
         write=write,
-        on_stuck=lambda: thin.remember_stuck(run, str(path), _pid_of(path)),
+        on_stuck=lambda: thin.remember_stuck(run, str(path), thin.listener_pid(str(path))),
     )
-
-
-def _pid_of(path: Path) -> int | None:
-    """The pid of the process listening on `path` (for the stuck marker), if it tells."""
-    import socket
-
-    from graphit_cli.warm import client as thin
-
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(0.25)
-            sock.connect(str(path))
-            return thin.peer_pid(sock)
-    except OSError:
-        return None
 
 
 # --- recall and search across scopes --------------------------------------------------------

@@ -170,6 +170,17 @@ def peer_pid(sock: socket.socket) -> int | None:
     return pid or None
 
 
+def listener_pid(path: str) -> int | None:
+    """The pid of the process listening on `path`, if it tells (for the stuck marker)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(CONNECT_SECONDS)
+            sock.connect(path)
+            return peer_pid(sock)
+    except OSError:
+        return None
+
+
 def _marker(run: str, path: str) -> str:
     return os.path.join(run, f"stuck-{os.path.basename(path)}.json")
 
