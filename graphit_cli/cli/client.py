@@ -201,16 +201,18 @@ class Client:
 
     def catalogue(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
         """Live memories in canonical order."""
+        from graphit_cli.warm.hook import checkout
         from graphit_cli.warm.ops import CatalogueCall
 
-        call = CatalogueCall(self.scope, flt, limit)
+        call = CatalogueCall(self.scope, flt, limit, checkout())
         found = self._read(call)
         return found if found is not None else call.run(lambda _: self.reader)
 
     def source(self, ref: str) -> Memory:
+        from graphit_cli.warm.hook import checkout
         from graphit_cli.warm.ops import SourceCall
 
-        call = SourceCall(self.scope, ref)
+        call = SourceCall(self.scope, ref, checkout())
         found = self._read(call)
         return found if found is not None else call.run(lambda _: self.reader)
 
@@ -224,9 +226,12 @@ class Client:
         include_deleted: bool,
         mode: str,
     ) -> SearchResult:
+        from graphit_cli.warm.hook import checkout
         from graphit_cli.warm.ops import SearchCall
 
-        call = SearchCall(self.scope, query, flt, top_k, exclude_mandatory, include_deleted, mode)
+        call = SearchCall(
+            self.scope, query, flt, top_k, exclude_mandatory, include_deleted, mode, checkout()
+        )
         found = self._read(call)
         if found is not None:
             return found  # type: ignore[no-any-return]
@@ -235,9 +240,10 @@ class Client:
         return call.run(lambda _: self.reader)
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
+        from graphit_cli.warm.hook import checkout
         from graphit_cli.warm.ops import RecallCall
 
-        call = RecallCall(self.scope, context, top_k)
+        call = RecallCall(self.scope, context, top_k, checkout())
         found = self._read(call)
         if found is not None:
             return found  # type: ignore[no-any-return]
@@ -292,8 +298,10 @@ def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> Ac
     process would, else here."""
     from graphit_cli.daemon import wire
     from graphit_cli.portability import across
+    from graphit_cli.warm.hook import checkout
 
     request = {"op": "across", "what": "recall", "scopes": [str(s) for s in scopes]}
+    request["root"] = checkout()  # the caller's checkout, as every forwarded read carries
     reply = ask_daemon({**request, "context": context, "top_k": top_k}, scopes)
     if reply is None:
         return across.recall(scopes, context, top_k=top_k)
@@ -328,9 +336,12 @@ def search_across(
         "include_deleted": include_deleted,
         "mode": mode,
     }
+    from graphit_cli.warm.hook import checkout
+
     request = {
         "op": "across",
         "what": "search",
+        "root": checkout(),
         "scopes": [str(s) for s in scopes],
         "query": query,
         "filter": wire.filter_to_wire(flt),

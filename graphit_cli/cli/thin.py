@@ -125,7 +125,9 @@ def request_of(command: str, positional: list[str], given: dict[str, Any]) -> di
     top_k = given.get("top_k", "10")
     if not top_k.isdigit() or not top_k.isascii():
         return None
-    fields: dict[str, Any] = {"scope": scope}
+    from graphit_cli.warm.hook import checkout
+
+    fields: dict[str, Any] = {"scope": scope, "root": checkout()}
     if command == "search":
         mode = given.get("mode", "auto").strip().lower()
         if mode not in MODES:

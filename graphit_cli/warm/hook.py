@@ -213,6 +213,20 @@ def project() -> tuple[str, str] | None:
         return os.path.dirname(lock), read_project_id(Path(lock))
 
 
+def checkout() -> str:
+    """The caller's checkout: the directory of the graphit.lock.json here or above, else the
+    working directory (absolute)."""
+    here = os.path.realpath(os.getcwd())
+    directory = here
+    while True:
+        if os.path.isfile(os.path.join(directory, "graphit.lock.json")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return here
+        directory = parent
+
+
 def in_process(fields: dict[str, Any]) -> str:
     """The hook's operation in this process (the prompt by full-text search: a model load
     would cost every prompt a second or more; a warm process answers with hybrid search)."""

@@ -148,6 +148,15 @@ def _scope(request: dict[str, Any]) -> Scope:
     return scopes.parse_scope_ref(value)
 
 
+def _root(request: dict[str, Any]) -> str | None:
+    """The caller's checkout (COMMON contract: every forwarded read carries it, so checks that
+    depend on the working tree are the caller's, even in the daemon): absolute, or absent."""
+    root = wire.text_field(request, "root", optional=True)
+    if root is not None and not Path(root).is_absolute():
+        raise InvalidInput("root must be an absolute path")
+    return root
+
+
 @dataclass(frozen=True)
 class SearchCall:
     scope: Scope
@@ -157,6 +166,8 @@ class SearchCall:
     exclude_mandatory: bool
     include_deleted: bool
     mode: str
+
+    root: str | None = None  # the caller's checkout (read-time checks of its tree)
 
     def fields(self) -> dict[str, Any]:
         return {
@@ -168,6 +179,7 @@ class SearchCall:
             "exclude_mandatory": self.exclude_mandatory,
             "include_deleted": self.include_deleted,
             "mode": self.mode,
+            "root": self.root,
         }
 
     @classmethod
@@ -180,6 +192,7 @@ class SearchCall:
             wire.bool_field(request, "exclude_mandatory"),
             wire.bool_field(request, "include_deleted"),
             str(wire.text_field(request, "mode", optional=True) or "auto"),
+            _root(request),
         )
 
     def run(self, opener: Opener) -> SearchResult:
@@ -199,6 +212,8 @@ class RecallCall:
     context: str | None
     top_k: int
 
+    root: str | None = None  # the caller's checkout (read-time checks of its tree)
+
     def fields(self) -> dict[str, Any]:
         return {
             "op": "recall",
@@ -210,7 +225,8 @@ class RecallCall:
     @classmethod
     def parse(cls, request: dict[str, Any]) -> RecallCall:
         context = wire.text_field(request, "context", optional=True)
-        return cls(_scope(request), context, wire.int_field(request, "top_k", 10) or 0)
+        top_k = wire.int_field(request, "top_k", 10) or 0
+        return cls(_scope(request), context, top_k, _root(request))
 
     def run(self, opener: Opener) -> RecallResult:
         return opener(self.scope).recall(self.context, top_k=self.top_k)
@@ -221,12 +237,14 @@ class SourceCall:
     scope: Scope
     ref: str
 
+    root: str | None = None  # the caller's checkout (read-time checks of its tree)
+
     def fields(self) -> dict[str, Any]:
-        return {"op": "source", "scope": str(self.scope), "ref": self.ref}
+        return {"op": "source", "scope": str(self.scope), "ref": self.ref, "root": self.root}
 
     @classmethod
     def parse(cls, request: dict[str, Any]) -> SourceCall:
-        return cls(_scope(request), str(wire.text_field(request, "ref")))
+        return cls(_scope(request), str(wire.text_field(request, "ref")), _root(request))
 
     def run(self, opener: Opener) -> Memory:
         return opener(self.scope).source(self.ref)
@@ -238,14 +256,22 @@ class CatalogueCall:
     filter: MemoryFilter
     limit: int | None
 
+    root: str | None = None  # the caller's checkout (read-time checks of its tree)
+
     def fields(self) -> dict[str, Any]:
         flt = wire.filter_to_wire(self.filter)
-        return {"op": "catalogue", "scope": str(self.scope), "filter": flt, "limit": self.limit}
+        return {
+            "op": "catalogue",
+            "scope": str(self.scope),
+            "filter": flt,
+            "limit": self.limit,
+            "root": self.root,
+        }
 
     @classmethod
     def parse(cls, request: dict[str, Any]) -> CatalogueCall:
         flt = wire.filter_from_wire(request.get("filter"))
-        return cls(_scope(request), flt, wire.int_field(request, "limit", None))
+        return cls(_scope(request), flt, wire.int_field(request, "limit", None), _root(request))
 
     def run(self, opener: Opener) -> list[Memory]:
         return opener(self.scope).catalogue(self.filter, self.limit)
