@@ -144,6 +144,8 @@ def draft_to_wire(draft: MemoryDraft) -> dict[str, Any]:
     fields = {k: getattr(draft, k) for k in DRAFT_FIELDS}
     if draft.tags is not None:
         fields["tags"] = list(draft.tags)
+    if draft.anchors is not None:
+        fields["anchors"] = list(draft.anchors)
     for name in ("created_at", "updated_at"):
         if fields[name] is not None:
             fields[name] = fields[name].isoformat()
@@ -173,6 +175,11 @@ def draft_from_wire(data: object) -> MemoryDraft:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidInput("record tags must be a list of strings")
         fields["tags"] = tuple(tags)
+    anchors = fields["anchors"]
+    if anchors is not None:
+        if not isinstance(anchors, list) or not all(isinstance(a, str) for a in anchors):
+            raise InvalidInput("record anchors must be a list of strings")
+        fields["anchors"] = tuple(anchors)
     for name in ("created_at", "updated_at"):
         stamp = fields[name]
         if isinstance(stamp, str):

@@ -29,6 +29,7 @@ DRAFT_FIELDS = {
     "revision",
     "created_at",
     "updated_at",
+    "anchors",
 }
 # Presentation-only fields that `source` prints; accepted on input and ignored.
 _IGNORED_FIELDS = {
@@ -43,6 +44,8 @@ _IGNORED_FIELDS = {
     "scope",
     "content_hash",
     "has_embedding",
+    "verified_at",  # set by a write or `graphit memory verify`, never by an input
+    "stale",  # read-time, for this checkout: never written
 }
 
 
@@ -194,7 +197,7 @@ def _block_kind(lines: list[str], start: int, end: int | None) -> str:
     block = "\n".join(lines[start + 1 : end])
     try:
         loaded = yaml.safe_load(block)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         loaded = None
         if looks_like:
             return "a `---` block starting with graphit fields is not valid YAML"
@@ -222,6 +225,8 @@ def parse_json(text: str, origin: str) -> list[MemoryDraft]:
     try:
         data = json.loads(text)
         records = data if isinstance(data, list) else [data]
+    except RecursionError:
+        raise InvalidInput(f"{origin}: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise InvalidInput(f"{origin}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
@@ -231,6 +236,8 @@ def parse_json(text: str, origin: str) -> list[MemoryDraft]:
                 continue
             try:
                 records.append(json.loads(line))
+            except RecursionError:
+                raise InvalidInput(f"{origin}: JSON nested too deeply at line {number}") from None
             except json.JSONDecodeError as line_exc:
                 raise InvalidInput(
                     f"{origin}: invalid NDJSON at line {number}: {line_exc.msg}"
@@ -266,6 +273,7 @@ def parse_markdown(text: str, origin: str) -> MemoryDraft:
 # Fields whose values are text however they are spelled: YAML 1.1 would read `title: no` as
 # false, `title: 1.10` as 1.1 and `tags: [no, ci]` as [False, "ci"].
 _TEXT_FIELDS = {"id", "title", "body", "type", "tags", "updated_by", "revision_id", "key"}
+_TEXT_FIELDS |= {"anchors", "stale"}  # `stale` is read-time output, read back and ignored
 _YAML_NULLS = {"", "~", "null", "Null", "NULL"}
 
 
@@ -293,6 +301,8 @@ def load_frontmatter(text: str, origin: str) -> dict[str, Any]:
             else:
                 meta[key] = constructor.construct_document(value_node)
         return meta
+    except RecursionError:
+        raise InvalidInput(f"{origin}: malformed frontmatter: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -341,6 +351,13 @@ def draft_from_mapping(record: Any, origin: str) -> MemoryDraft:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidInput(f"{origin}: tags must be a list of strings")
         tags = tuple(tags)
+    anchors = record.get("anchors")
+    if anchors is not None:
+        if isinstance(anchors, str):
+            anchors = [anchors]
+        if not isinstance(anchors, list) or not all(isinstance(a, str) for a in anchors):
+            raise InvalidInput(f"{origin}: anchors must be a list of strings")
+        anchors = tuple(a.strip() for a in anchors if a.strip())
     revision = record.get("revision")
     if revision is not None and (
         isinstance(revision, bool) or not isinstance(revision, int) or revision < 1
@@ -357,6 +374,7 @@ def draft_from_mapping(record: Any, origin: str) -> MemoryDraft:
         expected_revision=revision,
         created_at=_time(record.get("created_at"), "created_at", origin),
         updated_at=_time(record.get("updated_at"), "updated_at", origin),
+        anchors=anchors,
     )
 
 

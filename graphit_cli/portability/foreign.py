@@ -22,6 +22,7 @@ first two) and the record and type helpers every parser shares (`read_text`, `ad
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -127,10 +128,23 @@ def _validate(draft: MemoryDraft) -> None:
 # --- AGENTS.md / CLAUDE.md / GEMINI.md ----------------------------------------------------
 
 
+# The block `graphit agent install` writes into CLAUDE.md / GEMINI.md / AGENTS.md
+# (agents/files.py BEGIN and END; tests/test_import_identity.py holds the two together): it is
+# graphit's own guidance, never a memory to import.
+_MANAGED_BLOCK = re.compile(r"<!-- graphit:begin\b.*?-->.*?<!-- graphit:end -->", re.DOTALL)
+
+
+def without_managed_block(text: str) -> str:
+    """`text` without graphit's managed blocks; their lines stay as blank lines, so the line
+    numbers of everything after them are the file's own."""
+    return _MANAGED_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
 def agent_file(path: Path, rel: str) -> Parsed:
     text, problems = read_text(path, rel)
     if text is None:
         return [], problems
+    text = without_managed_block(text.replace("\r\n", "\n"))
     return _sectioned(text, rel, prefix="agents", tag=path.name.lower(), mandatory=True)
 
 

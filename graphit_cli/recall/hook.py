@@ -9,8 +9,9 @@ print (Markdown; "" for nothing). They run wherever the hook is answered: in a w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import Memory, SearchHit
@@ -55,7 +56,13 @@ def prompt_context(services: list[MemoryService], request: PromptRequest) -> str
         include_deleted=False,
         mode=request.mode,  # type: ignore[arg-type]
     )
-    return render_hits(list(found.hits)) if found.hits else ""
+    if not found.hits:
+        return ""
+    from graphit_cli import anchors
+
+    # The caller's checkout's, never stored; without git calls (a process per prompt).
+    stale = anchors.check([h.memory for h in found.hits], request.root, detail=False)
+    return render_hits(list(found.hits), stale)
 
 
 def session_context(services: list[MemoryService], request: PromptRequest) -> str:
@@ -66,16 +73,22 @@ def session_context(services: list[MemoryService], request: PromptRequest) -> st
     memories = across.mandatory(services)
     if not memories:
         return ""
+    from graphit_cli import anchors
+
     where = ", ".join(str(s.scope) for s in services)
     parts = [f"## Mandatory memories ({len(memories)}) from {where}\n"]
-    parts += [render.to_markdown(m, [render.scope_field(m)]) for m in memories]
+    with render.staleness(anchors.check(memories, request.root, detail=False)):
+        parts += [render.to_markdown(m, [render.scope_field(m)]) for m in memories]
     return "\n".join(parts)
 
 
-def render_hits(hits: list[SearchHit]) -> str:
+def render_hits(hits: list[SearchHit], stale: Mapping[str, Any] | None = None) -> str:
+    from graphit_cli.anchors import hook_note
+
     lines = [f"## Memories on this prompt ({len(hits)}, from graphit)", ""]
     for hit in hits:
-        lines.append(_line(hit.memory))
+        broken = (stale or {}).get(hit.memory.id)
+        lines.append(_line(hit.memory) + (f" ({hook_note(broken)})" if broken else ""))
     lines += ["", "Read one in full with graphit_memory_source (or `graphit memory source ID`)."]
     return "\n".join(lines) + "\n"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from graphit_cli.core.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
@@ -81,6 +82,7 @@ class Store(Protocol):
         chains_exist: bool = False,
     ) -> MergeCounts: ...
     def version(self) -> int: ...
+    def set_verified(self, memory_id: str, revision: int, moment: datetime) -> bool: ...
     def remove_exact(self, row: Memory) -> int: ...
 
     # index freshness and maintenance
@@ -90,6 +92,10 @@ class Store(Protocol):
     def has_vector_index(self) -> bool: ...
     def build_vector_index(self, rows_with_vectors: int) -> None: ...
     def state(self) -> TableState: ...
+
+    # `graphit memory doctor`
+    def index_problems(self) -> list[str]: ...
+    def rebuild_indexes(self) -> None: ...
 
     # consolidation
     def live_vectors(self) -> tuple[list[str], Any]: ...
@@ -140,6 +146,9 @@ class RefusesWrites:
     ) -> MergeCounts:
         raise self.refusal()
 
+    def set_verified(self, memory_id: str, revision: int, moment: datetime) -> bool:
+        raise self.refusal()
+
     def remove_exact(self, row: Memory) -> int:
         raise self.refusal()
 
@@ -153,6 +162,9 @@ class RefusesWrites:
         raise self.refusal()
 
     def import_rows(self, rows: list[Memory], plan: ImportPlan) -> MergeCounts | None:
+        raise self.refusal()
+
+    def rebuild_indexes(self) -> None:
         raise self.refusal()
 
     def rewrite(self, rows: list[Memory]) -> int:
