@@ -2,11 +2,11 @@
 
 The one place that makes this choice, for every command: one job, whatever its length. A
 running daemon already has the table open and the model loaded, and runs the same service
-code, so its answer renders exactly like an in-process one; `GRAPHIT_NO_DAEMON=1` always works in-process. Writes to the project and user
-scopes go to the daemon too: it answers once its commit has returned (durable on return, with
-the rows embedded when it holds the model), so a write costs no `import lancedb` here. A daemon
-that took a write and gave no answer is an error, never a second attempt in-process. Nothing
-heavy is imported at module level.
+code, so its answer renders exactly like an in-process one; `GRAPHIT_NO_DAEMON=1` always works
+in-process. Writes to the project and user scopes go to the daemon too: it answers once its
+commit has returned (durable on return, with the rows embedded when it holds the model), so a
+write costs no `import lancedb` here. A daemon that took a write and gave no answer is an
+error, never a second attempt in-process. Nothing heavy is imported at module level.
 
 A request carries what decides its answer (`access/fingerprint.py`: the table each scope
 resolves to, the grant, the settings that change a result); a daemon that would resolve it
