@@ -282,6 +282,8 @@ def ask_daemon(
 
     if config.no_daemon():
         return None
+    if write:  # claims left by forwarding CLIs killed mid-write: stale past any write's wait
+        runstate.sweep_claims(wire.WRITE_TIMEOUT + 600)
     path = runstate.socket_path()
     if not path.exists():
         return None  # no daemon: nothing to fingerprint for (its imports cost a cold command)
@@ -293,8 +295,6 @@ def ask_daemon(
     message = {**request, "fingerprint": fingerprint(scopes)}
     if write:
         message["author"] = config.author()
-        # Claims left by forwarding CLIs killed mid-write: stale past any write's wait.
-        runstate.sweep_claims(wire.WRITE_TIMEOUT + 600)
     return wire.call(
         path,
         message,
