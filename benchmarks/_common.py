@@ -294,7 +294,7 @@ def start_daemon(cwd: Path, env: dict[str, str] | None = None) -> subprocess.Pop
     """`graphit memory daemon --scope project` in `cwd` (with `env`, else this process's),
     once it answers a ping on GRAPHIT_HOME's socket (up to 300 s)."""
     from graphit_cli.access import runstate
-    from graphit_cli.daemon import wire
+    from graphit_cli.warm import wire
 
     proc = subprocess.Popen(
         [*graphit_command(), "memory", "daemon", "--scope", "project"],

@@ -123,7 +123,7 @@ class DaemonProcess:
         self.ready_s = 0.0
 
     def start(self, timeout: float = 180.0) -> None:
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm import wire
 
         cmd = [*graphit_command(), "memory", "daemon", "-s", "project", "--log-format", "json"]
         self._log = self.log_path.open("wb")
@@ -215,7 +215,7 @@ def cli_series(home: Path, project_id: str, runs: int, extra: Sequence[str] = ()
 
 
 def socket_search(home: Path, project_id: str, query: str, mode: str = "auto") -> float:
-    from graphit_cli.daemon import wire
+    from graphit_cli.warm import wire
 
     request = {
         "op": "search",

@@ -214,7 +214,7 @@ PROMPTS = (
 CHECK = """
 import json, sys, time
 import graphit_cli.cli.app, graphit_cli.cli.hooks
-import graphit_cli.daemon.wire, graphit_cli.formats.render
+import graphit_cli.warm.wire, graphit_cli.formats.render
 start = time.perf_counter()
 from graphit_cli import anchors
 class M:

@@ -102,6 +102,8 @@ ENV_DESCRIPTIONS = {
     "take a write. A read then works in-process, a write the daemon has not taken too; a write "
     "it took and did not answer exits 7. Default: {DEFAULT_DAEMON_ANSWER_SECONDS:g} (or "
     "[daemon] answer_timeout).",
+    "GRAPHIT_HOOK_BUDGET": "Seconds the per-prompt hook may take (default {PROMPT_BUDGET:g}; "
+    "session start twice it); no answer by then prints nothing and exits 0.",
     "GRAPHIT_PROVIDER": "Storage provider for this invocation: s3 (the environment-only S3 "
     "provider configured by the GRAPHIT_S3_* and standard AWS_* variables), local, or the name of "
     "a provider added with `graphit provider add`. Default: the active provider.",
@@ -349,12 +351,18 @@ def _exit_codes(epilog: str) -> list[str]:
 
 def _defaults() -> dict[str, Any]:
     """Where each default a variable's description shows lives: config.py's constants, the
-    daemon's settings (`daemon.<field>`), the MCP server's backfill interval."""
+    daemon's settings (`daemon.<field>`), the MCP server's backfill interval, the hook's budget."""
     from graphit_cli import config
     from graphit_cli.daemon.supervisor import DaemonSettings
     from graphit_cli.mcp.background import BACKFILL_INTERVAL
+    from graphit_cli.warm.hook import PROMPT_BUDGET
 
-    return {**vars(config), "daemon": DaemonSettings(), "BACKFILL_INTERVAL": BACKFILL_INTERVAL}
+    return {
+        **vars(config),
+        "daemon": DaemonSettings(),
+        "BACKFILL_INTERVAL": BACKFILL_INTERVAL,
+        "PROMPT_BUDGET": PROMPT_BUDGET,
+    }
 
 
 def _bound_options(tree: Command) -> dict[str, list[str]]:

@@ -212,7 +212,7 @@ def test_a_logout_is_refused_by_an_open_service(
 def test_daemon_warm_path_refuses_a_revoked_grant_within_the_interval(
     broker: Broker, project_dir: Path, graphit_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graphit_cli.daemon import wire
+    from graphit_cli.warm import wire
 
     memory_id = seed("daemon note")
     env = {

@@ -154,7 +154,7 @@ def test_the_session_start_hook_marks_a_stale_mandatory_memory(
 @pytest.fixture
 def daemon(project_dir: Path) -> Iterator[subprocess.Popen[str]]:
     from graphit_cli.access import runstate
-    from graphit_cli.daemon import wire
+    from graphit_cli.warm import wire
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "graphit_cli", "memory", "daemon", "--scope", "project"],

@@ -165,7 +165,7 @@ def test_warm_path_serves_an_attached_context_from_its_project(
     import json
 
     from graphit_cli.access.fingerprint import fingerprint
-    from graphit_cli.daemon import wire
+    from graphit_cli.warm import wire
 
     memory_id = open_service(scope).upsert(MemoryDraft(title="P", body="b")).memory.id
     added = cli("memory", "context", "add", "other", "--project", scope.id)

@@ -24,9 +24,9 @@ import pytest
 from graphit_cli.access import runstate
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
-from graphit_cli.daemon import wire
 from graphit_cli.daemon.process import Daemon, DaemonSettings, EventLog
 from graphit_cli.opening import open_service
+from graphit_cli.warm import wire
 from tests.embedders import HashingEmbedder
 from tests.polling import wait_for
 

@@ -129,6 +129,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("opening", "consolidate"),  # the composition of a scope's store and service; consolidation
     ("portability",),  # import, export, contexts, reads across scopes
     ("recall",),  # what the agent hooks put in front of a model
+    ("warm",),  # the hot path: operations, the socket protocol, the thin client
     ("daemon",),  # the daemon and its warm path
     ("explorer", "mcp"),  # two adapters
     ("cli",),  # the command line
@@ -237,21 +238,23 @@ def test_leaves_stay_leaves(leaf: str, allowed: set[str]) -> None:
     ],
 )
 def test_the_use_cases_know_nothing_of_the_warm_path(module: str) -> None:
-    """Whether a daemon answers is the adapters' choice (cli/client.py): no use-case imports
-    the daemon, at any depth of its own code."""
-    assert not {m for m in _imports()[module] if m.startswith("graphit_cli.daemon")}
+    """Whether a warm process answers is the adapters' choice (cli/client.py): no use-case
+    imports the daemon or the warm path, at any depth of its own code."""
+    assert not {
+        m for m in _imports()[module] if m.startswith(("graphit_cli.daemon", "graphit_cli.warm"))
+    }
 
 
 def test_the_wire_protocol_stays_cold() -> None:
     """The CLI's side of the warm path runs in a cold process: the pure core, the import
     report's dataclasses and the standard library only (no service, no store)."""
-    reached = _reach(_imports(), "graphit_cli.daemon.wire")
+    reached = _reach(_imports(), "graphit_cli.warm.wire")
     assert {m for m in reached if not m.startswith("graphit_cli.core.")} <= {
         "graphit_cli.errors",
         "graphit_cli.config",
         "graphit_cli.portability.model",
     }
-    for module in reached | {"graphit_cli.daemon.wire"}:
+    for module in reached | {"graphit_cli.warm.wire"}:
         assert not (_third_party()[module] & {"lancedb", "pyarrow", "numpy", "typer"})
 
 

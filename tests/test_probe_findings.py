@@ -74,8 +74,8 @@ def test_a_forwarded_read_the_daemon_fails_on_its_own_falls_back(
     import threading
 
     from graphit_cli.access import runstate
-    from graphit_cli.daemon import wire
     from graphit_cli.errors import GraphitError, NotFound
+    from graphit_cli.warm import wire
 
     open_service(scope).upsert(MemoryDraft(title="Gateway", body="mutual TLS at the gateway"))
     path = runstate.socket_path()
@@ -255,7 +255,7 @@ def test_claims_left_by_killed_clients_are_swept_by_the_next_write(
     import os
     import time
 
-    from graphit_cli.daemon import wire
+    from graphit_cli.warm import wire
 
     requests = graphit_home / "run" / "requests"
     requests.mkdir(parents=True)

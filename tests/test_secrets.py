@@ -407,7 +407,7 @@ def test_the_daemons_run_directory_and_socket_are_private_under_umask_000(
     import time
 
     from graphit_cli.access import runstate
-    from graphit_cli.daemon import wire
+    from graphit_cli.warm import wire
 
     proc = subprocess.Popen(
         [

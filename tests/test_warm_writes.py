@@ -20,8 +20,8 @@ import pytest
 from graphit_cli.access import runstate
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryFilter
-from graphit_cli.daemon import wire
 from graphit_cli.opening import open_service
+from graphit_cli.warm import wire
 from tests.embedders import HashingEmbedder
 
 REPO = Path(__file__).resolve().parent.parent

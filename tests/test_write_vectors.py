@@ -19,11 +19,12 @@ import pytest
 
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft, WriteAction
-from graphit_cli.daemon import warmpath, wire
+from graphit_cli.daemon import warmpath
 from graphit_cli.embed import model_available
 from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from graphit_cli.service.vectors import WriteVectors
+from graphit_cli.warm import wire
 from tests.embedders import HashingEmbedder
 
 REPO = Path(__file__).resolve().parent.parent

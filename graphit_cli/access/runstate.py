@@ -40,7 +40,7 @@ def socket_path() -> Path:
 
 
 def sweep_claims(older_than: float, now: float | None = None) -> int:
-    """Remove the write claims (`run/requests/<id>.pending|.taken`, daemon/wire.py `Claim`)
+    """Remove the write claims (`run/requests/<id>.pending|.taken`, warm/wire.py `Claim`)
     older than `older_than` seconds: a forwarding CLI killed with -9 never clears its own.
     Past the longest wait of a write no process looks at a claim again (a rename keeps the
     file's time: its age is the write's). Returns how many went."""

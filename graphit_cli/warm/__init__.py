@@ -1,0 +1,5 @@
+"""The agent's hot path: the warm-path operations (`ops.py`), the socket protocol they travel
+by (`wire.py`), and the thin client a hook or a read command reaches a warm process with before
+anything heavy is imported (`client.py`, `hook.py`). The warm processes themselves (the daemon,
+an agent session's warm server) live in `daemon/`, which imports this package and is never
+imported by it."""
