@@ -216,21 +216,26 @@ def hook_session_start(
 ) -> None:
     """Print the mandatory memories as Markdown (Claude Code adds them to the context).
 
-    Prints nothing outside a graphit project, when there is no mandatory memory, or with
-    --user in a project whose own settings run this hook.
+    Each in full, with its id, type and date. The event's JSON on stdin: with its session_id
+    they count as shown for the session (the prompt hook does not repeat them). Prints
+    nothing outside a graphit project, when there is no mandatory memory, or with --user in
+    a project whose own settings run this hook.
     """
     from graphit_cli.cli import hooks
 
-    hooks.never_blocks(hooks.session_start)(user, for_.value)
+    hooks.never_blocks(hooks.session_start)(user, for_.value, hooks.read_stdin())
 
 
 @hook_app.command("prompt")
 def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_code) -> None:
-    """Print the few memories the prompt is about (the hook's JSON on stdin, field `prompt`).
+    """Print the few memories the prompt is about (the hook's JSON on stdin: `prompt`,
+    `session_id`).
 
-    Matches only, mandatory memories left out (the session start loaded them), at most 3;
-    nothing for a prompt about nothing, outside a graphit project, or with
-    GRAPHIT_PROMPT_RECALL=0. Hybrid search through a running daemon, else lexical.
+    Only memories that clear an absolute relevance gate, whatever their flags, at most 3, each
+    dated, and never one this session was already shown unless it changed since; an older
+    memory comes with the newer one that says otherwise. Nothing for a prompt about nothing,
+    outside a graphit project, or with GRAPHIT_PROMPT_RECALL=0. `graphit agent recalls`
+    shows why each memory was shown or left out.
     """
     from graphit_cli.cli import hooks
 

@@ -7,8 +7,9 @@ SessionStart events, but reads stdout as JSON: `--for gemini` wraps the Markdown
 `{"hookSpecificOutput": {"additionalContext": ...}}`. So the hooks print Markdown, or nothing:
 - outside a graphit project (no graphit.lock.json up the tree, no GRAPHIT_PROJECT_ID);
 - at user level when the project installed its own hook for the event (no second recall);
-- `session-start` with no mandatory memory; `prompt` with no match, a blank prompt, or
-  GRAPHIT_PROMPT_RECALL=0 (the opt-out).
+- `session-start` with no mandatory memory; `prompt` when nothing clears the recall gate
+  or everything that does was shown earlier in the session (graphit_cli/recall/), a blank
+  prompt, or GRAPHIT_PROMPT_RECALL=0 (the opt-out).
 A hook never exits 2 (Claude Code reads 2 as "block this prompt"): an error is one line on
 stderr and exit 1, which the client shows and goes on.
 """
@@ -28,11 +29,11 @@ import typer
 from graphit_cli.cli.common import note, out
 
 if TYPE_CHECKING:
-    from graphit_cli.core.models import Memory, SearchHit
+    from graphit_cli.core.models import SearchResult
+    from graphit_cli.recall.hook import PromptRequest
+    from graphit_cli.service.memory import MemoryService
 
 ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"
-PROMPT_HITS = 3  # a few at most: every prompt pays for them
-BODY_CHARS = 280
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -119,95 +120,103 @@ def emit(text: str, event: str, client: str) -> None:
         out(text)
 
 
-def session_start(user_level: bool, client: str = "claude-code") -> None:
-    """Every mandatory memory of the project, the user scope and the recall contexts."""
-    if _silent("SessionStart", user_level, client) is None:
-        return
-    from graphit_cli.cli.client import recall_across
-    from graphit_cli.formats import render
-    from graphit_cli.portability import across
-
-    scopes, _ = across.recall_scopes()
-    result = recall_across(scopes, None, top_k=0)
-    if not result.mandatory:
-        return
-    where = ", ".join(result.scopes)
-    parts = [f"## Mandatory memories ({len(result.mandatory)}) from {where}\n"]
-    parts += [render.to_markdown(m, [render.scope_field(m)]) for m in result.mandatory]
-    emit("\n".join(parts), "SessionStart", client)
-
-
-def prompt(user_level: bool, stdin: str, client: str = "claude-code") -> None:
-    """The memories the prompt is about: matches only, mandatory ones left out, a few."""
-    if os.environ.get(ENV_PROMPT_RECALL, "").strip().lower() in ("0", "false", "no", "off"):
-        return
+def parse_event(stdin: str) -> dict[str, Any]:
+    """The hook's event JSON ({} for none; a client that sends the text alone: its prompt)."""
     try:
         event = json.loads(stdin) if stdin.strip() else {}
     except ValueError:
-        event = {"prompt": stdin}  # a client that sends the text alone
-    text = event.get("prompt") if isinstance(event, dict) else None
+        return {"prompt": stdin}
+    return event if isinstance(event, dict) else {}
+
+
+def request_from_event(
+    event: dict[str, Any], client: str, root: Path | None, mode: str = "auto"
+) -> PromptRequest:
+    """The recall request for a hook event (Claude Code's or Gemini CLI's JSON)."""
+    from graphit_cli.recall.hook import PromptRequest
+
+    text = event.get("prompt")
+    session = event.get("session_id")
+    return PromptRequest(
+        prompt=text if isinstance(text, str) else "",
+        session_id=session if isinstance(session, str) and session.strip() else None,
+        client=client,
+        root=str(root) if root is not None else None,
+        mode=mode,
+        event=str(event.get("hook_event_name") or ""),
+        stop_hook_active=event.get("stop_hook_active") is True,
+    )
+
+
+def _services() -> list[MemoryService]:
+    """The recall scopes' services, read-only (a read never creates a table)."""
+    from graphit_cli.access.opening import open_reader
+    from graphit_cli.portability import across
+
+    scopes, _ = across.recall_scopes()
+    return [open_reader(s) for s in scopes]
+
+
+def session_start(user_level: bool, client: str = "claude-code", stdin: str = "") -> None:
+    """Every mandatory memory of the project, the user scope and the recall contexts (they
+    count as shown for the session: `graphit_cli.recall.hook.session_context`)."""
+    root = _silent("SessionStart", user_level, client)
+    if root is None:
+        return
+    from graphit_cli.recall.hook import session_context
+
+    request = request_from_event(parse_event(stdin), client, root)
+    text = session_context(_services(), request)
+    if text:
+        emit(text, "SessionStart", client)
+
+
+def prompt(user_level: bool, stdin: str, client: str = "claude-code") -> None:
+    """The few memories the prompt is about, not shown yet in this session, dated, within a
+    budget (`graphit_cli.recall.hook.prompt_context`: the policy and its log)."""
+    if os.environ.get(ENV_PROMPT_RECALL, "").strip().lower() in ("0", "false", "no", "off"):
+        return
+    event = parse_event(stdin)
+    text = event.get("prompt")
     if not isinstance(text, str) or not text.strip() or text.lstrip().startswith("/"):
         return
-    if _silent(EVENTS[client], user_level, client) is None:
+    root = _silent(EVENTS[client], user_level, client)
+    if root is None:
         return
-    hits = _search(text[:2000])
-    if hits:
-        emit(render_hits(hits), EVENTS[client], client)
+    from graphit_cli.recall.hook import prompt_context
+
+    # In this process, lexical matching only: loading the embedding model would cost every
+    # prompt a second or more. A running daemon searches in hybrid mode; the policy is the same.
+    request = request_from_event(event, client, root, mode="fts")
+    found = prompt_context(_services(), request, search=_daemon_search)
+    if found:
+        emit(found, EVENTS[client], client)
 
 
-def _search(query: str) -> list[SearchHit]:
+def _daemon_search(query: str) -> SearchResult | None:
+    """The recall scopes searched by a running daemon (hybrid), every match, mandatory
+    memories excluded; None when no daemon answers."""
+    from graphit_cli.cli.client import ask_daemon
     from graphit_cli.core.models import MemoryFilter
     from graphit_cli.daemon import wire
     from graphit_cli.portability import across
 
     scopes, _ = across.recall_scopes()
     if not scopes:
-        return []
-    flt = MemoryFilter()
-    args: dict[str, Any] = {
-        "top_k": PROMPT_HITS,
-        "exclude_mandatory": True,
-        "include_deleted": False,
-        "mode": "auto",
-    }
-    from graphit_cli.cli.client import ask_daemon
-
+        return None
     request = {
         "op": "across",
         "what": "search",
         "scopes": [str(s) for s in scopes],
         "query": query,
-        "filter": wire.filter_to_wire(flt),
-        **args,
+        "filter": wire.filter_to_wire(MemoryFilter()),
+        "top_k": 0,
+        "exclude_mandatory": True,
+        "include_deleted": False,
+        "mode": "auto",
     }
     served = ask_daemon(request, scopes)
-    if served is not None:
-        return list(wire.search_from_wire(served["result"]).hits)
-    from graphit_cli.access.opening import open_reader
-
-    # Without a daemon, lexical matching only: loading the embedding model would cost every
-    # prompt a second or more. The daemon answers with hybrid search.
-    args["mode"] = "fts"
-    services = [open_reader(s) for s in scopes]
-    return list(across.search(services, query, flt=flt, **args).hits)
-
-
-def render_hits(hits: list[SearchHit]) -> str:
-    lines = [f"## Memories on this prompt ({len(hits)}, from graphit)", ""]
-    for hit in hits:
-        lines.append(_line(hit.memory))
-    lines += ["", "Read one in full with graphit_memory_source (or `graphit memory source ID`)."]
-    return "\n".join(lines) + "\n"
-
-
-def _line(memory: Memory) -> str:
-    body = " ".join(memory.body.split())
-    if len(body) > BODY_CHARS:
-        body = body[: BODY_CHARS - 1].rstrip() + "…"
-    flags = "".join(f", {f}" for f in ("important",) if memory.important)
-    where = f"{memory.scope_kind}:{memory.scope_id}" if memory.scope_kind else "project"
-    head = f"- **{memory.title}** (`{memory.id}`, {memory.type}, {where}{flags})"
-    return f"{head}: {body}" if body else head
+    return None if served is None else wire.search_from_wire(served["result"])
 
 
 def read_stdin() -> str:

@@ -95,6 +95,8 @@ def search_to_wire(result: SearchResult) -> dict[str, Any]:
                 "score": h.score,
                 "rank": h.rank,
                 "snippet": h.snippet,
+                "share": h.share,
+                "similarity": h.similarity,
             }
             for h in result.hits
         ],
@@ -109,6 +111,8 @@ def search_from_wire(data: dict[str, Any]) -> SearchResult:
             score=float(h["score"]),
             rank=int(h["rank"]),
             snippet=h["snippet"],
+            share=h.get("share"),
+            similarity=h.get("similarity"),
         )
         for h in data["hits"]
     ]

@@ -1,0 +1,248 @@
+"""The hooks' entry points: what a prompt, a session start and a capture moment get.
+
+The hot path calls `prompt_context` and `session_context` from its operation table, in the
+daemon (hybrid search, the model warm) or in-process (the hook's own process), with the
+recall scopes' services in recall order. Everything the hooks decide lives behind them:
+the user's words (`prompt`), the gate and the choice (`policy`), once per session
+(`session`), dates and the budget (`render`), and the recalls log (`log`). They return the
+Markdown to inject, "" for nothing, and never raise for a memory they cannot judge.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from graphit_cli.recall import log, policy, render
+from graphit_cli.recall import prompt as prompts
+from graphit_cli.recall import session as sessions
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from graphit_cli.core.models import Memory, SearchResult
+    from graphit_cli.service.memory import MemoryService
+
+    # A search done elsewhere (a daemon's, over every recall scope at once): query -> result.
+    Searcher = Callable[[str], SearchResult | None]
+
+ENV_CAPTURE = "GRAPHIT_CAPTURE"  # 0 mutes the capture reminder (as GRAPHIT_PROMPT_RECALL=0)
+LOGGED_LEFT = 8  # candidates left out, logged per prompt (the best first)
+RIVAL_POOL = 5  # memories read on a shown memory's subject, to find a newer one
+
+
+@dataclass(frozen=True)
+class PromptRequest:
+    """One hook call: the prompt as the client sent it and where it comes from."""
+
+    prompt: str
+    session_id: str | None = None
+    client: str = "claude-code"  # or "gemini"
+    root: str | None = None  # the caller's checkout (absolute), for read-time checks
+    mode: str = "auto"  # the search mode: "fts" where no model is loaded
+    event: str = ""  # the client's event name (capture: PreCompact, Stop, SessionEnd, ...)
+    stop_hook_active: bool = False  # Claude Code: this Stop follows a Stop hook's request
+
+
+def _label(memory: Memory, service: MemoryService) -> Memory:
+    scope = service.scope
+    if (memory.scope_kind, memory.scope_id) == (scope.kind, scope.id):
+        return memory
+    return replace(memory, scope_kind=scope.kind, scope_id=scope.id)
+
+
+def _candidates(
+    services: list[MemoryService], query: str, mode: str, search: Searcher | None = None
+) -> tuple[list[policy.Candidate], dict[str, MemoryService], str]:
+    """Every memory search matches for `query` in each scope (any category but mandatory,
+    which session start shows), with its evidence and its scope's gate. `search`: a search
+    over all the scopes done elsewhere (the daemon's), used when it answers."""
+    from graphit_cli.core import profiles, relevance
+
+    terms = relevance.informative_terms(query)
+    found: list[policy.Candidate] = []
+    owner: dict[str, MemoryService] = {}
+    seen_content: set[str] = set()
+    modes: list[str] = []
+    served = search(query) if search is not None else None
+    by_scope = {(s.scope.kind, s.scope.id): s for s in services}
+    results = (
+        [(served, None)]
+        if served is not None
+        else [(s.search(query, top_k=0, exclude_mandatory=True, mode=mode), s) for s in services]
+    )
+    for result, service in results:
+        modes.append(result.mode)
+        model = None
+        if result.mode != "fts" and (service or services):
+            model = (service or services[0]).store.embedding_model()
+        gate = profiles.recall_gate(model, result.mode)
+        best = max((h.score for h in result.hits), default=0.0)
+        for hit in result.hits:
+            memory = hit.memory
+            if hit.deleted or memory.content_hash in seen_content:
+                continue
+            seen_content.add(memory.content_hash)
+            home = service or by_scope.get((memory.scope_kind, memory.scope_id))
+            if home is None:
+                continue
+            memory = _label(memory, home)
+            owner[memory.id] = home
+            found.append(
+                policy.Candidate(
+                    memory=memory,
+                    score=hit.score,
+                    share=hit.share,
+                    similarity=hit.similarity,
+                    relative=hit.score / best if best > 0 else 0.0,
+                    words=policy.matched_words(terms, hit.matched),
+                    gate=gate,
+                )
+            )
+    used = modes[0] if len(set(modes)) == 1 else ("mixed" if modes else "fts")
+    return found, owner, used
+
+
+def _newer_of(
+    pool: list[Memory], owner: dict[str, MemoryService]
+) -> Any:  # Callable[[Memory], list[Memory]]
+    def newer(memory: Memory) -> list[Memory]:
+        service = owner.get(memory.id)
+        around = list(pool)
+        if service is not None:
+            try:
+                near = service.search(memory.title, top_k=RIVAL_POOL, mode="fts")
+            except Exception:  # the subject's neighbours are a bonus, never a failure
+                near = None
+            if near is not None:
+                around += [_label(h.memory, service) for h in near.hits if not h.deleted]
+        unique = {m.id: m for m in around}
+        return policy.newer_rivals(memory, list(unique.values()))
+
+    return newer
+
+
+def _entry(c: policy.Candidate, why: str | None = None) -> dict[str, Any]:
+    m = c.memory
+    item: dict[str, Any] = {
+        "id": m.id,
+        "title": m.title,
+        "date": render.date(m),
+        "scope": f"{m.scope_kind}:{m.scope_id}",
+        "score": round(c.score, 3),
+        "similarity": None if c.similarity is None else round(c.similarity, 3),
+        "share": None if c.share is None else round(c.share, 3),
+        "words": list(c.words),
+    }
+    if why:
+        item["why"] = why
+    return item
+
+
+def prompt_context(
+    services: list[MemoryService], request: PromptRequest, *, search: Searcher | None = None
+) -> str:
+    """The Markdown the prompt gets ("" for nothing), its session state kept and its reasons
+    logged. `search` (optional): query -> the recall scopes' SearchResult from elsewhere (a
+    daemon's hybrid search, `top_k` 0, mandatory memories excluded), None when it cannot."""
+    query = prompts.query_text(request.prompt)
+    if not query or query.startswith("/") or not services:
+        return ""
+    candidates, owner, used = _candidates(services, query, request.mode, search)
+    pool = [c.memory for c in candidates]
+    with sessions.opened(request.client, request.session_id) as state:
+
+        def seen(memory: Memory) -> bool:
+            return state is not None and state.seen(memory.id, memory.revision)
+
+        choice = policy.choose(candidates, seen, _newer_of(pool, owner))
+        shown = [c.memory for c in choice.shown]
+        text = render.prompt_block(shown, choice.newer)
+        if state is not None:
+            for m in shown:
+                state.show(m.id, m.revision)
+    log.append(
+        {
+            "event": "prompt",
+            "client": request.client,
+            "session": request.session_id,
+            "mode": used,
+            "prompt": prompts.excerpt(request.prompt),
+            "query_chars": len(query),
+            "injected": [_entry(c) for c in choice.shown],
+            "left": [_entry(c, why) for c, why in choice.left[:LOGGED_LEFT]],
+            "chars": len(text),
+        }
+    )
+    return text
+
+
+def session_context(services: list[MemoryService], request: PromptRequest) -> str:
+    """Every mandatory memory of the recall scopes, compact; they count as shown."""
+    from graphit_cli.portability import across
+
+    mandatory = across.mandatory(services) if services else []
+    text = render.session_block(mandatory)
+    with sessions.opened(request.client, request.session_id) as state:
+        if state is not None:
+            for m in mandatory:
+                state.show(m.id, m.revision)
+    log.append(
+        {
+            "event": "session-start",
+            "client": request.client,
+            "session": request.session_id,
+            "injected": [
+                {"id": m.id, "title": m.title, "date": render.date(m), "why": "mandatory"}
+                for m in mandatory
+            ],
+            "chars": len(text),
+        }
+    )
+    return text
+
+
+# --- capture: ask once for what the session learned ----------------------------------------
+
+CAPTURE_TEXT = (
+    "graphit: before this context is lost, save what this session learned that will still "
+    "hold next time (a decision, a convention, a correction the user made, a constraint) "
+    "with graphit_memory_add, one memory each, if it is not saved yet. Nothing durable: "
+    "nothing to do."
+)
+STOP_EVENTS = frozenset({"Stop", "SubagentStop", "AfterAgent"})
+
+
+def capture_muted() -> bool:
+    return os.environ.get(ENV_CAPTURE, "").strip().lower() in ("0", "false", "no", "off")
+
+
+def _wrote_since(services: list[MemoryService], started: float) -> bool:
+    """A live memory of the recall scopes was written after `started` (epoch seconds)."""
+    since_us = int(started * 1_000_000)
+    for service in services:
+        try:
+            if any(s.updated_us >= since_us for s in service.store.live_index()):
+                return True
+        except Exception:  # a scope that cannot answer does not make the reminder wrong
+            continue
+    return False
+
+
+def capture_context(services: list[MemoryService], request: PromptRequest) -> str:
+    """The reminder for a capture event ("" for none): once per session and event, never
+    when the session already wrote memories, never without a session id, never when muted,
+    never for a Stop that a Stop hook already continued."""
+    if capture_muted() or not request.session_id or request.stop_hook_active:
+        return ""
+    event = request.event or "capture"
+    with sessions.opened(request.client, request.session_id) as state:
+        assert state is not None
+        if event in state.reminded or _wrote_since(services, state.started):
+            return ""
+        state.reminded.append(event)
+    log.append(
+        {"event": f"capture:{event}", "client": request.client, "session": request.session_id}
+    )
+    return CAPTURE_TEXT
