@@ -180,7 +180,14 @@ def replay(
             idle += sum(1 for k in keys if k not in wanted)
         orphan_old += sum(1 for k in keys if k in older and older[k] not in keys)
         if step["kind"] in ("paste", "wrapped"):
-            special[step["kind"]] = bool(set(step["must"]) & set(keys))
+            # In a session of its own too: a memory shown earlier is rightly not repeated.
+            alone = keys
+            if policy == "new":
+                fresh = hook.PromptRequest(
+                    step["prompt"], str(uuid.uuid4()), client, None, search_mode
+                )
+                alone = [key_of[i] for i in _ids_in(hook.prompt_context(services, fresh), key_of)]
+            special[step["kind"]] = bool(set(step["must"]) & set(alone))
         if verbose:
             log(f"  {step['n']:>2} {step['kind']:<9} must={step['must']} got={keys}")
     return {

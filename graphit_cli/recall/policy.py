@@ -29,6 +29,7 @@ from graphit_cli.core.models import Memory
 from graphit_cli.core.profiles import RecallGate
 
 MAX_MEMORIES = 3  # a few at most: every prompt pays for them
+STEM_CHARS = 5
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -55,12 +56,17 @@ class Choice:
     newer: dict[str, Memory] = field(default_factory=dict)
 
 
+def _stem(word: str) -> str:
+    """A crude stem: the first STEM_CHARS letters of a longer word ("released" ~ "release",
+    "refunds" ~ "refund"); enough to tell whether two texts share a word."""
+    return word[:STEM_CHARS] if len(word) > STEM_CHARS else word
+
+
 def matched_words(query_terms: Sequence[str], memory: Memory) -> tuple[str, ...]:
-    """The query's informative words found in the memory's title, body or tags."""
-    found = {
-        w.lower() for w in _WORD.findall(f"{memory.title} {memory.body} {' '.join(memory.tags)}")
-    }
-    return tuple(t for t in query_terms if t in found)
+    """The query's informative words found (`_stem`) in the memory's title or body. Tags do
+    not count: a memory tagged `python` is not about "how do I reverse a list in Python"."""
+    found = {_stem(w.lower()) for w in _WORD.findall(f"{memory.title} {memory.body}")}
+    return tuple(t for t in query_terms if _stem(t) in found)
 
 
 def admit(c: Candidate) -> str | None:
@@ -142,50 +148,13 @@ def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Cho
 # --- the same subject, saying otherwise ------------------------------------------------------
 
 
-def similarity(a: Memory, b: Memory) -> float:
-    """How close two memories are: the cosine of their vectors when both have one, else the
-    overlap of their titles' informative words (0..1)."""
-    if a.embedding and b.embedding and len(a.embedding) == len(b.embedding):
-        dot = sum(x * y for x, y in zip(a.embedding, b.embedding, strict=True))
-        na = sum(x * x for x in a.embedding) ** 0.5
-        nb = sum(y * y for y in b.embedding) ** 0.5
-        return dot / (na * nb) if na and nb else 0.0
-    ta = set(relevance.carriers(relevance.informative_terms(a.title)))
-    tb = set(relevance.carriers(relevance.informative_terms(b.title)))
-    if not ta or not tb:
-        return 0.0
-    return len(ta & tb) / min(len(ta), len(tb))
-
-
-SAME_SUBJECT = 0.4  # the fallback's title-word overlap for "the same subject"
-
-
-def local_rivals(
-    memory: Memory, candidates: Sequence[Memory], similar: Callable[[Memory, Memory], float]
-) -> list[Memory]:
-    """LOCAL FALLBACK for `graphit_cli.core.contradiction.rivals` (issue 35) until it lands:
-    the live candidates on the same subject (titles sharing SAME_SUBJECT of their informative
-    words, and a tag) whose content differs."""
-    found = []
-    for other in candidates:
-        if other.id == memory.id or not other.is_live or other.content_hash == memory.content_hash:
-            continue
-        shared_tag = not memory.tags or not other.tags or set(memory.tags) & set(other.tags)
-        if shared_tag and similar(memory, other) >= SAME_SUBJECT:
-            found.append(other)
-    return found
-
-
-def rivals(memory: Memory, candidates: Sequence[Memory]) -> list[Memory]:
-    """`contradiction.rivals` when issue 35's detector is there, else `local_rivals`."""
-    try:
-        from graphit_cli.core import contradiction  # type: ignore[attr-defined]
-    except ImportError:
-        return local_rivals(memory, candidates, similarity)
-    return list(contradiction.rivals(memory, candidates, similarity))
-
-
 def newer_rivals(memory: Memory, candidates: Sequence[Memory]) -> list[Memory]:
-    """The rivals written after `memory`, newest first."""
-    found = [m for m in rivals(memory, candidates) if m.updated_at > memory.updated_at]
+    """The live candidates on `memory`'s subject that say otherwise (issue 35's detector,
+    `core/contradiction.rivals`, from the words: search's rows carry no vectors) and were
+    written after it, newest first."""
+    from graphit_cli.core import contradiction
+
+    found = [
+        m for m in contradiction.rivals(memory, candidates) if m.updated_at > memory.updated_at
+    ]
     return sorted(found, key=lambda m: m.updated_at, reverse=True)

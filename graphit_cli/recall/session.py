@@ -2,7 +2,7 @@
 
 A session is the client's `session_id` (Claude Code and Gemini CLI send it with every hook
 event). Its state is one JSON file under `~/.graphit/state/sessions/` (named by a hash of the
-client and the id, so no id leaks into a file name), mode 0600 in a 0700 directory:
+id, so no id leaks into a file name), mode 0600 in a 0700 directory:
 
 - `started`: when the session was first seen (SessionStart, or its first prompt): the capture
   reminder asks whether the session wrote memories since;
@@ -38,7 +38,9 @@ def sessions_dir() -> Path:
 
 
 def _path(client: str, session_id: str) -> Path:
-    digest = hashlib.sha256(f"{client}\0{session_id}".encode()).hexdigest()[:32]
+    # The id alone names the session (clients send unique ids); `client` is kept for callers.
+    del client
+    digest = hashlib.sha256(session_id.encode()).hexdigest()[:32]
     return sessions_dir() / f"{digest}.json"
 
 
