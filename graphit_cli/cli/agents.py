@@ -1,4 +1,4 @@
-"""`graphit agent install|uninstall|status`: wire an MCP client to graphit in one command.
+"""`graphit agent install|uninstall|status|recalls`: wire an MCP client to graphit in one command.
 
 Glue only: `graphit_cli.agents.clients` plans the file changes; this module shows them (a
 diff for `--dry-run`) or writes them, and says what it did on stderr. `agent hook ...` are the
@@ -179,6 +179,70 @@ def status(
             parts.append(f"guidance {r.guidance} ({r.instructions})")
         lines.append(f"{r.client:<12} {r.level:<8} {r.config}\n{'':<22}{'; '.join(parts)}\n")
     out("".join(lines))
+
+
+@agent_app.command()
+@handle_errors
+def recalls(
+    session: Annotated[
+        str | None,
+        typer.Option("--session", help="One session: its id, or the start of it."),
+    ] = None,
+    fmt: Annotated[
+        StatusFormat,
+        typer.Option("--format", parser=choice(StatusFormat, "format"), help="table or json."),
+    ] = StatusFormat.table,
+) -> None:
+    """Show what the hooks injected, per session, and why (most recent session first).
+
+    For each hook call: an excerpt of the prompt, each memory injected with its score, cosine
+    to the prompt, share of the prompt's words and the words it shares, and each memory
+    search matched that the recall gate left out, with the reason. Read from the local log
+    ~/.graphit/state/recalls.jsonl (private to you, bounded in size).
+    """
+    from graphit_cli.recall import log
+
+    groups = log.sessions(log.read(session))
+    if fmt is StatusFormat.json:
+        out(json.dumps(groups, indent=2, ensure_ascii=False) + "\n")
+        return
+    if not groups:
+        note("no hook call recorded" + (f" for session {session}" if session else ""))
+        return
+    out("".join(_recalls_text(g) for g in groups))
+
+
+def _recalls_text(group: dict[str, object]) -> str:
+    from datetime import datetime
+
+    def when(at: object) -> str:
+        stamp = at if isinstance(at, (int, float)) else 0
+        return datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
+
+    def figures(item: dict[str, object]) -> str:
+        parts = [f"score {item['score']}"] if item.get("score") is not None else []
+        if item.get("similarity") is not None:
+            parts.append(f"cosine {item['similarity']}")
+        if item.get("share") is not None:
+            parts.append(f"words {item['share']}")
+        if item.get("words"):
+            parts.append("[" + ", ".join(str(w) for w in item["words"]) + "]")  # type: ignore[attr-defined]
+        return " ".join(parts)
+
+    lines = [f"session {group['session'] or '(none)'} ({group['client']})"]
+    for call in group["calls"]:  # type: ignore[attr-defined]
+        head = f"  {when(call.get('at'))} {call.get('event')}"
+        if call.get("prompt") is not None:
+            head += f' "{call["prompt"]}" ({call.get("mode")})'
+        lines.append(f"{head}: {call.get('chars', 0)} characters")
+        for item in call.get("injected") or []:
+            extra = figures(item) or item.get("why", "")
+            lines.append(f"    + {item['title']} ({item['id']}, {item.get('date')}) {extra}")
+        for item in call.get("left") or []:
+            lines.append(
+                f"    - {item['title']} ({item['id']}): {item.get('why')}; {figures(item)}"
+            )
+    return "\n".join(lines) + "\n\n"
 
 
 hook_app = typer.Typer(

@@ -4,7 +4,9 @@
   title, section text = body), mandatory (these files load into every session), type
   convention unless a `Type: ...` first line or the heading ("Decisions", "Constraints", ...)
   says otherwise; tagged with the file name. Text before the first section is one more memory
-  under the file's first heading.
+  under the file's first heading. graphit's own managed block (`graphit agent install`'s
+  guidance between its `<!-- graphit:begin ... -->` / `<!-- graphit:end -->` markers) is
+  left out.
 - Cursor rules: `.cursor/rules/*.mdc` (frontmatter `description`, `globs`, `alwaysApply`;
   always applied -> mandatory, otherwise important; globs become tags) and a legacy
   `.cursorrules` file (mandatory; split by sections when it has them).
@@ -22,6 +24,7 @@ first two) and the record and type helpers every parser shares (`read_text`, `ad
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +134,13 @@ def agent_file(path: Path, rel: str) -> Parsed:
     text, problems = read_text(path, rel)
     if text is None:
         return [], problems
+    # graphit's own block (`graphit agent install`'s guidance, between its markers) is not the
+    # team's memory: imported, it would come back at every session start as mandatory text.
+    # Blank lines in its place keep the line numbers of what follows.
+    from graphit_cli.agents.files import BEGIN, END
+
+    block = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), flags=re.DOTALL)
+    text = block.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     return _sectioned(text, rel, prefix="agents", tag=path.name.lower(), mandatory=True)
 
 

@@ -62,3 +62,19 @@ def read(session: str | None = None) -> list[dict[str, Any]]:
     if session:
         found = [e for e in found if str(e.get("session") or "").startswith(session)]
     return found
+
+
+def sessions(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records grouped by session (most recent session first, calls oldest first in
+    each): `{"session", "client", "first", "last", "calls"}`. Calls without a session id
+    make one group under None."""
+    groups: dict[str | None, dict[str, Any]] = {}
+    for entry in entries:
+        sid = entry.get("session")
+        group = groups.setdefault(
+            sid,
+            {"session": sid, "client": entry.get("client"), "first": entry.get("at"), "calls": []},
+        )
+        group["calls"].append(entry)
+        group["last"] = entry.get("at")
+    return sorted(groups.values(), key=lambda g: -(g.get("last") or 0))
