@@ -408,3 +408,26 @@ def test_import_skips_graphits_managed_block(cli: Any, project_dir: Path) -> Non
     assert done.exit_code == 0, done.stderr
     titles = [m["title"] for m in cli("memory", "list", "--format", "json").json()]
     assert titles == ["Style"]
+
+
+# --- the Explorer shows the same --------------------------------------------------------------
+
+
+def test_the_explorer_lists_the_recalls_read_only(project_dir: Path, service: Any) -> None:
+    from starlette.testclient import TestClient
+
+    from graphit_cli.explorer.app import create_app
+
+    memory = service.upsert(MemoryDraft(title="Datev export", body="Nightly at 02:00.")).memory
+    prompt_context([service], PromptRequest("when does the datev export run?", "abc-1", mode="fts"))
+    app = create_app(token="t" * 24, cwd=project_dir)
+    with TestClient(app, base_url="http://127.0.0.1:7420") as client:
+        assert client.get("/api/recalls").status_code == 401  # the token guards it too
+        auth = {"Authorization": "Bearer " + "t" * 24}
+        found = client.get("/api/recalls", params={"session": "abc"}, headers=auth)
+        assert found.status_code == 200
+        [group] = found.json()["sessions"]
+        assert group["calls"][0]["injected"][0]["id"] == memory.id
+        assert client.post("/api/recalls", headers=auth).status_code in (403, 405)
+        page = client.get("/memory/explorer/static/explorer.js", headers=auth).text
+        assert "/api/recalls" in page

@@ -72,6 +72,7 @@ def create_app(
 
     routes: list[BaseRoute] = [
         route("/api/memories/scopes", api.list_scopes, ["GET"]),
+        route("/api/recalls", api.recalls, ["GET"]),
         route("/api/memories", api.catalogue, ["GET"]),
         route("/api/memories", api.create, ["POST"]),
         route("/api/memories/{memory_id}", api.show, ["GET"]),
