@@ -381,7 +381,7 @@ def test_capture_asks_once_per_session_and_event_and_not_after_writes(
     service.upsert(MemoryDraft(title="Old note", body="Written before the session."))
     ask = PromptRequest("", "s1", event="PreCompact")
     first = capture_context([service], ask)
-    assert "graphit_memory_add" in first
+    assert "graphit_memory_insert" in first
     assert capture_context([service], ask) == ""  # once per session and event
     assert capture_context([service], PromptRequest("", "s1", event="Stop")) != ""
     assert capture_context([service], PromptRequest("", None, event="Stop")) == ""

@@ -208,7 +208,7 @@ def session_context(services: list[MemoryService], request: PromptRequest) -> st
 CAPTURE_TEXT = (
     "graphit: before this context is lost, save what this session learned that will still "
     "hold next time (a decision, a convention, a correction the user made, a constraint) "
-    "with graphit_memory_add, one memory each, if it is not saved yet. Nothing durable: "
+    "with graphit_memory_insert, one memory each, if it is not saved yet. Nothing durable: "
     "nothing to do."
 )
 STOP_EVENTS = frozenset({"Stop", "SubagentStop", "AfterAgent"})
