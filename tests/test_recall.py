@@ -431,3 +431,10 @@ def test_the_explorer_lists_the_recalls_read_only(project_dir: Path, service: An
         assert client.post("/api/recalls", headers=auth).status_code in (403, 405)
         page = client.get("/memory/explorer/static/explorer.js", headers=auth).text
         assert "/api/recalls" in page
+
+
+def test_thanks_is_chatter_even_where_a_memory_says_thank(project_dir: Path, service: Any) -> None:
+    """'thanks' is rarer than the common-word bar; a memory "Do not thank me" is no answer."""
+    service.upsert(MemoryDraft(title="General rules", body="Do not apologize. Do not thank me."))
+    assert service.search("thanks!", top_k=0, mode="fts").hits  # search matches it
+    assert prompt_context([service], PromptRequest("thanks!", "s", mode="fts")) == ""

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 ENV_CAPTURE = "GRAPHIT_CAPTURE"  # 0 mutes the capture reminder (as GRAPHIT_PROMPT_RECALL=0)
 LOGGED_LEFT = 8  # candidates left out, logged per prompt (the best first)
-RIVAL_POOL = 5  # memories read on a shown memory's subject, to find a newer one
+RIVAL_POOL = 8  # memories read on a shown memory's subject (and of the prompt's best), to find
+# a newer one that says otherwise
 
 
 @dataclass(frozen=True)
@@ -89,14 +90,18 @@ def _candidates(
                 continue
             memory = _label(memory, home)
             owner[memory.id] = home
+            relative = hit.score / best if best > 0 else 0.0
             found.append(
                 policy.Candidate(
                     memory=memory,
                     score=hit.score,
                     share=hit.share,
                     similarity=hit.similarity,
-                    relative=hit.score / best if best > 0 else 0.0,
-                    words=policy.matched_words(terms, hit.matched),
+                    relative=relative,
+                    # Read off the text only where the gate will look (the regex costs).
+                    words=policy.matched_words(terms, hit.matched)
+                    if relative >= gate.min_relative
+                    else (),
                     gate=gate,
                 )
             )
@@ -150,7 +155,9 @@ def prompt_context(
     if not query or query.startswith("/") or not services:
         return ""
     candidates, owner, used = _candidates(services, query, request.mode, search)
-    pool = [c.memory for c in candidates]
+    # The rival detector reads each memory's words: the prompt's best few candidates and the
+    # subject's own neighbours (`_newer_of`) are where a newer belief is, not all ~200.
+    pool = [c.memory for c in sorted(candidates, key=lambda c: -c.score)[:RIVAL_POOL]]
     with sessions.opened(request.client, request.session_id) as state:
 
         def seen(memory: Memory) -> bool:

@@ -30,6 +30,13 @@ from graphit_cli.core.profiles import RecallGate
 
 MAX_MEMORIES = 3  # a few at most: every prompt pays for them
 STEM_CHARS = 5
+# Words of conversation, not of a subject: "thanks", "ok go on", "looks good" name nothing a
+# memory is about, however rare some of them are in the language at large ("thanks" is
+# rarer than the common-word bar, `relevance.CARRIER_ZIPF`).
+_CHATTER_TEXT = """thanks thank thx ty ok okay k great nice good cool awesome perfect yes yeah
+    yep no nope sure please pls lgtm continue go going on proceed next done fine right alright
+    hi hello hey bye cheers wow well looks look seems sounds agreed agree"""
+CHATTER = frozenset(_CHATTER_TEXT.split())
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -74,14 +81,12 @@ def admit(c: Candidate) -> str | None:
     gate = c.gate
     share = c.share or 0.0
     similarity = c.similarity
-    if similarity is not None and similarity >= gate.alone_similarity:
-        return (
-            None if c.relative >= gate.min_relative else f"relevance {c.relative:.2f} of the best"
-        )
-    if not relevance.carriers(c.words):
-        return "shares no informative word with the prompt"
     if c.relative < gate.min_relative:
         return f"relevance {c.relative:.2f} of the best < {gate.min_relative:.2f}"
+    if similarity is not None and similarity >= gate.alone_similarity:
+        return None
+    if not relevance.carriers(c.words) - CHATTER:
+        return "shares no informative word with the prompt"
     if share < gate.min_share:
         return f"words {share:.2f} < {gate.min_share:.2f}"
     if similarity is not None and similarity < gate.min_similarity:
