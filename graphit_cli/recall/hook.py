@@ -109,9 +109,10 @@ def _candidates(
     return found, owner, used
 
 
-def _newer_of(
-    pool: list[Memory], owner: dict[str, MemoryService]
-) -> Any:  # Callable[[Memory], list[Memory]]
+def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Rivals:
+    """A memory -> the newer live memories on its subject that say otherwise, newest first,
+    among `pool` and the memory's own neighbours (a lexical search on its title)."""
+
     def newer(memory: Memory) -> list[Memory]:
         service = owner.get(memory.id)
         around = list(pool)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from graphit_cli.core import relevance
+from graphit_cli.core import ordering, relevance
 from graphit_cli.core.models import Memory
 from graphit_cli.core.profiles import RecallGate
 
@@ -100,9 +100,8 @@ Rivals = Callable[[Memory], list[Memory]]
 
 def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Choice:
     """Gate, drop what the session has seen, keep the best few (the gate's `limit`, at most
-    MAX_MEMORIES), pair an older belief with
-    its newer counterpart (`newer_of`: the newer live memories on its subject that say
-    otherwise, newest first)."""
+    MAX_MEMORIES), pair an older belief with its newer counterpart (`newer_of`: the newer
+    live memories on its subject that say otherwise, newest first)."""
     choice = Choice()
     ranked = sorted(candidates, key=lambda c: -c.score)
     admitted: list[Candidate] = []
@@ -144,8 +143,6 @@ def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Cho
         if c.memory.id in choice.newer:
             kept.remove(c)
             choice.left.append((c, f"older than {choice.newer.pop(c.memory.id).id}, shown instead"))
-    from graphit_cli.core import ordering
-
     choice.shown = ordering.canonical_sort(kept, lambda c: c.memory)
     return choice
 
