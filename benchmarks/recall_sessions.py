@@ -9,7 +9,8 @@ Each data folder holds `project.ndjson` (memories with a `key`, title, body, typ
 important, mandatory, optionally `date` and `replaced_by`: the key of a newer memory that
 says otherwise) and `session.json` (prompts in order with `must` and
 `nice` keys, `kind`, optionally `client`): /work/shared/data/recall_public (read at run time)
-and benchmarks/data/recall_tally by default. The memories are written to a project scope in a
+benchmarks/data/recall_tally and benchmarks/data/recall_harbor (held out from the calibration) by
+default. The memories are written to a project scope in a
 temporary GRAPHIT_HOME and embedded with the e5 model; the session is replayed with one
 session id through:
 - `today`: the hook as it was before issue 34 (main 5b39b63): search's top 3 with mandatory
@@ -45,6 +46,7 @@ from _common import log, reset_env
 DEFAULT_DATA = [
     Path("/work/shared/data/recall_public"),
     Path(__file__).resolve().parent / "data" / "recall_tally",
+    Path(__file__).resolve().parent / "data" / "recall_harbor",  # held out: not calibrated on
 ]
 NEED_NOTHING = ("chit-chat", "generic")
 BODY_CHARS = 280  # today's hook
