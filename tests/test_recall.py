@@ -391,6 +391,16 @@ def test_capture_asks_once_per_session_and_event_and_not_after_writes(
     time.sleep(0.01)
     service.upsert(MemoryDraft(title="Learned today", body="The session saved this."))
     assert capture_context([service], PromptRequest("", "s2", event="PreCompact")) == ""
+    opened: list[int] = []
+
+    def lazily() -> list[Any]:
+        opened.append(1)
+        return [service]
+
+    session_context([service], PromptRequest("", "s4"))
+    assert capture_context(lazily, PromptRequest("", "s4", event="Stop")) != ""
+    assert capture_context(lazily, PromptRequest("", "s4", event="Stop")) == ""
+    assert opened == [1]  # asked already: no table opened the second time
     monkeypatch.setenv("GRAPHIT_CAPTURE", "0")
     assert capture_context([service], PromptRequest("", "s3", event="PreCompact")) == ""
 

@@ -219,7 +219,6 @@ CAPTURE_TEXT = (
     "with graphit_memory_insert, one memory each, if it is not saved yet. Nothing durable: "
     "nothing to do."
 )
-STOP_EVENTS = frozenset({"Stop", "SubagentStop", "AfterAgent"})
 
 
 def capture_muted() -> bool:
@@ -238,19 +237,28 @@ def _wrote_since(services: list[MemoryService], started: float) -> bool:
     return False
 
 
-def capture_context(services: list[MemoryService], request: PromptRequest) -> str:
-    """The reminder for a capture event ("" for none): once per session and event, never
-    when the session already wrote memories, never without a session id, never when muted,
-    never for a Stop that a Stop hook already continued."""
+def capture_context(
+    services: list[MemoryService] | Callable[[], list[MemoryService]],
+    request: PromptRequest,
+    text: str = CAPTURE_TEXT,
+) -> str:
+    """`text` for a capture event, or "" for none: once per session and event (`request.
+    event`), never when a memory of the recall scopes was written since the session started
+    (recorded at its SessionStart or first prompt), never without a session id, never when
+    muted (GRAPHIT_CAPTURE=0), never for a Stop that a Stop hook already continued.
+    `services` may be a callable: the tables are opened only when the cheap checks pass."""
     if capture_muted() or not request.session_id or request.stop_hook_active:
         return ""
     event = request.event or "capture"
     with sessions.opened(request.client, request.session_id) as state:
         assert state is not None
-        if event in state.reminded or _wrote_since(services, state.started):
+        if event in state.reminded:
+            return ""
+        opened = services() if callable(services) else services
+        if not state.new and _wrote_since(opened, state.started):
             return ""
         state.reminded.append(event)
     log.append(
         {"event": f"capture:{event}", "client": request.client, "session": request.session_id}
     )
-    return CAPTURE_TEXT
+    return text
