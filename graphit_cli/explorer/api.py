@@ -387,16 +387,3 @@ async def restore(request: Request, services: Services) -> Response:
         return views.trace(service.history(memory_id))
 
     return JSONResponse(await run_in_threadpool(work))
-
-
-async def recalls(request: Request, services: Services) -> Response:
-    """What the agent hooks injected, per session, and why (`graphit agent recalls`): the
-    local recalls log, read-only."""
-    from graphit_cli.recall import log
-
-    session = request.query_params.get("session", "").strip() or None
-
-    def work() -> dict[str, Any]:
-        return {"sessions": log.sessions(log.read(session))}
-
-    return JSONResponse(await run_in_threadpool(work))
