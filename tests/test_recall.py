@@ -329,6 +329,7 @@ def test_the_recalls_log_is_private_bounded_and_listed_per_session(
     prompt_context([service], PromptRequest("when does the datev export run?", "abc-1", mode="fts"))
     prompt_context([service], PromptRequest("thanks", "xyz-2", mode="fts"))
     assert log.log_path().stat().st_mode & 0o777 == 0o600
+    assert log.log_path().parent.stat().st_mode & 0o777 == 0o700
     listed = cli("agent", "recalls", "--session", "abc", "--format", "json")
     assert listed.exit_code == 0, listed.stderr
     [group] = listed.json()

@@ -32,6 +32,8 @@ def append(entry: dict[str, Any]) -> None:
     path = log_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+        if path.parent.stat().st_mode & 0o777 != DIR_MODE:
+            os.chmod(path.parent, DIR_MODE)  # made earlier by something less careful
         if path.exists() and path.stat().st_size > MAX_BYTES:
             os.replace(path, path.with_name(path.name + ".1"))
         line = json.dumps({"at": time.time(), **entry}, ensure_ascii=False) + "\n"
