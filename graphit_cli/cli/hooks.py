@@ -30,7 +30,6 @@ from graphit_cli.cli.common import note, out
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import SearchResult
-    from graphit_cli.recall.hook import PromptRequest
     from graphit_cli.service.memory import MemoryService
 
 ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"
@@ -120,34 +119,6 @@ def emit(text: str, event: str, client: str) -> None:
         out(text)
 
 
-def parse_event(stdin: str) -> dict[str, Any]:
-    """The hook's event JSON ({} for none; a client that sends the text alone: its prompt)."""
-    try:
-        event = json.loads(stdin) if stdin.strip() else {}
-    except ValueError:
-        return {"prompt": stdin}
-    return event if isinstance(event, dict) else {}
-
-
-def request_from_event(
-    event: dict[str, Any], client: str, root: Path | None, mode: str = "auto"
-) -> PromptRequest:
-    """The recall request for a hook event (Claude Code's or Gemini CLI's JSON)."""
-    from graphit_cli.recall.hook import PromptRequest
-
-    text = event.get("prompt")
-    session = event.get("session_id")
-    return PromptRequest(
-        prompt=text if isinstance(text, str) else "",
-        session_id=session if isinstance(session, str) and session.strip() else None,
-        client=client,
-        root=str(root) if root is not None else None,
-        mode=mode,
-        event=str(event.get("hook_event_name") or ""),
-        stop_hook_active=event.get("stop_hook_active") is True,
-    )
-
-
 def _services() -> list[MemoryService]:
     """The recall scopes' services, read-only (a read never creates a table)."""
     from graphit_cli.access.opening import open_reader
@@ -163,7 +134,7 @@ def session_start(user_level: bool, client: str = "claude-code", stdin: str = ""
     root = _silent("SessionStart", user_level, client)
     if root is None:
         return
-    from graphit_cli.recall.hook import session_context
+    from graphit_cli.recall.hook import parse_event, request_from_event, session_context
 
     request = request_from_event(parse_event(stdin), client, root)
     text = session_context(_services(), request)
@@ -176,6 +147,8 @@ def prompt(user_level: bool, stdin: str, client: str = "claude-code") -> None:
     budget (`graphit_cli.recall.hook.prompt_context`: the policy and its log)."""
     if os.environ.get(ENV_PROMPT_RECALL, "").strip().lower() in ("0", "false", "no", "off"):
         return
+    from graphit_cli.recall.hook import parse_event, prompt_context, request_from_event
+
     event = parse_event(stdin)
     text = event.get("prompt")
     if not isinstance(text, str) or not text.strip() or text.lstrip().startswith("/"):
@@ -183,8 +156,6 @@ def prompt(user_level: bool, stdin: str, client: str = "claude-code") -> None:
     root = _silent(EVENTS[client], user_level, client)
     if root is None:
         return
-    from graphit_cli.recall.hook import prompt_context
-
     # In this process, lexical matching only: loading the embedding model would cost every
     # prompt a second or more. A running daemon searches in hybrid mode; the policy is the same.
     request = request_from_event(event, client, root, mode="fts")

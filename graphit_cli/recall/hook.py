@@ -10,6 +10,7 @@ Markdown to inject, "" for nothing, and never raise for a memory they cannot jud
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,33 @@ class PromptRequest:
     mode: str = "auto"  # the search mode: "fts" where no model is loaded
     event: str = ""  # the client's event name (capture: PreCompact, Stop, SessionEnd, ...)
     stop_hook_active: bool = False  # Claude Code: this Stop follows a Stop hook's request
+
+
+def parse_event(stdin: str) -> dict[str, Any]:
+    """A hook's event JSON ({} for none; a client that sends the text alone: its prompt)."""
+    try:
+        event = json.loads(stdin) if stdin.strip() else {}
+    except ValueError:
+        return {"prompt": stdin}
+    return event if isinstance(event, dict) else {}
+
+
+def request_from_event(
+    event: dict[str, Any], client: str, root: str | os.PathLike[str] | None, mode: str = "auto"
+) -> PromptRequest:
+    """The request for a hook event as Claude Code or Gemini CLI sends it (`prompt`,
+    `session_id`, `hook_event_name`, Claude Code's `stop_hook_active`)."""
+    text = event.get("prompt")
+    session = event.get("session_id")
+    return PromptRequest(
+        prompt=text if isinstance(text, str) else "",
+        session_id=session if isinstance(session, str) and session.strip() else None,
+        client=client,
+        root=os.fspath(root) if root is not None else None,
+        mode=mode,
+        event=str(event.get("hook_event_name") or ""),
+        stop_hook_active=event.get("stop_hook_active") is True,
+    )
 
 
 def _label(memory: Memory, service: MemoryService) -> Memory:
