@@ -457,3 +457,14 @@ def test_thanks_is_chatter_even_where_a_memory_says_thank(project_dir: Path, ser
     service.upsert(MemoryDraft(title="General rules", body="Do not apologize. Do not thank me."))
     assert service.search("thanks!", top_k=0, mode="fts").hits  # search matches it
     assert prompt_context([service], PromptRequest("thanks!", "s", mode="fts")) == ""
+
+
+def test_a_home_where_no_state_can_be_kept_still_answers(
+    project_dir: Path, service: Any, graphit_home: Path
+) -> None:
+    memory = service.upsert(MemoryDraft(title="Datev export", body="Nightly at 02:00.")).memory
+    (graphit_home / "state").mkdir(parents=True, exist_ok=True)
+    (graphit_home / "state" / "sessions").write_text("not a directory")
+    ask = PromptRequest("when does the datev export run?", "s1", mode="fts")
+    assert memory.id in prompt_context([service], ask)
+    assert memory.id in prompt_context([service], ask)  # no state: each prompt on its own

@@ -19,7 +19,7 @@ import hashlib
 import os
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,16 +116,28 @@ def sweep(now: float | None = None) -> int:
 @contextmanager
 def opened(client: str, session_id: str | None) -> Iterator[Session | None]:
     """The session's state for a read-modify-write (saved on a clean exit); None without an
-    id. A new session sweeps the expired ones."""
+    id, or where the state cannot be kept (a read-only home: each prompt then stands alone).
+    A new session sweeps the expired ones."""
     if not session_id:
         yield None
         return
-    _private_dir()
     path = _path(client, session_id)
-    with statefile.locked(path):
+    with ExitStack() as stack:
+        try:
+            _private_dir()
+            stack.enter_context(statefile.locked(path))
+            kept = True
+        except OSError:
+            kept = False
+        if not kept:
+            yield None
+            return
         found = _load(path)
         state = found or Session(started=time.time(), new=True)
         if found is None:
             sweep()
         yield state
-        statefile.write_json(path, state.to_json(), mode=FILE_MODE)
+        try:
+            statefile.write_json(path, state.to_json(), mode=FILE_MODE)
+        except OSError:
+            pass  # not remembered: the next prompt may show a memory again, nothing worse
