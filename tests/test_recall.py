@@ -12,6 +12,7 @@ import os
 import re
 import time
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -468,3 +469,29 @@ def test_a_home_where_no_state_can_be_kept_still_answers(
     ask = PromptRequest("when does the datev export run?", "s1", mode="fts")
     assert memory.id in prompt_context([service], ask)
     assert memory.id in prompt_context([service], ask)  # no state: each prompt on its own
+
+
+def test_a_memory_whose_anchor_broke_says_so_on_its_line(
+    project_dir: Path, service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35's anchors decide what is stale in the caller's checkout (`request.root`); the
+    hook's line carries its note. A stand-in for that package here: its own tests are its."""
+    import sys
+    import types
+
+    memory = service.upsert(MemoryDraft(title="Datev export", body="In jobs/datev.py.")).memory
+    seen: list[object] = []
+
+    def check(memories: Any, root: Any, *, detail: bool = True) -> dict[str, list[str]]:
+        seen.append((root, detail))
+        return {m.id: ["jobs/datev.py"] for m in memories}
+
+    fake = types.ModuleType("graphit_cli.anchors")
+    fake.check = check  # type: ignore[attr-defined]
+    fake.hook_note = lambda broken: f"may be stale: `{broken[0]}` file no longer exists"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "graphit_cli.anchors", fake)
+    ask = PromptRequest("when does the datev export run?", None, mode="fts", root=str(project_dir))
+    text = prompt_context([service], ask)
+    assert f"`{memory.id}`" in text and "may be stale: `jobs/datev.py` file no longer" in text
+    assert seen == [(str(project_dir), False)]  # no git process in a hook
+    assert "may be stale" not in prompt_context([service], replace(ask, root=None))

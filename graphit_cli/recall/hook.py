@@ -157,6 +157,22 @@ def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Riv
     return newer
 
 
+def stale_notes(memories: list[Memory], root: str | None) -> dict[str, str]:
+    """Memory id -> what its line says when an anchor it names no longer holds in the
+    caller's checkout (`root`): issue 35's `graphit_cli.anchors.check` (no git process: a hook
+    per prompt) and `hook_note`. {} without a checkout, or where anchors are not there."""
+    if root is None or not memories:
+        return {}
+    import importlib
+
+    try:  # issue 35's package; the line stays as it is without it
+        anchors = importlib.import_module("graphit_cli.anchors")
+    except ImportError:
+        return {}
+    found = anchors.check(memories, root, detail=False)
+    return {mid: anchors.hook_note(broken) for mid, broken in found.items() if broken}
+
+
 def _entry(c: policy.Candidate, why: str | None = None) -> dict[str, Any]:
     m = c.memory
     item: dict[str, Any] = {
@@ -194,7 +210,7 @@ def prompt_context(
 
         choice = policy.choose(candidates, seen, _newer_of(pool, owner))
         shown = [c.memory for c in choice.shown]
-        text = render.prompt_block(shown, choice.newer)
+        text = render.prompt_block(shown, choice.newer, stale_notes(shown, request.root))
         if state is not None:
             for m in shown:
                 state.show(m.id, m.revision)
@@ -219,7 +235,7 @@ def session_context(services: list[MemoryService], request: PromptRequest) -> st
     from graphit_cli.portability import across
 
     mandatory = across.mandatory(services) if services else []
-    text = render.session_block(mandatory)
+    text = render.session_block(mandatory, stale_notes(mandatory, request.root))
     with sessions.opened(request.client, request.session_id) as state:
         if state is not None:
             for m in mandatory:

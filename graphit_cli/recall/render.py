@@ -41,14 +41,18 @@ def _flat(text: str, limit: int) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
 
 
-def prompt_block(memories: Sequence[Memory], newer: dict[str, Memory]) -> str:
-    """The Markdown for one prompt (`newer`: older id -> the newer memory shown with it)."""
+def prompt_block(
+    memories: Sequence[Memory], newer: dict[str, Memory], stale: dict[str, str] | None = None
+) -> str:
+    """The Markdown for one prompt (`newer`: older id -> the newer memory shown with it;
+    `stale`: id -> the note of a memory whose anchors broke in this checkout)."""
     if not memories:
         return ""
     head = "## Memories on this prompt (graphit)"
     heads = []
     for m in memories:
         note = f"; `{newer[m.id].id}` is newer" if m.id in newer else ""
+        note += f"; {stale[m.id]}" if stale and m.id in stale else ""
         heads.append(f"- **{m.title}** (`{m.id}`, {date(m)}{_where(m)}{note})")
     fixed = len(head) + len(POINTER) + sum(len(h) + 3 for h in heads) + 4
     room = max(BODY_MIN, min(BODY_MAX, (PROMPT_BUDGET - fixed) // len(memories)))
@@ -60,13 +64,16 @@ def prompt_block(memories: Sequence[Memory], newer: dict[str, Memory]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def session_block(memories: Sequence[Memory]) -> str:
-    """Every mandatory memory in full, with a one-line frontmatter each."""
+def session_block(memories: Sequence[Memory], stale: dict[str, str] | None = None) -> str:
+    """Every mandatory memory in full, with a one-line frontmatter each (and the note of one
+    whose anchors broke in this checkout)."""
     if not memories:
         return ""
     parts = [START_HEAD]
     for m in memories:
-        parts.append(f"## {m.title}\n{m.id} · {m.type} · {date(m)}{_where(m)}\n{m.body.strip()}")
+        note = f" · {stale[m.id]}" if stale and m.id in stale else ""
+        meta = f"{m.id} · {m.type} · {date(m)}{_where(m)}{note}"
+        parts.append(f"## {m.title}\n{meta}\n{m.body.strip()}")
     return "\n".join(parts) + "\n"
 
 
