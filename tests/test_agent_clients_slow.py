@@ -3,7 +3,9 @@
 Claude Code, Codex and Gemini CLI are installed from npm into a cache directory (once; then
 reused): `$GRAPHIT_AGENT_CLIENTS`, else ~/.cache/graphit-agent-clients. Each test installs graphit
 at one level into a HOME of its own and asks the client's own command to list the server: `claude
-mcp get graphit` and `claude mcp list`, `codex mcp list`, `gemini mcp list`. No model is called.
+mcp get graphit` and `claude mcp list`, `codex mcp list`, `gemini mcp list`. No model answers:
+`claude -p` and `gemini -p` run the hooks install wrote, then fail at the model call (no
+account).
 The project is trusted the way each client's user trusts it (Codex's projects table, Gemini's
 trustedFolders.json); Claude Code lists a project server as pending approval until the user
 approves it in `claude`. Skipped only when npm itself is missing.
@@ -11,10 +13,17 @@ approves it in `claude`. Skipped only when npm itself is missing.
 
 from __future__ import annotations
 
+import http.server
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -151,3 +160,269 @@ def test_gemini_lists_the_server_from_settings_with_comments(  # not trailing co
     assert listed.returncode == 0, said
     [row] = [line for line in said.splitlines() if "graphit:" in line]
     assert "/graphit memory mcp (stdio)" in row, row  # the user's file pins the path
+
+
+# --- the hooks, run by the real clients --------------------------------------------------------
+# `claude -p` and `gemini -p` run the session-start and prompt hooks before their model call;
+# with no account the call fails, after the hooks ran (a wrapper `graphit` notes each call).
+# A hook that blocked would show instead: Claude Code prints "operation blocked by hook",
+# Gemini CLI "Agent execution blocked" (what an unguarded entry did without graphit: exit 127).
+
+SYSTEM_PATH = os.pathsep.join(d for d in ("/usr/local/bin", "/usr/bin", "/bin") if Path(d).is_dir())
+
+
+def _logging_graphit(directory: Path, log: Path, code: int | None = None) -> Path:
+    """A `graphit` that notes its arguments in `log`, then runs this venv's graphit (or exits
+    `code`: an older or broken graphit)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / "graphit"
+    real = Path(sys.executable).parent / "graphit"
+    tail = f"exit {code}" if code is not None else f'exec "{real}" "$@"'
+    script.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\n{tail}\n')
+    script.chmod(0o755)
+    return directory
+
+
+def _headless(
+    clients_bin: Path,
+    cwd: Path,
+    argv: list[str],
+    path: str,
+    until: Callable[[str], bool],
+    **env: str,
+) -> str:
+    """Run a client's headless mode until `until(output so far)` or 150 s; its output."""
+    # No account unless `env` gives one: the model call fails, after the hooks ran.
+    mine = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+    }
+    full_env = {
+        **mine,
+        "PATH": os.pathsep.join([path, str(clients_bin), SYSTEM_PATH]),
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "NO_COLOR": "1",
+        **env,
+    }
+    with tempfile.TemporaryFile("w+") as sink:
+        process = subprocess.Popen(
+            [str(clients_bin / argv[0]), *argv[1:]],
+            cwd=cwd,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 150
+        try:
+            while process.poll() is None and time.monotonic() < deadline:
+                sink.seek(0)
+                if until(sink.read()):
+                    break
+                time.sleep(0.5)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=60)
+        sink.seek(0)
+        return sink.read()
+
+
+def test_claude_code_runs_the_hooks_and_none_blocks_a_prompt(
+    cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    assert cli("agent", "install", "claude-code").exit_code == 0
+    log = tmp_path / "calls.log"
+    ask = ["claude", "-p", "where does the pip cache live?"]
+    done = lambda said: "Not logged in" in said or "blocked" in said  # noqa: E731
+
+    said = _headless(
+        clients_bin, project_dir, ask, str(_logging_graphit(tmp_path / "a", log)), done
+    )
+    calls = log.read_text().splitlines()
+    assert "agent hook session-start" in calls and "agent hook prompt" in calls, (calls, said)
+    assert "blocked" not in said and "nvalid" not in said, said  # the capture entries too
+
+    said = _headless(clients_bin, project_dir, ask, str(tmp_path / "empty"), done)  # no graphit
+    assert "Not logged in" in said and "blocked" not in said and "hook" not in said, said
+    old = _logging_graphit(tmp_path / "old", tmp_path / "old.log", code=2)  # an older graphit
+    said = _headless(clients_bin, project_dir, ask, str(old), done)
+    assert (tmp_path / "old.log").read_text().count("agent hook") >= 2
+    assert "Not logged in" in said and "blocked" not in said, said
+
+
+def test_gemini_runs_the_hooks_and_none_blocks_a_prompt(
+    cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
+    (home / ".gemini" / "settings.json").write_text(
+        '{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
+    )
+    assert cli("agent", "install", "gemini").exit_code == 0
+    account = {"GEMINI_API_KEY": "no-such-key", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    ask = ["gemini", "-p", "where does the pip cache live?"]
+    # The model call is attempted (and fails: no server there), or the prompt was blocked.
+    done = lambda said: "Attempt 1 failed" in said or "blocked" in said  # noqa: E731
+    log = tmp_path / "calls.log"
+
+    path = str(_logging_graphit(tmp_path / "a", log))
+    said = _headless(clients_bin, project_dir, ask, path, done, **account)
+    calls = log.read_text().splitlines()
+    assert "agent hook session-start --for gemini" in calls, (calls, said)
+    assert "agent hook prompt --for gemini" in calls, (calls, said)
+    assert "Attempt 1 failed" in said and "blocked" not in said, said
+
+    said = _headless(clients_bin, project_dir, ask, str(tmp_path / "empty"), done, **account)
+    assert "Attempt 1 failed" in said and "blocked" not in said, said  # no graphit: not denied
+    old = _logging_graphit(tmp_path / "old", tmp_path / "old.log", code=2)
+    said = _headless(clients_bin, project_dir, ask, str(old), done, **account)
+    assert "agent hook prompt" in (tmp_path / "old.log").read_text()
+    assert "Attempt 1 failed" in said and "blocked" not in said, said
+
+
+def test_gemini_lists_graphit_connected_on_a_busy_machine(
+    cli, clients_bin: Path, project_dir: Path, home: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """Gemini CLI's probe gives the server 5 s to answer `initialize`: with every core kept
+    busy (scripts/busy.sh) the answer still comes in time."""
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
+    assert cli("agent", "install", "gemini").exit_code == 0
+    sleeper = subprocess.Popen(["sleep", "600"])
+    busy = subprocess.Popen(
+        [
+            "bash",
+            str(Path(__file__).resolve().parent.parent / "scripts" / "busy.sh"),
+            str(sleeper.pid),
+            str(os.cpu_count() or 2),
+            "600",
+        ]
+    )
+    try:
+        listed = _client(clients_bin, project_dir, "gemini", "mcp", "list")
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        busy.wait(timeout=60)
+    said = listed.stdout + listed.stderr
+    [row] = [line for line in said.splitlines() if "graphit:" in line]
+    assert row.endswith("Connected"), said
+
+
+# --- the capture hooks, end to end with Claude Code --------------------------------------------
+# A stand-in for the Anthropic API on 127.0.0.1 (ANTHROPIC_BASE_URL) answers `claude -p`: eight
+# Bash tool calls (`true`), then a text answer. Claude Code then runs the Stop hook, and what the
+# hook adds must reach the model (it is in the next request); `/compact` runs the PreCompact
+# hook, whose text must be in the summary request's instructions.
+
+
+class _FakeAnthropic(http.server.BaseHTTPRequestHandler):
+    bodies: list[str]
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length", 0))).decode()
+        self.bodies.append(body)
+        request = json.loads(body)
+        uses = sum(
+            1
+            for m in request.get("messages", [])
+            if isinstance(m.get("content"), list)
+            for b in m["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_use"
+        )
+        tools = [t.get("name") for t in request.get("tools", [])]
+        if uses < 8 and "Bash" in tools:
+            block = {"type": "tool_use", "id": f"toolu_{uses:04d}", "name": "Bash", "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": '{"command": "true"}'}
+            stop = "tool_use"
+        else:
+            block, stop = {"type": "text", "text": ""}, "end_turn"
+            delta = {"type": "text_delta", "text": "The pip cache lives in the ci-cache bucket."}
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        message = {"id": f"msg_{len(self.bodies)}", "type": "message", "role": "assistant"}
+        message |= {"model": request.get("model"), "content": [], "stop_reason": None}
+        message |= {"usage": {"input_tokens": 10, "output_tokens": 1}}
+        for event in (
+            {"type": "message_start", "message": message},
+            {"type": "content_block_start", "index": 0, "content_block": block},
+            {"type": "content_block_delta", "index": 0, "delta": delta},
+            {"type": "content_block_stop", "index": 0},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop},
+                "usage": {"output_tokens": 9},
+            },
+            {"type": "message_stop"},
+        ):
+            self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode())
+
+
+def test_claude_code_delivers_the_capture_requests_to_the_model(
+    cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    assert cli("agent", "install", "claude-code").exit_code == 0
+    bodies: list[str] = []
+    handler = type("Handler", (_FakeAnthropic,), {"bodies": bodies})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    log = tmp_path / "calls.log"
+    path = str(_logging_graphit(tmp_path / "bin", log))
+    api = {
+        "ANTHROPIC_API_KEY": "sk-ant-not-a-key",
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}",
+    }
+    finished = lambda said: '"type":"result"' in said  # noqa: E731
+    try:
+        ask = ["claude", "-p", "where does the pip cache live?", "--output-format", "json"]
+        said = _headless(clients_bin, project_dir, ask, path, finished, **api)
+        assert '"is_error":false' in said, said
+        told = [b for b in bodies if "Stop hook additional context: Before this context" in b]
+        assert len(told) >= 1 and "graphit_memory_insert" in told[0], said  # reached the model
+        assert log.read_text().count("agent hook capture --event Stop") >= 1
+
+        before = len(bodies)
+        compact = ["claude", "-p", "/compact", "--continue", "--output-format", "json"]
+        said = _headless(clients_bin, project_dir, compact, path, finished, **api)
+        assert "agent hook capture --event PreCompact" in log.read_text(), said
+        summary = [b for b in bodies[before:] if "To save in graphit" in b]
+        assert summary and "Additional Instructions" in summary[0], said
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_gemini_fires_precompress_before_a_turn_that_compresses_nothing(
+    clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:
+    """Why install writes no capture hook for Gemini CLI (README): 0.61 runs PreCompress hooks
+    on a one-prompt session, where nothing is compressed. When this fails, Gemini CLI fires it
+    only when it compresses: a capture hook there may then be worth its cost."""
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
+    (home / ".gemini" / "settings.json").write_text(
+        '{"security": {"auth": {"selectedType": "gemini-api-key"}}}'
+    )
+    fired = tmp_path / "fired"
+    hook = {"type": "command", "command": f"cat > {fired}", "timeout": 3000}
+    (project_dir / ".gemini").mkdir()
+    (project_dir / ".gemini" / "settings.json").write_text(
+        json.dumps({"hooks": {"PreCompress": [{"hooks": [hook]}]}})
+    )
+    account = {"GEMINI_API_KEY": "no-such-key", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    done = lambda said: "Attempt 1 failed" in said  # noqa: E731
+    said = _headless(
+        clients_bin, project_dir, ["gemini", "-p", "hi"], str(tmp_path), done, **account
+    )
+    assert fired.exists(), said
+    assert json.loads(fired.read_text())["trigger"] == "auto"

@@ -287,6 +287,7 @@ def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path
         "server": "installed",
         "hook": "installed",
         "prompt_hook": "installed",
+        "capture_hooks": "installed",
         "instructions": str(project_dir / "CLAUDE.md"),
         "guidance": "installed",
     }
@@ -295,7 +296,10 @@ def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path
     assert rows[("claude-code", "user")]["hook"] == "absent"
     table = cli("agent", "status").stdout
     assert f"claude-code  project  {project_dir / '.mcp.json'}\n" in table
-    assert "server installed; hook installed; prompt hook installed; guidance installed" in table
+    assert (
+        "server installed; hook installed; prompt hook installed; capture hooks installed; "
+        "guidance installed"
+    ) in table
 
 
 def test_the_hook_keeps_other_hooks_and_settings(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
@@ -314,7 +318,9 @@ def test_the_hook_keeps_other_hooks_and_settings(cli, project_dir: Path, home: P
     cli("agent", "install", "claude-code")
     groups = json.loads(settings.read_text())["hooks"]["SessionStart"]
     assert groups[0] == theirs["hooks"]["SessionStart"][0]
-    assert groups[1]["hooks"][0]["command"] == "graphit agent hook session-start"
+    assert groups[1]["hooks"][0]["command"] == (
+        "command -v graphit >/dev/null 2>&1 || exit 0; graphit agent hook session-start || exit 1"
+    )
     cli("agent", "uninstall", "claude-code")
     assert settings.read_text() == before
 
@@ -339,7 +345,14 @@ def test_the_session_start_hook_prints_the_mandatory_memories(
     settings = json.loads((project_dir / ".claude" / "settings.json").read_text())
     [group] = settings["hooks"]["SessionStart"]
     [hook] = group["hooks"]
-    assert hook == {"type": "command", "command": "graphit agent hook session-start"}
+    assert hook == {
+        "type": "command",
+        "command": (
+            "command -v graphit >/dev/null 2>&1 || exit 0; "
+            "graphit agent hook session-start || exit 1"
+        ),
+        "timeout": 5,  # seconds, for Claude Code
+    }
     # Claude Code runs the hook through a shell in the project, with the user's environment
     # (graphit on PATH, GRAPHIT_HOME if they set one); its stdout joins the context.
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}

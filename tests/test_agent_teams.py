@@ -51,7 +51,14 @@ def _shell_env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PATH": path, **extra}
 
 
+def _guarded(command: str) -> str:
+    """A project-level hook command as install writes it: silent without graphit, never 2."""
+    return f"command -v graphit >/dev/null 2>&1 || exit 0; {command} || exit 1"
+
+
 def _run_hook(command: str, cwd: Path, event: dict[str, object], **env: str):  # type: ignore[no-untyped-def]
+    """Run `command` as Claude Code does (`/bin/sh -c`; Gemini CLI's `bash -c` is tested in
+    test_agent_hooks_shell.py)."""
     return subprocess.run(
         command,
         shell=True,
@@ -364,8 +371,10 @@ def test_the_prompt_hook_prints_only_the_few_memories_the_prompt_is_about(
     assert cli("agent", "install", "claude-code").exit_code == 0
     hooks = _hooks(project_dir)
     assert hooks == {
-        "SessionStart": "graphit agent hook session-start",
-        "UserPromptSubmit": "graphit agent hook prompt",
+        "SessionStart": _guarded("graphit agent hook session-start"),
+        "UserPromptSubmit": _guarded("graphit agent hook prompt"),
+        "PreCompact": _guarded("graphit agent hook capture --event PreCompact"),
+        "Stop": _guarded("graphit agent hook capture --event Stop"),
     }
     event = {"hook_event_name": "UserPromptSubmit", "cwd": str(project_dir)}
     done = _run_hook(
@@ -397,8 +406,8 @@ def test_hooks_are_silent_outside_a_project_and_never_recall_twice(
     assert cli("agent", "install", "claude-code", "--user").exit_code == 0
     user_hooks = json.loads((home / ".claude" / "settings.json").read_text())["hooks"]
     start = user_hooks["SessionStart"][0]["hooks"][0]["command"]
-    assert start.endswith("agent hook session-start --user")
-    assert Path(start.split()[1]).is_absolute()  # GRAPHIT_HOME=... /abs/graphit ...
+    assert start.endswith("agent hook session-start --user || exit 1")
+    assert Path(start.split()[2]).is_absolute()  # [ -x /abs/graphit ] || exit 0; ...
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     outside = _run_hook(start, elsewhere, {"source": "startup"})
@@ -424,9 +433,11 @@ def test_no_prompt_recall_installs_only_the_session_start_hook(
     cli, project_dir: Path, home: Path
 ) -> None:  # type: ignore[no-untyped-def]
     assert cli("agent", "install", "claude-code", "--no-prompt-recall").exit_code == 0
-    assert set(_hooks(project_dir)) == {"SessionStart"}
-    assert cli("agent", "install", "claude-code").exit_code == 0
+    assert set(_hooks(project_dir)) == {"SessionStart", "PreCompact", "Stop"}
+    assert cli("agent", "install", "claude-code", "--no-capture").exit_code == 0
     assert set(_hooks(project_dir)) == {"SessionStart", "UserPromptSubmit"}
+    assert cli("agent", "install", "claude-code").exit_code == 0
+    assert set(_hooks(project_dir)) == {"SessionStart", "UserPromptSubmit", "PreCompact", "Stop"}
 
 
 @pytest.fixture
@@ -491,9 +502,11 @@ def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, hom
     assert settings["mcpServers"]["graphit"]["command"] == "graphit"
     hooks = {e: g[0]["hooks"][0]["command"] for e, g in settings["hooks"].items()}
     assert hooks == {
-        "SessionStart": "graphit agent hook session-start --for gemini",
-        "BeforeAgent": "graphit agent hook prompt --for gemini",
+        "SessionStart": _guarded("graphit agent hook session-start --for gemini"),
+        "BeforeAgent": _guarded("graphit agent hook prompt --for gemini"),
     }
+    timeouts = {e: g[0]["hooks"][0]["timeout"] for e, g in settings["hooks"].items()}
+    assert timeouts == {"SessionStart": 5000, "BeforeAgent": 3000}  # milliseconds
     # Gemini CLI sends the event as JSON on stdin and reads stdout as JSON.
     event = {"hook_event_name": "BeforeAgent", "cwd": str(project_dir)}
     done = _run_hook(hooks["BeforeAgent"], project_dir, {**event, "prompt": "the pip cache?"})
@@ -509,5 +522,6 @@ def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, hom
     rows = cli("agent", "status", "--format", "json").json()
     [row] = [r for r in rows if (r["client"], r["level"]) == ("gemini", "project")]
     assert (row["server"], row["hook"], row["prompt_hook"]) == ("installed",) * 3
+    assert row["capture_hooks"] is None  # Gemini CLI gets none (README: its PreCompress)
     assert cli("agent", "uninstall", "gemini").exit_code == 0
     assert not (project_dir / ".gemini").exists()

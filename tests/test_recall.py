@@ -25,7 +25,6 @@ from graphit_cli.recall import log, policy, render, session
 from graphit_cli.recall import prompt as prompts
 from graphit_cli.recall.hook import (
     PromptRequest,
-    capture_context,
     prompt_context,
     request_from_event,
     session_context,
@@ -385,34 +384,27 @@ def test_gate_reasons_name_the_bar_that_was_missed() -> None:
 # --- capture ---------------------------------------------------------------------------------
 
 
-def test_capture_asks_once_per_session_and_event_and_not_after_writes(
-    project_dir: Path, service: Any, monkeypatch: pytest.MonkeyPatch
+def test_capture_is_silent_once_the_session_wrote_memories_by_any_road(
+    project_dir: Path, service: Any, tmp_path: Path
 ) -> None:
+    """The transcript shows tool calls only; a memory written from the shell, the Explorer or
+    another client since the session started counts too (issue 34, item 7)."""
+    from graphit_cli.recall.capture import capture
+
     service.upsert(MemoryDraft(title="Old note", body="Written before the session."))
-    ask = PromptRequest("", "s1", event="PreCompact")
-    first = capture_context([service], ask)
-    assert "graphit_memory_insert" in first
-    assert capture_context([service], ask) == ""  # once per session and event
-    assert capture_context([service], PromptRequest("", "s1", event="Stop")) != ""
-    assert capture_context([service], PromptRequest("", None, event="Stop")) == ""
-    stop_again = PromptRequest("", "s9", event="Stop", stop_hook_active=True)
-    assert capture_context([service], stop_again) == ""  # never a loop of Stop hooks
-    session_context([service], PromptRequest("", "s2"))  # the session starts
+    session_context([service], PromptRequest("", "s1"))  # the session starts: recorded
+    assert "graphit_memory_insert" in capture("PreCompact", "claude-code", "s1", {})
+    assert capture("PreCompact", "claude-code", "s1", {}) == ""  # once per session and event
+    session_context([service], PromptRequest("", "s2"))
     time.sleep(0.01)
-    service.upsert(MemoryDraft(title="Learned today", body="The session saved this."))
-    assert capture_context([service], PromptRequest("", "s2", event="PreCompact")) == ""
-    opened: list[int] = []
-
-    def lazily() -> list[Any]:
-        opened.append(1)
-        return [service]
-
-    session_context([service], PromptRequest("", "s4"))
-    assert capture_context(lazily, PromptRequest("", "s4", event="Stop")) != ""
-    assert capture_context(lazily, PromptRequest("", "s4", event="Stop")) == ""
-    assert opened == [1]  # asked already: no table opened the second time
-    monkeypatch.setenv("GRAPHIT_CAPTURE", "0")
-    assert capture_context([service], PromptRequest("", "s3", event="PreCompact")) == ""
+    service.upsert(MemoryDraft(title="Learned today", body="Saved with graphit memory upsert."))
+    assert capture("PreCompact", "claude-code", "s2", {}) == ""  # the session wrote one
+    shell = tmp_path / "t.jsonl"
+    shell.write_text(
+        '{"type":"tool_use","name":"Bash","input":{"command":"graphit memory upsert --title x"}}\n'
+    )
+    assert capture("PreCompact", "claude-code", "s3", {"transcript_path": str(shell)}) == ""
+    assert capture("PreCompact", "claude-code", "s4", {}) != ""  # no start recorded: asked
 
 
 # --- import never takes graphit's own block -------------------------------------------------

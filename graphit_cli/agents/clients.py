@@ -1,16 +1,25 @@
 """Where each MCP client keeps its servers, hooks and instructions, and what install writes.
 
 An install is planned as a list of `Change`s (path, text before, text after): the MCP server
-entry, for Claude Code a SessionStart hook (the mandatory memories) and a UserPromptSubmit hook
-(the memories each prompt is about), and the recall and capture guidance as a marked block in
-the client's instructions file. `--dry-run` shows the changes as a diff; otherwise they are
-written. Planning reads files and refuses a malformed one before anything is written, so a
+entry; for Claude Code and Gemini CLI a SessionStart hook (the mandatory memories) and a prompt
+hook (the memories each prompt is about); for Claude Code capture hooks (a request to save what
+was learned, at the moments context is lost); and the recall and capture guidance as a marked
+block in the client's instructions file. `--dry-run` shows the changes as a diff; otherwise they
+are written. Planning reads files and refuses a malformed one before anything is written, so a
 refused install leaves every file as it was.
 
 Project-level files are the team's: they run `graphit` from PATH and name nothing of this
 machine (no absolute path, no GRAPHIT_HOME), so a teammate who clones the project and has
 graphit installed gets a working server and hooks. User-level files are this user's own: they
 pin the absolute path of the graphit in use, and GRAPHIT_HOME when it is set.
+
+A hook entry never makes anyone wait or blocks a prompt: it carries an explicit timeout (the
+clients' defaults are 60 s for Gemini CLI and 600 s for Claude Code), and its command exits 0
+when graphit is not installed (a teammate who cloned the project without it: Gemini CLI reads
+the shell's 127 as "deny this prompt") and turns any other failure into exit 1 (Claude Code
+reads 2 as "block", Gemini CLI anything but 0 and 1 as "deny"; an older graphit without a
+subcommand exits 2). The command is POSIX sh: Claude Code runs it with `/bin/sh -c` (Node's
+`shell: true`), Gemini CLI with `bash -c`, on Linux and macOS.
 
 One job: planning what install, uninstall and status touch for each client (its files, its
 entry, its hooks, what install says after writing); the text edits are files.py's and jsonc.py's.
@@ -40,6 +49,21 @@ SESSION_START, USER_PROMPT = "SessionStart", "UserPromptSubmit"
 # The clients with hooks, and the name each gives the event before a prompt is answered (Gemini
 # CLI's BeforeAgent gets the prompt and adds `hookSpecificOutput.additionalContext` to the turn).
 PROMPT_EVENT = {"claude-code": USER_PROMPT, "gemini": "BeforeAgent"}
+# The events at which context is about to be lost, where a hook's output reaches the model
+# (read in Claude Code 2.1.197's and Gemini CLI 0.61's source, then run with the real clients):
+# - Claude Code PreCompact: stdout becomes instructions to the summariser (so the summary
+#   carries what is still to save); Stop: `hookSpecificOutput.additionalContext` goes to the
+#   model, which takes one more turn (not a "block": no error; once per session).
+# - Gemini CLI: none. Its PreCompress fires before every turn, compression or not (it is
+#   called ahead of the threshold check), and only its `systemMessage` is read, shown to the
+#   user; a hook there would cost every prompt a process start and announce compressions
+#   that do not happen. SessionEnd, in both clients, reaches no model.
+CAPTURE_EVENTS: dict[str, tuple[str, ...]] = {"claude-code": ("PreCompact", "Stop")}
+# Seconds the client lets a hook run before killing it: above the product's own budgets (1 s
+# for a prompt, 2 s for session start), so a slow start on a busy machine still answers, and
+# far below the clients' defaults. Claude Code reads `timeout` in seconds, Gemini CLI in ms.
+HOOK_SECONDS = {"session-start": 5, "prompt": 3, "capture": 3}
+TIMEOUT_UNIT = {"claude-code": 1, "gemini": 1000}
 
 
 # --- the clients -----------------------------------------------------------------------------
@@ -242,21 +266,48 @@ def server_entry(c: Client, level: str, root: Path) -> dict[str, Any]:
     return entry
 
 
+def _hook_kind(event: str, name: str) -> str:
+    if event == SESSION_START:
+        return "session-start"
+    return "prompt" if event == PROMPT_EVENT.get(name) else "capture"
+
+
 def hook_command(event: str, level: str, name: str = "claude-code") -> str:
-    """The shell command of a hook: `graphit agent hook session-start|prompt` (with `--for
-    gemini`, the JSON Gemini CLI reads). At user level it pins this graphit and GRAPHIT_HOME,
-    and says `--user` so it stays silent in a project that has the same hook of its own."""
-    which = "session-start" if event == SESSION_START else "prompt"
-    argv = [*command_for(level), "agent", "hook", which]
+    """The shell command of a hook: `graphit agent hook session-start|prompt|capture` (with
+    `--for gemini`, the JSON Gemini CLI reads), behind a guard that exits 0 when that graphit
+    is missing, and with any failure turned into exit 1 (never a block). At user level it pins
+    this graphit and GRAPHIT_HOME, and says `--user` so it stays silent in a project that has
+    the same hook of its own."""
+    kind = _hook_kind(event, name)
+    argv = [*command_for(level), "agent", "hook", kind]
+    if kind == "capture":
+        argv += ["--event", event]
     if name != "claude-code":
         argv += ["--for", name]
+    program = shlex.quote(argv[0])
     if level == PROJECT:
-        return shlex.join(argv)
-    env = [f"{k}={shlex.quote(v)}" for k, v in server_env(USER, Path(".")).items()]
-    return " ".join([*env, shlex.join([*argv, "--user"])])
+        guard = f"command -v {program} >/dev/null 2>&1 || exit 0"
+        run = shlex.join(argv)
+    else:
+        guard = f"[ -x {program} ] || exit 0"
+        env = [f"{k}={shlex.quote(v)}" for k, v in server_env(USER, Path(".")).items()]
+        run = " ".join([*env, shlex.join([*argv, "--user"])])
+    return f"{guard}; {run} || exit 1"
+
+
+def hook_entry(event: str, level: str, name: str = "claude-code") -> dict[str, Any]:
+    """The hook as the settings file holds it: the command and the client's timeout."""
+    seconds = HOOK_SECONDS[_hook_kind(event, name)]
+    return {
+        "type": "command",
+        "command": hook_command(event, level, name),
+        "timeout": seconds * TIMEOUT_UNIT[name],
+    }
 
 
 def is_our_hook(hook: Any) -> bool:
+    """graphit's hook, as this version writes it or as earlier ones did (no guard, no timeout,
+    or `graphit memory recall`): install replaces it and uninstall takes it out."""
     command = hook.get("command", "") if isinstance(hook, dict) else ""
     return (
         isinstance(command, str)
@@ -333,17 +384,19 @@ def _server_change(c: Client, path: Path, entry: dict[str, Any] | None) -> Chang
     return Change(path, before, after, "MCP server")
 
 
-def _hook_change(path: Path, wanted: dict[str, str | None], before: str | None = None) -> Change:
-    """The settings file with graphit's hook for each event of `wanted` set to its command
+def _hook_change(
+    path: Path, wanted: dict[str, dict[str, Any] | None], before: str | None = None
+) -> Change:
+    """The settings file with graphit's hook for each event of `wanted` set to its entry
     (None: taken out). Other hooks, settings and the file's layout stay as written."""
     original = _read(path)
     text = original if before is None else before
-    for event, command in wanted.items():
-        text = _one_hook(path, text, event, command)
+    for event, entry in wanted.items():
+        text = _one_hook(path, text, event, entry)
     return Change(path, original, text, "hooks")
 
 
-def _one_hook(path: Path, text: str | None, event: str, command: str | None) -> str | None:
+def _one_hook(path: Path, text: str | None, event: str, entry: dict[str, Any] | None) -> str | None:
     data = files.load_json(path, text)
     hooks = data.get("hooks", {})
     if not isinstance(hooks, dict):
@@ -358,9 +411,9 @@ def _one_hook(path: Path, text: str | None, event: str, command: str | None) -> 
         for hi, h in enumerate(g["hooks"])
         if is_our_hook(h)
     ]
-    if command is not None and [h.get("command") for _, _, h in ours] == [command]:
+    if entry is not None and [h for _, _, h in ours] == [entry]:
         return text
-    if command is None and not ours:
+    if entry is None and not ours:
         return text
     for gi in sorted({gi for gi, _, _ in ours}, reverse=True):  # the indexes before stay valid
         assert text is not None
@@ -370,9 +423,8 @@ def _one_hook(path: Path, text: str | None, event: str, command: str | None) -> 
             continue
         for hi in sorted((h for g, h, _ in ours if g == gi), reverse=True):
             text = files.drop_json_path(path, text, ["hooks", event, gi, "hooks", hi])
-    if command is not None:
-        group = {"hooks": [{"type": "command", "command": command}]}
-        text = files.add_json_item(path, text, ["hooks", event], group)
+    if entry is not None:
+        text = files.add_json_item(path, text, ["hooks", event], {"hooks": [entry]})
     return text
 
 
@@ -382,12 +434,24 @@ def _hook_path(c: Client, level: str, root: Path) -> Path:
     return (root if level == PROJECT else _home()) / ".claude" / "settings.json"
 
 
-def _hooks_wanted(c: Client, level: str, prompt_recall: bool) -> dict[str, str | None]:
+def _hooks_wanted(
+    c: Client, level: str, prompt_recall: bool, capture: bool = True
+) -> dict[str, dict[str, Any] | None]:
     prompt = PROMPT_EVENT[c.name]
-    return {
-        SESSION_START: hook_command(SESSION_START, level, c.name),
-        prompt: hook_command(prompt, level, c.name) if prompt_recall else None,
+    wanted = {
+        SESSION_START: hook_entry(SESSION_START, level, c.name),
+        prompt: hook_entry(prompt, level, c.name) if prompt_recall else None,
     }
+    for event in CAPTURE_EVENTS.get(c.name, ()):
+        wanted[event] = hook_entry(event, level, c.name) if capture else None
+    return wanted
+
+
+def hook_events(name: str) -> tuple[str, ...]:
+    """Every event graphit may put a hook on for client `name` (none for a client without)."""
+    if name not in PROMPT_EVENT:
+        return ()
+    return (SESSION_START, PROMPT_EVENT[name], *CAPTURE_EVENTS.get(name, ()))
 
 
 def _with_hooks(changes: list[Change], hooks: Change) -> list[Change]:
@@ -406,7 +470,12 @@ def _level(c: Client, level: str | None) -> str:
 
 
 def plan_install(
-    name: str, level: str | None = None, cwd: Path | None = None, *, prompt_recall: bool = True
+    name: str,
+    level: str | None = None,
+    cwd: Path | None = None,
+    *,
+    prompt_recall: bool = True,
+    capture: bool = True,
 ) -> list[Change]:
     c = client(name)
     level = _level(c, level)
@@ -415,7 +484,7 @@ def plan_install(
     if c.name in PROMPT_EVENT:
         path = _hook_path(c, level, root)
         text = changes[0].after if path == changes[0].path else None
-        hooks = _hook_change(path, _hooks_wanted(c, level, prompt_recall), text)
+        hooks = _hook_change(path, _hooks_wanted(c, level, prompt_recall, capture), text)
         changes = _with_hooks(changes, hooks)
     guide = c.instructions_path(level, root)
     if guide is not None:
@@ -432,11 +501,8 @@ def plan_uninstall(name: str, level: str | None = None, cwd: Path | None = None)
     root = project_root(cwd)
     changes: list[Change] = []
     if c.name in PROMPT_EVENT:  # the hooks first: install added them after the server
-        changes.append(
-            _hook_change(
-                _hook_path(c, level, root), {PROMPT_EVENT[c.name]: None, SESSION_START: None}
-            )
-        )
+        gone: dict[str, dict[str, Any] | None] = dict.fromkeys(hook_events(c.name))
+        changes.append(_hook_change(_hook_path(c, level, root), gone))
     server = _server_change(c, c.config_path(level, root), None)
     if changes and changes[0].path == server.path:
         after = files.drop_json_entry(server.path, changes[0].after, [c.key, SERVER_NAME])

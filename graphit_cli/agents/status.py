@@ -13,6 +13,7 @@ from typing import Any
 
 from graphit_cli.agents import files
 from graphit_cli.agents.clients import (
+    CAPTURE_EVENTS,
     CLIENTS,
     PROMPT_EVENT,
     SESSION_START,
@@ -21,7 +22,7 @@ from graphit_cli.agents.clients import (
     _hook_path,
     _read,
     _server_change,
-    hook_command,
+    hook_entry,
     instructions_text,
     is_our_hook,
     project_root,
@@ -38,6 +39,7 @@ class Status:
     server: str  # "installed", "outdated" (another command or env), "absent" or an error
     hook: str | None  # Claude Code and Gemini CLI: the SessionStart hook
     prompt_hook: str | None  # their UserPromptSubmit (BeforeAgent) hook
+    capture_hooks: str | None  # Claude Code's capture hooks (PreCompact, Stop), together
     instructions: Path | None
     guidance: str | None  # "installed", "outdated", "absent"
 
@@ -49,6 +51,7 @@ class Status:
             "server": self.server,
             "hook": self.hook,
             "prompt_hook": self.prompt_hook,
+            "capture_hooks": self.capture_hooks,
             "instructions": str(self.instructions) if self.instructions else None,
             "guidance": self.guidance,
         }
@@ -69,11 +72,16 @@ def status(cwd: Path | None = None) -> list[Status]:
                 )
             except InvalidInput as exc:
                 server = f"unreadable: {exc.message}"
-            hook = prompt_hook = None
+            hook = prompt_hook = capture = None
             if c.name in PROMPT_EVENT:
                 hook_path = _hook_path(c, level, root)
                 hook = _hook_state(hook_path, SESSION_START, level, c.name)
                 prompt_hook = _hook_state(hook_path, PROMPT_EVENT[c.name], level, c.name)
+                events = CAPTURE_EVENTS.get(c.name, ())
+                states = {_hook_state(hook_path, e, level, c.name) for e in events}
+                # One word for the set: all alike, else "outdated" (install makes them alike).
+                if states:
+                    capture = states.pop() if len(states) == 1 else "outdated"
             guide = c.instructions_path(level, root)
             guidance = None
             if guide is not None:
@@ -83,13 +91,15 @@ def status(cwd: Path | None = None) -> list[Status]:
                 else:
                     same = files.set_block(text, instructions_text()) == text
                     guidance = "installed" if same else "outdated"
-            rows.append(Status(c.name, level, path, server, hook, prompt_hook, guide, guidance))
+            rows.append(
+                Status(c.name, level, path, server, hook, prompt_hook, capture, guide, guidance)
+            )
     return rows
 
 
 def _hook_state(path: Path, event: str, level: str, name: str) -> str:
     try:
-        change = _hook_change(path, {event: hook_command(event, level, name)})
+        change = _hook_change(path, {event: hook_entry(event, level, name)})
         data = files.load_json(path, change.before)
     except InvalidInput as exc:
         return f"unreadable: {exc.message}"

@@ -93,6 +93,13 @@ def install(
             help="No per-prompt hook (claude-code, gemini); GRAPHIT_PROMPT_RECALL=0 mutes it.",
         ),
     ] = False,
+    no_capture: Annotated[
+        bool,
+        typer.Option(
+            "--no-capture",
+            help="No capture hooks (claude-code); GRAPHIT_CAPTURE=0 mutes them.",
+        ),
+    ] = False,
 ) -> None:
     """Add the graphit MCP server to CLIENT's configuration, with the recall guidance.
 
@@ -102,14 +109,16 @@ def install(
     working setup. --user: the client's files for every project of this user; they pin
     this graphit's absolute path and GRAPHIT_HOME when set.
 
-    Claude Code (.claude/settings.json) and Gemini CLI (its settings.json) also get two
-    hooks: at session start the mandatory memories, and at each prompt the few memories it
-    is about (none for a prompt about nothing). Every client gets the recall protocol and
-    capture guidance as a marked block in its instructions file (CLAUDE.md, AGENTS.md,
-    GEMINI.md). Only graphit's own entries change: other entries, comments and layout stay
-    as written. Running it again changes nothing. After writing it says which files to
-    commit and the client's first-run step (approve the server in Claude Code, trust the
-    folder in Gemini CLI or the project in Codex).
+    Claude Code (.claude/settings.json) and Gemini CLI (its settings.json) also get hooks:
+    at session start the mandatory memories, at each prompt the few memories it is about
+    (none for a prompt about nothing), and for Claude Code capture hooks that ask, once per
+    session, to save what was learned before context is lost (PreCompact and Stop). Each
+    hook has a timeout of a few seconds and exits 0 where graphit is not installed. Every
+    client gets the recall protocol and capture guidance as a marked block in its
+    instructions file (CLAUDE.md, AGENTS.md, GEMINI.md). Only graphit's own entries change:
+    other entries, comments and layout stay as written. Running it again changes nothing.
+    After writing it says which files to commit and the client's first-run step (approve the
+    server in Claude Code, trust the folder in Gemini CLI or the project in Codex).
 
     Files (project; --user): claude-code .mcp.json; ~/.claude.json. cursor
     .cursor/mcp.json; ~/.cursor/mcp.json. vscode .vscode/mcp.json; the user profile's
@@ -121,7 +130,9 @@ def install(
     level = _level(project, user)
     for line in notes_before(client.value, level):
         note(line)
-    changes = plan_install(client.value, level, prompt_recall=not no_prompt_recall)
+    changes = plan_install(
+        client.value, level, prompt_recall=not no_prompt_recall, capture=not no_capture
+    )
     _run(changes, dry_run, "wrote")
     if not dry_run:
         for line in notes_after(client.value, level, changes):
@@ -175,6 +186,8 @@ def status(
             parts.append(f"hook {r.hook}")
         if r.prompt_hook is not None:
             parts.append(f"prompt hook {r.prompt_hook}")
+        if r.capture_hooks is not None:
+            parts.append(f"capture hooks {r.capture_hooks}")
         if r.instructions is not None:
             parts.append(f"guidance {r.guidance} ({r.instructions})")
         lines.append(f"{r.client:<12} {r.level:<8} {r.config}\n{'':<22}{'; '.join(parts)}\n")
@@ -304,3 +317,26 @@ def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_
     from graphit_cli.cli import hooks
 
     hooks.never_blocks(hooks.prompt)(user, hooks.read_stdin(), for_.value)
+
+
+@hook_app.command("capture")
+def hook_capture(
+    event: Annotated[
+        str,
+        typer.Option("--event", help="The client's event: PreCompact or Stop (Claude Code)."),
+    ],
+    user: HookUserOpt = False,
+    for_: HookForOpt = HookClient.claude_code,
+) -> None:
+    """Ask, once per session and event, to save durable learnings before context is lost.
+
+    The event's JSON on stdin (its session_id, and the transcript to see whether the session
+    already saved memories). Nothing outside a graphit project, when the session already
+    wrote memories, after the first time, at a Stop before the session made 8 tool calls, or
+    with GRAPHIT_CAPTURE=0.
+    """
+    from graphit_cli.cli import capture_hook
+
+    code = capture_hook.run(event, user, for_.value, capture_hook.read_stdin())
+    if code:
+        raise typer.Exit(code)

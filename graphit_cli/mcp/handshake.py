@@ -1,4 +1,4 @@
-"""The server's answer to `initialize`, without the MCP SDK.
+"""The server's answers to `initialize` and `tools/list`, without the MCP SDK.
 
 The SDK costs one to two seconds to import, and a client waits for the `initialize` answer
 before anything else; that answer depends on nothing the SDK computes: the protocol version
@@ -6,7 +6,10 @@ before anything else; that answer depends on nothing the SDK computes: the proto
 and resources, none of them changing), the server's name, version and instructions.
 `stdio.py` sends this answer at once and still hands the request to the SDK, whose own answer
 it drops after comparing the two: a difference (a newer SDK) is logged, and a test holds them
-equal for every protocol version. Standard library only.
+equal for every protocol version. `tools/list` likewise: its answer is static data
+(schemas.tools_list(), generated from the SDK's own answer and tested equal to it), so a client
+that lists the tools right after the handshake (Gemini CLI's `mcp list` probe gives up after a
+few seconds) does not wait for the SDK either. Standard library only.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphit_cli import __version__
+from graphit_cli.mcp import schemas
 
 SERVER_NAME = "graphit-memory"
 SERVER_TITLE = "Graphit memory"
@@ -70,3 +74,33 @@ def answer(message: dict[str, Any], ident: int | str) -> dict[str, Any]:
             "serverInfo": {"name": SERVER_NAME, "title": SERVER_TITLE, "version": __version__},
         },
     }
+
+
+_SPEC_META = "io.modelcontextprotocol/"  # the stateless protocol's per-request keys
+
+
+def listing_id(message: Any) -> int | str | None:
+    """The id of a `tools/list` request for the first (only) page, else None: a cursor, a
+    request of the stateless protocol (its version in `_meta`: the answer's shape differs), or
+    anything unusual, is left to the SDK."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    if message.get("method") != "tools/list":
+        return None
+    ident = message.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    params = message.get("params")
+    if params is not None and (not isinstance(params, dict) or set(params) - {"_meta"}):
+        return None
+    meta = params.get("_meta") if params else None
+    if meta is not None and (
+        not isinstance(meta, dict) or any(str(k).startswith(_SPEC_META) for k in meta)
+    ):
+        return None
+    return ident
+
+
+def tools_answer(ident: int | str) -> dict[str, Any]:
+    """The JSON-RPC response the SDK gives to a `tools/list` request for the first page."""
+    return {"jsonrpc": "2.0", "id": ident, "result": schemas.tools_list()}

@@ -1,5 +1,9 @@
 """The schemas tools/list shows: compacted input schemas, and every tool's output schema.
 
+The whole `tools/list` answer is also committed as data (tools_list.json, written by
+scripts/gen_mcp_tools.py from the SDK's own answer, and tested equal to it), so the server
+answers a client's first listing before the SDK is imported (stdio.py, handshake.py).
+
 Input schemas lose what pydantic adds for nothing and refuse unknown arguments. The output
 schema of every graphit_memory_* tool is the shape of its structuredContent.
 
@@ -14,7 +18,19 @@ single-type dialect (Gemini's function declarations) may reject it, and the MCP 
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
 from typing import Any
+
+TOOLS_LIST_FILE = Path(__file__).with_name("tools_list.json")
+
+
+@functools.cache
+def tools_list() -> dict[str, Any]:
+    """The `tools/list` result the SDK sends (read once; the caller must not change it)."""
+    found: dict[str, Any] = json.loads(TOOLS_LIST_FILE.read_text(encoding="utf-8"))
+    return found
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -2,10 +2,11 @@
 
 A client waits for the `initialize` answer before anything else, and the MCP SDK takes one to
 two seconds to import. So the main thread, with the standard library only, reads stdin and
-answers a well-formed `initialize` itself (handshake.py), while the `graphit-mcp-server` thread
-imports the SDK, builds the server (server.py) and starts the warm-up (background.py). Every
-line, that `initialize` included, goes to the SDK in arrival order, so the SDK's session state
-is its own; its answer to the `initialize` already answered is dropped (and compared).
+answers a well-formed `initialize` and every `tools/list` for the first page itself
+(handshake.py: the tool list is static data), while the `graphit-mcp-server` thread imports the
+SDK, builds the server (server.py) and starts the warm-up (background.py). Every line, those
+requests included, goes to the SDK in arrival order, so the SDK's session state is its own; its
+answers to the requests already answered are dropped (and compared).
 
 Stopping: at the end of stdin, or on SIGINT or SIGTERM, the main thread stops reading; the SDK
 answers what it already has and returns; the background thread finishes its step and is
@@ -71,10 +72,11 @@ def _messages(text: str) -> list[dict[str, Any]]:
 class Wire:
     """The client's end: lines in from stdin, lines out to stdout under one lock.
 
-    `answer_first` answers a well-formed `initialize` at once; `from_server` passes the SDK's
-    lines on, except its own answer to that request. `expect` notes each request the SDK owes
-    an answer, so `drain` can wait for those answers before the SDK's input is closed (the
-    SDK drops the answer of a request still running when its input ends)."""
+    `answer_first` answers a well-formed `initialize` at once, `answer_listing` a `tools/list`;
+    `from_server` passes the SDK's lines on, except its own answers to those requests.
+    `expect` notes each request the SDK owes an answer, so `drain` can wait for those answers
+    before the SDK's input is closed (the SDK drops the answer of a request still running when
+    its input ends)."""
 
     def __init__(self, stdin: int = 0, stdout: int = 1) -> None:
         self.input = _private_copy(stdin)
@@ -86,7 +88,9 @@ class Wire:
         with contextlib.suppress(OSError):
             os.dup2(2, stdout)
         self._lock = threading.Lock()
-        self._answered: tuple[int | str, dict[str, Any]] | None = None
+        # The answers sent early, per id (a list: a client may reuse an id once answered).
+        self._answered: dict[tuple[type, Any], list[dict[str, Any]]] = {}
+        self._handshake = False  # `initialize` answered here: tools/list is answered too
         self._owed: set[tuple[type, Any]] = set()
         self._settled = threading.Condition()
 
@@ -105,8 +109,27 @@ class Wire:
         ident = handshake.request_id(message)  # None for a batch, or anything unusual
         if ident is None:
             return
-        reply = handshake.answer(message, ident)
-        self._answered = (ident, reply)
+        self._handshake = True
+        self._early(ident, handshake.answer(message, ident))
+
+    def answer_listing(self, line: str) -> None:
+        """Answer a `tools/list` for the first page from the static tool list, on a connection
+        whose `initialize` was answered here (the handshake's protocol, whose answer it is)."""
+        if not self._handshake or '"tools/list"' not in line:  # most lines: no second parse
+            return
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        ident = handshake.listing_id(message)
+        if ident is not None:
+            self._early(ident, handshake.tools_answer(ident))
+
+    def _early(self, ident: int | str, reply: dict[str, Any]) -> None:
+        key = _key(ident)
+        assert key is not None
+        with self._settled:
+            self._answered.setdefault(key, []).append(reply)
         self.send(json.dumps(reply, ensure_ascii=False, separators=(",", ":")) + "\n")
 
     def expect(self, line: str) -> None:
@@ -130,12 +153,14 @@ class Wire:
             with self._settled:
                 self._owed.discard(key)  # type: ignore[arg-type]
                 self._settled.notify_all()
-            answered = self._answered
-            if answered is not None and key == _key(answered[0]):
-                self._answered = None
-                if message != answered[1]:
+                sent = self._answered.get(key) if key is not None else None
+                early = sent.pop(0) if sent else None
+                if sent == []:
+                    del self._answered[key]  # type: ignore[arg-type]
+            if early is not None:
+                if message != early:
                     log.warning(
-                        "the MCP SDK answers initialize otherwise than the early answer sent: %s",
+                        "the MCP SDK answers otherwise than the early answer sent: %s",
                         text.strip()[:2000],
                     )
                 return
@@ -282,6 +307,8 @@ def read_loop(wire: Wire, inbox: Inbox, stopper: Stopper) -> None:
             if first:
                 first = False
                 wire.answer_first(line)
+            else:
+                wire.answer_listing(line)
             wire.expect(line)
             inbox.put(line + "\n")
         if not chunk:

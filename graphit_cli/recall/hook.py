@@ -5,7 +5,8 @@ daemon (hybrid search, the model warm) or in-process (the hook's own process), w
 recall scopes' services in recall order. Everything the hooks decide lives behind them:
 the user's words (`prompt`), the gate and the choice (`policy`), once per session
 (`session`), dates and the budget (`render`), and the recalls log (`log`). They return the
-Markdown to inject, "" for nothing, and never raise for a memory they cannot judge.
+Markdown to inject, "" for nothing, and never raise for a memory they cannot judge. The
+capture request (`capture.py`) asks `wrote_since` whether the session wrote memories.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     # A search done elsewhere (a daemon's, over every recall scope at once): query -> result.
     Searcher = Callable[[str], SearchResult | None]
 
-ENV_CAPTURE = "GRAPHIT_CAPTURE"  # 0 mutes the capture reminder (as GRAPHIT_PROMPT_RECALL=0)
 LOGGED_LEFT = 8  # candidates left out, logged per prompt (the best first)
 RIVAL_POOL = 8  # memories read on a shown memory's subject (and of the prompt's best), to find
 # a newer one that says otherwise
@@ -255,53 +255,16 @@ def session_context(services: list[MemoryService], request: PromptRequest) -> st
     return text
 
 
-# --- capture: ask once for what the session learned ----------------------------------------
-
-CAPTURE_TEXT = (
-    "graphit: before this context is lost, save what this session learned that will still "
-    "hold next time (a decision, a convention, a correction the user made, a constraint) "
-    "with graphit_memory_insert, one memory each, if it is not saved yet. Nothing durable: "
-    "nothing to do."
-)
+# --- for the capture request (recall/capture.py) ----------------------------------------------
 
 
-def capture_muted() -> bool:
-    return os.environ.get(ENV_CAPTURE, "").strip().lower() in ("0", "false", "no", "off")
-
-
-def _wrote_since(services: list[MemoryService], started: float) -> bool:
+def wrote_since(services: list[MemoryService], started: float) -> bool:
     """A live memory of the recall scopes was written after `started` (epoch seconds)."""
     since_us = int(started * 1_000_000)
     for service in services:
         try:
             if any(s.updated_us >= since_us for s in service.store.live_index()):
                 return True
-        except Exception:  # a scope that cannot answer does not make the reminder wrong
+        except Exception:  # a scope that cannot answer does not make the request wrong
             continue
     return False
-
-
-def capture_context(
-    services: list[MemoryService] | Callable[[], list[MemoryService]],
-    request: PromptRequest,
-    text: str = CAPTURE_TEXT,
-) -> str:
-    """`text` for a capture event, or "" for none: once per session and event (`request.
-    event`), never when a memory of the recall scopes was written since the session started
-    (recorded at its SessionStart or first prompt), never without a session id, never when
-    muted (GRAPHIT_CAPTURE=0), never for a Stop that a Stop hook already continued.
-    `services` may be a callable: the tables are opened only when the cheap checks pass."""
-    if capture_muted() or not request.session_id or request.stop_hook_active:
-        return ""
-    event = request.event or "capture"
-    with sessions.opened(request.client, request.session_id) as state:
-        if state is None or event in state.reminded:  # no state kept: "once" not assured
-            return ""
-        opened = services() if callable(services) else services
-        if not state.new and _wrote_since(opened, state.started):
-            return ""
-        state.reminded.append(event)
-    log.append(
-        {"event": f"capture:{event}", "client": request.client, "session": request.session_id}
-    )
-    return text

@@ -86,6 +86,13 @@ def _load(path: Path) -> Session | None:
     )
 
 
+def started(session_id: str, client: str = "") -> float | None:
+    """When the session started (its first hook call), None when no live state records it.
+    Read-only: no lock, no write."""
+    found = _load(_path(client, session_id))
+    return None if found is None else found.started
+
+
 def _private_dir() -> Path:
     folder = sessions_dir()
     folder.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)

@@ -1,0 +1,104 @@
+"""`graphit agent hook capture --event EVENT`: the capture request, in the form the event reads.
+
+A module of its own, standard library and light graphit modules only (no Typer, no LanceDB), so
+the hook costs little at a Stop (the end of every turn) and a fast dispatch can call `run`
+before Typer loads. `graphit_cli.recall.capture` decides whether to ask and says what; this
+adapter reads the event, stays silent where it should, and prints:
+- Claude Code PreCompact: plain text (the summariser's extra instructions);
+- Claude Code Stop (and events like it): `hookSpecificOutput.additionalContext`, which reaches
+  the model without an error (a "decision": "block" would be one);
+- Gemini CLI (`--for gemini`; install writes no capture hook there: README): `systemMessage`,
+  the only field its PreCompress and SessionEnd read.
+Silent outside a graphit project, and with --user in a project whose own settings run the same
+hook. An error is one line on stderr and exit 1, never 2 (Claude Code reads 2 as "block").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+SETTINGS = {"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}
+PLAIN = ("PreCompact", "SessionStart", "UserPromptSubmit")  # events whose plain stdout is read
+
+
+def run(event: str, user_level: bool, client: str, stdin: str) -> int:
+    """Print the capture request for `event` (or nothing); the exit code, 0 or 1."""
+    from graphit_cli import config
+
+    try:
+        text = _answer(event, user_level, client, stdin)
+    except Exception as exc:  # a hook must never take the session down, nor block it
+        if config.debug():
+            raise
+        sys.stderr.write(f"Error: graphit hook: {type(exc).__name__}: {exc}\n")
+        return 1
+    if text:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0
+
+
+def _answer(event: str, user_level: bool, client: str, stdin: str) -> str:
+    try:
+        payload = json.loads(stdin) if stdin.strip() else {}
+    except ValueError:
+        payload = {}
+    payload = payload if isinstance(payload, dict) else {}
+    root = _project()
+    if root is None or (user_level and _project_has_own(root, event, client)):
+        return ""
+    from graphit_cli.recall.capture import capture
+
+    session = payload.get("session_id")
+    text = capture(event, client, session if isinstance(session, str) else None, payload)
+    if not text:
+        return ""
+    if client == "gemini":
+        return json.dumps({"systemMessage": text}, ensure_ascii=False) + "\n"
+    if event in PLAIN:
+        return text if text.endswith("\n") else text + "\n"
+    found = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+    return json.dumps(found, ensure_ascii=False) + "\n"
+
+
+def _project() -> Path | None:
+    """The project root (or the working directory, for GRAPHIT_PROJECT_ID); None outside."""
+    from graphit_cli import config
+    from graphit_cli.access.scopes import find_project_lock
+
+    here = Path.cwd()
+    lock = find_project_lock(here)
+    if lock is not None:
+        return lock.parent
+    return here if os.environ.get(config.ENV_PROJECT_ID, "").strip() else None
+
+
+def _project_has_own(root: Path, event: str, client: str) -> bool:
+    """The project's settings run graphit's hook for `event` themselves."""
+    try:
+        text = (root / SETTINGS[client]).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, KeyError):
+        return False
+    from graphit_cli.agents import jsonc
+    from graphit_cli.agents.clients import is_our_hook
+
+    try:
+        groups: Any = jsonc.loads(text).get("hooks", {}).get(event, [])
+    except (jsonc.JsoncError, AttributeError):
+        return False
+    return any(
+        is_our_hook(h)
+        for g in (groups if isinstance(groups, list) else [])
+        if isinstance(g, dict)
+        for h in (g.get("hooks") or [])
+    )
+
+
+def read_stdin() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    return sys.stdin.read()

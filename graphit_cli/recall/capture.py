@@ -1,0 +1,150 @@
+"""The capture request: ask the agent, once, to save what it learned before context is lost.
+
+`graphit agent hook capture --event EVENT` calls `capture` with the client's event JSON. It
+answers the text to show, or "" for nothing:
+- GRAPHIT_CAPTURE=0 (the opt-out, as GRAPHIT_PROMPT_RECALL=0 for the prompt hook);
+- no session id (nothing to count "once" against), or a Stop hook already continuing the turn;
+- the session already wrote memories: its transcript shows a graphit insert or update tool
+  call or a `graphit memory upsert|import|restore` command, or (read last, once per session
+  and event, as it opens the tables) a memory of the recall scopes was written after the
+  session started (its SessionStart or first prompt, recorded by the recall hooks:
+  `recall/session.py`), which also covers clients that send no transcript;
+- at Stop (the end of every turn), a session too short to have learned much yet: fewer than
+  `STOP_MIN_TOOL_CALLS` tool calls in its transcript (it is asked at a later Stop instead; a
+  compaction always means a long session);
+- the session was already asked at this event: at most once per session and event, counted in
+  a small state file under GRAPHIT_HOME/state/ (0600; entries expire after a week).
+
+The text depends on who reads it: Claude Code's PreCompact output instructs the summariser,
+Stop's reaches the model, Gemini CLI's PreCompress shows it to the user. Standard library only
+(the hook runs before an agent goes on at every Stop), but for the one check that opens the
+tables, reached at most once per session and event.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from graphit_cli import config
+from graphit_cli.access import statefile
+
+ENV_CAPTURE = "GRAPHIT_CAPTURE"
+EXPIRY_SECONDS = 7 * 24 * 3600
+TRANSCRIPT_BYTES = 8 << 20  # the last 8 MB of a transcript: enough to see this session's writes
+# A tool call of graphit's insert or update in the transcript (Claude Code names MCP tools
+# mcp__graphit__graphit_memory_insert; Gemini CLI keeps the tool's own name).
+# So is a command-line write run through the agent's shell tool.
+_WROTE = re.compile(
+    rb'"name"\s*:\s*"[^"]*graphit_memory_(?:insert|update)"'
+    rb"|graphit memory (?:upsert|import|restore)\b"
+)
+_TOOL_CALL = re.compile(rb'"type"\s*:\s*"tool_use"|"functionCall"|"toolCalls"')
+STOP_MIN_TOOL_CALLS = 8
+
+_SAVE = (
+    "save each durable learning of this session that is not in graphit yet (a decision and "
+    "its reason, a convention, a pitfall, where something lives) with graphit_memory_insert, "
+    "or graphit_memory_update for a memory that changed: one short, specific memory per fact; "
+    "write where a secret lives, never the secret. If nothing durable came up, save nothing."
+)
+TEXT = {
+    # Claude Code hands PreCompact's stdout to the summariser as extra instructions.
+    "PreCompact": (
+        "graphit memory: in the summary, list under 'To save in graphit' the durable learnings "
+        "of this conversation not yet saved with graphit_memory_insert (decisions and their "
+        "reasons, conventions, pitfalls, where things live; never a secret's value), and say "
+        "that the agent saves them with graphit_memory_insert right after compaction."
+    ),
+    # Gemini CLI shows PreCompress's systemMessage to the user; the model does not see it.
+    "PreCompress": (
+        "graphit: the conversation is being compressed and this session saved no memories. "
+        "To keep what it learned, ask the agent to save durable learnings with "
+        "graphit_memory_insert."
+    ),
+}
+DEFAULT = "Before this context is lost (graphit memory): " + _SAVE
+
+
+def muted() -> bool:
+    return os.environ.get(ENV_CAPTURE, "").strip().lower() in ("0", "false", "no", "off")
+
+
+def state_file() -> Path:
+    return config.home() / "state" / "capture.json"
+
+
+def capture(event: str, client: str, session_id: str | None, stdin_event: dict[str, Any]) -> str:
+    """The capture request for this `event` of `client`'s session, or "" for none."""
+    if muted() or not session_id or stdin_event.get("stop_hook_active"):
+        return ""
+    transcript = _tail(stdin_event.get("transcript_path"))
+    if transcript is not None and _WROTE.search(transcript):
+        return ""
+    if event == "Stop" and (
+        transcript is None or len(_TOOL_CALL.findall(transcript)) < STOP_MIN_TOOL_CALLS
+    ):
+        return ""
+    if not _first_time(f"{client}\0{session_id}\0{event}"):
+        return ""
+    if _scopes_written_since_start(session_id):
+        return ""
+    return TEXT.get(event, DEFAULT)
+
+
+def _scopes_written_since_start(session_id: str) -> bool:
+    """A memory of the recall scopes was written after the session started, as the recall
+    hooks recorded it (False when they did not: nothing to compare with). Opens the tables:
+    reached at most once per session and event."""
+    from graphit_cli.recall import session
+
+    started = session.started(session_id)
+    if started is None:
+        return False
+    from graphit_cli.access.opening import open_reader
+    from graphit_cli.portability import across
+    from graphit_cli.recall.hook import wrote_since
+
+    scopes, _ = across.recall_scopes()
+    return wrote_since([open_reader(s) for s in scopes], started)
+
+
+def _tail(transcript: Any) -> bytes | None:
+    """The end of the session's transcript (None: none given, or unreadable)."""
+    if not isinstance(transcript, str) or not transcript:
+        return None
+    try:
+        with open(transcript, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - TRANSCRIPT_BYTES))
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _first_time(key: str) -> bool:
+    """Whether `key` was not asked yet (and note it as asked); expired keys are dropped."""
+    import hashlib
+
+    name = hashlib.sha256(key.encode()).hexdigest()[:32]  # no session id in the file
+    path = state_file()
+    now = time.time()
+    with statefile.locked(path):
+        try:
+            found = statefile.read_json(path)
+        except (OSError, ValueError):
+            found = None  # a damaged file is replaced, never a reason to fail the hook
+        asked = {
+            k: v
+            for k, v in (found.get("asked", {}) if isinstance(found, dict) else {}).items()
+            if isinstance(v, int | float) and now - v < EXPIRY_SECONDS
+        }
+        if name in asked:
+            return False
+        asked[name] = now
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        statefile.write_json(path, {"asked": asked}, mode=0o600)
+    return True
