@@ -16,7 +16,7 @@ class ExitCode(IntEnum):
     OK = 0
     INTERNAL = 1  # a bug: rerun with GRAPHIT_DEBUG=1 and report the traceback
     USAGE = 2  # unknown option or missing argument (Typer/Click's own code)
-    INVALID_INPUT = 3  # malformed frontmatter/JSON, unknown type, bad id or tag
+    INVALID_INPUT = 3  # malformed frontmatter/JSON, unknown type, bad id or tag, a secret
     NOT_FOUND = 4  # unknown memory id or revision
     CONFLICT = 5  # the memory changed underneath (expected revision mismatch, lost races)
     ACCESS_DENIED = 6  # the storage refused the credentials
@@ -82,6 +82,14 @@ class NoSuchBucket(StorageUnavailable):
     """The active provider names a bucket that does not exist: a configuration error."""
 
     exit_code = ExitCode.NO_SUCH_BUCKET
+
+
+class SecretRefused(GraphitError):
+    """A write holding a detected secret (`core.secrets`): nothing was written. Exit 3, like
+    any input the tool refuses; the message names each finding's record, kind and line:column,
+    never the value."""
+
+    exit_code = ExitCode.INVALID_INPUT
 
 
 class UsageError(GraphitError):

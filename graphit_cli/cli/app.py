@@ -14,6 +14,7 @@ from graphit_cli.cli import context as _context_commands  # noqa: F401  (registe
 from graphit_cli.cli import daemon as _daemon_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import explorer as _explorer_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import search as _search_commands  # noqa: F401  (registers commands)
+from graphit_cli.cli import secrets as _secrets_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli.agents import agent_app
 from graphit_cli.cli.common import handle_errors, note, out
 from graphit_cli.cli.memory import memory_app

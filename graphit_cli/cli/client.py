@@ -91,14 +91,20 @@ class Client:
     # --- writes ----------------------------------------------------------------------------
 
     def upsert(
-        self, drafts: list[MemoryDraft], *, warn: Callable[[str], None]
+        self, drafts: list[MemoryDraft], *, warn: Callable[[str], None], secrets: str = "refuse"
     ) -> list[WriteResult]:
         """Write the drafts; `warn` gets each duplicate warning before the write, and a line
-        after it when some rows were written without their vector."""
+        after it when some rows were written without their vector. `secrets`: what a draft
+        holding a secret gets ("refuse", "redact", "allow"; the daemon is told the same)."""
         from graphit_cli.daemon import wire
         from graphit_cli.service.vectors import texts_ahead
 
-        request = {"op": "upsert", "drafts": [wire.draft_to_wire(d) for d in drafts], "warn": True}
+        request = {
+            "op": "upsert",
+            "drafts": [wire.draft_to_wire(d) for d in drafts],
+            "warn": True,
+            "secrets": secrets,
+        }
         found = self._daemon(request, write=True)
         if found is not None:
             for line in found["notes"]:
@@ -108,22 +114,29 @@ class Client:
         for line in self.service.duplicate_notes(drafts):
             warn(line)
         with _embedding_bar(vectors):
-            results = self.service.writing(vectors=vectors).upsert_many(drafts).results
+            service = self.service.writing(vectors=vectors, secrets=secrets)
+            results = service.upsert_many(drafts).results
         say_notice(vectors, warn)
         return results
 
     def delete(self, memory_id: str) -> WriteResult:
         return self._one_write("delete", memory_id)
 
-    def restore(self, ref: str, *, warn: Callable[[str], None] | None = None) -> WriteResult:
-        return self._one_write("restore", ref, warn)
+    def restore(
+        self, ref: str, *, warn: Callable[[str], None] | None = None, secrets: str = "refuse"
+    ) -> WriteResult:
+        return self._one_write("restore", ref, warn, secrets)
 
     def _one_write(
-        self, op: str, ref: str, warn: Callable[[str], None] | None = None
+        self,
+        op: str,
+        ref: str,
+        warn: Callable[[str], None] | None = None,
+        secrets: str = "refuse",
     ) -> WriteResult:
         from graphit_cli.daemon import wire
 
-        found = self._daemon({"op": op, "ref": ref}, write=True)
+        found = self._daemon({"op": op, "ref": ref, "secrets": secrets}, write=True)
         if found is not None:
             for line in found.get("notes", []):
                 if warn is not None:
@@ -132,7 +145,7 @@ class Client:
         if op == "delete":
             return self.service.delete(ref)
         vectors = write_vectors(expected=2)  # the revision, and a deleted memory's revival
-        result = self.service.writing(vectors=vectors).restore(ref)
+        result = self.service.writing(vectors=vectors, secrets=secrets).restore(ref)
         if warn is not None:
             say_notice(vectors, warn)
         return result
@@ -145,6 +158,7 @@ class Client:
         dry_run: bool,
         progress: Any = None,
         warn: Callable[[str], None] | None = None,
+        secrets: str = "refuse",
     ) -> ImportReport:
         """`import PATH`: the daemon reads PATH itself (same user, same machine). `warn` gets
         a line when some rows were written without their vector."""
@@ -156,6 +170,7 @@ class Client:
             "source": str(path),
             "format": fmt,
             "dry_run": dry_run,
+            "secrets": secrets,
         }
         found = self._daemon(request, write=True)
         if found is not None:
@@ -166,9 +181,10 @@ class Client:
         from graphit_cli.portability import importer
 
         if dry_run:  # writes nothing: nothing to embed
-            return importer.run(self.service, path, fmt=fmt, dry_run=True, progress=progress)
+            service = self.service.writing(secrets=secrets)
+            return importer.run(service, path, fmt=fmt, dry_run=True, progress=progress)
         vectors = write_vectors()
-        service = self.service.writing(vectors=vectors)
+        service = self.service.writing(vectors=vectors, secrets=secrets)
         report = importer.run(service, path, fmt=fmt, dry_run=False, progress=progress)
         if warn is not None:
             say_notice(vectors, warn)

@@ -78,6 +78,28 @@ ScopeOpt = Annotated[
     ),
 ]
 UserOpt = Annotated[bool, typer.Option("--user", "-u", help="Short for --scope user.")]
+RedactOpt = Annotated[
+    bool,
+    typer.Option(
+        "--redact", help="Write a detected secret as [REDACTED:<kind>] instead of refusing."
+    ),
+]
+AllowSecretsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-secrets",
+        help="Write what looks like a secret as it is (a false positive of the detector).",
+    ),
+]
+
+
+def secret_policy(redact: bool, allow: bool) -> str:
+    """What a write does with a detected secret: refuse (the default), redact or allow."""
+    if redact and allow:
+        raise UsageError("--redact and --allow-secrets cannot go together")
+    return "redact" if redact else "allow" if allow else "refuse"
+
+
 FormatOpt = Annotated[
     Format | None,
     typer.Option(

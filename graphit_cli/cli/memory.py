@@ -15,11 +15,13 @@ import typer
 from graphit_cli.cli import common, output
 from graphit_cli.cli.client import Client
 from graphit_cli.cli.common import (
+    AllowSecretsOpt,
     Format,
     FormatOpt,
     ImportantOpt,
     MandatoryOpt,
     MemoryType,
+    RedactOpt,
     ScopeOpt,
     TagOpt,
     TypeOpt,
@@ -29,6 +31,7 @@ from graphit_cli.cli.common import (
     handle_errors,
     note,
     resolve_format,
+    secret_policy,
 )
 from graphit_cli.errors import InvalidInput, UsageError
 
@@ -89,6 +92,8 @@ def upsert(
             show_default=False,
         ),
     ] = None,
+    redact: RedactOpt = False,
+    allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
@@ -103,6 +108,11 @@ def upsert(
     In Markdown input the `# Title` line that opens the body is the title (it wins over a
     frontmatter `title:`). A title is one line of at most 300 characters; a body at most
     1,000,000 characters (the model embeds only its first 256 word pieces).
+
+    A record holding a secret (an API key, a token, a password, a private key) is refused
+    with exit 3 and nothing of the batch is written; the error names the record, the kind
+    and line:column, never the value. Write where the secret lives instead, or pass
+    --redact (stored as [REDACTED:<kind>]) or --allow-secrets (a false positive).
 
     Examples:
 
@@ -119,10 +129,11 @@ def upsert(
         "important": important,
         "mandatory": mandatory,
     }
+    policy = secret_policy(redact, allow_secrets)
     drafts = _drafts(file, memory_id, {k: v for k, v in given.items() if v is not None})
     # New memories that live ones already say are written anyway, with a warning on stderr
     # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
-    results = Client(scope, user).upsert(drafts, warn=note)
+    results = Client(scope, user).upsert(drafts, warn=note, secrets=policy)
     output.writes(results, resolve_format(fmt, piped=Format.table))
 
 
@@ -195,6 +206,8 @@ def restore(
         str,
         typer.Argument(metavar="ID/REVISION_ID", help="The archived revision to bring back."),
     ],
+    redact: RedactOpt = False,
+    allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
@@ -202,13 +215,15 @@ def restore(
     """Make an old revision current again, as a new revision (nothing in between is lost).
 
     Title, body, type, tags and flags come back as they were in that revision. Works on a
-    deleted memory too. Find revision ids with `graphit memory history ID`.
+    deleted memory too. Find revision ids with `graphit memory history ID`. A revision
+    holding a secret is refused like any write (exit 3), unless --redact or --allow-secrets.
 
     Example:
 
       graphit memory restore 01J.../01H...
     """
-    result = Client(scope, user).restore(ref, warn=note)
+    policy = secret_policy(redact, allow_secrets)
+    result = Client(scope, user).restore(ref, warn=note, secrets=policy)
     output.writes([result], resolve_format(fmt, piped=Format.table))
 
 

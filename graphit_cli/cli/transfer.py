@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from graphit_cli.cli.common import ScopeOpt, UserOpt, handle_errors, note, out
+from graphit_cli.cli.common import (
+    AllowSecretsOpt,
+    RedactOpt,
+    ScopeOpt,
+    UserOpt,
+    handle_errors,
+    note,
+    out,
+    secret_policy,
+)
 from graphit_cli.cli.memory import memory_app
 
 if TYPE_CHECKING:
@@ -120,6 +129,8 @@ def import_(
         ),
     ] = ImportFormat.auto,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    redact: RedactOpt = False,
+    allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
 ) -> None:
@@ -135,6 +146,9 @@ def import_(
     heading, entity name); a record whose content a live memory has is skipped. Broken
     records are reported as FILE:LINE on stderr (exit 3) while the others still import.
     One line per record on stdout: created, updated or skipped, id, title, origin.
+    A record holding a secret is not imported and is reported like a broken one (kind and
+    line:column, never the value); --redact imports it as [REDACTED:<kind>] instead,
+    --allow-secrets as it is. --dry-run reports both the same way.
 
     Examples:
 
@@ -151,7 +165,14 @@ def import_(
 
     with bar("importing", minimum=500) as progress:
         client = Client(scope, user, known_context=False)
-        report = client.import_(path, fmt.value, dry_run=dry_run, progress=progress, warn=note)
+        report = client.import_(
+            path,
+            fmt.value,
+            dry_run=dry_run,
+            progress=progress,
+            warn=note,
+            secrets=secret_policy(redact, allow_secrets),
+        )
     render_report(report, as_json)
 
 

@@ -167,7 +167,8 @@ def _write(
 
     dry_run = op == "import" and wire.bool_field(request, "dry_run")
     vectors = None if dry_run else WriteVectors(loaded_model, later=DAEMON_LATER)
-    svc = scope_svc.writing(author=author, vectors=vectors, hold=lambda: lock)
+    secrets = str(wire.text_field(request, "secrets", optional=True) or "refuse")
+    svc = scope_svc.writing(author=author, vectors=vectors, hold=lambda: lock, secrets=secrets)
     if op == "import":
         found = _import(request, svc)
         notice = vectors.notice() if vectors is not None else None

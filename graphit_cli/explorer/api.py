@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from graphit_cli import config
 from graphit_cli.access import scopes
 from graphit_cli.access.providers import resolve_scope
+from graphit_cli.core import secrets
 from graphit_cli.core.models import DEFAULT_TYPE, MEMORY_TYPES, MemoryDraft
 from graphit_cli.errors import (
     AccessDenied,
@@ -30,6 +31,7 @@ from graphit_cli.errors import (
     InvalidInput,
     NoProject,
     NotFound,
+    SecretRefused,
     StorageUnavailable,
 )
 from graphit_cli.explorer import views
@@ -43,6 +45,8 @@ Handler = Callable[[Request], Awaitable[Response]]
 MAX_LIMIT = 200
 DEFAULT_LIMIT = 50
 _CONTEXT = re.compile(r"^context:(.+)$")
+# The Explorer has no way past a refused secret; a false positive is the CLI's to write.
+EXPLORER_WAY = "a false positive can be written with `graphit memory upsert --allow-secrets`"
 _FIELDS = frozenset({"title", "body", "type", "tags", "important", "mandatory", "revision"})
 
 
@@ -125,6 +129,8 @@ def endpoint(work: Work, services: Services) -> Handler:
             return await work(request, services)
         except ApiError as exc:
             return error_response(exc.status, exc.message)
+        except SecretRefused as exc:  # every finding (never the value), and what to do
+            return error_response(422, secrets.on_one_line(exc.message, EXPLORER_WAY))
         except GraphitError as exc:
             return error_response(_status(exc), exc.message.splitlines()[0])
         except Exception as exc:

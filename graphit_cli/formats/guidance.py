@@ -151,6 +151,10 @@ def capture_how(surface: str = "mcp") -> str:
 - **Keep the rationale** with the rule: "The project is in development, so changes do not
   require backward compatibility or data migrations" keeps the fact and its policy together.
 - **One idea per memory**: a title that states it, a body that says what and why.
+- **Never write a credential** (an API key, token, password, private key, a connection string
+  or URL with its password): write where it lives instead ("the deploy key is in 1Password,
+  vault Ops", "set DB_PASSWORD in .env"). A write holding one is refused, naming the kind and
+  position; rewrite it that way rather than looking for a way past.
 - **Update, do not duplicate**: search first; when a live memory covers the subject or new
   guidance contradicts it, update it with {n.update}; its revision chain keeps the history.
   {n.duplicate_rule}
@@ -242,6 +246,8 @@ plainly say.
 - Project scope for the project and its team; `scope: "user"` only for personal preferences
   across projects. `mandatory: true` only for what every session needs; `important: true` for
   reference whose relevance depends on the task.
+- **Never a credential** (key, token, password, private key, URL with a password): write where
+  it lives ("the deploy key is in 1Password, vault Ops"). A write holding one is refused.
 
 The full guidance (memory types, consolidation) is in CLAUDE.md, AGENTS.md or GEMINI.md, and
 `graphit memory instructions --for mcp` prints it.
@@ -287,7 +293,8 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
     "graphit_memory_insert": (
         "Write a new memory, unasked, as the instructions say: durable project facts, standing "
         "guidance, confirmed non-obvious knowledge, with the rationale. If a live memory "
-        "already says it, nothing is written and its id comes back: update that one."
+        "already says it, nothing is written and its id comes back: update that one. Never a "
+        "credential: write where it lives."
     ),
     "graphit_memory_update": (
         "Change a memory: only the fields passed change; the old text becomes an archived revision."

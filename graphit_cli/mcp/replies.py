@@ -108,8 +108,21 @@ _MCP_WORDS = (
 _HISTORY = re.compile(r"see `graphit memory history ([^`]+)`")
 
 
+# A refused secret: no way past over MCP (the CLI's --redact / --allow-secrets are a person's
+# choice); the agent is told what to write instead.
+_SECRET_WAY = (
+    'record where the secret lives instead of its value (e.g. "the deploy key is in '
+    '1Password, vault Ops" or "set DB_PASSWORD in .env"); the memory tools never store a '
+    "secret"
+)
+
+
 def mcp_message(message: str) -> str:
     """A GraphitError's message for a tool caller: tools and arguments, not commands and flags."""
     for cli_words, tool_words in _MCP_WORDS:
         message = message.replace(cli_words, tool_words)
+    if message.startswith("refused: a secret"):
+        from graphit_cli.core import secrets  # only then: its rules compile on import
+
+        message = message.replace(f"{secrets.INSTEAD}; {secrets.WAYS_PAST}", _SECRET_WAY)
     return _HISTORY.sub(r"graphit_memory_source id=\1 shows its previous revision", message)

@@ -4,7 +4,9 @@ graphit's own exports are written as rows (ids, revisions, links and dates kept;
 `native`); foreign records become drafts whose id is derived from their stable source key,
 so importing the same file again updates those memories instead of adding new ones. A record
 whose content a live memory already has is skipped; broken records are reported with their
-file and line while the others import, one commit per batch.
+file and line while the others import, one commit per batch. A record holding a secret is
+left out and reported (an export's whole chain), or redacted, or written as it is: the
+service's `secrets` policy ("refuse", "redact", "allow").
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from graphit_cli.access.scopes import Scope
-from graphit_cli.core import revisions
+from graphit_cli.core import revisions, secrets
 from graphit_cli.core.models import DEFAULT_TYPE, Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import GraphitError, InvalidInput
 from graphit_cli.portability import foreign, mcp_memory, native, notes
@@ -38,6 +40,7 @@ class Collected:
     rows: list[tuple[Memory, str]] = field(default_factory=list)  # native rows, origin
     problems: list[Problem] = field(default_factory=list)
     model: str | None = None  # the embedding model of exported vectors
+    redacted: dict[str, str] = field(default_factory=dict)  # item key or memory id -> what
 
 
 def source_id(key: str) -> str:
@@ -221,11 +224,46 @@ def run(
 ) -> ImportReport:
     found = collect(path, fmt, service.scope)
     report = ImportReport(str(path), found.format, dry_run, problems=list(found.problems))
+    if service.secrets != "allow":
+        _hold_back_secrets(found, report, redact=service.secrets == "redact")
     if found.rows:
         _apply_rows(service, found, report, progress)
     if found.items:
-        _apply_items(service, found.items, report, progress)
+        _apply_items(service, found.items, report, progress, found.redacted)
     return report
+
+
+def _hold_back_secrets(found: Collected, report: ImportReport, *, redact: bool) -> None:
+    """Leave out (or, with `redact`, mark for redaction) every item and exported chain that
+    holds a secret, reporting each by file, line, kind and position (never the value)."""
+    items: list[Item] = []
+    for item in found.items:
+        hits = secrets.in_draft(item.draft.title, item.draft.body)
+        if not hits:
+            items.append(item)
+        elif redact:
+            items.append(replace(item, draft=secrets.redacted_draft(item.draft)))
+            found.redacted[item.key] = secrets.summary(hits)
+        else:
+            title = secrets.safe_title(item.draft.title or "")
+            report.problems.append(
+                Problem(item.path, item.line, f"{title!r} not imported: {secrets.summary(hits)}")
+            )
+    found.items = items
+    bad: dict[str, list[str]] = {}
+    for row, origin in found.rows:
+        hits = secrets.in_draft(row.title, row.body)
+        if hits:
+            bad.setdefault(row.id, []).append(f"{origin}: {secrets.summary(hits)}")
+    if redact:
+        found.redacted.update({i: "; ".join(lines) for i, lines in bad.items()})
+        return
+    found.rows = [(row, origin) for row, origin in found.rows if row.id not in bad]
+    for memory_id, lines in bad.items():
+        for line in lines:
+            report.problems.append(
+                Problem(report.source, 0, f"memory {memory_id} not imported (whole chain): {line}")
+            )
 
 
 def _apply_rows(
@@ -268,17 +306,23 @@ def _apply_rows(
     for memory_id in ids:
         rows = chains[memory_id]
         head, origin = max(rows, key=lambda r: (r[0].revision, r[0].is_live))
+        why = _redacted(found.redacted.get(memory_id))
+        title = secrets.redact(head.title) if why else head.title
         if memory_id in plan.created:
-            report.outcomes.append(Outcome("created", memory_id, head.title, origin))
+            report.outcomes.append(Outcome("created", memory_id, title, origin, why))
         elif memory_id in plan.updated:
-            report.outcomes.append(Outcome("updated", memory_id, head.title, origin))
+            report.outcomes.append(Outcome("updated", memory_id, title, origin, why))
         else:
             reason = plan.conflicts.get(memory_id, "unchanged")
-            report.outcomes.append(Outcome("skipped", memory_id, head.title, origin, reason))
+            report.outcomes.append(Outcome("skipped", memory_id, title, origin, reason))
 
 
 def _apply_items(
-    service: MemoryService, items: list[Item], report: ImportReport, progress: Progress | None
+    service: MemoryService,
+    items: list[Item],
+    report: ImportReport,
+    progress: Progress | None,
+    redacted: dict[str, str],
 ) -> None:
     live = {m.id: m for m in service.catalogue()}
     by_hash = {m.content_hash: m.id for m in live.values()}
@@ -313,8 +357,9 @@ def _apply_items(
         if report.dry_run:
             for item, draft in chunk:
                 action = "updated" if draft.id in live else "created"
+                why = _redacted(redacted.get(item.key))
                 report.outcomes.append(
-                    Outcome(action, draft.id or "", draft.title or "", item.origin)
+                    Outcome(action, draft.id or "", draft.title or "", item.origin, why)
                 )
             continue
         try:
@@ -324,12 +369,16 @@ def _apply_items(
             continue
         for (item, _), result in zip(chunk, results, strict=True):
             action = "skipped" if result.action is WriteAction.UNCHANGED else result.action.value
-            reason = "unchanged" if action == "skipped" else ""
+            reason = "unchanged" if action == "skipped" else _redacted(redacted.get(item.key))
             report.outcomes.append(
                 Outcome(action, result.memory.id, result.memory.title, item.origin, reason)
             )
         if progress:
             progress(min(start + BATCH, total), total)
+
+
+def _redacted(where: str | None) -> str:
+    return f"redacted: {where.removeprefix('holds a secret ')}" if where else ""
 
 
 def _digest(draft: MemoryDraft) -> str:

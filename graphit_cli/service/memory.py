@@ -7,8 +7,9 @@ LanceDB lives in `store/`. Must not import Typer or Rich.
 `MemoryService` is composed of collaborators with one job each, all working on the scope's
 store: `Writer` (service/writes.py: upsert, delete, restore, import of exported rows),
 `Reader` (service/reads.py: source, history, catalogue, search, recall, browse), `Upkeep`
-(service/upkeep.py: embeddings, maintenance, status) and `DuplicateGuard`
-(service/duplicates.py). `access.opening.open_service` builds one for a scope.
+(service/upkeep.py: embeddings, maintenance, status), `DuplicateGuard`
+(service/duplicates.py) and `SecretSweep` (service/secrets.py: scan, redact).
+`access.opening.open_service` builds one for a scope.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from graphit_cli.service.common import (
 )
 from graphit_cli.service.duplicates import DuplicateGuard
 from graphit_cli.service.reads import Reader
+from graphit_cli.service.secrets import SecretSweep
 from graphit_cli.service.upkeep import Upkeep
 
 if TYPE_CHECKING:
@@ -54,6 +56,7 @@ class MemoryService:
         embedder: EmbedderFactory | None = None,
         vectors: WriteVectors | None = None,
         hold: Hold = nullcontext,
+        secrets: str = "refuse",
     ) -> None:
         self.store = store
         self.scope = scope
@@ -68,9 +71,11 @@ class MemoryService:
             clock=clock,
             vectors=vectors,
             hold=hold,
+            secrets=secrets,
         )
         self.upkeep = Upkeep(store, scope, embedder)
         self.duplicates = DuplicateGuard(store, embedder)
+        self.sweep = SecretSweep(store, embedder)
         # The use-cases, as their collaborators define them (typed by those methods).
         self.upsert = self.writes.upsert
         self.upsert_many = self.writes.upsert_many
@@ -95,6 +100,8 @@ class MemoryService:
         self.find_duplicate = self.duplicates.find_duplicate
         self.live_duplicates = self.duplicates.live_duplicates
         self.duplicate_notes = self.duplicates.duplicate_notes
+        self.scan_secrets = self.sweep.scan
+        self.redact = self.sweep.redact
 
     def as_author(self, author: str) -> MemoryService:
         """This scope's service writing as `author` (the daemon writes for a CLI's
@@ -111,10 +118,12 @@ class MemoryService:
         author: str | None = None,
         vectors: WriteVectors | None = None,
         hold: Hold | None = None,
+        secrets: str | None = None,
     ) -> MemoryService:
         """This scope's service for one write: as `author`, embedding the rows it writes with
         `vectors` before each commit, taking `hold` around each commit (the daemon's
-        per-scope write lock). Over the same store handle, clock and embedder; `self` is
+        per-scope write lock), treating a secret by `secrets` ("refuse", "redact", "allow";
+        default: refuse). Over the same store handle, clock and embedder; `self` is
         left as it was, so concurrent requests never share a write's state."""
         return MemoryService(
             self.store,
@@ -124,7 +133,13 @@ class MemoryService:
             embedder=self._embedder,
             vectors=vectors,
             hold=hold or self.writes.hold,
+            secrets=secrets or "refuse",
         )
+
+    @property
+    def secrets(self) -> str:
+        """What a write holding a secret gets: "refuse", "redact" or "allow"."""
+        return self.writes.secrets
 
     @property
     def author(self) -> str:

@@ -6,7 +6,11 @@ rows each write plans). Must not import Typer or Rich.
 A Writer given `WriteVectors` (service/vectors.py) embeds the rows it is about to write before
 its first commit, with no lock held, and commits each row with its vector in the same merge;
 `hold` (the daemon's per-scope write lock) is taken around each commit only, never around
-the model. Past 400 lines as one job: the write path, whose compare-and-swap plans and the
+the model. Every write is checked for secrets here (`core.secrets`), so each boundary (CLI, MCP,
+import, restore, Explorer, the daemon's forwarded writes) refuses one the same way: the
+Writer's `secrets` policy is "refuse" (SecretRefused, nothing written), "redact" (the value
+becomes `[REDACTED:kind]`) or "allow" (a false positive, the CLI's `--allow-secrets`).
+Past 400 lines as one job: the write path, whose compare-and-swap plans and the
 vectors its rows carry are decided together, in one attempt.
 """
 
@@ -26,7 +30,7 @@ from graphit_cli.core.models import (
     WriteAction,
     WriteResult,
 )
-from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
+from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound, SecretRefused
 from graphit_cli.service.common import (
     MAX_ATTEMPTS,
     Clock,
@@ -41,6 +45,7 @@ if TYPE_CHECKING:
     from graphit_cli.store.base import MergeCounts, Store
 
 Hold = Callable[[], AbstractContextManager[object]]
+SECRET_POLICIES = ("refuse", "redact", "allow")
 _AHEAD_READ = 256  # chain heads read at once while choosing the texts to embed ahead
 
 
@@ -68,7 +73,10 @@ class Writer:
         clock: Clock,
         vectors: WriteVectors | None = None,
         hold: Hold = nullcontext,
+        secrets: str = "refuse",
     ):
+        if secrets not in SECRET_POLICIES:
+            raise InvalidInput(f"secrets must be one of {', '.join(SECRET_POLICIES)}")
         self.store = store
         self.scope = scope
         self.author = author
@@ -76,6 +84,7 @@ class Writer:
         self._reader = reader  # restore reads the revision it brings back
         self.vectors = vectors  # None: rows are written without vectors (the pass fills them)
         self.hold = hold  # taken around each commit (the daemon's per-scope write lock)
+        self.secrets = secrets  # what a write holding a secret gets: refused, redacted, allowed
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -89,6 +98,7 @@ class Writer:
         into the next wave). Everything is validated before anything is written.
         """
         prepared = [self._prepare(i, d) for i, d in enumerate(drafts)]
+        prepared = self._without_secrets(prepared, drafts)
         if self.vectors is not None:
             self._embed_ahead([(d, drafts[i].id is None) for i, d in prepared])
         waves: list[list[tuple[int, MemoryDraft]]] = []
@@ -128,6 +138,29 @@ class Writer:
         except InvalidInput as exc:
             raise self._at(index, exc) from None
         return index, replace(draft, id=memory_id)
+
+    def _without_secrets(
+        self, prepared: list[tuple[int, MemoryDraft]], given: Sequence[MemoryDraft]
+    ) -> list[tuple[int, MemoryDraft]]:
+        """The drafts, checked for secrets before anything is written (or embedded): refused
+        as a whole batch, or redacted, or (`allow`) as they are."""
+        if self.secrets == "allow":
+            return prepared
+        from graphit_cli.core import secrets
+
+        refused: list[str] = []
+        out: list[tuple[int, MemoryDraft]] = []
+        for index, draft in prepared:
+            found = secrets.in_draft(draft.title, draft.body)
+            if found and self.secrets == "redact":
+                draft = secrets.redacted_draft(draft)
+            elif found:
+                name = _record_name(index, given[index], len(prepared))
+                refused += secrets.refusal_lines(name, found)
+            out.append((index, draft))
+        if refused:
+            raise SecretRefused(secrets.refusal(refused))
+        return out
 
     def _at(self, index: int, exc: GraphitError) -> GraphitError:
         return type(exc)(exc.message if index == 0 else f"record {index + 1}: {exc.message}")
@@ -418,6 +451,7 @@ class Writer:
             current = embedding_model
         if current != embedding_model:
             rows = [replace(r, embedding=None) if r.embedding is not None else r for r in rows]
+        rows = self._rows_without_secrets(rows)
         if self.vectors is not None:
             rows = self._import_vectors(rows)
         with self.hold():
@@ -425,6 +459,27 @@ class Writer:
         if counts is not None:
             self.store.fold_if_needed(written_rows=counts.inserted + counts.updated)
         return counts
+
+    def _rows_without_secrets(self, rows: list[Memory]) -> list[Memory]:
+        """Exported rows checked as drafts are (the importer leaves out or redacts the chains
+        that hold one before it gets here; this is the write boundary's own check)."""
+        if self.secrets == "allow":
+            return rows
+        from graphit_cli.core import secrets
+
+        refused: list[str] = []
+        out: list[Memory] = []
+        for row in rows:
+            found = secrets.in_draft(row.title, row.body)
+            if found and self.secrets == "redact":
+                row = secrets.redacted_row(row)
+            elif found:
+                name = f"row {row.key} ({secrets.safe_title(row.title)!r})"
+                refused += secrets.refusal_lines(name, found)
+            out.append(row)
+        if refused:
+            raise SecretRefused(secrets.refusal(refused))
+        return out
 
     # --- restore (cli-polish) ---------------------------------------------------------------
 
@@ -463,6 +518,19 @@ class Writer:
         except NotFound:
             return True
         return False
+
+
+def _record_name(index: int, draft: MemoryDraft, total: int) -> str:
+    """How a refusal names a record: its place in a batch, its id when given, and its title
+    (with any secret in the title redacted)."""
+    from graphit_cli.core import secrets
+
+    parts = [f"record {index + 1}" if total > 1 else "memory"]
+    if draft.id:
+        parts.append(draft.id)
+    if draft.title:
+        parts.append(repr(secrets.safe_title(draft.title)))
+    return " ".join(parts)
 
 
 def _newest(heads: dict[str, tuple[Memory | None, Memory | None]], memory_id: str) -> Memory | None:

@@ -105,6 +105,10 @@ class Store(Protocol):
         plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
     ) -> MergeCounts | None: ...
 
+    # redaction of a secret (`graphit memory redact`)
+    def rewrite(self, rows: list[Memory]) -> int: ...
+    def purge_history(self) -> None: ...
+
 
 ImportPlan = Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]]
 
@@ -149,4 +153,10 @@ class RefusesWrites:
         raise self.refusal()
 
     def import_rows(self, rows: list[Memory], plan: ImportPlan) -> MergeCounts | None:
+        raise self.refusal()
+
+    def rewrite(self, rows: list[Memory]) -> int:
+        raise self.refusal()
+
+    def purge_history(self) -> None:
         raise self.refusal()

@@ -33,6 +33,7 @@ from graphit_cli.store.table import (
     KEY_INDEX,
     TABLE_NAME,
     TableHandle,
+    contention_as_conflict,
     in_snapshot,
     is_commit_conflict,
     lance_words,
@@ -108,6 +109,14 @@ class Writes:
         self.handle.wrote()
         return deleted
 
+    @in_snapshot
+    def rewrite(self, rows: list[Memory]) -> int:
+        """Replace rows in place, by key (a redaction: same keys, revisions and links; new
+        text, content hash and vector). A row whose revision changed meanwhile (a live row
+        another writer updated) is left alone; returns the rows replaced."""
+        merge = Merge(update_where="target.revision = source.revision", insert=False)
+        return self._execute(merge, rows).updated
+
     # --- import (portability) --------------------------------------------------------------
 
     @in_snapshot
@@ -149,6 +158,32 @@ class Writes:
             raise StorageUnavailable(
                 f"write to {self.handle.uri} failed: {lance_words(exc)}"
             ) from exc
+
+
+def purge_history(handle: TableHandle) -> None:
+    """Leave no trace of rows that were replaced or deleted: every fragment holding a deleted
+    row rewritten, the full-text indexes built again from the rows as they are, and every
+    older version, with the files only it used, removed now (no retention window). Other
+    processes' handles to those versions break (LANCEDB_NOTES): for a redaction only."""
+    import warnings
+    from datetime import timedelta
+
+    with contention_as_conflict():
+        table = handle.table
+        table.checkout_latest()
+        table.to_lance().optimize.compact_files(
+            target_rows_per_fragment=1 << 30,
+            materialize_deletions=True,
+            materialize_deletions_threshold=0.0,
+            num_threads=1,
+        )
+        table.checkout_latest()
+        for column in FTS_COLUMNS:
+            table.create_index(column, config=_fts_config(), name=f"{column}_fts", replace=True)
+        with warnings.catch_warnings():  # "removes every version": what it is called for
+            warnings.simplefilter("ignore", UserWarning)
+            table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+    handle.refresh()
 
 
 class MemoryStore:
@@ -195,6 +230,10 @@ class MemoryStore:
         self.merge = self.writes.merge
         self.remove_exact = self.writes.remove_exact
         self.import_rows = self.writes.import_rows
+        self.rewrite = self.writes.rewrite
+
+    def purge_history(self) -> None:
+        purge_history(self.handle)
 
     @property
     def table(self) -> Any:

@@ -163,6 +163,12 @@ class StoreProxy:
     def import_rows(self, rows: list[Memory], plan: ImportPlan) -> MergeCounts | None:
         return self._call(lambda s: s.import_rows(rows, plan))
 
+    def rewrite(self, rows: list[Memory]) -> int:
+        return self._call(lambda s: s.rewrite(rows))
+
+    def purge_history(self) -> None:
+        self._call(lambda s: s.purge_history())
+
 
 class ReadOnlyStore(RefusesWrites, StoreProxy):
     """A store whose writes are refused (an attached project is read, never written): every

@@ -1,0 +1,283 @@
+"""The secret detector, measured: refused secrets and look-alikes per kind on two corpora
+(benchmarks/secrets_corpus.py: "main", the one the rules were written against, and "heldout",
+other templates, phrasings and seed), for graphit's rules and, when given, detect-secrets and
+bc-detect-secrets; then what the check costs a 10k batch write, and `graphit --help`.
+
+The two detectors install the same `detect_secrets` package, so each is run from its own
+directory (`pip install --target DIR detect-secrets`), in a subprocess:
+
+    python benchmarks/secrets.py [--detect-secrets DIR] [--bc-detect-secrets DIR] [--records N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from secrets_corpus import corpus
+
+# Runs in a subprocess with one detect-secrets on the path: one JSON line per text (whether
+# it found anything), then the import time and the scan time.
+_DETECT_SECRETS = """
+import json, sys, time
+t0 = time.perf_counter()
+from detect_secrets.core.scan import scan_line
+from detect_secrets.settings import default_settings
+t1 = time.perf_counter()
+texts = json.load(sys.stdin)
+out = []
+with default_settings():
+    t2 = time.perf_counter()
+    for text in texts:
+        out.append(any(True for line in text.splitlines() for _ in scan_line(line)))
+    t3 = time.perf_counter()
+print(json.dumps({"hits": out, "import_s": t1 - t0, "scan_s": t3 - t2}))
+"""
+
+
+# The same through its file scan (each text as a Markdown file), which applies its filters.
+_DETECT_SECRETS_FILES = """
+import json, os, sys, tempfile, time
+t0 = time.perf_counter()
+from detect_secrets import SecretsCollection
+from detect_secrets.settings import default_settings
+t1 = time.perf_counter()
+texts = json.load(sys.stdin)
+out = []
+folder = tempfile.mkdtemp()
+with default_settings():
+    t2 = time.perf_counter()
+    for i, text in enumerate(texts):
+        path = os.path.join(folder, f"memory{i}.md")
+        with open(path, "w") as handle:
+            handle.write(text)
+        found = SecretsCollection()
+        found.scan_file(path)
+        out.append(bool(list(found)))
+    t3 = time.perf_counter()
+print(json.dumps({"hits": out, "import_s": t1 - t0, "scan_s": t3 - t2}))
+"""
+
+
+def graphit_rules(texts: list[str]) -> tuple[list[bool], float, float]:
+    t0 = time.perf_counter()
+    from graphit_cli.core import secrets
+
+    t1 = time.perf_counter()
+    hits = [bool(secrets.find(t)) for t in texts]
+    return hits, t1 - t0, time.perf_counter() - t1
+
+
+def detect_secrets(
+    directory: str, texts: list[str], files: bool = False
+) -> tuple[list[bool], float, float]:
+    env = {**os.environ, "PYTHONPATH": directory}
+    proc = subprocess.run(
+        [sys.executable, "-c", _DETECT_SECRETS_FILES if files else _DETECT_SECRETS],
+        input=json.dumps(texts),
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    data = json.loads(proc.stdout)
+    return data["hits"], data["import_s"], data["scan_s"]
+
+
+def report(name: str, which: str, records: list[tuple[str, str, str]], hits: list[bool]) -> None:
+    per: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for (label, kind, _), hit in zip(records, hits, strict=True):
+        per[(label, kind)][0] += hit
+        per[(label, kind)][1] += 1
+    secret = [v for (label, _), v in per.items() if label == "secret"]
+    benign = [v for (label, _), v in per.items() if label == "benign"]
+    recall = sum(a for a, _ in secret) / sum(b for _, b in secret)
+    false = sum(a for a, _ in benign) / sum(b for _, b in benign)
+    print(f"{name:22} {which:8} secrets refused {recall:6.1%}  look-alikes refused {false:6.1%}")
+    for (label, kind), (a, b) in sorted(per.items()):
+        if (label == "secret" and a < b) or (label == "benign" and a):
+            print(f"{'':32}{label:7} {kind:22} {a}/{b}")
+
+
+def real_memories(paths: list[str]) -> None:
+    """Memories people and agents wrote (JSONL with title and body): how many are refused.
+    They hold no real secret that we know of; each refusal is listed by kind to be judged."""
+    from graphit_cli.core import secrets
+
+    for path in paths:
+        if not Path(path).exists():
+            print(f"{path}: not found, skipped")
+            continue
+        total, refused = 0, []
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            total += 1
+            found = secrets.in_draft(record.get("title") or "", record.get("body") or "")
+            if found:
+                refused.append(",".join(sorted({f.kind for _, f in found})))
+        share = len(refused) / max(total, 1)
+        print(f"{path}: {len(refused)} of {total} refused ({share:.2%}): {sorted(refused)}")
+
+
+def write_cost(records: int) -> None:
+    """A `records`-draft batch upsert in-process without vectors, with the check ("refuse")
+    and without it ("allow"), each on a fresh table; and the check alone."""
+    from graphit_cli.core import secrets
+    from graphit_cli.core.models import MemoryDraft
+
+    drafts = [
+        MemoryDraft(
+            title=f"Convention {i}: the build uses uv and make",
+            body=(
+                f"We install with uv (lock file uv.lock, commit {i:040x}). Tests run with "
+                "`make test`; the CI image is python@sha256:" + f"{i:064x}" + ". Ask #ops "
+                "for the staging password; it lives in 1Password, vault Ops.\n" * 3
+            ),
+        )
+        for i in range(records)
+    ]
+    t0 = time.perf_counter()
+    for draft in drafts:
+        secrets.in_draft(draft.title, draft.body)
+    alone = time.perf_counter() - t0
+    timings = {}
+    for policy in ("allow", "refuse", "allow", "refuse"):
+        timings.setdefault(policy, []).append(_batch(drafts, policy))
+    allow, refuse = min(timings["allow"]), min(timings["refuse"])
+    print(
+        f"\n{records} records: batch upsert {allow:.2f} s unchecked, {refuse:.2f} s checked "
+        f"(ratio {refuse / allow:.3f}); the check alone {alone * 1000:.0f} ms "
+        f"({alone / records * 1e6:.0f} us a record)"
+    )
+
+
+def _batch(drafts: list, policy: str) -> float:  # type: ignore[type-arg]
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.service.memory import MemoryService
+    from graphit_cli.store.lance import MemoryStore
+
+    with tempfile.TemporaryDirectory() as root:
+        store = MemoryStore.open(str(Path(root) / "table"))
+        service = MemoryService(
+            store, Scope("project", "01JD0000000000000000000000"), author="bench", secrets=policy
+        )
+        t0 = time.perf_counter()
+        service.upsert_many(drafts)
+        return time.perf_counter() - t0
+
+
+def cli_cost(records: int, runs: int) -> None:
+    """`graphit memory upsert -` of a `records`-line NDJSON batch, in-process (no daemon), as a
+    user runs it: a fresh home and project each run, the rows embedded as the CLI does (its
+    first rows by the default model, the rest left to the pass); `--allow-secrets` (no check)
+    against the default (checked), alternated."""
+    lines = "".join(
+        json.dumps(
+            {
+                "title": f"Convention {i}: the build uses uv and make",
+                "body": f"We install with uv (commit {i:040x}). Ask #ops for the staging "
+                "password; it lives in 1Password, vault Ops.",
+            }
+        )
+        + "\n"
+        for i in range(records)
+    )
+    times: dict[str, list[float]] = {"unchecked": [], "checked": []}
+    for _ in range(runs):
+        for name, extra in (("unchecked", ["--allow-secrets"]), ("checked", [])):
+            with tempfile.TemporaryDirectory() as root:
+                project = Path(root) / "p"
+                project.mkdir()
+                (project / "graphit.lock.json").write_text(
+                    json.dumps({"project": {"id": "01JD0000000000000000000000"}})
+                )
+                env = {
+                    **os.environ,
+                    "GRAPHIT_HOME": str(Path(root) / "home"),
+                    "GRAPHIT_NO_DAEMON": "1",
+                    "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+                }
+                t0 = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "graphit_cli", "memory", "upsert", "-", *extra],
+                    input=lines,
+                    env=env,
+                    cwd=project,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                times[name].append(time.perf_counter() - t0)
+    unchecked, checked = min(times["unchecked"]), min(times["checked"])
+    print(
+        f"`graphit memory upsert -` of {records} records (best of {runs}): {unchecked:.2f} s "
+        f"with --allow-secrets, {checked:.2f} s checked (ratio {checked / unchecked:.3f})"
+    )
+
+
+def help_imports() -> None:
+    code = (
+        "import sys\nfrom graphit_cli.cli.app import app\n"
+        "print('graphit_cli.core.secrets' in sys.modules, 'detect_secrets' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    print(f"`graphit --help` imports the detector: {out[0]}, detect-secrets: {out[1]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--detect-secrets", metavar="DIR")
+    parser.add_argument("--bc-detect-secrets", metavar="DIR")
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--cli-runs", type=int, default=3, help="0: skip the CLI batch")
+    parser.add_argument(
+        "--memories",
+        nargs="*",
+        default=[
+            "../shared/data/cursorrules/memories.jsonl",
+            "../shared/data/locomo-dev/memories_observations.jsonl",
+            "../shared/data/locomo-dev/memories_sessions.jsonl",
+        ],
+        help="JSONL memories written by people and agents (no known secret in them)",
+    )
+    args = parser.parse_args()
+    for which in ("main", "heldout", "unseen"):
+        records = corpus(which)
+        texts = [t for _, _, t in records]
+        runs = [("graphit rules", lambda t: graphit_rules(t))]
+        for name, directory in (
+            ("detect-secrets", args.detect_secrets),
+            ("bc-detect-secrets", args.bc_detect_secrets),
+        ):
+            if directory:
+                runs.append((f"{name} line", lambda t, d=directory: detect_secrets(d, t)))
+                runs.append((f"{name} file", lambda t, d=directory: detect_secrets(d, t, True)))
+        for name, run in runs:
+            hits, imported, scanned = run(texts)
+            report(name, which, records, hits)
+            print(
+                f"{'':32}import {imported * 1000:.0f} ms, "
+                f"{scanned / len(texts) * 1e6:.0f} us a record ({len(texts)} records)"
+            )
+    real_memories(args.memories)
+    write_cost(args.records)
+    if args.cli_runs:
+        cli_cost(args.records, args.cli_runs)
+    help_imports()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""`graphit memory scan` and `graphit memory redact`: adapters over `service.secrets`.
+
+Neither ever prints a secret: a finding is its memory, revision, kind and line:column.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from graphit_cli.cli import common
+from graphit_cli.cli.common import ScopeOpt, UserOpt, handle_errors, note, out
+from graphit_cli.cli.memory import memory_app
+from graphit_cli.errors import UsageError
+
+if TYPE_CHECKING:
+    from graphit_cli.service.memory import MemoryService
+
+
+@memory_app.command("scan")
+@handle_errors
+def scan(
+    every: Annotated[
+        bool, typer.Option("--all", help="Every scope this machine uses, not just one.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+) -> None:
+    """Look for secrets in every row of a scope, archived revisions included.
+
+    Prints one line per finding: scope, memory id, revision (live or archived), kind, field
+    and line:column; never the value. Exits 1 when there is a finding, 0 when there is none.
+    Remove one with `graphit memory redact ID`.
+    """
+    import json
+
+    from graphit_cli.cli.client import Client
+
+    if every and (scope or user):
+        raise typer.BadParameter("--all scans every scope: leave out --scope and --user")
+    targets = _every_scope() if every else [Client(scope, user).reader]
+    found = [(str(svc.scope), f) for svc in targets for f in svc.scan_secrets()]
+    if as_json:
+        rows = [
+            {
+                "scope": where,
+                "id": f.memory_id,
+                "revision": f.revision,
+                "revision_id": f.revision_id or None,
+                "live": f.live,
+                "field": f.field,
+                "kind": f.kind,
+                "line": f.line,
+                "column": f.column,
+            }
+            for where, f in found
+        ]
+        out(json.dumps(rows, indent=2) + "\n")
+    else:
+        out(
+            "".join(
+                f"{where}\t{f.memory_id}\trevision {f.revision} "
+                f"({'live' if f.live else f.revision_id})\t{f.kind}\t{f.field} {f.position}\n"
+                for where, f in found
+            )
+        )
+    memories = len({(where, f.memory_id) for where, f in found})
+    note(f"{len(found)} secrets in {memories} memories ({len(targets)} scopes scanned).")
+    if found:
+        note("Remove each with `graphit memory redact ID` (every revision of it).")
+        raise typer.Exit(1)
+
+
+def _every_scope() -> list[MemoryService]:
+    from graphit_cli.access import scopes
+    from graphit_cli.access.opening import open_reader
+
+    services: list[MemoryService] = []
+    for ref in sorted(scopes.read_scope_refs()):
+        try:
+            services.append(open_reader(scopes.parse_scope_ref(ref)))
+        except Exception as exc:  # a scope that cannot be opened is said, the rest scanned
+            note(f"{ref}: not scanned: {str(exc).splitlines()[0] if str(exc) else exc}")
+    return services
+
+
+@memory_app.command("redact")
+@handle_errors
+def redact(
+    memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory holding a secret.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    scope: ScopeOpt = None,
+    user: UserOpt = False,
+) -> None:
+    """Replace every secret in a memory, in every revision, with [REDACTED:<kind>].
+
+    The chain keeps its shape (ids, revisions, links, dates); content hashes and vectors are
+    recomputed. The table's older versions and its full-text indexes are then rebuilt without
+    it, so `export --history` and the files on disk no longer hold it. Other processes reading
+    the table at that moment may have to retry. Asks first on a terminal (always on a shared
+    table); --yes does not ask.
+    """
+    from graphit_cli.cli.client import Client
+
+    client = Client(scope, user)
+    service = client.service
+    shared = "://" in service.store.uri
+    if not yes:
+        if not common.stdin_is_interactive():
+            raise UsageError("refusing to redact without --yes when not interactive")
+        where = "a shared table: everyone using it" if shared else str(service.scope)
+        if not typer.confirm(f"Rewrite every revision of {memory_id} in {where}?", err=True):
+            note("Aborted; nothing changed.")
+            return
+    done = service.redact(memory_id)
+    if not done.rows:
+        note(f"No secret found in {done.memory_id}; nothing changed.")
+        return
+    note(
+        f"Redacted {', '.join(done.kinds)} in {done.rows} revisions of {done.memory_id}; "
+        "the table's older versions are gone."
+    )
