@@ -68,6 +68,12 @@ class NoTable(StorageUnavailable):
     """The scope has no table yet (a read answers as an empty table; a write creates one)."""
 
 
+class TableDamaged(StorageUnavailable):
+    """A table that is there but cannot be read as it is: a missing version history, a
+    damaged manifest, a missing data or index file (docs/troubleshooting.md says what each
+    means). Never read as an empty table."""
+
+
 class NoProject(GraphitError):
     exit_code = ExitCode.NO_PROJECT
 
@@ -96,6 +102,28 @@ class UsageError(GraphitError):
     """Options that cannot go together, or a prompt that cannot be asked (exit 2)."""
 
     exit_code = ExitCode.USAGE
+
+
+def os_failure(exc: OSError, home: str) -> GraphitError | None:
+    """An OS error any command can meet writing under GRAPHIT_HOME, as its cause (a full
+    disk, a missing permission, a path through a file); None for anything else."""
+    import errno
+
+    name = str(exc.filename) if exc.filename else ""
+    if name and not name.startswith(home.rstrip("/") + "/") and name != home:
+        return None  # a file the user named (an import's source): its own message elsewhere
+    where = f" ({name})" if name else ""
+    if exc.errno == errno.ENOSPC:
+        return StorageUnavailable(f"the disk holding {home} is full{where}: free some space")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "a read-only file system" if exc.errno == errno.EROFS else "permission denied"
+        return StorageUnavailable(
+            f"cannot write under {home}{where}: {why}; make it writable, or set GRAPHIT_HOME"
+            " to a directory you can write"
+        )
+    if exc.errno == errno.ENOTDIR:
+        return StorageUnavailable(f"{home} is not usable{where}: a part of the path is a file")
+    return None
 
 
 def internal_error_text(exc: BaseException, debug_variable: str) -> str:

@@ -32,8 +32,12 @@ def state(service) -> tuple[int, int]:  # type: ignore[no-untyped-def]
 # --- foreign formats ----------------------------------------------------------------------
 
 
-def test_agent_files_one_mandatory_memory_per_section(cli, service) -> None:  # type: ignore[no-untyped-def]
-    result = cli("memory", "import", str(FIXTURES / "agents"))
+def test_agent_files_one_mandatory_memory_per_section(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A copy outside any repository: a file inside one is also tagged with its path there
+    # (tests/test_import_identity.py).
+    source = tmp_path / "agents"
+    shutil.copytree(FIXTURES / "agents", source)
+    result = cli("memory", "import", str(source))
     assert result.exit_code == 3  # some sections were rejected; the others imported
     assert [(r[0], r[2], r[3]) for r in lines(result.stdout)] == [
         ("created", "Payments service", "AGENTS.md:1"),
@@ -52,7 +56,7 @@ def test_agent_files_one_mandatory_memory_per_section(cli, service) -> None:  # 
         "correction, preference, constraint, procedure, skill, tension",
         "AGENTS.md:42: section 'Release' is empty: skipped",
         ".cursor/rules/broken.mdc:3: malformed frontmatter: expected ',' or ']', but got ':'",
-        f"{FIXTURES / 'agents'} (agents): 10 created, 0 updated, 0 skipped, 3 rejected.",
+        f"{source} (agents): 10 created, 0 updated, 0 skipped, 3 rejected.",
     ]
     ids = {r[2]: r[1] for r in lines(result.stdout)}
     testing = memory(cli, ids["Testing"])
@@ -84,7 +88,7 @@ def test_agent_files_one_mandatory_memory_per_section(cli, service) -> None:  # 
 
     # Importing again changes nothing at all: no revision, no commit.
     before = state(service)
-    again = cli("memory", "import", str(FIXTURES / "agents"))
+    again = cli("memory", "import", str(source))
     assert {r[0] for r in lines(again.stdout)} == {"skipped"}
     assert {r[4] for r in lines(again.stdout)} == {"unchanged"}
     assert state(service) == before

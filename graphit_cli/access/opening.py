@@ -53,8 +53,9 @@ def open_scope(
     `keep`: the caller keeps the handle and serves from it for long (the daemon, the MCP
     server, the Explorer); see `store.open_store`."""
     from graphit_cli.access.contexts import attached_project
+    from graphit_cli.errors import TableDamaged
     from graphit_cli.store import open_store
-    from graphit_cli.store.paths import local_table_exists
+    from graphit_cli.store.paths import damage_message, local_table_exists, table_damage
     from graphit_cli.store.proxy import ReadOnlyStore
 
     project = attached_project(scope)
@@ -65,8 +66,12 @@ def open_scope(
         store: Store = ReadOnlyStore(inner, reason)
         return Opened(scope, store, location.uri, read_only=True, remote=location.is_remote)
     location = providers.resolve(scope)
-    if not create and not location.is_remote and not local_table_exists(location.uri):
-        return None
+    if not location.is_remote and not local_table_exists(location.uri):
+        damage = table_damage(location.uri)
+        if damage is not None:  # rows without a history: damaged, never an empty scope
+            raise TableDamaged(damage_message(location.uri, damage, "data"))
+        if not create:
+            return None
     store = open_store(location.uri, create=create, access=location.access, keep=keep)
     if record_use:
         scopes.record_scope_use(scope, location.uri)

@@ -12,6 +12,7 @@ from graphit_cli.cli import agent as _agent_commands  # noqa: F401  (registers c
 from graphit_cli.cli import consolidate as _consolidate_commands  # noqa: F401  (registers)
 from graphit_cli.cli import context as _context_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import daemon as _daemon_commands  # noqa: F401  (registers commands)
+from graphit_cli.cli import doctor as _doctor_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import explorer as _explorer_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import search as _search_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import secrets as _secrets_commands  # noqa: F401  (registers commands)

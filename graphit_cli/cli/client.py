@@ -85,7 +85,19 @@ class Client:
         """The daemon's answer to `request`, or None when no daemon answers (or it declines)."""
         if write and self.scope.kind not in ("project", "user"):
             return None  # a context scope's table may be another project's: in-process
-        reply = ask_daemon({**request, "scope": str(self.scope)}, [self.scope], write=write)
+        from graphit_cli.errors import ExitCode, GraphitError
+
+        try:
+            reply = ask_daemon({**request, "scope": str(self.scope)}, [self.scope], write=write)
+        except GraphitError as exc:
+            if write or exc.exit_code != ExitCode.INTERNAL:
+                raise  # the daemon's answer (or a write it took: never a second attempt)
+            # A read the daemon failed for a reason of its own (not the table's, not the
+            # input's: those are GraphitErrors with their codes): in-process answers it.
+            import logging
+
+            logging.getLogger(__name__).warning("the daemon failed (%s): working in-process", exc)
+            return None
         return None if reply is None else reply["result"]
 
     # --- writes ----------------------------------------------------------------------------
@@ -266,6 +278,8 @@ def ask_daemon(
     message = {**request, "fingerprint": fingerprint(scopes)}
     if write:
         message["author"] = config.author()
+        # Claims left by forwarding CLIs killed mid-write: stale past any write's wait.
+        runstate.sweep_claims(wire.WRITE_TIMEOUT + 600)
     return wire.call(
         runstate.socket_path(),
         message,

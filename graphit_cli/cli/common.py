@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from graphit_cli import config
-from graphit_cli.errors import ExitCode, GraphitError, UsageError, internal_error_text
+from graphit_cli.errors import (
+    ExitCode,
+    GraphitError,
+    UsageError,
+    internal_error_text,
+    os_failure,
+)
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import MemoryFilter
@@ -150,6 +156,9 @@ def handle_errors(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            from graphit_cli.access.runstate import check_home
+
+            check_home()  # a GRAPHIT_HOME under a file is said as that, before anything reads it
             config.validate()  # every GRAPHIT_* value, before anything is read or written
             _refuse_undecodable(fn, kwargs)
             return fn(*args, **kwargs)
@@ -172,6 +181,10 @@ def handle_errors(fn: F) -> F:
         except Exception as exc:
             if config.debug():
                 raise
+            cause = os_failure(exc, str(config.home())) if isinstance(exc, OSError) else None
+            if cause is not None:  # a full disk, a permission: said as itself (exit 7)
+                typer.echo(f"Error: {cause.message}", err=True)
+                raise typer.Exit(int(cause.exit_code)) from None
             typer.echo(internal_error_text(exc, config.ENV_DEBUG), err=True)
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
 

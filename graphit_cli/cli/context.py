@@ -115,8 +115,9 @@ def list_(fmt: FormatOpt = None) -> None:
             "memories": count,
             "refreshed_at": c.refreshed_at,
             "recall": c.recall,
+            "error": why,
         }
-        for c, count in found
+        for c, count, why in found
     ]
     chosen = resolve_format(fmt)
     if chosen is Format.json:
@@ -127,14 +128,17 @@ def list_(fmt: FormatOpt = None) -> None:
         rows = [
             [
                 c.name,
-                "missing" if count is None else str(count),
+                ("error" if why else "missing") if count is None else str(count),
                 (c.refreshed_at or "never")[:16].replace("T", " "),
                 "on" if c.recall else "off",
                 _describe(c),
             ]
-            for c, count in found
+            for c, count, why in found
         ]
         out(render.table(["NAME", "MEMORIES", "REFRESHED", "RECALL", "SOURCE"], rows))
+        for c, _, why in found:
+            if why:  # one line each: a damaged context never hides the others
+                note(f"Error: context {c.name}: {why}")
         if not records:
             note("No contexts: add one with `graphit memory context add NAME --from PATH`.")
 

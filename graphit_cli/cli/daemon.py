@@ -20,7 +20,7 @@ from graphit_cli.cli.common import (
     stdin_is_interactive,
 )
 from graphit_cli.cli.memory import memory_app
-from graphit_cli.errors import GraphitError, UsageError
+from graphit_cli.errors import GraphitError, UsageError, in_words
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
@@ -76,6 +76,9 @@ def maintain(
             except GraphitError as exc:
                 note(f"Error: {name}: {exc.message}")
                 failure = failure or exc
+            except Exception as exc:  # a bug in one scope: reported, the others still run
+                note(f"Error: {name}: internal error: {in_words(exc)}")
+                failure = failure or GraphitError(in_words(exc))
     else:
         reports = [open_service(resolve_scope(scope_spec(scope, user))).maintain(force=force)]
     chosen = resolve_format(fmt)
@@ -203,6 +206,8 @@ def status(fmt: FormatOpt = None) -> None:
         except GraphitError as exc:
             # One unreachable scope (a broker down) is reported, never fatal to the others.
             entry["error"] = exc.message
+        except Exception as exc:  # a bug reading one scope: reported there, in words
+            entry["error"] = f"internal error: {in_words(exc)}"
         tables.append(entry)
     payload = {
         "daemon": None
@@ -229,9 +234,9 @@ def status(fmt: FormatOpt = None) -> None:
     for entry in tables:
         state = entry["state"]
         if state is None:
-            lines.append(
-                f"{entry['scope']}: no table" + (f" ({entry['error']})" if "error" in entry else "")
-            )
+            # A scope that cannot be read says why on its own line, never "no table".
+            said = f"error: {entry['error']}" if "error" in entry else "no table"
+            lines.append(f"{entry['scope']}: {said}")
             continue
         lines.append(
             f"{entry['scope']}: {state['live_rows']} memories, {state['rows']} rows, "

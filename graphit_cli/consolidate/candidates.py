@@ -58,14 +58,24 @@ class Report:
 
 
 def normalised_content(memory: Memory) -> str:
-    """Title + body with whitespace and case folded: equal for exact duplicates."""
-    return " ".join(f"{memory.title}\n{memory.body}".casefold().split())
+    """Title + body with whitespace, case and Unicode form (NFC) folded: equal for exact
+    duplicates, however an editor composed their accents."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFC", f"{memory.title}\n{memory.body}")
+    return " ".join(text.casefold().split())
 
 
 def words(text: str) -> frozenset[str]:
     """Content words: lower-case, stop words out, a plural `s` folded."""
-    raw = set(_WORD.findall(text.casefold())) - _STOP
+    raw = set(_WORD.findall(_nfc(text).casefold())) - _STOP
     return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in raw)
+
+
+def _nfc(text: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text)
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:

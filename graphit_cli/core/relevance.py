@@ -93,6 +93,11 @@ _TERM = re.compile(r"\w+", re.UNICODE)
 _RANK = {Category.MANDATORY: 0, Category.IMPORTANT: 1, Category.NORMAL: 2}
 
 
+# The most memories one search may select: more is a mistake (`--top-k 9223372036854775807`
+# overflowed the engine's limit); 0 still means every match.
+MAX_TOP_K = 10_000
+
+
 def depth(top_k: int) -> int:
     """Candidate rows per retriever: never fewer for a larger top_k; top_k 0 is the least."""
     return max(CANDIDATE_DEPTH, DEPTH_FACTOR * top_k)

@@ -63,7 +63,9 @@ def constant(scope: Scope) -> Callable[[], Scope]:
 def present(name: str) -> bool:
     """Whether the scope named `name` still has a table to work on: a remote scope always
     (its table is shared; only this machine's record goes), a local one while its directory
-    holds a table (a directory left behind by a writer after `rm -rf` holds none)."""
+    holds a committed version (store/paths.py `local_table_exists`). Nothing can make a
+    removed one present again: the daemon's commits reach its table through the directory
+    they pinned open (store/paths.py `Pin`), which fail once it is gone, so its loops end."""
     from graphit_cli.store.paths import local_table_exists
 
     try:

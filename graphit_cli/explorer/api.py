@@ -171,7 +171,7 @@ def _int(request: Request, name: str, default: int, low: int, high: int | None) 
 async def _json_object(request: Request) -> dict[str, Any]:
     try:
         data = json.loads(await request.body())
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise ApiError(400, "invalid JSON body") from None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid JSON body")

@@ -194,7 +194,7 @@ def _block_kind(lines: list[str], start: int, end: int | None) -> str:
     block = "\n".join(lines[start + 1 : end])
     try:
         loaded = yaml.safe_load(block)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         loaded = None
         if looks_like:
             return "a `---` block starting with graphit fields is not valid YAML"
@@ -222,6 +222,8 @@ def parse_json(text: str, origin: str) -> list[MemoryDraft]:
     try:
         data = json.loads(text)
         records = data if isinstance(data, list) else [data]
+    except RecursionError:
+        raise InvalidInput(f"{origin}: JSON nested too deeply") from None
     except json.JSONDecodeError as exc:
         if exc.msg != "Extra data":
             raise InvalidInput(f"{origin}: invalid JSON at line {exc.lineno}: {exc.msg}") from None
@@ -231,6 +233,8 @@ def parse_json(text: str, origin: str) -> list[MemoryDraft]:
                 continue
             try:
                 records.append(json.loads(line))
+            except RecursionError:
+                raise InvalidInput(f"{origin}: JSON nested too deeply at line {number}") from None
             except json.JSONDecodeError as line_exc:
                 raise InvalidInput(
                     f"{origin}: invalid NDJSON at line {number}: {line_exc.msg}"
@@ -293,6 +297,8 @@ def load_frontmatter(text: str, origin: str) -> dict[str, Any]:
             else:
                 meta[key] = constructor.construct_document(value_node)
         return meta
+    except RecursionError:
+        raise InvalidInput(f"{origin}: malformed frontmatter: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from graphit_cli import config
 from graphit_cli.core.models import MEMORY_TYPES
+from graphit_cli.core.relevance import MAX_TOP_K
 from graphit_cli.core.revisions import MAX_TITLE
 from graphit_cli.errors import GraphitError, internal_error_text
 from graphit_cli.mcp.replies import Reply, mcp_message
@@ -36,7 +37,7 @@ IdArg = str  # a memory id: its name says it
 TypesArg = list[str] | None  # only memories of these types
 TagsArg = Annotated[list[str] | None, Field(description="Only with all these tags.")]
 LimitArg = Annotated[int, Field(ge=0, description="At most this many; 0 = all.")]
-TopKArg = Annotated[int, Field(ge=0, description="Memories to select; 0 = all.")]
+TopKArg = Annotated[int, Field(ge=0, le=MAX_TOP_K, description="Memories to select; 0 = all.")]
 # The limits the tools enforce, stated in the schema so a client can check before it calls.
 TitleArg = Annotated[str, Field(min_length=1, max_length=MAX_TITLE, pattern=r"^[^\r\n]+$")]
 TYPE_ENUM = {"enum": list(MEMORY_TYPES)}

@@ -63,7 +63,7 @@ def _messages(text: str) -> list[dict[str, Any]]:
     """The JSON-RPC messages of one line (a batch is a list of them); none if not JSON."""
     try:
         parsed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return []
     items = parsed if isinstance(parsed, list) else [parsed]
     return [m for m in items if isinstance(m, dict)]
@@ -104,7 +104,7 @@ class Wire:
         """Answer the client's first message if it is an `initialize` handshake.py knows."""
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         ident = handshake.request_id(message)  # None for a batch, or anything unusual
         if ident is None:

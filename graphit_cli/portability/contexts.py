@@ -126,18 +126,28 @@ def _plan_or_none(scope: Scope) -> scopes.PrunePlan | None:
         return None
 
 
-def listing() -> list[tuple[Context, int | None]]:
-    """Every context with its number of live memories (None when its table is missing)."""
+def listing() -> list[tuple[Context, int | None, str | None]]:
+    """Every context with its number of live memories (None when its table is missing or
+    cannot be read) and, for one that cannot be read, why (a damaged table is reported on
+    its own line; it never fails the listing of the others)."""
     from graphit_cli.access.opening import open_service
+    from graphit_cli.errors import NoTable, in_words
 
     found = []
-    for name in sorted(read_all()):
-        entry = read_all()[name]
+    entries = read_all()
+    for name in sorted(entries):
+        entry = entries[name]
+        count: int | None = None
+        why: str | None = None
         try:
-            count: int | None = len(open_service(entry.scope, create=False).catalogue())
-        except GraphitError:
-            count = None
-        found.append((entry, count))
+            count = len(open_service(entry.scope, create=False).catalogue())
+        except NoTable:
+            pass
+        except GraphitError as exc:
+            why = exc.message if not exc.message.startswith("no memory table") else None
+        except Exception as exc:  # a bug in one context: said there, the others still listed
+            why = f"internal error: {in_words(exc)}"
+        found.append((entry, count, why))
     return found
 
 

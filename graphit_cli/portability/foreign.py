@@ -4,9 +4,7 @@
   title, section text = body), mandatory (these files load into every session), type
   convention unless a `Type: ...` first line or the heading ("Decisions", "Constraints", ...)
   says otherwise; tagged with the file name. Text before the first section is one more memory
-  under the file's first heading. graphit's own managed block (`graphit agent install`'s
-  guidance between its `<!-- graphit:begin ... -->` / `<!-- graphit:end -->` markers) is
-  left out.
+  under the file's first heading.
 - Cursor rules: `.cursor/rules/*.mdc` (frontmatter `description`, `globs`, `alwaysApply`;
   always applied -> mandatory, otherwise important; globs become tags) and a legacy
   `.cursorrules` file (mandatory; split by sections when it has them).
@@ -130,17 +128,23 @@ def _validate(draft: MemoryDraft) -> None:
 # --- AGENTS.md / CLAUDE.md / GEMINI.md ----------------------------------------------------
 
 
+# The block `graphit agent install` writes into CLAUDE.md / GEMINI.md / AGENTS.md
+# (agents/files.py BEGIN and END; tests/test_import_identity.py holds the two together): it is
+# graphit's own guidance, never a memory to import.
+_MANAGED_BLOCK = re.compile(r"<!-- graphit:begin\b.*?-->.*?<!-- graphit:end -->", re.DOTALL)
+
+
+def without_managed_block(text: str) -> str:
+    """`text` without graphit's managed blocks; their lines stay as blank lines, so the line
+    numbers of everything after them are the file's own."""
+    return _MANAGED_BLOCK.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+
+
 def agent_file(path: Path, rel: str) -> Parsed:
     text, problems = read_text(path, rel)
     if text is None:
         return [], problems
-    # graphit's own block (`graphit agent install`'s guidance, between its markers) is not the
-    # team's memory: imported, it would come back at every session start as mandatory text.
-    # Blank lines in its place keep the line numbers of what follows.
-    from graphit_cli.agents.files import BEGIN, END
-
-    block = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), flags=re.DOTALL)
-    text = block.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    text = without_managed_block(text.replace("\r\n", "\n"))
     return _sectioned(text, rel, prefix="agents", tag=path.name.lower(), mandatory=True)
 
 

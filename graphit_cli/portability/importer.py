@@ -7,6 +7,10 @@ whose content a live memory already has is skipped; broken records are reported 
 file and line while the others import, one commit per batch. A record holding a secret is
 left out and reported (an export's whole chain), or redacted, or written as it is: the
 service's `secrets` policy ("refuse", "redact", "allow").
+
+Past 400 lines, it is one job: an import from its format to its report (finding the files,
+parsing them with the formats' modules, planning and writing rows and drafts); where records
+come from (streams, repository paths) is `sources.py`'s, each format its own module's.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from graphit_cli.access.scopes import Scope
 from graphit_cli.core import revisions, secrets
 from graphit_cli.core.models import DEFAULT_TYPE, Memory, MemoryDraft, WriteAction
 from graphit_cli.errors import GraphitError, InvalidInput
-from graphit_cli.portability import foreign, mcp_memory, native, notes
+from graphit_cli.portability import foreign, mcp_memory, native, notes, sources
 from graphit_cli.portability.markdown import FrontmatterError, read_document
 from graphit_cli.portability.model import ImportReport, Item, Outcome, Problem
 from graphit_cli.service.memory import MemoryService
@@ -58,6 +62,17 @@ def collect(path: Path, fmt: str, scope: Scope) -> Collected:
         raise InvalidInput(f"unknown import format {fmt!r}: use {', '.join(FORMATS)}")
     if not path.exists():
         raise InvalidInput(f"no such file or folder: {path}")
+    if path.is_file() or path.is_dir():
+        return _collect(path, fmt, scope)
+    # A FIFO, a process substitution (`<(cat export.ndjson)`: /dev/fd/N) or a device: read
+    # once, up to a bound, into a file of its own, then imported like any file.
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="graphit-import-") as folder:
+        return _collect(sources.spool(path, Path(folder), fmt), fmt, scope)
+
+
+def _collect(path: Path, fmt: str, scope: Scope) -> Collected:
     chosen = detect(path) if fmt == "auto" else fmt
     found = Collected(chosen)
     for file, rel, kind in _files(path, chosen):
@@ -67,6 +82,8 @@ def collect(path: Path, fmt: str, scope: Scope) -> Collected:
             _native_markdown(file, rel, scope, found)
         else:
             items, problems = _PARSERS[kind](file, rel)
+            if kind == "agents":
+                items = [sources.by_path(item, file, rel) for item in items]
             found.items += items
             found.problems += problems
     return found
@@ -107,7 +124,7 @@ def _first_record_is_native(path: Path) -> bool:
             for line in handle:
                 if line.strip():
                     return native.looks_native(json.loads(line))
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return False
     return False
 
@@ -177,6 +194,9 @@ def _native_ndjson(file: Path, rel: str, scope: Scope, found: Collected) -> None
             data = json.loads(line)
         except json.JSONDecodeError as exc:
             found.problems.append(Problem(rel, number, f"invalid JSON: {exc.msg}"))
+            continue
+        except RecursionError:
+            found.problems.append(Problem(rel, number, "JSON nested too deeply"))
             continue
         try:
             if not native.looks_native(data):
@@ -327,8 +347,9 @@ def _apply_items(
     live = {m.id: m for m in service.catalogue()}
     by_hash = {m.content_hash: m.id for m in live.values()}
     pending: list[tuple[Item, MemoryDraft]] = []
+    adopted: set[str] = set()
     for item in items:
-        memory_id = source_id(item.key)
+        memory_id = _adopt(item, live, adopted)
         draft = replace(item.draft, id=memory_id)
         digest = _digest(draft)
         current = live.get(memory_id)
@@ -375,6 +396,26 @@ def _apply_items(
             )
         if progress:
             progress(min(start + BATCH, total), total)
+
+
+def _adopt(item: Item, live: dict[str, Memory], adopted: set[str]) -> str:
+    """The id of the memory `item` writes. A record keyed by its file's path whose memory was
+    imported under the old key (the file's name: `agents:CLAUDE.md#Testing`) keeps that
+    memory's id, once: unless a memory already has the new key's id, or the old one was taken
+    over by another file (it carries that file's path tag) or by an earlier record of this
+    import."""
+    memory_id = source_id(item.key)
+    if memory_id in live or item.legacy_key is None:
+        return memory_id
+    old = live.get(source_id(item.legacy_key))
+    if old is None or old.id in adopted:
+        return memory_id
+    suffix = "/" + (item.legacy_key.split(":", 1)[1].split("#", 1)[0].lower())
+    taken = [t for t in old.tags if t.endswith(suffix) and t != item.claim_tag]
+    if taken:
+        return memory_id  # another file's since the paths came in: this one is new
+    adopted.add(old.id)
+    return old.id
 
 
 def _redacted(where: str | None) -> str:

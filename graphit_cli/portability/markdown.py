@@ -47,6 +47,8 @@ def read_document(text: str) -> Document:
     block = "\n".join(lines[1:end])
     try:
         loaded = yaml.safe_load(block)
+    except RecursionError:
+        raise FrontmatterError(2, "malformed frontmatter: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1

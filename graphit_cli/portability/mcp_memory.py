@@ -83,7 +83,7 @@ def _json_records(text: str, rel: str, problems: list[Problem]) -> list[tuple[in
     a list of records or `{"entities": [...], "relations": [...]}`."""
     try:
         whole = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         whole = None
     if isinstance(whole, list):
         return [(0, r) for r in whole]
@@ -101,6 +101,8 @@ def _json_records(text: str, rel: str, problems: list[Problem]) -> list[tuple[in
             records.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             problems.append(Problem(rel, number, f"invalid JSON: {exc.msg}"))
+        except RecursionError:
+            problems.append(Problem(rel, number, "JSON nested too deeply"))
     return records
 
 

@@ -31,6 +31,10 @@ class Item:
     path: str
     line: int
     draft: MemoryDraft
+    # The key an earlier graphit gave this record (the file's name, not its path), when it
+    # differs: a memory imported under it keeps its id (importer.py `_adopt`).
+    legacy_key: str | None = None
+    claim_tag: str | None = None  # the tag that says which file a memory came from
 
     @property
     def origin(self) -> str:

@@ -7,6 +7,7 @@ it through `MemoryService`. Must not import Typer or Rich.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -82,10 +83,12 @@ class DuplicateGuard:
         body = revisions.normalise_body(draft.body)
         memory_type = revisions.validate_type(draft.type or DEFAULT_TYPE)
         tags = revisions.normalise_tags(draft.tags or ())
-        digest = revisions.content_hash(title, body, memory_type, tags)
-        exact = self.store.live_with_hash(digest, limit=1)
-        if exact:
-            return exact[0]
+        for form in _forms(title, body):  # as written, NFC, NFD: one text, however composed
+            exact = self.store.live_with_hash(
+                revisions.content_hash(*form, memory_type, tags), limit=1
+            )
+            if exact:
+                return exact[0]
         words = _word_counts(body)
         text = document_text(title, body)
         for hit in self.store.search_text(
@@ -124,26 +127,39 @@ class DuplicateGuard:
             if draft.id is not None or draft.title is None or draft.body is None:
                 continue
             try:
-                digest = revisions.content_hash(
-                    revisions.validate_title(draft.title),
-                    revisions.normalise_body(draft.body),
-                    revisions.validate_type(draft.type or DEFAULT_TYPE),
-                    revisions.normalise_tags(draft.tags or ()),
-                )
+                title = revisions.validate_title(draft.title)
+                body = revisions.normalise_body(draft.body)
+                memory_type = revisions.validate_type(draft.type or DEFAULT_TYPE)
+                tags = revisions.normalise_tags(draft.tags or ())
             except InvalidInput:
                 continue
-            wanted.setdefault(digest, []).append(index)
+            for form in _forms(title, body):
+                wanted.setdefault(revisions.content_hash(*form, memory_type, tags), []).append(
+                    index
+                )
         if len(wanted) <= BATCH_HASH_LOOKUPS:
             found = [m for h in wanted for m in self.store.live_with_hash(h, limit=1)]
         else:  # one pass over the live rows beats a lookup per record
             found = [m for m in self.store.live() if m.content_hash in wanted]
         by_hash = {m.content_hash: m for m in found}
-        pairs = [(i, by_hash[h]) for h, indexes in wanted.items() if h in by_hash for i in indexes]
-        return sorted(pairs, key=lambda pair: pair[0])
+        pairs = {i: by_hash[h] for h, indexes in wanted.items() if h in by_hash for i in indexes}
+        return sorted(pairs.items(), key=lambda pair: pair[0])
+
+
+def _forms(title: str, body: str) -> list[tuple[str, str]]:
+    """The text as written, then its NFC and NFD forms where they differ: duplicates are
+    decided on the text a reader sees, not on how its accents were composed. The stored text
+    stays as written (the content hash, exports and `source` keep the author's bytes)."""
+    forms = [(title, body)]
+    for name in ("NFC", "NFD"):
+        form = (unicodedata.normalize(name, title), unicodedata.normalize(name, body))
+        if form not in forms:
+            forms.append(form)
+    return forms
 
 
 def _word_counts(text: str) -> Counter[str]:
-    return Counter(re.findall(r"\w+", text.casefold()))
+    return Counter(re.findall(r"\w+", unicodedata.normalize("NFC", text).casefold()))
 
 
 def _dice(a: Counter[str], b: Counter[str]) -> float:
@@ -154,7 +170,8 @@ def _dice(a: Counter[str], b: Counter[str]) -> float:
 def _similar_title(a: str, b: str) -> bool:
     from difflib import SequenceMatcher
 
-    left, right = a.casefold(), b.casefold()
+    left = unicodedata.normalize("NFC", a).casefold()
+    right = unicodedata.normalize("NFC", b).casefold()
     chars = SequenceMatcher(None, left, right).ratio()
     words_a, words_b = set(re.findall(r"\w+", left)), set(re.findall(r"\w+", right))
     union = words_a | words_b

@@ -124,6 +124,10 @@ class Reader:
             raise InvalidInput("the search query must not be empty")
         if top_k < 0:
             raise InvalidInput("top_k must not be negative (0 means no limit)")
+        if top_k > relevance.MAX_TOP_K:
+            raise InvalidInput(
+                f"top_k must be at most {relevance.MAX_TOP_K} (0 means every match), got {top_k}"
+            )
         if mode not in SEARCH_MODES:
             raise InvalidInput(f"unknown search mode {mode!r}: use {', '.join(SEARCH_MODES)}")
         flt = flt or MemoryFilter()

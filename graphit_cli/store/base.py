@@ -91,6 +91,10 @@ class Store(Protocol):
     def build_vector_index(self, rows_with_vectors: int) -> None: ...
     def state(self) -> TableState: ...
 
+    # `graphit memory doctor`
+    def index_problems(self) -> list[str]: ...
+    def rebuild_indexes(self) -> None: ...
+
     # consolidation
     def live_vectors(self) -> tuple[list[str], Any]: ...
 
@@ -153,6 +157,9 @@ class RefusesWrites:
         raise self.refusal()
 
     def import_rows(self, rows: list[Memory], plan: ImportPlan) -> MergeCounts | None:
+        raise self.refusal()
+
+    def rebuild_indexes(self) -> None:
         raise self.refusal()
 
     def rewrite(self, rows: list[Memory]) -> int:

@@ -103,6 +103,9 @@ class EmptyStore(RefusesWrites):
     def state(self) -> TableState:
         return TableState(0, 0, 0, 0, 0, 0, 0, False, 0, 0, 0)
 
+    def index_problems(self) -> list[str]:
+        return []
+
     def live_vectors(self) -> tuple[list[str], Any]:
         return [], None
 

@@ -33,6 +33,11 @@ SMALL_FRAGMENT_ROWS = 100_000
 
 Columns = list[str] | dict[str, str]
 
+# Called between a compaction's rewrite (its reads and new data files) and its commit (the new
+# manifest): where a `rm -rf` of the table raced the daemon's pass in the probe (issue #36).
+# Tests remove the table's directory here; nothing else uses it.
+BEFORE_COMMIT: list[Callable[[], None]] = []
+
 
 @dataclass(frozen=True)
 class Merge:
@@ -239,7 +244,7 @@ class DatasetEngine:
 
     @_moves
     def compact(self, target_rows: int) -> None:
-        self.dataset.optimize.compact_files(target_rows_per_fragment=target_rows, num_threads=1)
+        compact(self.dataset, target_rows)
 
     @_reads
     def unindexed_rows(self, index: str) -> int:
@@ -327,12 +332,26 @@ class TableEngine:
         return int(self.table.stats()["fragment_stats"]["num_small_fragments"])
 
     def compact(self, target_rows: int) -> None:
-        dataset = self.table.to_lance()
-        dataset.optimize.compact_files(target_rows_per_fragment=target_rows, num_threads=1)
+        compact(self.table.to_lance(), target_rows)
 
     def unindexed_rows(self, index: str) -> int:
         stats = self.table.index_stats(index)
         return int(stats.num_unindexed_rows) if stats is not None else 0
+
+
+def compact(dataset: Any, target_rows: int) -> None:
+    """pylance's `compact_files`, in its three steps (plan, rewrite, commit) so that the
+    moment between the rewrite and the commit can be reached (BEFORE_COMMIT)."""
+    from lance.optimize import Compaction, CompactionOptions
+
+    options = CompactionOptions(target_rows_per_fragment=target_rows, num_threads=1)
+    plan = Compaction.plan(dataset, options)
+    if not plan.tasks:
+        return
+    rewrites = [task.execute(dataset) for task in plan.tasks]
+    for hook in BEFORE_COMMIT:
+        hook()
+    Compaction.commit(dataset, rewrites)
 
 
 def _split_address(columns: Columns | None) -> tuple[Columns | None, bool]:

@@ -6,11 +6,17 @@ for the measured behaviour this code relies on). Callers speak in Memory rows an
 
 `lancedb` is imported only where a table is created, indexed or maintained: a local table is
 read and written through pylance (store/engine.py), so a one-shot command never imports it.
+
+Past 400 lines, it is still one job: a table's life at its edges (opening it through its pinned
+directory, creating it and taking back a failed creation, committing rows with the merge's
+compare-and-swap, purging history); reads, searches and upkeep are parts of their own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import logging
 import os
 from collections.abc import Callable
 from typing import Any
@@ -18,7 +24,7 @@ from typing import Any
 from graphit_cli import config
 from graphit_cli.core.models import Memory
 from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable
-from graphit_cli.store import sql
+from graphit_cli.store import paths, sql
 from graphit_cli.store.base import MergeCounts
 from graphit_cli.store.engine import Merge
 from graphit_cli.store.paths import local_table_exists, table_path
@@ -26,21 +32,21 @@ from graphit_cli.store.reads import Reads
 from graphit_cli.store.schema import memory_schema, to_arrow
 from graphit_cli.store.search import Search
 from graphit_cli.store.table import (
-    BITMAP_COLUMNS,
-    FTS_COLUMNS,
-    ID_INDEX,
     IN_CHUNK,
     KEY_INDEX,
     TABLE_NAME,
     TableHandle,
     contention_as_conflict,
+    damaged,
     in_snapshot,
     is_commit_conflict,
     lance_words,
 )
-from graphit_cli.store.upkeep import Upkeep
+from graphit_cli.store.upkeep import Upkeep, index_specs
 
 __all__ = ["KEY_INDEX", "MemoryStore", "is_commit_conflict"]
+
+log = logging.getLogger(__name__)
 
 # Matched rows are replaced only when this holds, per row:
 # - a live row: compare-and-swap, the table still holds the revision just before the new one;
@@ -54,13 +60,6 @@ CAS_CONDITION = (
     " AND source.next IS NOT NULL AND source.next <> source.id)"
     " OR (target.revision_id <> '' AND target.next IS NULL AND source.next = source.id)"
 )
-
-
-def _fts_config() -> Any:
-    from lancedb.index import FTS
-
-    # Measured: stemming + stop words lift recall@10 from 0.57 to 0.67 on conversational memory.
-    return FTS(stem=True, remove_stop_words=True, lower_case=True, language="English")
 
 
 class Writes:
@@ -155,9 +154,10 @@ class Writes:
         except (RuntimeError, OSError, ValueError) as exc:
             if is_commit_conflict(exc):
                 raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
-            raise StorageUnavailable(
-                f"write to {self.handle.uri} failed: {lance_words(exc)}"
-            ) from exc
+            failure = self.handle.failure(exc)
+            if failure is not None:
+                raise failure from exc
+            raise StorageUnavailable(store_failure(self.handle.uri, exc, "write to")) from exc
 
 
 def purge_history(handle: TableHandle) -> None:
@@ -178,8 +178,9 @@ def purge_history(handle: TableHandle) -> None:
             num_threads=1,
         )
         table.checkout_latest()
-        for column in FTS_COLUMNS:
-            table.create_index(column, config=_fts_config(), name=f"{column}_fts", replace=True)
+        for name, column, config_ in index_specs():
+            if name.endswith("_fts"):
+                table.create_index(column, config=config_, name=name, replace=True)
         with warnings.catch_warnings():  # "removes every version": what it is called for
             warnings.simplefilter("ignore", UserWarning)
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
@@ -227,6 +228,8 @@ class MemoryStore:
         self.has_vector_index = self.upkeep.has_vector_index
         self.build_vector_index = self.upkeep.build_vector_index
         self.state = self.upkeep.state
+        self.index_problems = self.upkeep.index_problems
+        self.rebuild_indexes = self.upkeep.rebuild_indexes
         self.merge = self.writes.merge
         self.remove_exact = self.writes.remove_exact
         self.import_rows = self.writes.import_rows
@@ -259,29 +262,90 @@ class MemoryStore:
         """Open (or create) the table; `storage_options` carry S3 endpoint and credentials
         (built by `store.s3`, which also maps S3 failures). A local table that exists is read
         through pylance, and opens its LanceDB table when upkeep needs it, unless the caller
-        `keep`s the handle (store.open_store)."""
-        if "://" not in uri and local_table_exists(uri) and not keep:
-            return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: _connect(uri)))
-        try:
-            if "://" not in uri and create:
-                os.makedirs(uri, exist_ok=True)
+        `keep`s the handle (store.open_store).
+
+        A local table is reached through its directory pinned open (store/paths.py `Pin`):
+        once the directory is removed, no commit of this handle (a write, the daemon's fold or
+        compaction) can bring any part of it back."""
+        if "://" in uri:
             table = _connect(uri, storage_options=storage_options, create=create, dim=dim)
-        except OSError as exc:
-            raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
-        if "://" in uri or keep:
             return cls(TableHandle(uri, table=table))
+        made = _make_directory(uri) if create else False
+        try:
+            held = paths.pin(uri)
+        except OSError:
+            if not create:
+                raise NoTable(f"no memory table at {uri}") from None
+            raise StorageUnavailable(f"cannot open the memory table at {uri}") from None
+        at = held.path if held is not None else uri
+        if local_table_exists(uri) and not keep:
+            dataset = _open_dataset(uri, at)
+            return cls(
+                TableHandle(uri, dataset=dataset, connect=lambda: _connect(uri, at=at), pin=held)
+            )
+        try:
+            table = _connect(uri, at=at, create=create, dim=dim)
+        except StorageUnavailable:
+            if made:
+                _take_back(uri)
+            raise
+        if keep:
+            return cls(TableHandle(uri, table=table, pin=held))
         # Created here just now: reads go through the dataset as for any local table.
-        return cls(TableHandle(uri, dataset=_open_dataset(uri), connect=lambda: table))
+        dataset = _open_dataset(uri, at)
+        return cls(TableHandle(uri, dataset=dataset, connect=lambda: table, pin=held))
 
 
-def _open_dataset(uri: str) -> Any:
-    """The local table's dataset, for reads (store/engine.py)."""
+def _make_directory(uri: str) -> bool:
+    """Make a local scope's directory; True when this call made it (a failed creation then
+    takes it back). A home that cannot hold it is said in words (store_failure)."""
+    if os.path.isdir(uri):
+        return False
+    try:
+        os.makedirs(uri, exist_ok=True)
+    except OSError as exc:
+        raise StorageUnavailable(store_failure(uri, exc, "create")) from None
+    return True
+
+
+def _take_back(uri: str) -> None:
+    """Remove what a failed creation left in a directory it made (an empty `_versions`, part
+    of an index): nothing of a table that never committed a version stays behind."""
+    import shutil
+
+    if local_table_exists(uri):
+        return  # another process created the table meanwhile: theirs
+    shutil.rmtree(table_path(uri), ignore_errors=True)
+    with contextlib.suppress(OSError):
+        os.rmdir(uri)
+
+
+def store_failure(uri: str, exc: BaseException, doing: str) -> str:
+    """Why a table could not be created or opened, in words: a full disk, a missing
+    permission, a path through a file, before the library's own text."""
+    errno_ = getattr(exc, "errno", None)
+    text = str(exc)
+    if errno_ == errno.ENOSPC or "No space left on device" in text:
+        cause = "the disk is full: free some space and retry"
+    elif errno_ == errno.EROFS or "Read-only file system" in text:
+        cause = "a read-only file system: set GRAPHIT_HOME to a writable directory"
+    elif errno_ in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
+        cause = "permission denied: make the directory writable, or set GRAPHIT_HOME elsewhere"
+    elif errno_ == errno.ENOTDIR or "Not a directory" in text:
+        cause = "a part of the path is a file, not a directory: set GRAPHIT_HOME elsewhere"
+    else:
+        cause = lance_words(exc)
+    return f"cannot {doing} the memory table at {uri}: {cause}"
+
+
+def _open_dataset(uri: str, at: str | None = None) -> Any:
+    """The local table's dataset, for reads (store/engine.py), through `at` (its pinned path)."""
     import lance
 
     try:
-        return lance.dataset(table_path(uri))
-    except (ValueError, OSError) as exc:
-        raise StorageUnavailable(
+        return lance.dataset(table_path(at or uri))
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise damaged(uri, exc) or StorageUnavailable(
             f"cannot open the memory table at {uri}: {lance_words(exc)}"
         ) from None
 
@@ -289,11 +353,13 @@ def _open_dataset(uri: str) -> Any:
 def _connect(
     uri: str,
     *,
+    at: str | None = None,
     storage_options: dict[str, str] | None = None,
     create: bool = False,
     dim: int = config.EMBEDDING_DIM,
 ) -> Any:
-    """The LanceDB table at `uri` (created with its indexes when missing and `create`)."""
+    """The LanceDB table at `uri` (created with its indexes when missing and `create`),
+    reached through `at` (a local table's pinned path) when given."""
     if "://" not in uri and not create and not local_table_exists(uri):
         # `lancedb.connect` makes the directory: a table removed meanwhile would come back.
         raise NoTable(f"no memory table at {uri}")
@@ -301,40 +367,51 @@ def _connect(
 
     try:
         # No automatic consistency checks: the handle looks once per read (see TableHandle).
-        db = lancedb.connect(uri, read_consistency_interval=None, storage_options=storage_options)
+        db = lancedb.connect(
+            at or uri, read_consistency_interval=None, storage_options=storage_options
+        )
         try:
             return db.open_table(TABLE_NAME)
         except ValueError:
             if not create:
-                if "://" not in uri:
+                if "://" not in uri and at is None:
                     # The table went away after the check above, and `connect` made its
-                    # directory again: take that (empty) directory back.
+                    # directory again: take that (empty) directory back. (A pinned path
+                    # makes nothing: the directory it reaches is the removed one.)
                     with contextlib.suppress(OSError):
                         os.rmdir(uri)
                 raise
-            return _create(db, dim)
+            return _create(db, dim, uri)
     except ValueError as exc:
-        if "not found" in str(exc).lower():
+        if damaged(uri, exc) is None and "not found" in str(exc).lower():
             raise NoTable(f"no memory table at {uri}") from None
-        raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
-    except OSError as exc:
-        raise StorageUnavailable(f"cannot open the memory table at {uri}: {exc}") from None
+        raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
+    except (OSError, RuntimeError) as exc:
+        raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
 
 
-def _create(db: Any, dim: int) -> Any:
-    from lancedb.index import Bitmap, BTree
-
+def _create(db: Any, dim: int, uri: str) -> Any:
     try:
         table = db.create_table(TABLE_NAME, schema=memory_schema(dim))
-    except (ValueError, OSError, RuntimeError):
-        # Another process created it first: use theirs.
-        return db.open_table(TABLE_NAME)
-    table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
-    for column in FTS_COLUMNS:
-        table.create_index(column, config=_fts_config(), name=f"{column}_fts")
-    table.create_index("id", config=BTree(), name=ID_INDEX)
-    # Only merges that cannot insert a racing duplicate may use it (see `merge`).
-    table.create_index("key", config=BTree(), name=KEY_INDEX)
-    for column in BITMAP_COLUMNS:
-        table.create_index(column, config=Bitmap(), name=f"{column}_bitmap")
+    except (ValueError, OSError, RuntimeError) as exc:
+        # Another process may have created it first: use theirs. Anything else (a full disk,
+        # a permission) is said as itself, not as "no table".
+        try:
+            return db.open_table(TABLE_NAME)
+        except (ValueError, OSError, RuntimeError):
+            log.debug("creating the memory table at %s failed: %s", uri, exc)
+            raise StorageUnavailable(store_failure(uri, exc, "create")) from None
+    try:
+        table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
+        for name, column, config_ in index_specs():
+            table.create_index(column, config=config_, name=name)
+    except (ValueError, OSError, RuntimeError) as exc:
+        # A table without its indexes is not one this code can use; the caller takes back
+        # what it made (the empty table a full disk left).
+        log.debug("indexing the new memory table at %s failed: %s", uri, exc)
+        if "://" not in uri:
+            import shutil
+
+            shutil.rmtree(table_path(uri), ignore_errors=True)
+        raise StorageUnavailable(store_failure(uri, exc, "create")) from None
     return table

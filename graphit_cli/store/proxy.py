@@ -150,6 +150,12 @@ class StoreProxy:
     def state(self) -> TableState:
         return self._call(lambda s: s.state())
 
+    def index_problems(self) -> list[str]:
+        return self._call(lambda s: s.index_problems())
+
+    def rebuild_indexes(self) -> None:
+        self._call(lambda s: s.rebuild_indexes())
+
     # consolidation, the Explorer's catalogue, export and import
     def live_vectors(self) -> tuple[list[str], Any]:
         return self._call(lambda s: s.live_vectors())

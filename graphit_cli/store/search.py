@@ -9,6 +9,7 @@ from typing import Any
 
 from graphit_cli.access.scopes import is_remote_uri
 from graphit_cli.core.models import LexicalHit, Memory, MemoryFilter
+from graphit_cli.errors import CommitContention, in_words
 from graphit_cli.store import sql
 from graphit_cli.store.rowcache import CachedRow
 from graphit_cli.store.table import (
@@ -17,6 +18,7 @@ from graphit_cli.store.table import (
     VECTOR_INDEX,
     TableHandle,
     in_snapshot,
+    log,
 )
 
 # A warm remote handle reads a table of up to this many rows whole into its row cache.
@@ -246,14 +248,28 @@ class Search:
         self._searches += 1
         if not self._warm_remote:
             return
+        try:
+            self._warm(self._warmed)
+        except CommitContention:
+            raise
+        except Exception as exc:
+            # A cache warm-up that fails is a warning, never the search's failure: the search
+            # reads its index pages and rows as a cold handle would (lance raised "FTS prewarm
+            # completed without publishing query-ready ... state" beside maintenance on S3).
+            log.warning(
+                "warming the search indexes of %s skipped: %s", self.handle.uri, in_words(exc)
+            )
+
+    def _warm(self, warmed: dict[str, str]) -> None:
         names = {*(f"{column}_fts" for column in FTS_COLUMNS), VECTOR_INDEX}
         current = {
             ix.name: ix.index_uuid for ix in self.handle.table.list_indices() if ix.name in names
         }
-        changed = [name for name, uuid in current.items() if self._warmed.get(name) != uuid]
+        changed = [name for name, uuid in current.items() if warmed.get(name) != uuid]
         for name in changed:
+            # Marked first: an index whose warm-up fails is not tried again until it changes.
+            warmed[name] = current[name]
             self.handle.table.prewarm_index(name)
-            self._warmed[name] = current[name]
         if changed and self.handle.table.count_rows() <= PREFILL_MAX_ROWS:
             data = self.handle.table.search().select(TAKE_FLAGGED).limit(None).to_arrow()
             self.handle.remember(data.to_pylist())

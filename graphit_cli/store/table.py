@@ -20,9 +20,17 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, StorageUnavailable, in_words
+from graphit_cli.errors import (
+    CommitContention,
+    GraphitError,
+    NoTable,
+    StorageUnavailable,
+    TableDamaged,
+    in_words,
+)
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
+from graphit_cli.store.paths import damage_message
 from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import COLUMNS_NO_VECTOR, from_record
 
@@ -69,16 +77,22 @@ class TableHandle:
         dataset: Any = None,
         connect: Callable[[], Any] | None = None,
         reopen: Callable[[], Any] | None = None,
+        pin: Any = None,
     ) -> None:
         if (table is None) == (dataset is None) or (dataset is not None and connect is None):
             raise ValueError("a table handle needs a LanceDB table, or a dataset and a connect")
         self.uri = uri
+        # The local directory held open (store/paths.py `Pin`): the paths LanceDB and pylance
+        # were given reach the table through it, so it lives as long as this handle.
+        self.pin = pin
         self._table = table
         self._connect = connect
         # Another object over the same table (and the same cache session) for the pool.
         self._on_dataset = dataset is not None
         if reopen is None:
-            reopen = _dataset_again(dataset) if dataset is not None else lambda: _table_again(table)
+            reopen = (
+                _dataset_again(dataset) if dataset is not None else lambda: _table_again(table, uri)
+            )
         self._reopen = reopen
         self._idle: list[Engine] = [
             DatasetEngine(dataset) if dataset is not None else TableEngine(table)
@@ -110,6 +124,22 @@ class TableHandle:
             self._table = table
         return self._table
 
+    def still_there(self) -> None:
+        """Raise NoTable when the local directory this handle pinned was removed: a commit
+        would fail anyway (the pinned path reaches only the removed directory), this says so
+        in words first."""
+        if self.pin is not None and self.pin.gone():
+            raise NoTable(f"the memory table at {self.uri} was removed")
+
+    def failure(self, exc: BaseException) -> GraphitError | None:
+        """What a library error while reading or writing this table means for the user: the
+        table was removed (NoTable), or it is damaged (TableDamaged, with what is wrong and
+        what to do); None for anything else (a bug, contention: raised as it is)."""
+        if self.pin is not None and self.pin.gone():
+            log.debug("%s: %s", self.uri, exc)
+            return NoTable(f"the memory table at {self.uri} was removed")
+        return damaged(self.uri, exc)
+
     # --- snapshots and freshness -----------------------------------------------------------
 
     @contextmanager
@@ -124,6 +154,15 @@ class TableHandle:
         token = self._lease.set(_Lease(engine))
         try:
             yield
+        except GraphitError:
+            raise
+        except Exception as exc:
+            # A table that cannot be read says so in words (never a Rust path, never "No
+            # memories"); the library's own text goes to the debug log.
+            failure = self.failure(exc)
+            if failure is None:
+                raise
+            raise failure from exc
         finally:
             self._lease.reset(token)
             with self._pool_lock:
@@ -264,7 +303,7 @@ def _dataset_again(dataset: Any) -> Callable[[], Any]:
     return reopen
 
 
-def _table_again(table: Any) -> Any:
+def _table_again(table: Any, uri: str) -> Any:
     """The LanceDB table opened again through its own connection (which shares one session,
     index cache included, between the tables it opens). A table removed meanwhile (`prune`,
     `context remove`) is StorageUnavailable, as when a handle is opened."""
@@ -272,7 +311,7 @@ def _table_again(table: Any) -> Any:
         return table._conn.open_table(table.name)
     except ValueError as exc:
         if "not found" in str(exc).lower():
-            raise StorageUnavailable(f"no memory table at {table._conn.uri}") from None
+            raise StorageUnavailable(f"no memory table at {uri}") from None
         raise
 
 
@@ -324,6 +363,35 @@ def is_commit_conflict(exc: BaseException) -> bool:
     if isinstance(exc, CommitConflictError):
         return True
     return isinstance(exc, RuntimeError | OSError) and _CONTENTION.match(str(exc)) is not None
+
+
+# What lance says when a table's files are not what its manifest promises, and what that means
+# for a user (docs/troubleshooting.md has one entry per message).
+_DAMAGE = (
+    (re.compile(r"Not found: \S*/_indices/"), "an index file is missing", "index"),
+    (re.compile(r"Not found: \S*/data/"), "a data file is missing", "data"),
+    (re.compile(r"Not found: \S*/_versions"), "its version history is missing", "data"),
+    (re.compile(r"Not found: \S*/_deletions/"), "a deletion file is missing", "data"),
+    (
+        re.compile(
+            r"file size is too small|Invalid (?:manifest|data)|protobuf|failed to decode"
+            r"|Corrupt|corrupt|Invalid user input: .*manifest|Not a valid lance",
+        ),
+        "its manifest (the current version's file) is damaged",
+        "data",
+    ),
+)
+
+
+def damaged(uri: str, exc: BaseException) -> TableDamaged | None:
+    """`exc` as TableDamaged when it says the table at `uri` is damaged (else None). The raw
+    error goes to the debug log."""
+    text = str(exc)
+    for pattern, what, kind in _DAMAGE:
+        if pattern.search(text):
+            log.debug("the memory table at %s is damaged: %s", uri, text)
+            return TableDamaged(damage_message(uri, what, kind))
+    return None
 
 
 def lance_words(exc: BaseException) -> str:

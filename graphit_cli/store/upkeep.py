@@ -13,7 +13,9 @@ from graphit_cli.core.models import Memory, TableState
 from graphit_cli.store.engine import Merge
 from graphit_cli.store.schema import META_EMBED_MODEL
 from graphit_cli.store.table import (
+    BITMAP_COLUMNS,
     FTS_COLUMNS,
+    ID_INDEX,
     KEY_INDEX,
     VECTOR_INDEX,
     TableHandle,
@@ -28,6 +30,21 @@ COMPACT_TARGET_ROWS = 4096
 # The write path looks at the fragment backlog on every Nth table version only (see
 # fold_if_needed): the look costs ~2 ms locally and 3-8 requests on S3.
 FOLD_CHECK_EVERY = 4
+
+
+def index_specs() -> list[tuple[str, str, Any]]:
+    """(name, column, config) of every index a table is created with (store/lance.py) and
+    `rebuild_indexes` builds again."""
+    from lancedb.index import FTS, Bitmap, BTree
+
+    # Measured: stemming + stop words lift recall@10 from 0.57 to 0.67 on conversational memory.
+    fts = FTS(stem=True, remove_stop_words=True, lower_case=True, language="English")
+    specs: list[tuple[str, str, Any]] = [(f"{c}_fts", c, fts) for c in FTS_COLUMNS]
+    specs.append((ID_INDEX, "id", BTree()))
+    # Only merges that cannot insert a racing duplicate may use it (store/lance.py `merge`).
+    specs.append((KEY_INDEX, "key", BTree()))
+    specs += [(f"{c}_bitmap", c, Bitmap()) for c in BITMAP_COLUMNS]
+    return specs
 
 
 class Upkeep:
@@ -144,6 +161,9 @@ class Upkeep:
 
         retention = timedelta(seconds=config.retention_seconds())
         with contention_as_conflict():
+            # A removed table stays removed: its commits go through the directory this handle
+            # pinned (store/paths.py), which fail once it is gone; this says so in words.
+            self.handle.still_there()
             if not any(ix.name == KEY_INDEX for ix in self.handle.table.list_indices()):
                 # Tables created before the key index: maintenance adds it (see `merge`).
                 self.handle.table.create_index("key", config=BTree(), name=KEY_INDEX)
@@ -153,8 +173,57 @@ class Upkeep:
             # their own (up to 10 after a pass, measured). Folded now, they merge (the indexes
             # follow the rows); fragments of COMPACT_TARGET_ROWS rows or more stay as they are.
             self.handle.refresh()
+            self.handle.still_there()
             self.handle.engine.compact(COMPACT_TARGET_ROWS)
             self.handle.refresh()
+
+    # --- the doctor's checks and repairs ---------------------------------------------------
+
+    @in_snapshot
+    def index_problems(self) -> list[str]:
+        """What is wrong with the table's indexes, in words: one missing, or one whose files
+        cannot be read (each is queried once). Empty: every index is there and answers."""
+        self.handle.latest()
+        present = {ix.name for ix in self.handle.table.list_indices()}
+        problems = []
+        for name, column, _ in index_specs():
+            if name not in present:
+                problems.append(f"the index {name} is missing")
+                continue
+            try:
+                if name.endswith("_fts"):
+                    self.handle.engine.text("graphit", {column: 1.0}, "", 1)
+                elif name in (ID_INDEX, KEY_INDEX):
+                    self.handle.engine.scan(f"{column} = ''", ["id"], 1)
+                else:
+                    self.handle.engine.scan(
+                        f"{column} = true" if column != "type" else "type = 'fact'", ["id"], 1
+                    )
+            except Exception as exc:  # the files behind it: missing or damaged
+                log.debug("index %s of %s: %s", name, self.handle.uri, exc)
+                problems.append(f"the index {name} cannot be read")
+        if VECTOR_INDEX in present:
+            try:
+                dim = self.handle.arrow_schema().field("embedding").type.list_size
+                self.handle.engine.nearest([1.0] + [0.0] * (dim - 1), "", 1, fast=True)
+            except Exception as exc:
+                log.debug("index %s of %s: %s", VECTOR_INDEX, self.handle.uri, exc)
+                problems.append(f"the index {VECTOR_INDEX} cannot be read")
+        return problems
+
+    @in_snapshot
+    def rebuild_indexes(self) -> None:
+        """Build every index again from the rows (no row changes): what repairs an index that
+        is missing or whose files are gone."""
+        self.handle.latest()
+        with contention_as_conflict():
+            for name, column, config_ in index_specs():
+                self.handle.table.create_index(column, config=config_, name=name, replace=True)
+            vectors = self.handle.count("embedding IS NOT NULL")
+            had = any(ix.name == VECTOR_INDEX for ix in self.handle.table.list_indices())
+            if had or vectors >= 256:
+                self.build_vector_index(vectors)
+        self.handle.refresh()
 
     # --- maintenance -----------------------------------------------------------------------
 
