@@ -24,6 +24,7 @@ HIT_FIELDS = [
     "rank",
     "snippet",
     "scope",
+    "stale",
 ]
 
 

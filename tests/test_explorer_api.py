@@ -163,7 +163,9 @@ def test_catalogue_lists_live_rows_in_canonical_order_with_facets(
         "created_at",
         "updated_at",
         "revision",
+        "stale",  # null: outside a git checkout nothing is stale
     }
+    assert first["stale"] is None
     assert first["revision"] == 2
     assert first["title"] == "Old normal"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z", first["updated_at"])

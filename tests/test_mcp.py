@@ -335,8 +335,9 @@ def test_insert_update_makes_a_revision(mcp_server: Session) -> None:
     )
     assert stale.startswith(f"Error: memory {memory_id} is at revision 2, not 1: it changed")
     nothing = s.error("graphit_memory_update", id=memory_id, scope=scope)
-    assert (
-        nothing == "Error: nothing to update: give title, body, type, tags, important or mandatory"
+    assert nothing == (
+        "Error: nothing to update: give title, body, type, tags, important, mandatory, "
+        "anchors, or verify=true"
     )
     archive = s.error("graphit_memory_update", id=current["previous"], title="X", scope=scope)
     assert archive.startswith(f"Error: {current['previous']} is an archived revision")

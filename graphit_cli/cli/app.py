@@ -16,6 +16,7 @@ from graphit_cli.cli import doctor as _doctor_commands  # noqa: F401  (registers
 from graphit_cli.cli import explorer as _explorer_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import search as _search_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import secrets as _secrets_commands  # noqa: F401  (registers commands)
+from graphit_cli.cli import staleness as _staleness_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli.agents import agent_app
 from graphit_cli.cli.common import handle_errors, note, out
 from graphit_cli.cli.memory import memory_app

@@ -85,8 +85,10 @@ def consolidate(
 
     Without --plan: a read-only report of exact duplicates, near duplicates (stored
     embedding cosine >= --threshold, confirmed by shared words; memories without a vector
-    are compared by words alone; every pair in a group is similar) and stale memories
-    (normal ones not updated for 90 days, listed for review only).
+    are compared by words alone; every pair in a group is similar; memories of different
+    types only when they restate each other), contradictions (one subject, different
+    beliefs: the newer is the proposed survivor) and stale memories (whose anchors no longer
+    hold in this checkout, oldest-verified first; listed for review only).
 
     With --plan: a JSON plan an agent or a person wrote from the report:
 
@@ -130,7 +132,9 @@ def consolidate(
     if plan is None:
         if apply or allow_mass_removal:
             raise typer.BadParameter("--apply and --allow-mass-removal need --plan")
-        report = consolidator.report(threshold)
+        from graphit_cli import anchors
+
+        report = consolidator.report(threshold, anchors.checkout_root())
         out(
             render.dumps_json(report_dict(report))
             if as_json

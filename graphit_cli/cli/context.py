@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from graphit_cli.cli import output
 from graphit_cli.cli.common import (
     Format,
     FormatOpt,
@@ -214,35 +215,37 @@ def recall_across(context: str | None, top_k: int, fmt: Format | None) -> None:
         note(result.search.notice)
     chosen = fmt or Format.markdown
     where = ", ".join(result.scopes) or "no scope"
-    if chosen in (Format.json, Format.ndjson):
-        out(
-            render.dumps_json(
-                {
-                    "scopes": result.scopes,
-                    "mandatory": [render.to_dict(m) for m in result.mandatory],
-                    "search": None
-                    if result.search is None
-                    else {
-                        "mode": result.search.mode,
-                        "hits": [render.hit_to_dict(h) for h in hits],
-                    },
-                }
+    shown = [*result.mandatory, *(h.memory for h in hits)]
+    with output.checked(shown, chosen):  # anchors, against this checkout
+        if chosen in (Format.json, Format.ndjson):
+            out(
+                render.dumps_json(
+                    {
+                        "scopes": result.scopes,
+                        "mandatory": [render.to_dict(m) for m in result.mandatory],
+                        "search": None
+                        if result.search is None
+                        else {
+                            "mode": result.search.mode,
+                            "hits": [render.hit_to_dict(h) for h in hits],
+                        },
+                    }
+                )
             )
-        )
-        return
-    if chosen is Format.markdown:
-        parts = [f"## Mandatory memories ({len(result.mandatory)}) from {where}\n"]
-        parts += [render.to_markdown(m, [render.scope_field(m)]) for m in result.mandatory]
+            return
+        if chosen is Format.markdown:
+            parts = [f"## Mandatory memories ({len(result.mandatory)}) from {where}\n"]
+            parts += [render.to_markdown(m, [render.scope_field(m)]) for m in result.mandatory]
+            if result.search is not None:
+                parts.append(f"## Relevant memories ({len(hits)})\n")
+                parts += [render.hit_to_markdown(h, with_scope=True) for h in hits]
+            out("\n".join(parts))
+            return
+        note(f"Mandatory memories ({len(result.mandatory)}) from {where}:")
+        out(_scoped_table(result.mandatory))
         if result.search is not None:
-            parts.append(f"## Relevant memories ({len(hits)})\n")
-            parts += [render.hit_to_markdown(h, with_scope=True) for h in hits]
-        out("\n".join(parts))
-        return
-    note(f"Mandatory memories ({len(result.mandatory)}) from {where}:")
-    out(_scoped_table(result.mandatory))
-    if result.search is not None:
-        note(f"Relevant memories ({len(hits)}):")
-        out(_scoped_table([h.memory for h in hits]))
+            note(f"Relevant memories ({len(hits)}):")
+            out(_scoped_table([h.memory for h in hits]))
 
 
 def search_across(
@@ -275,16 +278,17 @@ def search_across(
     if result.notice:
         note(result.notice)
     chosen = resolve_format(fmt)
-    if chosen is Format.json:
-        out(render.dumps_json([render.hit_to_dict(h) for h in result.hits]))
-    elif chosen is Format.ndjson:
-        out(render.dumps_ndjson(render.hit_to_dict(h) for h in result.hits))
-    elif chosen is Format.markdown:
-        out("\n".join(render.hit_to_markdown(h, with_scope=True) for h in result.hits))
-    else:
-        out(_scoped_table([h.memory for h in result.hits]))
-        if not result.hits:
-            note("No matches.")
+    with output.checked([h.memory for h in result.hits], chosen):
+        if chosen is Format.json:
+            out(render.dumps_json([render.hit_to_dict(h) for h in result.hits]))
+        elif chosen is Format.ndjson:
+            out(render.dumps_ndjson(render.hit_to_dict(h) for h in result.hits))
+        elif chosen is Format.markdown:
+            out("\n".join(render.hit_to_markdown(h, with_scope=True) for h in result.hits))
+        else:
+            out(_scoped_table([h.memory for h in result.hits]))
+            if not result.hits:
+                note("No matches.")
 
 
 def _scoped_table(memories: list[Memory]) -> str:

@@ -36,7 +36,7 @@ from graphit_cli.cli.common import (
 from graphit_cli.errors import InvalidInput, UsageError
 
 if TYPE_CHECKING:
-    from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.core.models import Memory, MemoryDraft
 
 memory_app = typer.Typer(
     name="memory",
@@ -92,6 +92,15 @@ def upsert(
             show_default=False,
         ),
     ] = None,
+    anchors: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--anchor",
+            metavar="ANCHOR",
+            help="What the memory depends on (repeatable): a repo path, a symbol, `make "
+            "TARGET`; replaces the ones found in its text.",
+        ),
+    ] = None,
     redact: RedactOpt = False,
     allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
@@ -128,13 +137,36 @@ def upsert(
         "tags": tuple(tags) if tags is not None else None,
         "important": important,
         "mandatory": mandatory,
+        "anchors": tuple(anchors) if anchors is not None else None,
     }
     policy = secret_policy(redact, allow_secrets)
     drafts = _drafts(file, memory_id, {k: v for k, v in given.items() if v is not None})
+    # Anchors resolve against this checkout, here, before the write goes anywhere (a daemon
+    # serves every checkout).
+    from graphit_cli import anchors as anchoring
+
+    root = anchoring.checkout_root()
+    client = Client(scope, user)
+    drafts = anchoring.with_anchors_many(drafts, root, [_current(client, d) for d in drafts])
     # New memories that live ones already say are written anyway, with a warning on stderr
     # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
-    results = Client(scope, user).upsert(drafts, warn=note, secrets=policy)
+    results = client.upsert(drafts, warn=note, secrets=policy)
     output.writes(results, resolve_format(fmt, piped=Format.table))
+
+
+def _current(client: Client, draft: MemoryDraft) -> Memory | None:
+    """The live memory an update that gives only its title or only its body applies to: its
+    anchors are found in the text the memory will have. None for anything else."""
+    from graphit_cli.errors import GraphitError
+
+    partial = (draft.title is None) != (draft.body is None)
+    if draft.id is None or draft.anchors is not None or not partial:
+        return None
+    try:
+        found = client.source(draft.id)
+    except GraphitError:
+        return None  # a new id, or a bad one: the write says so
+    return found if found.is_live else None
 
 
 def _drafts(file: str | None, memory_id: str | None, given: dict[str, Any]) -> list[MemoryDraft]:

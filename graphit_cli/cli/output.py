@@ -8,7 +8,8 @@ empty (stdout stays empty, so scripts see no data rather than a message). Kept a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphit_cli.cli.common import Format, note, out
@@ -49,7 +50,28 @@ def emit(
         note(empty)
 
 
+@contextmanager
+def checked(items: Iterable[Memory], fmt: Format) -> Iterator[None]:
+    """Render inside with each memory's anchors checked against this checkout (`stale` in
+    JSON, a `stale:` line in Markdown, a line on stderr under a table)."""
+    from graphit_cli import anchors
+    from graphit_cli.formats import render
+
+    # Only a live memory is checked: an archived revision is history, not a belief.
+    found = anchors.check([m for m in items if m.is_live], anchors.checkout_root())
+    with render.staleness(found):
+        yield
+    if fmt is Format.table:
+        for memory_id, broken in found.items():
+            note(f"{memory_id} may be stale: " + "; ".join(s.describe() for s in broken))
+
+
 def memories(items: list[Memory], fmt: Format, empty: str = "No memories.") -> None:
+    with checked(items, fmt):
+        _memories(items, fmt, empty)
+
+
+def _memories(items: list[Memory], fmt: Format, empty: str) -> None:
     from graphit_cli.formats import render
 
     emit(
@@ -63,6 +85,11 @@ def memories(items: list[Memory], fmt: Format, empty: str = "No memories.") -> N
 
 
 def hits(items: list[SearchHit], fmt: Format) -> None:
+    with checked([h.memory for h in items], fmt):
+        _hits(items, fmt)
+
+
+def _hits(items: list[SearchHit], fmt: Format) -> None:
     from graphit_cli.formats import render
 
     emit(
@@ -97,12 +124,13 @@ def one(memory: Memory, fmt: Format) -> None:
     """A single record: JSON as one object, table as FIELD/VALUE lines."""
     from graphit_cli.formats import render
 
-    if fmt is Format.json:
-        out(render.dumps_json(render.to_dict(memory)))
-    elif fmt is Format.table:
-        out(render.record_table(memory))
-    else:
-        memories([memory], fmt)
+    with checked([memory], fmt):
+        if fmt is Format.json:
+            out(render.dumps_json(render.to_dict(memory)))
+        elif fmt is Format.table:
+            out(render.record_table(memory))
+        else:
+            _memories([memory], fmt, "No memories.")
 
 
 def history(chain: list[Memory], fmt: Format) -> None:
@@ -115,6 +143,12 @@ def history(chain: list[Memory], fmt: Format) -> None:
 
 
 def recall(result: RecallResult, fmt: Format) -> None:
+    found = result.search.hits if result.search else []
+    with checked([*result.mandatory, *(h.memory for h in found)], fmt):
+        _recall(result, fmt)
+
+
+def _recall(result: RecallResult, fmt: Format) -> None:
     from graphit_cli.formats import render
 
     found = result.search.hits if result.search else []
@@ -135,10 +169,10 @@ def recall(result: RecallResult, fmt: Format) -> None:
         out("\n".join(parts))
     else:
         note(f"Mandatory memories ({len(result.mandatory)}):")
-        memories(result.mandatory, fmt, empty="No mandatory memories.")
+        _memories(result.mandatory, fmt, "No mandatory memories.")
         if result.search is not None:
             note(f"Relevant memories ({len(found)}):")
-            hits(found, fmt)
+            _hits(found, fmt)
 
 
 def embed_report(report: EmbedReport, fmt: Format) -> None:

@@ -1,4 +1,13 @@
-"""Finding consolidation candidates: exact and near duplicates, and stale memories (pure).
+"""Finding consolidation candidates: exact and near duplicates, contradictions, and memories
+whose anchors broke in the reader's checkout (pure).
+
+A near group pairs memories that restate each other, never memories merely related: two of
+different types (a constraint and a procedure) are grouped only when their words say the same
+thing. Two live memories on one subject that say different things (core/contradiction.py) form
+a `contradiction` group whose proposed survivor is the newer belief. A mandatory memory is
+never proposed for absorption into a memory that is not mandatory. Stale candidates are the
+memories whose anchors no longer hold (graphit_cli.anchors, computed by the caller for its
+checkout), oldest-verified first; age alone makes nothing stale.
 
 Rows and stored vectors in, a deterministic `Report` out. numpy is imported inside the function
 that compares vectors (never at module level: `graphit --help`).
@@ -11,7 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from graphit_cli.core import profiles
@@ -23,7 +32,8 @@ from graphit_cli.errors import InvalidInput
 DEFAULT_THRESHOLD = profiles.DEFAULT.near_duplicate
 LEXICAL_CONFIRM = 0.15  # word overlap (of the smaller text) that confirms an embedding match
 LEXICAL_ONLY = 0.50  # word Jaccard between memories compared without a vector (conservative)
-STALE_DAYS = 90
+RELATED_TYPES = 0.7  # word Dice two memories of different types need to be grouped
+CONTRADICTION_WORD_LIMIT = 50  # a title word shared by more memories names no subject
 _BLOCK = 1024  # rows per block of the similarity matrix (1024 x n float32 at a time)
 _WORD = re.compile(r"\w+")
 _STOP = frozenset(
@@ -118,14 +128,16 @@ def find_candidates(
     threshold: float = DEFAULT_THRESHOLD,
     lexical_confirm: float = LEXICAL_CONFIRM,
     lexical_only: float = LEXICAL_ONLY,
-    stale_days: int = STALE_DAYS,
+    stale: Mapping[str, Sequence[Any]] | None = None,
 ) -> Report:
-    """Exact and near duplicate groups, and stale memories, among live `rows`.
+    """Exact, near duplicate and contradiction groups, and stale memories, among live `rows`.
 
     `vectors` holds one stored embedding per id in `vector_ids` (ids not in `rows` are
     ignored). Every pair inside a near group is similar: an embedding cosine >= `threshold`
     confirmed by word overlap >= `lexical_confirm`, or, when either memory has no vector, a
-    word Jaccard >= `lexical_only`. Deterministic: the same rows give the same report.
+    word Jaccard >= `lexical_only`; memories of different types also restate each other
+    (RELATED_TYPES). `stale`: memory id -> its broken anchors (anchors.check for the
+    reader's checkout). Deterministic: the same rows give the same report.
     """
     if not 0.0 < threshold <= 1.0:
         raise InvalidInput(f"threshold must be in (0, 1], not {threshold}")
@@ -143,15 +155,20 @@ def find_candidates(
     edges = _vector_edges(reps, vector_ids, vectors, threshold, lexical_confirm, text_words)
     with_vector = {i for i in vector_ids if i in clusters}
     edges.update(_lexical_edges(reps, with_vector, text_words, lexical_only))
+    edges = {pair: s for pair, s in edges.items() if _groupable(by_id[pair[0]], by_id[pair[1]])}
+    rivals = _rival_pairs([by_id[r] for r in reps])
     groups: list[Group] = []
     # Exact duplicates are always an exact group of their own; a near group holds each exact
     # group's proposed survivor (its representative), never a copy at similarity 1.00.
     for rep_id, same in clusters.items():
         if len(same) > 1:
             groups.append(Group("exact", rep_id, 1.0, merge_order(same, rep_id)))
+    grouped: set[str] = set()
     for clique in _cliques(edges):
         members = [by_id[rep] for rep in clique]
-        keep = min(members, key=survivor_order)
+        grouped.update(clique)
+        contradicts = any(_pair(a, b) in rivals for a in clique for b in clique if a < b)
+        keep = min(members, key=newer_first if contradicts else survivor_order)
         ordered = merge_order(members, keep.id)
         pairs = [
             (a.id, b.id, round(edges[_pair(a.id, b.id)], 4))
@@ -159,14 +176,70 @@ def find_candidates(
             for b in ordered[i + 1 :]
         ]
         low = min(p[2] for p in pairs)
-        groups.append(Group("near", keep.id, low, ordered, pairs))
-    groups.sort(key=lambda g: (g.kind != "exact", -g.similarity, g.keep_id))
-    cutoff = now - timedelta(days=stale_days)
-    stale = sorted(
-        (m for m in rows if not m.important and not m.mandatory and m.updated_at < cutoff),
-        key=lambda m: (m.updated_at, m.id),
+        groups.append(
+            Group("contradiction" if contradicts else "near", keep.id, low, ordered, pairs)
+        )
+    for (a, b), score in sorted(rivals.items(), key=lambda r: (-r[1], r[0])):
+        if a in grouped or b in grouped:
+            continue
+        grouped.update((a, b))
+        keep = min((by_id[a], by_id[b]), key=newer_first)
+        ordered = merge_order((by_id[a], by_id[b]), keep.id)
+        groups.append(
+            Group("contradiction", keep.id, round(score, 4), ordered, [(a, b, round(score, 4))])
+        )
+    kinds = {"exact": 0, "near": 1, "contradiction": 2}
+    groups.sort(key=lambda g: (kinds[g.kind], -g.similarity, g.keep_id))
+    oldest = datetime.min.replace(tzinfo=now.tzinfo)
+    broken = sorted(
+        (m for m in rows if stale and stale.get(m.id)),
+        key=lambda m: (m.verified_at or oldest, m.id),
     )
-    return Report(scope, len(rows), groups, stale)
+    return Report(scope, len(rows), groups, broken)
+
+
+def newer_first(memory: Memory) -> tuple[int, float, int, str]:
+    """Sort key of a contradiction's survivor: the newer belief, unless absorbing the other
+    would fold a mandatory memory into one that is not (then the mandatory one stays, and the
+    merged text carries the newer belief)."""
+    return (-int(memory.mandatory), -memory.updated_at.timestamp(), -memory.revision, memory.id)
+
+
+def _groupable(a: Memory, b: Memory) -> bool:
+    """Memories of different types are grouped only when their words say the same thing (a
+    constraint and a release procedure on one topic are related, not one memory)."""
+    if a.type == b.type:
+        return True
+    from graphit_cli.core.contradiction import restates
+
+    return restates(a, b, RELATED_TYPES)
+
+
+def _rival_pairs(rows: Sequence[Memory]) -> dict[tuple[str, str], float]:
+    """Pairs on one subject that say different things (core/contradiction.py), found among
+    memories sharing a title word (a word shared by more than CONTRADICTION_WORD_LIMIT
+    memories is skipped: it names no subject)."""
+    from graphit_cli.core import contradiction
+
+    holders: dict[str, list[Memory]] = {}
+    for memory in rows:
+        for word in contradiction.title_words(memory):
+            holders.setdefault(word, []).append(memory)
+    found: dict[tuple[str, str], float] = {}
+    seen: set[tuple[str, str]] = set()
+    for group in holders.values():
+        if len(group) > CONTRADICTION_WORD_LIMIT:
+            continue
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                pair = _pair(a.id, b.id)
+                if pair in seen:
+                    continue
+                seen.add(pair)
+                score = contradiction.rival_score(a, b)
+                if score is not None:
+                    found[pair] = score
+    return found
 
 
 class _Words(dict[str, frozenset[str]]):

@@ -42,9 +42,12 @@ class Consolidator:
 
     # --- report ----------------------------------------------------------------------------
 
-    def report(self, threshold: float | None = None) -> Report:
+    def report(self, threshold: float | None = None, root: Path | None = None) -> Report:
         """The candidates; `threshold` defaults to the near-duplicate cosine of the model that
-        embedded the table (its profile: each model's cosines spread differently)."""
+        embedded the table (its profile: each model's cosines spread differently). `root`:
+        the caller's checkout, whose broken anchors make the stale candidates (none without)."""
+        from graphit_cli import anchors
+
         if threshold is None:
             from graphit_cli.core import profiles
 
@@ -52,7 +55,13 @@ class Consolidator:
         rows = self.service.catalogue()
         ids, vectors = self.service.live_vectors()
         return find_candidates(
-            rows, ids, vectors, scope=str(self.service.scope), now=self.clock(), threshold=threshold
+            rows,
+            ids,
+            vectors,
+            scope=str(self.service.scope),
+            now=self.clock(),
+            threshold=threshold,
+            stale=anchors.check(rows, root),
         )
 
     # --- apply -----------------------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli.consolidate.candidates import STALE_DAYS, Report
+from graphit_cli.consolidate.candidates import Report
 from graphit_cli.core.models import Memory
 
 if TYPE_CHECKING:
@@ -44,6 +44,12 @@ def report_dict(report: Report) -> dict[str, Any]:
     }
 
 
+def _kind(kind: str) -> str:
+    if kind == "contradiction":
+        return "contradiction: one subject, different beliefs; keep the newer"
+    return f"{kind} duplicates"
+
+
 def _flags(memory: Memory) -> str:
     pairs = (("mandatory", memory.mandatory), ("important", memory.important))
     return ", ".join(name for name, on in pairs if on) or "-"
@@ -65,7 +71,7 @@ def report_markdown(report: Report, *, bodies: bool = False) -> str:
     for number, group in enumerate(report.groups, start=1):
         lines += [
             "",
-            f"## Group {number}: {group.kind} duplicates (similarity {group.similarity:.2f}), "
+            f"## Group {number}: {_kind(group.kind)} (similarity {group.similarity:.2f}), "
             f"keep {group.keep_id}",
             "",
             "| # | id | rev | type | flags | updated | title |",
@@ -86,14 +92,15 @@ def report_markdown(report: Report, *, bodies: bool = False) -> str:
     if report.stale:
         lines += [
             "",
-            f"## Stale: normal memories not updated for {STALE_DAYS} days (review only)",
+            "## Stale: anchors that no longer hold in this checkout (update or verify each; "
+            "`graphit memory stale` names the commits)",
             "",
-            "| id | rev | type | updated | title |",
+            "| id | rev | type | verified | title |",
             "|---|---|---|---|---|",
         ]
         lines += [
-            f"| {m.id} | {m.revision} | {m.type} | {format_time(m.updated_at)[:10]} | "
-            f"{_cell(m.title)} |"
+            f"| {m.id} | {m.revision} | {m.type} | "
+            f"{format_time(m.verified_at)[:10] if m.verified_at else 'never'} | {_cell(m.title)} |"
             for m in report.stale
         ]
     return "\n".join(lines) + "\n"

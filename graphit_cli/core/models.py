@@ -55,6 +55,11 @@ class Memory:
     updated_by: str
     content_hash: str
     embedding: tuple[float, ...] | None = None
+    # What in the project the memory depends on (repo-relative paths, symbols, make targets,
+    # commands), as the revision that wrote it found or was given them (graphit_cli/anchors).
+    anchors: tuple[str, ...] = ()
+    # When a write or an explicit verify last confirmed the memory (no read sets it).
+    verified_at: datetime | None = None
 
     @property
     def is_live(self) -> bool:
@@ -85,6 +90,9 @@ class MemoryDraft:
     # Honoured only when the draft creates a memory (imports keep their original dates).
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    # Anchors given explicitly (frontmatter `anchors:`, --anchor, the MCP argument); None:
+    # found in the title and body at write time (graphit_cli/anchors).
+    anchors: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

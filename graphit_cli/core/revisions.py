@@ -166,6 +166,8 @@ def new_memory(
         scope_id=scope_id,
         updated_by=author,
         content_hash=content_hash(title, body, memory_type, tags),
+        anchors=tuple(draft.anchors or ()),
+        verified_at=now,  # a write confirms the memory as it now reads
     )
 
 
@@ -178,10 +180,12 @@ def revise(current: Memory, draft: MemoryDraft, *, author: str, now: datetime) -
     important = current.important if draft.important is None else draft.important
     mandatory = current.mandatory if draft.mandatory is None else draft.mandatory
     digest = content_hash(title, body, memory_type, tags)
-    if (digest, important, mandatory) == (
+    anchors = current.anchors if draft.anchors is None else tuple(draft.anchors)
+    if (digest, important, mandatory, anchors) == (
         current.content_hash,
         current.important,
         current.mandatory,
+        current.anchors,
     ):
         return None
     return replace(
@@ -196,6 +200,8 @@ def revise(current: Memory, draft: MemoryDraft, *, author: str, now: datetime) -
         updated_at=max(now, current.updated_at),
         updated_by=author,
         content_hash=digest,
+        anchors=anchors,
+        verified_at=now,  # a write confirms the memory as it now reads
         # a flag-only change keeps the vector; new text waits for the embedding pass
         embedding=current.embedding if digest == current.content_hash else None,
     )

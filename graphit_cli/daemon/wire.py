@@ -72,6 +72,8 @@ def memory_to_wire(memory: Memory) -> dict[str, Any]:
         "tags": list(memory.tags),
         "created_at": memory.created_at.isoformat(),
         "updated_at": memory.updated_at.isoformat(),
+        "anchors": list(memory.anchors),
+        "verified_at": memory.verified_at.isoformat() if memory.verified_at else None,
     }
 
 
@@ -80,6 +82,9 @@ def memory_from_wire(data: dict[str, Any]) -> Memory:
     fields["tags"] = tuple(data["tags"])
     fields["created_at"] = datetime.fromisoformat(data["created_at"])
     fields["updated_at"] = datetime.fromisoformat(data["updated_at"])
+    fields["anchors"] = tuple(data.get("anchors") or ())
+    verified = data.get("verified_at")
+    fields["verified_at"] = datetime.fromisoformat(verified) if verified else None
     fields["embedding"] = None  # vectors stay in the daemon; reads never carry them
     return Memory(**fields)
 
@@ -176,6 +181,8 @@ def draft_to_wire(draft: MemoryDraft) -> dict[str, Any]:
     fields = {k: getattr(draft, k) for k in DRAFT_FIELDS}
     if draft.tags is not None:
         fields["tags"] = list(draft.tags)
+    if draft.anchors is not None:
+        fields["anchors"] = list(draft.anchors)
     for name in ("created_at", "updated_at"):
         if fields[name] is not None:
             fields[name] = fields[name].isoformat()
@@ -205,6 +212,11 @@ def draft_from_wire(data: object) -> MemoryDraft:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidInput("record tags must be a list of strings")
         fields["tags"] = tuple(tags)
+    anchors = fields["anchors"]
+    if anchors is not None:
+        if not isinstance(anchors, list) or not all(isinstance(a, str) for a in anchors):
+            raise InvalidInput("record anchors must be a list of strings")
+        fields["anchors"] = tuple(anchors)
     for name in ("created_at", "updated_at"):
         stamp = fields[name]
         if isinstance(stamp, str):

@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from graphit_cli import config
+from graphit_cli import anchors, config
 from graphit_cli.access import scopes
 from graphit_cli.access.providers import resolve_scope
 from graphit_cli.core import secrets
@@ -125,8 +125,11 @@ def endpoint(work: Work, services: Services) -> Handler:
     """Wrap a handler: ApiError and GraphitError become `{"error": ...}` with their status."""
 
     async def handle(request: Request) -> Response:
-        try:
-            return await work(request, services)
+        from graphit_cli.formats.render import staleness
+
+        try:  # anchors, against the Explorer's checkout (worker threads inherit the context)
+            with staleness(anchors.checker(anchors.checkout_root(services.cwd))):
+                return await work(request, services)
         except ApiError as exc:
             return error_response(exc.status, exc.message)
         except SecretRefused as exc:  # every finding (never the value), and what to do
@@ -310,7 +313,7 @@ async def create(request: Request, services: Services) -> Response:
 
     def work() -> dict[str, Any]:
         service = services.get(scope)
-        written = service.upsert(draft)
+        written = service.upsert(anchors.with_anchors(draft, anchors.checkout_root(services.cwd)))
         return views.trace(service.history(written.memory.id))
 
     return JSONResponse(await run_in_threadpool(work), status_code=201)
@@ -351,10 +354,11 @@ async def edit(request: Request, services: Services) -> Response:
     def work() -> dict[str, Any]:
         service = services.get(scope)
         try:
-            service.source(memory_id)  # only a current memory is edited (no revival from here)
+            current = service.source(memory_id)  # only a current memory is edited (no revival)
         except NotFound:
             raise ApiError(404, "memory not found") from None
-        service.upsert(draft)
+        root = anchors.checkout_root(services.cwd)
+        service.upsert(anchors.with_anchors(draft, root, current))
         return views.trace(service.history(memory_id))
 
     return JSONResponse(await run_in_threadpool(work))

@@ -9,7 +9,7 @@ from typing import Any
 
 from graphit_cli.core.models import CatalogueEntry, CataloguePage, Memory
 from graphit_cli.explorer import markdown
-from graphit_cli.formats.render import format_time
+from graphit_cli.formats.render import format_time, stale_of
 
 
 def item(memory: Memory, snippet: str | None = None, score: float | None = None) -> dict[str, Any]:
@@ -24,6 +24,8 @@ def item(memory: Memory, snippet: str | None = None, score: float | None = None)
         "created_at": format_time(memory.created_at, precise=True),
         "updated_at": format_time(memory.updated_at, precise=True),
         "revision": memory.revision,
+        # null, or the anchors that no longer hold in the Explorer's checkout (never stored)
+        "stale": stale_of(memory),
     }
     if snippet is not None:
         shaped["snippet"] = snippet
@@ -66,6 +68,10 @@ def row(memory: Memory) -> dict[str, Any]:
         "key": memory.key,
         "revision_id": memory.revision_id,
         "superseded": memory.superseded,
+        "anchors": list(memory.anchors),
+        "verified_at": format_time(memory.verified_at, precise=True)
+        if memory.verified_at
+        else None,
     }
 
 

@@ -31,6 +31,7 @@ class _Names:
     mandatory_flag: str
     duplicate_rule: str
     every_scope: str
+    verify: str
 
 
 _MCP = _Names(
@@ -60,6 +61,7 @@ _MCP = _Names(
     every_scope=(
         "Each memory and hit says its `scope`: pass it to `graphit_memory_source` to read one."
     ),
+    verify="`graphit_memory_update` with `verify: true`",
 )
 
 _CLI = _Names(
@@ -85,6 +87,7 @@ _CLI = _Names(
         "says the same thing (it still writes): then delete the new one and update the old."
     ),
     every_scope="",
+    verify="`graphit memory verify <id>` (`graphit memory stale` lists them all)",
 )
 
 
@@ -109,6 +112,10 @@ def recall_protocol(surface: str = "mcp") -> str:
 Search again when the work moves to another area. Results come mandatory, important, then
 normal, newest first; the score is only match metadata. A hit marked superseded matched an
 older revision: the memory it names is the current belief.
+
+A memory that names code (a path, a symbol, a make target) is checked against this checkout:
+one marked `stale` names what moved or went away. Check it in the code before acting on it,
+then fix it with {n.update}, or, when it still holds, verify it with {n.verify}.
 """
 
 
@@ -242,6 +249,8 @@ plainly say.
 
 - Search first: when a live memory covers the subject, update it (`graphit_memory_update`);
   never write a duplicate.
+- Check a memory that names code before acting on it; one marked `stale` is fixed with an
+  update, or `verify: true` when it still holds.
 - One idea per memory: a title that states it, a body with what and why (keep the rationale).
 - Project scope for the project and its team; `scope: "user"` only for personal preferences
   across projects. `mandatory: true` only for what every session needs; `important: true` for
@@ -297,7 +306,8 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
         "credential: write where it lives."
     ),
     "graphit_memory_update": (
-        "Change a memory: only the fields passed change; the old text becomes an archived revision."
+        "Change a memory: only the fields passed change; the old text becomes an archived "
+        "revision. verify=true alone records that a stale one still holds."
     ),
     "graphit_memory_delete": (
         "Delete a memory that is wrong or no longer applies (update one that only changed). "
@@ -340,18 +350,19 @@ def consolidation(surface: str = "mcp") -> str:
 ## Consolidating memories
 
 When asked to tidy memory, or when searches keep returning near-identical memories, list
-duplicate groups and stale memories with {find}, write a plan (merged title and body per
-group, with the revisions the report showed) and apply it with {apply}. {_MERGE_RULES}
-Survivors keep every member's important and mandatory flags; stale memories are only for review.
+duplicate and contradicting groups and stale memories with {find}, write a plan (merged
+title and body per group, with the revisions the report showed) and apply it with
+{apply}. {_MERGE_RULES} Survivors keep every member's important and mandatory flags;
+stale memories (broken anchors) are only for review.
 """
 
 
 TOOL_DESCRIPTIONS.update(
     {
         "graphit_memory_consolidate": (
-            "Groups of duplicate memories (every pair similar; keep_id proposed) "
-            "with revisions and bodies, and stale ones to review. Plan merges from it for "
-            "graphit_memory_apply_consolidation. " + _MERGE_SHORT
+            "Groups of duplicate or contradicting memories (keep_id proposed: for a "
+            "contradiction the newer) with revisions and bodies, and stale ones to review. "
+            "Plan merges from it for graphit_memory_apply_consolidation. " + _MERGE_SHORT
         ),
         "graphit_memory_apply_consolidation": (
             'Apply a plan {"version":1,"actions":[...]}: merge {ids, keep_id, title, body, '

@@ -29,6 +29,7 @@ DRAFT_FIELDS = {
     "revision",
     "created_at",
     "updated_at",
+    "anchors",
 }
 # Presentation-only fields that `source` prints; accepted on input and ignored.
 _IGNORED_FIELDS = {
@@ -43,6 +44,8 @@ _IGNORED_FIELDS = {
     "scope",
     "content_hash",
     "has_embedding",
+    "verified_at",  # set by a write or `graphit memory verify`, never by an input
+    "stale",  # read-time, for this checkout: never written
 }
 
 
@@ -270,6 +273,7 @@ def parse_markdown(text: str, origin: str) -> MemoryDraft:
 # Fields whose values are text however they are spelled: YAML 1.1 would read `title: no` as
 # false, `title: 1.10` as 1.1 and `tags: [no, ci]` as [False, "ci"].
 _TEXT_FIELDS = {"id", "title", "body", "type", "tags", "updated_by", "revision_id", "key"}
+_TEXT_FIELDS |= {"anchors", "stale"}  # `stale` is read-time output, read back and ignored
 _YAML_NULLS = {"", "~", "null", "Null", "NULL"}
 
 
@@ -347,6 +351,13 @@ def draft_from_mapping(record: Any, origin: str) -> MemoryDraft:
         if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise InvalidInput(f"{origin}: tags must be a list of strings")
         tags = tuple(tags)
+    anchors = record.get("anchors")
+    if anchors is not None:
+        if isinstance(anchors, str):
+            anchors = [anchors]
+        if not isinstance(anchors, list) or not all(isinstance(a, str) for a in anchors):
+            raise InvalidInput(f"{origin}: anchors must be a list of strings")
+        anchors = tuple(a.strip() for a in anchors if a.strip())
     revision = record.get("revision")
     if revision is not None and (
         isinstance(revision, bool) or not isinstance(revision, int) or revision < 1
@@ -363,6 +374,7 @@ def draft_from_mapping(record: Any, origin: str) -> MemoryDraft:
         expected_revision=revision,
         created_at=_time(record.get("created_at"), "created_at", origin),
         updated_at=_time(record.get("updated_at"), "updated_at", origin),
+        anchors=anchors,
     )
 
 

@@ -11,13 +11,41 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from typing import Any
 
 from graphit_cli.core.models import Memory, SearchHit, WriteResult
 
 # --- output -------------------------------------------------------------------------------
+
+# The read-time staleness of the memories being rendered (graphit_cli.anchors.check, for the
+# caller's checkout): set by an adapter around its rendering, never stored.
+Checker = Callable[[Memory], Sequence[Any] | None]
+_STALE: ContextVar[Checker | None] = ContextVar("graphit_stale", default=None)
+
+
+@contextmanager
+def staleness(found: Mapping[str, Sequence[Any]] | Checker) -> Iterator[None]:
+    """Render inside with each memory's broken anchors (`anchors.Stale`, from a mapping of
+    memory id -> list, or a checker called per memory) as its `stale` (JSON) and a `stale:`
+    line (Markdown)."""
+    checker = found if callable(found) else (lambda memory: found.get(memory.id))
+    token = _STALE.set(checker)
+    try:
+        yield
+    finally:
+        _STALE.reset(token)
+
+
+def stale_of(memory: Memory) -> list[dict[str, Any]] | None:
+    """The JSON contract: None when every anchor holds (or there is none), else a list of
+    {"anchor", "reason", "renamed_to"}. Only a live memory is checked."""
+    checker = _STALE.get()
+    broken = checker(memory) if checker is not None and memory.is_live else None
+    return [s.to_dict() for s in broken] if broken else None
 
 
 def format_time(moment: datetime, *, precise: bool = False) -> str:
@@ -67,6 +95,14 @@ def frontmatter_fields(memory: Memory) -> list[tuple[str, str]]:
         ("revision", str(memory.revision)),
         ("updated_by", _q(memory.updated_by)),
     ]
+    if memory.anchors:
+        fields.append(("anchors", "[" + ", ".join(_q(a) for a in memory.anchors) + "]"))
+    if memory.verified_at is not None:
+        fields.append(("verified_at", format_time(memory.verified_at)))
+    stale = stale_of(memory)
+    if stale:
+        notes = "; ".join(f"{s['anchor']}: {s['reason']}" for s in stale)
+        fields.append(("stale", _q(f"may be stale: {notes}")))
     if not memory.is_live:
         fields += [
             ("revision_id", _q(memory.revision_id)),
@@ -111,6 +147,11 @@ def to_dict(memory: Memory) -> dict[str, Any]:
         "updated_by": memory.updated_by,
         "scope": f"{memory.scope_kind}:{memory.scope_id}",
         "content_hash": memory.content_hash,
+        "anchors": list(memory.anchors),
+        "verified_at": format_time(memory.verified_at, precise=True)
+        if memory.verified_at
+        else None,
+        "stale": stale_of(memory),
         "body": memory.body,
     }
 
@@ -273,6 +314,7 @@ def hit_to_dict(hit: SearchHit) -> dict[str, Any]:
         "rank": hit.rank,
         "snippet": hit.snippet,
         "scope": f"{memory.scope_kind}:{memory.scope_id}",
+        "stale": stale_of(memory),
     }
 
 

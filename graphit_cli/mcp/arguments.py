@@ -21,6 +21,7 @@ from graphit_cli.core.models import MEMORY_TYPES
 from graphit_cli.core.relevance import MAX_TOP_K
 from graphit_cli.core.revisions import MAX_TITLE
 from graphit_cli.errors import GraphitError, internal_error_text
+from graphit_cli.formats import render
 from graphit_cli.mcp.replies import Reply, mcp_message
 from graphit_cli.mcp.replies import check_format as _check_format
 from graphit_cli.mcp.tools import MemoryTools
@@ -41,6 +42,10 @@ TopKArg = Annotated[int, Field(ge=0, le=MAX_TOP_K, description="Memories to sele
 # The limits the tools enforce, stated in the schema so a client can check before it calls.
 TitleArg = Annotated[str, Field(min_length=1, max_length=MAX_TITLE, pattern=r"^[^\r\n]+$")]
 TYPE_ENUM = {"enum": list(MEMORY_TYPES)}
+AnchorsArg = Annotated[
+    list[str] | None,
+    Field(description="What it depends on: repo paths, symbols, `make TARGET`; default: found."),
+]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 # Omitted hints take the protocol's defaults: not read-only, not idempotent.
@@ -57,7 +62,7 @@ def respond(tools: MemoryTools, fmt: str, call: Callable[[], Reply]) -> CallTool
     """Run one tool call; every failure becomes an error result, never a dead server."""
     try:
         chosen = _check_format(fmt)  # before any write: a bad format must not half-succeed
-        with tools.lock:
+        with tools.lock, render.staleness(tools.stale_of):
             reply = call()
     except GraphitError as exc:
         return text_result(f"Error: {mcp_message(exc.message)}", error=True)

@@ -27,7 +27,7 @@ def candidates(tools: MemoryTools, *, scope: str | None, threshold: float | None
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.render import report_dict, report_markdown
 
-    report = Consolidator(tools.service(scope)).report(threshold or None)
+    report = Consolidator(tools.service(scope)).report(threshold or None, tools.root)
     text = report_markdown(report, bodies=True)
     if report.groups:
         text += (

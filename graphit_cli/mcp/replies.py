@@ -47,9 +47,14 @@ def _marks(memory: Memory) -> str:
 def memory_line(memory: Memory) -> str:
     tags = f" [{', '.join(memory.tags)}]" if memory.tags else ""
     updated = render.format_time(memory.updated_at)[:10]
-    return (
+    line = (
         f"- {memory.id} ({_marks(memory)}; rev {memory.revision}; {updated}) {memory.title}{tags}\n"
     )
+    stale = render.stale_of(memory)
+    if stale:  # checked against the server's checkout before the agent acts on it
+        named = "; ".join(f"{s['anchor']} {s['reason']}" for s in stale[:3])
+        line += f"  may be stale: {named}; check it, then update or verify it\n"
+    return line
 
 
 def hit_lines(hit: SearchHit, *, with_scope: bool = False) -> str:
@@ -73,6 +78,25 @@ def write_reply(result: WriteResult, scope: Scope) -> Reply:
     text = f"{result.action.value} {memory.id} (revision {memory.revision}, {_marks(memory)})"
     text += f": {memory.title}\n"
     return Reply(text, render.write_to_dict(result))
+
+
+def verified_reply(memory: Memory) -> Reply:
+    """`graphit_memory_update` with verify=true alone: the memory, verified in place."""
+    text = f"verified {memory.id} (revision {memory.revision}): {memory.title}\n"
+    data = {k: v for k, v in render.to_dict(memory).items() if k != "body"}
+    return Reply(text, data | {"action": "verified"})
+
+
+def rival_note(reply: Reply, rival: Memory) -> Reply:
+    """A write that may contradict a live memory: say which one it may update instead."""
+    note = (
+        f'Note: memory {rival.id} ("{rival.title}") is on the same subject and says '
+        f"otherwise. If the new memory replaces it, update {rival.id} with "
+        "graphit_memory_update instead (and delete the one just written), so one current "
+        "belief stays."
+    )
+    data = {**reply.data, "may_update": {"id": rival.id, "title": rival.title}}
+    return Reply(reply.text + note + "\n", data)
 
 
 def duplicate_reply(existing: Memory, scope: Scope) -> Reply:

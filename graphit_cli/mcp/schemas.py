@@ -69,6 +69,7 @@ def shape(**properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
+OPT_A: dict[str, Any] = {"anyOf": [A, NULL]}
 _WRITE = shape(id=S, revision=N)
 _LIST = shape(total=N, memories=A)
 
@@ -76,7 +77,9 @@ OUTPUT_SCHEMAS: dict[str, dict[str, Any]] = {
     "graphit_memory_recall": shape(mandatory=A, search=OPT_O),
     "graphit_memory_mandatory": shape(memories=A),
     "graphit_memory_search": shape(hits=A, next_cursor=OPT_S),
-    "graphit_memory_source": shape(id=S, text=S),
+    # `stale`: null when every anchor holds in the server's checkout, else [{anchor, reason}]
+    # (every memory in every document carries it; listed here where the memory is the document).
+    "graphit_memory_source": shape(id=S, text=S, stale=OPT_A),
     "graphit_memory_list": _LIST,
     "graphit_memory_important": _LIST,
     # A refused duplicate answers the existing memory's id, with written: false.

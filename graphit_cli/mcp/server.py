@@ -27,6 +27,7 @@ from graphit_cli.mcp.arguments import (
     READ,
     TYPE_ENUM,
     WRITE,
+    AnchorsArg,
     FormatArg,
     IdArg,
     LimitArg,
@@ -263,6 +264,7 @@ def build_server(tools: MemoryTools | None = None) -> GraphitMCPServer:
         important: bool = False,
         mandatory: bool = False,
         force: Annotated[bool, Field(description="Write despite a live duplicate.")] = False,
+        anchors: AnchorsArg = None,
         scope: ScopeArg = "project",
         format: FormatArg = "text",
     ) -> CallToolResult:
@@ -278,6 +280,7 @@ def build_server(tools: MemoryTools | None = None) -> GraphitMCPServer:
                 important=important,
                 mandatory=mandatory,
                 force=force,
+                anchors_given=anchors,
             ),
         )
 
@@ -298,6 +301,10 @@ def build_server(tools: MemoryTools | None = None) -> GraphitMCPServer:
         expected_revision: Annotated[
             int | None, Field(ge=1, description="Fail unless still at this revision.")
         ] = None,
+        anchors: AnchorsArg = None,
+        verify: Annotated[
+            bool, Field(description="It still holds: record it verified (alone: no new revision).")
+        ] = False,
         scope: ScopeArg = "project",
         format: FormatArg = "text",
     ) -> CallToolResult:
@@ -314,6 +321,8 @@ def build_server(tools: MemoryTools | None = None) -> GraphitMCPServer:
                 important=important,
                 mandatory=mandatory,
                 expected_revision=expected_revision,
+                anchors_given=anchors,
+                verify=verify,
             ),
         )
 

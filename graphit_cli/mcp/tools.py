@@ -6,7 +6,8 @@ validates its arguments, calls the service and renders the result twice: compact
 model to read, and a JSON document (the CLI's field names) for clients that ask for it.
 The text and JSON shapes are in `replies.py`, search cursors in `cursors.py`.
 Failures are GraphitErrors with the CLI's one-line messages; the server turns them into MCP
-error results. No MCP SDK, Typer or Rich imports here.
+error results. No MCP SDK, Typer or Rich imports here. One job, tool by tool (validate, make
+the one service call, render), which is why the module runs past 400 lines.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from graphit_cli import anchors
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import Memory, MemoryDraft, MemoryFilter, WriteAction, WriteResult
 from graphit_cli.errors import InvalidInput, NoProject, NotFound
@@ -26,6 +28,8 @@ from graphit_cli.mcp.replies import (
     duplicate_reply,
     hit_lines,
     memory_line,
+    rival_note,
+    verified_reply,
     write_reply,
 )
 
@@ -49,6 +53,13 @@ class MemoryTools:
         # that need no model are answered meanwhile, and the ones that do wait here for it.
         self._model_lock = threading.Lock()
         self.wrote = threading.Event()  # set after a consolidation: the backfill looks again
+        # The checkout the server runs in: anchors resolve and are checked against it.
+        self.root = anchors.checkout_root()
+
+    def stale_of(self, memory: Memory) -> list[anchors.Stale] | None:
+        """The memory's anchors that no longer hold in the server's checkout (None: all hold)."""
+        found: list[anchors.Stale] | None = anchors.checker(self.root)(memory)
+        return found
 
     def _open(self, scope: Scope) -> MemoryService:
         from graphit_cli.access.opening import open_service
@@ -301,6 +312,7 @@ class MemoryTools:
         important: bool = False,
         mandatory: bool = False,
         force: bool = False,
+        anchors_given: Sequence[str] | None = None,
     ) -> Reply:
         service = self.service(scope)
         draft = MemoryDraft(
@@ -310,12 +322,16 @@ class MemoryTools:
             tags=tuple(tags or ()),
             important=important,
             mandatory=mandatory,
+            anchors=tuple(anchors_given) if anchors_given is not None else None,
         )
+        draft = anchors.with_anchors(draft, self.root)
         if not force:
             existing = service.find_duplicate(draft)
             if existing is not None:
                 return duplicate_reply(existing, service.scope)
-        return write_reply(self._written(service, service.upsert(draft)), service.scope)
+        rival = service.find_rival(draft)
+        reply = write_reply(self._written(service, service.upsert(draft)), service.scope)
+        return rival_note(reply, rival) if rival is not None else reply
 
     def update(
         self,
@@ -329,16 +345,21 @@ class MemoryTools:
         important: bool | None = None,
         mandatory: bool | None = None,
         expected_revision: int | None = None,
+        anchors_given: Sequence[str] | None = None,
+        verify: bool = False,
     ) -> Reply:
-        changes = (title, body, type, tags, important, mandatory)
-        if all(value is None for value in changes):
+        changes = (title, body, type, tags, important, mandatory, anchors_given)
+        if all(value is None for value in changes) and not verify:
             raise InvalidInput(
-                "nothing to update: give title, body, type, tags, important or mandatory"
+                "nothing to update: give title, body, type, tags, important, mandatory, "
+                "anchors, or verify=true"
             )
         if expected_revision is not None and expected_revision < 1:
             raise InvalidInput("expected_revision must be 1 or more")
         service = self.service(scope)
         current = self._live(service, memory_id)
+        if all(value is None for value in changes):  # verify alone: it still holds
+            return verified_reply(service.verify(current.id))
         draft = MemoryDraft(
             id=current.id,
             title=title,
@@ -348,7 +369,9 @@ class MemoryTools:
             important=important,
             mandatory=mandatory,
             expected_revision=expected_revision,
+            anchors=tuple(anchors_given) if anchors_given is not None else None,
         )
+        draft = anchors.with_anchors(draft, self.root, current)
         return write_reply(self._written(service, service.upsert(draft)), service.scope)
 
     def set_flag(self, memory_id: str, *, scope: str | None, flag: str, value: bool) -> Reply:

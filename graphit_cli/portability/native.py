@@ -141,6 +141,10 @@ def _row(data: dict[str, Any], body: Any, scope: Scope) -> Memory:
     tags = revisions.normalise_tags(tags_value)
     created = _time(data.get("created_at"), "created_at")
     updated = _time(data.get("updated_at"), "updated_at")
+    anchors = data.get("anchors") or []
+    if not isinstance(anchors, list) or not all(isinstance(a, str) for a in anchors):
+        raise InvalidInput("anchors must be a list of strings")
+    verified = data.get("verified_at")
     previous = text("previous", optional=True)
     successor = text("next", optional=True)
     for link in (previous, successor):
@@ -166,6 +170,8 @@ def _row(data: dict[str, Any], body: Any, scope: Scope) -> Memory:
         scope_id=scope.id,
         updated_by=text("updated_by") or "",
         content_hash=revisions.content_hash(title, body, memory_type, tags),
+        anchors=tuple(anchors),
+        verified_at=_time(verified, "verified_at") if verified is not None else None,
     )
 
 

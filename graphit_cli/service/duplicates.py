@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from graphit_cli.core import profiles, revisions
@@ -20,6 +21,7 @@ from graphit_cli.service.common import EmbedderFactory, one_view
 if TYPE_CHECKING:
     from graphit_cli.store.base import Store
 
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
 DUPLICATE_CANDIDATES = 8  # nearest live memories compared, per retriever
 DUPLICATE_WORDS = 0.9  # Dice overlap of the bodies' word counts
 DUPLICATE_TITLE = 0.6  # title similarity (character or word overlap, whichever is higher)
@@ -55,14 +57,47 @@ class DuplicateGuard:
             return notes
         try:
             existing = self.find_duplicate(drafts[0], semantic=False)
+            rival = None if existing is not None else self.find_rival(drafts[0])
         except GraphitError:
             return []  # the write itself reports what is wrong with the draft
+        if rival is not None:
+            return [
+                f"Note: memory {rival.id} ({rival.title!r}) is on the same subject and says "
+                f"otherwise; if this replaces it, update it instead: `graphit memory upsert "
+                f"--id {rival.id}` (written anyway as a new memory)"
+            ]
         if existing is None:
             return []
         return [
             f"Warning: memory {existing.id} ({existing.title!r}) already says this; to change "
             f"it, use `graphit memory upsert --id {existing.id}` (written anyway as a new memory)"
         ]
+
+    @one_view
+    def find_rival(self, draft: MemoryDraft) -> Memory | None:
+        """A live memory on the new memory's subject that says something different (the one
+        it may update: core/contradiction.py), among its nearest by words; None for an update."""
+        from graphit_cli.core import contradiction, revisions
+        from graphit_cli.embed import document_text
+
+        if draft.id is not None or draft.title is None or draft.body is None:
+            return None
+        probe = revisions.new_memory(
+            draft,
+            memory_id="0" * 26,
+            scope_kind="",
+            scope_id="",
+            author="",
+            now=_EPOCH,
+        )
+        hits = self.store.search_text(
+            document_text(probe.title, probe.body),
+            DUPLICATE_CANDIDATES,
+            live_only=True,
+            vector_flags=False,
+        )
+        found = contradiction.rivals(probe, [hit.row for hit in hits])
+        return found[0] if found else None
 
     @one_view
     def find_duplicate(self, draft: MemoryDraft, *, semantic: bool = True) -> Memory | None:

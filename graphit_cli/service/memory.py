@@ -30,6 +30,7 @@ from graphit_cli.service.secrets import SecretSweep
 from graphit_cli.service.upkeep import Upkeep
 
 if TYPE_CHECKING:
+    from graphit_cli.core.models import Memory
     from graphit_cli.embed import Embedder
     from graphit_cli.service.vectors import WriteVectors
     from graphit_cli.service.writes import Hold
@@ -98,10 +99,29 @@ class MemoryService:
         self.table_state = self.upkeep.table_state
         self.live_vectors = self.upkeep.live_vectors
         self.find_duplicate = self.duplicates.find_duplicate
+        self.find_rival = self.duplicates.find_rival
         self.live_duplicates = self.duplicates.live_duplicates
         self.duplicate_notes = self.duplicates.duplicate_notes
         self.scan_secrets = self.sweep.scan
         self.redact = self.sweep.redact
+
+    def verify(self, memory_id: str) -> Memory:
+        """Record that the live memory still holds (its `verified_at` becomes now), in place:
+        no new revision, since nothing it says changes. Refused for a deleted memory."""
+        from dataclasses import replace
+
+        from graphit_cli.core import revisions
+        from graphit_cli.errors import NotFound
+
+        memory_id = revisions.validate_id(memory_id)
+        for _ in range(5):  # a write landing in between moves the revision: read it again
+            current = self.store.get(memory_id)
+            if current is None or not current.is_live:
+                raise NotFound(f"no live memory {memory_id}")
+            moment = self.clock()
+            if self.store.set_verified(memory_id, current.revision, moment):
+                return replace(current, verified_at=moment)
+        raise NotFound(f"memory {memory_id} kept changing; try again")
 
     def as_author(self, author: str) -> MemoryService:
         """This scope's service writing as `author` (the daemon writes for a CLI's

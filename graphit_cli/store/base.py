@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from graphit_cli.core.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
@@ -81,6 +82,7 @@ class Store(Protocol):
         chains_exist: bool = False,
     ) -> MergeCounts: ...
     def version(self) -> int: ...
+    def set_verified(self, memory_id: str, revision: int, moment: datetime) -> bool: ...
     def remove_exact(self, row: Memory) -> int: ...
 
     # index freshness and maintenance
@@ -142,6 +144,9 @@ class RefusesWrites:
         delete_live: tuple[str, int] | None = None,
         chains_exist: bool = False,
     ) -> MergeCounts:
+        raise self.refusal()
+
+    def set_verified(self, memory_id: str, revision: int, moment: datetime) -> bool:
         raise self.refusal()
 
     def remove_exact(self, row: Memory) -> int:

@@ -29,7 +29,13 @@ from graphit_cli.store.base import MergeCounts
 from graphit_cli.store.engine import Merge
 from graphit_cli.store.paths import local_table_exists, table_path
 from graphit_cli.store.reads import Reads
-from graphit_cli.store.schema import memory_schema, to_arrow
+from graphit_cli.store.schema import (
+    META_SCHEMA_VERSION,
+    SCHEMA_VERSION,
+    added_fields,
+    memory_schema,
+    to_arrow,
+)
 from graphit_cli.store.search import Search
 from graphit_cli.store.table import (
     IN_CHUNK,
@@ -54,6 +60,8 @@ log = logging.getLogger(__name__)
 #   archive (an update or a delete re-points the newest archive), or from nothing to the live
 #   key (a write to a deleted id continues its chain). A new archive row that collides with an
 #   existing one (a racing writer archived that revision first) is never rewritten.
+log = logging.getLogger(__name__)
+
 CAS_CONDITION = (
     "(target.revision_id = '' AND target.revision = source.revision - 1)"
     " OR (target.revision_id <> '' AND target.next = target.id"
@@ -95,6 +103,33 @@ class Writes:
         indexed = chains_exist and delete_live is None
         merge = Merge(update_where=CAS_CONDITION, delete_where=delete_where, use_index=indexed)
         return self._execute(merge, rows)
+
+    @in_snapshot
+    def set_verified(self, memory_id: str, revision: int, moment: Any) -> bool:
+        """Set the live row's `verified_at` in place, if it is still at `revision` (no new
+        revision: verifying changes nothing the memory says). False when it moved on."""
+        import pyarrow as pa
+
+        if "verified_at" not in self.handle.arrow_schema().names:
+            raise StorageUnavailable("this table predates verification; open it with write access")
+        partial = pa.schema(
+            [
+                pa.field("key", pa.string(), nullable=False),
+                pa.field("revision", pa.int32(), nullable=False),
+                pa.field("verified_at", pa.timestamp("us", tz="UTC")),
+            ]
+        )
+        data = pa.Table.from_pylist(
+            [{"key": memory_id, "revision": revision, "verified_at": moment}], schema=partial
+        )
+        merge = Merge(
+            "target.revision_id = '' AND target.revision = source.revision",
+            insert=False,
+            use_index=False,  # a partial-column merge through the key index panics (lance 13)
+        )
+        counts = self.handle.engine.merge(data, merge)
+        self.handle.wrote()
+        return counts.updated == 1
 
     @in_snapshot
     def remove_exact(self, row: Memory) -> int:
@@ -231,6 +266,7 @@ class MemoryStore:
         self.index_problems = self.upkeep.index_problems
         self.rebuild_indexes = self.upkeep.rebuild_indexes
         self.merge = self.writes.merge
+        self.set_verified = self.writes.set_verified
         self.remove_exact = self.writes.remove_exact
         self.import_rows = self.writes.import_rows
         self.rewrite = self.writes.rewrite
@@ -248,6 +284,26 @@ class MemoryStore:
         return self.handle.cache
 
     # --- opening ---------------------------------------------------------------------------
+
+    def migrate(self) -> MemoryStore:
+        """Add the columns a table made by an older graphit lacks (schema 1 -> 2: anchors_json,
+        verified_at; nullable, so its rows read as "no anchors, never verified"). One metadata
+        commit, once per table; a grant that cannot write (or a racing migration) leaves the
+        table as it is, and reads then select only the columns it has."""
+        names = set(self.handle.arrow_schema().names)
+        missing = [f for f in added_fields() if f.name not in names]
+        if not missing:
+            return self
+        try:
+            table = self.handle.table
+            table.add_columns(missing)
+            # The version the table now has (one more commit; the columns are what counts).
+            table.to_lance().update_schema_metadata({META_SCHEMA_VERSION: SCHEMA_VERSION})
+        except Exception as exc:  # any refusal leaves a readable old table
+            log.info("schema migration of %s skipped: %s", self.uri, exc)
+        self.handle.forget_schema()
+        self.handle.refresh()
+        return self
 
     @classmethod
     def open(
@@ -269,7 +325,7 @@ class MemoryStore:
         compaction) can bring any part of it back."""
         if "://" in uri:
             table = _connect(uri, storage_options=storage_options, create=create, dim=dim)
-            return cls(TableHandle(uri, table=table))
+            return cls(TableHandle(uri, table=table)).migrate()
         made = _make_directory(uri) if create else False
         try:
             held = paths.pin(uri)
@@ -282,7 +338,7 @@ class MemoryStore:
             dataset = _open_dataset(uri, at)
             return cls(
                 TableHandle(uri, dataset=dataset, connect=lambda: _connect(uri, at=at), pin=held)
-            )
+            ).migrate()
         try:
             table = _connect(uri, at=at, create=create, dim=dim)
         except StorageUnavailable:
@@ -290,7 +346,7 @@ class MemoryStore:
                 _take_back(uri)
             raise
         if keep:
-            return cls(TableHandle(uri, table=table, pin=held))
+            return cls(TableHandle(uri, table=table, pin=held)).migrate()
         # Created here just now: reads go through the dataset as for any local table.
         dataset = _open_dataset(uri, at)
         return cls(TableHandle(uri, dataset=dataset, connect=lambda: table, pin=held))

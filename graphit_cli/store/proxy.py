@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from datetime import datetime
 from typing import Any, TypeVar
 
 from graphit_cli.core.models import LexicalHit, LiveSummary, Memory, MemoryFilter, TableState
@@ -127,6 +128,9 @@ class StoreProxy:
 
     def version(self) -> int:
         return self._call(lambda s: s.version())
+
+    def set_verified(self, memory_id: str, revision: int, moment: datetime) -> bool:
+        return self._call(lambda s: s.set_verified(memory_id, revision, moment))
 
     def remove_exact(self, row: Memory) -> int:
         return self._call(lambda s: s.remove_exact(row))

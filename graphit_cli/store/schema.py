@@ -9,7 +9,8 @@ import pyarrow as pa
 
 from graphit_cli.core.models import Memory
 
-SCHEMA_VERSION = "1"
+# 2: anchors_json and verified_at (issue 35), added to older tables when they open (`ADDED`).
+SCHEMA_VERSION = "2"
 META_SCHEMA_VERSION = "graphit.schema_version"
 META_EMBED_MODEL = "graphit.embedding_model"
 META_EMBED_DIM = "graphit.embedding_dim"
@@ -39,11 +40,20 @@ def memory_schema(dim: int) -> pa.Schema:
         pa.field("updated_by", pa.string(), nullable=False),
         pa.field("content_hash", pa.string(), nullable=False),
         pa.field("embedding", pa.list_(pa.float32(), dim)),
+        *added_fields(),
     ]
     return pa.schema(
         fields, metadata={META_SCHEMA_VERSION: SCHEMA_VERSION, META_EMBED_DIM: str(dim)}
     )
 
+
+def added_fields() -> list[pa.Field]:
+    """Columns added after version 1, nullable so that older rows read as "none": what the
+    revision that wrote a memory found it depends on (anchors) and when it was last verified."""
+    return [pa.field("anchors_json", pa.string()), pa.field("verified_at", _TS)]
+
+
+ADDED = ("anchors_json", "verified_at")
 
 # Every column but the vector: what reads select unless they need the embedding.
 COLUMNS_NO_VECTOR = [f for f in memory_schema(1).names if f != "embedding"]
@@ -71,6 +81,10 @@ def to_record(memory: Memory) -> dict[str, Any]:
         "updated_by": memory.updated_by,
         "content_hash": memory.content_hash,
         "embedding": list(memory.embedding) if memory.embedding is not None else None,
+        "anchors_json": json.dumps(list(memory.anchors), ensure_ascii=False)
+        if memory.anchors
+        else None,
+        "verified_at": memory.verified_at,
     }
 
 
@@ -98,6 +112,8 @@ def from_record(row: dict[str, Any]) -> Memory:
         updated_by=row["updated_by"],
         content_hash=row["content_hash"],
         embedding=tuple(embedding) if embedding is not None else None,
+        anchors=tuple(json.loads(row.get("anchors_json") or "[]")),
+        verified_at=row.get("verified_at"),
     )
 
 

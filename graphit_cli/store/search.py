@@ -271,7 +271,12 @@ class Search:
             warmed[name] = current[name]
             self.handle.table.prewarm_index(name)
         if changed and self.handle.table.count_rows() <= PREFILL_MAX_ROWS:
-            data = self.handle.table.search().select(TAKE_FLAGGED).limit(None).to_arrow()
+            data = (
+                self.handle.table.search()
+                .select(self.handle.present(TAKE_FLAGGED))
+                .limit(None)
+                .to_arrow()
+            )
             self.handle.remember(data.to_pylist())
 
 

@@ -32,7 +32,7 @@ from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
 from graphit_cli.store.paths import damage_message
 from graphit_cli.store.rowcache import CachedRow, RowCache
-from graphit_cli.store.schema import COLUMNS_NO_VECTOR, from_record
+from graphit_cli.store.schema import ADDED, COLUMNS_NO_VECTOR, from_record
 
 log = logging.getLogger(__name__)
 
@@ -213,10 +213,15 @@ class TableHandle:
 
     # --- reads by address and by query -----------------------------------------------------
 
+    def present(self, columns: dict[str, str]) -> dict[str, str]:
+        """`columns` less the ones an older table (schema 1, opened read-only) lacks."""
+        names = set(self.arrow_schema().names)
+        return {k: v for k, v in columns.items() if k not in ADDED or k in names}
+
     def rows_where(
         self, where: str, *, vectors: bool = False, limit: int | None = None
     ) -> list[Memory]:
-        columns = None if vectors else COLUMNS_NO_VECTOR
+        columns = None if vectors else list(self.present({c: c for c in COLUMNS_NO_VECTOR}))
         return [from_record(r) for r in self.engine.scan(where, columns, limit).to_pylist()]
 
     def take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
@@ -230,7 +235,7 @@ class TableHandle:
                 missing.append(address)
             else:
                 found[address] = entry
-        columns = TAKE_FLAGGED if vector_flags else TAKE
+        columns = self.present(TAKE_FLAGGED if vector_flags else TAKE)
         for start in range(0, len(missing), IN_CHUNK):
             data = self.engine.take(missing[start : start + IN_CHUNK], columns)
             found |= self.remember(data.to_pylist())
@@ -270,8 +275,12 @@ class TableHandle:
             self.latest()
             return self.engine.count(where)
 
+    def forget_schema(self) -> None:
+        self._schema = None
+
     def arrow_schema(self) -> Any:
-        # The columns never change after creation; only field metadata does (model id).
+        # The columns change only by a migration (`MemoryStore.migrate`, which forgets this);
+        # otherwise only field metadata does (model id).
         if self._schema is None:
             with self.snapshot():
                 self._schema = self.engine.schema()

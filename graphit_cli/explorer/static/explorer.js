@@ -106,7 +106,10 @@
   function badges(memory) {
     return el("span", { class: "badges" },
       memory.mandatory ? el("span", { class: "badge mandatory", text: "Mandatory" }) : null,
-      memory.important ? el("span", { class: "badge important", text: "Important" }) : null);
+      memory.important ? el("span", { class: "badge important", text: "Important" }) : null,
+      // Anchors that no longer hold in this checkout: the memory may be wrong now.
+      memory.stale ? el("span", { class: "badge stale", text: "May be stale",
+        title: memory.stale.map((s) => s.anchor + ": " + s.reason).join("\n") }) : null);
   }
 
   function scopeLabel() {
