@@ -217,7 +217,9 @@ def build_table(
         ids: list[str] = []
         t0 = time.perf_counter()
         for start in range(0, size, batch):
-            result = svc.upsert_many(corpus.drafts(start, min(batch, size - start)))
+            # The corpus (community Cursor rules) has a few example passwords: kept as written.
+            writer = svc.writing(secrets="allow")
+            result = writer.upsert_many(corpus.drafts(start, min(batch, size - start)))
             ids.extend(r.memory.id for r in result.results)
         upsert_s = time.perf_counter() - t0
         t0 = time.perf_counter()

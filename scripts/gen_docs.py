@@ -91,6 +91,8 @@ ENV_DESCRIPTIONS = {
     "(it sends a keep-alive every second while it works), and the time it gives the daemon to "
     "take a write. A read then works in-process, a write the daemon has not taken too; a write "
     "it took and did not answer exits 7. Default: 10 (or [daemon] answer_timeout).",
+    "GRAPHIT_HOOK_BUDGET": "Seconds the per-prompt hook may take (default 0.8; session start "
+    "twice it); no answer by then prints nothing and exits 0.",
     "GRAPHIT_PROVIDER": "Storage provider for this invocation: s3 (the environment-only S3 "
     "provider configured by the GRAPHIT_S3_* and standard AWS_* variables), local, or the name of "
     "a provider added with `graphit provider add`. Default: the active provider.",

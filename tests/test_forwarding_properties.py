@@ -5,7 +5,8 @@ draws an environment (the provider: none set, `local`, S3 on a real moto server,
 endpoint that is down; the author; settings that change a result) and one command the daemon
 carries (upsert, list, important, search, source, history, delete, recall, on the project, the
 user or a context scope). The outcome in A (exit code, stdout, the target scope's rows) must be
-the outcome in B. The daemon serves A's command only when it resolves the scope to the table,
+the outcome in B; and a read the thin path (`cli/thin.py`, before Typer) answers in A must
+have that outcome too. The daemon serves A's command only when it resolves the scope to the table,
 grant and settings the command resolves it to; otherwise it declines and the command runs
 in-process: a daemon on the local provider must not answer an S3 command, nor the other way.
 
@@ -288,6 +289,23 @@ def _outcome(world: World, side: str, drawn: dict[str, Any], args: list[str]) ->
         return code, _normal(stdout, world, side), _rows(args)
 
 
+def _thin(world: World, drawn: dict[str, Any], args: list[str]) -> object | None:
+    """A read on the thin path (`cli/thin.py`, what `graphit` runs before Typer) in home A;
+    None when it leaves the command to the full path (which the outcomes above cover)."""
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from graphit_cli.cli import thin as reads
+
+    out = io.StringIO()
+    with environment(world.env("a", drawn)), redirect_stdout(out), redirect_stderr(io.StringIO()):
+        code = reads.main(["memory", *args])
+    if code is None:
+        return None
+    with environment(world.env("a", drawn)):
+        return code, _normal(out.getvalue(), world, "a"), _rows(args)
+
+
 def _same_outcome(world: World, drawn: dict[str, Any], args: list[str]) -> None:
     from hypothesis import event
 
@@ -302,11 +320,15 @@ def _same_outcome(world: World, drawn: dict[str, Any], args: list[str]) -> None:
     cwd = Path.cwd()
     os.chdir(world.project)
     try:
+        thin = _thin(world, drawn, args)
         with_daemon = _outcome(world, "a", drawn, args)
         without = _outcome(world, "b", drawn, args)
     finally:
         os.chdir(cwd)
     assert with_daemon == without, (drawn, args)
+    event("thin path: answered" if thin is not None else "thin path: left to the command")
+    if thin is not None:  # the thin path's answer is the command's, byte for byte
+        assert thin == without, (drawn, args)
 
 
 PROPERTY = settings(

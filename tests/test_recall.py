@@ -467,9 +467,8 @@ def test_a_memory_whose_anchor_broke_says_so_on_its_line(
     project_dir: Path, service: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 35's anchors decide what is stale in the caller's checkout (`request.root`); the
-    hook's line carries its note. A stand-in for that package here: its own tests are its."""
-    import sys
-    import types
+    hook's line carries its note (tests/test_anchors_surfaces.py checks it on a real repo)."""
+    from graphit_cli import anchors
 
     memory = service.upsert(MemoryDraft(title="Datev export", body="In jobs/datev.py.")).memory
     seen: list[object] = []
@@ -478,10 +477,10 @@ def test_a_memory_whose_anchor_broke_says_so_on_its_line(
         seen.append((root, detail))
         return {m.id: ["jobs/datev.py"] for m in memories}
 
-    fake = types.ModuleType("graphit_cli.anchors")
-    fake.check = check  # type: ignore[attr-defined]
-    fake.hook_note = lambda broken: f"may be stale: `{broken[0]}` file no longer exists"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "graphit_cli.anchors", fake)
+    monkeypatch.setattr(anchors, "check", check)
+    monkeypatch.setattr(
+        anchors, "hook_note", lambda broken: f"may be stale: `{broken[0]}` file no longer exists"
+    )
     ask = PromptRequest("when does the datev export run?", None, mode="fts", root=str(project_dir))
     text = prompt_context([service], ask)
     assert f"`{memory.id}`" in text and "may be stale: `jobs/datev.py` file no longer" in text

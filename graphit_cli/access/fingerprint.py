@@ -18,7 +18,15 @@ What goes in, per scope:
   own fields; the daemon's loop settings and GRAPHIT_EMBED_THREADS change no answer.)
 
 Only a SHA-256 digest of all that crosses the socket: no key, secret or token in clear.
-Standard library, configuration and the provider files only: it runs in a cold CLI.
+
+`inputs()` is the thin path's fingerprint (`warm/client.py`): not what the scopes resolve to
+but what they are resolved from, the process's environment (every GRAPHIT_* setting but the
+ones that change no answer, the AWS_* variables, HOME) and GRAPHIT_HOME, whose files both
+processes read. Two processes with equal inputs resolve every scope alike; it is stricter than
+`fingerprint` (a setting spelled out at its default differs), and a request declined for it
+runs through the full command, which asks with `fingerprint`. It costs the standard library
+only, so a hook computes it before a provider module, urllib or a credential module loads.
+The module imports the rest (configuration, providers) only when `fingerprint` runs.
 """
 
 from __future__ import annotations
@@ -26,25 +34,66 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from pathlib import Path
-from typing import Any
 
-from graphit_cli import config
-from graphit_cli.access.providers.configfile import active_provider
-from graphit_cli.access.providers.identity import broker_token
-from graphit_cli.access.providers.locate import is_remote_scope
-from graphit_cli.access.providers.model import Provider
-from graphit_cli.access.scopes import Scope
+# `typing` stays unloaded on the hook's path (~5 ms): annotations only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from graphit_cli.access.providers.model import Provider
+    from graphit_cli.access.scopes import Scope
+
+# Settings that change no answer: per command (resolved before asking, or the command's own
+# output), or the daemon's loops and deadlines.
+NO_ANSWER_SETTINGS = frozenset(
+    f"GRAPHIT_{name}"
+    for name in (
+        *("AUTHOR", "FORMAT", "SCOPE", "PROJECT_ID", "NO_DAEMON", "DEBUG", "PROMPT_RECALL"),
+        *("HOOK_BUDGET",),
+        *("EMBED_THREADS", "EMBED_INTERVAL", "MAINTAIN_INTERVAL", "MCP_BACKFILL_INTERVAL"),
+        *("BACKOFF_MAX", "STABLE_SECONDS", "MAX_FAILURES", "ACTIVE_DAYS", "DRAIN_SECONDS"),
+        *("DAEMON_CONNECT_TIMEOUT", "DAEMON_SEND_TIMEOUT", "DAEMON_ANSWER_TIMEOUT"),
+    )
+)
+
+
+def graphit_home() -> str:
+    """GRAPHIT_HOME as `config.home()` reads it, absolute (standard library only)."""
+    value = os.environ.get("GRAPHIT_HOME")
+    home = os.path.expanduser(value) if value else os.path.join(os.path.expanduser("~"), ".graphit")
+    return os.path.abspath(home)
+
+
+def inputs(environ: dict[str, str] | None = None) -> str:
+    """The digest of what this process resolves scopes from (see the module's docstring)."""
+    env = os.environ if environ is None else environ
+    picked = sorted(
+        (k, v)
+        for k, v in env.items()
+        if (k.startswith("GRAPHIT_") and k not in NO_ANSWER_SETTINGS)
+        or k.startswith("AWS_")
+        or k == "HOME"
+    )
+    return _digest({"home": graphit_home(), "environment": picked})
 
 
 def _where(scope: Scope, provider: Provider) -> dict[str, Any]:
     """Where `scope`'s table is, and with whose grant."""
     from graphit_cli.access.contexts import attached_project
+    from graphit_cli.access.scopes import Scope
 
     project = attached_project(scope)
     if project is not None:
         return {"attached": project, **_where(Scope("project", project), provider)}
-    if not is_remote_scope(scope, provider):
+    if (
+        not provider.is_remote
+        or scope.kind == "context"
+        or (scope.kind, scope.id)
+        == (
+            "user",
+            "anonymous",
+        )
+    ):  # `providers.locate.stays_local`, without importing the credential modules it needs
         return {"local": os.path.abspath(scope.local_path())}
     found: dict[str, Any] = {
         "scope": str(scope),
@@ -59,15 +108,19 @@ def _where(scope: Scope, provider: Provider) -> dict[str, Any]:
         ],
     }
     if provider.kind == "broker":
+        from graphit_cli.access.providers.identity import broker_token
+
         found["login"] = broker_token(provider)
     else:
         found["aws"] = sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_"))
-        found["home"] = str(Path.home())
+        found["home"] = os.path.expanduser("~")
     return found
 
 
 def settings() -> dict[str, Any]:
     """The settings that change a command's result (each validated by its reader)."""
+    from graphit_cli import config
+
     return {
         "fold_threshold": config.fold_threshold(),
         "retention": config.retention_seconds(),
@@ -82,6 +135,9 @@ PARTS = ("home", "tables", "settings")  # what a declined request names as diffe
 def fingerprint(scopes: list[Scope]) -> str:
     """The digest of what decides the answer of a request on `scopes`, in this process: one
     short digest per part of PARTS, joined by dots, so a daemon can say which part differs."""
+    from graphit_cli import config
+    from graphit_cli.access.providers.configfile import active_provider
+
     provider = active_provider()
     blob = {
         "home": os.path.abspath(config.home()),

@@ -11,16 +11,67 @@ import sys
 
 
 def main() -> None:
+    private_files()
+    # The agent's hot path first, before Typer loads (~0.1 s): the hooks run on every prompt
+    # (warm/hook.py); anything else, or a hook spelled otherwise, goes to the app.
+    argv = sys.argv[1:]
+    if argv[:2] == ["agent", "hook"]:
+        from graphit_cli.warm.hook import main as hook
+
+        code = hook(argv) if argv[2:3] != ["capture"] else _capture(argv[3:])
+        if code is not None:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)  # nothing left to unwind: the answer is out, or nothing is
+    if argv[:1] == ["memory"] and len(argv) > 1:
+        from graphit_cli.cli.thin import COMMANDS
+
+        if argv[1] in COMMANDS:  # a warm process's answer, rendered as the command renders it
+            from graphit_cli.cli.thin import main as read
+
+            try:
+                code = read(argv)
+            except BrokenPipeError:
+                _reader_left()
+            if code is not None:
+                sys.exit(code)
     from graphit_cli.cli.app import app
 
-    private_files()
     try:
         app(prog_name="graphit")
     except BrokenPipeError:
-        # `graphit memory list | head`: the reader left; that is not an error.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(0)
+        _reader_left()
+
+
+def _capture(words: list[str]) -> int | None:
+    """`agent hook capture --event EVENT [--user] [--for CLIENT]` (cli/capture_hook.py, which
+    needs no Typer); None for another spelling (Typer then parses it)."""
+    event, user, client = None, False, "claude-code"
+    while words:
+        word = words.pop(0)
+        name, _, inline = word.partition("=")
+        if word == "--user":
+            user = True
+        elif name in ("--event", "--for") and (inline or words):
+            value = inline if "=" in word else words.pop(0)
+            if name == "--event":
+                event = value
+            else:
+                client = value.strip().lower()
+        else:
+            return None
+    if event is None or client not in ("claude-code", "gemini"):
+        return None
+    from graphit_cli.cli import capture_hook
+
+    return capture_hook.run(event, user, client, capture_hook.read_stdin())
+
+
+def _reader_left() -> None:
+    """`graphit memory list | head`: the reader left; that is not an error."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(0)
 
 
 def private_files() -> None:
@@ -31,14 +82,14 @@ def private_files() -> None:
     stderr, which must stay as the command's own)."""
     import stat
 
-    from graphit_cli import config
+    from graphit_cli.access.fingerprint import graphit_home  # config.home(), light (a hook)
 
     os.umask(os.umask(0o077) | 0o077)
-    home = config.home()
+    home = graphit_home()
     try:
-        mode = stat.S_IMODE(home.stat().st_mode)
-        if mode & 0o077 and home.is_dir():
-            home.chmod(0o700)
+        mode = stat.S_IMODE(os.stat(home).st_mode)
+        if mode & 0o077 and os.path.isdir(home):
+            os.chmod(home, 0o700)
             if sys.stderr.isatty():
                 print(
                     f"graphit: made {home} private (mode {mode:o} -> 700): it holds your memories",

@@ -300,7 +300,7 @@ def hook_session_start(
     """
     from graphit_cli.cli import hooks
 
-    hooks.never_blocks(hooks.session_start)(user, for_.value, hooks.read_stdin())
+    hooks.session_start(user, for_.value)
 
 
 @hook_app.command("prompt")
@@ -316,7 +316,7 @@ def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_
     """
     from graphit_cli.cli import hooks
 
-    hooks.never_blocks(hooks.prompt)(user, hooks.read_stdin(), for_.value)
+    hooks.prompt(user, hooks.read_stdin(), for_.value)
 
 
 @hook_app.command("capture")

@@ -1,12 +1,12 @@
 """Where a memory command runs: the daemon's warm path when one answers, else in-process.
 
-The one place that makes this choice. A running daemon already has the table open and the
-model loaded, and runs the same service code, so its answer renders exactly like an
-in-process one; `GRAPHIT_NO_DAEMON=1` always works in-process. Writes to the project and user
-scopes go to the daemon too: it answers once its commit has returned (durable on return, with
-the rows embedded when it holds the model), so a write costs no `import lancedb` here. A daemon
-that took a write and gave no answer is an error, never a second attempt in-process. Nothing
-heavy is imported at module level.
+The one place that makes this choice, for every command: one job, whatever its length. A
+running daemon already has the table open and the model loaded, and runs the same service
+code, so its answer renders exactly like an in-process one; `GRAPHIT_NO_DAEMON=1` always works
+in-process. Writes to the project and user scopes go to the daemon too: it answers once its
+commit has returned (durable on return, with the rows embedded when it holds the model), so a
+write costs no `import lancedb` here. A daemon that took a write and gave no answer is an
+error, never a second attempt in-process. Nothing heavy is imported at module level.
 
 A request carries what decides its answer (`access/fingerprint.py`: the table each scope
 resolves to, the grant, the settings that change a result); a daemon that would resolve it
@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli.cli.common import scope_spec
+from graphit_cli.cli.plain import scope_spec
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -204,22 +204,29 @@ class Client:
 
     # --- reads -----------------------------------------------------------------------------
 
+    def _read(self, call: Any) -> Any:
+        """A read of the operation table (`warm/ops.py`): the daemon's answer, else None."""
+        from graphit_cli.warm import ops
+
+        found = self._daemon(call.fields())
+        return None if found is None else ops.DECODE[call.fields()["op"]](found)
+
     def catalogue(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
         """Live memories in canonical order."""
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm.hook import checkout
+        from graphit_cli.warm.ops import CatalogueCall
 
-        found = self._daemon(
-            {"op": "catalogue", "filter": wire.filter_to_wire(flt), "limit": limit}
-        )
-        if found is not None:
-            return [wire.memory_from_wire(m) for m in found]
-        return self.reader.catalogue(flt, limit)
+        call = CatalogueCall(self.scope, flt, limit, checkout())
+        found = self._read(call)
+        return found if found is not None else call.run(lambda _: self.reader)
 
     def source(self, ref: str) -> Memory:
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm.hook import checkout
+        from graphit_cli.warm.ops import SourceCall
 
-        found = self._daemon({"op": "source", "ref": ref})
-        return wire.memory_from_wire(found) if found is not None else self.reader.source(ref)
+        call = SourceCall(self.scope, ref, checkout())
+        found = self._read(call)
+        return found if found is not None else call.run(lambda _: self.reader)
 
     def search(
         self,
@@ -231,31 +238,30 @@ class Client:
         include_deleted: bool,
         mode: str,
     ) -> SearchResult:
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm.hook import checkout
+        from graphit_cli.warm.ops import SearchCall
 
-        args = {
-            "top_k": top_k,
-            "exclude_mandatory": exclude_mandatory,
-            "include_deleted": include_deleted,
-            "mode": mode,
-        }
-        request = {"op": "search", "query": query, "filter": wire.filter_to_wire(flt), **args}
-        found = self._daemon(request)
+        call = SearchCall(
+            self.scope, query, flt, top_k, exclude_mandatory, include_deleted, mode, checkout()
+        )
+        found = self._read(call)
         if found is not None:
-            return wire.search_from_wire(found)
+            return found  # type: ignore[no-any-return]
         if mode != "fts":
             _expect_query(query)
-        return self.reader.search(query, flt=flt, **args)  # type: ignore[arg-type]
+        return call.run(lambda _: self.reader)
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
-        from graphit_cli.daemon import wire
+        from graphit_cli.warm.hook import checkout
+        from graphit_cli.warm.ops import RecallCall
 
-        found = self._daemon({"op": "recall", "context": context, "top_k": top_k})
+        call = RecallCall(self.scope, context, top_k, checkout())
+        found = self._read(call)
         if found is not None:
-            return wire.recall_from_wire(found)
+            return found  # type: ignore[no-any-return]
         if context and context.strip():
             _expect_query(context)
-        return self.reader.recall(context, top_k=top_k)
+        return call.run(lambda _: self.reader)
 
     def history(self, memory_id: str) -> list[Memory]:
         """Every revision of a memory (in-process: the daemon does not carry history)."""
@@ -272,19 +278,29 @@ def ask_daemon(
     from graphit_cli.access import runstate
     from graphit_cli.access.fingerprint import fingerprint
     from graphit_cli.daemon import wire
+    from graphit_cli.warm import client as thin
 
     if config.no_daemon():
+        return None
+    if write:  # claims left by forwarding CLIs killed mid-write: stale past any write's wait
+        runstate.sweep_claims(wire.WRITE_TIMEOUT + 600)
+    path = runstate.socket_path()
+    if not path.exists():
+        return None  # no daemon: nothing to fingerprint for (its imports cost a cold command)
+    run = str(path.parent)
+    if thin.remembered_stuck(run, str(path)):
+        # It gave no answer a moment ago and is still stopped: not waited for again.
+        wire.logger().warning("the daemon did not answer a moment ago: working in-process")
         return None
     message = {**request, "fingerprint": fingerprint(scopes)}
     if write:
         message["author"] = config.author()
-        # Claims left by forwarding CLIs killed mid-write: stale past any write's wait.
-        runstate.sweep_claims(wire.WRITE_TIMEOUT + 600)
     return wire.call(
-        runstate.socket_path(),
+        path,
         message,
         wire.WRITE_TIMEOUT if write else wire.REPLY_TIMEOUT,
         write=write,
+        on_stuck=lambda: thin.remember_stuck(run, str(path), thin.listener_pid(str(path))),
     )
 
 
@@ -296,8 +312,10 @@ def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> Ac
     process would, else here."""
     from graphit_cli.daemon import wire
     from graphit_cli.portability import across
+    from graphit_cli.warm.hook import checkout
 
     request = {"op": "across", "what": "recall", "scopes": [str(s) for s in scopes]}
+    request["root"] = checkout()  # the caller's checkout, as every forwarded read carries
     reply = ask_daemon({**request, "context": context, "top_k": top_k}, scopes)
     if reply is None:
         return across.recall(scopes, context, top_k=top_k)
@@ -332,9 +350,12 @@ def search_across(
         "include_deleted": include_deleted,
         "mode": mode,
     }
+    from graphit_cli.warm.hook import checkout
+
     request = {
         "op": "across",
         "what": "search",
+        "root": checkout(),
         "scopes": [str(s) for s in scopes],
         "query": query,
         "filter": wire.filter_to_wire(flt),

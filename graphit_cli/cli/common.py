@@ -12,6 +12,11 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from graphit_cli import config
+from graphit_cli.cli.plain import Format as Format
+from graphit_cli.cli.plain import note as note
+from graphit_cli.cli.plain import out as out
+from graphit_cli.cli.plain import resolve_format as resolve_format
+from graphit_cli.cli.plain import scope_spec as scope_spec
 from graphit_cli.errors import (
     ExitCode,
     GraphitError,
@@ -25,13 +30,6 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 E = TypeVar("E", bound=StrEnum)
-
-
-class Format(StrEnum):
-    table = "table"
-    markdown = "markdown"
-    json = "json"
-    ndjson = "ndjson"
 
 
 class MemoryType(StrEnum):
@@ -218,32 +216,6 @@ def _label(fn: Callable[..., Any], name: str) -> str:
         if isinstance(info, ArgumentInfo):
             return str(info.metavar or name.upper())
     return name
-
-
-def scope_spec(scope: str | None, user: bool) -> str | None:
-    if user:
-        if scope not in (None, "user"):
-            raise UsageError("--user and --scope disagree; give one of them")
-        return "user"
-    return scope
-
-
-def resolve_format(fmt: Format | None, *, piped: Format = Format.markdown) -> Format:
-    """The format asked for, else table on a terminal and `piped` otherwise."""
-    if fmt is not None:
-        return fmt
-    return Format.table if sys.stdout.isatty() else piped
-
-
-def out(text: str) -> None:
-    """Data to stdout, exactly as given (no markup, no colour)."""
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
-def note(text: str) -> None:
-    """Progress and summaries to stderr, so pipes stay clean."""
-    typer.echo(text, err=True)
 
 
 def stdin_is_interactive() -> bool:

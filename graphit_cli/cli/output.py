@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from graphit_cli.cli.common import Format, note, out
+from graphit_cli.cli.plain import Format, note, out
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import (

@@ -20,17 +20,17 @@ loops, the model's warm-up) and exits 0; if that takes longer than `drain_second
 threads still inside native code. While it works on a request it sends the caller a space a
 second, so a CLI tells a slow daemon from a stopped one (`wire.py`).
 
-One job, the process's life: its lock, its loops and its socket start and stop together
-(which scopes it serves is `daemon/scopes.py`; what a request means is `daemon/warmpath.py`).
+One job, the process's life: its lock, its loops and its socket start and stop together.
+Where the rest lives: which scopes it serves, `scopes.py`; its open scopes, `services.py`; its
+model and the model's fair lock, `model.py`; the socket's server and handler, `serving.py`;
+what a request means, `warmpath.py` and the operation table (`warm/ops.py`).
 Must not import Typer or Rich; the CLI adapter is `cli/daemon.py`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import socketserver
 import sys
 import threading
 import time
@@ -44,7 +44,10 @@ from graphit_cli.access import providers, runstate, scopes
 from graphit_cli.access.scopes import Scope
 from graphit_cli.daemon import scopes as targets_
 from graphit_cli.daemon import serving, warmpath, wire
+from graphit_cli.daemon.model import EmbeddingStopped as EmbeddingStopped
+from graphit_cli.daemon.model import FairEmbedder, SharedModel
 from graphit_cli.daemon.scopes import USER_TARGET, constant, gone_reason, login_now, present
+from graphit_cli.daemon.services import ServiceCache
 from graphit_cli.daemon.supervisor import DaemonSettings as DaemonSettings
 from graphit_cli.daemon.supervisor import EventLog as EventLog
 from graphit_cli.daemon.supervisor import InstanceLock, Loop, Supervisor
@@ -54,59 +57,8 @@ if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
     from graphit_cli.service.memory import MemoryService
 
-# --- the daemon ---------------------------------------------------------------------------
-
-
-class EmbeddingStopped(Exception):
-    """The daemon is stopping: a document batch ends between two slices. The rows a write
-    committed stay without vectors until the next embedding pass (its answer is not held up).
-    `interrupted` tells a writer it was stopped, not that the model failed."""
-
-    interrupted = True
-
-
-class _LockedEmbedder:
-    """Serialises calls into the model: the loops and socket clients share one instance.
-
-    A query goes first: a search waits at most for the slice being embedded (~0.2 s), not
-    for a whole backlog. `threading.Lock` is not fair (the thread that releases it usually
-    takes it again at once: a query waited up to 94 slices), so documents wait while a query
-    is waiting.
-    """
-
-    SLICE = 8
-
-    def __init__(self, inner: Embedder, stopping: threading.Event | None = None) -> None:
-        self._inner = inner
-        self._lock = threading.Lock()
-        self._turn = threading.Condition()
-        self._queries = 0  # waiting for the model, or in it
-        self._stopping = stopping
-        self.model_id = inner.model_id
-        self.dim = inner.dim
-
-    def embed_documents(self, texts: Any) -> list[list[float]]:
-        # Small slices, the lock released between them, each after the waiting queries.
-        vectors: list[list[float]] = []
-        for start in range(0, len(texts), self.SLICE):
-            if self._stopping is not None and self._stopping.is_set():
-                raise EmbeddingStopped("the daemon is stopping")
-            with self._turn:
-                self._turn.wait_for(lambda: self._queries == 0)
-            with self._lock:
-                vectors += self._inner.embed_documents(texts[start : start + self.SLICE])
-        return vectors
-
-    def embed_query(self, text: str) -> list[float]:
-        with self._turn:
-            self._queries += 1
-        try:
-            with self._lock:
-                return self._inner.embed_query(text)
-        finally:
-            with self._turn:
-                self._queries -= 1
-                self._turn.notify_all()
+# The model's fair lock lives in model.py (tests and benchmarks name it here too).
+_LockedEmbedder = FairEmbedder
 
 
 class Daemon:
@@ -125,13 +77,16 @@ class Daemon:
         self.supervisor = Supervisor(self.settings, self.log, self.stop)
         self.socket_path = socket_path or runstate.socket_path()
         self._named = scopes_named
-        self._embedder_factory = embedder
-        self._embedder: Embedder | None = None
-        self._embedder_lock = threading.Lock()
-        # scope -> (its service, table URI, read-only, the fingerprint it was opened under):
-        # opened once, dropped with the scope or when the fingerprint changes
-        self._services: dict[str, tuple[MemoryService, str, bool, str]] = {}
-        self._services_lock = threading.Lock()
+        self.model = SharedModel(embedder, self.stop)
+        self.services = ServiceCache(self.model)
+        self.warmpath = warmpath.Warmpath(
+            self.services.writer,
+            self.services.reader,
+            self.model.loaded,
+            self.log,
+            self.socket_path.parent,
+            self._ping,
+        )
         self._known: set[str] = set()  # the loop pairs running, by target name
         self._login: object = None  # the login the user pair was started under
         self._server: serving.SocketServer | None = None
@@ -143,7 +98,10 @@ class Daemon:
         self._instance = InstanceLock(self.socket_path.with_name("daemon.lock"))
         self._user: Scope | None = None
         self.started_at = datetime.now(UTC)
-        self.requests_served = 0
+
+    @property
+    def requests_served(self) -> int:
+        return self.warmpath.requests_served
 
     # --- what it works on ------------------------------------------------------------------
 
@@ -196,56 +154,16 @@ class Daemon:
         self._login = login
 
     def _forget(self, scope: Scope) -> None:
-        with self._services_lock:
-            self._services.pop(str(scope), None)
+        self.services.forget(scope)
 
     def embedder(self) -> Embedder | None:
-        with self._embedder_lock:
-            if self._embedder is None:
-                from graphit_cli.embed import load_default
-
-                inner = (self._embedder_factory or load_default)()
-                locked = _LockedEmbedder(inner, self.stop) if inner is not None else None
-                self._embedder = locked
-            return self._embedder
+        return self.model()
 
     def service(
         self, scope: Scope, *, create: bool = False, background: bool = True
     ) -> MemoryService | None:
-        """The scope's service, opened once; None while the scope has no table, once its
-        local table is gone, and for background work on an attached (read-only) context."""
-        from graphit_cli.access.fingerprint import fingerprint
-        from graphit_cli.access.opening import open_scope
-        from graphit_cli.service.memory import MemoryService
-        from graphit_cli.store.paths import local_table_exists
-
-        key = str(scope)
-        mark = fingerprint([scope])  # the provider, login or settings may have changed
-        with self._services_lock:
-            found = self._services.get(key)
-            if found is not None and found[3] != mark:
-                del self._services[key]  # opened under another provider, login or setting
-                found = None
-            gone = found is not None and not scopes.is_remote_uri(found[1])
-            if gone and found is not None and not local_table_exists(found[1]):
-                del self._services[key]  # pruned or deleted under us
-                found = None
-                if not create:
-                    return None
-            if found is None:
-                opened = open_scope(scope, create=create, record_use=False, keep=True)
-                if opened is None:
-                    return None  # no table yet: nothing to embed or maintain
-                svc = MemoryService(opened.store, scope, embedder=self.embedder)
-                found = self._services[key] = (svc, opened.uri, opened.read_only, mark)
-            return None if background and found[2] else found[0]
-
-    def _used(self, scope: Scope) -> None:
-        """A warm-path request is a use of its scope: `scopes` LAST USED moves, and the scope
-        stays active."""
-        found = self._services.get(str(scope))
-        if found is not None:
-            scopes.record_scope_use(scope, found[1])
+        """The scope's service (`ServiceCache.service`)."""
+        return self.services.service(scope, create=create, background=background)
 
     # --- the two jobs ----------------------------------------------------------------------
 
@@ -262,14 +180,7 @@ class Daemon:
             raise
 
     def _model_id(self) -> str | None:
-        """The model this daemon embeds with, without loading it when it can be named."""
-        if self._embedder is not None:
-            return self._embedder.model_id
-        if self._embedder_factory is None:
-            from graphit_cli.embed import chosen_model_id
-
-            return chosen_model_id()
-        return None
+        return self.model.model_id()
 
     def embed_once(self, scope: Scope) -> None:
         svc = self.service(scope)
@@ -452,42 +363,12 @@ class Daemon:
     # --- the warm path ---------------------------------------------------------------------
 
     def _serve_socket(self) -> None:
-        from graphit_cli.daemon.footprint import release_free_memory
-
         path = self.socket_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(path.parent, 0o700)
         if path.exists():
             if wire.exchange(path, {"op": "ping"}, timeout=1.0) is not None:
                 raise Conflict(f"a graphit daemon is already running (socket {path})")
             path.unlink()  # left behind by a daemon that died
-        daemon = self
-
-        class Handler(socketserver.StreamRequestHandler):
-            timeout = 30.0  # a caller that connects and sends nothing does not hold a thread
-
-            def handle(self) -> None:
-                try:
-                    line = self.rfile.readline()
-                except OSError:
-                    return
-                if not line.strip():
-                    return
-                reply = serving.Reply(self.wfile)
-                with daemon._answering.track(reply):
-                    if daemon.stop.is_set():  # read after SIGTERM: the CLI runs it itself
-                        answer = wire.declined("the daemon is stopping")
-                    else:
-                        answer = daemon.answer(line)
-                    reply.send(json.dumps(answer).encode() + b"\n")
-                release_free_memory()  # answered: the caller does not wait for this
-
-        old_umask = os.umask(0o177)  # the socket is created 0600, never briefly wider
-        try:
-            server = serving.SocketServer(str(path), Handler)
-        finally:
-            os.umask(old_umask)
-        os.chmod(path, 0o600)
+        server = serving.listen(path, self.answer, self._answering, self.stop)
         self._server = server
         self._answering.start()
         self._socket_thread = threading.Thread(
@@ -496,68 +377,7 @@ class Daemon:
         self._socket_thread.start()
 
     def answer(self, line: bytes) -> dict[str, Any]:
-        self.requests_served += 1
-        try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise InvalidInput("a request is a JSON object")
-            if request.get("op") != "ping":  # any version may ask whether a daemon runs
-                wire.check_protocol(request)
-            claim = None
-            if request.get("op") in warmpath.WRITE_OPS:
-                claim = self._take_write(request)
-            try:
-                return {"ok": True, "protocol": wire.PROTOCOL, **self._dispatch(request)}
-            except wire.Declined:
-                if claim is not None:
-                    claim.release()  # nothing was written: the command may write it itself
-                raise
-        except wire.Declined as exc:
-            self.log.emit("warn", "request.declined", op=str(request.get("op")), reason=exc.why)
-            return wire.declined(exc.why)
-        except GraphitError as exc:
-            return wire.error_to_wire(exc)
-        except (ValueError, KeyError, TypeError) as exc:
-            return wire.error_to_wire(InvalidInput(f"bad request: {exc}"))
-        except Exception as exc:
-            self.log.emit("error", "request.error", error=in_words(exc))
-            return wire.error_to_wire(GraphitError(f"daemon error: {exc}"))
-
-    def _take_write(self, request: dict[str, Any]) -> wire.Claim:
-        """Take a write before carrying it out (`wire.Claim`); wire.Declined when its caller's
-        deadline passed (it may be working in-process already) or it no longer waits."""
-        request_id = request.get("request_id")
-        if not isinstance(request_id, str) or not wire.REQUEST_ID.fullmatch(request_id):
-            raise InvalidInput("a write carries a request_id of 32 hex digits")
-        deadline = request.get("deadline")
-        if isinstance(deadline, bool) or not isinstance(deadline, int | float):
-            raise InvalidInput("a write carries its deadline (seconds, monotonic clock)")
-        if time.monotonic() > deadline:
-            raise wire.Declined("the write arrived after its deadline")
-        claim = wire.Claim(self.socket_path.parent, request_id)
-        if not claim.take():
-            raise wire.Declined("the caller no longer waits for this write")
-        return claim
-
-    def _open_for_request(self, scope: Scope) -> MemoryService:
-        opened = self.service(scope, create=True, background=False)
-        assert opened is not None
-        self._used(scope)
-        return opened
-
-    def _open_reader_for_request(self, scope: Scope) -> MemoryService:
-        """A read's service: the scope's table, or an empty one that creates nothing."""
-        from graphit_cli.access.opening import open_reader
-        from graphit_cli.errors import NoTable
-
-        try:
-            opened = self.service(scope, create=False, background=False)
-        except NoTable:
-            opened = None
-        if opened is None:
-            return open_reader(scope, embedder=self.embedder, keep=True, record_use=False)
-        self._used(scope)
-        return opened
+        return self.warmpath.answer(line)
 
     def _warm_model(self) -> None:
         from graphit_cli.embed import ready_for_documents
@@ -566,20 +386,14 @@ class Daemon:
             model = self.embedder()
             if model is not None:
                 ready_for_documents(model)  # not on the first write it carries out
+                model.embed_query("warm")  # nor the query path's on the first search
         except Exception as exc:  # a broken GRAPHIT_EMBEDDER: the loops report it when used
             self.log.emit("warn", "embed.unavailable", reason=str(exc))
 
-    def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
-        if request.get("op") == "ping":
-            loops = self.supervisor.snapshot()
-            user = str(self._user) if self._user is not None else None
-            return {"pid": os.getpid(), "version": __version__, "loops": loops, "user": user}
-        return warmpath.answer(
-            request,
-            self._open_for_request,
-            lambda: self._embedder,
-            open_reader=self._open_reader_for_request,
-        )
+    def _ping(self) -> dict[str, Any]:
+        loops = self.supervisor.snapshot()
+        user = str(self._user) if self._user is not None else None
+        return {"pid": os.getpid(), "version": __version__, "loops": loops, "user": user}
 
 
 def ping() -> dict[str, Any] | None:

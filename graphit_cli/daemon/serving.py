@@ -1,16 +1,21 @@
-"""The daemon's socket server: one thread per request, each kept so that the daemon's shutdown
-can join it within its drain bound (`process.py`), and a keep-alive (a space a second, JSON
-whitespace) to every request being worked on, so that its caller tells a daemon at work from
-one that is stopped or frozen (`wire.py` reads it). Knows nothing of what a request means.
+"""A warm process's socket server: one thread per request, each kept so that the daemon's
+shutdown can join it within its drain bound (`process.py`), and a keep-alive (a space a second,
+JSON whitespace) to every request being worked on, so that its caller tells a daemon at work
+from one that is stopped or frozen (`wire.py` reads it). Knows nothing of what a request means:
+`listen` hands each request line to the process's `answer` (`warmpath.Warmpath.answer`).
+Serves the daemon (`process.py`) and an agent session's warm server (`session.py`) alike.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import socketserver
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from graphit_cli.daemon import wire
@@ -29,6 +34,10 @@ class SocketServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         super().__init__(path, handler)
         self.handlers: set[threading.Thread] = set()
         self._guard = threading.Lock()
+
+    answer: Callable[[bytes], dict[str, Any]]  # what a request line is answered with
+    answering: Answering
+    stopping: threading.Event
 
     def process_request(self, request: Any, client_address: Any) -> None:
         thread = threading.Thread(
@@ -120,3 +129,49 @@ class Answering:
                 due = [r for r in self._open if now - r.started >= self.BEAT]
             for reply in due:
                 reply.beat()
+
+
+class Handler(socketserver.StreamRequestHandler):
+    """One connection: one request line, one answer line (keep-alives before it)."""
+
+    timeout = 30.0  # a caller that connects and sends nothing does not hold a thread
+    server: SocketServer
+
+    def handle(self) -> None:
+        from graphit_cli.daemon.footprint import release_free_memory
+
+        try:
+            line = self.rfile.readline()
+        except OSError:
+            return
+        if not line.strip():
+            return
+        reply = Reply(self.wfile)
+        server = self.server
+        with server.answering.track(reply):
+            if server.stopping.is_set():  # read after SIGTERM: the CLI runs it itself
+                answer = wire.declined("the daemon is stopping")
+            else:
+                answer = server.answer(line)
+            reply.send(json.dumps(answer).encode() + b"\n")
+        release_free_memory()  # answered: the caller does not wait for this
+
+
+def listen(
+    path: Path,
+    answer: Callable[[bytes], dict[str, Any]],
+    answering: Answering,
+    stopping: threading.Event,
+) -> SocketServer:
+    """A server on a new socket at `path` (mode 0600, never briefly wider, in a 0700
+    directory); its caller runs `serve_forever` on a thread and shuts it down."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    old_umask = os.umask(0o177)
+    try:
+        server = SocketServer(str(path), Handler)
+    finally:
+        os.umask(old_umask)
+    os.chmod(path, 0o600)
+    server.answer, server.answering, server.stopping = answer, answering, stopping
+    return server

@@ -1,4 +1,11 @@
-"""The warm path's requests: what a running daemon answers on its socket.
+"""The warm path's requests: what a warm process answers on its socket.
+
+`Warmpath.answer` takes one request line and returns its reply: the protocol checked, a write
+taken by its claim (`wire.Claim`), the request answered, any failure turned into the reply the
+client reads (an error with its class and message, or `declined`). The reads are the operation
+table's (`warm/ops.py`: search, recall, source, the catalogue, the hooks); the cross-scope reads
+and the writes are here. The daemon (`process.py`) and an agent session's warm server
+(`session.py`, reads only) answer with it.
 
 Search, recall, source and the catalogue for one scope, the cross-scope reads (`across`), the
 writes (upsert, delete, restore, import), and embedding the rows a CLI write just made with the
@@ -17,22 +24,27 @@ Must not import Typer or Rich.
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.access import scopes
 from graphit_cli.daemon import wire
-from graphit_cli.errors import InvalidInput
+from graphit_cli.errors import GraphitError, InvalidInput, in_words
+from graphit_cli.warm import ops
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import WriteResult
+    from graphit_cli.daemon.supervisor import EventLog
     from graphit_cli.embed import Embedder
     from graphit_cli.service.memory import MemoryService
 
-READ_OPS = ("search", "recall", "source", "catalogue")
+READ_OPS = tuple(ops.TABLE)
 WRITE_OPS = ("upsert", "delete", "restore", "import")
 SCOPE_OPS = READ_OPS + WRITE_OPS
 MAX_RECORDS = 100_000  # one upsert request (a CLI batch from stdin)
@@ -42,6 +54,95 @@ MAX_RECORDS = 100_000  # one upsert request (a CLI batch from stdin)
 # (`MemoryService.writing`'s `hold`), never while the model embeds.
 _write_locks: dict[str, threading.Lock] = {}
 _write_locks_guard = threading.Lock()
+
+
+class Warmpath:
+    """A warm process's answers to request lines.
+
+    `open_service` opens a scope for a write (creating its table), `open_reader` for a read
+    (never creating one); `loaded_model` is the model when it is loaded already; `ping` what a
+    ping is answered with. `writes=False` (an agent session's server): a write is declined,
+    and the command carries it out itself.
+    """
+
+    def __init__(
+        self,
+        open_service: Callable[[Scope], MemoryService],
+        open_reader: Callable[[Scope], MemoryService],
+        loaded_model: Callable[[], Embedder | None],
+        log: EventLog,
+        run_dir: Path,
+        ping: Callable[[], dict[str, Any]],
+        *,
+        writes: bool = True,
+    ) -> None:
+        from graphit_cli.access.fingerprint import inputs
+
+        self.open_service, self.open_reader = open_service, open_reader
+        self.loaded_model, self.log, self.run_dir, self.ping = loaded_model, log, run_dir, ping
+        self.writes = writes
+        self.inputs = inputs()  # this process's environment does not change
+        self.requests_served = 0
+
+    def answer(self, line: bytes) -> dict[str, Any]:
+        self.requests_served += 1
+        request: dict[str, Any] = {}
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise InvalidInput("a request is a JSON object")
+            if request.get("op") != "ping":  # any version may ask whether a daemon runs
+                wire.check_protocol(request)
+            claim = None
+            if request.get("op") in WRITE_OPS:
+                if not self.writes:
+                    raise wire.Declined("an agent session's warm server carries no writes")
+                claim = self._take_write(request)
+            try:
+                return {"ok": True, "protocol": wire.PROTOCOL, **self._dispatch(request)}
+            except wire.Declined:
+                if claim is not None:
+                    claim.release()  # nothing was written: the command may write it itself
+                raise
+        except wire.Declined as exc:
+            self.log.emit("warn", "request.declined", op=str(request.get("op")), reason=exc.why)
+            return wire.declined(exc.why)
+        except GraphitError as exc:
+            return wire.error_to_wire(exc)
+        except (ValueError, KeyError, TypeError) as exc:
+            return wire.error_to_wire(InvalidInput(f"bad request: {exc}"))
+        except Exception as exc:
+            self.log.emit("error", "request.error", error=in_words(exc))
+            return wire.error_to_wire(GraphitError(f"daemon error: {exc}"))
+
+    def _dispatch(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request.get("op") == "ping":
+            return self.ping()
+        if "inputs" in request:  # the thin client's fingerprint (access/fingerprint.inputs)
+            if request["inputs"] != self.inputs:
+                raise wire.Declined("the command's environment differs from this process's")
+            operation = ops.TABLE.get(str(request.get("op")))
+            if operation is None:
+                raise InvalidInput(f"unknown request {request.get('op')!r}")
+            call = operation.parse(request)
+            return {"result": operation.encode(operation.run(self.open_reader, call))}
+        return answer(request, self.open_service, self.loaded_model, self.open_reader)
+
+    def _take_write(self, request: dict[str, Any]) -> wire.Claim:
+        """Take a write before carrying it out (`wire.Claim`); wire.Declined when its caller's
+        deadline passed (it may be working in-process already) or it no longer waits."""
+        request_id = request.get("request_id")
+        if not isinstance(request_id, str) or not wire.REQUEST_ID.fullmatch(request_id):
+            raise InvalidInput("a write carries a request_id of 32 hex digits")
+        deadline = request.get("deadline")
+        if isinstance(deadline, bool) or not isinstance(deadline, int | float):
+            raise InvalidInput("a write carries its deadline (seconds, monotonic clock)")
+        if time.monotonic() > deadline:
+            raise wire.Declined("the write arrived after its deadline")
+        claim = wire.Claim(self.run_dir, request_id)
+        if not claim.take():
+            raise wire.Declined("the caller no longer waits for this write")
+        return claim
 
 
 def answer(
@@ -58,39 +159,20 @@ def answer(
         named = _scope_list(request)
         _decline(request, named)
         return {"result": _across(request, named, read)}
-    if op not in SCOPE_OPS:
+    if op not in SCOPE_OPS or op == "hook":
         raise InvalidInput(f"unknown request {op!r}")
-    scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
-    _decline(request, [scope])
     if op in WRITE_OPS:
+        scope = scopes.parse_scope_ref(str(wire.text_field(request, "scope")))
+        _decline(request, [scope])
         if scope.kind not in ("project", "user"):
             raise InvalidInput(f"{scope} is written in-process, not by the daemon")
         author = wire.text_field(request, "author")
         lock = _write_lock(str(scope))
         return {"result": _write(op, request, open_service(scope), author, lock, loaded_model)}
-    svc = read(scope)
-    if op == "search":
-        result = svc.search(
-            str(wire.text_field(request, "query")),
-            top_k=wire.int_field(request, "top_k", 10) or 0,
-            flt=wire.filter_from_wire(request.get("filter")),
-            exclude_mandatory=wire.bool_field(request, "exclude_mandatory"),
-            include_deleted=wire.bool_field(request, "include_deleted"),
-            mode=str(wire.text_field(request, "mode", optional=True) or "auto"),
-        )
-        return {"result": wire.search_to_wire(result)}
-    if op == "recall":
-        recalled = svc.recall(
-            wire.text_field(request, "context", optional=True),
-            top_k=wire.int_field(request, "top_k", 10) or 0,
-        )
-        return {"result": wire.recall_to_wire(recalled)}
-    if op == "source":
-        return {"result": wire.memory_to_wire(svc.source(str(wire.text_field(request, "ref"))))}
-    found = svc.catalogue(
-        wire.filter_from_wire(request.get("filter")), wire.int_field(request, "limit", None)
-    )
-    return {"result": [wire.memory_to_wire(m) for m in found]}
+    operation = ops.TABLE[op]
+    call = operation.parse(request)
+    _decline(request, ops.scopes_of(op, call))
+    return {"result": operation.encode(operation.run(read, call))}
 
 
 def _decline(request: dict[str, Any], listed: list[Scope]) -> None:

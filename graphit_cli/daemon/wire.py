@@ -18,24 +18,23 @@ the CLI, never by both. One job: the protocol, both its ends.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import socket
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli import errors
+from graphit_cli.core import codec
 from graphit_cli.core.models import (
     Memory,
     MemoryDraft,
     MemoryFilter,
     RecallResult,
-    SearchHit,
     SearchResult,
-    WriteAction,
     WriteResult,
 )
 from graphit_cli.errors import InvalidInput
@@ -58,85 +57,49 @@ DRAFT_FIELDS = tuple(MemoryDraft.__dataclass_fields__)
 FILTER_FIELDS = ("types", "tags", "important", "mandatory")
 
 if TYPE_CHECKING:
+    import logging
+
     from graphit_cli.portability.model import ImportReport
 
-log = logging.getLogger(__name__)
+
+def logger() -> logging.Logger:
+    """This module's logger (`logging` is imported when a message is due: the thin path's
+    decoding does not pay for it)."""
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 # --- values -------------------------------------------------------------------------------
 
 
+# The results cross as `core/codec.py` writes them (every field by name); the vectors stay in
+# the warm process: reads never carry them.
+NO_VECTORS = frozenset({"embedding"})
+
+
 def memory_to_wire(memory: Memory) -> dict[str, Any]:
-    return {
-        **{k: getattr(memory, k) for k in Memory.__dataclass_fields__ if k != "embedding"},
-        "tags": list(memory.tags),
-        "created_at": memory.created_at.isoformat(),
-        "updated_at": memory.updated_at.isoformat(),
-        "anchors": list(memory.anchors),
-        "verified_at": memory.verified_at.isoformat() if memory.verified_at else None,
-    }
+    return codec.encode(memory, NO_VECTORS)  # type: ignore[no-any-return]
 
 
 def memory_from_wire(data: dict[str, Any]) -> Memory:
-    fields = {k: data[k] for k in Memory.__dataclass_fields__ if k in data}
-    fields["tags"] = tuple(data["tags"])
-    fields["created_at"] = datetime.fromisoformat(data["created_at"])
-    fields["updated_at"] = datetime.fromisoformat(data["updated_at"])
-    fields["anchors"] = tuple(data.get("anchors") or ())
-    verified = data.get("verified_at")
-    fields["verified_at"] = datetime.fromisoformat(verified) if verified else None
-    fields["embedding"] = None  # vectors stay in the daemon; reads never carry them
-    return Memory(**fields)
+    return codec.decode(Memory, data)
 
 
 def search_to_wire(result: SearchResult) -> dict[str, Any]:
-    return {
-        "mode": result.mode,
-        "notice": result.notice,
-        "hits": [
-            {
-                "memory": memory_to_wire(h.memory),
-                "matched": memory_to_wire(h.matched),
-                "score": h.score,
-                "rank": h.rank,
-                "snippet": h.snippet,
-                "share": h.share,
-                "similarity": h.similarity,
-            }
-            for h in result.hits
-        ],
-    }
+    return codec.encode(result, NO_VECTORS)  # type: ignore[no-any-return]
 
 
 def search_from_wire(data: dict[str, Any]) -> SearchResult:
-    hits = [
-        SearchHit(
-            memory=memory_from_wire(h["memory"]),
-            matched=memory_from_wire(h["matched"]),
-            score=float(h["score"]),
-            rank=int(h["rank"]),
-            snippet=h["snippet"],
-            share=h.get("share"),
-            similarity=h.get("similarity"),
-        )
-        for h in data["hits"]
-    ]
-    return SearchResult(hits, data["mode"], data.get("notice"))
+    return codec.decode(SearchResult, data)
 
 
 def recall_to_wire(result: RecallResult) -> dict[str, Any]:
-    return {
-        "mandatory": [memory_to_wire(m) for m in result.mandatory],
-        "search": None if result.search is None else search_to_wire(result.search),
-    }
+    return codec.encode(result, NO_VECTORS)  # type: ignore[no-any-return]
 
 
 def recall_from_wire(data: dict[str, Any]) -> RecallResult:
-    found = data.get("search")
-    return RecallResult(
-        [memory_from_wire(m) for m in data["mandatory"]],
-        None if found is None else search_from_wire(found),
-    )
+    return codec.decode(RecallResult, data)
 
 
 def filter_to_wire(flt: MemoryFilter) -> dict[str, Any]:
@@ -228,11 +191,11 @@ def draft_from_wire(data: object) -> MemoryDraft:
 
 
 def write_to_wire(result: WriteResult) -> dict[str, Any]:
-    return {"action": result.action.value, "memory": memory_to_wire(result.memory)}
+    return codec.encode(result, NO_VECTORS)  # type: ignore[no-any-return]
 
 
 def write_from_wire(data: dict[str, Any]) -> WriteResult:
-    return WriteResult(WriteAction(data["action"]), memory_from_wire(data["memory"]))
+    return codec.decode(WriteResult, data)
 
 
 def report_to_wire(report: ImportReport) -> dict[str, Any]:
@@ -344,10 +307,18 @@ class _NoAnswer(Exception):
 
 
 def call(
-    path: Path, request: dict[str, Any], timeout: float | None = None, *, write: bool = False
+    path: Path,
+    request: dict[str, Any],
+    timeout: float | None = None,
+    *,
+    write: bool = False,
+    on_stuck: Callable[[], None] | None = None,
 ) -> dict[str, Any] | None:
     """Send one request to the daemon; None when no daemon of this protocol answers in time
     (the caller then works in-process).
+
+    `on_stuck` runs when a daemon is there and gave no sign of life within the answer
+    deadline (the caller remembers it: `warm/client.py`).
 
     A write is arbitrated by a claim file (`Claim`): the daemon takes it before it writes, the
     CLI removes it when it gives up; exactly one of the two succeeds. So a write the daemon
@@ -359,12 +330,12 @@ def call(
         return None
     claim = Claim(path.parent, new_request_id()) if write else None
     try:
-        data = _ask(path, request, timeout, claim)
+        data = _ask(path, request, timeout, claim, on_stuck)
         if data is None:
             return None  # no answer in time; a write's claim is given up already
         if data.get("protocol") != PROTOCOL:
             theirs = data.get("protocol")
-            log.warning(
+            logger().warning(
                 "the running daemon speaks protocol %s, this graphit %s: working in-process "
                 "(restart `graphit memory daemon` to use the warm path again)",
                 theirs if theirs is not None else 1,
@@ -374,7 +345,7 @@ def call(
             return None
         if data.get("declined"):
             # The daemon did nothing: it is stopping, or the write reached it too late.
-            log.debug("the daemon declined the request: %s", data["declined"])
+            logger().debug("the daemon declined the request: %s", data["declined"])
             _in_process(path, claim, "a refusal")
             return None
     finally:
@@ -392,7 +363,11 @@ def _in_process(path: Path, claim: Claim | None, why: str) -> None:
 
 
 def _ask(
-    path: Path, request: dict[str, Any], timeout: float | None, claim: Claim | None
+    path: Path,
+    request: dict[str, Any],
+    timeout: float | None,
+    claim: Claim | None,
+    on_stuck: Callable[[], None] | None = None,
 ) -> dict[str, Any] | None:
     """The daemon's reply, or None when none came in time; a write the daemon took and did not
     answer raises (exit 7)."""
@@ -411,9 +386,11 @@ def _ask(
         if claim is not None and not claim.give_up():
             raise _lost_write(path, exc) from None
         if exc.stuck:
-            log.warning("the daemon did not answer (%s): working in-process", exc)
+            logger().warning("the daemon did not answer (%s): working in-process", exc)
+            if on_stuck is not None:
+                on_stuck()
         else:
-            log.debug("no daemon answered on %s: %s", path, exc)
+            logger().debug("no daemon answered on %s: %s", path, exc)
         return None
 
 
@@ -435,7 +412,7 @@ def exchange(
             path, {"protocol": PROTOCOL, **request}, timeout, timeout, timeout, timeout
         )
     except _NoAnswer as exc:
-        log.debug("no daemon answered on %s: %s", path, exc)
+        logger().debug("no daemon answered on %s: %s", path, exc)
         return None
 
 

@@ -258,6 +258,7 @@ class ServerThread(threading.Thread):
 
     def run(self) -> None:
         background: Background | None = None
+        session = None
         try:
             import anyio
 
@@ -273,10 +274,18 @@ class ServerThread(threading.Thread):
             background = Background(tools)
             if not self.stopper.requested.is_set():
                 background.start("project")
+                # The session's hooks are answered warm by this process (daemon/session.py).
+                from pathlib import Path
+
+                from graphit_cli.daemon.session import serve_session
+
+                session = serve_session(Path.cwd())
             anyio.run(server.serve_streams, _Lines(self.inbox), _Out(self.wire))
         except BaseException as exc:
             self.error = exc
         finally:
+            if session is not None:
+                session.close()
             if background is not None:
                 background.stop()
                 background.join()

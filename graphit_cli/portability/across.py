@@ -38,16 +38,17 @@ class AcrossRecall:
     notices: list[str]
 
 
-def recall_scopes() -> tuple[list[Scope], list[str]]:
-    """The project (when inside one), the user scope (when it has a table) and every
-    recall context, in that order; and notices about the ones left out."""
+def recall_scopes(project: Scope | None = None) -> tuple[list[Scope], list[str]]:
+    """The project (`project`, else the one this process is inside, if any), the user scope
+    (when it has a table) and every recall context, in that order; and notices about the ones
+    left out. A warm process answering a hook names the hook's project."""
     from graphit_cli.access import contexts, providers
     from graphit_cli.access.providers import resolve_scope
 
     found: list[Scope] = []
     notices: list[str] = []
     try:
-        found.append(resolve_scope("project"))
+        found.append(project or resolve_scope("project"))
     except NoProject:
         notices.append("not inside a graphit project: the project scope is left out")
     user = resolve_scope("user")

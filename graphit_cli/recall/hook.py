@@ -159,16 +159,12 @@ def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Riv
 
 def stale_notes(memories: list[Memory], root: str | None) -> dict[str, str]:
     """Memory id -> what its line says when an anchor it names no longer holds in the
-    caller's checkout (`root`): issue 35's `graphit_cli.anchors.check` (no git process: a hook
-    per prompt) and `hook_note`. {} without a checkout, or where anchors are not there."""
+    caller's checkout (`root`): issue 35's `anchors.check` (no git process: a hook per prompt)
+    and `hook_note`. {} without a checkout."""
     if root is None or not memories:
         return {}
-    import importlib
+    from graphit_cli import anchors
 
-    try:  # issue 35's package; the line stays as it is without it
-        anchors = importlib.import_module("graphit_cli.anchors")
-    except ImportError:
-        return {}
     found = anchors.check(memories, root, detail=False)
     return {mid: anchors.hook_note(broken) for mid, broken in found.items() if broken}
 

@@ -1,0 +1,335 @@
+"""The read commands on the thin path: `memory search`, `source`, `list`, `important`,
+`mandatory` and `recall` (with a scope), answered by a warm process before Typer loads.
+
+`main` takes the command line as `cli/__init__.py` got it and reads the common spellings of
+these commands' arguments itself (an option and its value as two words or as `--opt=value`);
+anything else (a spelling it does not know, `--help`, `--scope all`, a context scope, a value
+it would have to refuse, GRAPHIT_DEBUG) returns None, and the Typer command runs instead, with
+its own messages. A command no warm process answers runs here with the command's own calls
+(`cli/client.py`), which need no Typer either (~0.1 s less on a cold search); an error, from a
+warm process or here, returns None too: the full command then says it, in its words and with
+its exit code. An answer is rendered by the
+command's own output functions (`cli/output.py`, which need no Typer), so it prints what the
+full command prints (tests/test_forwarding_properties.py checks it).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+COMMANDS = ("search", "source", "list", "important", "mandatory", "recall")
+TYPES = (
+    *("fact", "decision", "convention", "correction", "preference", "constraint"),
+    *("procedure", "skill", "tension"),
+)
+FORMATS = ("table", "markdown", "json", "ndjson")
+MODES = ("auto", "hybrid", "fts", "vector")
+WAIT = 120.0  # seconds in all for a warm answer (wire.REPLY_TIMEOUT; silences: the answer
+# deadline, `warm/client.answer_seconds`)
+# (option spellings) -> (name, takes a value)
+OPTIONS: dict[str, tuple[str, bool]] = {
+    "--top-k": ("top_k", True),
+    "-k": ("top_k", True),
+    "--exclude-mandatory": ("exclude_mandatory", False),
+    "--include-deleted": ("include_deleted", False),
+    "--mode": ("mode", True),
+    "--type": ("types", True),
+    "-t": ("types", True),
+    "--tag": ("tags", True),
+    "--important": ("important", False),
+    "--mandatory": ("mandatory", False),
+    "--limit": ("limit", True),
+    "-n": ("limit", True),
+    "--scope": ("scope", True),
+    "-s": ("scope", True),
+    "--user": ("user", False),
+    "-u": ("user", False),
+    "--format": ("format", True),
+    "-f": ("format", True),
+}
+ACCEPTS = {
+    "search": {"top_k", "exclude_mandatory", "include_deleted", "mode", "types", "tags"}
+    | {"important", "mandatory", "scope", "user", "format"},
+    "source": {"scope", "user", "format"},
+    "list": {"types", "tags", "important", "mandatory", "limit", "scope", "user", "format"},
+    "important": {"types", "tags", "scope", "user", "format"},
+    "mandatory": {"types", "tags", "scope", "user", "format"},
+    "recall": {"top_k", "scope", "user", "format"},
+}
+POSITIONALS = {"search": (1, 1), "source": (1, 1), "recall": (0, 1)}
+
+
+def parse(argv: list[str]) -> tuple[str, list[str], dict[str, Any]] | None:
+    """(command, positional arguments, options) for `memory COMMAND ...`, or None."""
+    if len(argv) < 2 or argv[0] != "memory" or argv[1] not in COMMANDS:
+        return None
+    command, words = argv[1], argv[2:]
+    positional: list[str] = []
+    given: dict[str, Any] = {}
+    while words:
+        word = words.pop(0)
+        if word.startswith("-") and word != "-":
+            name, _, inline = word.partition("=")
+            found = OPTIONS.get(name)
+            if found is None or found[0] not in ACCEPTS[command]:
+                return None
+            key, takes = found
+            if not takes:
+                if inline or key in given:
+                    return None
+                given[key] = True
+                continue
+            if "=" in word and name.startswith("--"):
+                value = inline
+            elif "=" not in word and words:
+                value = words.pop(0)
+            else:
+                return None
+            if key in ("types", "tags"):
+                given.setdefault(key, []).append(value)
+            elif key in given:
+                return None
+            else:
+                given[key] = value
+        else:
+            positional.append(word)
+    low, high = POSITIONALS.get(command, (0, 0))
+    if not low <= len(positional) <= high:
+        return None
+    return command, positional, given
+
+
+def _text(value: str) -> bool:
+    """Text the commands take as it is: UTF-8 (an undecodable byte is the command's error)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def request_of(command: str, positional: list[str], given: dict[str, Any]) -> dict[str, Any] | None:
+    """The operation's request fields (`warm/ops.py`), or None to leave it to the command."""
+    if not all(_text(w) for w in positional) or not all(
+        _text(v) for v in given.values() if isinstance(v, str)
+    ):
+        return None
+    scope = _scope(given)
+    if scope is None:
+        return None
+    filt = _filter(command, given)
+    if filt is None:
+        return None
+    top_k = given.get("top_k", "10")
+    if not top_k.isdigit() or not top_k.isascii():
+        return None
+    from graphit_cli.warm.hook import checkout
+
+    fields: dict[str, Any] = {"scope": scope, "root": checkout()}
+    if command == "search":
+        mode = given.get("mode", "auto").strip().lower()
+        if mode not in MODES:
+            return None
+        fields |= {
+            "op": "search",
+            "query": positional[0],
+            "filter": filt,
+            "top_k": int(top_k),
+            "exclude_mandatory": bool(given.get("exclude_mandatory")),
+            "include_deleted": bool(given.get("include_deleted")),
+            "mode": mode,
+        }
+    elif command == "source":
+        fields |= {"op": "source", "ref": positional[0]}
+    elif command == "recall":
+        if "scope" not in given and "user" not in given:
+            return None  # across the recall scopes: the full command
+        fields |= {"op": "recall", "context": positional[0] if positional else None}
+        fields["top_k"] = int(top_k)
+    else:
+        limit = given.get("limit")
+        if limit is not None and (not limit.isdigit() or not limit.isascii()):
+            return None
+        fields |= {
+            "op": "catalogue",
+            "filter": filt,
+            "limit": None if limit is None else int(limit),
+        }
+    return fields
+
+
+def _scope(given: dict[str, Any]) -> str | None:
+    """`project:<id>` or `user` as the command would resolve its scope; None for anything the
+    thin path leaves to it (a context, `all`, a disagreement, no project)."""
+    spec = given.get("scope")
+    if given.get("user"):
+        if spec not in (None, "user"):
+            return None
+        spec = "user"
+    if spec is None:
+        env = os.environ.get("GRAPHIT_SCOPE")
+        spec = env.strip() if env is not None else "project"
+    spec = spec.strip()
+    if spec == "user":
+        return "user"
+    if spec not in ("project", ""):
+        return None
+    from graphit_cli.warm.hook import project
+
+    try:
+        found = project()
+    except Exception:
+        return None
+    return None if found is None else f"project:{found[1]}"
+
+
+def _filter(command: str, given: dict[str, Any]) -> dict[str, Any] | None:
+    types = [t.strip().lower() for t in given.get("types", [])]
+    if any(t not in TYPES for t in types):
+        return None
+    important = True if given.get("important") or command == "important" else None
+    mandatory = True if given.get("mandatory") or command == "mandatory" else None
+    return {
+        "types": sorted(set(types)),
+        "tags": list(given.get("tags", [])),
+        "important": important,
+        "mandatory": mandatory,
+    }
+
+
+def _format(given: dict[str, Any]) -> tuple[bool, str | None]:
+    """(known, the --format asked for or GRAPHIT_FORMAT, None when none); not known when it
+    is one the command would refuse."""
+    value = given.get("format")
+    if value is None:
+        value = os.environ.get("GRAPHIT_FORMAT")
+        if value is not None and not value.strip():
+            return False, None
+    if value is None:
+        return True, None
+    value = value.strip().lower()
+    return value in FORMATS, value
+
+
+def main(argv: list[str]) -> int | None:
+    """The command's exit code when a warm process answered it; None to run it in full."""
+    parsed = parse(argv)
+    if parsed is None:
+        return None
+    command, positional, given = parsed
+    known, chosen = _format(given)
+    if not known or _flag("GRAPHIT_DEBUG") is not False:  # debugging: the full command
+        return None
+    fields = request_of(command, positional, given)
+    if fields is None:
+        return None
+    no_daemon = _flag("GRAPHIT_NO_DAEMON")
+    if no_daemon is None:
+        return None
+    if not no_daemon:
+        from graphit_cli.warm.client import answer_seconds, ask
+
+        try:
+            idle = answer_seconds()
+        except Exception:  # a bad setting: the command says so
+            return None
+        found = ask(fields, time.monotonic() + WAIT, idle)
+        if found is not None:
+            _render(command, found, chosen)
+            return 0
+    return _in_process(command, positional, given, chosen)
+
+
+def _flag(name: str) -> bool | None:
+    """A GRAPHIT_* flag as `config` reads it; None for a value it would refuse."""
+    value = os.environ.get(name, "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    return True if value in ("1", "true", "yes", "on") else None
+
+
+def _in_process(
+    command: str, positional: list[str], given: dict[str, Any], chosen: str | None
+) -> int | None:
+    """No warm process answered: the command's own calls here (`cli/client.py`, the same
+    service code), without Typer. Any error: None, and the full command runs it again and
+    says it in its words (a read: running it twice changes nothing)."""
+    from graphit_cli import config
+    from graphit_cli.cli import output
+    from graphit_cli.cli.client import Client
+    from graphit_cli.cli.plain import Format, note, resolve_format
+    from graphit_cli.formats.parse import filter_from
+
+    fmt = Format(chosen) if chosen else None
+    types = [t.strip().lower() for t in given["types"]] if "types" in given else None
+    tags = given.get("tags")
+    important = True if given.get("important") or command == "important" else None
+    mandatory = True if given.get("mandatory") or command == "mandatory" else None
+    try:
+        config.validate()
+        client = Client(given.get("scope"), bool(given.get("user")))
+        if command == "search":
+            result = client.search(
+                positional[0],
+                filter_from(types, tags, important=important, mandatory=mandatory),
+                top_k=int(given.get("top_k", "10")),
+                exclude_mandatory=bool(given.get("exclude_mandatory")),
+                include_deleted=bool(given.get("include_deleted")),
+                mode=given.get("mode", "auto").strip().lower(),
+            )
+            found: Any = result
+        elif command == "source":
+            found = client.source(positional[0])
+        elif command == "recall":
+            top_k = int(given.get("top_k", "10"))
+            found = client.recall(positional[0] if positional else None, top_k=top_k)
+        else:
+            limit = given.get("limit")
+            flt = filter_from(types, tags, important=important, mandatory=mandatory)
+            found = client.catalogue(flt, None if limit is None else int(limit))
+    except Exception:
+        return None
+    if command == "search":
+        if found.notice:
+            note(found.notice)
+        output.hits(found.hits, resolve_format(fmt))
+    elif command == "source":
+        output.one(found, fmt or Format.markdown)
+    elif command == "recall":
+        output.recall(found, fmt or Format.markdown)
+    else:
+        _memories(command, found, fmt)
+    return 0
+
+
+def _memories(command: str, memories: list[Any], fmt: Any) -> None:
+    from graphit_cli.cli import output
+    from graphit_cli.cli.plain import Format, resolve_format
+
+    if command == "list":
+        output.memories(memories, resolve_format(fmt))
+    elif command == "important":
+        output.memories(memories, resolve_format(fmt), empty="No important memories.")
+    else:
+        output.memories(memories, fmt or Format.markdown, empty="No mandatory memories.")
+
+
+def _render(command: str, found: dict[str, Any], chosen: str | None) -> None:
+    from graphit_cli.cli import output
+    from graphit_cli.cli.plain import Format, note, resolve_format
+    from graphit_cli.daemon import wire
+
+    fmt = Format(chosen) if chosen else None
+    if command == "search":
+        result = wire.search_from_wire(found)
+        if result.notice:
+            note(result.notice)
+        output.hits(result.hits, resolve_format(fmt))
+    elif command == "source":
+        output.one(wire.memory_from_wire(found), fmt or Format.markdown)
+    elif command == "recall":
+        output.recall(wire.recall_from_wire(found), fmt or Format.markdown)
+    else:
+        _memories(command, [wire.memory_from_wire(m) for m in found["value"]], fmt)
