@@ -21,13 +21,8 @@ from graphit_cli.recall import prompt as prompts
 from graphit_cli.recall import session as sessions
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from graphit_cli.core.models import Memory, SearchResult
+    from graphit_cli.core.models import Memory
     from graphit_cli.service.memory import MemoryService
-
-    # A search done elsewhere (a daemon's, over every recall scope at once): query -> result.
-    Searcher = Callable[[str], SearchResult | None]
 
 LOGGED_LEFT = 8  # candidates left out, logged per prompt (the best first)
 RIVAL_POOL = 8  # memories read on a shown memory's subject (and of the prompt's best), to find
@@ -82,11 +77,10 @@ def _label(memory: Memory, service: MemoryService) -> Memory:
 
 
 def _candidates(
-    services: list[MemoryService], query: str, mode: str, search: Searcher | None = None
+    services: list[MemoryService], query: str, mode: str
 ) -> tuple[list[policy.Candidate], dict[str, MemoryService], str]:
     """Every memory search matches for `query` in each scope (any category but mandatory,
-    which session start shows), with its evidence and its scope's gate. `search`: a search
-    over all the scopes done elsewhere (the daemon's), used when it answers."""
+    which session start shows), with its evidence and its scope's gate."""
     from graphit_cli.core import profiles, relevance
 
     terms = relevance.informative_terms(query)
@@ -94,18 +88,10 @@ def _candidates(
     owner: dict[str, MemoryService] = {}
     seen_content: set[str] = set()
     modes: list[str] = []
-    served = search(query) if search is not None else None
-    by_scope = {(s.scope.kind, s.scope.id): s for s in services}
-    results = (
-        [(served, None)]
-        if served is not None
-        else [(s.search(query, top_k=0, exclude_mandatory=True, mode=mode), s) for s in services]
-    )
-    for result, service in results:
+    for service in services:
+        result = service.search(query, top_k=0, exclude_mandatory=True, mode=mode)
         modes.append(result.mode)
-        model = None
-        if result.mode != "fts" and (service or services):
-            model = (service or services[0]).store.embedding_model()
+        model = service.store.embedding_model() if result.mode != "fts" else None
         gate = profiles.recall_gate(model, result.mode)
         best = max((h.score for h in result.hits), default=0.0)
         for hit in result.hits:
@@ -113,11 +99,8 @@ def _candidates(
             if hit.deleted or memory.content_hash in seen_content:
                 continue
             seen_content.add(memory.content_hash)
-            home = service or by_scope.get((memory.scope_kind, memory.scope_id))
-            if home is None:
-                continue
-            memory = _label(memory, home)
-            owner[memory.id] = home
+            memory = _label(memory, service)
+            owner[memory.id] = service
             relative = hit.score / best if best > 0 else 0.0
             found.append(
                 policy.Candidate(
@@ -186,16 +169,13 @@ def _entry(c: policy.Candidate, why: str | None = None) -> dict[str, Any]:
     return item
 
 
-def prompt_context(
-    services: list[MemoryService], request: PromptRequest, *, search: Searcher | None = None
-) -> str:
+def prompt_context(services: list[MemoryService], request: PromptRequest) -> str:
     """The Markdown the prompt gets ("" for nothing), its session state kept and its reasons
-    logged. `search` (optional): query -> the recall scopes' SearchResult from elsewhere (a
-    daemon's hybrid search, `top_k` 0, mandatory memories excluded), None when it cannot."""
+    logged."""
     query = prompts.query_text(request.prompt)
     if not query or query.startswith("/") or not services:
         return ""
-    candidates, owner, used = _candidates(services, query, request.mode, search)
+    candidates, owner, used = _candidates(services, query, request.mode)
     # The rival detector reads each memory's words: the prompt's best few candidates and the
     # subject's own neighbours (`_newer_of`) are where a newer belief is, not all ~200.
     pool = [c.memory for c in sorted(candidates, key=lambda c: -c.score)[:RIVAL_POOL]]
