@@ -383,8 +383,8 @@ def test_the_prompt_hook_prints_only_the_few_memories_the_prompt_is_about(
         hooks["UserPromptSubmit"], project_dir, {**event, "prompt": "why is the pip cache stale?"}
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("## Memories on this prompt (3, from graphit)\n")
-    assert done.stdout.count("\n- **") == 3  # a few at most
+    assert done.stdout.startswith("## Memories on this prompt (graphit)\n")
+    assert 1 <= done.stdout.count("\n- **") <= 3  # a few at most
     assert "staging bucket" not in done.stdout  # mandatory: loaded at session start already
     for quiet in ("thanks, that is all", "   ", "/clear"):
         nothing = _run_hook(hooks["UserPromptSubmit"], project_dir, {**event, "prompt": quiet})

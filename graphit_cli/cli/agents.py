@@ -1,4 +1,4 @@
-"""`graphit agent install|uninstall|status`: wire an MCP client to graphit in one command.
+"""`graphit agent install|uninstall|status|recalls`: wire an MCP client to graphit in one command.
 
 Glue only: `graphit_cli.agents.clients` plans the file changes; this module shows them (a
 diff for `--dry-run`) or writes them, and says what it did on stderr. `agent hook ...` are the
@@ -194,6 +194,70 @@ def status(
     out("".join(lines))
 
 
+@agent_app.command()
+@handle_errors
+def recalls(
+    session: Annotated[
+        str | None,
+        typer.Option("--session", help="One session: its id, or the start of it."),
+    ] = None,
+    fmt: Annotated[
+        StatusFormat,
+        typer.Option("--format", parser=choice(StatusFormat, "format"), help="table or json."),
+    ] = StatusFormat.table,
+) -> None:
+    """Show what the hooks injected, per session, and why (most recent session first).
+
+    For each hook call: an excerpt of the prompt, each memory injected with its score, cosine
+    to the prompt, share of the prompt's words and the words it shares, and each memory
+    search matched that the recall gate left out, with the reason. Read from the local log
+    ~/.graphit/state/recalls.jsonl (private to you, bounded in size).
+    """
+    from graphit_cli.recall import log
+
+    groups = log.sessions(log.read(session))
+    if fmt is StatusFormat.json:
+        out(json.dumps(groups, indent=2, ensure_ascii=False) + "\n")
+        return
+    if not groups:
+        note("no hook call recorded" + (f" for session {session}" if session else ""))
+        return
+    out("".join(_recalls_text(g) for g in groups))
+
+
+def _recalls_text(group: dict[str, object]) -> str:
+    from datetime import datetime
+
+    def when(at: object) -> str:
+        stamp = at if isinstance(at, (int, float)) else 0
+        return datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
+
+    def figures(item: dict[str, object]) -> str:
+        parts = [f"score {item['score']}"] if item.get("score") is not None else []
+        if item.get("similarity") is not None:
+            parts.append(f"cosine {item['similarity']}")
+        if item.get("share") is not None:
+            parts.append(f"words {item['share']}")
+        if item.get("words"):
+            parts.append("[" + ", ".join(str(w) for w in item["words"]) + "]")  # type: ignore[attr-defined]
+        return " ".join(parts)
+
+    lines = [f"session {group['session'] or '(none)'} ({group['client']})"]
+    for call in group["calls"]:  # type: ignore[attr-defined]
+        head = f"  {when(call.get('at'))} {call.get('event')}"
+        if call.get("prompt") is not None:
+            head += f' "{call["prompt"]}" ({call.get("mode")})'
+        lines.append(f"{head}: {call.get('chars', 0)} characters")
+        for item in call.get("injected") or []:
+            extra = figures(item) or item.get("why", "")
+            lines.append(f"    + {item['title']} ({item['id']}, {item.get('date')}) {extra}")
+        for item in call.get("left") or []:
+            lines.append(
+                f"    - {item['title']} ({item['id']}): {item.get('why')}; {figures(item)}"
+            )
+    return "\n".join(lines) + "\n\n"
+
+
 hook_app = typer.Typer(
     help="What the installed hooks run (agents call these, not people).",
     no_args_is_help=True,
@@ -229,8 +293,10 @@ def hook_session_start(
 ) -> None:
     """Print the mandatory memories as Markdown (Claude Code adds them to the context).
 
-    Prints nothing outside a graphit project, when there is no mandatory memory, or with
-    --user in a project whose own settings run this hook.
+    Each in full, with its id, type and date. The event's JSON on stdin: with its session_id
+    they count as shown for the session (the prompt hook does not repeat them). Prints
+    nothing outside a graphit project, when there is no mandatory memory, or with --user in
+    a project whose own settings run this hook.
     """
     from graphit_cli.cli import hooks
 
@@ -239,11 +305,14 @@ def hook_session_start(
 
 @hook_app.command("prompt")
 def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_code) -> None:
-    """Print the few memories the prompt is about (the hook's JSON on stdin, field `prompt`).
+    """Print the few memories the prompt is about (the hook's JSON on stdin: `prompt`,
+    `session_id`).
 
-    Matches only, mandatory memories left out (the session start loaded them), at most 3;
-    nothing for a prompt about nothing, outside a graphit project, or with
-    GRAPHIT_PROMPT_RECALL=0. Hybrid search through a running daemon, else lexical.
+    Only memories that clear an absolute relevance gate, whatever their flags, at most 3, each
+    dated, and never one this session was already shown unless it changed since; an older
+    memory comes with the newer one that says otherwise. Nothing for a prompt about nothing,
+    outside a graphit project, or with GRAPHIT_PROMPT_RECALL=0. `graphit agent recalls`
+    shows why each memory was shown or left out.
     """
     from graphit_cli.cli import hooks
 

@@ -153,6 +153,11 @@ class SearchHit:
     score: float
     rank: int  # 1-based position by relevance among the collapsed candidates
     snippet: str
+    # The evidence behind `score`, absolute where the score is relative to the best hit: the
+    # share of the query's term weight the matched row carries (a full-text hit) and its
+    # cosine to the query (the vector leg saw it). The per-prompt hook's gate reads them.
+    share: float | None = None
+    similarity: float | None = None
 
     @property
     def superseded(self) -> bool:

@@ -41,6 +41,8 @@ class ChainCandidate:
     id: str
     score: float
     matched: Memory  # the live row when it matched (it wins), else the best archived row
+    share: float | None = None  # the best-scoring row's evidence (`Scored`)
+    similarity: float | None = None
 
 
 def fuse(
@@ -128,9 +130,11 @@ def collapse(scored_rows: Sequence[Scored]) -> list[ChainCandidate]:
         row, score = item.row, item.score
         found = chains.get(row.id)
         if found is None:
-            chains[row.id] = ChainCandidate(row.id, score, row)
+            chains[row.id] = ChainCandidate(row.id, score, row, item.share, item.similarity)
             order.append(row.id)
             continue
+        if score > found.score:
+            found.share, found.similarity = item.share, item.similarity
         found.score = max(found.score, score)
         if row.is_live and not found.matched.is_live:
             found.matched = row

@@ -4,7 +4,11 @@
 answers the text to show, or "" for nothing:
 - GRAPHIT_CAPTURE=0 (the opt-out, as GRAPHIT_PROMPT_RECALL=0 for the prompt hook);
 - no session id (nothing to count "once" against), or a Stop hook already continuing the turn;
-- the session already wrote memories (its transcript shows a graphit insert or update call);
+- the session already wrote memories: its transcript shows a graphit insert or update tool
+  call or a `graphit memory upsert|import|restore` command, or (read last, once per session
+  and event, as it opens the tables) a memory of the recall scopes was written after the
+  session started (its SessionStart or first prompt, recorded by the recall hooks:
+  `recall/session.py`), which also covers clients that send no transcript;
 - at Stop (the end of every turn), a session too short to have learned much yet: fewer than
   `STOP_MIN_TOOL_CALLS` tool calls in its transcript (it is asked at a later Stop instead; a
   compaction always means a long session);
@@ -13,7 +17,8 @@ answers the text to show, or "" for nothing:
 
 The text depends on who reads it: Claude Code's PreCompact output instructs the summariser,
 Stop's reaches the model, Gemini CLI's PreCompress shows it to the user. Standard library only
-(the hook runs before an agent goes on).
+(the hook runs before an agent goes on at every Stop), but for the one check that opens the
+tables, reached at most once per session and event.
 """
 
 from __future__ import annotations
@@ -32,7 +37,11 @@ EXPIRY_SECONDS = 7 * 24 * 3600
 TRANSCRIPT_BYTES = 8 << 20  # the last 8 MB of a transcript: enough to see this session's writes
 # A tool call of graphit's insert or update in the transcript (Claude Code names MCP tools
 # mcp__graphit__graphit_memory_insert; Gemini CLI keeps the tool's own name).
-_WROTE = re.compile(rb'"name"\s*:\s*"[^"]*graphit_memory_(?:insert|update)"')
+# So is a command-line write run through the agent's shell tool.
+_WROTE = re.compile(
+    rb'"name"\s*:\s*"[^"]*graphit_memory_(?:insert|update)"'
+    rb"|graphit memory (?:upsert|import|restore)\b"
+)
 _TOOL_CALL = re.compile(rb'"type"\s*:\s*"tool_use"|"functionCall"|"toolCalls"')
 STOP_MIN_TOOL_CALLS = 8
 
@@ -81,7 +90,26 @@ def capture(event: str, client: str, session_id: str | None, stdin_event: dict[s
         return ""
     if not _first_time(f"{client}\0{session_id}\0{event}"):
         return ""
+    if _scopes_written_since_start(session_id):
+        return ""
     return TEXT.get(event, DEFAULT)
+
+
+def _scopes_written_since_start(session_id: str) -> bool:
+    """A memory of the recall scopes was written after the session started, as the recall
+    hooks recorded it (False when they did not: nothing to compare with). Opens the tables:
+    reached at most once per session and event."""
+    from graphit_cli.recall import session
+
+    started = session.started(session_id)
+    if started is None:
+        return False
+    from graphit_cli.opening import open_reader
+    from graphit_cli.portability import across
+    from graphit_cli.recall.hook import wrote_since
+
+    scopes, _ = across.recall_scopes()
+    return wrote_since([open_reader(s) for s in scopes], started)
 
 
 def _tail(transcript: Any) -> bytes | None:

@@ -1,103 +1,246 @@
-"""The hooks' work: which memories a session start and a prompt bring into the agent's context.
+"""The hooks' entry points: what a prompt, a session start and a capture moment get.
 
-`prompt_context` and `session_context` are what the per-prompt and the session-start hooks
-print (Markdown; "" for nothing). They run wherever the hook is answered: in a warm process
-(the daemon, an agent session's warm server) or in the hook's own process when none answers
-(`warm/ops.py` calls them in both). `services` are the recall scopes' services in recall order
-(the project, the user scope, the recall contexts).
+The hot path calls `prompt_context` and `session_context` from its operation table, in the
+daemon (hybrid search, the model warm) or in-process (the hook's own process), with the
+recall scopes' services in recall order. Everything the hooks decide lives behind them:
+the user's words (`prompt`), the gate and the choice (`policy`), once per session
+(`session`), dates and the budget (`render`), and the recalls log (`log`). They return the
+Markdown to inject, "" for nothing, and never raise for a memory they cannot judge. The
+capture request (`capture.py`) asks `wrote_since` whether the session wrote memories.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import json
+import os
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from graphit_cli.recall import log, policy, render
+from graphit_cli.recall import prompt as prompts
+from graphit_cli.recall import session as sessions
+
 if TYPE_CHECKING:
-    from graphit_cli.core.models import Memory, SearchHit
+    from graphit_cli.core.models import Memory
     from graphit_cli.service.memory import MemoryService
 
-PROMPT_HITS = 3  # a few at most: every prompt pays for them
-BODY_CHARS = 280
-# What of a prompt is searched: a pasted log's end is where the question is, and the query's
-# embedding never reads more than this many characters whatever was pasted (e5-small on a
-# loaded 2-core machine: 300 characters ~0.14 s, 1,000 ~0.67 s; benchmarks/prompt_hook.py).
-QUERY_CHARS = 300
+LOGGED_LEFT = 8  # candidates left out, logged per prompt (the best first)
+RIVAL_POOL = 8  # memories read on a shown memory's subject (and of the prompt's best), to find
+# a newer one that says otherwise
 
 
 @dataclass(frozen=True)
 class PromptRequest:
+    """One hook call: the prompt as the client sent it and where it comes from."""
+
     prompt: str
     session_id: str | None = None
     client: str = "claude-code"  # or "gemini"
-    root: str | None = None  # the checkout the hook runs in (absolute)
-    mode: str = "auto"  # "fts" in a cold hook process: no model load on a prompt
+    root: str | None = None  # the caller's checkout (absolute), for read-time checks
+    mode: str = "auto"  # the search mode: "fts" where no model is loaded
+    event: str = ""  # the client's event name (capture: PreCompact, Stop, SessionEnd, ...)
+    stop_hook_active: bool = False  # Claude Code: this Stop follows a Stop hook's request
 
 
-def query_of(prompt: str) -> str:
-    """The bounded piece of a prompt that is searched (its end when it is long)."""
-    text = prompt.strip()
-    return text if len(text) <= QUERY_CHARS else text[-QUERY_CHARS:]
+def parse_event(stdin: str) -> dict[str, Any]:
+    """A hook's event JSON ({} for none; a client that sends the text alone: its prompt)."""
+    try:
+        event = json.loads(stdin) if stdin.strip() else {}
+    except ValueError:
+        return {"prompt": stdin}
+    return event if isinstance(event, dict) else {}
+
+
+def request_from_event(
+    event: dict[str, Any], client: str, root: str | os.PathLike[str] | None, mode: str = "auto"
+) -> PromptRequest:
+    """The request for a hook event as Claude Code or Gemini CLI sends it (`prompt`,
+    `session_id`, `hook_event_name`, Claude Code's `stop_hook_active`)."""
+    text = event.get("prompt")
+    session = event.get("session_id")
+    return PromptRequest(
+        prompt=text if isinstance(text, str) else "",
+        session_id=session if isinstance(session, str) and session.strip() else None,
+        client=client,
+        root=os.fspath(root) if root is not None else None,
+        mode=mode,
+        event=str(event.get("hook_event_name") or ""),
+        stop_hook_active=event.get("stop_hook_active") is True,
+    )
+
+
+def _label(memory: Memory, service: MemoryService) -> Memory:
+    scope = service.scope
+    if (memory.scope_kind, memory.scope_id) == (scope.kind, scope.id):
+        return memory
+    return replace(memory, scope_kind=scope.kind, scope_id=scope.id)
+
+
+def _candidates(
+    services: list[MemoryService], query: str, mode: str
+) -> tuple[list[policy.Candidate], dict[str, MemoryService], str]:
+    """Every memory search matches for `query` in each scope (any category but mandatory,
+    which session start shows), with its evidence and its scope's gate."""
+    from graphit_cli.core import profiles, relevance
+
+    terms = relevance.informative_terms(query)
+    found: list[policy.Candidate] = []
+    owner: dict[str, MemoryService] = {}
+    seen_content: set[str] = set()
+    modes: list[str] = []
+    for service in services:
+        result = service.search(query, top_k=0, exclude_mandatory=True, mode=mode)
+        modes.append(result.mode)
+        model = service.store.embedding_model() if result.mode != "fts" else None
+        gate = profiles.recall_gate(model, result.mode)
+        best = max((h.score for h in result.hits), default=0.0)
+        for hit in result.hits:
+            memory = hit.memory
+            if hit.deleted or memory.content_hash in seen_content:
+                continue
+            seen_content.add(memory.content_hash)
+            memory = _label(memory, service)
+            owner[memory.id] = service
+            relative = hit.score / best if best > 0 else 0.0
+            found.append(
+                policy.Candidate(
+                    memory=memory,
+                    score=hit.score,
+                    share=hit.share,
+                    similarity=hit.similarity,
+                    relative=relative,
+                    # Read off the text only where the gate will look (the regex costs).
+                    words=policy.matched_words(terms, hit.matched)
+                    if relative >= gate.min_relative
+                    else (),
+                    gate=gate,
+                )
+            )
+    used = modes[0] if len(set(modes)) == 1 else ("mixed" if modes else "fts")
+    return found, owner, used
+
+
+def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Rivals:
+    """A memory -> the newer live memories on its subject that say otherwise, newest first,
+    among `pool` and the memory's own neighbours (a lexical search on its title)."""
+
+    def newer(memory: Memory) -> list[Memory]:
+        service = owner.get(memory.id)
+        around = list(pool)
+        if service is not None:
+            try:
+                near = service.search(memory.title, top_k=RIVAL_POOL, mode="fts")
+            except Exception:  # the subject's neighbours are a bonus, never a failure
+                near = None
+            if near is not None:
+                around += [_label(h.memory, service) for h in near.hits if not h.deleted]
+        unique = {m.id: m for m in around}
+        return policy.newer_rivals(memory, list(unique.values()))
+
+    return newer
+
+
+def stale_notes(memories: list[Memory], root: str | None) -> dict[str, str]:
+    """Memory id -> what its line says when an anchor it names no longer holds in the
+    caller's checkout (`root`): issue 35's `anchors.check` (no git process: a hook per prompt)
+    and `hook_note`. {} without a checkout."""
+    if root is None or not memories:
+        return {}
+    from graphit_cli import anchors
+
+    found = anchors.check(memories, root, detail=False)
+    return {mid: anchors.hook_note(broken) for mid, broken in found.items() if broken}
+
+
+def _entry(c: policy.Candidate, why: str | None = None) -> dict[str, Any]:
+    m = c.memory
+    item: dict[str, Any] = {
+        "id": m.id,
+        "title": m.title,
+        "date": render.date(m),
+        "scope": f"{m.scope_kind}:{m.scope_id}",
+        "score": round(c.score, 3),
+        "similarity": None if c.similarity is None else round(c.similarity, 3),
+        "share": None if c.share is None else round(c.share, 3),
+        "words": list(c.words),
+    }
+    if why:
+        item["why"] = why
+    return item
 
 
 def prompt_context(services: list[MemoryService], request: PromptRequest) -> str:
-    """The memories the prompt is about: matches only, mandatory ones left out, a few."""
-    from graphit_cli.core.models import MemoryFilter
-    from graphit_cli.portability import across
-
-    if not services:
+    """The Markdown the prompt gets ("" for nothing), its session state kept and its reasons
+    logged."""
+    query = prompts.query_text(request.prompt)
+    if not query or query.startswith("/") or not services:
         return ""
-    found = across.search(
-        services,
-        query_of(request.prompt),
-        flt=MemoryFilter(),
-        top_k=PROMPT_HITS,
-        exclude_mandatory=True,
-        include_deleted=False,
-        mode=request.mode,  # type: ignore[arg-type]
+    candidates, owner, used = _candidates(services, query, request.mode)
+    # The rival detector reads each memory's words: the prompt's best few candidates and the
+    # subject's own neighbours (`_newer_of`) are where a newer belief is, not all ~200.
+    pool = [c.memory for c in sorted(candidates, key=lambda c: -c.score)[:RIVAL_POOL]]
+    with sessions.opened(request.client, request.session_id) as state:
+
+        def seen(memory: Memory) -> bool:
+            return state is not None and state.seen(memory.id, memory.revision)
+
+        choice = policy.choose(candidates, seen, _newer_of(pool, owner))
+        shown = [c.memory for c in choice.shown]
+        text = render.prompt_block(shown, choice.newer, stale_notes(shown, request.root))
+        if state is not None:
+            for m in shown:
+                state.show(m.id, m.revision)
+    log.append(
+        {
+            "event": "prompt",
+            "client": request.client,
+            "session": request.session_id,
+            "mode": used,
+            "prompt": prompts.excerpt(request.prompt),
+            "query_chars": len(query),
+            "injected": [_entry(c) for c in choice.shown],
+            "left": [_entry(c, why) for c, why in choice.left[:LOGGED_LEFT]],
+            "chars": len(text),
+        }
     )
-    if not found.hits:
-        return ""
-    from graphit_cli import anchors
-
-    # The caller's checkout's, never stored; without git calls (a process per prompt).
-    stale = anchors.check([h.memory for h in found.hits], request.root, detail=False)
-    return render_hits(list(found.hits), stale)
+    return text
 
 
 def session_context(services: list[MemoryService], request: PromptRequest) -> str:
-    """Every mandatory memory of the project, the user scope and the recall contexts."""
-    from graphit_cli.formats import render
+    """Every mandatory memory of the recall scopes, compact; they count as shown."""
     from graphit_cli.portability import across
 
-    memories = across.mandatory(services)
-    if not memories:
-        return ""
-    from graphit_cli import anchors
-
-    where = ", ".join(str(s.scope) for s in services)
-    parts = [f"## Mandatory memories ({len(memories)}) from {where}\n"]
-    with render.staleness(anchors.check(memories, request.root, detail=False)):
-        parts += [render.to_markdown(m, [render.scope_field(m)]) for m in memories]
-    return "\n".join(parts)
-
-
-def render_hits(hits: list[SearchHit], stale: Mapping[str, Any] | None = None) -> str:
-    from graphit_cli.anchors import hook_note
-
-    lines = [f"## Memories on this prompt ({len(hits)}, from graphit)", ""]
-    for hit in hits:
-        broken = (stale or {}).get(hit.memory.id)
-        lines.append(_line(hit.memory) + (f" ({hook_note(broken)})" if broken else ""))
-    lines += ["", "Read one in full with graphit_memory_source (or `graphit memory source ID`)."]
-    return "\n".join(lines) + "\n"
+    mandatory = across.mandatory(services) if services else []
+    text = render.session_block(mandatory, stale_notes(mandatory, request.root))
+    with sessions.opened(request.client, request.session_id) as state:
+        if state is not None:
+            for m in mandatory:
+                state.show(m.id, m.revision)
+    log.append(
+        {
+            "event": "session-start",
+            "client": request.client,
+            "session": request.session_id,
+            "injected": [
+                {"id": m.id, "title": m.title, "date": render.date(m), "why": "mandatory"}
+                for m in mandatory
+            ],
+            "chars": len(text),
+        }
+    )
+    return text
 
 
-def _line(memory: Memory) -> str:
-    body = " ".join(memory.body.split())
-    if len(body) > BODY_CHARS:
-        body = body[: BODY_CHARS - 1].rstrip() + "…"
-    flags = "".join(f", {f}" for f in ("important",) if memory.important)
-    where = f"{memory.scope_kind}:{memory.scope_id}" if memory.scope_kind else "project"
-    head = f"- **{memory.title}** (`{memory.id}`, {memory.type}, {where}{flags})"
-    return f"{head}: {body}" if body else head
+# --- for the capture request (recall/capture.py) ----------------------------------------------
+
+
+def wrote_since(services: list[MemoryService], started: float) -> bool:
+    """A live memory of the recall scopes was written after `started` (epoch seconds)."""
+    since_us = int(started * 1_000_000)
+    for service in services:
+        try:
+            if any(s.updated_us >= since_us for s in service.store.live_index()):
+                return True
+        except Exception:  # a scope that cannot answer does not make the request wrong
+            continue
+    return False

@@ -2,7 +2,7 @@
 no row.
 
 The checks, in order: the table opens (a missing version history, a damaged manifest, a
-missing data file: `access.opening` and the store say which, as TableDamaged); every chain
+missing data file: `opening` and the store say which, as TableDamaged); every chain
 holds its invariants (one live row, revisions 1..n, previous/next links, no key twice); every
 index is there and can be read; the vectors are the table's model's (no NaN or zero vector,
 a model id recorded, and a sample embedded again with that model lands where it was).

@@ -253,7 +253,13 @@ class Reader:
         current = matched if matched.is_live else (live or tail or matched)
         snippet = ranking.snippet(matched.body, text)
         return SearchHit(
-            memory=current, matched=matched, score=candidate.score, rank=0, snippet=snippet
+            memory=current,
+            matched=matched,
+            score=candidate.score,
+            rank=0,
+            snippet=snippet,
+            share=candidate.share,
+            similarity=candidate.similarity,
         )
 
     def _resolve_mode(

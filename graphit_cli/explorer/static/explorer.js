@@ -571,6 +571,44 @@
     await loadDetail();
   }
 
+  // --- what the hooks injected, and why (GET /api/recalls; `graphit agent recalls`) -----------
+
+  function figures(item) {
+    const parts = [];
+    if (item.score !== undefined && item.score !== null) parts.push(`score ${item.score}`);
+    if (item.similarity !== undefined && item.similarity !== null) parts.push(`cosine ${item.similarity}`);
+    if (item.share !== undefined && item.share !== null) parts.push(`words ${item.share}`);
+    if (item.words && item.words.length) parts.push(`[${item.words.join(", ")}]`);
+    return parts.join(" ");
+  }
+
+  async function showRecalls() {
+    const main = $("detail");
+    let data;
+    try {
+      const response = await fetch("/api/recalls", { headers: { Accept: "application/json" }, credentials: "same-origin" });
+      data = await response.json();
+      if (!response.ok) throw new Error((data && data.error) || `HTTP ${response.status}`);
+    } catch (error) {
+      say(error.message, true);
+      return;
+    }
+    const sessions = data.sessions || [];
+    const blocks = sessions.map((group) => el("section", { class: "recall-session" },
+      el("h3", { text: `Session ${group.session || "(none)"} (${group.client || ""})` }),
+      el("ol", {}, group.calls.map((call) => el("li", {},
+        el("p", {}, el("strong", { text: `${new Date(call.at * 1000).toISOString().slice(0, 19).replace("T", " ")} ${call.event}` }),
+          call.prompt !== undefined ? ` "${call.prompt}" (${call.mode || ""})` : "",
+          ` ${call.chars || 0} characters`),
+        el("ul", {},
+          (call.injected || []).map((item) => el("li", { class: "injected",
+            text: `+ ${item.title} (${item.id}, ${item.date || ""}) ${figures(item) || item.why || ""}` })),
+          (call.left || []).map((item) => el("li", { class: "left",
+            text: `- ${item.title} (${item.id}): ${item.why}; ${figures(item)}` }))))))));
+    main.replaceChildren(el("h2", { text: "What the hooks injected, and why" }),
+      sessions.length ? blocks : el("p", { class: "placeholder", text: "No hook call recorded yet." }));
+  }
+
   function filterChanged() {
     state.type = $("f-type").value;
     state.tag = $("f-tag").value;
@@ -603,6 +641,7 @@
     $("prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE); loadList(); });
     $("next").addEventListener("click", () => { state.offset += PAGE; loadList(); });
     $("new").addEventListener("click", () => openEditor(null));
+    $("recalls").addEventListener("click", showRecalls);
     $("home").addEventListener("click", (event) => { event.preventDefault(); navigate(state.scope, ""); });
     $("list").addEventListener("keydown", (event) => {
       if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;

@@ -1,0 +1,82 @@
+"""What the hooks print: dated lines within a budget, and a compact session start.
+
+- Per prompt: one line per memory, `**title** (`id`, YYYY-MM-DD): body`, the body cut so the
+  whole block stays within `PROMPT_BUDGET` characters; an older memory shown with its newer
+  counterpart says so on its line. Then one pointer to the full text.
+- Session start: every mandatory memory in full (the spec: complete content), as Markdown
+  with a one-line frontmatter (id, type, date; the scope when it is not the project), and one
+  pointer to `graphit_memory_source` for the rest (tags, history, authors).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphit_cli.core.models import Memory
+
+PROMPT_BUDGET = 1200  # characters a prompt's block may take
+BODY_MAX = 220  # a line's body at most, however much budget is left
+BODY_MIN = 80  # and at least this much of it (a title alone is rarely enough)
+POINTER = "Full text: graphit_memory_source ID."
+START_HEAD = "# Mandatory memories (graphit; full record: graphit_memory_source)"
+
+
+def date(memory: Memory) -> str:
+    return memory.updated_at.strftime("%Y-%m-%d")
+
+
+def _where(memory: Memory) -> str:
+    """The scope, when it is not the project's (an id alone finds a project memory)."""
+    if memory.scope_kind in ("", "project"):
+        return ""
+    return f", {memory.scope_kind}:{memory.scope_id}"
+
+
+def _flat(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:") + "…"
+
+
+def prompt_block(
+    memories: Sequence[Memory], newer: dict[str, Memory], stale: dict[str, str] | None = None
+) -> str:
+    """The Markdown for one prompt (`newer`: older id -> the newer memory shown with it;
+    `stale`: id -> the note of a memory whose anchors broke in this checkout)."""
+    if not memories:
+        return ""
+    head = "## Memories on this prompt (graphit)"
+    heads = []
+    for m in memories:
+        note = f"; `{newer[m.id].id}` is newer" if m.id in newer else ""
+        note += f"; {stale[m.id]}" if stale and m.id in stale else ""
+        heads.append(f"- **{m.title}** (`{m.id}`, {date(m)}{_where(m)}{note})")
+    fixed = len(head) + len(POINTER) + sum(len(h) + 3 for h in heads) + 4
+    room = max(BODY_MIN, min(BODY_MAX, (PROMPT_BUDGET - fixed) // len(memories)))
+    lines = [head]
+    for h, m in zip(heads, memories, strict=True):
+        body = _flat(m.body, room)
+        lines.append(f"{h}: {body}" if body else h)
+    lines.append(POINTER)
+    return "\n".join(lines) + "\n"
+
+
+def session_block(memories: Sequence[Memory], stale: dict[str, str] | None = None) -> str:
+    """Every mandatory memory in full, with a one-line frontmatter each (and the note of one
+    whose anchors broke in this checkout)."""
+    if not memories:
+        return ""
+    parts = [START_HEAD]
+    for m in memories:
+        note = f" · {stale[m.id]}" if stale and m.id in stale else ""
+        meta = f"{m.id} · {m.type} · {date(m)}{_where(m)}{note}"
+        parts.append(f"## {m.title}\n{meta}\n{m.body.strip()}")
+    return "\n".join(parts) + "\n"
+
+
+def own_text(memories: Sequence[Memory]) -> int:
+    """The mandatory memories' own title and body characters (the session start's yardstick)."""
+    return sum(len(m.title) + len(m.body.strip()) for m in memories)
