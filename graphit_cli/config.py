@@ -37,6 +37,9 @@ ENV_DAEMON_SEND = "GRAPHIT_DAEMON_SEND_TIMEOUT"
 ENV_DAEMON_ANSWER = "GRAPHIT_DAEMON_ANSWER_TIMEOUT"
 # The per-prompt hook's seconds (session start: twice); warm/hook.py reads it without config.
 ENV_HOOK_BUDGET = "GRAPHIT_HOOK_BUDGET"
+# Opt-outs of the agent hooks, per shell (warm/hook.py and recall/capture.py read them).
+ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"
+ENV_CAPTURE = "GRAPHIT_CAPTURE"
 # The environment-only provider (CI): GRAPHIT_PROVIDER=s3 plus these and the standard AWS_*.
 ENV_PROVIDER = "GRAPHIT_PROVIDER"
 ENV_S3_BUCKET = "GRAPHIT_S3_BUCKET"

@@ -104,6 +104,10 @@ ENV_DESCRIPTIONS = {
     "[daemon] answer_timeout).",
     "GRAPHIT_HOOK_BUDGET": "Seconds the per-prompt hook may take (default {PROMPT_BUDGET:g}; "
     "session start twice it); no answer by then prints nothing and exits 0.",
+    "GRAPHIT_PROMPT_RECALL": "Set to 0 (or false, no, off) to mute the per-prompt hook in this "
+    "shell; `graphit agent install --no-prompt-recall` leaves it out of the client's settings.",
+    "GRAPHIT_CAPTURE": "Set to 0 (or false, no, off) to mute the capture hooks in this shell; "
+    "`graphit agent install --no-capture` leaves them out.",
     "GRAPHIT_PROVIDER": "Storage provider for this invocation: s3 (the environment-only S3 "
     "provider configured by the GRAPHIT_S3_* and standard AWS_* variables), local, or the name of "
     "a provider added with `graphit provider add`. Default: the active provider.",

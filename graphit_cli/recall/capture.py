@@ -32,7 +32,6 @@ from typing import Any
 from graphit_cli import config
 from graphit_cli.access import statefile
 
-ENV_CAPTURE = "GRAPHIT_CAPTURE"
 EXPIRY_SECONDS = 7 * 24 * 3600
 TRANSCRIPT_BYTES = 8 << 20  # the last 8 MB of a transcript: enough to see this session's writes
 # A tool call of graphit's insert or update in the transcript (Claude Code names MCP tools
@@ -70,7 +69,7 @@ DEFAULT = "Before this context is lost (graphit memory): " + _SAVE
 
 
 def muted() -> bool:
-    return os.environ.get(ENV_CAPTURE, "").strip().lower() in ("0", "false", "no", "off")
+    return os.environ.get(config.ENV_CAPTURE, "").strip().lower() in ("0", "false", "no", "off")
 
 
 def state_file() -> Path:

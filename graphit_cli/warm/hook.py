@@ -36,7 +36,7 @@ SESSION_BUDGET = 1.8
 ENV_HOOK_BUDGET = "GRAPHIT_HOOK_BUDGET"  # config.ENV_HOOK_BUDGET: the prompt's, session 2x
 WARM_SHARE = 0.85  # of the budget, for a warm process: a cold run after it would need ~0.5 s
 # anyway, so a warm process that is there gets nearly all of it
-ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"
+ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"  # config.ENV_PROMPT_RECALL (no config import here)
 EVENTS = {"claude-code": "UserPromptSubmit", "gemini": "BeforeAgent"}
 FOR = ("claude-code", "gemini")
 
