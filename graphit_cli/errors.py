@@ -21,7 +21,7 @@ class ExitCode(IntEnum):
     NOT_FOUND = 4  # unknown memory, revision or scope
     CONFLICT = 5  # the memory changed since it was read; a daemon already runs
     ACCESS_DENIED = 6  # the storage refused the credentials
-    STORAGE_UNAVAILABLE = 7  # the table cannot be reached (endpoint down, missing bucket)
+    STORAGE_UNAVAILABLE = 7  # unreachable or damaged table, full disk: docs/troubleshooting.md
     NO_PROJECT = 8  # no project here: run `graphit init`, set GRAPHIT_PROJECT_ID, or use --user
     CREDENTIALS_EXPIRED = 9  # S3 credentials expired mid-command and could not be renewed
     NO_SUCH_BUCKET = 10  # the provider's S3 bucket does not exist

@@ -299,8 +299,8 @@ def test_capture_is_silent_when_it_should_be(
 
 
 def test_gemini_capture_by_hand_is_a_system_message(cli, project_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    """Install writes no capture hook for Gemini CLI (README); one wired by hand reads the
-    only field its PreCompress and SessionEnd read."""
+    """Install writes no capture hook for Gemini CLI (docs/guides/agents.md); one wired by hand
+    reads the only field its PreCompress and SessionEnd read."""
     done = _capture(cli, "PreCompress", {"session_id": "g", "trigger": "auto"}, "--for", "gemini")
     assert done.exit_code == 0, done.stderr
     assert set(json.loads(done.stdout)) == {"systemMessage"}

@@ -524,6 +524,8 @@ def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, hom
     rows = cli("agent", "status", "--format", "json").json()
     [row] = [r for r in rows if (r["client"], r["level"]) == ("gemini", "project")]
     assert (row["server"], row["hook"], row["prompt_hook"]) == ("installed",) * 3
-    assert row["capture_hooks"] is None  # Gemini CLI gets none (README: its PreCompress)
+    assert (
+        row["capture_hooks"] is None
+    )  # Gemini CLI gets none (docs/guides/agents.md: its PreCompress)
     assert cli("agent", "uninstall", "gemini").exit_code == 0
     assert not (project_dir / ".gemini").exists()

@@ -261,3 +261,16 @@ def test_every_graphit_variable_is_named_in_config() -> None:
         config.ENV_HOOK_BUDGET,
         config.ENV_PROMPT_RECALL,
     )
+
+
+def test_the_readme_is_a_front_door() -> None:
+    """What graphit is, install and agent setup on the first screen, the two commands of the
+    quick start, and where to read more; the rest lives in docs/."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250
+    headings = [line for line in lines if line.startswith("## ")]
+    assert headings[:2] == ["## Install", "## Connect your agent"], headings
+    assert lines.index("## Connect your agent") < 60
+    text = "\n".join(lines)
+    assert "make demo" in text and "make test" in text
+    assert "(docs/README.md)" in text and "(docs/reference/README.md)" in text
