@@ -406,8 +406,9 @@ def test_gemini_fires_precompress_before_a_turn_that_compresses_nothing(
     clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
 ) -> None:
     """Why install writes no capture hook for Gemini CLI (docs/guides/agents.md): 0.61 runs
-    PreCompress hooks on a one-prompt session, where nothing is compressed. When this fails, Gemini CLI fires it
-    only when it compresses: a capture hook there may then be worth its cost."""
+    PreCompress hooks on a one-prompt session, where nothing is compressed. When this fails,
+    Gemini CLI fires it only when it compresses: a capture hook there may then be worth its
+    cost."""
     (home / ".gemini").mkdir()
     (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
     (home / ".gemini" / "settings.json").write_text(
