@@ -80,7 +80,7 @@ def scope(project_dir: Path) -> Scope:
 
 
 @pytest.fixture
-def service(scope: Scope):  # type: ignore[no-untyped-def]
+def service(scope: Scope):
     from graphit_cli.opening import open_service
 
     return open_service(scope)
@@ -92,12 +92,12 @@ class Result:
     stdout: str
     stderr: str
 
-    def json(self):  # type: ignore[no-untyped-def]
+    def json(self):
         return json.loads(self.stdout)
 
 
 @pytest.fixture
-def cli(project_dir: Path) -> Iterator:  # type: ignore[type-arg]
+def cli(project_dir: Path) -> Iterator:
     """Run `graphit ...` in-process (Typer's CliRunner); stdout and stderr kept apart."""
     from graphit_cli.cli.app import app
 
@@ -110,7 +110,7 @@ def cli(project_dir: Path) -> Iterator:  # type: ignore[type-arg]
     yield run
 
 
-def run_graphit(*args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None):  # type: ignore[no-untyped-def]
+def run_graphit(*args: str, cwd: Path, env: dict[str, str] | None = None, input: str | None = None):
     """Run the real `graphit` entry point in a subprocess (for start-up and multi-process tests)."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(

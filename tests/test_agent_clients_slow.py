@@ -90,7 +90,7 @@ def _client(clients_bin: Path, cwd: Path, *argv: str) -> subprocess.CompletedPro
 
 def test_claude_code_lists_the_project_and_the_user_server(
     cli, clients_bin: Path, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     assert cli("agent", "install", "claude-code").exit_code == 0
     got = _client(clients_bin, project_dir, "claude", "mcp", "get", "graphit")
     assert got.returncode == 0, got.stdout + got.stderr
@@ -111,7 +111,7 @@ def test_claude_code_lists_the_project_and_the_user_server(
 
 def test_codex_lists_the_project_server_in_a_trusted_project_and_the_user_server(
     cli, clients_bin: Path, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     config = home / ".codex" / "config.toml"
     config.parent.mkdir()
     config.write_text(f'[projects."{project_dir}"]\ntrust_level = "trusted"\n')  # as Codex asks
@@ -134,7 +134,7 @@ def test_codex_lists_the_project_server_in_a_trusted_project_and_the_user_server
 
 def test_gemini_lists_the_server_from_settings_with_comments(  # not trailing commas: it refuses
     cli, clients_bin: Path, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     (home / ".gemini").mkdir()
     (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
     settings = project_dir / ".gemini" / "settings.json"
@@ -234,7 +234,7 @@ def _headless(
 
 def test_claude_code_runs_the_hooks_and_none_blocks_a_prompt(
     cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     assert cli("agent", "install", "claude-code").exit_code == 0
     log = tmp_path / "calls.log"
     ask = ["claude", "-p", "where does the pip cache live?"]
@@ -257,7 +257,7 @@ def test_claude_code_runs_the_hooks_and_none_blocks_a_prompt(
 
 def test_gemini_runs_the_hooks_and_none_blocks_a_prompt(
     cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     (home / ".gemini").mkdir()
     (home / ".gemini" / "trustedFolders.json").write_text(f'{{"{project_dir}": "TRUST_FOLDER"}}')
     (home / ".gemini" / "settings.json").write_text(
@@ -287,7 +287,7 @@ def test_gemini_runs_the_hooks_and_none_blocks_a_prompt(
 
 def test_gemini_lists_graphit_connected_on_a_busy_machine(
     cli, clients_bin: Path, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """Gemini CLI's probe gives the server 5 s to answer `initialize`: with every core kept
     busy (scripts/busy.sh) the answer still comes in time."""
     (home / ".gemini").mkdir()
@@ -369,7 +369,7 @@ class _FakeAnthropic(http.server.BaseHTTPRequestHandler):
 
 def test_claude_code_delivers_the_capture_requests_to_the_model(
     cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     assert cli("agent", "install", "claude-code").exit_code == 0
     bodies: list[str] = []
     handler = type("Handler", (_FakeAnthropic,), {"bodies": bodies})

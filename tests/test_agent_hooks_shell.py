@@ -92,7 +92,7 @@ def _fake_graphit(directory: Path, code: int) -> Path:
 @pytest.mark.parametrize("client", ["claude-code", "gemini"])
 def test_every_project_entry_has_a_timeout_and_is_silent_without_graphit(
     cli, client: str, project_dir: Path, home: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     assert cli("agent", "install", client).exit_code == 0
     entries = _entries(project_dir / SETTINGS[client])
     assert set(entries) == set(EVENTS[client])
@@ -121,7 +121,7 @@ def test_every_project_entry_has_a_timeout_and_is_silent_without_graphit(
             assert failed.stdout == ""
 
 
-def test_with_graphit_the_entries_run_the_hooks(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_with_graphit_the_entries_run_the_hooks(cli, project_dir: Path, home: Path) -> None:
     done = cli(
         "memory",
         "upsert",
@@ -158,7 +158,7 @@ def test_with_graphit_the_entries_run_the_hooks(cli, project_dir: Path, home: Pa
 
 def test_a_user_entry_whose_graphit_is_gone_exits_0(
     cli, project_dir: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     pinned = tmp_path / "venv" / "bin" / "graphit"
     pinned.parent.mkdir(parents=True)
     pinned.write_text(f'#!/bin/sh\nexec "{BIN / "graphit"}" "$@"\n')
@@ -194,7 +194,7 @@ OLD = {  # what graphit wrote before the guard and the timeouts
 
 def test_entries_of_earlier_versions_are_upgraded_and_removed(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     settings = project_dir / ".claude" / "settings.json"
     settings.parent.mkdir()
     theirs = {"type": "command", "command": "echo hi"}
@@ -232,7 +232,7 @@ def test_entries_of_earlier_versions_are_upgraded_and_removed(
 
 def test_install_then_uninstall_gives_back_every_byte_with_capture_hooks(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     for client in ("claude-code", "gemini"):
         settings = project_dir / SETTINGS[client]
         settings.parent.mkdir(exist_ok=True)
@@ -250,13 +250,13 @@ def test_install_then_uninstall_gives_back_every_byte_with_capture_hooks(
 # --- the capture request ---------------------------------------------------------------------
 
 
-def _capture(cli, event: str, payload: dict[str, Any], *flags: str):  # type: ignore[no-untyped-def]
+def _capture(cli, event: str, payload: dict[str, Any], *flags: str):
     return cli("agent", "hook", "capture", "--event", event, *flags, input=json.dumps(payload))
 
 
 def test_capture_asks_once_per_session_and_event(
     cli, project_dir: Path, graphit_home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     first = _capture(cli, "PreCompact", {"session_id": "session-a", "trigger": "auto"})
     assert first.exit_code == 0, first.stderr
     assert "To save in graphit" in first.stdout and "never a secret" in first.stdout
@@ -273,7 +273,7 @@ def test_capture_asks_once_per_session_and_event(
 
 def test_capture_is_silent_when_it_should_be(
     cli, project_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     assert _capture(cli, "Stop", {}).stdout == ""  # no session id: nothing to count once
     assert _capture(cli, "Stop", {"session_id": "s", "stop_hook_active": True}).stdout == ""
     insert = (
@@ -298,7 +298,7 @@ def test_capture_is_silent_when_it_should_be(
     assert _capture(cli, "PreCompact", {"session_id": "out"}).stdout == ""  # no project
 
 
-def test_gemini_capture_by_hand_is_a_system_message(cli, project_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_gemini_capture_by_hand_is_a_system_message(cli, project_dir: Path) -> None:
     """Install writes no capture hook for Gemini CLI (docs/guides/agents.md); one wired by hand
     reads the only field its PreCompress and SessionEnd read."""
     done = _capture(cli, "PreCompress", {"session_id": "g", "trigger": "auto"}, "--for", "gemini")
@@ -308,7 +308,7 @@ def test_gemini_capture_by_hand_is_a_system_message(cli, project_dir: Path) -> N
 
 def test_user_level_capture_is_silent_where_the_project_has_its_own(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     event = {"session_id": "both", "trigger": "auto"}
     assert cli("agent", "install", "claude-code", "--user").exit_code == 0
     assert _capture(cli, "PreCompact", event, "--user").stdout != ""  # no project hook yet
@@ -320,7 +320,7 @@ def test_user_level_capture_is_silent_where_the_project_has_its_own(
 
 def test_a_failing_capture_exits_1_never_2(
     cli, project_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     blocked = tmp_path / "not-a-dir"
     blocked.write_text("a file where GRAPHIT_HOME should be")
     monkeypatch.setenv("GRAPHIT_HOME", str(blocked))

@@ -90,7 +90,7 @@ def test_install_merges_is_idempotent_and_uninstall_restores_every_byte(
     config: str,
     key: str,
     guide: str | None,
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = _where(config, project_dir, home)
     path.parent.mkdir(parents=True, exist_ok=True)
     before = TOML_BEFORE if path.suffix == ".toml" else _json_before(key, 4 if user else "\t")
@@ -151,7 +151,7 @@ def test_install_into_nothing_and_uninstall_leaves_nothing(
     config: str,
     key: str,
     guide: str | None,
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     level = ["--user"] if user else []
     start = _snapshot(project_dir, home)
     assert cli("agent", "install", name, *level).exit_code == 0
@@ -174,7 +174,7 @@ def test_install_into_nothing_and_uninstall_leaves_nothing(
 @pytest.mark.parametrize("name", ["claude-code", "cursor", "vscode", "codex", "gemini"])
 def test_dry_run_prints_the_diff_and_writes_nothing(
     cli, project_dir: Path, home: Path, name: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     start = _snapshot(project_dir, home)
     result = cli("agent", "install", name, "--dry-run")
     assert result.exit_code == 0, result.stderr
@@ -201,7 +201,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(
 )
 def test_a_malformed_file_is_refused_and_nothing_is_written(
     cli, project_dir: Path, home: Path, name: str, relative: str, bad: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = project_dir / relative
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(bad)
@@ -218,7 +218,7 @@ def test_a_malformed_file_is_refused_and_nothing_is_written(
 
 def test_every_client_has_both_levels_and_bad_arguments_are_refused(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     assert cli("agent", "install", "codex", "--project", "--dry-run").exit_code == 0
     assert cli("agent", "install", "vscode", "--user", "--dry-run").exit_code == 0
     assert cli("agent", "install", "vscode", "--user", "--project").exit_code == 2
@@ -229,7 +229,7 @@ def test_every_client_has_both_levels_and_bad_arguments_are_refused(
 
 def test_the_shared_agents_md_block_stays_while_another_client_uses_it(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     cli("agent", "install", "cursor")
     cli("agent", "install", "vscode")
     agents_md = project_dir / "AGENTS.md"
@@ -242,7 +242,7 @@ def test_the_shared_agents_md_block_stays_while_another_client_uses_it(
 
 def test_an_outdated_block_and_entry_are_replaced_not_repeated(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     cli("agent", "install", "gemini")
     guide = project_dir / "GEMINI.md"
     guide.write_text(guide.read_text().replace("Recall", "Old recall") + "\nAfter the block.\n")
@@ -263,7 +263,7 @@ def test_an_outdated_block_and_entry_are_replaced_not_repeated(
     )
 
 
-def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path) -> None:
     cli("agent", "install", "claude-code")
     cli("agent", "install", "codex", "--user")
     rows = {(r["client"], r["level"]): r for r in cli("agent", "status", "--format", "json").json()}
@@ -302,7 +302,7 @@ def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path
     ) in table
 
 
-def test_the_hook_keeps_other_hooks_and_settings(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_hook_keeps_other_hooks_and_settings(cli, project_dir: Path, home: Path) -> None:
     settings = project_dir / ".claude" / "settings.json"
     settings.parent.mkdir()
     theirs = {
@@ -327,7 +327,7 @@ def test_the_hook_keeps_other_hooks_and_settings(cli, project_dir: Path, home: P
 
 def test_the_session_start_hook_prints_the_mandatory_memories(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     written = cli(
         "memory",
         "upsert",
@@ -373,7 +373,7 @@ def test_the_session_start_hook_prints_the_mandatory_memories(
 
 def test_an_entry_already_there_leaves_a_hand_formatted_file_alone(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     assert cli("agent", "install", "cursor").exit_code == 0
     path = project_dir / ".cursor" / "mcp.json"
     compact = json.dumps(json.loads(path.read_text()), separators=(",", ":"))  # one line

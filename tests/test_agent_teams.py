@@ -58,7 +58,7 @@ def _guarded(command: str) -> str:
     return f"command -v graphit >/dev/null 2>&1 || exit 0; {command} || exit 1"
 
 
-def _run_hook(command: str, cwd: Path, event: dict[str, object], **env: str):  # type: ignore[no-untyped-def]
+def _run_hook(command: str, cwd: Path, event: dict[str, object], **env: str):
     """Run `command` as Claude Code does (`/bin/sh -c`; Gemini CLI's `bash -c` is tested in
     test_agent_hooks_shell.py)."""
     return subprocess.run(
@@ -79,7 +79,7 @@ def _run_hook(command: str, cwd: Path, event: dict[str, object], **env: str):  #
 @pytest.mark.parametrize("name", CLIENTS)
 def test_project_files_name_nothing_of_this_machine_and_a_teammate_changes_none(
     cli, project_dir: Path, home: Path, tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     result = cli("agent", "install", name)
     assert result.exit_code == 0, result.stderr
     written = _snapshot(project_dir)
@@ -114,7 +114,7 @@ def test_project_files_name_nothing_of_this_machine_and_a_teammate_changes_none(
 )
 def test_install_says_what_to_commit_and_the_first_run_step(
     cli, project_dir: Path, home: Path, name: str, words: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     result = cli("agent", "install", name)
     assert result.exit_code == 0
     assert words in result.stderr
@@ -126,7 +126,7 @@ def test_install_says_what_to_commit_and_the_first_run_step(
 
 def test_install_outside_a_project_warns(
     cli, tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     bare = tmp_path / "not-a-project"
     bare.mkdir()
     monkeypatch.chdir(bare)
@@ -207,7 +207,7 @@ args = ["-y", "@upstash/context7-mcp"]  # the docs' example
 )
 def test_the_documented_layouts_stay_as_written(
     cli, project_dir: Path, home: Path, name: str, relative: str, text: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = project_dir / relative
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -244,7 +244,7 @@ def test_the_documented_layouts_stay_as_written(
 
 def test_uninstall_keeps_a_pre_existing_empty_servers_file(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = project_dir / ".mcp.json"
     path.write_text('{"mcpServers": {}}\n')
     cli("agent", "install", "claude-code")
@@ -252,7 +252,7 @@ def test_uninstall_keeps_a_pre_existing_empty_servers_file(
     assert path.read_text() == '{"mcpServers": {}}\n'
 
 
-def test_uninstall_keeps_an_empty_session_start_list(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_uninstall_keeps_an_empty_session_start_list(cli, project_dir: Path, home: Path) -> None:
     settings = project_dir / ".claude" / "settings.json"
     settings.parent.mkdir()
     before = '{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n'
@@ -268,7 +268,7 @@ def test_uninstall_keeps_an_empty_session_start_list(cli, project_dir: Path, hom
 
 def test_the_users_claude_json_keeps_its_missing_final_newline(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = home / ".claude.json"
     before = json.dumps({"numStartups": 3, "projects": {}, "mcpServers": {}}, indent=2)
     path.write_text(before)  # Claude Code writes it without one
@@ -280,7 +280,7 @@ def test_the_users_claude_json_keeps_its_missing_final_newline(
 
 def test_another_clients_broken_file_does_not_block_this_uninstall(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     cli("agent", "install", "cursor")
     cli("agent", "install", "vscode")
     (project_dir / ".vscode" / "mcp.json").write_text("{ broken")
@@ -291,7 +291,7 @@ def test_another_clients_broken_file_does_not_block_this_uninstall(
     assert "graphit:begin" in (project_dir / "AGENTS.md").read_text()
 
 
-def test_status_calls_a_file_install_refuses_unreadable(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_status_calls_a_file_install_refuses_unreadable(cli, project_dir: Path, home: Path) -> None:
     path = project_dir / ".vscode" / "mcp.json"
     path.parent.mkdir()
     path.write_text('{"servers": []}')
@@ -303,7 +303,7 @@ def test_status_calls_a_file_install_refuses_unreadable(cli, project_dir: Path, 
 
 def test_jsonc_files_are_read_and_written_with_their_comments(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = project_dir / ".gemini" / "settings.json"
     path.parent.mkdir()
     before = '{\n  // keep me\n  "theme": "Default",\n}\n'
@@ -319,7 +319,7 @@ def test_jsonc_files_are_read_and_written_with_their_comments(
 
 def test_server_instructions_fit_claude_codes_limit_and_the_file_has_the_rest(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     short = guidance.server_instructions()
     assert len(short) <= guidance.SERVER_INSTRUCTIONS_LIMIT
     flat = " ".join(short.split())
@@ -344,7 +344,7 @@ def test_server_instructions_fit_claude_codes_limit_and_the_file_has_the_rest(
 # --- the hooks -------------------------------------------------------------------------------
 
 
-def _write(cli, title: str, body: str, *flags: str) -> str:  # type: ignore[no-untyped-def]
+def _write(cli, title: str, body: str, *flags: str) -> str:
     done = cli("memory", "upsert", "--title", title, "--body", body, *flags, "-f", "json")
     assert done.exit_code == 0, done.stderr
     return str(done.json()[0]["id"]) if done.stdout.startswith("[") else str(done.json()["id"])
@@ -361,7 +361,7 @@ def _hooks(project_dir: Path) -> dict[str, str]:
 
 def test_the_prompt_hook_prints_only_the_few_memories_the_prompt_is_about(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     _write(cli, "Deploys go through the staging bucket", "Never push to production.", "--mandatory")
     _write(
         cli,
@@ -403,7 +403,7 @@ def test_the_prompt_hook_prints_only_the_few_memories_the_prompt_is_about(
 
 def test_hooks_are_silent_outside_a_project_and_never_recall_twice(
     cli, project_dir: Path, home: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     _write(cli, "Deploys go through the staging bucket", "Never push to production.", "--mandatory")
     assert cli("agent", "install", "claude-code", "--user").exit_code == 0
     user_hooks = json.loads((home / ".claude" / "settings.json").read_text())["hooks"]
@@ -422,7 +422,7 @@ def test_hooks_are_silent_outside_a_project_and_never_recall_twice(
     assert [bool(out) for out in both] == [False, True]  # one recall a session, not two
 
 
-def test_a_failing_hook_exits_1_never_2(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_failing_hook_exits_1_never_2(cli, project_dir: Path, home: Path) -> None:
     """Exit 2 from a UserPromptSubmit hook would make Claude Code drop the user's prompt."""
     (project_dir / "graphit.lock.json").write_text("{ not json")
     for which in ("prompt", "session-start"):
@@ -433,7 +433,7 @@ def test_a_failing_hook_exits_1_never_2(cli, project_dir: Path, home: Path) -> N
 
 def test_no_prompt_recall_installs_only_the_session_start_hook(
     cli, project_dir: Path, home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     assert cli("agent", "install", "claude-code", "--no-prompt-recall").exit_code == 0
     assert set(_hooks(project_dir)) == {"SessionStart", "PreCompact", "Stop"}
     assert cli("agent", "install", "claude-code", "--no-capture").exit_code == 0
@@ -465,7 +465,7 @@ def daemon(scope: Scope, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
 
 def test_the_prompt_hook_goes_through_a_running_daemon(
     cli, project_dir: Path, home: Path, scope: Scope, daemon, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     _write(cli, "The CI pip cache lives in the ci-cache bucket", "Clear it when wheels change.")
     _write(cli, "Deploys go through staging", "Always.", "--mandatory")
     from graphit_cli.opening import open_service
@@ -473,19 +473,19 @@ def test_the_prompt_hook_goes_through_a_running_daemon(
     from tests.embedders import HashingEmbedder
 
     MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder).embed()
-    daemon.start()  # type: ignore[attr-defined]
-    served = daemon.requests_served  # type: ignore[attr-defined]
+    daemon.start()
+    served = daemon.requests_served
     event = json.dumps({"prompt": "where does the pip cache live?"})
     warm = cli("agent", "hook", "prompt", input=event)
     assert warm.exit_code == 0, warm.stderr
-    assert daemon.requests_served > served  # type: ignore[attr-defined]
+    assert daemon.requests_served > served
     monkeypatch.setenv("GRAPHIT_NO_DAEMON", "1")
     cold = cli("agent", "hook", "prompt", input=event)
     assert "ci-cache bucket" in warm.stdout and "staging" not in warm.stdout
     assert "ci-cache bucket" in cold.stdout
 
 
-def test_the_project_id_in_the_entry_is_the_teams(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_project_id_in_the_entry_is_the_teams(cli, project_dir: Path, home: Path) -> None:
     cli("agent", "install", "claude-code")
     entry = json.loads((project_dir / ".mcp.json").read_text())["mcpServers"]["graphit"]
     assert entry == {
@@ -496,7 +496,7 @@ def test_the_project_id_in_the_entry_is_the_teams(cli, project_dir: Path, home: 
     }
 
 
-def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, home: Path) -> None:
     _write(cli, "Deploys go through the staging bucket", "Never push to production.", "--mandatory")
     _write(cli, "The CI pip cache lives in the ci-cache bucket", "Clear it when wheels change.")
     assert cli("agent", "install", "gemini").exit_code == 0

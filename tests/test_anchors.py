@@ -338,7 +338,7 @@ def test_a_table_from_before_anchors_opens_reads_and_gains_the_columns(tmp_path:
     row = store.get("01JD0000000000000000000001")
     assert row is not None and (row.anchors, row.verified_at) == ((), None)
     assert store.set_verified(row.id, row.revision, now.created_at)
-    assert store.get(row.id).verified_at == now.created_at  # type: ignore[union-attr]
+    assert store.get(row.id).verified_at == now.created_at
 
 
 def test_the_quick_check_finds_the_same_broken_anchors_without_running_git(

@@ -132,10 +132,10 @@ def changes(draw: st.DrawFn, current: Content) -> MemoryDraft:
         return draw(st.one_of(st.none(), new, st.just(same)))
 
     return MemoryDraft(
-        title=pick(titles, current.title),  # type: ignore[arg-type]
-        body=pick(bodies, current.body),  # type: ignore[arg-type]
-        type=pick(types, current.type),  # type: ignore[arg-type]
-        tags=pick(tag_lists, current.tags),  # type: ignore[arg-type]
+        title=pick(titles, current.title),
+        body=pick(bodies, current.body),
+        type=pick(types, current.type),
+        tags=pick(tag_lists, current.tags),
         important=draw(flags),
         mandatory=draw(flags),
     )
@@ -363,7 +363,7 @@ class ChainMachine(RuleBasedStateMachine):
                 else 1
                 if self.models[i].current.important
                 else 2,
-                -self.models[i].updated_at.timestamp(),  # type: ignore[union-attr]
+                -self.models[i].updated_at.timestamp(),
                 i,
             ),
         )
@@ -418,7 +418,7 @@ def check_chain(memory_id: str, chain: list[Memory], model: Model) -> None:
     assert backward == keys[::-1]
 
 
-def check_source(service, row: Memory) -> None:  # type: ignore[no-untyped-def]
+def check_source(service, row: Memory) -> None:
     shown = service.source(row.key)
     assert shown == row
     assert_markdown_round_trip(shown)
@@ -474,7 +474,7 @@ def test_revision_chain_state_machine_long() -> None:
 @example(title="a: b # c", body="---\nnot: frontmatter\n---\n# plain title")
 @example(title="noncharacter \uffff", body="body")
 @example(title="noncharacter \ufffe", body="body")
-def test_source_markdown_round_trips_any_accepted_text(service, title: str, body: str) -> None:  # type: ignore[no-untyped-def]
+def test_source_markdown_round_trips_any_accepted_text(service, title: str, body: str) -> None:
     """Whatever `upsert` accepts, `source` renders as Markdown that `upsert` accepts back."""
     try:
         created = service.upsert(MemoryDraft(title=title, body=body, tags=("x",)))

@@ -10,19 +10,19 @@ import pytest
 from tests.conftest import PROJECT_ID, Result
 
 
-def upsert(cli, *args: str, input: str | None = None) -> dict:  # type: ignore[no-untyped-def]
+def upsert(cli, *args: str, input: str | None = None) -> dict:
     result = cli("memory", "upsert", "-f", "json", *args, input=input)
     assert result.exit_code == 0, result.stderr
     [item] = result.json()
     return item
 
 
-def table_state(service) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def table_state(service) -> tuple[int, int]:
     """(rows, table version): a failed command must change neither."""
     return service.store.count(), service.store.version()
 
 
-def test_create_update_source_history(cli) -> None:  # type: ignore[no-untyped-def]
+def test_create_update_source_history(cli) -> None:
     created = upsert(
         cli,
         "--title",
@@ -69,7 +69,7 @@ def test_create_update_source_history(cli) -> None:  # type: ignore[no-untyped-d
     assert old.stdout.endswith("# Use uv\n\nInstall with uv.\n")
 
 
-def test_markdown_round_trip_through_upsert(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_markdown_round_trip_through_upsert(cli, tmp_path: Path) -> None:
     memory_id = upsert(
         cli, "--title", "Prefer table-driven Go tests", "--body", "## What\nUse tables."
     )["id"]
@@ -90,7 +90,7 @@ def test_markdown_round_trip_through_upsert(cli, tmp_path: Path) -> None:  # typ
     )
 
 
-def test_stale_revision_in_frontmatter_is_a_conflict(cli) -> None:  # type: ignore[no-untyped-def]
+def test_stale_revision_in_frontmatter_is_a_conflict(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
     stale = cli("memory", "source", memory_id).stdout
     upsert(cli, "--id", memory_id, "--body", "two")
@@ -100,7 +100,7 @@ def test_stale_revision_in_frontmatter_is_a_conflict(cli) -> None:  # type: igno
     assert cli("memory", "source", memory_id).stdout.endswith("two\n")
 
 
-def test_ndjson_batch_is_idempotent_by_id(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_ndjson_batch_is_idempotent_by_id(cli, service) -> None:
     ids = ["01JD00000000000000000000A1", "01JD00000000000000000000A2", "01JD00000000000000000000A3"]
     lines = "\n".join(
         json.dumps(
@@ -127,7 +127,7 @@ def test_ndjson_batch_is_idempotent_by_id(cli, service) -> None:  # type: ignore
     assert listed[-1]["created_at"] == "2026-01-01T00:00:00Z"
 
 
-def test_json_array_batch_with_a_repeated_id_applies_in_order(cli) -> None:  # type: ignore[no-untyped-def]
+def test_json_array_batch_with_a_repeated_id_applies_in_order(cli) -> None:
     memory_id = "01JD00000000000000000000B1"
     batch = [{"id": memory_id, "title": "T", "body": "first"}, {"id": memory_id, "body": "second"}]
     result = cli("memory", "upsert", "-f", "json", "-", input=json.dumps(batch))
@@ -135,7 +135,7 @@ def test_json_array_batch_with_a_repeated_id_applies_in_order(cli) -> None:  # t
     assert cli("memory", "source", memory_id).stdout.endswith("second\n")
 
 
-def test_list_canonical_order_and_filters(cli) -> None:  # type: ignore[no-untyped-def]
+def test_list_canonical_order_and_filters(cli) -> None:
     normal_old = upsert(cli, "--title", "normal old", "--body", "b", "--tag", "x")["id"]
     mandatory = upsert(cli, "--title", "mandatory", "--body", "b", "--mandatory")["id"]
     important = upsert(cli, "--title", "important", "--body", "b", "--important", "-t", "decision")[
@@ -164,7 +164,7 @@ def test_list_canonical_order_and_filters(cli) -> None:  # type: ignore[no-untyp
     assert mandatory_md.count("\n---\n\n# ") == 2 and "# both\n\nb\n" in mandatory_md
 
 
-def test_delete_keeps_final_archive_and_revive_continues_chain(cli) -> None:  # type: ignore[no-untyped-def]
+def test_delete_keeps_final_archive_and_revive_continues_chain(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
     upsert(cli, "--id", memory_id, "--body", "two")
     deleted = cli("memory", "delete", memory_id, "--yes", "-f", "json")
@@ -184,7 +184,7 @@ def test_delete_keeps_final_archive_and_revive_continues_chain(cli) -> None:  # 
     assert chain[1]["next"] == memory_id and chain[2]["previous"] == chain[1]["key"]
 
 
-def test_delete_refuses_without_yes_when_not_interactive(cli) -> None:  # type: ignore[no-untyped-def]
+def test_delete_refuses_without_yes_when_not_interactive(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "b")["id"]
     result = cli("memory", "delete", memory_id)
     assert result.exit_code == 2 and "--yes" in result.stderr
@@ -244,7 +244,7 @@ def test_bad_input_gets_one_line_error_and_changes_nothing(
     args: list[str],
     stdin: str | None,
     code: int,
-    message: str,  # type: ignore[no-untyped-def]
+    message: str,
 ) -> None:
     upsert(cli, "--title", "Existing", "--body", "untouched", "--tag", "keep")
     before = table_state(service)
@@ -281,7 +281,7 @@ def test_bad_input_gets_one_line_error_and_changes_nothing(
         ),
     ],
 )
-def test_choices_are_usage_errors_in_plain_words(cli, service, args, message) -> None:  # type: ignore[no-untyped-def]
+def test_choices_are_usage_errors_in_plain_words(cli, service, args, message) -> None:
     before = table_state(service)
     result = cli("memory", *args)
     assert (result.exit_code, result.stdout) == (2, "")
@@ -290,7 +290,7 @@ def test_choices_are_usage_errors_in_plain_words(cli, service, args, message) ->
     assert table_state(service) == before
 
 
-def test_choices_are_case_insensitive_and_complete_on_tab(cli, project_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_choices_are_case_insensitive_and_complete_on_tab(cli, project_dir: Path) -> None:
     from tests.conftest import run_graphit
 
     upsert(cli, "--title", "T", "--body", "b", "-t", "Decision")
@@ -313,7 +313,7 @@ def test_choices_are_case_insensitive_and_complete_on_tab(cli, project_dir: Path
         assert completed.stdout.split() == expected, (words, completed.stderr)
 
 
-def test_revision_of_another_memory_is_not_found(cli) -> None:  # type: ignore[no-untyped-def]
+def test_revision_of_another_memory_is_not_found(cli) -> None:
     first = upsert(cli, "--title", "A", "--body", "one")["id"]
     upsert(cli, "--id", first, "--body", "two")
     second = upsert(cli, "--title", "B", "--body", "x")["id"]
@@ -327,7 +327,7 @@ def test_revision_of_another_memory_is_not_found(cli) -> None:  # type: ignore[n
 
 def test_outside_a_project_needs_user_scope(
     cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     elsewhere = tmp_path / "not-a-project"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -342,7 +342,7 @@ def test_outside_a_project_needs_user_scope(
 
 def test_project_found_by_walking_up_and_env_override(
     cli, project_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     nested = project_dir / "a" / "b"
     nested.mkdir(parents=True)
     monkeypatch.chdir(nested)
@@ -355,7 +355,7 @@ def test_project_found_by_walking_up_and_env_override(
     assert cli("memory", "list", "-f", "json").json()[0]["id"] == created["id"]
 
 
-def test_scope_table_layout_and_reference_lock(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_scope_table_layout_and_reference_lock(cli, graphit_home: Path) -> None:
     upsert(cli, "--title", "T", "--body", "b")
     upsert(cli, "--user", "--title", "U", "--body", "b")
     memory_root = graphit_home / "memory"
@@ -366,7 +366,7 @@ def test_scope_table_layout_and_reference_lock(cli, graphit_home: Path) -> None:
     assert refs["user:anonymous"]["uri"] == str(memory_root / "memory-user-anonymous")
 
 
-def test_init_creates_lock_once(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_init_creates_lock_once(cli, tmp_path: Path) -> None:
     target = tmp_path / "fresh"
     target.mkdir()
     first = cli("init", str(target))
@@ -377,7 +377,7 @@ def test_init_creates_lock_once(cli, tmp_path: Path) -> None:  # type: ignore[no
     assert second.stdout == first.stdout and "already exists" in second.stderr
 
 
-def test_user_text_prints_as_written(cli) -> None:  # type: ignore[no-untyped-def]
+def test_user_text_prints_as_written(cli) -> None:
     body = "[bold]not bold[/bold] and `code` and $HOME"
     memory_id = upsert(cli, "--title", "[red]Markup[/red]", "--body", body)["id"]
     assert cli("memory", "source", memory_id).stdout.endswith(f"# [red]Markup[/red]\n\n{body}\n")
@@ -385,7 +385,7 @@ def test_user_text_prints_as_written(cli) -> None:  # type: ignore[no-untyped-de
     assert "[red]Markup[/red]" in table
 
 
-def test_flag_only_change_is_a_revision(cli) -> None:  # type: ignore[no-untyped-def]
+def test_flag_only_change_is_a_revision(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "b")["id"]
     flagged = upsert(cli, "--id", memory_id, "--mandatory")
     assert (flagged["action"], flagged["revision"]) == ("updated", 2)
@@ -393,7 +393,7 @@ def test_flag_only_change_is_a_revision(cli) -> None:  # type: ignore[no-untyped
     assert "mandatory: true" in shown and "important: false" in shown
 
 
-def test_debug_shows_traceback(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_debug_shows_traceback(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     from graphit_cli.errors import NotFound
 
     monkeypatch.setenv("GRAPHIT_DEBUG", "1")
@@ -416,7 +416,7 @@ def test_debug_shows_traceback(cli, monkeypatch: pytest.MonkeyPatch) -> None:  #
         ("title: 0o17\ntags: null", "0o17", []),
     ],
 )
-def test_yaml_text_fields_load_as_written(  # type: ignore[no-untyped-def]
+def test_yaml_text_fields_load_as_written(
     cli, frontmatter: str, title: str, tags: list[str]
 ) -> None:
     result = cli("memory", "upsert", "-f", "json", "-", input=f"---\n{frontmatter}\n---\nbody\n")
@@ -427,7 +427,7 @@ def test_yaml_text_fields_load_as_written(  # type: ignore[no-untyped-def]
     assert (shown["title"], shown["tags"], shown["important"]) == (title, tags, False)
 
 
-def test_yaml_flags_still_read_as_booleans(cli) -> None:  # type: ignore[no-untyped-def]
+def test_yaml_flags_still_read_as_booleans(cli) -> None:
     text = "---\ntitle: T\nimportant: true\nmandatory: false\nrevision: 1\n---\nbody\n"
     [written] = cli("memory", "upsert", "-f", "json", "-", input=text).json()
     shown = cli("memory", "source", written["id"], "-f", "json").json()
@@ -466,7 +466,7 @@ def test_yaml_flags_still_read_as_booleans(cli) -> None:  # type: ignore[no-unty
         ),
     ],
 )
-def test_non_utf8_input_says_what_is_wrong(cli, service, args, stdin, message) -> None:  # type: ignore[no-untyped-def]
+def test_non_utf8_input_says_what_is_wrong(cli, service, args, stdin, message) -> None:
     upsert(cli, "--title", "Existing", "--body", "untouched")
     before = table_state(service)
     result = cli("memory", *args, input=stdin)
@@ -474,7 +474,7 @@ def test_non_utf8_input_says_what_is_wrong(cli, service, args, stdin, message) -
     assert table_state(service) == before
 
 
-def test_non_utf8_file_says_what_is_wrong(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_non_utf8_file_says_what_is_wrong(cli, service, tmp_path: Path) -> None:
     path = tmp_path / "latin1.md"
     path.write_bytes("# Caf\xe9\n\nbody\n".encode("latin-1"))
     before = table_state(service)
@@ -489,7 +489,7 @@ def test_non_utf8_file_says_what_is_wrong(cli, service, tmp_path: Path) -> None:
 
 def test_answering_no_at_the_delete_prompt_deletes_nothing(
     cli, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from graphit_cli.cli import common
 
     memory_id = upsert(cli, "--title", "Keep me", "--body", "b")["id"]
@@ -505,7 +505,7 @@ def test_answering_no_at_the_delete_prompt_deletes_nothing(
     assert json.loads(data)[0]["action"] == "deleted"
 
 
-def test_batch_without_ids_run_twice_warns_about_duplicates(cli) -> None:  # type: ignore[no-untyped-def]
+def test_batch_without_ids_run_twice_warns_about_duplicates(cli) -> None:
     lines = "".join(json.dumps({"title": f"Fact {n}", "body": f"Body {n}"}) + "\n" for n in (1, 2))
     first = cli("memory", "upsert", "-f", "json", "-", input=lines)
     assert first.exit_code == 0 and first.stderr == "2 created\n"
@@ -521,7 +521,7 @@ def test_batch_without_ids_run_twice_warns_about_duplicates(cli) -> None:  # typ
     )
 
 
-def test_upserting_a_sourced_file_twice_is_a_no_op(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_upserting_a_sourced_file_twice_is_a_no_op(cli, service, tmp_path: Path) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
     edited = tmp_path / "m.md"
     edited.write_text(cli("memory", "source", memory_id).stdout.replace("one", "two"))
@@ -533,13 +533,13 @@ def test_upserting_a_sourced_file_twice_is_a_no_op(cli, service, tmp_path: Path)
     assert service.store.table.version == version
 
 
-def history_lines(cli, memory_id: str) -> list[str]:  # type: ignore[no-untyped-def]
+def history_lines(cli, memory_id: str) -> list[str]:
     shown = cli("memory", "history", memory_id, "-f", "table")
     assert shown.exit_code == 0, shown.stderr
     return shown.stdout.splitlines()[1:]
 
 
-def test_history_keeps_a_delete_after_the_memory_is_restored(cli) -> None:  # type: ignore[no-untyped-def]
+def test_history_keeps_a_delete_after_the_memory_is_restored(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
     assert cli("memory", "delete", memory_id, "--yes").exit_code == 0
     final = cli("memory", "history", memory_id, "-f", "json").json()[-1]
@@ -550,7 +550,7 @@ def test_history_keeps_a_delete_after_the_memory_is_restored(cli) -> None:  # ty
     ]
 
 
-def test_restore_makes_an_old_revision_current_as_a_new_revision(cli) -> None:  # type: ignore[no-untyped-def]
+def test_restore_makes_an_old_revision_current_as_a_new_revision(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "one", "--tag", "a", "--important")["id"]
     upsert(cli, "--id", memory_id, "--title", "U", "--body", "two", "--tag", "b")
     upsert(cli, "--id", memory_id, "--no-important")
@@ -572,7 +572,7 @@ def test_restore_makes_an_old_revision_current_as_a_new_revision(cli) -> None:  
     assert again.json()[0]["action"] == "unchanged"
 
 
-def test_restore_revives_a_deleted_memory_and_refuses_a_bare_id(cli) -> None:  # type: ignore[no-untyped-def]
+def test_restore_revives_a_deleted_memory_and_refuses_a_bare_id(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "one")["id"]
     upsert(cli, "--id", memory_id, "--body", "two")
     assert cli("memory", "delete", memory_id, "--yes").exit_code == 0
@@ -599,7 +599,7 @@ def test_restore_revives_a_deleted_memory_and_refuses_a_bare_id(cli) -> None:  #
 LONG_TITLE = "Postgres replicas lag behind the primary " + "by several seconds " * 8 + "postgres"
 
 
-def test_piped_table_is_never_cut(cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_piped_table_is_never_cut(cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")  # a narrow terminal must not matter when piped
     memory_id = upsert(cli, "--title", LONG_TITLE, "--body", "b")["id"]
     listed = cli("memory", "list", "-f", "table")
@@ -619,7 +619,7 @@ def test_table_on_a_terminal_is_cut_between_words() -> None:
     assert text == "ID  TITLE\nx   ## What Use table-driven…\n"
 
 
-def test_history_timestamps_match_list(cli) -> None:  # type: ignore[no-untyped-def]
+def test_history_timestamps_match_list(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "b")["id"]
     listed = cli("memory", "list", "-f", "table").stdout.splitlines()[1]
     history = cli("memory", "history", memory_id, "-f", "table").stdout.splitlines()[1]
@@ -629,7 +629,7 @@ def test_history_timestamps_match_list(cli) -> None:  # type: ignore[no-untyped-
 
 
 @pytest.mark.parametrize("command", ["upsert", "delete"])
-def test_writes_honour_format(cli, command: str) -> None:  # type: ignore[no-untyped-def]
+def test_writes_honour_format(cli, command: str) -> None:
     def write(fmt: str) -> Result:
         memory_id = upsert(cli, "--title", "Use uv", "--body", "b", "--important")["id"]
         if command == "delete":
@@ -658,7 +658,7 @@ def test_writes_honour_format(cli, command: str) -> None:  # type: ignore[no-unt
     )
 
 
-def test_source_as_table_is_a_table(cli) -> None:  # type: ignore[no-untyped-def]
+def test_source_as_table_is_a_table(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "line one\nline two", "--tag", "a")["id"]
     lines = cli("memory", "source", memory_id, "-f", "table").stdout.splitlines()
     assert lines[0].split() == ["FIELD", "VALUE"]
@@ -680,7 +680,7 @@ def test_source_as_table_is_a_table(cli) -> None:  # type: ignore[no-untyped-def
     ],
 )
 @pytest.mark.parametrize("fmt", ["table", "markdown", "json", "ndjson"])
-def test_empty_listings_say_so_on_stderr(cli, args: list[str], notice: str, fmt: str) -> None:  # type: ignore[no-untyped-def]
+def test_empty_listings_say_so_on_stderr(cli, args: list[str], notice: str, fmt: str) -> None:
     upsert(cli, "--title", "Something", "--body", "else")
     result = cli("memory", *args, "-f", fmt)
     assert result.exit_code == 0
@@ -688,20 +688,20 @@ def test_empty_listings_say_so_on_stderr(cli, args: list[str], notice: str, fmt:
     assert result.stderr.endswith(notice)
 
 
-def test_delete_without_yes_when_piped_is_one_clean_line(cli) -> None:  # type: ignore[no-untyped-def]
+def test_delete_without_yes_when_piped_is_one_clean_line(cli) -> None:
     memory_id = upsert(cli, "--title", "T", "--body", "b")["id"]
     result = cli("memory", "delete", memory_id)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "Error: refusing to delete without --yes when not interactive\n"
 
 
-def test_upsert_help_documents_the_limits(cli) -> None:  # type: ignore[no-untyped-def]
+def test_upsert_help_documents_the_limits(cli) -> None:
     text = " ".join(cli("memory", "upsert", "--help").stdout.split())
     assert "a body at most 1,000,000 characters" in text
     assert "the `# Title` line that opens the body is the title" in text
 
 
-def test_editing_the_title_heading_renames_the_memory(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_editing_the_title_heading_renames_the_memory(cli, tmp_path: Path) -> None:
     memory_id = upsert(cli, "--title", "Old name", "--body", "## What\nthe body")["id"]
     edited = tmp_path / "m.md"
     edited.write_text(cli("memory", "source", memory_id).stdout.replace("# Old name", "# New name"))
@@ -742,7 +742,7 @@ def test_demo_explains_its_order_and_cleans_up(tmp_path: Path) -> None:
     assert "…" not in done.stdout  # piped tables are never cut
 
 
-def test_large_batch_repeat_warns_once_per_record_up_to_five(cli) -> None:  # type: ignore[no-untyped-def]
+def test_large_batch_repeat_warns_once_per_record_up_to_five(cli) -> None:
     # Past 20 new records the check reads the live rows once instead of one lookup each.
     lines = "".join(
         json.dumps({"title": f"Fact {n}", "body": f"Body {n}"}) + "\n" for n in range(25)

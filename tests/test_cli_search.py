@@ -28,13 +28,13 @@ HIT_FIELDS = [
 ]
 
 
-def add(cli, *args: str) -> str:  # type: ignore[no-untyped-def]
+def add(cli, *args: str) -> str:
     result = cli("memory", "upsert", "-f", "json", *args)
     assert result.exit_code == 0, result.stderr
     return result.json()[0]["id"]
 
 
-def test_search_json_is_stable_and_notice_goes_to_stderr(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_search_json_is_stable_and_notice_goes_to_stderr(cli, monkeypatch) -> None:
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:no_model")  # writes leave no vector
     memory_id = add(cli, "--title", "Flamingo policy", "--body", "flamingo colours are pink")
     add(cli, "--id", memory_id, "--body", "flamingos stand on one leg")
@@ -51,7 +51,7 @@ def test_search_json_is_stable_and_notice_goes_to_stderr(cli, monkeypatch) -> No
     assert hit["key"].startswith(memory_id + "/")
 
 
-def test_search_markdown_and_table(cli) -> None:  # type: ignore[no-untyped-def]
+def test_search_markdown_and_table(cli) -> None:
     memory_id = add(cli, "--title", "Gecko", "--body", "geckos climb glass", "--important")
     markdown = cli("memory", "search", "gecko", "-f", "markdown").stdout
     assert markdown.startswith(f'---\nid: "{memory_id}"\n')
@@ -71,19 +71,19 @@ def test_search_markdown_and_table(cli) -> None:  # type: ignore[no-untyped-def]
         (["search", "x", "--tag", 'a"b'], "invalid tag"),
     ],
 )
-def test_search_errors(cli, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+def test_search_errors(cli, args: list[str], message: str) -> None:
     result = cli("memory", *args)
     assert (
         result.exit_code == 3 and result.stderr.startswith("Error: ") and message in result.stderr
     )
 
 
-def test_negative_top_k_is_a_usage_error(cli) -> None:  # type: ignore[no-untyped-def]
+def test_negative_top_k_is_a_usage_error(cli) -> None:
     result = cli("memory", "search", "x", "--top-k", "-1")
     assert result.exit_code == 2
 
 
-def test_recall_markdown_lists_mandatory_then_relevant(cli) -> None:  # type: ignore[no-untyped-def]
+def test_recall_markdown_lists_mandatory_then_relevant(cli) -> None:
     rule = add(cli, "--title", "Always lint", "--body", "run ruff before commit", "--mandatory")
     related = add(cli, "--title", "Lint config", "--body", "ruff settings live in pyproject")
     result = cli("memory", "recall", "ruff")
@@ -100,7 +100,7 @@ def test_recall_markdown_lists_mandatory_then_relevant(cli) -> None:  # type: ig
 
 
 @pytest.mark.parametrize("top_k", ["1", "3", "5"])
-def test_a_mandatory_match_is_shown_first_whatever_top_k(cli, top_k: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_mandatory_match_is_shown_first_whatever_top_k(cli, top_k: str) -> None:
     """The spec's rule without exception: twelve normal memories say "zebra" several times,
     one mandatory memory says it once; every top_k shows the mandatory one, first."""
     normal = [
@@ -124,7 +124,7 @@ def test_a_mandatory_match_is_shown_first_whatever_top_k(cli, top_k: str) -> Non
     assert result.json()[0]["category"] == "mandatory"
 
 
-def test_lexical_only_search_on_a_realistic_project(cli) -> None:  # type: ignore[no-untyped-def]
+def test_lexical_only_search_on_a_realistic_project(cli) -> None:
     """No vectors yet (a new user's first searches): "which database do we use" shows the
     database memory and none of the six that share only "use"; a query about nothing shows
     nothing."""

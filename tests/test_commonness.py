@@ -65,7 +65,7 @@ def test_weights_and_shares() -> None:
 
 
 @pytest.fixture
-def svc(scope) -> MemoryService:  # type: ignore[no-untyped-def]
+def svc(scope) -> MemoryService:
     return MemoryService(open_service(scope).store, scope, embedder=lambda: None)
 
 

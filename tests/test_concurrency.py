@@ -114,7 +114,7 @@ print(json.dumps({"results": results, "started": started, "finished": time.time(
 TIMEOUT = 120
 
 
-def run_writers(workdir: Path, project_id: str, jobs: list[dict[str, str]]) -> list[dict]:  # type: ignore[type-arg]
+def run_writers(workdir: Path, project_id: str, jobs: list[dict[str, str]]) -> list[dict]:
     """Start one process per job, release them together, and return their JSON reports."""
     go = workdir / "go"
     procs = []
@@ -201,7 +201,7 @@ def assert_chain_intact(chain: list[Memory], memory_id: str, *, live: bool) -> N
 
 
 @pytest.mark.slow
-def test_two_processes_creating_different_keys_lose_nothing(service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_two_processes_creating_different_keys_lose_nothing(service, tmp_path: Path) -> None:
     reports = run_writers(
         tmp_path,
         service.scope.id,
@@ -224,7 +224,7 @@ def test_two_processes_creating_different_keys_lose_nothing(service, tmp_path: P
 
 
 @pytest.mark.slow  # two processes, 50 updates; the same-ids race below stays
-def test_two_processes_updating_one_key_keep_a_contiguous_chain(service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_two_processes_updating_one_key_keep_a_contiguous_chain(service, tmp_path: Path) -> None:
     memory_id = service.upsert(MemoryDraft(title="hot key", body="initial")).memory.id
     reports = run_writers(
         tmp_path,
@@ -257,7 +257,7 @@ def test_two_processes_updating_one_key_keep_a_contiguous_chain(service, tmp_pat
         assert revisions == sorted(revisions)
 
 
-def test_two_processes_creating_the_same_ids_leave_one_live_row(service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_two_processes_creating_the_same_ids_leave_one_live_row(service, tmp_path: Path) -> None:
     ids = [str(ULID()) for _ in range(12)]
     reports = run_writers(
         tmp_path,
@@ -267,7 +267,7 @@ def test_two_processes_creating_the_same_ids_leave_one_live_row(service, tmp_pat
             {"WRITER_MODE": "create_same", "WRITER_TAG": "beta", "WRITER_IDS": " ".join(ids)},
         ],
     )
-    by_id: dict[str, list[dict]] = {i: [] for i in ids}  # type: ignore[type-arg]
+    by_id: dict[str, list[dict]] = {i: [] for i in ids}
     for report in reports:
         for r in report["results"]:
             by_id[r["id"]].append(r)
@@ -296,7 +296,7 @@ def test_two_processes_creating_the_same_ids_leave_one_live_row(service, tmp_pat
 
 
 @pytest.mark.slow
-def test_an_updater_and_a_deleter_on_one_key_keep_the_chain(service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_updater_and_a_deleter_on_one_key_keep_the_chain(service, tmp_path: Path) -> None:
     """One process updates a key while another deletes it and writes it back, over and over.
 
     Whatever the interleaving, the chain must stay one contiguous, linked history holding every
@@ -332,13 +332,13 @@ def test_an_updater_and_a_deleter_on_one_key_keep_the_chain(service, tmp_path: P
 # --- deterministic interleavings (two handles, one process) -------------------------------
 
 
-def commit_between_read_and_merge(service, meanwhile: Callable[[], object]) -> Callable[[], None]:  # type: ignore[no-untyped-def]
+def commit_between_read_and_merge(service, meanwhile: Callable[[], object]) -> Callable[[], None]:
     """Make `meanwhile` (another writer's commits) run right after the service's next read of
     the chain heads, before it merges what it planned from that read. Returns an undo."""
     real = service.store.heads
     state = {"fired": False}
 
-    def heads(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def heads(*args, **kwargs):
         found = real(*args, **kwargs)
         if not state["fired"]:
             state["fired"] = True
@@ -350,14 +350,14 @@ def commit_between_read_and_merge(service, meanwhile: Callable[[], object]) -> C
 
 
 @pytest.fixture
-def other(service):  # type: ignore[no-untyped-def]
+def other(service):
     """A second, independent handle on the same table (another writer)."""
     from graphit_cli.opening import open_service
 
     return open_service(service.scope)
 
 
-def assert_write_kept(service, memory_id: str, body: str, result) -> None:  # type: ignore[no-untyped-def]
+def assert_write_kept(service, memory_id: str, body: str, result) -> None:
     chain = service.store.chain(memory_id)
     live = chain[-1].revision_id == "" if chain else False
     assert_chain_intact(chain, memory_id, live=live)
@@ -365,7 +365,7 @@ def assert_write_kept(service, memory_id: str, body: str, result) -> None:  # ty
         assert live and chain[-1].body == body and result.memory.revision == chain[-1].revision
 
 
-def test_create_racing_a_create_and_delete_keeps_the_chain(service, other) -> None:  # type: ignore[no-untyped-def]
+def test_create_racing_a_create_and_delete_keeps_the_chain(service, other) -> None:
     memory_id = str(ULID())
     undo = commit_between_read_and_merge(
         service,
@@ -383,7 +383,7 @@ def test_create_racing_a_create_and_delete_keeps_the_chain(service, other) -> No
     assert_write_kept(service, memory_id, "mine", result)
 
 
-def test_update_racing_an_update_and_delete_keeps_the_chain(service, other) -> None:  # type: ignore[no-untyped-def]
+def test_update_racing_an_update_and_delete_keeps_the_chain(service, other) -> None:
     memory_id = service.upsert(MemoryDraft(title="t", body="v1")).memory.id
     undo = commit_between_read_and_merge(
         service,
@@ -401,7 +401,7 @@ def test_update_racing_an_update_and_delete_keeps_the_chain(service, other) -> N
     assert_write_kept(service, memory_id, "v2 mine", result)
 
 
-def test_two_creates_of_one_new_id_leave_one_live_row(service, other) -> None:  # type: ignore[no-untyped-def]
+def test_two_creates_of_one_new_id_leave_one_live_row(service, other) -> None:
     """Another handle creates the same new id between our read and our merge: the insert must
     not land twice. (A create's merge scans keys; through the key index it would not see the
     racing row and both inserts would commit.)"""
@@ -421,7 +421,7 @@ def test_two_creates_of_one_new_id_leave_one_live_row(service, other) -> None:  
     assert result.memory.revision == 2
 
 
-def test_two_updates_of_one_revision_keep_one_chain(service, other) -> None:  # type: ignore[no-untyped-def]
+def test_two_updates_of_one_revision_keep_one_chain(service, other) -> None:
     """Both handles update revision 2 (their merges find keys through the key index): one
     wins, the other re-plans on top of it; no duplicate archive, no second live row."""
     memory_id = service.upsert(MemoryDraft(title="t", body="v1")).memory.id
@@ -440,7 +440,7 @@ def test_two_updates_of_one_revision_keep_one_chain(service, other) -> None:  # 
     assert result.memory.revision == 4
 
 
-def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> None:  # type: ignore[no-untyped-def]
+def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> None:
     """A delete that lost the compare-and-swap must leave the table as the winner wrote it:
     other readers see the chain between the delete's attempts."""
     memory_id = service.upsert(MemoryDraft(title="t", body="v1")).memory.id
@@ -448,7 +448,7 @@ def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> 
     seen: list[list[Memory]] = []
     real = service.store.heads
 
-    def heads(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def heads(*args, **kwargs):
         seen.append(other.store.chain(memory_id))  # what a reader sees before each attempt
         found = real(*args, **kwargs)
         if len(seen) == 1:
@@ -469,14 +469,14 @@ def test_delete_losing_to_an_update_does_not_touch_the_chain(service, other) -> 
 
 
 @pytest.fixture
-def third(service):  # type: ignore[no-untyped-def]
+def third(service):
     """A third handle on the same table."""
     from graphit_cli.opening import open_service
 
     return open_service(service.scope)
 
 
-def test_write_landing_while_a_raced_insert_is_repaired_keeps_the_chain(  # type: ignore[no-untyped-def]
+def test_write_landing_while_a_raced_insert_is_repaired_keeps_the_chain(
     service, other, third
 ) -> None:
     """A stale update inserts its live row into a chain a racing delete has just closed; before
@@ -494,7 +494,7 @@ def test_write_landing_while_a_raced_insert_is_repaired_keeps_the_chain(  # type
     merged: list[object] = []
     third_result: list[object] = []
 
-    def merge(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def merge(*args, **kwargs):
         counts = real_merge(*args, **kwargs)
         merged.append(counts)
         if len(merged) == 1:  # right after the first commit, before any check or repair
@@ -516,9 +516,7 @@ def test_write_landing_while_a_raced_insert_is_repaired_keeps_the_chain(  # type
     assert service.store.count() == len(chain)
 
 
-def test_failure_while_repairing_a_raced_insert_leaves_no_broken_chain(  # type: ignore[no-untyped-def]
-    service, other
-) -> None:
+def test_failure_while_repairing_a_raced_insert_leaves_no_broken_chain(service, other) -> None:
     """Storage fails (or the process is interrupted) after a stale update's insert landed in a
     chain a racing delete had closed: the write fails, and nothing half-written is visible.
 
@@ -538,13 +536,13 @@ def test_failure_while_repairing_a_raced_insert_leaves_no_broken_chain(  # type:
     real_merge = service.store.merge
     state = {"merged": 0}
 
-    def merge(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def merge(*args, **kwargs):
         state["merged"] += 1
         if state["merged"] > 1:
             raise StorageUnavailable("write failed: connection lost")
         return real_merge(*args, **kwargs)
 
-    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def broken(*args, **kwargs):
         raise StorageUnavailable("write failed: connection lost")
 
     service.store.merge = merge
@@ -571,7 +569,7 @@ def test_failure_while_repairing_a_raced_insert_leaves_no_broken_chain(  # type:
     assert chain[-1].body == "v4 after repair"
 
 
-def test_a_write_superseded_before_its_check_is_not_written_twice(service, other, third) -> None:  # type: ignore[no-untyped-def]
+def test_a_write_superseded_before_its_check_is_not_written_twice(service, other, third) -> None:
     """Found by the soak (tests/test_reliability.py): an update's commit lands on top of
     another writer's unrelated commit (so it is not a clean compare-and-swap), and a third
     writer updates the same memory before the first checks what landed. The first write did
@@ -582,10 +580,10 @@ def test_a_write_superseded_before_its_check_is_not_written_twice(service, other
     )
     real_merge = service.store.merge
 
-    def merge(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def merge(*args, **kwargs):
         counts = real_merge(*args, **kwargs)
         if not getattr(merge, "fired", False):
-            merge.fired = True  # type: ignore[attr-defined]
+            merge.fired = True
             third.upsert(MemoryDraft(id=memory_id, body="v3 third"))
         return counts
 

@@ -85,7 +85,7 @@ def plan_for(group: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"version": 1, "scope": "project", "actions": [action]}
 
 
-def uv_group(cli) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def uv_group(cli) -> dict[str, Any]:
     """The report's exact group and the near group holding its survivor, as one merge: the
     three uv memories."""
     report = cli("memory", "consolidate", "--threshold", "0.6", "-f", "json").json()
@@ -106,7 +106,7 @@ def write_plan(tmp_path: Path, plan: dict[str, Any]) -> str:
 # --- the report -------------------------------------------------------------------------------
 
 
-def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:  # type: ignore[no-untyped-def]
+def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:
     result = cli("memory", "consolidate", "--threshold", "0.6", "--format", "json")
     assert result.exit_code == 0, result.stderr
     report = result.json()
@@ -144,7 +144,7 @@ def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:  
     assert "## Stale" not in shown
 
 
-def test_report_exact_group_without_vectors_and_markdown(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_report_exact_group_without_vectors_and_markdown(cli, service) -> None:
     a = add(service, "Use uv", "We install with uv.")
     b = add(service, "Use  uv", "we install   with UV.")
     add(service, "Other", "Something else entirely.")
@@ -156,7 +156,7 @@ def test_report_exact_group_without_vectors_and_markdown(cli, service) -> None: 
     assert a in result.stdout and b in result.stdout
 
 
-def test_report_is_read_only_and_deterministic(cli, table, service) -> None:  # type: ignore[no-untyped-def]
+def test_report_is_read_only_and_deterministic(cli, table, service) -> None:
     before = {m.id: m.revision for m in service.catalogue()}
     first = cli("memory", "consolidate", "--format", "json").stdout
     assert cli("memory", "consolidate", "--format", "json").stdout == first
@@ -241,7 +241,7 @@ def test_the_default_profile_is_the_default_models() -> None:
 # --- applying a plan ----------------------------------------------------------------------------
 
 
-def test_dry_run_then_apply_merge_inherits_flags_type_and_tags(  # type: ignore[no-untyped-def]
+def test_dry_run_then_apply_merge_inherits_flags_type_and_tags(
     cli, table, service, tmp_path, graphit_home
 ) -> None:
     plan = write_plan(tmp_path, plan_for(uv_group(cli), reason="same rule, three times"))
@@ -281,7 +281,7 @@ def test_dry_run_then_apply_merge_inherits_flags_type_and_tags(  # type: ignore[
     assert "same rule, three times" in final.body
 
 
-def test_plan_text_is_used_and_markdown_outcome(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_plan_text_is_used_and_markdown_outcome(cli, table, service, tmp_path) -> None:
     ids = [table["uv"], table["uv_copy"]]
     plan = {
         "version": 1,
@@ -308,7 +308,7 @@ def test_plan_text_is_used_and_markdown_outcome(cli, table, service, tmp_path) -
     )
 
 
-def test_refusals_one_by_one_and_the_rest_applies(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_refusals_one_by_one_and_the_rest_applies(cli, table, service, tmp_path) -> None:
     service.upsert(MemoryDraft(id=table["f1"], body="Logs go to stderr, as JSON lines."))
     missing = "01JD00000000000000000000ZZ"
     plan = {
@@ -349,7 +349,7 @@ def test_refusals_one_by_one_and_the_rest_applies(cli, table, service, tmp_path)
     assert service.source(table["f5"]).important
 
 
-def test_bad_plans_exit_3_and_write_nothing(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_plans_exit_3_and_write_nothing(cli, table, service, tmp_path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     result = cli("memory", "consolidate", "--plan", str(bad), "--apply")
@@ -361,7 +361,7 @@ def test_bad_plans_exit_3_and_write_nothing(cli, table, service, tmp_path) -> No
         ({"version": 1, "scope": "user", "actions": []}, "the plan is for scope 'user'"),
         ({"version": 1}, 'a plan needs an "actions" list'),
     ]:
-        result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply")  # type: ignore[arg-type]
+        result = cli("memory", "consolidate", "--plan", write_plan(tmp_path, plan), "--apply")
         assert (result.exit_code, result.stdout) == (3, ""), plan
         assert result.stderr.count("\n") == 1 and message in result.stderr
     piped = cli("memory", "consolidate", "--plan", "-", input="{not json")
@@ -376,7 +376,7 @@ def test_bad_plans_exit_3_and_write_nothing(cli, table, service, tmp_path) -> No
 # --- guards -------------------------------------------------------------------------------------
 
 
-def test_bare_delete_of_flagged_memories_is_refused(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_bare_delete_of_flagged_memories_is_refused(cli, table, service, tmp_path) -> None:
     plan = {
         "version": 1,
         "actions": [
@@ -399,7 +399,7 @@ def test_bare_delete_of_flagged_memories_is_refused(cli, table, service, tmp_pat
     assert table["uv"] in live and table["uv_near"] in live and table["f9"] not in live
 
 
-def test_the_last_live_memory_is_never_deleted(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_last_live_memory_is_never_deleted(cli, service, tmp_path) -> None:
     only = add(service, "Only one", "The single memory of this scope.")
     plan = {"version": 1, "actions": [{"action": "delete", "id": only, "revision": 1}]}
     result = cli(
@@ -419,7 +419,7 @@ def test_the_last_live_memory_is_never_deleted(cli, service, tmp_path) -> None: 
     assert [m.id for m in service.catalogue()] == [only]
 
 
-def test_mass_removal_needs_the_flag(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_mass_removal_needs_the_flag(cli, table, service, tmp_path) -> None:
     doomed = [table[f"f{i}"] for i in range(4)]  # 4 of 14 live: more than a quarter (3)
     plan = {
         "version": 1,
@@ -439,7 +439,7 @@ def test_mass_removal_needs_the_flag(cli, table, service, tmp_path) -> None:  # 
     assert len(service.catalogue()) == 10
 
 
-def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: ignore[no-untyped-def]
+def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(
     cli, table, service, tmp_path, monkeypatch
 ) -> None:
     """The storage fails one delete (injected): the survivor stays, the member stays live
@@ -448,7 +448,7 @@ def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: 
 
     real_delete = Writer.delete
 
-    def flaky_delete(self: Writer, memory_id: str, **kw):  # type: ignore[no-untyped-def]
+    def flaky_delete(self: Writer, memory_id: str, **kw):
         if memory_id == table["uv_copy"]:
             raise StorageUnavailable("write to the table failed: injected")
         return real_delete(self, memory_id, **kw)
@@ -478,7 +478,7 @@ def test_a_failed_removal_exits_5_and_undo_restores_the_marked_member(  # type: 
     assert snapshot_all(service) == before
 
 
-def test_a_merge_over_the_tag_limit_is_refused(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_merge_over_the_tag_limit_is_refused(cli, service, tmp_path) -> None:
     many = [f"t{i}" for i in range(40)]
     a = add(service, "Tagged one", "First tagged memory.", tags=tuple(many))
     b = add(service, "Tagged two", "Second tagged memory.", tags=tuple(f"u{i}" for i in range(40)))
@@ -495,7 +495,7 @@ def test_a_merge_over_the_tag_limit_is_refused(cli, service, tmp_path) -> None: 
     assert "would carry 80 tags, at most 64" in outcome["refused"][0]["detail"]
 
 
-def test_a_survivor_is_not_demoted_by_the_plan_that_merged_into_it(service) -> None:  # type: ignore[no-untyped-def]
+def test_a_survivor_is_not_demoted_by_the_plan_that_merged_into_it(service) -> None:
     # Two identical important memories: the merge leaves the survivor's text and revision as
     # they were, so a demote written against that revision used to apply, and the absorbed
     # memory's flag was gone (found by test_consolidate_properties at 4x its examples).
@@ -527,7 +527,7 @@ def snapshot_all(service: MemoryService) -> dict[str, tuple[Any, ...]]:
     }
 
 
-def test_undo_restores_absorbed_and_survivor(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_undo_restores_absorbed_and_survivor(cli, table, service, tmp_path) -> None:
     before = snapshot_all(service)
     plan = plan_for(uv_group(cli))
     plan["actions"].append({"action": "demote", "id": table["uv"], "revision": 1})  # refused
@@ -550,7 +550,7 @@ def test_undo_restores_absorbed_and_survivor(cli, table, service, tmp_path) -> N
     assert chain[1].title.startswith("[merged into ")
 
 
-def test_undo_never_overwrites_a_later_edit(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_undo_never_overwrites_a_later_edit(cli, table, service, tmp_path) -> None:
     plan = {
         "version": 1,
         "actions": [
@@ -572,7 +572,7 @@ def test_undo_never_overwrites_a_later_edit(cli, table, service, tmp_path) -> No
     assert service.source(table["f1"]).body == FILLER[1][1]
 
 
-def test_undo_of_a_bad_log_exits_3(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_a_bad_log_exits_3(cli, tmp_path) -> None:
     path = tmp_path / "log.json"
     path.write_text(json.dumps({"version": 1, "changes": "nope"}))
     result = cli("memory", "consolidate", "undo", str(path))
@@ -582,7 +582,7 @@ def test_undo_of_a_bad_log_exits_3(cli, tmp_path) -> None:  # type: ignore[no-un
     assert result.exit_code == 3 and "no such log" in result.stderr
 
 
-def test_consolidator_uses_the_service_guards_directly(table, service) -> None:  # type: ignore[no-untyped-def]
+def test_consolidator_uses_the_service_guards_directly(table, service) -> None:
     """The same guards hold for any adapter calling Consolidator (MCP, Explorer)."""
     plan = {"version": 1, "actions": [{"action": "delete", "id": table["uv"], "revision": 1}]}
     outcome = Consolidator(service).apply(plan, apply=True)
@@ -594,7 +594,7 @@ def test_consolidator_uses_the_service_guards_directly(table, service) -> None: 
 
 
 @pytest.mark.slow
-def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:  # type: ignore[no-untyped-def]
+def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:
     """all-MiniLM-L6-v2 vectors at the calibrated default threshold."""
     from graphit_cli.embed import load_default, model_available
 
@@ -621,7 +621,7 @@ def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:  # ty
 # --- guards under a concurrent writer (issue 22) ------------------------------------------------
 
 
-def flip_before_delete(monkeypatch, scope, victim: str, **flags: bool) -> list[int]:  # type: ignore[no-untyped-def]
+def flip_before_delete(monkeypatch, scope, victim: str, **flags: bool) -> list[int]:
     """Another writer (its own handle on the same table) sets `flags` on `victim` right
     between the apply's checks and its removal of `victim`; returns the revision it wrote."""
     from graphit_cli.consolidate import tables
@@ -629,7 +629,7 @@ def flip_before_delete(monkeypatch, scope, victim: str, **flags: bool) -> list[i
     real = tables.ServiceTable.delete
     written: list[int] = []
 
-    def delete(self, memory_id, *args, **kw):  # type: ignore[no-untyped-def]
+    def delete(self, memory_id, *args, **kw):
         if memory_id == victim and not written:
             other = open_service(scope)
             written.append(other.upsert(MemoryDraft(id=victim, **flags)).memory.revision)
@@ -639,7 +639,7 @@ def flip_before_delete(monkeypatch, scope, victim: str, **flags: bool) -> list[i
     return written
 
 
-def test_a_bare_delete_refuses_when_the_memory_turned_mandatory_meanwhile(  # type: ignore[no-untyped-def]
+def test_a_bare_delete_refuses_when_the_memory_turned_mandatory_meanwhile(
     cli, table, service, scope, tmp_path, monkeypatch
 ) -> None:
     victim = table["f0"]
@@ -661,7 +661,7 @@ def test_a_bare_delete_refuses_when_the_memory_turned_mandatory_meanwhile(  # ty
     assert kept.mandatory and kept.revision == 2 and kept.body == FILLER[0][1]
 
 
-def test_an_absorb_refuses_when_the_member_turned_mandatory_meanwhile(  # type: ignore[no-untyped-def]
+def test_an_absorb_refuses_when_the_member_turned_mandatory_meanwhile(
     cli, table, service, scope, tmp_path, monkeypatch
 ) -> None:
     keep, member = table["f1"], table["f2"]
@@ -697,7 +697,7 @@ def test_an_absorb_refuses_when_the_member_turned_mandatory_meanwhile(  # type: 
     assert service.source(member).mandatory
 
 
-def test_a_small_scope_can_merge_two_of_three(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_small_scope_can_merge_two_of_three(cli, service, tmp_path) -> None:
     a = add(service, "Use uv", "We install with uv.")
     b = add(service, "Use  uv", "we install   with UV.")
     add(service, "Other", "Something else entirely.")
@@ -727,7 +727,7 @@ def test_a_small_scope_can_merge_two_of_three(cli, service, tmp_path) -> None:  
     assert len(service.catalogue()) == 2
 
 
-def test_undo_twice_says_already_undone(cli, table, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_undo_twice_says_already_undone(cli, table, service, tmp_path) -> None:
     before = snapshot_all(service)
     pair = [table["f3"], table["f4"]]
     merge = {"action": "merge", "ids": pair, "keep_id": pair[0], "revisions": {i: 1 for i in pair}}

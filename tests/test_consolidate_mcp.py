@@ -17,7 +17,7 @@ from tests.test_mcp import Session
 
 
 @pytest.fixture
-def agent(tmp_path) -> Iterator[Session]:  # type: ignore[no-untyped-def]
+def agent(tmp_path) -> Iterator[Session]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "graphit_cli", "memory", "mcp"],
@@ -49,7 +49,7 @@ def test_agent_reads_candidates_and_applies_a_plan(agent: Session) -> None:
     listed = {t.name: t for t in agent.portal.call(agent.client.list_tools).tools}
     for name in ("graphit_memory_consolidate", "graphit_memory_apply_consolidation"):
         assert "never drop a constraint" in (listed[name].description or "")
-    assert listed["graphit_memory_consolidate"].annotations.read_only_hint is True  # type: ignore[union-attr]
+    assert listed["graphit_memory_consolidate"].annotations.read_only_hint is True
 
     a = insert(agent, "Deploys", "Production deploys happen on Friday afternoons.", important=True)
     b = insert(agent, "Deploys", "Production deploys happen on Friday afternoons.", mandatory=True)

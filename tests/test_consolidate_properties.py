@@ -139,7 +139,7 @@ def survivor_of(service: MemoryService, memory_id: str, live: dict[str, Memory])
     actions=st.lists(action_spec, min_size=1, max_size=5),
     allow=st.sampled_from([True, True, False]),
 )
-def test_no_plan_loses_a_flag_bypasses_a_guard_or_survives_undo(  # type: ignore[no-untyped-def]
+def test_no_plan_loses_a_flag_bypasses_a_guard_or_survives_undo(
     graphit_home, specs, actions, allow
 ) -> None:
     service, ids = build(specs)
@@ -194,7 +194,7 @@ def test_no_plan_loses_a_flag_bypasses_a_guard_or_survives_undo(  # type: ignore
     actions=st.lists(action_spec, min_size=1, max_size=4),
     victim=st.integers(0, 9),
 )
-def test_a_concurrent_edit_is_never_overwritten(graphit_home, specs, actions, victim) -> None:  # type: ignore[no-untyped-def]
+def test_a_concurrent_edit_is_never_overwritten(graphit_home, specs, actions, victim) -> None:
     service, ids = build(specs)
     plan = make_plan(ids, actions)
     edited = ids[victim % len(ids)]
@@ -230,7 +230,7 @@ flip_spec = st.lists(
     actions=st.lists(action_spec, min_size=1, max_size=4),
     flips=flip_spec,
 )
-def test_a_flag_set_during_the_apply_is_never_removed(  # type: ignore[no-untyped-def]
+def test_a_flag_set_during_the_apply_is_never_removed(
     graphit_home, monkeypatch, specs, actions, flips
 ) -> None:
     """Flags flipped on by another writer between the plan (and its checks) and the removal:
@@ -264,11 +264,11 @@ def test_a_flag_set_during_the_apply_is_never_removed(  # type: ignore[no-untype
 
     real_write, real_delete = tables.ServiceTable.write, tables.ServiceTable.delete
 
-    def write(self, draft):  # type: ignore[no-untyped-def]
+    def write(self, draft):
         writer(draft.id)
         return real_write(self, draft)
 
-    def delete(self, memory_id, *args, **kw):  # type: ignore[no-untyped-def]
+    def delete(self, memory_id, *args, **kw):
         writer(memory_id)
         return real_delete(self, memory_id, *args, **kw)
 

@@ -12,7 +12,7 @@ from tests.test_s3 import moto, no_aws_env, prefix, s3_env  # noqa: F401  (fixtu
 
 
 @pytest.mark.slow
-def test_consolidate_on_s3(cli, s3_env, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]  # noqa: F811
+def test_consolidate_on_s3(cli, s3_env, monkeypatch, tmp_path: Path) -> None:  # noqa: F811
     def upsert(title: str, body: str, *flags: str) -> str:
         done = cli("memory", "upsert", "--title", title, "--body", body, *flags, "-f", "json")
         assert done.exit_code == 0, done.stderr

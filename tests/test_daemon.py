@@ -31,7 +31,7 @@ FAST = DaemonSettings(
 
 
 @pytest.fixture
-def running(scope: Scope, tmp_path: Path) -> Iterator[Daemon]:  # type: ignore[misc]
+def running(scope: Scope, tmp_path: Path) -> Iterator[Daemon]:
     daemon = Daemon(FAST, scopes_named=[scope], embedder=HashingEmbedder, log=EventLog(StringIO()))
     yield daemon
     daemon.shutdown()
@@ -143,7 +143,7 @@ def test_backoff_schedule_and_recovery() -> None:
 
 def test_cli_search_via_socket_matches_in_process(
     cli, scope: Scope, running: Daemon, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     svc = MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder)
     first = svc.upsert(
         MemoryDraft(title="Cache policy", body="cache keys expire hourly", important=True)
@@ -189,7 +189,7 @@ def test_cli_search_via_socket_matches_in_process(
 
 def test_a_cli_write_is_embedded_by_the_warm_daemon_before_it_returns(
     scope: Scope, cli, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     svc = MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder)
     svc.upsert(MemoryDraft(title="Seed", body="the table's vectors come from the hashing model"))
     svc.embed()
@@ -281,7 +281,7 @@ def test_sigterm_stops_quickly_and_keeps_every_returned_write(
     assert "daemon.stopped" in log_path.read_text()
 
 
-def test_maintain_cli_gate_and_force(cli, scope: Scope) -> None:  # type: ignore[no-untyped-def]
+def test_maintain_cli_gate_and_force(cli, scope: Scope) -> None:
     svc = open_service(scope)
     svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(20)])
     first = cli("memory", "maintain", "-f", "json").json()[0]
@@ -294,7 +294,7 @@ def test_maintain_cli_gate_and_force(cli, scope: Scope) -> None:  # type: ignore
     assert "  due: forced" in forced.stdout and "unindexed_rows" in forced.stdout
 
 
-def test_scopes_status_and_prune(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_scopes_status_and_prune(cli, graphit_home: Path) -> None:
     cli("memory", "upsert", "--title", "T", "--body", "b")
     cli("memory", "upsert", "--user", "--title", "U", "--body", "b")
     listed = cli("memory", "scopes", "-f", "json").json()
@@ -354,11 +354,11 @@ def test_daemon_model_is_shared_in_small_slices() -> None:
     sizes: list[int] = []
     original = inner.embed_documents
 
-    def recording(texts):  # type: ignore[no-untyped-def]
+    def recording(texts):
         sizes.append(len(texts))
         return original(texts)
 
-    inner.embed_documents = recording  # type: ignore[method-assign]
+    inner.embed_documents = recording
     shared = _LockedEmbedder(inner)
     vectors = shared.embed_documents([f"text {n}" for n in range(20)])
     assert sizes == [8, 8, 4] and len(vectors) == 20
@@ -375,18 +375,18 @@ def test_a_query_gets_the_model_before_the_next_slice_of_a_backlog() -> None:
     in_first_slice, release = threading.Event(), threading.Event()
     documents, query = inner.embed_documents, inner.embed_query
 
-    def slow_documents(texts):  # type: ignore[no-untyped-def]
+    def slow_documents(texts):
         calls.append("documents")
         in_first_slice.set()
         release.wait(timeout=60)
         return documents(texts)
 
-    def recorded_query(text):  # type: ignore[no-untyped-def]
+    def recorded_query(text):
         calls.append("query")
         return query(text)
 
-    inner.embed_documents = slow_documents  # type: ignore[method-assign]
-    inner.embed_query = recorded_query  # type: ignore[method-assign]
+    inner.embed_documents = slow_documents
+    inner.embed_query = recorded_query
     shared = _LockedEmbedder(inner)
     backlog = threading.Thread(target=shared.embed_documents, args=([f"t {n}" for n in range(24)],))
     backlog.start()
@@ -414,7 +414,7 @@ def unreachable_url() -> Iterator[str]:
 
 def test_unreachable_broker_fails_only_its_own_scopes(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch, unreachable_url: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     notes = Scope("context", "notes")  # imported contexts stay local under any provider
     open_service(notes).upsert_many([MemoryDraft(title=f"n{n}", body="b") for n in range(3)])
     open_service(scope).upsert(MemoryDraft(title="p", body="b"))
@@ -547,7 +547,7 @@ def test_only_active_scopes_get_loops_and_background_work_is_no_use(
 
 def test_warm_path_use_moves_last_used(
     cli, scope: Scope, running: Daemon, graphit_home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     import json as _json
     from datetime import UTC, datetime, timedelta
 
@@ -564,7 +564,7 @@ def test_warm_path_use_moves_last_used(
     assert _json.loads(path.read_text())["scopes"][str(scope)]["last_used"] > earlier  # ... a use
 
 
-def test_maintain_all_creates_no_table(cli, scope: Scope, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_maintain_all_creates_no_table(cli, scope: Scope, graphit_home: Path) -> None:
     open_service(scope).upsert(MemoryDraft(title="T", body="b"))
     result = cli("memory", "maintain", "--all", "-f", "json")
     assert result.exit_code == 0, result.stderr
@@ -577,7 +577,7 @@ def test_maintain_all_creates_no_table(cli, scope: Scope, graphit_home: Path) ->
 @pytest.mark.filterwarnings("ignore:optimize.cleanup_older_than=0")
 def test_maintain_reports_only_what_it_did(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     svc = open_service(scope)
     svc.upsert_many([MemoryDraft(title=f"m {n}", body="b") for n in range(5)])
     first = cli("memory", "maintain", "--force", "-f", "json").json()[0]
@@ -616,7 +616,7 @@ def test_a_pass_merges_the_fragments_written_since_the_last(
 
 def test_fold_failure_is_logged_not_swallowed(
     cli, scope: Scope, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from graphit_cli.store.upkeep import TableUpkeep
 
     def broken(self: TableUpkeep) -> None:
@@ -643,7 +643,7 @@ def test_commit_conflicts_are_recognised_by_type_and_by_lance_text() -> None:
     assert not is_commit_conflict(RuntimeError("disk quota exceeded"))
 
 
-def test_prune_while_files_land_in_the_table(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_prune_while_files_land_in_the_table(cli, graphit_home: Path) -> None:
     # A running daemon may be writing an index file into the table as it is pruned: `rmtree`
     # then fails with "Directory not empty". Prune tries again until the directory is gone.
     import threading
@@ -673,7 +673,7 @@ def test_prune_while_files_land_in_the_table(cli, graphit_home: Path) -> None:  
     assert not table.exists()
 
 
-def test_a_directory_a_writer_left_after_rm_rf_is_no_table(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_directory_a_writer_left_after_rm_rf_is_no_table(cli, graphit_home: Path) -> None:
     # After `rm -rf` of a table, an index file that was in flight may land and bring back a
     # directory without a table: the daemon must let that scope go, not keep working on it.
     import shutil
@@ -699,7 +699,7 @@ def test_the_daemon_readies_the_models_document_path_at_start(scope: Scope) -> N
     documents: list[list[str]] = []
 
     class Recording(HashingEmbedder):
-        def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        def embed_documents(self, texts):
             documents.append(list(texts))
             return super().embed_documents(texts)
 

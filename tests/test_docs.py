@@ -274,3 +274,16 @@ def test_the_readme_is_a_front_door() -> None:
     text = "\n".join(lines)
     assert "make demo" in text and "make test" in text
     assert "(docs/README.md)" in text and "(docs/reference/README.md)" in text
+
+
+def test_tests_carry_no_type_ignore() -> None:
+    """mypy checks graphit_cli only (pyproject.toml), so a `# type: ignore` in a test silences
+    nothing: it only claims a check that never runs."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if path != Path(__file__).resolve()
+        for line, text in _texts(path)
+        if re.search(r"\btype:\s*ignore\b", text)
+    ]
+    assert found == []

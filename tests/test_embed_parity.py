@@ -258,7 +258,7 @@ def test_named_backends(fresh: None, monkeypatch: pytest.MonkeyPatch, reference:
         monkeypatch.setenv("GRAPHIT_EMBEDDER", "onnx")
         assert isinstance(embed.load_default(), OnnxEmbedder)
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
-    assert embed.load_default().model_id == "test/hashing-384"  # type: ignore[union-attr]
+    assert embed.load_default().model_id == "test/hashing-384"
 
 
 def test_an_unknown_backend_name_is_one_line(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -111,7 +111,7 @@ def test_a_port_in_use_is_a_clean_error(project_dir: Path) -> None:
     )
 
 
-def test_another_host_needs_allow_remote(cli) -> None:  # type: ignore[no-untyped-def]
+def test_another_host_needs_allow_remote(cli) -> None:
     result = cli("memory", "explorer", "--host", "0.0.0.0", "--no-open")
     assert result.exit_code == 3
     assert result.stdout == ""

@@ -44,7 +44,7 @@ def _plain(roff: str) -> str:
     return re.sub(r"\\f[BIRP]", "", roff).replace("\\-", "-").replace("\\e", "\\")
 
 
-def _commands(cmd, path: str = "graphit"):  # type: ignore[no-untyped-def]
+def _commands(cmd, path: str = "graphit"):
     """Every (command path, command) of the live app, walked without the generator's help."""
     yield path, cmd
     for name, sub in getattr(cmd, "commands", {}).items():

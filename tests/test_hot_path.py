@@ -41,7 +41,7 @@ def env(**extra: str) -> dict[str, str]:
     return {**os.environ, "GRAPHIT_EMBEDDER": EMBEDDER, "PYTHONPATH": str(REPO), **extra}
 
 
-def hook(cwd: Path, event: str = "prompt", given: object = PROMPT, **extra: str):  # type: ignore[no-untyped-def]
+def hook(cwd: Path, event: str = "prompt", given: object = PROMPT, **extra: str):
     """`graphit agent hook EVENT` as a client runs it: its own process, the event on stdin."""
     started = time.monotonic()
     done = subprocess.run(
@@ -384,7 +384,7 @@ def _thin(args: list[str]) -> tuple[int | None, str, str]:
 @pytest.mark.parametrize("warm", [False, True], ids=["in-process", "daemon"])
 def test_the_thin_reads_print_what_the_commands_print(
     cli, memories: Path, tmp_path: Path, processes: list[Process], warm: bool
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     if warm:
         _daemon(memories, tmp_path, processes)
     listed = cli("memory", "list", "-f", "json")
@@ -446,7 +446,7 @@ def test_the_codec_reads_back_every_field_by_its_type() -> None:
     assert codec.decode(Later, {"verified_at": None}).verified_at is None
 
 
-def test_a_forwarded_memory_is_the_memory(cli, project_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_forwarded_memory_is_the_memory(cli, project_dir: Path) -> None:
     from graphit_cli.access.scopes import Scope
     from graphit_cli.opening import open_reader
 

@@ -71,13 +71,13 @@ class Session:
 
     def ok(self, tool: str, **arguments: Any) -> str:
         result = self.call(tool, **arguments)
-        text = result.content[0].text  # type: ignore[union-attr]
+        text = result.content[0].text
         assert not result.is_error, text
         return text
 
     def json(self, tool: str, **arguments: Any) -> Any:
         result = self.call(tool, format="json", **arguments)
-        text = result.content[0].text  # type: ignore[union-attr]
+        text = result.content[0].text
         assert not result.is_error, text
         data = json.loads(text)
         assert result.structured_content == data
@@ -87,7 +87,7 @@ class Session:
         result = self.call(tool, **arguments)
         assert result.is_error, result
         [block] = result.content
-        return block.text  # type: ignore[union-attr]
+        return block.text
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +139,7 @@ def test_lists_every_tool_with_guidance(mcp_server: Session) -> None:
     by_name = {t.name: t for t in listed}
     assert "exclude_mandatory" in by_name["graphit_memory_search"].description
     assert "force" in by_name["graphit_memory_insert"].input_schema["properties"]
-    assert by_name["graphit_memory_delete"].annotations.destructive_hint is True  # type: ignore[union-attr]
+    assert by_name["graphit_memory_delete"].annotations.destructive_hint is True
 
     instructions = mcp_server.client.instructions
     assert instructions == guidance.server_instructions()
@@ -597,7 +597,7 @@ def test_bad_arguments_are_error_results_and_the_server_lives_on(mcp_server: Ses
     assert [m["id"] for m in listed["memories"]] == [memory_id]
 
 
-def test_error_messages_match_the_cli(mcp_server: Session, cli) -> None:  # type: ignore[no-untyped-def]
+def test_error_messages_match_the_cli(mcp_server: Session, cli) -> None:
     for tool, arguments, command in [
         ("graphit_memory_source", {"id": MISSING_ID}, ["memory", "source", MISSING_ID]),
         ("graphit_memory_source", {"id": "bad/id/x"}, ["memory", "source", "bad/id/x"]),
@@ -617,7 +617,7 @@ def test_an_unexpected_failure_is_an_error_result_not_a_crash() -> None:
 
     result = respond(MemoryTools(), "text", broken)
     assert result.is_error
-    assert result.content[0].text == (  # type: ignore[union-attr]
+    assert result.content[0].text == (
         "Error: internal error: boom (run with GRAPHIT_DEBUG=1 for the traceback)"
     )
 
@@ -625,7 +625,7 @@ def test_an_unexpected_failure_is_an_error_result_not_a_crash() -> None:
 # --- the CLI side -------------------------------------------------------------------------
 
 
-def test_instructions_prints_the_shared_guidance(cli) -> None:  # type: ignore[no-untyped-def]
+def test_instructions_prints_the_shared_guidance(cli) -> None:
     result = cli("memory", "instructions")
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == guidance.markdown("cli")
@@ -643,7 +643,7 @@ def test_instructions_prints_the_shared_guidance(cli) -> None:  # type: ignore[n
     assert all(len(line) <= 96 or "`" in line for line in for_mcp.stdout.splitlines())
 
 
-def test_upsert_warns_about_a_duplicate_and_still_writes(cli) -> None:  # type: ignore[no-untyped-def]
+def test_upsert_warns_about_a_duplicate_and_still_writes(cli) -> None:
     args = ["memory", "upsert", "-f", "json", "--title", "Use uv", "--body", "Install with uv."]
     first = cli(*args)
     assert (first.exit_code, first.stderr) == (0, "")
@@ -706,7 +706,7 @@ class ConceptEmbedder:
         return self._one(text)
 
 
-def test_find_duplicate_by_hash_wording_and_embedding(scope) -> None:  # type: ignore[no-untyped-def]
+def test_find_duplicate_by_hash_wording_and_embedding(scope) -> None:
     from graphit_cli.opening import open_service
     from graphit_cli.service.memory import MemoryService
 

@@ -153,7 +153,7 @@ def test_a_backfill_step_never_holds_the_lock_across_the_model(scope: Scope) -> 
     assert seeded.store.missing_vectors() == 5
     tools = MemoryTools(opener=open_service)
     model = _LockProbe(tools)
-    tools._embedder = lambda: model  # type: ignore[method-assign]
+    tools._embedder = lambda: model
     service = tools.service("project")
 
     assert Background(tools).backfill(batch=2) == 5
@@ -173,7 +173,7 @@ def test_a_table_of_another_model_is_left_to_the_daemon(scope: Scope) -> None:
     seeded.store.set_embedding_model("another/model")
     tools = MemoryTools(opener=open_service)
     model = _LockProbe(tools)
-    tools._embedder = lambda: model  # type: ignore[method-assign]
+    tools._embedder = lambda: model
     tools.service("project")
 
     assert Background(tools).backfill() == 0
@@ -189,7 +189,7 @@ def test_a_failed_step_is_retried_at_the_next_sweep(scope: Scope) -> None:
     seeded.upsert(MemoryDraft(title="memory", body="body"))
     tools = MemoryTools(opener=open_service)
     model = _LockProbe(tools)
-    tools._embedder = lambda: model  # type: ignore[method-assign]
+    tools._embedder = lambda: model
     service = tools.service("project")
     real = service.store.write_embeddings
     calls = []
@@ -200,7 +200,7 @@ def test_a_failed_step_is_retried_at_the_next_sweep(scope: Scope) -> None:
             raise CommitContention("a writer won the commit")
         return real(items)
 
-    service.store.write_embeddings = lose_once  # type: ignore[method-assign]
+    service.store.write_embeddings = lose_once
     background = Background(tools)
     assert background.backfill() == 0
     assert background.backfill() == 1  # the scope was not given up
@@ -216,7 +216,7 @@ def test_a_commit_during_the_last_step_is_embedded_at_the_next_sweep(scope: Scop
     seeded.upsert(MemoryDraft(title="first", body="written before the server"))
     tools = MemoryTools(opener=open_service)
     model = HashingEmbedder()
-    tools._embedder = lambda: model  # type: ignore[method-assign]
+    tools._embedder = lambda: model
     service = tools.service("project")
     other = open_service(scope)  # another writer on the same table (a cold CLI, say)
     real = service.store.rows_to_embed
@@ -229,7 +229,7 @@ def test_a_commit_during_the_last_step_is_embedded_at_the_next_sweep(scope: Scop
             written_meanwhile.append(other.upsert(draft).memory.id)
         return rows
 
-    service.store.rows_to_embed = then_a_commit  # type: ignore[method-assign]
+    service.store.rows_to_embed = then_a_commit
     background = Background(tools)
     assert background.backfill() == 1  # "first"; then the step that found nothing
     assert written_meanwhile and service.store.missing_vectors() == 1

@@ -126,9 +126,9 @@ def test_every_tool_answers_structured_content_in_either_format(server: Session)
         data = _check(tools[calls[0][0]], result)
         written[fmt] = data["id"]
         if fmt == "json":
-            assert json.loads(result.content[0].text) == data  # type: ignore[union-attr]
+            assert json.loads(result.content[0].text) == data
         else:
-            assert result.content[0].text.startswith("created ")  # type: ignore[union-attr]
+            assert result.content[0].text.startswith("created ")
     memory_id = written["text"]
     calls = [
         ("graphit_memory_recall", {"context": "structured"}),
@@ -169,20 +169,20 @@ def test_recall_tool_prompt_and_resource_load_the_mandatory_memories(server: Ses
     text = s.ok("graphit_memory_recall", context="release")
     assert "Never on a Friday." in text  # in full
     data = s.call("graphit_memory_recall", context="release").structured_content
-    assert rule in [m["id"] for m in data["mandatory"]]  # type: ignore[index]
-    hits = [h["id"] for h in data["search"]["hits"]]  # type: ignore[index]
+    assert rule in [m["id"] for m in data["mandatory"]]
+    hits = [h["id"] for h in data["search"]["hits"]]
     assert note in hits and rule not in hits  # mandatory memories are not repeated
     alone = s.call("graphit_memory_recall").structured_content
-    assert alone["search"] is None and rule in [m["id"] for m in alone["mandatory"]]  # type: ignore[index]
+    assert alone["search"] is None and rule in [m["id"] for m in alone["mandatory"]]
 
     prompts = s.portal.call(s.client.list_prompts).prompts
     assert [p.name for p in prompts] == ["graphit_recall"]
     got = s.portal.call(s.client.get_prompt, "graphit_recall", {"task": "release"})
-    assert "Never on a Friday." in got.messages[0].content.text  # type: ignore[union-attr]
+    assert "Never on a Friday." in got.messages[0].content.text
     resources = s.portal.call(s.client.list_resources).resources
     assert [str(r.uri) for r in resources] == ["graphit://memory/mandatory"]
     read = s.portal.call(s.client.read_resource, "graphit://memory/mandatory")
-    assert "Never on a Friday." in read.contents[0].text  # type: ignore[union-attr]
+    assert "Never on a Friday." in read.contents[0].text
 
 
 def test_an_unknown_context_is_refused_and_nothing_is_created(
@@ -231,7 +231,7 @@ def test_scope_all_outside_a_project_says_the_project_is_missing(
     ):
         result = respond(tools, "text", call)
         assert result.is_error
-        assert result.content[0].text == (  # type: ignore[union-attr]
+        assert result.content[0].text == (
             'Error: scope "all" includes the project, but the server is not inside a graphit '
             "project (no graphit.lock.json in its working directory or above, and no "
             'GRAPHIT_PROJECT_ID): pass scope: "user" for the user scope alone'
@@ -239,7 +239,7 @@ def test_scope_all_outside_a_project_says_the_project_is_missing(
     user = respond(tools, "text", lambda: tools.mandatory(scope="user", types=None, tags=None))
     assert not user.is_error
     project = respond(tools, "text", lambda: tools.catalogue(scope="project"))
-    assert project.content[0].text.endswith('or pass scope: "user"')  # type: ignore[union-attr]
+    assert project.content[0].text.endswith('or pass scope: "user"')
 
 
 # --- the real MCP Inspector CLI -------------------------------------------------------------

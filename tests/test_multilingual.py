@@ -76,7 +76,7 @@ def load(svc: MemoryService) -> dict[str, str]:
     return {done.memory.title: done.memory.id for done in svc.upsert_many(drafts).results}
 
 
-def test_memories_are_found_across_languages(scope) -> None:  # type: ignore[no-untyped-def]
+def test_memories_are_found_across_languages(scope) -> None:
     from graphit_cli.embed.e5 import E5Embedder
 
     model = E5Embedder()

@@ -19,20 +19,20 @@ def lines(stdout: str) -> list[list[str]]:
     return [line.split("\t") for line in stdout.splitlines()]
 
 
-def memory(cli, memory_id: str, *scope: str) -> dict:  # type: ignore[no-untyped-def]
+def memory(cli, memory_id: str, *scope: str) -> dict:
     result = cli("memory", "source", memory_id, "-f", "json", *scope)
     assert result.exit_code == 0, result.stderr
-    return result.json()  # type: ignore[no-any-return]
+    return result.json()
 
 
-def state(service) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def state(service) -> tuple[int, int]:
     return service.store.count(), service.store.version()
 
 
 # --- foreign formats ----------------------------------------------------------------------
 
 
-def test_agent_files_one_mandatory_memory_per_section(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_agent_files_one_mandatory_memory_per_section(cli, service, tmp_path) -> None:
     # A copy outside any repository: a file inside one is also tagged with its path there
     # (tests/test_import_identity.py).
     source = tmp_path / "agents"
@@ -96,7 +96,7 @@ def test_agent_files_one_mandatory_memory_per_section(cli, service, tmp_path) ->
 
 def test_reimport_of_an_edited_file_updates_instead_of_duplicating(
     cli, service, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     agents = tmp_path / "AGENTS.md"
     shutil.copy(FIXTURES / "agents" / "CLAUDE.md", agents)
     first = cli("memory", "import", str(agents))
@@ -112,7 +112,7 @@ def test_reimport_of_an_edited_file_updates_instead_of_duplicating(
     assert len(cli("memory", "list", "-f", "json").json()) == 2
 
 
-def test_dry_run_writes_nothing(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_dry_run_writes_nothing(cli, service) -> None:
     cli("memory", "list")  # opens (creates) the table
     before = state(service)
     result = cli("memory", "import", str(FIXTURES / "notes"), "--dry-run", "--json")
@@ -124,7 +124,7 @@ def test_dry_run_writes_nothing(cli, service) -> None:  # type: ignore[no-untype
     assert cli("memory", "list", "-f", "json").json() == []
 
 
-def test_mcp_memory_entities_with_observations_and_relations(cli) -> None:  # type: ignore[no-untyped-def]
+def test_mcp_memory_entities_with_observations_and_relations(cli) -> None:
     result = cli("memory", "import", str(FIXTURES / "mcp" / "memory.jsonl"), "--user")
     assert result.exit_code == 3
     assert [(r[0], r[2], r[3]) for r in lines(result.stdout)] == [
@@ -153,7 +153,7 @@ def test_mcp_memory_entities_with_observations_and_relations(cli) -> None:  # ty
     assert decision["type"] == "decision"
 
 
-def test_mcp_memory_imports_every_entity_the_server_accepts(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_mcp_memory_imports_every_entity_the_server_accepts(cli, tmp_path: Path) -> None:
     long_name = " ".join(["a-very-long-entity-name-word"] * 12)  # 347 characters
     records = [
         {"type": "entity", "name": "Alice", "entityType": "person", "observations": []},
@@ -191,7 +191,7 @@ def test_mcp_memory_imports_every_entity_the_server_accepts(cli, tmp_path: Path)
     assert (again["created"], again["updated"], again["skipped"]) == (0, 0, 3)
 
 
-def test_markdown_notes_frontmatter_or_first_heading(cli) -> None:  # type: ignore[no-untyped-def]
+def test_markdown_notes_frontmatter_or_first_heading(cli) -> None:
     result = cli("memory", "import", str(FIXTURES / "notes"), "-f", "notes")
     assert result.exit_code == 3
     assert sorted(r[3] for r in lines(result.stdout)) == [
@@ -217,7 +217,7 @@ def test_markdown_notes_frontmatter_or_first_heading(cli) -> None:  # type: igno
     assert (terse["type"], terse["tags"], terse["important"]) == ("preference", ["style"], True)
 
 
-def test_content_a_live_memory_already_has_is_skipped(cli) -> None:  # type: ignore[no-untyped-def]
+def test_content_a_live_memory_already_has_is_skipped(cli) -> None:
     existing = cli(
         "memory",
         "upsert",
@@ -242,7 +242,7 @@ def test_content_a_live_memory_already_has_is_skipped(cli) -> None:  # type: ign
     assert len(cli("memory", "list", "-f", "json").json()) == 1
 
 
-def test_bad_paths_and_formats(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_paths_and_formats(cli, tmp_path: Path) -> None:
     missing = cli("memory", "import", str(tmp_path / "nope.md"))
     assert (missing.exit_code, missing.stderr) == (
         3,
@@ -256,9 +256,7 @@ def test_bad_paths_and_formats(cli, tmp_path: Path) -> None:  # type: ignore[no-
 
 
 @pytest.mark.parametrize("name", ["note.md", "memory.jsonl"])
-def test_a_file_that_is_not_utf8_is_named_with_its_line(  # type: ignore[no-untyped-def]
-    cli, tmp_path: Path, name: str
-) -> None:
+def test_a_file_that_is_not_utf8_is_named_with_its_line(cli, tmp_path: Path, name: str) -> None:
     path = tmp_path / name
     path.write_bytes(b"# Title\n\nSome text here that is fine,\nand then \xff a latin-1 byte\n")
     result = cli("memory", "import", str(path))
@@ -275,7 +273,7 @@ def test_a_file_that_is_not_utf8_is_named_with_its_line(  # type: ignore[no-unty
 # --- graphit's own formats ----------------------------------------------------------------
 
 
-def _history_fixture(cli) -> list[str]:  # type: ignore[no-untyped-def]
+def _history_fixture(cli) -> list[str]:
     """Memories with history: edited, flagged, deleted, revived; bodies with tricky text."""
 
     def up(*args: str) -> str:
@@ -296,7 +294,7 @@ def _history_fixture(cli) -> list[str]:  # type: ignore[no-untyped-def]
     return [a, b, c, d]
 
 
-def _outputs(cli, ids: list[str], *scope: str) -> dict[str, tuple[str, str, str]]:  # type: ignore[no-untyped-def]
+def _outputs(cli, ids: list[str], *scope: str) -> dict[str, tuple[str, str, str]]:
     found = {}
     for i in ids:
         source = cli("memory", "source", i, *scope)
@@ -309,7 +307,7 @@ def _outputs(cli, ids: list[str], *scope: str) -> dict[str, tuple[str, str, str]
 
 
 @pytest.mark.parametrize("fmt", ["ndjson", "markdown"])
-def test_export_with_history_round_trips_into_a_fresh_home(  # type: ignore[no-untyped-def]
+def test_export_with_history_round_trips_into_a_fresh_home(
     cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
 ) -> None:
     ids = _history_fixture(cli)
@@ -353,7 +351,7 @@ def test_export_with_history_round_trips_into_a_fresh_home(  # type: ignore[no-u
     assert _outputs(cli, ids) == after
 
 
-def test_a_newer_export_moves_chains_forward_never_back(  # type: ignore[no-untyped-def]
+def test_a_newer_export_moves_chains_forward_never_back(
     cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "graphit-home"
@@ -390,7 +388,7 @@ def test_a_newer_export_moves_chains_forward_never_back(  # type: ignore[no-unty
     assert home.exists()
 
 
-def test_native_rows_with_errors_are_reported_per_line(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_native_rows_with_errors_are_reported_per_line(cli, tmp_path: Path) -> None:
     ids = _history_fixture(cli)
     export = cli("memory", "export").stdout.splitlines()
     broken = [export[0], "{not json", json.dumps({**json.loads(export[1]), "type": "gossip"})]
@@ -408,7 +406,7 @@ def test_native_rows_with_errors_are_reported_per_line(cli, tmp_path: Path) -> N
 
 def test_vectors_travel_with_the_export(
     cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     from graphit_cli.access.scopes import Scope
     from graphit_cli.opening import open_service
     from tests.embedders import HashingEmbedder
@@ -433,7 +431,7 @@ def test_vectors_travel_with_the_export(
     assert len(ids) == 4
 
 
-def test_export_refuses_a_non_empty_folder(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_export_refuses_a_non_empty_folder(cli, tmp_path: Path) -> None:
     _history_fixture(cli)
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "keep.txt").write_text("mine")

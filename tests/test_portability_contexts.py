@@ -13,13 +13,13 @@ FIXTURES = Path(__file__).parent / "fixtures"
 OTHER_PROJECT = "01JD0000000000000000000099"
 
 
-def _context_list(cli) -> list[dict]:  # type: ignore[no-untyped-def]
+def _context_list(cli) -> list[dict]:
     result = cli("memory", "context", "list", "-f", "json")
     assert result.exit_code == 0, result.stderr
-    return result.json()  # type: ignore[no-any-return]
+    return result.json()
 
 
-def test_add_list_refresh_remove(cli, graphit_home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_add_list_refresh_remove(cli, graphit_home: Path, tmp_path: Path) -> None:
     handbook = tmp_path / "handbook"
     handbook.mkdir()
     shutil.copy(FIXTURES / "agents" / "CLAUDE.md", handbook / "AGENTS.md")
@@ -74,7 +74,7 @@ def test_add_list_refresh_remove(cli, graphit_home: Path, tmp_path: Path) -> Non
     assert gone.exit_code == 4
 
 
-def test_names_are_validated(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_names_are_validated(cli, graphit_home: Path) -> None:
     for bad in ("Team", "../x", "a/b", "_x", "x" * 65, ".hidden"):
         result = cli("memory", "context", "add", bad, "--from", str(FIXTURES / "notes"))
         assert result.exit_code == 3, bad
@@ -97,7 +97,7 @@ def test_names_are_validated(cli, graphit_home: Path) -> None:  # type: ignore[n
 
 def test_attach_another_project_read_only(
     cli, project_dir: Path, tmp_path: Path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     # Another project on this machine, with memories of its own.
     monkeypatch.setenv("GRAPHIT_PROJECT_ID", OTHER_PROJECT)
     made = cli(
@@ -149,7 +149,7 @@ def test_attach_another_project_read_only(
     assert PROJECT_ID != OTHER_PROJECT
 
 
-def test_an_unknown_context_is_refused_and_nothing_is_created(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_context_is_refused_and_nothing_is_created(cli, graphit_home: Path) -> None:
     """A mistyped context name used to create an empty table and answer "No memories."."""
     for args in (
         ("list",),
@@ -167,7 +167,7 @@ def test_an_unknown_context_is_refused_and_nothing_is_created(cli, graphit_home:
 
 def test_a_pruned_context_leaves_no_registry_entry_and_no_read_brings_it_back(
     cli, graphit_home: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """`prune context:NAME` removes the context whole (as `context remove`): it used to leave
     the registry entry behind ("missing" in `context list`), and a read then made a new, empty
     table under the old name."""
@@ -195,7 +195,7 @@ def test_a_pruned_context_leaves_no_registry_entry_and_no_read_brings_it_back(
     assert again.exit_code == 0, again.stderr  # the name is free again
 
 
-def test_no_read_creates_a_table(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_read_creates_a_table(cli, graphit_home: Path) -> None:
     """Reads of a scope that has no table answer as an empty table would, and leave nothing
     behind: no table directory, no scope record."""
     memory_id = "01JD00000000000000000000AB"

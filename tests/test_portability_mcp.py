@@ -14,13 +14,13 @@ from graphit_cli.portability.importer import source_id
 from tests.conftest import PROJECT_ID
 
 
-def add(cli, *args: str) -> str:  # type: ignore[no-untyped-def]
+def add(cli, *args: str) -> str:
     result = cli("memory", "upsert", "-f", "json", *args)
     assert result.exit_code == 0, result.stderr
     return str(result.json()[0]["id"])
 
 
-def test_mandatory_and_search_over_all_scopes(cli, graphit_home: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_mandatory_and_search_over_all_scopes(cli, graphit_home: Path, tmp_path: Path) -> None:
     rule = add(cli, "--title", "Lint first", "--body", "Run ruff before commits.", "--mandatory")
     note = add(cli, "--title", "Ruff config", "--body", "ruff settings live in pyproject.")
     pref = add(cli, "--user", "--title", "Terse", "--body", "Short answers.", "--mandatory")
@@ -50,7 +50,7 @@ def test_mandatory_and_search_over_all_scopes(cli, graphit_home: Path, tmp_path:
             text_result = portal.call(client.call_tool, tool, arguments)
             assert not text_result.is_error, text_result.content
             data = portal.call(client.call_tool, tool, {**arguments, "format": "json"})
-            return text_result.content[0].text, json.loads(data.content[0].text)  # type: ignore[union-attr]
+            return text_result.content[0].text, json.loads(data.content[0].text)
 
         scopes = f"project:{PROJECT_ID}, user:anonymous, context:team"
         text, data = call("graphit_memory_mandatory", scope="all")
@@ -78,4 +78,4 @@ def test_mandatory_and_search_over_all_scopes(cli, graphit_home: Path, tmp_path:
             client.call_tool, "graphit_memory_source", {"ref": habit, "scope": "user:mallory"}
         )
         assert refused.is_error
-        assert "is not this user's" in refused.content[0].text  # type: ignore[union-attr]
+        assert "is not this user's" in refused.content[0].text

@@ -12,13 +12,13 @@ PROJECT = f"project:{PROJECT_ID}"
 USER = "user:anonymous"
 
 
-def add(cli, *args: str) -> str:  # type: ignore[no-untyped-def]
+def add(cli, *args: str) -> str:
     result = cli("memory", "upsert", "-f", "json", *args)
     assert result.exit_code == 0, result.stderr
     return str(result.json()[0]["id"])
 
 
-def seed(cli, tmp_path: Path) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def seed(cli, tmp_path: Path) -> dict[str, str]:
     ids = {
         "project_rule": add(
             cli,
@@ -72,7 +72,7 @@ def seed(cli, tmp_path: Path) -> dict[str, str]:  # type: ignore[no-untyped-def]
     return ids
 
 
-def test_recall_loads_every_scope_in_one_call(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_recall_loads_every_scope_in_one_call(cli, tmp_path: Path) -> None:
     ids = seed(cli, tmp_path)
     result = cli("memory", "recall", "ruff", "-f", "json")
     assert result.exit_code == 0, result.stderr
@@ -103,7 +103,7 @@ def test_recall_loads_every_scope_in_one_call(cli, tmp_path: Path) -> None:  # t
     assert [m["id"] for m in mine["mandatory"]] == [ids["user_pref"]]
 
 
-def test_search_scope_all_applies_the_selection_rule_across_scopes(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_search_scope_all_applies_the_selection_rule_across_scopes(cli, tmp_path: Path) -> None:
     ids = seed(cli, tmp_path)
     hits = cli("memory", "search", "ruff", "--scope", "all", "-f", "json").json()
     assert {(h["id"], h["scope"]) for h in hits} == {
@@ -134,7 +134,7 @@ def test_search_scope_all_applies_the_selection_rule_across_scopes(cli, tmp_path
     assert markdown.count('\nscope: "') == 4
 
 
-def test_recall_outside_a_project_still_loads_the_user(cli, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_recall_outside_a_project_still_loads_the_user(cli, tmp_path: Path, monkeypatch) -> None:
     pref = add(cli, "--user", "--title", "Terse", "--body", "Short answers.", "--mandatory")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

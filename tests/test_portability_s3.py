@@ -33,7 +33,7 @@ def s3_env(moto: MotoServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
 
 def test_attach_a_remote_project(
     cli, s3_env: str, moto: MotoServer, graphit_home: Path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     monkeypatch.setenv("GRAPHIT_PROJECT_ID", OTHER_PROJECT)
     made = cli(
         "memory",

@@ -40,7 +40,7 @@ PLAIN = [
 ]
 
 
-def _seed(cli) -> list[str]:  # type: ignore[no-untyped-def]
+def _seed(cli) -> list[str]:
     ids = []
     for n, body in enumerate(TRICKY_BODIES):
         flags = ["--mandatory"] if n % 2 == 0 else ["--important"]
@@ -69,7 +69,7 @@ def _seed(cli) -> list[str]:  # type: ignore[no-untyped-def]
     return ids
 
 
-def _snapshot(cli, ids: list[str]) -> dict[str, tuple[str, str]]:  # type: ignore[no-untyped-def]
+def _snapshot(cli, ids: list[str]) -> dict[str, tuple[str, str]]:
     return {
         i: (cli("memory", "source", i).stdout, cli("memory", "history", i, "-f", "markdown").stdout)
         for i in ids
@@ -91,7 +91,7 @@ def test_split_documents_keeps_bodies_whole() -> None:
     assert all(lines[line - 1] == "---" for line, _ in parts)
 
 
-def test_list_piped_back_changes_nothing(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_list_piped_back_changes_nothing(cli, service, tmp_path: Path) -> None:
     ids = _seed(cli)
     before = _snapshot(cli, ids)
     rows, version = service.store.count(), service.store.version()
@@ -113,7 +113,7 @@ def test_list_piped_back_changes_nothing(cli, service, tmp_path: Path) -> None: 
     assert _snapshot(cli, ids) == before
 
 
-def test_one_edited_document_in_the_stream_updates_only_that_memory(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_one_edited_document_in_the_stream_updates_only_that_memory(cli, tmp_path: Path) -> None:
     ids = _seed(cli)
     before = _snapshot(cli, ids)
     listed = cli("memory", "list", "-f", "markdown").stdout
@@ -139,7 +139,7 @@ def test_one_edited_document_in_the_stream_updates_only_that_memory(cli, tmp_pat
         assert after[i][0].count("\nupdated_by: ") == 1
 
 
-def test_a_broken_document_in_the_stream_writes_nothing(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_broken_document_in_the_stream_writes_nothing(cli, service, tmp_path: Path) -> None:
     _seed(cli)
     listed = cli("memory", "list", "-f", "markdown").stdout
     rows, version = service.store.count(), service.store.version()
@@ -152,7 +152,7 @@ def test_a_broken_document_in_the_stream_writes_nothing(cli, service, tmp_path: 
     assert (service.store.count(), service.store.version()) == (rows, version)
 
 
-def _memory(memory_id: str, body: str):  # type: ignore[no-untyped-def]
+def _memory(memory_id: str, body: str):
     from datetime import UTC, datetime
 
     from graphit_cli.core.models import Memory
@@ -204,7 +204,7 @@ One table per scope.
 """
 
 
-def test_two_hand_written_documents_are_two_memories(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_two_hand_written_documents_are_two_memories(cli, service, tmp_path: Path) -> None:
     path = tmp_path / "two.md"
     path.write_text(TWO_HAND_WRITTEN)
     result = cli("memory", "upsert", str(path), "-f", "json")
@@ -228,7 +228,7 @@ def test_two_hand_written_documents_are_two_memories(cli, service, tmp_path: Pat
         ("---\n---\n# Two\nbody", 4, "empty `---` block before a `# Title`"),
     ],
 )
-def test_an_ambiguous_second_document_is_refused_with_its_line(  # type: ignore[no-untyped-def]
+def test_an_ambiguous_second_document_is_refused_with_its_line(
     cli, service, tmp_path: Path, second: str, line: int, why: str
 ) -> None:
     cli("memory", "list")  # opens (creates) the table
@@ -242,7 +242,7 @@ def test_an_ambiguous_second_document_is_refused_with_its_line(  # type: ignore[
     assert (service.store.count(), service.store.version()) == before
 
 
-def test_a_body_with_horizontal_rules_stays_one_memory(cli, service, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_body_with_horizontal_rules_stays_one_memory(cli, service, tmp_path: Path) -> None:
     body = (
         "Part one.\n\n---\n\nPart two.\n\n---\nregion: eu-west-1\nbucket: team\n---\n\n"
         "Part three\n---\n\n- a list\n- after a rule"

@@ -91,7 +91,7 @@ def test_broker_calls_never_follow_a_redirect_with_the_token(
 
 def test_user_scope_behind_a_redirecting_broker_is_a_clear_error(
     cli, servers: tuple[Recorder, Recorder], monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     first, second = servers
     assert cli("provider", "add", "hub", "--kind", "broker", "--endpoint", first.url).exit_code == 0
     monkeypatch.setenv("GRAPHIT_BROKER_TOKEN", TOKEN)
@@ -126,7 +126,7 @@ def test_plain_http_broker_off_loopback_is_refused(endpoint: str) -> None:
         BrokerClient(Provider("hub", "broker", endpoint=endpoint), TOKEN)
 
 
-def test_cli_refuses_plain_http_broker(cli, graphit_home) -> None:  # type: ignore[no-untyped-def]
+def test_cli_refuses_plain_http_broker(cli, graphit_home) -> None:
     added = cli(
         "provider", "add", "hub", "--kind", "broker", "--endpoint", "http://hub.example.com"
     )

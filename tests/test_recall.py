@@ -371,12 +371,12 @@ def test_gate_reasons_name_the_bar_that_was_missed() -> None:
         words=("refunds",),
         gate=gate,
     )
-    assert policy.admit(policy.Candidate(**base)) is None  # type: ignore[arg-type]
-    low = policy.admit(policy.Candidate(**{**base, "similarity": 0.80}))  # type: ignore[arg-type]
+    assert policy.admit(policy.Candidate(**base)) is None
+    low = policy.admit(policy.Candidate(**{**base, "similarity": 0.80}))
     assert low is not None and low.startswith("cosine 0.800")
-    few = policy.admit(policy.Candidate(**{**base, "share": 0.1}))  # type: ignore[arg-type]
+    few = policy.admit(policy.Candidate(**{**base, "share": 0.1}))
     assert few is not None and few.startswith("words 0.10")
-    common = policy.admit(policy.Candidate(**{**base, "words": ("go",)}))  # type: ignore[arg-type]
+    common = policy.admit(policy.Candidate(**{**base, "words": ("go",)}))
     assert common == "shares no informative word with the prompt"
     assert profiles.recall_gate(None, "fts") is profiles.LEXICAL_GATE
 

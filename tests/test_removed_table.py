@@ -92,7 +92,7 @@ def test_no_commit_of_an_open_handle_recreates_a_removed_table(project_dir: Path
         elif how == "embed":
             svc.embed()
         else:
-            svc.store.compact_small_fragments()  # type: ignore[attr-defined]
+            svc.store.compact_small_fragments()
     assert not path.exists()
     assert not local_table_exists(str(path))
 

@@ -129,7 +129,7 @@ def assert_chain_intact(service: Any, memory_id: str) -> list[Any]:
 # --- the full CLI flow on S3 --------------------------------------------------------------
 
 
-def test_cli_flow_on_s3(cli, s3_env, moto, prefix, graphit_home) -> None:  # type: ignore[no-untyped-def]
+def test_cli_flow_on_s3(cli, s3_env, moto, prefix, graphit_home) -> None:
     made = cli(
         "memory",
         "upsert",
@@ -201,7 +201,7 @@ def test_cli_flow_on_s3(cli, s3_env, moto, prefix, graphit_home) -> None:  # typ
     assert not keys_under(moto, f"{prefix}/v2/users/")
 
 
-def test_embed_and_maintain_on_s3(cli, s3_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_embed_and_maintain_on_s3(cli, s3_env, monkeypatch) -> None:
     if cli("memory", "maintain", "--help").exit_code != 0:
         pytest.skip("`graphit memory maintain` is not in this tree yet")
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:no_model")  # rows without vectors
@@ -219,7 +219,7 @@ def test_embed_and_maintain_on_s3(cli, s3_env, monkeypatch) -> None:  # type: ig
     assert len(cli("memory", "list", "--format", "json").json()) == 3
 
 
-def test_env_provider_needs_a_bucket(cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_env_provider_needs_a_bucket(cli, monkeypatch) -> None:
     monkeypatch.setenv("GRAPHIT_PROVIDER", "s3")
     result = cli("memory", "list")
     assert result.exit_code == ExitCode.INVALID_INPUT
@@ -229,7 +229,7 @@ def test_env_provider_needs_a_bucket(cli, monkeypatch) -> None:  # type: ignore[
 # --- providers ----------------------------------------------------------------------------
 
 
-def test_provider_commands(cli, graphit_home, moto, prefix, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_provider_commands(cli, graphit_home, moto, prefix, monkeypatch) -> None:
     added = cli(
         "provider",
         "add",
@@ -295,7 +295,7 @@ def test_provider_commands(cli, graphit_home, moto, prefix, monkeypatch) -> None
     assert bad.exit_code == ExitCode.INVALID_INPUT and bad.stderr.count("\n") == 1
 
 
-def test_aws_profile_credentials(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_aws_profile_credentials(tmp_path, monkeypatch) -> None:
     from graphit_cli.access.providers import aws_credentials
     from graphit_cli.errors import InvalidInput
 
@@ -337,9 +337,7 @@ def test_grant_rules() -> None:
     ("processes", "distinct", "hot"),
     [pytest.param(2, 4, 4, id="2-processes"), pytest.param(4, 2, 2, id="4-processes")],
 )
-def test_concurrent_writers(  # type: ignore[no-untyped-def]
-    s3_env, project_dir, processes: int, distinct: int, hot: int
-) -> None:
+def test_concurrent_writers(s3_env, project_dir, processes: int, distinct: int, hot: int) -> None:
     from graphit_cli.opening import open_service
 
     service = open_service(Scope("project", PROJECT_ID))
@@ -373,7 +371,7 @@ def test_concurrent_writers(  # type: ignore[no-untyped-def]
 # --- faults -------------------------------------------------------------------------------
 
 
-def test_endpoint_down_is_one_line_exit_7(cli, moto, prefix, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_endpoint_down_is_one_line_exit_7(cli, moto, prefix, monkeypatch) -> None:
     with refused_endpoint() as down:
         for name, value in s3_vars(down, prefix).items():
             monkeypatch.setenv(name, value)
@@ -385,7 +383,7 @@ def test_endpoint_down_is_one_line_exit_7(cli, moto, prefix, monkeypatch) -> Non
     assert result.stderr.count("\n") == 1
 
 
-def test_an_endpoint_host_that_does_not_resolve_is_exit_7(cli, prefix, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_an_endpoint_host_that_does_not_resolve_is_exit_7(cli, prefix, monkeypatch) -> None:
     for name, value in s3_vars("http://no-such-host.invalid:9000", prefix).items():
         monkeypatch.setenv(name, value)
     result = cli("memory", "list")
@@ -395,7 +393,7 @@ def test_an_endpoint_host_that_does_not_resolve_is_exit_7(cli, prefix, monkeypat
     )
 
 
-def test_missing_bucket_is_exit_10(cli, moto, prefix, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_missing_bucket_is_exit_10(cli, moto, prefix, monkeypatch) -> None:
     for name, value in s3_vars(moto.endpoint, prefix).items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("GRAPHIT_S3_BUCKET", "no-such-bucket")
@@ -404,7 +402,7 @@ def test_missing_bucket_is_exit_10(cli, moto, prefix, monkeypatch) -> None:  # t
     assert result.stderr == (f"Error: bucket 'no-such-bucket' does not exist at {moto.endpoint}\n")
 
 
-def test_credentials_expiring_mid_command_exit_9(  # type: ignore[no-untyped-def]
+def test_credentials_expiring_mid_command_exit_9(
     cli, moto, prefix, monkeypatch, project_dir
 ) -> None:
     proxy = Proxy(moto.port)
@@ -428,9 +426,7 @@ def test_credentials_expiring_mid_command_exit_9(  # type: ignore[no-untyped-def
 
 
 @pytest.mark.slow
-def test_endpoint_stopped_mid_run(  # type: ignore[no-untyped-def]
-    cli, moto, prefix, monkeypatch, project_dir
-) -> None:
+def test_endpoint_stopped_mid_run(cli, moto, prefix, monkeypatch, project_dir) -> None:
     from graphit_cli.opening import open_service
 
     proxy = Proxy(moto.port)
@@ -488,7 +484,7 @@ def auth() -> Iterator[dict[str, Any]]:
 
 
 @pytest.fixture
-def hub(auth, cli, monkeypatch) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def hub(auth, cli, monkeypatch) -> dict[str, Any]:
     """A broker provider `hub` (no stored token; GRAPHIT_BROKER_TOKEN picks the caller)."""
     broker: Broker = auth["broker"]
     broker.issued.clear()
@@ -505,7 +501,7 @@ def login(monkeypatch: pytest.MonkeyPatch, token: str | None) -> None:
         monkeypatch.setenv("GRAPHIT_BROKER_TOKEN", token)
 
 
-def test_project_credentials_stay_in_their_root(hub, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_project_credentials_stay_in_their_root(hub, cli, monkeypatch) -> None:
     from graphit_cli.access.providers import active_provider, resolve
     from graphit_cli.store import open_store
 
@@ -535,7 +531,7 @@ def test_project_credentials_stay_in_their_root(hub, cli, monkeypatch) -> None: 
         assert denied.value.exit_code == ExitCode.ACCESS_DENIED
 
 
-def test_grants_decide_which_roots_open(hub, cli, monkeypatch, graphit_home) -> None:  # type: ignore[no-untyped-def]
+def test_grants_decide_which_roots_open(hub, cli, monkeypatch, graphit_home) -> None:
     admin_s3 = hub["moto"].client("s3", *hub["admin"])
 
     login(monkeypatch, ALICE)  # exact project grant: the project opens, the user root never
@@ -566,7 +562,7 @@ def test_grants_decide_which_roots_open(hub, cli, monkeypatch, graphit_home) -> 
     assert cli("memory", "list", "--user").exit_code == ExitCode.ACCESS_DENIED
 
 
-def test_client_refuses_user_root_on_a_project_grant(hub, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_client_refuses_user_root_on_a_project_grant(hub, cli, monkeypatch) -> None:
     broker: Broker = hub["broker"]
     broker.rogue_user_grant = PROJECT_ID  # a broker that breaks the rule
     try:
@@ -578,7 +574,7 @@ def test_client_refuses_user_root_on_a_project_grant(hub, cli, monkeypatch) -> N
         broker.rogue_user_grant = None
 
 
-def test_every_open_authorises_afresh(hub, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_every_open_authorises_afresh(hub, cli, monkeypatch) -> None:
     broker: Broker = hub["broker"]
     login(monkeypatch, ALICE)
     for _ in range(2):
@@ -592,7 +588,7 @@ def test_every_open_authorises_afresh(hub, cli, monkeypatch) -> None:  # type: i
         broker.tokens = tokens
 
 
-def test_expired_credentials_are_renewed_by_the_broker(hub, monkeypatch, project_dir) -> None:  # type: ignore[no-untyped-def]
+def test_expired_credentials_are_renewed_by_the_broker(hub, monkeypatch, project_dir) -> None:
     from graphit_cli.opening import open_service
 
     broker: Broker = hub["broker"]

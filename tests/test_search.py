@@ -15,15 +15,15 @@ from tests.embedders import HashingEmbedder
 
 
 @pytest.fixture
-def svc(scope) -> MemoryService:  # type: ignore[no-untyped-def]
+def svc(scope) -> MemoryService:
     return MemoryService(open_service(scope).store, scope, embedder=HashingEmbedder)
 
 
 def write(svc: MemoryService, title: str, body: str, **kw: object) -> str:
-    return svc.upsert(MemoryDraft(title=title, body=body, **kw)).memory.id  # type: ignore[arg-type]
+    return svc.upsert(MemoryDraft(title=title, body=body, **kw)).memory.id
 
 
-def ids(result) -> list[str]:  # type: ignore[no-untyped-def]
+def ids(result) -> list[str]:
     return [h.memory.id for h in result.hits]
 
 
@@ -168,7 +168,7 @@ def test_hits_are_shown_in_canonical_order(svc: MemoryService) -> None:
                 body="otter facts " * (n + 1),
                 created_at=base + timedelta(days=n),
                 **flags,
-            )  # type: ignore[arg-type]
+            )
         ).memory.id
     result = svc.search("otter", top_k=10, mode="fts")
     assert ids(result) == [made[k] for k in ("m", "i-new", "i-old", "n-new", "n-old")]
@@ -243,9 +243,9 @@ def test_embed_then_hybrid_and_vector_modes(svc: MemoryService) -> None:
     assert vector.mode == "vector" and min(vector.hits, key=lambda h: h.rank).memory.id == dog
     # An edit clears the live row's vector; a flag change keeps it.
     svc.upsert(MemoryDraft(id=cat, important=True))
-    assert svc.store.get(cat, vectors=True).embedding is not None  # type: ignore[union-attr]
+    assert svc.store.get(cat, vectors=True).embedding is not None
     svc.upsert(MemoryDraft(id=cat, body="cats purr"))
-    assert svc.store.get(cat, vectors=True).embedding is None  # type: ignore[union-attr]
+    assert svc.store.get(cat, vectors=True).embedding is None
     assert svc.embed().embedded == 1
 
 
@@ -254,10 +254,10 @@ def test_embedding_is_guarded_by_content_hash(svc: MemoryService) -> None:
     [row] = svc.store.rows_to_embed(10)
     svc.upsert(MemoryDraft(id=memory_id, body="second text"))  # edited while embedding
     assert svc.store.write_embeddings([(row.key, row.content_hash, [0.1] * 384)]) == 0
-    assert svc.store.get(memory_id, vectors=True).embedding is None  # type: ignore[union-attr]
+    assert svc.store.get(memory_id, vectors=True).embedding is None
 
 
-def test_another_model_means_re_embedding(scope) -> None:  # type: ignore[no-untyped-def]
+def test_another_model_means_re_embedding(scope) -> None:
     store = open_service(scope).store
     first = MemoryService(store, scope, embedder=lambda: HashingEmbedder("test/a"))
     write(first, "One", "one")
@@ -302,7 +302,7 @@ def test_a_deleted_best_match_leaves_the_rest_in_order(svc: MemoryService) -> No
     assert ids(result)[0] == rule and set(ids(result)[1:]) <= set(normal)
 
 
-def test_a_vector_leg_that_fails_fails_the_search_and_leaves_no_thread(scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_vector_leg_that_fails_fails_the_search_and_leaves_no_thread(scope) -> None:
     """A hybrid search runs its vector leg on a thread beside the full-text leg: the leg's
     error is the search's error, raised in the caller's thread, and no leg is left running."""
     import threading

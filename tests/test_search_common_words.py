@@ -94,7 +94,7 @@ def model() -> Iterator[Embedder]:
     yield embedder
 
 
-def service(scope, embedder: Callable[[], Embedder | None]) -> MemoryService:  # type: ignore[no-untyped-def]
+def service(scope, embedder: Callable[[], Embedder | None]) -> MemoryService:
     return MemoryService(open_service(scope).store, scope, embedder=embedder)
 
 
@@ -113,7 +113,7 @@ def test_the_fixtures_hold_common_word_traps() -> None:
 
 
 @pytest.mark.parametrize("project", PROJECTS)
-def test_lexical_search_finds_the_answer_and_no_common_word_match(scope, project: str) -> None:  # type: ignore[no-untyped-def]
+def test_lexical_search_finds_the_answer_and_no_common_word_match(scope, project: str) -> None:
     """No vectors (a CLI-only project, or `--mode fts`)."""
     svc = service(scope, lambda: None)
     titles = load(svc, project)
@@ -121,7 +121,7 @@ def test_lexical_search_finds_the_answer_and_no_common_word_match(scope, project
 
 
 @pytest.mark.parametrize("project", PROJECTS)
-def test_hybrid_search_finds_the_answer_and_no_common_word_match(  # type: ignore[no-untyped-def]
+def test_hybrid_search_finds_the_answer_and_no_common_word_match(
     scope, model: Embedder, project: str
 ) -> None:
     """The real default model, after the embedding pass."""
@@ -131,7 +131,7 @@ def test_hybrid_search_finds_the_answer_and_no_common_word_match(  # type: ignor
     assert check(svc, project, titles, "hybrid") == []
 
 
-def test_a_rare_word_still_matches_alone(scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_rare_word_still_matches_alone(scope) -> None:
     """The zebra case on a realistic project: one rare word finds the one memory with it, with
     or without common words around it."""
     svc = service(scope, lambda: None)

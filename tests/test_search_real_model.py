@@ -40,7 +40,7 @@ def test_model_is_the_packaged_one(model: Embedder, backend: str) -> None:
     assert cosine(a, b) > cosine(a, c) + GAP[backend]
 
 
-def test_semantic_match_without_shared_words(scope, model: Embedder) -> None:  # type: ignore[no-untyped-def]
+def test_semantic_match_without_shared_words(scope, model: Embedder) -> None:
     svc = MemoryService(open_service(scope).store, scope, embedder=lambda: model)
     uv = svc.upsert(
         MemoryDraft(
@@ -62,7 +62,7 @@ def test_semantic_match_without_shared_words(scope, model: Embedder) -> None:  #
 PROJECT = Path(__file__).parent / "fixtures" / "projects" / "engineering.jsonl"
 
 
-def test_a_realistic_project_shows_what_the_question_is_about(  # type: ignore[no-untyped-def]
+def test_a_realistic_project_shows_what_the_question_is_about(
     cli, backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """30 realistic engineering memories, the real model, through the CLI: "which database do

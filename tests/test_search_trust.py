@@ -40,13 +40,13 @@ FLAGGED = [
 ]
 
 
-def add(cli, *args: str) -> str:  # type: ignore[no-untyped-def]
+def add(cli, *args: str) -> str:
     result = cli("memory", "upsert", "-f", "json", *args)
     assert result.exit_code == 0, result.stderr
     return str(result.json()[0]["id"])
 
 
-def search(cli, *args: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+def search(cli, *args: str) -> list[dict[str, Any]]:
     result = cli("memory", "search", *args, "-f", "json")
     assert result.exit_code == 0, result.stderr
     return list(result.json()) if result.stdout else []
@@ -58,7 +58,7 @@ def hashing(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def flagged_project(cli, hashing) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def flagged_project(cli, hashing) -> dict[str, str]:
     made = {
         title: add(cli, "--title", title, "--body", body, f"--{flag}")
         for title, body, flag in FLAGGED
@@ -70,18 +70,18 @@ def flagged_project(cli, hashing) -> dict[str, str]:  # type: ignore[no-untyped-
     return made
 
 
-def test_unrelated_flagged_memories_take_no_slot(cli, flagged_project) -> None:  # type: ignore[no-untyped-def]
+def test_unrelated_flagged_memories_take_no_slot(cli, flagged_project) -> None:
     hits = search(cli, "where is staging")
     assert [h["id"] for h in hits] == [flagged_project["staging"]]
 
 
-def test_a_query_about_nothing_returns_nothing(cli, flagged_project) -> None:  # type: ignore[no-untyped-def]
+def test_a_query_about_nothing_returns_nothing(cli, flagged_project) -> None:
     result = cli("memory", "search", "xylophone quantum banana", "-f", "table")
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "No matches.\n")
     assert search(cli, "xylophone quantum banana") == []
 
 
-def test_a_genuine_flagged_match_is_selected_before_better_normal_ones(cli, hashing) -> None:  # type: ignore[no-untyped-def]
+def test_a_genuine_flagged_match_is_selected_before_better_normal_ones(cli, hashing) -> None:
     normal = [
         add(cli, "--title", f"Deploy pipeline {n}", "--body", f"deploy pipeline: deploy step {n}")
         for n in range(12)
@@ -103,7 +103,7 @@ def test_a_genuine_flagged_match_is_selected_before_better_normal_ones(cli, hash
 
 
 @pytest.mark.slow
-def test_a_memory_written_a_second_ago_is_found_before_embedding(cli, hashing) -> None:  # type: ignore[no-untyped-def]
+def test_a_memory_written_a_second_ago_is_found_before_embedding(cli, hashing) -> None:
     # Neighbours that share words with the query, all embedded.
     for n in range(40):
         add(
@@ -125,7 +125,7 @@ def test_a_memory_written_a_second_ago_is_found_before_embedding(cli, hashing) -
     assert fresh in [h["id"] for h in hits]
 
 
-def test_deleted_memories_are_out_unless_asked_for(cli, hashing) -> None:  # type: ignore[no-untyped-def]
+def test_deleted_memories_are_out_unless_asked_for(cli, hashing) -> None:
     gone_rule = add(
         cli, "--title", "Old VPN rule", "--body", "Connect through the vpn gateway.", "--mandatory"
     )
@@ -146,7 +146,7 @@ def test_deleted_memories_are_out_unless_asked_for(cli, hashing) -> None:  # typ
     assert every[gone]["current"] is None
 
 
-def test_flags_and_filters_are_judged_on_the_current_memory(cli, hashing) -> None:  # type: ignore[no-untyped-def]
+def test_flags_and_filters_are_judged_on_the_current_memory(cli, hashing) -> None:
     memory_id = add(
         cli, "--title", "Consumer lag", "--body", "Page when consumer lag exceeds 5 minutes."
     )
@@ -219,7 +219,7 @@ def mcp_session(tmp_path: Path) -> Iterator[Any]:
         yield call, svc
 
 
-def test_mcp_search_finds_a_fresh_memory_embedded_on_write_and_hides_deleted(mcp_session) -> None:  # type: ignore[no-untyped-def]
+def test_mcp_search_finds_a_fresh_memory_embedded_on_write_and_hides_deleted(mcp_session) -> None:
     call, svc = mcp_session
     call("graphit_memory_search", query="warm up the model")
     written = call(
@@ -251,7 +251,7 @@ real_model = pytest.mark.skipif(not model_available(), reason="embedding model n
 
 @pytest.mark.slow
 @real_model
-def test_real_model_relevance_floor(cli) -> None:  # type: ignore[no-untyped-def]
+def test_real_model_relevance_floor(cli) -> None:
     made = {
         title: add(cli, "--title", title, "--body", body, f"--{flag}")
         for title, body, flag in FLAGGED

@@ -64,7 +64,7 @@ def test_detector_finds_kinds_and_positions_and_leaves_look_alikes() -> None:
 # --- the CLI: flags, Markdown, JSON, NDJSON --------------------------------------------------
 
 
-def test_upsert_refuses_a_secret_with_exit_3_naming_kind_and_position(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_upsert_refuses_a_secret_with_exit_3_naming_kind_and_position(cli, service) -> None:
     result = cli("memory", "upsert", "--title", "Deploy", "--body", BODY)
     assert result.exit_code == 3
     assert result.stdout == ""
@@ -77,7 +77,7 @@ def test_upsert_refuses_a_secret_with_exit_3_naming_kind_and_position(cli, servi
     assert service.catalogue() == []
 
 
-def test_a_batch_with_one_secret_writes_nothing(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_a_batch_with_one_secret_writes_nothing(cli, service) -> None:
     records = [
         {"title": "Plain", "body": "We use uv."},
         {"title": "Token", "body": f"token: {GHP}"},
@@ -97,7 +97,7 @@ def test_a_batch_with_one_secret_writes_nothing(cli, service) -> None:  # type: 
     assert service.catalogue() == []
 
 
-def test_redact_and_allow_secrets_are_the_ways_past(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_redact_and_allow_secrets_are_the_ways_past(cli, service) -> None:
     result = cli("memory", "upsert", "--title", "Deploy", "--body", BODY, "--redact", "-f", "json")
     assert result.exit_code == 0, result.stderr
     memory = service.source(json.loads(result.stdout)[0]["id"])
@@ -111,7 +111,7 @@ def test_redact_and_allow_secrets_are_the_ways_past(cli, service) -> None:  # ty
     assert both.exit_code == 2
 
 
-def test_restore_of_a_revision_holding_a_secret_is_refused(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_restore_of_a_revision_holding_a_secret_is_refused(cli, service) -> None:
     first = service.writing(secrets="allow").upsert(MemoryDraft(title="Keys", body=BODY)).memory
     service.upsert(MemoryDraft(id=first.id, body="The keys live in Vault at secret/ci."))
     [old] = [m for m in service.history(first.id) if m.revision == 1]
@@ -123,7 +123,7 @@ def test_restore_of_a_revision_holding_a_secret_is_refused(cli, service) -> None
     assert service.source(first.id).body == secrets.redact(BODY)
 
 
-def test_import_skips_or_redacts_each_section_holding_a_secret(cli, service, project_dir) -> None:  # type: ignore[no-untyped-def]
+def test_import_skips_or_redacts_each_section_holding_a_secret(cli, service, project_dir) -> None:
     (project_dir / "CLAUDE.md").write_text(
         f"# Team\n\n## Testing\n\nRun make test.\n\n## Deploy\n\nUse the key {AWS} here.\n"
     )
@@ -143,7 +143,7 @@ def test_import_skips_or_redacts_each_section_holding_a_secret(cli, service, pro
     assert deploy.body == "Use the key [REDACTED:aws-access-key] here."
 
 
-def test_import_of_an_export_leaves_out_a_chain_holding_a_secret(cli, service, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_import_of_an_export_leaves_out_a_chain_holding_a_secret(cli, service, tmp_path) -> None:
     allowed = service.writing(secrets="allow")
     held = allowed.upsert(MemoryDraft(title="Keys", body=BODY)).memory
     allowed.upsert(MemoryDraft(title="Plain", body="Nothing here."))
@@ -180,7 +180,7 @@ def test_mcp_insert_and_update_answer_is_error_without_a_way_past(
     assert "Keys in Vault." in source and values_absent(source)
 
 
-def test_explorer_create_and_edit_answer_422(project_dir: Path, service) -> None:  # type: ignore[no-untyped-def]
+def test_explorer_create_and_edit_answer_422(project_dir: Path, service) -> None:
     from starlette.testclient import TestClient
 
     from graphit_cli.explorer.app import create_app
@@ -227,7 +227,7 @@ def test_a_write_forwarded_to_the_daemon_is_refused_the_same_way(
 # --- scan and redact ------------------------------------------------------------------------
 
 
-def _chain_with_secrets(service) -> str:  # type: ignore[no-untyped-def]
+def _chain_with_secrets(service) -> str:
     allowed = service.writing(secrets="allow")
     memory = allowed.upsert(MemoryDraft(title="Deploy", body=BODY)).memory
     allowed.upsert(MemoryDraft(id=memory.id, body=BODY + "\nrotated monthly"))
@@ -237,7 +237,7 @@ def _chain_with_secrets(service) -> str:  # type: ignore[no-untyped-def]
     return memory.id
 
 
-def _scan_and_redact(cli, service) -> str:  # type: ignore[no-untyped-def]
+def _scan_and_redact(cli, service) -> str:
     memory_id = _chain_with_secrets(service)
     before = [(m.key, m.revision, m.previous, m.next) for m in service.history(memory_id)]
     scan = cli("memory", "scan")
@@ -270,12 +270,12 @@ def _files_hold(root: Path) -> list[str]:
 
 def test_scan_and_redact_remove_the_value_from_every_revision_and_file(
     cli, service, graphit_home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     _scan_and_redact(cli, service)
     assert _files_hold(graphit_home) == []
 
 
-def test_scan_and_redact_on_s3(cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_scan_and_redact_on_s3(cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
     from tests.s3_harness import MotoServer, use_moto
 
@@ -300,14 +300,14 @@ def test_scan_and_redact_on_s3(cli, monkeypatch: pytest.MonkeyPatch, tmp_path: P
         server.stop()
 
 
-def test_redact_asks_first_and_refuses_without_yes_when_not_interactive(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_redact_asks_first_and_refuses_without_yes_when_not_interactive(cli, service) -> None:
     memory_id = service.writing(secrets="allow").upsert(MemoryDraft(title="K", body=BODY)).memory.id
     result = cli("memory", "redact", memory_id)
     assert result.exit_code == 2
     assert service.source(memory_id).body == BODY
 
 
-def test_the_service_refuses_by_default(service) -> None:  # type: ignore[no-untyped-def]
+def test_the_service_refuses_by_default(service) -> None:
     with pytest.raises(SecretRefused):
         service.upsert(MemoryDraft(title="K", body=BODY))
     assert service.catalogue() == []
@@ -383,7 +383,7 @@ def test_a_running_daemon_keeps_answering_after_a_redaction(
     assert (code, heavy) == (0, False) and values_absent(out), err
 
 
-def test_scan_all_covers_every_scope_this_machine_uses(cli, service) -> None:  # type: ignore[no-untyped-def]
+def test_scan_all_covers_every_scope_this_machine_uses(cli, service) -> None:
     from graphit_cli.access.providers import resolve_scope
 
     service.writing(secrets="allow").upsert(MemoryDraft(title="P", body=f"t {GHP}"))

@@ -42,7 +42,7 @@ BAD = [
 @pytest.mark.parametrize(("name", "value"), BAD)
 def test_a_bad_setting_refuses_the_command_and_writes_nothing(
     cli, graphit_home: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     monkeypatch.setenv("GRAPHIT_NO_DAEMON", "1")
     monkeypatch.setenv(name, value)
     result = cli("memory", "upsert", "--title", "t", "--body", "b")

@@ -27,7 +27,7 @@ def _last_used(memory_root: Path, ref: str) -> datetime:
     return datetime.fromisoformat(data["scopes"][ref]["last_used"])
 
 
-def test_last_used_moves_when_a_scope_is_used(cli, graphit_home: Path) -> None:  # type: ignore[no-untyped-def]
+def test_last_used_moves_when_a_scope_is_used(cli, graphit_home: Path) -> None:
     ref = f"project:{PROJECT_ID}"
     cli("memory", "upsert", "--title", "T", "--body", "b")
     earlier = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=5)

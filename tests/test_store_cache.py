@@ -15,11 +15,11 @@ from graphit_cli.store.lance import KEY_INDEX
 from tests.embedders import HashingEmbedder
 
 
-def _open(scope) -> MemoryService:  # type: ignore[no-untyped-def]
+def _open(scope) -> MemoryService:
     return open_service(scope, embedder=HashingEmbedder)
 
 
-def test_a_warm_handle_sees_other_handles_updates_and_deletes(scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_warm_handle_sees_other_handles_updates_and_deletes(scope) -> None:
     reader, writer = _open(scope), _open(scope)
     kept = reader.upsert(MemoryDraft(title="Kiwi build", body="the kiwi build uses make")).memory
     gone = reader.upsert(MemoryDraft(title="Kiwi lint", body="kiwi lint runs ruff")).memory
@@ -39,7 +39,7 @@ def test_a_warm_handle_sees_other_handles_updates_and_deletes(scope) -> None:  #
     assert reader.store.deleted_ids([kept.id, gone.id]) == {gone.id}
 
 
-def test_a_repeated_search_takes_its_rows_from_the_cache(scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_repeated_search_takes_its_rows_from_the_cache(scope) -> None:
     svc = _open(scope)
     svc.upsert_many([MemoryDraft(title=f"note {i}", body=f"walrus fact {i}") for i in range(30)])
     first = svc.search("walrus", mode="fts", top_k=5)
@@ -50,7 +50,7 @@ def test_a_repeated_search_takes_its_rows_from_the_cache(scope) -> None:  # type
     assert svc.store.cache.hits > 0
 
 
-def test_the_cache_evicts_beyond_its_budget(scope) -> None:  # type: ignore[no-untyped-def]
+def test_the_cache_evicts_beyond_its_budget(scope) -> None:
     svc = _open(scope)
     svc.store.cache.max_bytes = 4_000  # room for a few rows only
     svc.upsert_many([MemoryDraft(title=f"t{i}", body=f"otter {i} " * 40) for i in range(40)])
@@ -59,7 +59,7 @@ def test_the_cache_evicts_beyond_its_budget(scope) -> None:  # type: ignore[no-u
     assert 0 < len(svc.store.cache) < 40
 
 
-def test_vectors_are_stored_after_maintenance_built_the_key_index(scope) -> None:  # type: ignore[no-untyped-def]
+def test_vectors_are_stored_after_maintenance_built_the_key_index(scope) -> None:
     """A partial-column merge through the key index panics in lance 13 (the embed pass after
     a maintenance pass died in Rust); vectors are merged by scan."""
     svc = _open(scope)
@@ -71,7 +71,7 @@ def test_vectors_are_stored_after_maintenance_built_the_key_index(scope) -> None
     assert svc.search("heron 7", mode="hybrid").mode == "hybrid"
 
 
-def test_maintenance_adds_the_key_index_to_an_older_table(scope) -> None:  # type: ignore[no-untyped-def]
+def test_maintenance_adds_the_key_index_to_an_older_table(scope) -> None:
     svc = _open(scope)
     memory_id = svc.upsert(MemoryDraft(title="t", body="v1")).memory.id
     svc.store.table.drop_index(KEY_INDEX)  # a table created before the key index existed
@@ -82,7 +82,7 @@ def test_maintenance_adds_the_key_index_to_an_older_table(scope) -> None:  # typ
     assert [m.body for m in svc.store.chain(memory_id)] == ["v1", "v2"]
 
 
-def test_one_handle_searched_from_several_threads_at_once(scope) -> None:  # type: ignore[no-untyped-def]
+def test_one_handle_searched_from_several_threads_at_once(scope) -> None:
     """The daemon serves socket requests on threads over one handle: concurrent searches
     through a cache small enough to evict all the time give every thread the full answer."""
     import threading
@@ -116,7 +116,7 @@ def _nearest(svc: MemoryService, vector: list[float], split: bool) -> list[tuple
     return [(m.key, round(s, 5)) for m, s in svc.store.search_vector(vector, 40)]
 
 
-def test_vector_search_outside_the_index_ranks_as_lancedb_does(scope) -> None:  # type: ignore[no-untyped-def]
+def test_vector_search_outside_the_index_ranks_as_lancedb_does(scope) -> None:
     """The warm remote path asks the vector index alone and ranks the rows outside it from
     vectors kept per fragment; on a table with rows outside the index (new, updated, deleted,
     embedded since the last maintenance) it must give LanceDB's own answer, also after more

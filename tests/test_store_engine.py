@@ -31,7 +31,7 @@ TOPICS = [
 
 
 @pytest.fixture
-def both(scope):  # type: ignore[no-untyped-def]
+def both(scope):
     svc = open_service(scope, embedder=HashingEmbedder)
     ids = []
     for i, (title, body, tags) in enumerate(TOPICS):
@@ -55,12 +55,12 @@ WHERES = [
 ]
 
 
-def _rows(data) -> list[dict]:  # type: ignore[no-untyped-def,type-arg]
+def _rows(data) -> list[dict]:
     return sorted(data.to_pylist(), key=lambda r: r["_rowaddr"])
 
 
 @pytest.mark.parametrize("where", [*WHERES[:2], "revision_id <> '' AND next IS NULL"])
-def test_scans_and_takes_agree(both, where: str) -> None:  # type: ignore[no-untyped-def]
+def test_scans_and_takes_agree(both, where: str) -> None:
     dataset, table = both
     columns = ["id", "key", "revision", "title", "_rowaddr"]
     scanned = _rows(dataset.scan(where, columns, None))
@@ -75,7 +75,7 @@ def test_scans_and_takes_agree(both, where: str) -> None:  # type: ignore[no-unt
 
 @pytest.mark.parametrize("text", ["deploy router", "postgres", "ruff commit", "nothing-like-it"])
 @pytest.mark.parametrize("where", [WHERES[0], WHERES[2]])
-def test_bm25_agrees(both, text: str, where: str) -> None:  # type: ignore[no-untyped-def]
+def test_bm25_agrees(both, text: str, where: str) -> None:
     dataset, table = both
     ours = [
         (r["_rowaddr"], round(r["_score"], 5))
@@ -91,7 +91,7 @@ def test_bm25_agrees(both, text: str, where: str) -> None:  # type: ignore[no-un
 
 
 @pytest.mark.parametrize("where", [WHERES[0], WHERES[1], WHERES[2]])
-def test_nearest_agrees(both, where: str) -> None:  # type: ignore[no-untyped-def]
+def test_nearest_agrees(both, where: str) -> None:
     dataset, table = both
     vector = HashingEmbedder().embed_query("deploy the router")
     ours = [
@@ -105,7 +105,7 @@ def test_nearest_agrees(both, where: str) -> None:  # type: ignore[no-untyped-de
     assert ours and ours == theirs
 
 
-def test_a_dataset_handle_sees_a_commit_made_elsewhere(scope) -> None:  # type: ignore[no-untyped-def]
+def test_a_dataset_handle_sees_a_commit_made_elsewhere(scope) -> None:
     reader = open_service(scope, embedder=HashingEmbedder)
     writer = open_service(scope, embedder=HashingEmbedder)
     first = writer.upsert(MemoryDraft(title="Kiwi build", body="make")).memory
@@ -123,7 +123,7 @@ def test_a_dataset_handle_sees_a_commit_made_elsewhere(scope) -> None:  # type: 
 
 def test_a_table_this_process_created_is_upkept_at_its_newest_commit(
     scope, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     # The process that creates a table used to fold a big first batch into the table as it
     # was at its creation (empty): every row stayed outside the indexes.
     monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "2")  # a batch of 64 rows or more is folded
@@ -133,7 +133,7 @@ def test_a_table_this_process_created_is_upkept_at_its_newest_commit(
         assert (seen.rows, seen.indexed_rows, seen.unindexed_rows) == (100, 100, 0)
 
 
-def test_a_page_of_the_catalogue_is_the_head_of_the_whole(service) -> None:  # type: ignore[no-untyped-def]
+def test_a_page_of_the_catalogue_is_the_head_of_the_whole(service) -> None:
     ids = []
     for i in range(12):
         draft = MemoryDraft(
@@ -151,7 +151,7 @@ def test_a_page_of_the_catalogue_is_the_head_of_the_whole(service) -> None:  # t
         assert all(m.is_live and m.body for m in page)
 
 
-def test_the_table_path_is_where_lancedb_keeps_the_table(service) -> None:  # type: ignore[no-untyped-def]
+def test_the_table_path_is_where_lancedb_keeps_the_table(service) -> None:
     from graphit_cli.store.paths import local_table_exists, table_path
 
     uri = service.store.uri
@@ -160,7 +160,7 @@ def test_the_table_path_is_where_lancedb_keeps_the_table(service) -> None:  # ty
     assert not local_table_exists(str(Path(uri).parent / "no-such-scope"))
 
 
-def test_reads_run_together_and_a_move_waits_for_them(both, scope) -> None:  # type: ignore[no-untyped-def]
+def test_reads_run_together_and_a_move_waits_for_them(both, scope) -> None:
     """A hybrid search's two legs read one dataset from two threads while another commit may
     move it (`latest`): pylance raises "Already borrowed" when a dataset moves under a read,
     so reads share the dataset and a move waits for them (store/engine.py)."""

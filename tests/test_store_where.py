@@ -254,7 +254,7 @@ def test_nul_bytes_are_refused_before_they_reach_a_query() -> None:
 
 
 @pytest.fixture
-def filled(service):  # type: ignore[no-untyped-def]
+def filled(service):
     """Four memories through the service; their texts share no token with the attacks below."""
     service.upsert(
         MemoryDraft(title="Deploy", body="Releases go through blue green.", tags=("ops",))
@@ -271,7 +271,7 @@ def filled(service):  # type: ignore[no-untyped-def]
     return service
 
 
-def test_service_filters_with_hostile_tags_and_types_match_nothing(filled) -> None:  # type: ignore[no-untyped-def]
+def test_service_filters_with_hostile_tags_and_types_match_nothing(filled) -> None:
     assert len(filled.catalogue()) == 4
     for value in HOSTILE:
         assert filled.catalogue(MemoryFilter(tags=(value,))) == [], value
@@ -298,13 +298,13 @@ def test_service_filters_with_hostile_tags_and_types_match_nothing(filled) -> No
         ("releases OR 1=1", {"Deploy", "Quoted"}),
     ],
 )
-def test_hostile_queries_are_plain_text(filled, query: str, titles: set[str]) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_queries_are_plain_text(filled, query: str, titles: set[str]) -> None:
     result = filled.search(query, mode="fts", top_k=10)
     assert {h.memory.title for h in result.hits} == titles
 
 
 @pytest.mark.parametrize("ref", ["x' OR '1'='1", "%", "_", "*", "01JD'%", "\\", "日本語"])
-def test_hostile_references_are_refused(filled, ref: str) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_references_are_refused(filled, ref: str) -> None:
     with pytest.raises(InvalidInput):
         filled.source(ref)
     with pytest.raises(InvalidInput):

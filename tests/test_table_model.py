@@ -29,7 +29,7 @@ NOTES = [
 ]
 
 
-def _service(scope, model: HashingEmbedder) -> MemoryService:  # type: ignore[no-untyped-def]
+def _service(scope, model: HashingEmbedder) -> MemoryService:
     return MemoryService(open_service(scope).store, scope, embedder=lambda: model)
 
 
@@ -38,7 +38,7 @@ def _fill(svc: MemoryService) -> None:
         svc.upsert(MemoryDraft(title=title, body=body))
 
 
-def test_a_local_table_of_another_model_is_re_embedded_resumably(  # type: ignore[no-untyped-def]
+def test_a_local_table_of_another_model_is_re_embedded_resumably(
     scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old, new = HashingEmbedder("test/old-model"), HashingEmbedder("test/new-model")
@@ -67,7 +67,7 @@ def test_a_local_table_of_another_model_is_re_embedded_resumably(  # type: ignor
     assert not svc.needs_embedding(new.model_id)
 
 
-def test_no_search_compares_a_query_with_another_models_vectors(scope) -> None:  # type: ignore[no-untyped-def]
+def test_no_search_compares_a_query_with_another_models_vectors(scope) -> None:
     """A process whose model is not the table's, with the table's model not installed,
     searches lexically and says why; vector mode is refused."""
     _fill(first := _service(scope, HashingEmbedder("test/old-model")))
@@ -82,7 +82,7 @@ def test_no_search_compares_a_query_with_another_models_vectors(scope) -> None: 
 
 
 @both_models
-def test_a_local_table_is_searched_with_its_own_model_until_re_embedded(  # type: ignore[no-untyped-def]
+def test_a_local_table_is_searched_with_its_own_model_until_re_embedded(
     cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for title, body in NOTES:
@@ -101,7 +101,7 @@ def test_a_local_table_is_searched_with_its_own_model_until_re_embedded(  # type
 
 
 @both_models
-def test_a_shared_table_is_searched_and_filled_with_its_own_model(  # type: ignore[no-untyped-def]
+def test_a_shared_table_is_searched_and_filled_with_its_own_model(
     cli,
     s3_env,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -127,7 +127,7 @@ def test_a_shared_table_is_searched_and_filled_with_its_own_model(  # type: igno
     assert again.stderr == "" and [h["title"] for h in again.json()][:1] == ["Release day"]
 
 
-def test_a_shared_table_of_a_model_not_installed_is_searched_lexically(  # type: ignore[no-untyped-def]
+def test_a_shared_table_of_a_model_not_installed_is_searched_lexically(
     cli,
     s3_env,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,

@@ -104,7 +104,7 @@ def test_daemon_refuses_bad_requests_and_other_protocols(daemon: Daemon, scope: 
 
 def test_cli_falls_back_in_process_when_an_old_daemon_answers(
     cli, scope: Scope, graphit_home: Path
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """A daemon of protocol 1 ignored the version and sent none back: the CLI must not use it."""
     open_service(scope).upsert(MemoryDraft(title="Real", body="the real table"))
     served: list[dict[str, Any]] = []

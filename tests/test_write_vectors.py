@@ -141,7 +141,7 @@ def test_a_table_of_another_model_gets_no_vectors_from_a_write(scope: Scope) -> 
 # --- the CLI, in-process (no daemon) -------------------------------------------------------
 
 
-def graphit(project_dir: Path, *args: str, input: str | None = None, **extra: str):  # type: ignore[no-untyped-def]
+def graphit(project_dir: Path, *args: str, input: str | None = None, **extra: str):
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO),
@@ -333,9 +333,9 @@ def test_a_write_beside_a_batch_being_embedded_is_not_held_behind_it(scope: Scop
         model.release.set()
         big.join(HANG)
     assert model.lock_held_while_embedding and not any(model.lock_held_while_embedding)
-    solo = replies["one"]["result"]["writes"][0]  # type: ignore[index]
+    solo = replies["one"]["result"]["writes"][0]
     assert vector(svc, solo["memory"]["id"]) is not None
-    written = replies["batch"]["result"]["writes"]  # type: ignore[index]
+    written = replies["batch"]["result"]["writes"]
     assert len(written) == 40
     assert all(vector(svc, w["memory"]["id"]) is not None for w in written)
 
