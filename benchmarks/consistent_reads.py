@@ -6,7 +6,7 @@ Run from the repository root (see benchmarks/README.md, "consistent_reads.py"):
         [--s3-rounds 200] [--s3-searches 1000] [--ratio-runs 10] [--json OUT]
 
 Each part runs `graphit memory daemon --scope project` on a fresh GRAPHIT_HOME (and, for S3, on
-moto's server on 127.0.0.1), and asks it the way a CLI command does (`cli/client.Client`, the
+moto's server on 127.0.0.1), and asks it the way a CLI command does (`cli/client.ScopeClient`, the
 warm path; an answer given in-process instead stops the run):
 
 - read-after-write: --rounds times, another process (tests/ack_writer.py, its own handle)
@@ -58,16 +58,16 @@ WRITER = REPO / "tests" / "ack_writer.py"
 
 
 class NoInProcess:
-    """Stands in for a Client's in-process service: a fallback would not be the daemon's."""
+    """Stands in for a ScopeClient's in-process service: a fallback would not be the daemon's."""
 
     def __getattr__(self, name: str) -> Any:
         raise RuntimeError(f"answered in-process ({name}), not by the daemon")
 
 
 def client() -> Any:
-    from graphit_cli.cli.client import Client
+    from graphit_cli.cli.client import ScopeClient
 
-    found = Client(None, False)
+    found = ScopeClient(None, False)
     found.__dict__["service"] = NoInProcess()  # the cached_property's slot
     return found
 

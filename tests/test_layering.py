@@ -292,10 +292,6 @@ def test_the_architecture_page_draws_the_order() -> None:
     assert drawn == [tuple(layer) for layer in reversed(LAYERS)]
 
 
-# Still two classes of each name until the branches that rework them have landed.
-SHARED_NAMES_LEFT: set[str] = {"Client", "Reply"}
-
-
 def test_one_name_one_thing() -> None:
     """No two classes in the package share a name: `Upkeep` in the service and in the store, or
     `Outcome` of a plan and of an import, made a reader open both to know which was meant."""
@@ -305,4 +301,4 @@ def test_one_name_one_thing() -> None:
             if isinstance(node, ast.ClassDef):
                 where.setdefault(node.name, []).append(_module_name(path))
     shared = {name: modules for name, modules in where.items() if len(modules) > 1}
-    assert set(shared) == SHARED_NAMES_LEFT, shared
+    assert shared == {}

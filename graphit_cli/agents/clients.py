@@ -91,7 +91,7 @@ def _vscode_user() -> Path:
 
 
 @dataclass(frozen=True)
-class Client:
+class AgentClient:
     name: str
     label: str
     key: str  # the object (JSON) or table (TOML) that holds the servers
@@ -125,10 +125,10 @@ class Client:
         return self.user_instructions() if self.user_instructions else None
 
 
-CLIENTS: dict[str, Client] = {
+CLIENTS: dict[str, AgentClient] = {
     c.name: c
     for c in (
-        Client(
+        AgentClient(
             "claude-code",
             "Claude Code",
             "mcpServers",
@@ -142,7 +142,7 @@ CLIENTS: dict[str, Client] = {
                 "(project servers wait for approval; `claude mcp get graphit` shows it)"
             ),
         ),
-        Client(
+        AgentClient(
             "cursor",
             "Cursor",
             "mcpServers",
@@ -152,7 +152,7 @@ CLIENTS: dict[str, Client] = {
             None,
             first_run="enable graphit in Cursor's MCP settings when Cursor offers it",
         ),
-        Client(
+        AgentClient(
             "vscode",
             "VS Code",
             "servers",
@@ -165,7 +165,7 @@ CLIENTS: dict[str, Client] = {
                 "trust the graphit server when VS Code asks (or start it from `MCP: List Servers`)"
             ),
         ),
-        Client(
+        AgentClient(
             "codex",
             "Codex",
             "mcp_servers",
@@ -179,7 +179,7 @@ CLIENTS: dict[str, Client] = {
                 "a trusted project; `codex mcp list` shows graphit once it is)"
             ),
         ),
-        Client(
+        AgentClient(
             "gemini",
             "Gemini CLI",
             "mcpServers",
@@ -196,7 +196,7 @@ CLIENTS: dict[str, Client] = {
 }
 
 
-def client(name: str) -> Client:
+def client(name: str) -> AgentClient:
     found = CLIENTS.get(name.strip().lower())
     if found is None:
         raise InvalidInput(f"unknown client {name!r}: use one of {', '.join(CLIENTS)}")
@@ -256,7 +256,7 @@ def command_for(level: str) -> list[str]:
     return [PORTABLE_COMMAND] if level == PROJECT else graphit_command()
 
 
-def server_entry(c: Client, level: str, root: Path) -> dict[str, Any]:
+def server_entry(c: AgentClient, level: str, root: Path) -> dict[str, Any]:
     command, *prefix = command_for(level)
     entry: dict[str, Any] = {"type": "stdio"} if c.typed else {}
     entry |= {"command": command, "args": [*prefix, "memory", "mcp"]}
@@ -370,7 +370,7 @@ def _read(path: Path) -> str | None:
         raise InvalidInput(f"cannot read {path}: {exc}; nothing was changed") from None
 
 
-def _server_change(c: Client, path: Path, entry: dict[str, Any] | None) -> Change:
+def _server_change(c: AgentClient, path: Path, entry: dict[str, Any] | None) -> Change:
     before = _read(path)
     if c.toml:
         if entry is None:
@@ -428,14 +428,14 @@ def _one_hook(path: Path, text: str | None, event: str, entry: dict[str, Any] | 
     return text
 
 
-def _hook_path(c: Client, level: str, root: Path) -> Path:
+def _hook_path(c: AgentClient, level: str, root: Path) -> Path:
     if c.name == "gemini":  # the hooks sit beside the servers, in settings.json
         return c.config_path(level, root)
     return (root if level == PROJECT else _home()) / ".claude" / "settings.json"
 
 
 def _hooks_wanted(
-    c: Client, level: str, prompt_recall: bool, capture: bool = True
+    c: AgentClient, level: str, prompt_recall: bool, capture: bool = True
 ) -> dict[str, dict[str, Any] | None]:
     prompt = PROMPT_EVENT[c.name]
     wanted = {
@@ -463,7 +463,7 @@ def _with_hooks(changes: list[Change], hooks: Change) -> list[Change]:
     return [*changes, hooks]
 
 
-def _level(c: Client, level: str | None) -> str:
+def _level(c: AgentClient, level: str | None) -> str:
     chosen = level or c.default_level
     c.config_path(chosen, Path("."))  # refuses a level the client does not have
     return chosen
@@ -526,7 +526,7 @@ def plan_uninstall(name: str, level: str | None = None, cwd: Path | None = None)
     return changes
 
 
-def _maybe_installed(c: Client, level: str, root: Path) -> bool:
+def _maybe_installed(c: AgentClient, level: str, root: Path) -> bool:
     """Whether `c` has graphit's entry at `level`; a file of its that does not parse counts
     as yes (the shared guidance block stays), and never stops this uninstall."""
     try:
@@ -535,7 +535,7 @@ def _maybe_installed(c: Client, level: str, root: Path) -> bool:
         return True
 
 
-def _entry_at(c: Client, path: Path) -> dict[str, Any] | None:
+def _entry_at(c: AgentClient, path: Path) -> dict[str, Any] | None:
     text = _read(path)
     if c.toml:
         return files.toml_entry(path, text, c.key, SERVER_NAME)

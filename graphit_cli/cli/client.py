@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from graphit_cli.service.vectors import WriteVectors
 
 
-class Client:
+class ScopeClient:
     """One command's view of one scope (`--scope`/`--user` as given)."""
 
     def __init__(self, scope: str | None, user: bool, *, known_context: bool = True) -> None:

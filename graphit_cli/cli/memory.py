@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from graphit_cli.cli import common, output
-from graphit_cli.cli.client import Client
+from graphit_cli.cli.client import ScopeClient
 from graphit_cli.cli.common import (
     AllowSecretsOpt,
     Format,
@@ -146,7 +146,7 @@ def upsert(
     from graphit_cli import anchors as anchoring
 
     root = anchoring.checkout_root()
-    client = Client(scope, user)
+    client = ScopeClient(scope, user)
     drafts = anchoring.with_anchors_many(drafts, root, [_current(client, d) for d in drafts])
     # New memories that live ones already say are written anyway, with a warning on stderr
     # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
@@ -154,7 +154,7 @@ def upsert(
     output.writes(results, resolve_format(fmt, piped=Format.table))
 
 
-def _current(client: Client, draft: MemoryDraft) -> Memory | None:
+def _current(client: ScopeClient, draft: MemoryDraft) -> Memory | None:
     """The live memory an update that gives only its title or only its body applies to: its
     anchors are found in the text the memory will have. None for anything else."""
     from graphit_cli.errors import GraphitError
@@ -220,7 +220,7 @@ def delete(
     Asks first on a terminal; answering no exits 0 with nothing deleted. Bring a deleted
     memory back with `graphit memory restore ID/REVISION_ID`.
     """
-    client = Client(scope, user)
+    client = ScopeClient(scope, user)
     if not yes:
         if not common.stdin_is_interactive():
             raise UsageError("refusing to delete without --yes when not interactive")
@@ -255,7 +255,7 @@ def restore(
       graphit memory restore 01J.../01H...
     """
     policy = secret_policy(redact, allow_secrets)
-    result = Client(scope, user).restore(ref, warn=note, secrets=policy)
+    result = ScopeClient(scope, user).restore(ref, warn=note, secrets=policy)
     output.writes([result], resolve_format(fmt, piped=Format.table))
 
 
@@ -280,7 +280,7 @@ def source(
     The output is byte-stable and can be edited and fed back to `graphit memory upsert`.
     `-f table` shows the same fields as FIELD/VALUE lines; `-f json` one object.
     """
-    output.one(Client(scope, user).source(ref), fmt or Format.markdown)
+    output.one(ScopeClient(scope, user).source(ref), fmt or Format.markdown)
 
 
 @memory_app.command()
@@ -295,7 +295,7 @@ def history(
 
     Bring an old revision back with `graphit memory restore KEY`.
     """
-    output.history(Client(scope, user).history(memory_id), resolve_format(fmt))
+    output.history(ScopeClient(scope, user).history(memory_id), resolve_format(fmt))
 
 
 @memory_app.command("list")
@@ -318,7 +318,7 @@ def list_(
 
       graphit memory list --tag postgres -f table | grep -i replica
     """
-    found = Client(scope, user).catalogue(filter_of(types, tags, important, mandatory), limit)
+    found = ScopeClient(scope, user).catalogue(filter_of(types, tags, important, mandatory), limit)
     output.memories(found, resolve_format(fmt))
 
 
@@ -332,7 +332,7 @@ def important_(
     fmt: FormatOpt = None,
 ) -> None:
     """List important memories (curated reference material), in canonical order."""
-    found = Client(scope, user).catalogue(filter_of(types, tags, important=True))
+    found = ScopeClient(scope, user).catalogue(filter_of(types, tags, important=True))
     output.memories(found, resolve_format(fmt), empty="No important memories.")
 
 
@@ -346,7 +346,7 @@ def mandatory_(
     fmt: FormatOpt = None,
 ) -> None:
     """Print every mandatory memory in full: what an agent loads at every session start."""
-    found = Client(scope, user).catalogue(filter_of(types, tags, mandatory=True))
+    found = ScopeClient(scope, user).catalogue(filter_of(types, tags, mandatory=True))
     output.memories(found, fmt or Format.markdown, empty="No mandatory memories.")
 
 
@@ -378,5 +378,5 @@ def embed(
     from graphit_cli.cli.progress import bar
 
     with bar("embedding") as progress:
-        report = Client(scope, user).service.embed(progress=progress, reembed=reembed)
+        report = ScopeClient(scope, user).service.embed(progress=progress, reembed=reembed)
     output.embed_report(report, resolve_format(fmt))

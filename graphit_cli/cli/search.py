@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from graphit_cli.cli import output
-from graphit_cli.cli.client import Client
+from graphit_cli.cli.client import ScopeClient
 from graphit_cli.cli.common import (
     Format,
     FormatOpt,
@@ -109,7 +109,7 @@ def search(
             include_deleted=include_deleted,
             mode=mode.value,
         )
-    result = Client(scope, user).search(
+    result = ScopeClient(scope, user).search(
         query,
         flt,
         top_k=top_k,
@@ -144,4 +144,4 @@ def recall(
         from graphit_cli.cli.context import recall_across
 
         return recall_across(context, top_k, fmt)
-    output.recall(Client(scope, user).recall(context, top_k=top_k), fmt or Format.markdown)
+    output.recall(ScopeClient(scope, user).recall(context, top_k=top_k), fmt or Format.markdown)

@@ -36,11 +36,11 @@ def scan(
     """
     import json
 
-    from graphit_cli.cli.client import Client
+    from graphit_cli.cli.client import ScopeClient
 
     if every and (scope or user):
         raise typer.BadParameter("--all scans every scope: leave out --scope and --user")
-    targets = _every_scope() if every else [Client(scope, user).reader]
+    targets = _every_scope() if every else [ScopeClient(scope, user).reader]
     found = [(str(svc.scope), f) for svc in targets for f in svc.scan_secrets()]
     if as_json:
         rows = [
@@ -102,9 +102,9 @@ def redact(
     the table at that moment may have to retry. Asks first on a terminal (always on a shared
     table); --yes does not ask.
     """
-    from graphit_cli.cli.client import Client
+    from graphit_cli.cli.client import ScopeClient
 
-    client = Client(scope, user)
+    client = ScopeClient(scope, user)
     service = client.service
     shared = "://" in service.store.uri
     if not yes:

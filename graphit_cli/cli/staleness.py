@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from graphit_cli.cli import common, output
-from graphit_cli.cli.client import Client
+from graphit_cli.cli.client import ScopeClient
 from graphit_cli.cli.common import (
     Format,
     FormatOpt,
@@ -37,7 +37,7 @@ def verify(
     Use it after checking a memory `graphit memory stale` lists, when it is still right;
     when it is wrong, fix it with `graphit memory upsert --id ID` instead.
     """
-    memory = Client(scope, user).service.verify(memory_id)
+    memory = ScopeClient(scope, user).service.verify(memory_id)
     output.one(memory, fmt or Format.markdown)
 
 
@@ -62,7 +62,7 @@ def stale(
     from graphit_cli.formats import render
 
     root = anchors.checkout_root()
-    live = Client(scope, user).catalogue(MemoryFilter(), None)
+    live = ScopeClient(scope, user).catalogue(MemoryFilter(), None)
     found = anchors.check(live, root)
     oldest = datetime.min.replace(tzinfo=UTC)
     listed = sorted(

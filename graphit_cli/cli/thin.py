@@ -258,7 +258,7 @@ def _in_process(
     says it in its words (a read: running it twice changes nothing)."""
     from graphit_cli import config
     from graphit_cli.cli import output
-    from graphit_cli.cli.client import Client
+    from graphit_cli.cli.client import ScopeClient
     from graphit_cli.cli.plain import Format, note, resolve_format
     from graphit_cli.formats.parse import filter_from
 
@@ -269,7 +269,7 @@ def _in_process(
     mandatory = True if given.get("mandatory") or command == "mandatory" else None
     try:
         config.validate()
-        client = Client(given.get("scope"), bool(given.get("user")))
+        client = ScopeClient(given.get("scope"), bool(given.get("user")))
         if command == "search":
             result = client.search(
                 positional[0],

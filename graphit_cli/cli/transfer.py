@@ -80,10 +80,10 @@ def export(
 
       graphit memory export --user --history --vectors > me.ndjson
     """
-    from graphit_cli.cli.client import Client
+    from graphit_cli.cli.client import ScopeClient
     from graphit_cli.portability import native
 
-    service = Client(scope, user).reader  # a read: a scope without a table exports nothing
+    service = ScopeClient(scope, user).reader  # a read: a scope without a table exports nothing
     model = service.store.embedding_model() if vectors else None
     rows = service.store.export_rows(archived=history, vectors=vectors)
     live = sum(1 for r in rows if r.is_live)
@@ -160,11 +160,11 @@ def import_(
 
       graphit memory import project.ndjson   # what `export` wrote
     """
-    from graphit_cli.cli.client import Client
+    from graphit_cli.cli.client import ScopeClient
     from graphit_cli.cli.progress import bar
 
     with bar("importing", minimum=500) as progress:
-        client = Client(scope, user, known_context=False)
+        client = ScopeClient(scope, user, known_context=False)
         report = client.import_(
             path,
             fmt.value,

@@ -60,7 +60,7 @@ class SocketServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
                 self.handlers.discard(threading.current_thread())
 
 
-class Reply:
+class SocketReply:
     """One request's connection: its answer, and a keep-alive while it is being worked on."""
 
     def __init__(self, out: Any) -> None:
@@ -95,7 +95,7 @@ class Answering:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._open: set[Reply] = set()
+        self._open: set[SocketReply] = set()
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -113,7 +113,7 @@ class Answering:
             return len(self._open)
 
     @contextmanager
-    def track(self, reply: Reply) -> Iterator[Reply]:
+    def track(self, reply: SocketReply) -> Iterator[SocketReply]:
         with self._lock:
             self._open.add(reply)
         try:
@@ -146,7 +146,7 @@ class Handler(socketserver.StreamRequestHandler):
             return
         if not line.strip():
             return
-        reply = Reply(self.wfile)
+        reply = SocketReply(self.wfile)
         server = self.server
         with server.answering.track(reply):
             if server.stopping.is_set():  # read after SIGTERM: the CLI runs it itself

@@ -22,7 +22,7 @@ from graphit_cli.core.relevance import MAX_TOP_K
 from graphit_cli.core.revisions import MAX_TITLE
 from graphit_cli.errors import GraphitError, internal_error_text
 from graphit_cli.formats import render
-from graphit_cli.mcp.replies import Reply, mcp_message
+from graphit_cli.mcp.replies import ToolReply, mcp_message
 from graphit_cli.mcp.replies import check_format as _check_format
 from graphit_cli.mcp.tools import MemoryTools
 
@@ -58,7 +58,7 @@ def text_result(text: str, *, error: bool = False) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
 
 
-def respond(tools: MemoryTools, fmt: str, call: Callable[[], Reply]) -> CallToolResult:
+def respond(tools: MemoryTools, fmt: str, call: Callable[[], ToolReply]) -> CallToolResult:
     """Run one tool call; every failure becomes an error result, never a dead server."""
     try:
         chosen = _check_format(fmt)  # before any write: a bad format must not half-succeed

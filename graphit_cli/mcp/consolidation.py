@@ -14,7 +14,7 @@ from pydantic import Field
 
 from graphit_cli.formats import guidance
 from graphit_cli.mcp.arguments import FormatArg, ScopeArg, respond
-from graphit_cli.mcp.replies import Reply
+from graphit_cli.mcp.replies import ToolReply
 from graphit_cli.mcp.tools import MemoryTools
 
 FIND = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -23,7 +23,7 @@ APPLY = ToolAnnotations(
 )
 
 
-def candidates(tools: MemoryTools, *, scope: str | None, threshold: float | None) -> Reply:
+def candidates(tools: MemoryTools, *, scope: str | None, threshold: float | None) -> ToolReply:
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.render import report_dict, report_markdown
 
@@ -34,7 +34,7 @@ def candidates(tools: MemoryTools, *, scope: str | None, threshold: float | None
             "\nNext: write a plan (one merge per group you agree with, the revisions above) and "
             "check it with graphit_memory_apply_consolidation before passing apply=true.\n"
         )
-    return Reply(text, report_dict(report))
+    return ToolReply(text, report_dict(report))
 
 
 def apply_plan(
@@ -44,7 +44,7 @@ def apply_plan(
     plan: dict[str, Any],
     apply: bool,
     allow_mass_removal: bool,
-) -> Reply:
+) -> ToolReply:
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.render import outcome_markdown
 
@@ -53,7 +53,7 @@ def apply_plan(
     )
     if apply:
         tools.wake()  # merged memories have new text: the backfill embeds them
-    return Reply(outcome_markdown(outcome), outcome.to_dict())
+    return ToolReply(outcome_markdown(outcome), outcome.to_dict())
 
 
 def register(server: MCPServer[Any], tools: MemoryTools) -> None:

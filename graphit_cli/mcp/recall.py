@@ -1,20 +1,20 @@
 """graphit_memory_recall: the initial recall protocol in one call, over the other tools.
 
 Every mandatory memory in full, then a search for the context with the mandatory memories left
-out: the two steps of the spec's "Initial recall protocol", answered as one Reply. No MCP SDK,
+out: the two steps of the spec's "Initial recall protocol", answered as one ToolReply. No MCP SDK,
 Typer or Rich imports here.
 """
 
 from __future__ import annotations
 
 from graphit_cli.errors import InvalidInput
-from graphit_cli.mcp.replies import Reply
+from graphit_cli.mcp.replies import ToolReply
 from graphit_cli.mcp.tools import MAX_PAGE_SIZE, MemoryTools
 
 
 def recall(
     tools: MemoryTools, context: str | None, *, scope: str | None = "all", top_k: int = 10
-) -> Reply:
+) -> ToolReply:
     if top_k < 0:
         raise InvalidInput("top_k must not be negative (0 means no limit)")
     loaded = tools.mandatory(scope=scope, types=None, tags=None)
@@ -35,4 +35,4 @@ def recall(
         "mandatory": loaded.data["memories"],
         "search": found.data if found else None,
     }
-    return Reply(text, data)
+    return ToolReply(text, data)

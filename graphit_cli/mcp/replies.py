@@ -1,4 +1,4 @@
-"""What the MCP tools answer: a Reply (text for the model + a JSON document), and the text.
+"""What the MCP tools answer: a ToolReply (text for the model + a JSON document), and the text.
 
 The text is compact, written for a model to read; the JSON uses the CLI's field names (see
 `render`). No MCP SDK, Typer or Rich imports here.
@@ -19,7 +19,7 @@ FORMATS = ("text", "json")
 
 
 @dataclass(frozen=True)
-class Reply:
+class ToolReply:
     """One tool answer, rendered both ways; the caller's `format` picks one."""
 
     text: str
@@ -73,21 +73,21 @@ def hit_lines(hit: SearchHit, *, with_scope: bool = False) -> str:
     return line
 
 
-def write_reply(result: WriteResult, scope: Scope) -> Reply:
+def write_reply(result: WriteResult, scope: Scope) -> ToolReply:
     memory = result.memory
     text = f"{result.action.value} {memory.id} (revision {memory.revision}, {_marks(memory)})"
     text += f": {memory.title}\n"
-    return Reply(text, render.write_to_dict(result))
+    return ToolReply(text, render.write_to_dict(result))
 
 
-def verified_reply(memory: Memory) -> Reply:
+def verified_reply(memory: Memory) -> ToolReply:
     """`graphit_memory_update` with verify=true alone: the memory, verified in place."""
     text = f"verified {memory.id} (revision {memory.revision}): {memory.title}\n"
     data = {k: v for k, v in render.to_dict(memory).items() if k != "body"}
-    return Reply(text, data | {"action": "verified"})
+    return ToolReply(text, data | {"action": "verified"})
 
 
-def rival_note(reply: Reply, rival: Memory) -> Reply:
+def rival_note(reply: ToolReply, rival: Memory) -> ToolReply:
     """A write that may contradict a live memory: say which one it may update instead."""
     note = (
         f'Note: memory {rival.id} ("{rival.title}") is on the same subject and says '
@@ -96,10 +96,10 @@ def rival_note(reply: Reply, rival: Memory) -> Reply:
         "belief stays."
     )
     data = {**reply.data, "may_update": {"id": rival.id, "title": rival.title}}
-    return Reply(reply.text + note + "\n", data)
+    return ToolReply(reply.text + note + "\n", data)
 
 
-def duplicate_reply(existing: Memory, scope: Scope) -> Reply:
+def duplicate_reply(existing: Memory, scope: Scope) -> ToolReply:
     message = (
         f"Not written: memory {existing.id} already says this "
         f'("{existing.title}"; {_marks(existing)}; revision {existing.revision}). Read it with '
@@ -119,7 +119,7 @@ def duplicate_reply(existing: Memory, scope: Scope) -> Reply:
         "scope": str(scope),
         "message": message,
     }
-    return Reply(message + "\n", data)
+    return ToolReply(message + "\n", data)
 
 
 # What the service says in the CLI's words, said in the tools' words (an agent calling MCP

@@ -7,7 +7,7 @@ answers a client's first listing before the SDK is imported (stdio.py, handshake
 Input schemas lose what pydantic adds for nothing and refuse unknown arguments. The output
 schema of every graphit_memory_* tool is the shape of its structuredContent.
 
-Every tool answers structuredContent (the JSON document of its Reply) whatever `format` says;
+Every tool answers structuredContent (the JSON document of its ToolReply) whatever `format` says;
 these schemas name the fields a client can rely on, compactly (every session pays for the
 tools/list text): every listed field is `required` (always present), and the documents may
 carry more. Each type is one `type` (a nullable field is `anyOf` a type and null): a type

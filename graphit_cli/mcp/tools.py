@@ -1,4 +1,4 @@
-"""The graphit_memory_* tools without the protocol: arguments in, a Reply (text + JSON) out.
+"""The graphit_memory_* tools without the protocol: arguments in, a ToolReply (text + JSON) out.
 
 `MemoryTools` keeps one MemoryService per scope open for the life of the server, so the table
 handle (and, through the service, the embedding model) stay warm between calls. Each method
@@ -23,7 +23,7 @@ from graphit_cli.errors import InvalidInput, NoProject, NotFound
 from graphit_cli.formats import parse, render
 from graphit_cli.mcp.cursors import decode_cursor, encode_cursor, search_binding
 from graphit_cli.mcp.replies import (
-    Reply,
+    ToolReply,
     count,
     duplicate_reply,
     hit_lines,
@@ -131,7 +131,7 @@ class MemoryTools:
 
     def mandatory(
         self, *, scope: str | None, types: Sequence[str] | None, tags: Sequence[str] | None
-    ) -> Reply:
+    ) -> ToolReply:
         if _is_all(scope):
             from graphit_cli.portability import across
 
@@ -154,7 +154,7 @@ class MemoryTools:
                 + "\n".join(render.to_markdown(m, [f(m) for f in extra]) for m in memories)
             )
         data = {"scope": where, "memories": [render.to_dict(m) for m in memories]}
-        return Reply(text, data)
+        return ToolReply(text, data)
 
     def search(
         self,
@@ -169,7 +169,7 @@ class MemoryTools:
         types: Sequence[str] | None = None,
         tags: Sequence[str] | None = None,
         mode: str = "auto",
-    ) -> Reply:
+    ) -> ToolReply:
         if top_k < 0:
             raise InvalidInput("top_k must not be negative (0 means no limit)")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
@@ -238,11 +238,11 @@ class MemoryTools:
             "hits": [render.hit_to_dict(h) for h in page],
             "next_cursor": next_cursor,
         }
-        return Reply("\n".join(lines) + "\n", data)
+        return ToolReply("\n".join(lines) + "\n", data)
 
     def source(
         self, ref: str, *, scope: str | None, start_line: int = 1, end_line: int = 0
-    ) -> Reply:
+    ) -> ToolReply:
         if start_line < 1:
             raise InvalidInput("start_line must be 1 or more")
         if end_line < 0:
@@ -261,7 +261,7 @@ class MemoryTools:
             text += f"\n[lines {start_line}-{last} of {total}{more}]\n"
         data = {k: v for k, v in render.to_dict(memory).items() if k != "body"}
         data |= {"text": text, "start_line": start_line, "end_line": last, "total_lines": total}
-        return Reply(text, data)
+        return ToolReply(text, data)
 
     def catalogue(
         self,
@@ -273,7 +273,7 @@ class MemoryTools:
         mandatory: bool | None = None,
         limit: int = DEFAULT_LIST_LIMIT,
         what: str = "live memories",
-    ) -> Reply:
+    ) -> ToolReply:
         if limit < 0:
             raise InvalidInput("limit must not be negative (0 means no limit)")
         service = self.service(scope)
@@ -297,7 +297,7 @@ class MemoryTools:
             "total": len(everything),
             "memories": [render.to_dict(m) for m in shown],
         }
-        return Reply(text, data)
+        return ToolReply(text, data)
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -313,7 +313,7 @@ class MemoryTools:
         mandatory: bool = False,
         force: bool = False,
         anchors_given: Sequence[str] | None = None,
-    ) -> Reply:
+    ) -> ToolReply:
         service = self.service(scope)
         draft = MemoryDraft(
             title=title,
@@ -347,7 +347,7 @@ class MemoryTools:
         expected_revision: int | None = None,
         anchors_given: Sequence[str] | None = None,
         verify: bool = False,
-    ) -> Reply:
+    ) -> ToolReply:
         changes = (title, body, type, tags, important, mandatory, anchors_given)
         if all(value is None for value in changes) and not verify:
             raise InvalidInput(
@@ -374,7 +374,7 @@ class MemoryTools:
         draft = anchors.with_anchors(draft, self.root, current)
         return write_reply(self._written(service, service.upsert(draft)), service.scope)
 
-    def set_flag(self, memory_id: str, *, scope: str | None, flag: str, value: bool) -> Reply:
+    def set_flag(self, memory_id: str, *, scope: str | None, flag: str, value: bool) -> ToolReply:
         """Set `important` or `mandatory` (the two flags are independent)."""
         if flag not in ("important", "mandatory"):
             raise ValueError(f"unknown flag {flag!r}")
@@ -387,7 +387,7 @@ class MemoryTools:
         )
         return write_reply(service.upsert(draft), service.scope)
 
-    def delete(self, memory_id: str, *, scope: str | None) -> Reply:
+    def delete(self, memory_id: str, *, scope: str | None) -> ToolReply:
         service = self.service(scope)
         result = service.delete(memory_id)
         final = result.memory
@@ -395,7 +395,7 @@ class MemoryTools:
             f"deleted {final.id}: {final.title}\n"
             f"Its history stays readable; the final revision is {final.key}.\n"
         )
-        return Reply(text, render.write_to_dict(result))
+        return ToolReply(text, render.write_to_dict(result))
 
     @staticmethod
     def _live(service: MemoryService, memory_id: str) -> Memory:
