@@ -311,7 +311,7 @@ def test_a_hook_never_exits_2_and_says_a_broken_project_in_one_line(project_dir:
 
 
 def _session_sockets() -> list[Path]:
-    return sorted((runstate.run_dir() / "sessions").glob("*.sock"))
+    return sorted((runstate.run_dir() / "s").glob("*.sock"))
 
 
 def test_an_agent_session_serves_its_hooks_warm_and_leaves_nothing_behind(

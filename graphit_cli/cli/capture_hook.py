@@ -19,9 +19,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
-SETTINGS = {"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}
 PLAIN = ("PreCompact", "SessionStart", "UserPromptSubmit")  # events whose plain stdout is read
 
 
@@ -78,24 +76,11 @@ def _project() -> Path | None:
 
 
 def _project_has_own(root: Path, event: str, client: str) -> bool:
-    """The project's settings run graphit's hook for `event` themselves."""
-    try:
-        text = (root / SETTINGS[client]).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, KeyError):
-        return False
-    from graphit_cli.agents import jsonc
-    from graphit_cli.agents.clients import is_our_hook
+    """The project's settings run graphit's hook for `event` themselves (only asked at user
+    level, so the operation table's imports are paid there alone)."""
+    from graphit_cli.warm.ops import project_has_own
 
-    try:
-        groups: Any = jsonc.loads(text).get("hooks", {}).get(event, [])
-    except (jsonc.JsoncError, AttributeError):
-        return False
-    return any(
-        is_our_hook(h)
-        for g in (groups if isinstance(groups, list) else [])
-        if isinstance(g, dict)
-        for h in (g.get("hooks") or [])
-    )
+    return project_has_own(root, event, client)
 
 
 def read_stdin() -> str:

@@ -2,7 +2,7 @@
 
 Design ("warm without asking", docs/architecture.md): the agent's MCP server (`graphit memory
 mcp`, which the client starts with the session and stops with it) serves the warm path's reads
-on a socket of its own, `run/sessions/<pid>.sock`, with the same request handling as the
+on a socket of its own, `run/s/<pid>.sock`, with the same request handling as the
 daemon (`warmpath.Warmpath`, reads only: a write is declined and its command carries it out),
 its own open scopes (`services.py`) and the process's model (`model.py`; `embed.load_default`
 loads it once per process, so the MCP tools and this server share it). Nothing is spawned: the
@@ -27,6 +27,7 @@ from graphit_cli.daemon.model import SharedModel
 from graphit_cli.daemon.services import ServiceCache
 from graphit_cli.daemon.supervisor import EventLog
 from graphit_cli.daemon.warmpath import Warmpath
+from graphit_cli.warm.client import SESSIONS
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -38,7 +39,7 @@ WARM_DELAY = 3.0
 
 
 def sessions_dir() -> Path:
-    return runstate.run_dir() / "sessions"
+    return runstate.run_dir() / SESSIONS
 
 
 class SessionServer:

@@ -2,7 +2,7 @@
 
 A hook or a read command starts here before Typer, the model's or LanceDB's imports: it looks
 for a warm process's socket under GRAPHIT_HOME/run (the daemon's `daemon.sock`, then the agent
-sessions' `sessions/<pid>.sock`, newest first), sends one request with the digest of what it
+sessions' `s/<pid>.sock`, newest first), sends one request with the digest of what it
 resolves scopes from (`access/fingerprint.inputs`), and returns the answer, or None when no
 warm process answered it within its deadline (its caller then works in-process, or through the
 full command, with the same answer).
@@ -42,13 +42,19 @@ def run_dir() -> str:
     return os.path.join(graphit_home(), "run")
 
 
+# Agent sessions' sockets live in `run/s/`: a Unix socket's path is at most 107 bytes, and
+# `run/s/<pid>.sock` is no longer than the daemon's `run/daemon.sock`, so a GRAPHIT_HOME that
+# can hold the daemon's socket can hold a session's.
+SESSIONS = "s"
+
+
 def sockets(run: str) -> list[str]:
     """The warm processes' sockets: the daemon's first, then the sessions' (newest first)."""
     found = []
     daemon = os.path.join(run, "daemon.sock")
     if os.path.exists(daemon):
         found.append(daemon)
-    sessions = os.path.join(run, "sessions")
+    sessions = os.path.join(run, SESSIONS)
     try:
         names = [n for n in os.listdir(sessions) if n.endswith(".sock")]
     except OSError:
@@ -151,7 +157,7 @@ def _exchange(
 def _forget_dead(path: str) -> None:
     """A session's socket nobody listens on (its process was killed): removed. The daemon's
     own socket is the daemon's to remove (`graphit memory daemon` replaces a dead one)."""
-    if os.path.basename(os.path.dirname(path)) == "sessions":
+    if os.path.basename(os.path.dirname(path)) == SESSIONS:
         try:
             os.unlink(path)
         except OSError:
