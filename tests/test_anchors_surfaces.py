@@ -32,7 +32,9 @@ def graphit(cwd: Path, *args: str, input: str | None = None, **extra: str) -> An
     return subprocess.run(
         [sys.executable, "-m", "graphit_cli", *args],
         cwd=cwd,
-        env=env(**extra),
+        # The hook's budget is for an agent's prompt; a loaded test machine must not turn a
+        # late answer into an empty one here.
+        env=env(**{"GRAPHIT_HOOK_BUDGET": "60", **extra}),
         input=input,
         capture_output=True,
         text=True,
