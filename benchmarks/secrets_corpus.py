@@ -228,6 +228,13 @@ def _benign_main(g: Gen) -> list[tuple[str, Callable[[], str]]]:
         ("placeholder-env", lambda: "DATABASE_URL=postgres://app:${DB_PASSWORD}@db:5432/app"),
         ("placeholder-changeme", lambda: "POSTGRES_PASSWORD: changeme  # local docker only"),
         ("placeholder-xxx", lambda: "api_key = xxxxxxxxxxxxxxxx"),
+        (
+            "test-plan-password",
+            lambda: (
+                "Steps: open /login\n- Username: qa.user\n- Password: "
+                + g.pick(["Test@123", "Password123", "admin123", "P@ssw0rd!", "Welcome1"])
+            ),
+        ),
         ("placeholder-stars", lambda: "password: ********"),
         (
             "var-name",

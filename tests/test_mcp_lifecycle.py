@@ -45,6 +45,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
         "GRAPHIT_PROJECT_ID": PROJECT_ID,
         "GRAPHIT_AUTHOR": "agent",
         "GRAPHIT_NO_DAEMON": "1",
+        "PYTHONFAULTHANDLER": "1",  # a hang's stacks (_stop)
         "PYTHONPATH": os.environ.get("PYTHONPATH") or str(REPO),  # the code under test
         **extra,
     }
@@ -94,9 +95,15 @@ async def _stop(process: Process, how: str) -> tuple[int, str]:
         await process.stdin.aclose()
     else:
         process.send_signal(getattr(signal, how))
-    with anyio.fail_after(EXIT_BOUND):
+    with anyio.move_on_after(EXIT_BOUND) as bound:
         code = await process.wait()
         stderr = (await process.stderr.receive(1 << 20)).decode(errors="replace") if code else ""
+    if bound.cancelled_caught:  # a hang: every thread's stack (faulthandler, on SIGABRT)
+        process.send_signal(signal.SIGABRT)
+        with anyio.move_on_after(30):
+            await process.wait()
+        stacks = (await process.stderr.receive(1 << 20)).decode(errors="replace")
+        raise AssertionError(f"no exit {EXIT_BOUND:.0f} s after {how}:\n{stacks[-6000:]}")
     return code, stderr
 
 

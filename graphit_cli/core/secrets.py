@@ -112,6 +112,14 @@ _PLACEHOLDER = re.compile(
     )$""",
     re.VERBOSE,
 )
+# The passwords of test plans and tutorials (`Password: Test@123`, `WrongPassword123`,
+# `P@ssw0rd!`): a common word (a qualifier before it) and at most a few digits or symbols.
+# Public and guessable, they protect nothing a memory could leak; test plans are full of them.
+_TEST_PASSWORD = re.compile(
+    r"^(?i:(?:wrong|invalid|bad|incorrect|valid|correct|new|old|my|weak|strong|secure)[_-]?)?"
+    r"(?i:pass(?:word)?|p[a@]ssw[o0]rd|test(?:er|ing|user)?|admin(?:istrator)?|demo|guest|"
+    r"user|qwerty|letmein|welcome|root|default|abc)[\W_]{0,2}\d{0,6}[\W_]{0,2}$"
+)
 # Bare words that follow `password:` in prose or in a type annotation, not credentials.
 _NOT_VALUES = frozenset(
     """str string int bool bytes none null nil true false undefined optional required yes no
@@ -302,7 +310,7 @@ def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str 
     value = value.strip().rstrip("!?")  # `String!`, `process.env.KEY!` (TypeScript)
     if len(value) < 6 or len(value) > 300:
         return False
-    if value in _DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value):
+    if value in _DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
         return False
     lowered = value.lower().rstrip(".")
     if lowered in _NOT_VALUES or lowered == name.lower():

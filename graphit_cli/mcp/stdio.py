@@ -232,15 +232,15 @@ class Stopper:
     """Ends the read loop from a signal handler or another thread (a self-pipe)."""
 
     def __init__(self) -> None:
-        self.wake, self._poke = os.pipe()
-        os.set_blocking(self._poke, False)
+        self.wake, self.poke = os.pipe()
+        os.set_blocking(self.poke, False)
         self.signalled: int | None = None
         self.requested = threading.Event()
 
     def stop(self) -> None:
         self.requested.set()
         with contextlib.suppress(OSError):  # full: it is awake already
-            os.write(self._poke, b"\0")
+            os.write(self.poke, b"\0")
 
     def on_signal(self, signum: int, frame: FrameType | None) -> None:
         self.signalled = signum
@@ -329,6 +329,10 @@ def serve() -> None:
     stopper = Stopper()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, stopper.on_signal)
+    # The kernel may deliver a signal to any thread (one loading the model, say): Python then
+    # runs the handler only once the main thread runs again, and it is blocked in select().
+    # The wakeup fd is written by the C-level handler in whichever thread took the signal.
+    previous = signal.set_wakeup_fd(stopper.poke, warn_on_full_buffer=False)
     wire = Wire()
     inbox = Inbox()
     server = ServerThread(wire, inbox, stopper)
@@ -339,6 +343,7 @@ def serve() -> None:
     finally:
         inbox.close()  # then its stdin ends
         server.join()
+        signal.set_wakeup_fd(previous)
     if server.error is not None and stopper.signalled is None and not _left(server.error):
         raise server.error
 
