@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -187,11 +188,10 @@ def test_no_daemon_writes_in_process(project_dir: Path, scope: Scope) -> None:
     assert list(vector_of(scope, memory_id) or []) == pytest.approx(expected, abs=1e-6)
 
 
-def test_a_daemon_of_another_protocol_is_not_used_for_writes(
-    project_dir: Path, scope: Scope
-) -> None:
-    """A daemon speaking protocol 2 (before writes went to the daemon) refuses the request; the
-    CLI says so once and writes in-process: the memory is written exactly once."""
+@contextmanager
+def old_daemon(protocol: int) -> Iterator[list[dict[str, object]]]:
+    """A daemon of an older graphit on the socket: it refuses every request (ProtocolMismatch,
+    in its own protocol) and records what it was asked."""
     path = runstate.socket_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     asked: list[dict[str, object]] = []
@@ -199,26 +199,52 @@ def test_a_daemon_of_another_protocol_is_not_used_for_writes(
     class Old(socketserver.StreamRequestHandler):
         def handle(self) -> None:
             asked.append(json.loads(self.rfile.readline()))
-            refusal = {"ok": False, "protocol": 2, "error": {"type": "ProtocolMismatch"}}
+            refusal = {"ok": False, "protocol": protocol, "error": {"type": "ProtocolMismatch"}}
             self.wfile.write(json.dumps(refusal).encode() + b"\n")
 
     server = socketserver.ThreadingUnixStreamServer(str(path), Old)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        code, _out, err, heavy = graphit(
-            project_dir, "memory", "upsert", "--title", "Old", "--body", "daemon", "-f", "json"
-        )
+        yield asked
     finally:
         server.shutdown()
         server.server_close()
+
+
+# 2: before writes went to the daemon; 4: before the daemon checked writes for secrets.
+@pytest.mark.parametrize("protocol", [2, 4])
+def test_a_daemon_of_another_protocol_is_not_used_for_writes(
+    project_dir: Path, scope: Scope, protocol: int
+) -> None:
+    """A daemon speaking an older protocol refuses the request; the CLI says so once and writes
+    in-process: the memory is written exactly once."""
+    with old_daemon(protocol) as asked:
+        code, _out, err, heavy = graphit(
+            project_dir, "memory", "upsert", "--title", "Old", "--body", "daemon", "-f", "json"
+        )
     assert asked and asked[0]["op"] == "upsert"  # it was asked ...
     assert (code, heavy) == (0, True)  # ... and the write happened here
     assert err == (
-        f"graphit: WARNING: the running daemon speaks protocol 2, this graphit {wire.PROTOCOL}: "
-        "working in-process (restart `graphit memory daemon` to use the warm path again)\n"
+        f"graphit: WARNING: the running daemon speaks protocol {protocol}, this graphit "
+        f"{wire.PROTOCOL}: working in-process (restart `graphit memory daemon` to use the warm "
+        "path again)\n"
     )
     listed = open_service(scope, embedder=HashingEmbedder).catalogue(MemoryFilter())
     assert [m.title for m in listed] == ["Old"]
+
+
+def test_a_secret_is_refused_while_a_daemon_from_before_the_check_runs(
+    project_dir: Path, scope: Scope
+) -> None:
+    """A protocol-4 daemon would write a secret unchecked: the CLI checks it in-process."""
+    body = "aws_access_key_id = AKIA" + "Q3VZ7XK2MRT4PLNB" + "\n"
+    with old_daemon(4) as asked:
+        code, out, err, _heavy = graphit(
+            project_dir, "memory", "upsert", "--title", "Keys", "--body", body
+        )
+    assert asked and code == 3 and out == ""
+    assert "aws-access-key in the body at 1:21" in err and "Q3VZ7XK2MRT4PLNB" not in err
+    assert open_service(scope, embedder=HashingEmbedder).catalogue(MemoryFilter()) == []
 
 
 @pytest.mark.parametrize("takes", [True, False], ids=["took-it", "never-took-it"])

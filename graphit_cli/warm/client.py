@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-PROTOCOL = 4  # warm/wire.py's PROTOCOL (tests/test_hot_path.py holds them equal)
+PROTOCOL = 5  # warm/wire.py's PROTOCOL (tests/test_hot_path.py holds them equal)
 STUCK_SECONDS = 60.0
 BUSY_SECONDS = 10.0
 DEFAULT_ANSWER_SECONDS = 10.0  # config.DEFAULT_DAEMON_ANSWER_SECONDS

@@ -46,7 +46,10 @@ from graphit_cli.errors import InvalidInput
 #    claim file; the daemon keeps a working request's connection alive with a space a second;
 #    it declines (`declined`: nothing done) a request it would answer otherwise, or when it is
 #    stopping, or when the write came too late, and the CLI then works in-process.
-PROTOCOL = 4
+# 5: a write carries `secrets` (refuse, redact or allow) and the daemon checks every draft for a
+#    secret before writing it; a protocol-4 daemon (older graphit, still running after an
+#    upgrade) would write them unchecked, so the CLI works in-process until it is restarted.
+PROTOCOL = 5
 # The longest a daemon that keeps answering may take, in all (it sends a keep-alive every
 # second while it works, so a stopped daemon is noticed after the answer deadline instead).
 REPLY_TIMEOUT = 120.0
