@@ -93,6 +93,9 @@ async def _stop(process: Process, how: str) -> tuple[int, str]:
     assert process.stdin is not None and process.stderr is not None
     if how == "close":
         await process.stdin.aclose()
+    elif how == "SIGINT-thread":  # taken by another thread than the main one (Linux: by tid)
+        tids = sorted(int(t) for t in os.listdir(f"/proc/{process.pid}/task"))
+        os.kill(next(t for t in tids if t != process.pid), signal.SIGINT)
     else:
         process.send_signal(getattr(signal, how))
     with anyio.move_on_after(EXIT_BOUND) as bound:
@@ -139,7 +142,18 @@ async def _tools_listed(client: Any) -> None:
     assert len((await client.list_tools()).tools) == 15
 
 
-@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "close"])
+@pytest.mark.parametrize(
+    "how",
+    [
+        "SIGINT",
+        "SIGTERM",
+        "close",
+        pytest.param(
+            "SIGINT-thread",
+            marks=pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux only"),
+        ),
+    ],
+)
 def test_stops_with_exit_0_right_after_initialize(tmp_path: Path, how: str) -> None:
     code, stderr = anyio.run(_session, tmp_path / "home", tmp_path, how, _nothing)
     _check(code, stderr)

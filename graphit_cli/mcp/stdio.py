@@ -299,7 +299,10 @@ def read_loop(wire: Wire, inbox: Inbox, stopper: Stopper) -> None:
     while not stopper.requested.is_set():
         ready = select.select([wire.input, stopper.wake], [], [])[0]
         if stopper.wake in ready:
-            return
+            # A stop, or a signal's byte (the wakeup fd): its handler runs in this thread
+            # before the loop's test, and a handler that stops writes another byte.
+            os.read(stopper.wake, READ_SIZE)
+            continue
         chunk = os.read(wire.input, READ_SIZE)
         if chunk and b"\n" not in chunk:
             parts.append(chunk)
