@@ -214,12 +214,14 @@ def test_a_write_the_daemon_took_and_did_not_answer_is_exit_7_and_applied_once(
 
 
 @pytest.mark.slow
-def test_a_drain_that_runs_out_of_time_exits_1_and_the_write_it_took_is_answered(
+def test_a_drain_that_runs_out_of_time_exits_1_and_the_write_is_answered_or_exit_7(
     start: Any, project_dir: Path, graphit_home: Path, scope: Scope
 ) -> None:
-    # The model is stuck in a 30 s slice: the drain (1 s) abandons the model's thread (exit 1),
-    # but the write it took had committed its rows before embedding them, so its answer is
-    # given: written, without vectors until the next embedding pass (nothing lost, no exit 7).
+    # The model is stuck in a 30 s slice: the drain (1 s) abandons its thread (exit 1). The
+    # write it took either committed its rows before that slice (the stop cuts their
+    # embedding short and the write is answered: written, vectors later) or is still in it
+    # (its thread is abandoned too: exit 7, "may have been written"). Which one depends on
+    # whether the model was loaded when the write came; never a silent loss, never an abort.
     daemon = start(GRAPHIT_EMBEDDER=SLOW, TEST_EMBED_DELAY="30", GRAPHIT_DRAIN_SECONDS="1")
     writer = cli(project_dir, "memory", "upsert", GRAPHIT_EMBEDDER=SLOW)
     feed(writer, batch(100))
@@ -227,12 +229,14 @@ def test_a_drain_that_runs_out_of_time_exits_1_and_the_write_it_took_is_answered
     daemon.proc.send_signal(signal.SIGTERM)
     assert daemon.proc.wait(timeout=180) == 1
     log = daemon.log()
-    assert "daemon.abandoned threads=model requests=0" in log, log
-    assert "terminate called" not in log
+    assert "daemon.abandoned" in log and "terminate called" not in log, log
     _, err = writer.communicate(timeout=180)
-    assert writer.returncode == 0, err
-    assert "100 rows written without a vector (the daemon is stopping)" in err, err
-    assert titles(scope) == sorted(f"batch {i}" for i in range(100))
+    if "threads=model requests=0" in log:
+        assert writer.returncode == 0, err
+        assert "100 rows written without a vector (the daemon is stopping)" in err, err
+        assert titles(scope) == sorted(f"batch {i}" for i in range(100))
+    else:
+        assert writer.returncode == 7 and "may have been written" in err, (err, log)
 
 
 # --- the daemon's side of a write's deadline and claim (in this process) -------------------
