@@ -73,7 +73,7 @@ def test_a_weak_flagged_match_is_still_selected_first(svc: MemoryService) -> Non
     strong = [write(svc, f"lemur {n}", "lemur facts: lemur lemur lemur") for n in range(12)]
     weak_body = "A long note about many things. " * 20 + "It mentions a lemur once."
     mandatory = write(svc, "Session rules", weak_body, mandatory=True)
-    important = write(svc, "Lemur reference", weak_body, important=True)
+    important = write(svc, "Reference notes", weak_body, important=True)
     ranked = sorted(svc.search("lemur", top_k=0, mode="fts").hits, key=lambda h: h.rank)
     assert {h.memory.id for h in ranked[-2:]} == {mandatory, important}  # the lowest scores
     assert ranked[-1].score < 0.5 * ranked[0].score
@@ -173,6 +173,37 @@ def test_hits_are_shown_in_canonical_order(svc: MemoryService) -> None:
     result = svc.search("otter", top_k=10, mode="fts")
     assert ids(result) == [made[k] for k in ("m", "i-new", "i-old", "n-new", "n-old")]
     assert sorted(h.rank for h in result.hits) == [1, 2, 3, 4, 5]
+
+
+def test_equal_scores_rank_in_canonical_order(svc: MemoryService) -> None:
+    """Rows with the same words score the same; the full-text index answers them in its own
+    order (which differs between two copies of a table), so the tie goes to the canonical order
+    and every copy ranks them alike (CI saw two tables rank one pair both ways)."""
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    made = {}
+    for n, (name, flags) in enumerate(
+        [
+            ("n-old", {}),
+            ("i-old", {"important": True}),
+            ("n-new", {}),
+            ("i-new", {"important": True}),
+        ]
+    ):
+        made[name] = svc.upsert(
+            MemoryDraft(
+                title="sable policy",
+                body=f"sable policy {('alpha', 'bravo', 'delta', 'gamma')[n]}",
+                created_at=base + timedelta(days=n),
+                **flags,
+            )
+        ).memory.id
+    hits = svc.search("sable policy", top_k=0, mode="fts").hits
+    assert len({h.score for h in hits}) == 1, [h.score for h in hits]  # a true tie
+    by_rank = [h.memory.id for h in sorted(hits, key=lambda h: h.rank)]
+    assert by_rank == [made[k] for k in ("i-new", "i-old", "n-new", "n-old")]
+    assert [h.memory.id for h in svc.search("sable policy", top_k=1, mode="fts").hits] == [
+        made["i-new"]
+    ]
 
 
 def test_exclude_mandatory_and_filters(svc: MemoryService) -> None:

@@ -34,6 +34,15 @@ def canonical_sort(items: Iterable[T], memory_of: Callable[[T], Memory]) -> list
     return sorted(items, key=lambda item: canonical_key(memory_of(item)))
 
 
+def by_score(
+    items: Iterable[T], score_of: Callable[[T], float], memory_of: Callable[[T], Memory]
+) -> list[T]:
+    """Best score first; a tie goes to the canonical order. Rows with the same words score the
+    same, and the full-text index answers them in whatever order its fragments come back: the
+    tie-break makes a search rank (and cut at `top_k`) alike every time, on every copy."""
+    return sorted(items, key=lambda item: (-score_of(item), canonical_key(memory_of(item))))
+
+
 def select(
     ranked: Sequence[T],
     memory_of: Callable[[T], Memory],

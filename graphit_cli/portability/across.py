@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from graphit_cli.access.scopes import Scope
+from graphit_cli.core import ordering
 from graphit_cli.core.models import Memory, MemoryFilter, SearchHit, SearchResult
 from graphit_cli.errors import InvalidInput, NoProject
 
@@ -115,9 +116,10 @@ def search(
             for h in result.hits
         ]
     # Each scope's fused scores are scaled to its own best match (ranking.fuse), so they
-    # merge on one scale; ties go to the better rank within its scope. Of several hits with
-    # the same current content (a context imported from this project), the best one stays.
-    merged.sort(key=lambda h: (-h.score, h.rank))
+    # merge on one scale; ties go to the better rank within its scope, then to the canonical
+    # order. Of several hits with the same current content (a context imported from this
+    # project), the best one stays.
+    merged.sort(key=lambda h: (-h.score, h.rank, ordering.canonical_key(h.memory)))
     seen: set[str] = set()
     ranked: list[SearchHit] = []
     for hit in merged:

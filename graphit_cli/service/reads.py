@@ -196,7 +196,9 @@ class Reader:
             if hit.deleted and not include_deleted:
                 continue
             if _matches(hit.memory, flt):
-                hits.append(replace(hit, rank=len(hits) + 1))
+                hits.append(hit)
+        ranked = ordering.by_score(hits, lambda h: h.score, lambda h: h.memory)
+        hits = [replace(hit, rank=rank) for rank, hit in enumerate(ranked, 1)]
         chosen = relevance.select(hits, lambda h: h.memory, top_k)
         return SearchResult(chosen, used, notice)
 
