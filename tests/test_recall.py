@@ -311,6 +311,35 @@ def test_an_older_belief_is_never_shown_alone(project_dir: Path, service: Any) -
     assert "N3" not in _keys(again, key_of)
 
 
+def test_a_newer_belief_the_prompt_does_not_match_is_found_on_the_subject(
+    project_dir: Path, service: Any
+) -> None:
+    """The newer memory shares no word with the prompt: only the older one's neighbours (a
+    search on its title) find it. Once deleted, it is no rival any more."""
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    older = service.upsert(
+        MemoryDraft(
+            title="Task queue broker",
+            body="Jobs use Redis database number 1.",
+            created_at=base,
+        )
+    ).memory
+    newer = service.upsert(
+        MemoryDraft(
+            title="Task queue broker",
+            body="Since March the queue runs on RabbitMQ.",
+            created_at=base + timedelta(days=60),
+        )
+    ).memory
+    ask = "which redis database number do the jobs use?"
+    text = prompt_context([service], PromptRequest(ask, "s1", mode="fts"))
+    assert older.id in text and newer.id in text, text
+    assert "RabbitMQ" in text
+    service.delete(newer.id)
+    text = prompt_context([service], PromptRequest(ask, "s2", mode="fts"))
+    assert older.id in text and newer.id not in text, text
+
+
 def test_session_state_is_private_and_expires(project_dir: Path, service: Any) -> None:
     memory = service.upsert(MemoryDraft(title="Datev export", body="Nightly at 02:00.")).memory
     ask = PromptRequest("when does the datev export run?", "s1", mode="fts")

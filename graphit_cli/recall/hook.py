@@ -21,6 +21,8 @@ from graphit_cli.recall import prompt as prompts
 from graphit_cli.recall import session as sessions
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from graphit_cli.core.models import Memory
     from graphit_cli.service.memory import MemoryService
 
@@ -121,21 +123,41 @@ def _candidates(
 
 
 def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Rivals:
-    """A memory -> the newer live memories on its subject that say otherwise, newest first,
-    among `pool` and the memory's own neighbours (a lexical search on its title)."""
+    """The memories -> for each, the newer live memories on its subject that say otherwise,
+    newest first, among `pool` and the memory's own neighbours: the live rows a lexical search
+    on its title finds first. Those are the store's rows by BM25 (a search's match rule,
+    chains and selection add nothing the detector needs, at twice the cost), less the
+    chains a delete closed."""
 
-    def newer(memory: Memory) -> list[Memory]:
+    def neighbours(memory: Memory) -> list[Memory]:
         service = owner.get(memory.id)
-        around = list(pool)
-        if service is not None:
+        if service is None:
+            return []
+        try:
+            hits = service.store.search_text(
+                memory.title, RIVAL_POOL, live_only=True, vector_flags=False
+            )
+        except Exception:  # the subject's neighbours are a bonus, never a failure
+            return []
+        return [h.row for h in hits]
+
+    def newer(memories: Sequence[Memory]) -> dict[str, list[Memory]]:
+        near = {m.id: neighbours(m) for m in memories}
+        closed: dict[str, set[str]] = {}  # by scope: one read of the chains' ends each
+        for service in {str(s.scope): s for s in owner.values()}.values():
+            ids = [n.id for m in memories if owner.get(m.id) is service for n in near[m.id]]
             try:
-                near = service.search(memory.title, top_k=RIVAL_POOL, mode="fts")
-            except Exception:  # the subject's neighbours are a bonus, never a failure
-                near = None
-            if near is not None:
-                around += [_label(h.memory, service) for h in near.hits if not h.deleted]
-        unique = {m.id: m for m in around}
-        return policy.newer_rivals(memory, list(unique.values()))
+                closed[str(service.scope)] = service.store.deleted_ids(ids) if ids else set()
+            except Exception:  # unknown: none of them is read as a rival
+                closed[str(service.scope)] = set(ids)
+        found: dict[str, list[Memory]] = {}
+        for memory in memories:
+            home = owner.get(memory.id)
+            shut = closed.get(str(home.scope), set()) if home is not None else set()
+            around = [_label(n, home) for n in near[memory.id] if n.id not in shut] if home else []
+            unique = {m.id: m for m in [*pool, *around]}
+            found[memory.id] = policy.newer_rivals(memory, list(unique.values()))
+        return found
 
     return newer
 

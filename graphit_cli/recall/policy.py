@@ -21,7 +21,7 @@ search matched (`top_k = 0`: all of them, any category):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graphit_cli.core import ordering, relevance
@@ -95,7 +95,9 @@ def admit(c: Candidate) -> str | None:
 
 
 Seen = Callable[[Memory], bool]
-Rivals = Callable[[Memory], list[Memory]]
+# The admitted memories -> for each (by id), the newer live memories on its subject that say
+# otherwise, newest first: asked once for all of them (the hook reads their subjects at once).
+Rivals = Callable[[Sequence[Memory]], Mapping[str, list[Memory]]]
 
 
 def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Choice:
@@ -117,9 +119,10 @@ def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Cho
         else:
             choice.left.append((c, why))
     by_id = {c.memory.id: c for c in admitted}
+    rivals = newer_of([c.memory for c in admitted]) if admitted else {}
     kept: list[Candidate] = []
     for c in admitted:
-        newer = [m for m in newer_of(c.memory) if m.id != c.memory.id]
+        newer = [m for m in rivals.get(c.memory.id, []) if m.id != c.memory.id]
         if not newer:
             kept.append(c)
             continue
