@@ -102,8 +102,9 @@ Rivals = Callable[[Sequence[Memory]], Mapping[str, list[Memory]]]
 
 def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Choice:
     """Gate, drop what the session has seen, keep the best few (the gate's `limit`, at most
-    MAX_MEMORIES), pair an older belief with its newer counterpart (`newer_of`: the newer
-    live memories on its subject that say otherwise, newest first)."""
+    MAX_MEMORIES), pair an older belief with its newer counterpart (`newer_of`, asked once
+    for the admitted memories: for each, the newer live memories on its subject that say
+    otherwise, newest first)."""
     choice = Choice()
     ranked = sorted(candidates, key=lambda c: -c.score)
     admitted: list[Candidate] = []
