@@ -21,8 +21,6 @@ from graphit_cli.recall import prompt as prompts
 from graphit_cli.recall import session as sessions
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from graphit_cli.core.models import Memory
     from graphit_cli.service.memory import MemoryService
 
@@ -123,41 +121,31 @@ def _candidates(
 
 
 def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Rivals:
-    """The memories -> for each, the newer live memories on its subject that say otherwise,
-    newest first, among `pool` and the memory's own neighbours: the live rows a lexical search
-    on its title finds first. Those are the store's rows by BM25 (a search's match rule,
-    chains and selection add nothing the detector needs, at twice the cost), less the
-    chains a delete closed."""
+    """A memory -> the newer live memories on its subject that say otherwise, newest first,
+    among `pool` and the memory's own neighbours: the live rows a lexical search on its title
+    finds first, read from the store by BM25, not by a search (whose match rule, chains and
+    selection add nothing the detector needs, at twice the cost)."""
 
-    def neighbours(memory: Memory) -> list[Memory]:
-        service = owner.get(memory.id)
-        if service is None:
-            return []
+    def neighbours(service: MemoryService, memory: Memory) -> list[Memory]:
+        """The live rows best matching `memory`'s title, less chains a delete closed (one
+        index query and one read of the chains' ends: a phantom row is nobody's belief)."""
         try:
-            hits = service.store.search_text(
-                memory.title, RIVAL_POOL, live_only=True, vector_flags=False
-            )
+            rows = [
+                h.row
+                for h in service.store.search_text(
+                    memory.title, RIVAL_POOL, live_only=True, vector_flags=False
+                )
+            ]
+            closed = service.store.deleted_ids([m.id for m in rows]) if rows else set()
         except Exception:  # the subject's neighbours are a bonus, never a failure
             return []
-        return [h.row for h in hits]
+        return [_label(m, service) for m in rows if m.id not in closed]
 
-    def newer(memories: Sequence[Memory]) -> dict[str, list[Memory]]:
-        near = {m.id: neighbours(m) for m in memories}
-        closed: dict[str, set[str]] = {}  # by scope: one read of the chains' ends each
-        for service in {str(s.scope): s for s in owner.values()}.values():
-            ids = [n.id for m in memories if owner.get(m.id) is service for n in near[m.id]]
-            try:
-                closed[str(service.scope)] = service.store.deleted_ids(ids) if ids else set()
-            except Exception:  # unknown: none of them is read as a rival
-                closed[str(service.scope)] = set(ids)
-        found: dict[str, list[Memory]] = {}
-        for memory in memories:
-            home = owner.get(memory.id)
-            shut = closed.get(str(home.scope), set()) if home is not None else set()
-            around = [_label(n, home) for n in near[memory.id] if n.id not in shut] if home else []
-            unique = {m.id: m for m in [*pool, *around]}
-            found[memory.id] = policy.newer_rivals(memory, list(unique.values()))
-        return found
+    def newer(memory: Memory) -> list[Memory]:
+        service = owner.get(memory.id)
+        near = neighbours(service, memory) if service is not None else []
+        unique = {m.id: m for m in [*pool, *near]}
+        return policy.newer_rivals(memory, list(unique.values()))
 
     return newer
 

@@ -21,7 +21,7 @@ search matched (`top_k = 0`: all of them, any category):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from graphit_cli.core import ordering, relevance
@@ -95,16 +95,13 @@ def admit(c: Candidate) -> str | None:
 
 
 Seen = Callable[[Memory], bool]
-# The admitted memories -> for each (by id), the newer live memories on its subject that say
-# otherwise, newest first: asked once for all of them (the hook reads their subjects at once).
-Rivals = Callable[[Sequence[Memory]], Mapping[str, list[Memory]]]
+Rivals = Callable[[Memory], list[Memory]]
 
 
 def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Choice:
     """Gate, drop what the session has seen, keep the best few (the gate's `limit`, at most
-    MAX_MEMORIES), pair an older belief with its newer counterpart (`newer_of`, asked once
-    for the admitted memories: for each, the newer live memories on its subject that say
-    otherwise, newest first)."""
+    MAX_MEMORIES), pair an older belief with its newer counterpart (`newer_of`: the newer
+    live memories on its subject that say otherwise, newest first)."""
     choice = Choice()
     ranked = sorted(candidates, key=lambda c: -c.score)
     admitted: list[Candidate] = []
@@ -120,10 +117,9 @@ def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Cho
         else:
             choice.left.append((c, why))
     by_id = {c.memory.id: c for c in admitted}
-    rivals = newer_of([c.memory for c in admitted]) if admitted else {}
     kept: list[Candidate] = []
     for c in admitted:
-        newer = [m for m in rivals.get(c.memory.id, []) if m.id != c.memory.id]
+        newer = [m for m in newer_of(c.memory) if m.id != c.memory.id]
         if not newer:
             kept.append(c)
             continue
