@@ -22,6 +22,8 @@ import os
 import stat
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,12 +74,16 @@ def _run(
     )
 
 
-def _transcript(path: Path, tool_calls: int, *extra: str) -> Path:
-    """A Claude Code transcript (JSONL) with `tool_calls` tool uses (a Bash command each)."""
-    use = (
+def _transcript_line() -> str:
+    """A Claude Code transcript entry: a tool use (a Bash command)."""
+    return (
         '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{}}]}}'
     )
-    path.write_text("\n".join([*([use] * tool_calls), *extra]) + "\n")
+
+
+def _transcript(path: Path, tool_calls: int, *extra: str) -> Path:
+    """A Claude Code transcript (JSONL) with `tool_calls` tool uses (a Bash command each)."""
+    path.write_text("\n".join([*([_transcript_line()] * tool_calls), *extra]) + "\n")
     return path
 
 
@@ -269,6 +275,45 @@ def test_capture_asks_once_per_session_and_event(
     state = graphit_home / "state" / "capture.json"
     assert stat.S_IMODE(state.stat().st_mode) == 0o600
     assert "session-a" not in state.read_text()  # no raw session id
+
+
+def test_capture_at_stop_counts_the_turn_claude_code_has_not_written_yet(
+    cli, project_dir: Path, tmp_path: Path
+) -> None:
+    """Claude Code starts Stop hooks before the turn's last entries reach the transcript
+    (anthropics/claude-code#15813; 1 Stop in 3 here, with `claude -p`): the count waits until
+    the event's last_assistant_message is in it, so the eighth tool call counts at this Stop."""
+    said = "It lives in the ci-cache bucket."
+    answer = json.dumps(
+        {"type": "assistant", "message": {"content": [{"type": "text", "text": said}]}}
+    )
+    transcript = _transcript(tmp_path / "t.jsonl", 6)
+    stop = {
+        "session_id": "late",
+        "transcript_path": str(transcript),
+        "last_assistant_message": f'It lives in the "ci-cache" bucket.\n\n{said}',
+    }
+
+    def flush() -> None:
+        time.sleep(0.2)
+        with transcript.open("a") as handle:
+            handle.write("\n".join([*[_transcript_line()] * 2, answer]) + "\n")
+
+    writer = threading.Thread(target=flush)
+    writer.start()
+    asked = _capture(cli, "Stop", stop)
+    writer.join()
+    assert asked.exit_code == 0, asked.stderr
+    assert (
+        "graphit_memory_insert"
+        in json.loads(asked.stdout)["hookSpecificOutput"]["additionalContext"]
+    )
+    # The message is in the transcript and the session is short: no wait, and not asked yet.
+    _transcript(transcript, 6, answer)
+    assert _capture(cli, "Stop", {**stop, "session_id": "short"}).stdout == ""
+    # A message that never reaches the transcript: the count gives up, on what it has.
+    _transcript(transcript, 6)
+    assert _capture(cli, "Stop", {**stop, "session_id": "never"}).stdout == ""
 
 
 def test_capture_is_silent_when_it_should_be(

@@ -11,7 +11,10 @@ answers the text to show, or "" for nothing:
   `recall/session.py`), which also covers clients that send no transcript;
 - at Stop (the end of every turn), a session too short to have learned much yet: fewer than
   `STOP_MIN_TOOL_CALLS` tool calls in its transcript (it is asked at a later Stop instead; a
-  compaction always means a long session);
+  compaction always means a long session). Claude Code starts its Stop hooks before the turn's
+  last entries reach the transcript (anthropics/claude-code#15813): when the event's
+  `last_assistant_message` is not in the transcript yet, the count waits for it, at most
+  `FLUSH_WAIT_SECONDS` (a flush takes ~0.1 s), so the turn's own tool calls and writes count;
 - the session was already asked at this event: at most once per session and event, counted in
   a small state file under GRAPHIT_HOME/state/ (0600; entries expire after a week).
 
@@ -43,6 +46,11 @@ _WROTE = re.compile(
 )
 _TOOL_CALL = re.compile(rb'"type"\s*:\s*"tool_use"|"functionCall"|"toolCalls"')
 STOP_MIN_TOOL_CALLS = 8
+FLUSH_WAIT_SECONDS = 1.0  # within the hook's 3 s (agents/clients.HOOK_SECONDS)
+_FLUSH_POLL_SECONDS = 0.02
+# A run of characters every JSON writer spells the same: the end of the last message, as the
+# transcript holds it whatever the escaping of quotes, newlines or non-ASCII text around it.
+_PLAIN_RUN = re.compile(r"[A-Za-z0-9 ,.;:()_-]{16,}")
 
 _SAVE = (
     "save each durable learning of this session that is not in graphit yet (a decision and "
@@ -80,12 +88,15 @@ def capture(event: str, client: str, session_id: str | None, stdin_event: dict[s
     """The capture request for this `event` of `client`'s session, or "" for none."""
     if muted() or not session_id or stdin_event.get("stop_hook_active"):
         return ""
-    transcript = _tail(stdin_event.get("transcript_path"))
+    path = stdin_event.get("transcript_path")
+    transcript = _tail(path)
     if transcript is not None and _WROTE.search(transcript):
         return ""
-    if event == "Stop" and (
-        transcript is None or len(_TOOL_CALL.findall(transcript)) < STOP_MIN_TOOL_CALLS
-    ):
+    if event == "Stop" and transcript is not None and _short(transcript):
+        transcript = _flushed(path, transcript, stdin_event.get("last_assistant_message"))
+        if _WROTE.search(transcript):
+            return ""
+    if event == "Stop" and (transcript is None or _short(transcript)):
         return ""
     if not _first_time(f"{client}\0{session_id}\0{event}"):
         return ""
@@ -109,6 +120,33 @@ def _scopes_written_since_start(session_id: str) -> bool:
 
     scopes, _ = across.recall_scopes()
     return wrote_since([open_reader(s) for s in scopes], started)
+
+
+def _short(transcript: bytes) -> bool:
+    return len(_TOOL_CALL.findall(transcript)) < STOP_MIN_TOOL_CALLS
+
+
+def _flushed(path: str, transcript: bytes, last_message: Any) -> bytes:
+    """The transcript once it holds the turn's last message (the event's
+    `last_assistant_message`), read again as it grows for at most FLUSH_WAIT_SECONDS; as given
+    when it holds it already, or when the message has no plain run of 16 characters to look
+    for (then nothing tells a stale transcript from a current one)."""
+    runs = _PLAIN_RUN.findall(last_message) if isinstance(last_message, str) else []
+    if not runs:
+        return transcript
+    needle = runs[-1][-48:].encode()
+    deadline = time.monotonic() + FLUSH_WAIT_SECONDS
+    size = -1
+    while needle not in transcript and time.monotonic() < deadline:
+        time.sleep(_FLUSH_POLL_SECONDS)
+        try:
+            grown = os.stat(path).st_size
+        except OSError:
+            break
+        if grown != size:
+            size = grown
+            transcript = _tail(path) or transcript
+    return transcript
 
 
 def _tail(transcript: Any) -> bytes | None:
