@@ -93,7 +93,7 @@ def capture(event: str, client: str, session_id: str | None, stdin_event: dict[s
     if transcript is not None and _WROTE.search(transcript):
         return ""
     if event == "Stop" and transcript is not None and _short(transcript):
-        transcript = _flushed(path, transcript, stdin_event.get("last_assistant_message"))
+        transcript = _flushed(str(path), transcript, stdin_event.get("last_assistant_message"))
         if _WROTE.search(transcript):
             return ""
     if event == "Stop" and (transcript is None or _short(transcript)):
