@@ -340,6 +340,59 @@ def test_a_newer_belief_the_prompt_does_not_match_is_found_on_the_subject(
     assert older.id in text and newer.id not in text, text
 
 
+def test_a_phantom_row_on_the_subject_is_no_newer_belief(project_dir: Path, service: Any) -> None:
+    """A live row left in a chain a delete closed (a writer that lost the race and could not
+    repair it: tests/test_concurrency.py) says otherwise on the older memory's subject, and is
+    newer: it is nobody's belief, so the older memory is shown alone, with no "newer" note."""
+    from graphit_cli.errors import StorageUnavailable
+    from graphit_cli.opening import open_service
+
+    other = open_service(service.scope)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    older = service.upsert(
+        MemoryDraft(
+            title="Task queue broker", body="Jobs use Redis database number 1.", created_at=base
+        )
+    ).memory
+    newer = service.upsert(
+        MemoryDraft(
+            title="Task queue broker",
+            body="Since March the queue runs on RabbitMQ.",
+            created_at=base + timedelta(days=60),
+        )
+    ).memory
+    real_heads, real_merge = service.store.heads, service.store.merge
+    state = {"raced": False, "merged": 0}
+
+    def heads(*args: Any, **kwargs: Any) -> Any:  # an edit and a delete land meanwhile
+        found = real_heads(*args, **kwargs)
+        if not state["raced"]:
+            state["raced"] = True
+            other.upsert(MemoryDraft(id=newer.id, body="Since April the queue runs on SQS."))
+            other.delete(newer.id)
+        return found
+
+    def merge(*args: Any, **kwargs: Any) -> Any:  # the insert lands; the repair cannot
+        state["merged"] += 1
+        if state["merged"] > 1:
+            raise StorageUnavailable("write failed: connection lost")
+        return real_merge(*args, **kwargs)
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise StorageUnavailable("write failed: connection lost")
+
+    service.store.heads, service.store.merge, service.store.remove_exact = heads, merge, broken
+    with pytest.raises(StorageUnavailable):
+        service.upsert(MemoryDraft(id=newer.id, body="Since May the queue runs on RabbitMQ 4."))
+    del service.store.heads, service.store.merge, service.store.remove_exact
+    live = service.store.search_text("Task queue broker", 8, live_only=True, vector_flags=False)
+    assert newer.id in {h.row.id for h in live}  # the phantom: a live row ...
+    assert service.store.deleted_ids([newer.id]) == {newer.id}  # ... of a closed chain
+    ask = "which redis database number do the jobs use?"
+    text = prompt_context([service], PromptRequest(ask, "s1", mode="fts"))
+    assert older.id in text and newer.id not in text and "RabbitMQ" not in text, text
+
+
 def test_session_state_is_private_and_expires(project_dir: Path, service: Any) -> None:
     memory = service.upsert(MemoryDraft(title="Datev export", body="Nightly at 02:00.")).memory
     ask = PromptRequest("when does the datev export run?", "s1", mode="fts")

@@ -196,3 +196,24 @@ def test_reads_run_together_and_a_move_waits_for_them(both, scope) -> None:
     assert errors == []
     assert dataset.version() == writer.store.version()
     assert dataset.count("revision_id = ''") == len(writer.catalogue())
+
+
+def test_a_table_engine_keeps_its_view_of_the_schema_until_it_looks(both) -> None:
+    """`TableEngine` keeps the schema (a trip to LanceDB's loop per query otherwise): another
+    handle's metadata change shows once the engine looks for newer commits, its own at once."""
+    dataset, mine = both
+    uri = str(Path(dataset.dataset.uri).parent)
+    theirs = TableEngine(
+        lancedb.connect(uri, read_consistency_interval=None).open_table(TABLE_NAME)
+    )
+
+    def mark(engine: TableEngine) -> bytes | None:
+        return (engine.schema().field("embedding").metadata or {}).get(b"graphit.test")
+
+    assert mark(mine) is None
+    theirs.set_field_metadata("embedding", {"graphit.test": "theirs"})
+    assert mark(mine) is None  # this engine's view: the version it was at
+    mine.latest()
+    assert mark(mine) == b"theirs"
+    mine.set_field_metadata("embedding", {"graphit.test": "mine"})
+    assert mark(mine) == b"mine"

@@ -11,8 +11,11 @@ capture request (`capture.py`) asks `wrote_since` whether the session wrote memo
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +72,17 @@ def request_from_event(
     )
 
 
+@contextmanager
+def _one_view(services: list[MemoryService]) -> Iterator[None]:
+    """One hook call's reads of each scope at one version (`Store.snapshot`): one look for
+    newer commits (a LIST on S3) and one grant confirmation per scope, not one per read (the
+    search, then each shown memory's subject)."""
+    with ExitStack() as views:
+        for service in services:
+            views.enter_context(service.store.snapshot())
+        yield
+
+
 def _label(memory: Memory, service: MemoryService) -> Memory:
     scope = service.scope
     if (memory.scope_kind, memory.scope_id) == (scope.kind, scope.id):
@@ -121,31 +135,51 @@ def _candidates(
 
 
 def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Rivals:
-    """A memory -> the newer live memories on its subject that say otherwise, newest first,
-    among `pool` and the memory's own neighbours: the live rows a lexical search on its title
-    finds first, read from the store by BM25, not by a search (whose match rule, chains and
-    selection add nothing the detector needs, at twice the cost)."""
+    """Memories -> each one's newer live memories on its subject that say otherwise, newest
+    first, among `pool` and the memory's own neighbours: the live rows a lexical search on its
+    title finds first, read from the store by BM25, not by a search (whose match rule, chains
+    and selection add nothing the detector needs, at twice the cost). The subjects are read at
+    once, each on a thread of its own in the caller's snapshot (the index queries leave the
+    GIL: three subjects cost little more than one)."""
+    from graphit_cli.core import contradiction
+    from graphit_cli.threads import Pending
+
+    pooled = {m.id for m in pool}
 
     def neighbours(service: MemoryService, memory: Memory) -> list[Memory]:
-        """The live rows best matching `memory`'s title, less chains a delete closed (one
-        index query and one read of the chains' ends: a phantom row is nobody's belief)."""
+        """The live rows best matching `memory`'s title (one index query), less those of a
+        chain a delete closed (a phantom row is nobody's belief). Only a row the detector
+        would name is looked up for that (a read of its chain's end): a row that is no rival
+        changes nothing whether its chain is closed or not, and most subjects have none."""
         try:
-            rows = [
-                h.row
-                for h in service.store.search_text(
-                    memory.title, RIVAL_POOL, live_only=True, vector_flags=False
-                )
-            ]
-            closed = service.store.deleted_ids([m.id for m in rows]) if rows else set()
+            rows = service.store.search_text(
+                memory.title, RIVAL_POOL, live_only=True, vector_flags=False
+            )
+            near = [_label(h.row, service) for h in rows]
+            named = [m.id for m in near if m.id not in pooled and contradiction.is_rival(memory, m)]
+            closed = service.store.deleted_ids(named) if named else set()
         except Exception:  # the subject's neighbours are a bonus, never a failure
             return []
-        return [_label(m, service) for m in rows if m.id not in closed]
+        return [m for m in near if m.id not in closed]
 
-    def newer(memory: Memory) -> list[Memory]:
-        service = owner.get(memory.id)
-        near = neighbours(service, memory) if service is not None else []
-        unique = {m.id: m for m in [*pool, *near]}
-        return policy.newer_rivals(memory, list(unique.values()))
+    def newer(memories: Sequence[Memory]) -> dict[str, list[Memory]]:
+        asked = [(m, owner.get(m.id)) for m in memories]
+        reads = {
+            m.id: Pending(functools.partial(neighbours, s, m), name="graphit-subject")
+            for m, s in asked[1:]
+            if s is not None
+        }
+        first, service = asked[0] if asked else (None, None)
+        found: dict[str, list[Memory]] = {}
+        if first is not None and service is not None:
+            found[first.id] = neighbours(service, first)  # on this thread, beside the others
+        for memory_id, read in reads.items():
+            found[memory_id] = read.result()
+        rivals: dict[str, list[Memory]] = {}
+        for memory in memories:
+            unique = {m.id: m for m in [*pool, *found.get(memory.id, [])]}
+            rivals[memory.id] = policy.newer_rivals(memory, list(unique.values()))
+        return rivals
 
     return newer
 
@@ -185,11 +219,11 @@ def prompt_context(services: list[MemoryService], request: PromptRequest) -> str
     query = prompts.query_text(request.prompt)
     if not query or query.startswith("/") or not services:
         return ""
-    candidates, owner, used = _candidates(services, query, request.mode)
-    # The rival detector reads each memory's words: the prompt's best few candidates and the
-    # subject's own neighbours (`_newer_of`) are where a newer belief is, not all ~200.
-    pool = [c.memory for c in sorted(candidates, key=lambda c: -c.score)[:RIVAL_POOL]]
-    with sessions.opened(request.client, request.session_id) as state:
+    with _one_view(services), sessions.opened(request.client, request.session_id) as state:
+        candidates, owner, used = _candidates(services, query, request.mode)
+        # The rival detector reads each memory's words: the prompt's best few candidates and
+        # the subject's own neighbours (`_newer_of`) are where a newer belief is, not all ~200.
+        pool = [c.memory for c in sorted(candidates, key=lambda c: -c.score)[:RIVAL_POOL]]
 
         def seen(memory: Memory) -> bool:
             return state is not None and state.seen(memory.id, memory.revision)

@@ -21,7 +21,7 @@ search matched (`top_k = 0`: all of them, any category):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graphit_cli.core import ordering, relevance
@@ -95,13 +95,15 @@ def admit(c: Candidate) -> str | None:
 
 
 Seen = Callable[[Memory], bool]
-Rivals = Callable[[Memory], list[Memory]]
+# memories -> each one's id -> the newer live memories on its subject that say otherwise,
+# newest first (asked once for all the kept memories: their subjects are read together)
+Rivals = Callable[[Sequence[Memory]], Mapping[str, list[Memory]]]
 
 
 def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Choice:
     """Gate, drop what the session has seen, keep the best few (the gate's `limit`, at most
     MAX_MEMORIES), pair an older belief with its newer counterpart (`newer_of`: the newer
-    live memories on its subject that say otherwise, newest first)."""
+    live memories on each one's subject that say otherwise, newest first)."""
     choice = Choice()
     ranked = sorted(candidates, key=lambda c: -c.score)
     admitted: list[Candidate] = []
@@ -118,8 +120,9 @@ def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Cho
             choice.left.append((c, why))
     by_id = {c.memory.id: c for c in admitted}
     kept: list[Candidate] = []
+    rivals = newer_of([c.memory for c in admitted]) if admitted else {}
     for c in admitted:
-        newer = [m for m in newer_of(c.memory) if m.id != c.memory.id]
+        newer = [m for m in rivals.get(c.memory.id, []) if m.id != c.memory.id]
         if not newer:
             kept.append(c)
             continue
