@@ -311,17 +311,13 @@ def test_an_older_belief_is_never_shown_alone(project_dir: Path, service: Any) -
     assert "N3" not in _keys(again, key_of)
 
 
-def test_a_newer_belief_the_prompt_does_not_match_is_found_on_the_subject(
-    project_dir: Path, service: Any
-) -> None:
-    """The newer memory shares no word with the prompt: only the older one's neighbours (a
-    search on its title) find it. Once deleted, it is no rival any more."""
+def _broker_then_rabbitmq(service: Any) -> tuple[Any, Any]:
+    """An older memory and, 60 days later, a newer one on its subject that says otherwise
+    and shares no word with the prompt the tests ask."""
     base = datetime(2026, 1, 1, tzinfo=UTC)
     older = service.upsert(
         MemoryDraft(
-            title="Task queue broker",
-            body="Jobs use Redis database number 1.",
-            created_at=base,
+            title="Task queue broker", body="Jobs use Redis database number 1.", created_at=base
         )
     ).memory
     newer = service.upsert(
@@ -331,6 +327,15 @@ def test_a_newer_belief_the_prompt_does_not_match_is_found_on_the_subject(
             created_at=base + timedelta(days=60),
         )
     ).memory
+    return older, newer
+
+
+def test_a_newer_belief_the_prompt_does_not_match_is_found_on_the_subject(
+    project_dir: Path, service: Any
+) -> None:
+    """The newer memory shares no word with the prompt: only the older one's neighbours (a
+    search on its title) find it. Once deleted, it is no rival any more."""
+    older, newer = _broker_then_rabbitmq(service)
     ask = "which redis database number do the jobs use?"
     text = prompt_context([service], PromptRequest(ask, "s1", mode="fts"))
     assert older.id in text and newer.id in text, text
@@ -348,19 +353,7 @@ def test_a_phantom_row_on_the_subject_is_no_newer_belief(project_dir: Path, serv
     from graphit_cli.opening import open_service
 
     other = open_service(service.scope)
-    base = datetime(2026, 1, 1, tzinfo=UTC)
-    older = service.upsert(
-        MemoryDraft(
-            title="Task queue broker", body="Jobs use Redis database number 1.", created_at=base
-        )
-    ).memory
-    newer = service.upsert(
-        MemoryDraft(
-            title="Task queue broker",
-            body="Since March the queue runs on RabbitMQ.",
-            created_at=base + timedelta(days=60),
-        )
-    ).memory
+    older, newer = _broker_then_rabbitmq(service)
     real_heads, real_merge = service.store.heads, service.store.merge
     state = {"raced": False, "merged": 0}
 
