@@ -48,12 +48,20 @@ def clients_bin() -> Path:
     found = cache / "node_modules" / ".bin"
     if not all((found / name).exists() for name in BINARIES):
         cache.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [npm, "install", "--prefix", str(cache), "--no-audit", "--no-fund", *PACKAGES],
-            check=True,
-            capture_output=True,
-            timeout=1800,
-        )
+        # A registry that drops a request fails npm on a fresh machine (CI saw it once): a few
+        # tries, and npm's own words when none succeeds.
+        for attempt in range(3):
+            done = subprocess.run(
+                [npm, "install", "--prefix", str(cache), "--no-audit", "--no-fund", *PACKAGES],
+                capture_output=True,
+                text=True,
+                timeout=1800,
+            )
+            if done.returncode == 0:
+                break
+            time.sleep(5 * (attempt + 1))
+        else:
+            pytest.fail(f"npm install failed 3 times; its last words:\n{done.stderr[-3000:]}")
     return found
 
 
