@@ -164,7 +164,6 @@ def test_the_thin_client_loads_no_adapter_provider_or_credential_module() -> Non
         "graphit_cli.access.providers.aws",
         "graphit_cli.config",
         "graphit_cli.core.models",
-        "graphit_cli.errors",  # an IntEnum and a regex: only for a lock file that is wrong
         "lancedb",
         "pyarrow",
         "numpy",
@@ -194,39 +193,6 @@ def test_the_thin_fingerprint_follows_what_changes_an_answer(
         assert inputs() != base, name
         monkeypatch.delenv(name)
     assert inputs() == base
-
-
-@pytest.mark.parametrize(
-    "value",
-    [
-        PROJECT_ID,
-        PROJECT_ID.lower(),
-        f"  {PROJECT_ID}\n",
-        PROJECT_ID[:-1] + "U",  # U, I, L, O are no ULID letters
-        PROJECT_ID[:-1] + "I",
-        PROJECT_ID[:-1],
-        PROJECT_ID + "0",
-        PROJECT_ID[:-1] + "é",
-        PROJECT_ID[:-1] + "٣",  # a digit to str.isdigit, not to a ULID
-        "",
-    ],
-)
-def test_the_hooks_project_id_check_is_the_commands(value: str) -> None:
-    """The hook checks a lock file's id without importing graphit's errors; the answer, and
-    the error for a wrong id, are `core.ids.validate_ulid`'s."""
-    from graphit_cli.core.ids import validate_ulid
-    from graphit_cli.errors import InvalidInput
-    from graphit_cli.warm import hook
-
-    try:
-        expected: object = validate_ulid(value)
-    except InvalidInput as exc:
-        expected = str(exc)
-    try:
-        got: object = hook.validate_ulid(value)
-    except InvalidInput as exc:
-        got = str(exc)
-    assert got == expected
 
 
 def test_the_protocol_version_is_the_wires() -> None:

@@ -163,21 +163,15 @@ def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Riv
         return [m for m in near if m.id not in closed]
 
     def newer(memories: Sequence[Memory]) -> dict[str, list[Memory]]:
-        asked = [(m, owner.get(m.id)) for m in memories]
         reads = {
-            m.id: Pending(functools.partial(neighbours, s, m), name="graphit-subject")
-            for m, s in asked[1:]
-            if s is not None
+            m.id: Pending(functools.partial(neighbours, owner[m.id], m), name="graphit-subject")
+            for m in memories
+            if m.id in owner
         }
-        first, service = asked[0] if asked else (None, None)
-        found: dict[str, list[Memory]] = {}
-        if first is not None and service is not None:
-            found[first.id] = neighbours(service, first)  # on this thread, beside the others
-        for memory_id, read in reads.items():
-            found[memory_id] = read.result()
         rivals: dict[str, list[Memory]] = {}
         for memory in memories:
-            unique = {m.id: m for m in [*pool, *found.get(memory.id, [])]}
+            near = reads[memory.id].result() if memory.id in reads else []
+            unique = {m.id: m for m in [*pool, *near]}
             rivals[memory.id] = policy.newer_rivals(memory, list(unique.values()))
         return rivals
 

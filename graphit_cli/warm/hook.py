@@ -180,6 +180,8 @@ def project() -> tuple[str, str] | None:
     """(the checkout's root, the project id) as `access.scopes.current_project_id` finds
     them (GRAPHIT_PROJECT_ID first, else graphit.lock.json here or above); None outside a
     project. A broken lock file raises InvalidInput with the command's own message."""
+    from graphit_cli.core.ids import validate_ulid
+
     here = os.path.realpath(os.getcwd())
     lock = None
     directory = here
@@ -209,20 +211,6 @@ def project() -> tuple[str, str] | None:
         from graphit_cli.access.scopes import read_project_id
 
         return os.path.dirname(lock), read_project_id(Path(lock))
-
-
-_CROCKFORD = frozenset("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
-
-
-def validate_ulid(value: str, what: str = "project id") -> str:
-    """`core.ids.validate_ulid`, without its imports (the errors' enum, a regex: ~1 ms of a
-    hook) for the id that is valid; the same InvalidInput for one that is not."""
-    candidate = value.strip().upper() if isinstance(value, str) else ""
-    if len(candidate) == 26 and _CROCKFORD.issuperset(candidate):
-        return candidate
-    from graphit_cli.core import ids
-
-    return ids.validate_ulid(value, what)
 
 
 def checkout() -> str:
