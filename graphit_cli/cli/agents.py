@@ -247,7 +247,7 @@ def _recalls_text(group: dict[str, object]) -> str:
         head = f"  {when(call.get('at'))} {call.get('event')}"
         if call.get("prompt") is not None:
             head += f' "{call["prompt"]}" ({call.get("mode")})'
-        lines.append(f"{head}: {call.get('chars', 0)} characters")
+        lines.append(f"{head}: {_outcome(call)}")
         for item in call.get("injected") or []:
             extra = figures(item) or item.get("why", "")
             lines.append(f"    + {item['title']} ({item['id']}, {item.get('date')}) {extra}")
@@ -256,6 +256,19 @@ def _recalls_text(group: dict[str, object]) -> str:
                 f"    - {item['title']} ({item['id']}): {item.get('why')}; {figures(item)}"
             )
     return "\n".join(lines) + "\n\n"
+
+
+def _outcome(call: dict[str, object]) -> str:
+    """What became of a hook call, in words (entries before outcomes were logged: shown)."""
+    outcome = call.get("outcome")
+    if outcome == "late":
+        waiting = call.get("waiting") or "an answer"
+        return f"late ({call.get('ms')} ms, waiting for {waiting}): nothing shown"
+    if outcome == "failed":
+        return f"failed: {call.get('cause')}"
+    if outcome == "nothing":
+        return "nothing relevant"
+    return f"shown, {call.get('chars', 0)} characters"
 
 
 hook_app = typer.Typer(
