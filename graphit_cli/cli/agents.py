@@ -97,7 +97,7 @@ def install(
         bool,
         typer.Option(
             "--no-capture",
-            help="No capture hooks (claude-code); GRAPHIT_CAPTURE=0 mutes them.",
+            help="No capture hooks (claude-code, gemini); GRAPHIT_CAPTURE=0 mutes them.",
         ),
     ] = False,
 ) -> None:
@@ -111,8 +111,9 @@ def install(
 
     Claude Code (.claude/settings.json) and Gemini CLI (its settings.json) also get hooks:
     at session start the mandatory memories, at each prompt the few memories it is about
-    (none for a prompt about nothing), and for Claude Code capture hooks that ask, once per
-    session, to save what was learned before context is lost (PreCompact and Stop). Each
+    (none for a prompt about nothing), and capture hooks that ask, once per session, to
+    save what was learned before context is lost (Claude Code: PreCompact, Stop,
+    SessionEnd; Gemini CLI: PreCompress, SessionEnd). Each
     hook has a timeout of a few seconds and exits 0 where graphit is not installed. Every
     client gets the recall protocol and capture guidance as a marked block in its
     instructions file (CLAUDE.md, AGENTS.md, GEMINI.md). Only graphit's own entries change:
@@ -167,15 +168,21 @@ def status(
         typer.Option("--format", parser=choice(StatusFormat, "format"), help="table or json."),
     ] = StatusFormat.table,
 ) -> None:
-    """Show, per client, what is installed where (server entry, hooks, guidance block).
+    """Show, per client, what is installed where (server entry, hooks, guidance block), and
+    how many of the last prompts got their memories in time.
 
     "outdated" means an entry graphit would now write differently (another executable
     path or environment): run install again to update it. "unreadable" is a file install
-    would refuse, with the reason.
+    would refuse, with the reason. The last line counts the recent prompt hooks that got
+    nothing in time (late) or failed, from the recalls log, and says what to do.
     """
+    from graphit_cli.agents.status import recall_health
     from graphit_cli.agents.status import status as read_status
 
     rows = read_status()
+    health = recall_health()
+    if health:
+        note(health)  # on stderr: the table and the JSON stay what they were
     if fmt is StatusFormat.json:
         out(json.dumps([r.to_dict() for r in rows], indent=2) + "\n")
         return
@@ -336,7 +343,11 @@ def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_
 def hook_capture(
     event: Annotated[
         str,
-        typer.Option("--event", help="The client's event: PreCompact or Stop (Claude Code)."),
+        typer.Option(
+            "--event",
+            help="The client's event: PreCompact, Stop, SessionEnd (Claude Code); PreCompress, "
+            "SessionEnd (Gemini CLI).",
+        ),
     ],
     user: HookUserOpt = False,
     for_: HookForOpt = HookClient.claude_code,
@@ -345,8 +356,10 @@ def hook_capture(
 
     The event's JSON on stdin (its session_id, and the transcript to see whether the session
     already saved memories). Nothing outside a graphit project, when the session already
-    wrote memories, after the first time, at a Stop before the session made 8 tool calls, or
-    with GRAPHIT_CAPTURE=0.
+    wrote memories, after the first time (a PreCompact the client did not follow with a
+    compaction is asked again), at a Stop before the session made 8 tool calls, at Claude
+    Code's SessionEnd (nobody reads it), at Gemini CLI's automatic PreCompress (fired before
+    every turn), or with GRAPHIT_CAPTURE=0.
     """
     from graphit_cli.cli import capture_hook
 

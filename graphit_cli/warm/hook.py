@@ -233,7 +233,12 @@ def _record(found: dict[str, Any], call: Call, outcome: str) -> None:
         if isinstance(p, list) and len(p) == 2 and isinstance(p[1], int)
     ]
     sid = call.entry.get("session")
-    session.mark(call.entry["client"], sid, pairs, reset=call.entry.get("source") == "compact")
+    compact = call.entry.get("source") == "compact"
+    session.mark(call.entry["client"], sid, pairs, reset=compact)
+    if compact:  # the compaction happened: its capture request is spent (recall/capture.py)
+        from graphit_cli.recall import capture
+
+        capture.compacted(call.entry["client"], sid)
     if isinstance(entry, dict):
         call.entry = {**entry, **{k: v for k, v in call.entry.items() if k == "source"}}
     details: dict[str, Any] = {"ms": call.ms()}
