@@ -3,7 +3,6 @@
 "outdated" is an entry install would now write differently (another executable path or
 environment), or a guidance block with older text; "unreadable" a file that install would
 refuse (it does not parse, or the servers' place in it is not an object), with the reason.
-`recall_health`: how many of the last prompts got nothing in time, from the recalls log.
 """
 
 from __future__ import annotations
@@ -109,29 +108,3 @@ def _hook_state(path: Path, event: str, level: str, name: str) -> str:
         is_our_hook(h) for g in groups if isinstance(g, dict) for h in g.get("hooks") or []
     )
     return "absent" if not present else "outdated" if change.changed else "installed"
-
-
-RECENT_PROMPTS = 20
-
-
-def recall_health(recent: int = RECENT_PROMPTS) -> str | None:
-    """One line on the last `recent` prompt hooks of the recalls log: how many got nothing in
-    time (late) or failed, and what to do; None when none was recorded or all were in time."""
-    from graphit_cli.recall import log
-
-    calls = [e for e in log.read() if e.get("event") == "prompt" and e.get("outcome")][-recent:]
-    late = sum(1 for e in calls if e.get("outcome") == "late")
-    failed = [e for e in calls if e.get("outcome") == "failed"]
-    if not calls or not (late or failed):
-        return None
-    said = []
-    if late:
-        said.append(
-            f"{late} of the last {len(calls)} prompts got nothing in time (the hook's budget "
-            "ran out): run `graphit memory daemon` (or keep the agent's MCP server configured) "
-            "so prompts are answered warm; a second late answer without one starts it"
-        )
-    if failed:
-        cause = failed[-1].get("cause") or "see `graphit agent recalls`"
-        said.append(f"{len(failed)} of the last {len(calls)} prompts failed (last: {cause})")
-    return "Recall: " + "; ".join(said) + "."

@@ -176,7 +176,6 @@ def status(
     would refuse, with the reason. The last line counts the recent prompt hooks that got
     nothing in time (late) or failed, from the recalls log, and says what to do.
     """
-    from graphit_cli.agents.status import recall_health
     from graphit_cli.agents.status import status as read_status
 
     rows = read_status()
@@ -263,6 +262,32 @@ def _recalls_text(group: dict[str, object]) -> str:
                 f"    - {item['title']} ({item['id']}): {item.get('why')}; {figures(item)}"
             )
     return "\n".join(lines) + "\n\n"
+
+
+RECENT_PROMPTS = 20
+
+
+def recall_health(recent: int = RECENT_PROMPTS) -> str | None:
+    """One line on the last `recent` prompt hooks of the recalls log: how many got nothing in
+    time (late) or failed, and what to do; None when none was recorded or all were in time."""
+    from graphit_cli.recall import log
+
+    calls = [e for e in log.read() if e.get("event") == "prompt" and e.get("outcome")][-recent:]
+    late = sum(1 for e in calls if e.get("outcome") == "late")
+    failed = [e for e in calls if e.get("outcome") == "failed"]
+    if not calls or not (late or failed):
+        return None
+    said = []
+    if late:
+        said.append(
+            f"{late} of the last {len(calls)} prompts got nothing in time (the hook's budget "
+            "ran out): run `graphit memory daemon` (or keep the agent's MCP server configured) "
+            "so prompts are answered warm; a second late answer without one starts it"
+        )
+    if failed:
+        cause = failed[-1].get("cause") or "see `graphit agent recalls`"
+        said.append(f"{len(failed)} of the last {len(calls)} prompts failed (last: {cause})")
+    return "Recall: " + "; ".join(said) + "."
 
 
 def _outcome(call: dict[str, object]) -> str:

@@ -6,10 +6,12 @@ import LanceDB. So each scope's mandatory memories are kept as a small JSON bloc
 GRAPHIT_HOME/state/mandatory/ (0600; one file per scope, named by a hash of the scope), with
 the table they were read from and its version:
 
-- every write that goes through the write path refreshes it (`watching.Watching`, the
-  Writer's store): a commit whose rows carry a mandatory flag (before or after) or an id the
-  block lists re-reads the mandatory memories; any other commit only moves the block's version
-  along when the block was current before it (what it lists did not change);
+- every commit of the service refreshes it (`watching.Watching`, the store of the Writer, the
+  Upkeep and the SecretSweep): a commit whose rows carry a mandatory flag (before or after)
+  or an id the block lists re-reads the mandatory memories; any other commit (a memory that
+  is not mandatory, embeddings, folds, maintenance) moves the block's version along when the
+  block was current before it, and while such commits land (a daemon's maintenance takes
+  seconds) the block says so (`quiet`), so it is still trusted;
 - every session start that reads the table (a warm process, or the hook in-process) writes
   what it read (`refresh`);
 - the hook (`warm/hook.py`) reads the blocks (`load`) and checks each against its table: a
@@ -52,12 +54,17 @@ def block_path(scope: Scope | str) -> str:
     return os.path.join(blocks_dir(), f"{digest}.json")
 
 
+QUIET_SECONDS = 600.0  # the longest a commit that changes no mandatory memory is trusted
+
+
 @dataclass(frozen=True)
 class Block:
     scope: str
     uri: str
     version: int
     memories: list[Memory]
+    quiet: tuple[int, float] | None = None  # (pid, since): that process is committing what
+    # changes no mandatory memory (embeddings, maintenance), and carries the block after
 
     @property
     def ids(self) -> set[str]:
@@ -93,7 +100,9 @@ def load(scope: Scope | str) -> Block | None:
         if data.get("format") != FORMAT or data.get("scope") != str(scope):
             return None
         memories = [codec.decode(Memory, m) for m in data["memories"]]
-        return Block(str(scope), str(data["uri"]), int(data["version"]), memories)
+        quiet = data.get("quiet")
+        held = (int(quiet[0]), float(quiet[1])) if isinstance(quiet, list) else None
+        return Block(str(scope), str(data["uri"]), int(data["version"]), memories, held)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -103,10 +112,36 @@ def fresh(block: Block, uri: str | None = None) -> bool:
     opening it: a local table at the block's version (and at the URI expected, when given)."""
     if uri is not None and block.uri != uri:
         return False
-    return local_version(block.uri) == block.version
+    now = local_version(block.uri)
+    if now == block.version:
+        return True
+    # Newer commits, all of them by a process that changes no mandatory memory and is still
+    # at it (a daemon's embedding pass or maintenance): the block stays what the table holds.
+    if now is None or now < block.version or block.quiet is None:
+        return False
+    import time
+
+    pid, since = block.quiet
+    return time.time() - since < QUIET_SECONDS and _alive(pid)
 
 
-def save(scope: Scope | str, uri: str, version: int, memories: list[Memory]) -> None:
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's: it exists
+    return True
+
+
+def save(
+    scope: Scope | str,
+    uri: str,
+    version: int,
+    memories: list[Memory],
+    quiet: tuple[int, float] | None = None,
+) -> None:
     """Keep `memories` as `scope`'s block at `version`, unless the block kept is newer (two
     writers: the later version stays). Never raises: the block is a cache."""
     from graphit_cli.access import statefile
@@ -120,6 +155,8 @@ def save(scope: Scope | str, uri: str, version: int, memories: list[Memory]) -> 
         "version": version,
         "memories": [codec.encode(m, frozenset({"embedding"})) for m in memories],
     }
+    if quiet is not None:
+        data["quiet"] = list(quiet)
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         with statefile.locked(Path(path)):
@@ -143,9 +180,19 @@ def refresh(store: Store, scope: Scope) -> list[Memory]:
     return memories
 
 
+def quiet(scope: Scope, uri: str, before: int) -> None:
+    """This process starts commits that change no mandatory memory: the block, when it is
+    current at `before`, stays trusted while they land (`fresh`), until `carry`."""
+    import time
+
+    kept = load(scope)
+    if kept is not None and kept.uri == uri and kept.version == before:
+        save(scope, uri, before, kept.memories, (os.getpid(), time.time()))
+
+
 def carry(scope: Scope, uri: str, before: int, after: int) -> None:
     """A commit from `before` to `after` that changed no mandatory memory: the block, when it
-    was current at `before`, is current at `after` too."""
+    was current at `before`, is current at `after` too (and no longer `quiet`)."""
     kept = load(scope)
-    if kept is not None and kept.uri == uri and kept.version == before and after > before:
+    if kept is not None and kept.uri == uri and kept.version == before and after >= before:
         save(scope, uri, after, kept.memories)

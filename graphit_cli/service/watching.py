@@ -37,7 +37,14 @@ class Watching(StoreProxy):
         kept = mandatory.load(self.scope)
         current = kept is not None and kept.uri == self.uri
         before = self.inner.version() if current else 0
-        result = self._call(op)
+        if current and rows is None:  # embeddings, maintenance: trusted while they commit
+            mandatory.quiet(self.scope, self.uri, before)
+        try:
+            result = self._call(op)
+        except BaseException:
+            if current and rows is None:
+                mandatory.carry(self.scope, self.uri, before, before)  # no longer quiet
+            raise
         try:
             touched = rows is not None and any(
                 r.mandatory or (kept is not None and r.id in kept.ids) for r in rows

@@ -39,7 +39,6 @@ from graphit_cli.service.common import (
     phantom,
 )
 from graphit_cli.service.reads import Reader
-from graphit_cli.service.watching import Watching
 
 if TYPE_CHECKING:
     from graphit_cli.service.vectors import WriteVectors
@@ -78,9 +77,7 @@ class Writer:
     ):
         if secrets not in SECRET_POLICIES:
             raise InvalidInput(f"secrets must be one of {', '.join(SECRET_POLICIES)}")
-        # Through `Watching`: each commit keeps the scope's mandatory block current, for
-        # session starts that read no table (service/mandatory.py).
-        self.store: Store = Watching(store, scope)
+        self.store = store
         self.scope = scope
         self.author = author
         self.clock = clock
