@@ -328,3 +328,36 @@ def test_a_manual_gemini_compression_starts_the_shown_set_again(cli, memories: P
     manual = {"session_id": "gem", "trigger": "manual"}
     assert cli(*args, input=json.dumps(manual)).exit_code == 0
     assert "ci-cache" in hook(memories, given=given, GRAPHIT_HOOK_BUDGET="60")[0].stdout
+
+
+# --- a busy machine -----------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_with_both_cores_busy_every_prompt_is_printed_or_logged_late_and_only_printed_is_shown(
+    memories: Path,
+) -> None:
+    """Two `yes > /dev/null` loops (every core of a 2-core machine) and no warm process: each
+    matching prompt either prints its memory, which is then marked shown, or prints nothing
+    and is logged late, the memory not marked. No third outcome, no silent prompt."""
+    import subprocess
+
+    wanted = _pip_cache_id(memories)
+    busy = [
+        subprocess.Popen(["sh", "-c", "yes > /dev/null"], start_new_session=True) for _ in range(2)
+    ]
+    try:
+        for run in range(10):
+            sid = f"busy-{run}"
+            done, _ = hook(memories, given={**PROMPT, "session_id": sid}, GRAPHIT_NO_DAEMON="1")
+            assert done.returncode == 0, done.stderr
+            [call] = [c for c in _calls() if c["session"] == sid]
+            if "ci-cache bucket" in done.stdout:
+                assert call["outcome"] == "shown" and _shown(sid) == {wanted: 1}, call
+            else:
+                assert done.stdout == "" and call["outcome"] == "late", call
+                assert _shown(sid) == {}, call
+    finally:
+        for process in busy:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=60)

@@ -339,9 +339,11 @@ def hook_session_start(
     """Print the mandatory memories as Markdown (Claude Code adds them to the context).
 
     Each in full, with its id, type and date. The event's JSON on stdin: with its session_id
-    they count as shown for the session (the prompt hook does not repeat them). Prints
-    nothing outside a graphit project, when there is no mandatory memory, or with --user in
-    a project whose own settings run this hook.
+    they count as shown for the session once printed (the prompt hook does not repeat them);
+    with source "compact" (after a compaction) what the session was shown before starts
+    again. Read from the blocks kept beside the tables when they are current, without
+    opening a table. Prints nothing outside a graphit project, when there is no mandatory
+    memory, or with --user in a project whose own settings run this hook.
     """
     from graphit_cli.cli import hooks
 
@@ -356,8 +358,10 @@ def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_
     Only memories that clear an absolute relevance gate, whatever their flags, at most 3, each
     dated, and never one this session was already shown unless it changed since; an older
     memory comes with the newer one that says otherwise. Nothing for a prompt about nothing,
-    outside a graphit project, or with GRAPHIT_PROMPT_RECALL=0. `graphit agent recalls`
-    shows why each memory was shown or left out.
+    outside a graphit project, or with GRAPHIT_PROMPT_RECALL=0. A memory counts as shown
+    only once printed within the budget; past it nothing is printed and the call is logged
+    late. `graphit agent recalls` shows each call's outcome and why each memory was shown or
+    left out.
     """
     from graphit_cli.cli import hooks
 
