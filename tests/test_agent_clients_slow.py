@@ -496,7 +496,7 @@ def test_a_fresh_claude_session_delivers_its_first_prompt_or_logs_it_late(
         shown = {} if state is None else state.shown
         if prompt["outcome"] == "shown":
             assert body in sent, (run, prompt)  # printed, so the model got it
-            [memory_id] = [i["id"] for i in prompt["injected"]]  # type: ignore[union-attr]
+            [memory_id] = [i["id"] for i in list(prompt["injected"])]
             assert memory_id in shown
         else:
             assert prompt["outcome"] == "late", (run, prompt)

@@ -110,7 +110,7 @@ def test_a_warm_process_answers_and_records_nothing_the_hook_records_what_it_pri
     assert _shown("s1") == {wanted: 1}
     [call] = _calls()[-1:]
     assert (call["outcome"], call["via"], call["session"]) == ("shown", "daemon", "s1")
-    assert [i["id"] for i in call["injected"]] == [wanted]  # type: ignore[union-attr]
+    assert [i["id"] for i in list(call["injected"])] == [wanted]
     again, _ = hook(memories, given={**PROMPT, "session_id": "s1"}, GRAPHIT_HOOK_BUDGET="60")
     assert again.stdout == "" and _calls()[-1]["outcome"] == "nothing"
 
@@ -249,10 +249,9 @@ def test_session_start_prints_every_mandatory_memory_at_once_whatever_the_daemon
         text, call = _session_start(memories, f"{daemon_state}-{run}")
         assert all(f"## {title}" in text for title in MANDATORY), (run, text)
         assert call["outcome"] == "shown", call
-        # From the block: at once (with a daemon starting, its maintenance may have just
-        # committed and not yet carried the block: the table is asked first, briefly).
-        assert str(call["via"]).startswith("kept block"), call
-        if daemon_state != "starting":
+        if daemon_state == "starting":  # the daemon once it answers, else the block
+            assert call["via"] == "daemon" or str(call["via"]).startswith("kept block"), call
+        else:
             assert call["via"] == "kept block", call
         # No table opened: printed in the session start's budget (1.8 s) on any machine; a
         # fraction of it on an idle one (benchmarks/prompt_hook.py measures it).

@@ -307,18 +307,20 @@ def _answer(
         "project": call.project,
         "user_level": user_level,
     }
+    no_daemon = os.environ.get("GRAPHIT_NO_DAEMON", "").strip().lower() in TRUE
     kept = None
     if event == "session-start":
+        if not no_daemon:  # a ready warm process answers before the blocks' imports would
+            from graphit_cli.warm.race import GRACE_SECONDS, warm_only
+
+            call.stage = "a warm process"
+            found = warm_only(fields, min(warm_until, time.monotonic() + GRACE_SECONDS))
+            if found is not None:
+                return found
         call.stage = "the mandatory memories kept beside the tables"
         kept, fresh = _kept(fields)
         if kept is not None and fresh:
             return kept
-    no_daemon = os.environ.get("GRAPHIT_NO_DAEMON", "").strip().lower() in (
-        "1",
-        "true",
-        "yes",
-        "on",
-    )
     if no_daemon and kept is None:
         call.stage, call.cold = "the search in this process", True
         return in_process(fields)

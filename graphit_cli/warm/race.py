@@ -63,14 +63,7 @@ def first_answer(
     if sockets:
         call.stage = f"a warm process ({_names(sockets)})"
 
-        def ask() -> dict[str, Any] | None:
-            via: list[str] = []
-            found = client.ask(fields, warm_until, answered=via)
-            if found is not None and isinstance(found.get("text"), str):
-                return {**found, "via": via[0] if via else "warm"}
-            return None
-
-        start("warm", ask)
+        start("warm", lambda: warm_only(fields, warm_until))
         try:
             name, found, error = answers.get(timeout=_left(GRACE_SECONDS, give_up))
             pending -= 1
@@ -92,6 +85,17 @@ def first_answer(
             failure = error
     assert failure is not None  # the cold search returns an answer or raises
     raise failure
+
+
+def warm_only(fields: dict[str, Any], until: float) -> dict[str, Any] | None:
+    """A warm process's answer by `until` (monotonic), with which one answered; None."""
+    from graphit_cli.warm import client
+
+    via: list[str] = []
+    found = client.ask(fields, until, answered=via)
+    if found is not None and isinstance(found.get("text"), str):
+        return {**found, "via": via[0] if via else "warm"}
+    return None
 
 
 def _left(at_most: float | None, give_up: float | None) -> float | None:
