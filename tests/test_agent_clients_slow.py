@@ -541,3 +541,63 @@ def test_gemini_logs_every_hook_call_with_its_outcome(
     _stop_started_daemons()
     assert prompt["outcome"] in ("shown", "late"), (prompt, said)
     assert "blocked" not in said
+
+
+def test_after_claude_code_compacts_what_was_shown_is_shown_again(
+    cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
+) -> None:
+    """A prompt's memory shown in a session is not repeated; once Claude Code compacted the
+    session (its SessionStart with source "compact"), the same prompt gets it again, and the
+    mandatory memories are printed again with the compaction."""
+    body = "Clear it whenever the wheels change."
+    assert cli("memory", "upsert", "--title", "The CI pip cache lives in the ci-cache bucket",
+               "--body", body).exit_code == 0  # fmt: skip
+    assert cli("memory", "upsert", "--title", "Deploys go through staging", "--body",
+               "Always, never straight to production.", "--mandatory").exit_code == 0  # fmt: skip
+    assert cli("agent", "install", "claude-code").exit_code == 0
+    # The delivery is under test here, not the budget: a daemon answers the hooks warm, and
+    # they may take as long as the client lets them run (3 s, what install writes).
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "graphit_cli", "memory", "daemon", "--scope", "project"],
+        cwd=project_dir,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    from graphit_cli.access import runstate
+    from graphit_cli.warm import wire
+
+    deadline = time.monotonic() + 180
+    while wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=2.0) is None:
+        assert time.monotonic() < deadline and daemon.poll() is None, "the daemon did not start"
+        time.sleep(0.5)
+    bodies: list[str] = []
+    server = _fake_api(bodies, tool_calls=0)
+    api = {
+        "ANTHROPIC_API_KEY": "sk-ant-not-a-key",
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}",
+        "GRAPHIT_HOOK_BUDGET": "2.5",
+    }
+    path = str(Path(sys.executable).parent)
+    finished = lambda said: '"type":"result"' in said  # noqa: E731
+    ask = ["claude", "-p", "where does the CI pip cache live?", "--output-format", "json"]
+    try:
+        for argv in (ask, [*ask, "--continue"]):
+            _headless(clients_bin, project_dir, argv, path, finished, **api)
+        compact = ["claude", "-p", "/compact", "--continue", "--output-format", "json"]
+        _headless(clients_bin, project_dir, compact, path, finished, **api)
+        _headless(clients_bin, project_dir, [*ask, "--continue"], path, finished, **api)
+    finally:
+        server.shutdown()
+        server.server_close()
+        daemon.terminate()
+        daemon.wait(timeout=120)
+    calls = _recalls()
+    prompts = [c for c in calls if c["event"] == "prompt"]
+    first, before, after = prompts
+    assert first["outcome"] == "shown", prompts
+    assert before["outcome"] in ("nothing", "late"), prompts  # shown already: not again
+    assert after["outcome"] == "shown", prompts  # compacted: shown again
+    assert len({c["session"] for c in prompts}) == 1, prompts  # one session throughout
+    starts = [c for c in calls if c["event"] == "session-start"]
+    assert any(c.get("source") == "compact" and c["outcome"] == "shown" for c in starts), starts
