@@ -294,7 +294,9 @@ def test_the_block_follows_every_write_that_changes_a_mandatory_memory(memories:
     assert call["via"] == "kept block" and "Always, with the version." in text
     # Without a block the table is read (and the block written again).
     Path(mandatory.block_path(PROJECT)).unlink()
-    text, call = _session_start(memories, "rebuilt", GRAPHIT_NO_DAEMON="1")
+    text, call = _session_start(
+        memories, "rebuilt", GRAPHIT_NO_DAEMON="1", GRAPHIT_HOOK_BUDGET="60"
+    )
     assert call["via"] == "in-process" and "## Never push to main" in text
     assert mandatory.load(PROJECT) is not None
 
