@@ -246,16 +246,17 @@ def test_session_start_prints_every_mandatory_memory_at_once_whatever_the_daemon
             Process(["memory", "daemon", "--scope", "project"], memories, tmp_path / "d.log")
         )
     for run in range(10):
-        text, call = _session_start(memories, f"{daemon_state}-{run}")
+        # A budget no load reaches: what is under test is where the answer comes from.
+        text, call = _session_start(memories, f"{daemon_state}-{run}", GRAPHIT_HOOK_BUDGET="10")
         assert all(f"## {title}" in text for title in MANDATORY), (run, text)
         assert call["outcome"] == "shown", call
         if daemon_state == "starting":  # the daemon once it answers, else the block
             assert call["via"] == "daemon" or str(call["via"]).startswith("kept block"), call
         else:
             assert call["via"] == "kept block", call
-        # No table opened: printed in the session start's budget (1.8 s) on any machine; a
-        # fraction of it on an idle one (benchmarks/prompt_hook.py measures it).
-        assert call["ms"] < 1800, call
+        # No table opened: a fraction of the session start's budget (1.8 s) on an idle
+        # machine (benchmarks/prompt_hook.py measures it); here a bound against a hang.
+        assert call["ms"] < 10_000, call
         assert call["seconds"] < 10  # the process, on a loaded machine: a bound, not a speed
 
 
