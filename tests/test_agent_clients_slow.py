@@ -449,9 +449,17 @@ def _fake_api(bodies: list[str], tool_calls: int) -> http.server.ThreadingHTTPSe
 
 
 def _recalls() -> list[dict[str, object]]:
+    """The recalls log once it stopped changing (the hooks' children write it just after the
+    hooks exited)."""
     from graphit_cli.recall import log
 
-    return log.read()
+    seen = log.read()
+    while True:
+        time.sleep(0.5)
+        now = log.read()
+        if now == seen:
+            return now
+        seen = now
 
 
 def test_a_fresh_claude_session_delivers_its_first_prompt_or_logs_it_late(

@@ -13,6 +13,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,10 +27,10 @@ from tests.test_hot_path import (
     Process,
     _daemon,
     _write,
-    hook,
     processes,
     same_settings,
 )
+from tests.test_hot_path import hook as _run_hook
 
 __all__ = ["processes", "same_settings"]  # the fixtures, shared with the hot path's tests
 PROJECT = f"project:{PROJECT_ID}"
@@ -42,6 +43,15 @@ def memories(project_dir: Path) -> Path:
     for title in MANDATORY:
         _write(project_dir, title, "Always.", "--mandatory")
     return project_dir
+
+
+def hook(*args: Any, **extra: str) -> Any:
+    """The hook as a client runs it, once its one log entry is written (by a child of the
+    hook's process, after the process printed and exited: the client does not wait for it)."""
+    before = len(log.read())
+    done, seconds = _run_hook(*args, **extra)
+    wait_for(lambda: len(log.read()) > before, timeout=60)
+    return done, seconds
 
 
 def _calls(event: str = "prompt") -> list[dict[str, object]]:

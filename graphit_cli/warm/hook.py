@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 PROMPT_BUDGET = 0.8  # seconds from the start of `main`: the client's 1 s, less a loaded start
 SESSION_BUDGET = 1.8
 ENV_HOOK_BUDGET = "GRAPHIT_HOOK_BUDGET"  # config.ENV_HOOK_BUDGET: the prompt's, session 2x
+RECORD_SECONDS = 10  # the recording child's bound
 KEPT_SECONDS = 0.6  # a session start with a stale kept block: the tables' time to answer
 WARM_SHARE = 0.85  # of the budget, for a warm process: a cold run after it would need ~0.5 s
 # anyway, so a warm process that is there gets nearly all of it
@@ -213,8 +214,39 @@ def run(
             wrapped = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
             printed = json.dumps(wrapped, ensure_ascii=False) + "\n"
     if outlet.write(printed):
-        _record(found, call, "shown" if text else "nothing")
+        outcome = "shown" if text else "nothing"
+        if not (watchdog and _detached(lambda: _record(found, call, outcome))):
+            _record(found, call, outcome)
     return 0
+
+
+def _detached(work: Callable[[], None]) -> bool:
+    """Run `work` (the recording, once the answer is out) in a child of this process, so the
+    client, which waits for this process to exit, does not wait for the state's and the log's
+    imports and writes; whether a child took it. The child holds none of the client's pipes
+    and ends within RECORD_SECONDS whatever happens (a thread of this process that held an
+    import lock at the fork would hold it there forever)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # forking a threaded process
+            pid = os.fork()
+    except (AttributeError, OSError):
+        return False
+    if pid:
+        return True
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        import signal
+
+        signal.alarm(RECORD_SECONDS)  # the default action ends the child, even if stuck
+        work()
+    finally:
+        os._exit(0)
 
 
 def _record(found: dict[str, Any], call: Call, outcome: str) -> None:
