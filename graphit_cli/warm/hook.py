@@ -230,7 +230,9 @@ def _detached(work: Callable[[], None]) -> bool:
 
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # forking a threaded process
+            # Forking a threaded process; lance's fork hook warns it is not fork-safe (the
+            # child never touches a table): nothing of it on the client's stderr.
+            warnings.simplefilter("ignore")
             pid = os.fork()
     except (AttributeError, OSError):
         return False
