@@ -20,15 +20,16 @@ search matched (`top_k = 0`: all of them, any category):
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graphit_cli.core import ordering, relevance
 from graphit_cli.core.models import Memory
-from graphit_cli.core.profiles import RecallGate
 
 MAX_MEMORIES = 3  # a few at most: every prompt pays for them
+MIN_SPREAD = 5  # memories below which a scope's cosines have no spread to read against
 STEM_CHARS = 5
 # Words of conversation, not of a subject: "thanks", "ok go on", "looks good" name nothing a
 # memory is about, however rare some of them are in the language at large ("thanks" is
@@ -37,12 +38,56 @@ _CHATTER_TEXT = """thanks thank thx ty ok okay k great nice good cool awesome pe
     yep no nope sure please pls lgtm continue go going on proceed next done fine right alright
     hi hello hey bye cheers wow well looks look seems sounds agreed agree"""
 CHATTER = frozenset(_CHATTER_TEXT.split())
+# A chatter prompt's verbs of the session itself ("commit it", "push it", "ship it").
+COMMIT_WORDS = frozenset(
+    [
+        "commit",
+        "push",
+        "ship",
+        "merge",
+        "today",
+        "summarise",
+        "summarize",
+        "summary",
+        "worked",
+        "works",
+        "fixed",
+        "helped",
+        "ahead",
+    ]
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass(frozen=True)
+class Spread:
+    """The query's cosines to every live memory of a scope (mandatory ones aside): a
+    memory's cosine means something only against them (e5's cosines all sit in ~0.7-0.9)."""
+
+    count: int
+    mean: float
+    deviation: float
+    best: float
+
+    @classmethod
+    def of(cls, cosines: Sequence[float]) -> Spread | None:
+        if not cosines:
+            return None
+        mean = math.fsum(cosines) / len(cosines)
+        deviation = math.sqrt(math.fsum((c - mean) ** 2 for c in cosines) / len(cosines))
+        return cls(len(cosines), mean, deviation, max(cosines))
+
+    def z(self, cosine: float | None) -> float | None:
+        """How many deviations `cosine` stands above the memories' mean; None when there are
+        too few memories for a spread (`MIN_SPREAD`) or no cosine."""
+        if cosine is None or self.count < MIN_SPREAD or self.deviation <= 0:
+            return None
+        return (cosine - self.mean) / self.deviation
+
+
+@dataclass(frozen=True)
 class Candidate:
-    """One memory search matched for the prompt, with the evidence the gate reads."""
+    """One memory search matched for the prompt, with the evidence the policy reads."""
 
     memory: Memory
     score: float  # search's fused relevance (relative to its scope's best hit)
@@ -50,7 +95,12 @@ class Candidate:
     similarity: float | None  # cosine to the query (a hybrid search)
     relative: float  # score / the best hit's score in the same search
     words: tuple[str, ...]  # the query's informative words the memory contains
-    gate: RecallGate
+    rank: int = 1  # its place by relevance among its scope's matches
+    spread: Spread | None = None  # the query's cosines to the scope's memories
+
+    @property
+    def z(self) -> float | None:
+        return None if self.spread is None else self.spread.z(self.similarity)
 
 
 @dataclass
@@ -76,21 +126,70 @@ def matched_words(query_terms: Sequence[str], memory: Memory) -> tuple[str, ...]
     return tuple(t for t in query_terms if _stem(t) in found)
 
 
-def admit(c: Candidate) -> str | None:
-    """None when `c` clears its gate (`profiles.RecallGate`); else why not (for the log)."""
-    gate = c.gate
+def chatter(query: str) -> bool:
+    """A prompt of conversation, not of a subject ("thanks", "ok go on", "looks good, commit
+    it"): none of its informative words says what a memory could be about."""
+    return not relevance.carriers(relevance.informative_terms(query)) - CHATTER - COMMIT_WORDS
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a memory must show to be brought to a prompt (`admit`), read off the ranking
+    itself: how far a memory's cosine stands above the query's cosines to the scope's other
+    memories (`Spread.z`, in deviations: a bar that means the same on any project and any
+    prompt length), whether the words agree, and how close a second hit is to the first.
+    Fitted on the labelled sessions by benchmarks/recall_calibrate.py, each project left out
+    in turn and two projects never fitted on (benchmarks/README.md, "recall_sessions.py")."""
+
+    # The best match: its cosine `z` deviations above the mean when it shares an informative
+    # word with the prompt, `z_alone` when it shares none (a general question that only
+    # sounds like the project: "how do I reverse a list in Python").
+    z: float = 1.9
+    z_alone: float = 3.6
+    # A further match: `z_next` deviations, within `gap` of the best's, and words that agree:
+    # `agree` of the best match's share at least.
+    z_next: float = 1.8
+    gap: float = 0.9
+    agree: float = 0.6
+    # By words alone (no vectors: a table not yet embedded, a model that cannot load): the
+    # best match's `share` of the query's term weight, further ones within `agree` of it.
+    share: float = 0.3
+    # A scope with too few memories for a spread (`MIN_SPREAD`): its best match's cosine.
+    lone: float = 0.85
+    # Any match: relevance at least `relative` of the best match's.
+    relative: float = 0.7
+    limit: int = 3
+
+
+RULE = Rule()
+
+
+def admit(c: Candidate, top: Candidate, rule: Rule = RULE) -> str | None:
+    """None when `c` answers the prompt by the ranking's own evidence (`top`: the best
+    match of its search); else why not."""
+    if c.relative < rule.relative:
+        return f"relevance {c.relative:.2f} of the best < {rule.relative:.2f}"
     share = c.share or 0.0
-    similarity = c.similarity
-    if c.relative < gate.min_relative:
-        return f"relevance {c.relative:.2f} of the best < {gate.min_relative:.2f}"
-    if similarity is not None and similarity >= gate.alone_similarity:
-        return None
-    if not relevance.carriers(c.words) - CHATTER:
-        return "shares no informative word with the prompt"
-    if share < gate.min_share:
-        return f"words {share:.2f} < {gate.min_share:.2f}"
-    if similarity is not None and similarity < gate.min_similarity:
-        return f"cosine {similarity:.3f} < {gate.min_similarity:.2f}"
+    first = c is top or c.rank == 1
+    if c.similarity is None or top.similarity is None:  # words only
+        if first:
+            return None if share >= rule.share else f"words {share:.2f} < {rule.share:.2f}"
+        bar = max(rule.share, rule.agree * (top.share or 0.0))
+        return None if share >= bar else f"words {share:.2f} < {bar:.2f}"
+    z, best = c.z, top.z
+    if z is None or best is None:  # too few memories for a spread: the cosine itself
+        if first and c.similarity >= rule.lone:
+            return None
+        return f"cosine {c.similarity:.3f} < {rule.lone:.2f} (too few memories for a spread)"
+    if first:
+        bar = rule.z if share > 0 else rule.z_alone
+        return None if z >= bar else f"cosine {z:.2f} deviations above the mean < {bar:.2f}"
+    bar = max(rule.z_next, best - rule.gap)
+    if z < bar:
+        return f"cosine {z:.2f} deviations above the mean < {bar:.2f} (the best: {best:.2f})"
+    words = rule.agree * (top.share or 0.0)
+    if share <= 0 or share < words:
+        return f"words {share:.2f} < {words:.2f} of the best's"
     return None
 
 
@@ -100,18 +199,26 @@ Seen = Callable[[Memory], bool]
 Rivals = Callable[[Sequence[Memory]], Mapping[str, list[Memory]]]
 
 
-def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Choice:
+def choose(
+    query: str,
+    candidates: Sequence[Candidate],
+    seen: Seen,
+    newer_of: Rivals,
+    rule: Rule = RULE,
+) -> Choice:
     """Gate, drop what the session has seen, keep the best few (the gate's `limit`, at most
     MAX_MEMORIES), pair an older belief with its newer counterpart (`newer_of`: the newer
     live memories on each one's subject that say otherwise, newest first)."""
     choice = Choice()
     ranked = sorted(candidates, key=lambda c: -c.score)
     admitted: list[Candidate] = []
+    quiet = chatter(query)
     for c in ranked:
-        why = admit(c)
+        top = next(t for t in ranked if t.rank == 1 and t.spread is c.spread) if c.rank > 1 else c
+        why = "the prompt is conversation, about no subject" if quiet else admit(c, top, rule)
         if why is None and seen(c.memory):
             why = "shown earlier in this session"
-        limit = min(c.gate.limit, MAX_MEMORIES)
+        limit = min(rule.limit, MAX_MEMORIES)
         if why is None and len(admitted) >= limit:
             why = f"beyond the {limit} best"
         if why is None:
@@ -135,7 +242,7 @@ def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Cho
         else:
             choice.newer[c.memory.id] = latest
             kept.append(c)
-            pair = Candidate(latest, c.score, None, None, c.relative, (), c.gate)
+            pair = Candidate(latest, c.score, None, None, c.relative, (), c.rank, c.spread)
             by_id[latest.id] = pair
             kept.append(pair)
     # Still a few: past MAX_MEMORIES, an older memory gives way to its newer counterpart

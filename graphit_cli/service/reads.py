@@ -1,7 +1,8 @@
 """The service's reads: source, history, catalogue, search, recall, the Explorer's browse.
 
 `Reader` is one of `MemoryService`'s collaborators (see memory.py); callers use it
-through `MemoryService`. Must not import Typer or Rich.
+through `MemoryService`. Must not import Typer or Rich. Past 400 lines: search is one job
+(retrievers, fusion, match rule, chains, selection) and reads better whole.
 """
 
 from __future__ import annotations
@@ -137,6 +138,8 @@ class Reader:
             flt = replace(flt, mandatory=False)
 
         used, notice, query_vector_of, table_model = self._resolve_mode(mode, text, query_vector)
+        if relevance.about_nothing(text, lambda t: self.store.term_postings(t, 1)):
+            return SearchResult([], used, notice)  # in no memory and no language: nothing
         profile = profiles.profile_for(table_model)  # the constants of the vectors' model
         pool = relevance.depth(top_k)
 

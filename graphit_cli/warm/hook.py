@@ -4,7 +4,7 @@ It runs before Typer is imported (`cli/__init__.py` hands it the arguments first
 event, finds the project the agent works in (with the standard library), asks a warm process
 (`client.py`: the daemon, else an agent session's warm server) to run the hook's operation
 (`ops.py` "hook"), and prints the answer. When none answers in time it runs the same operation
-in this process (the prompt by full-text search alone: no model load on a prompt).
+in this process (by meaning too: the model loads there).
 
 Budgets, fail open: the per-prompt hook prints within PROMPT_BUDGET seconds or prints nothing
 and exits 0 (a watchdog thread ends the process at the budget, unless the answer is being
@@ -228,15 +228,17 @@ def checkout() -> str:
 
 
 def in_process(fields: dict[str, Any]) -> str:
-    """The hook's operation in this process (the prompt by full-text search: a model load
-    would cost every prompt a second or more; a warm process answers with hybrid search)."""
+    """The hook's operation in this process, searching by meaning as a warm process does
+    (`recall.hook.COLD_MODE`: the model loads here, ~0.15 s; by words alone, said in the
+    recalls log, when it cannot)."""
     from graphit_cli import config
     from graphit_cli.opening import open_reader
+    from graphit_cli.recall.hook import COLD_MODE
     from graphit_cli.warm import ops
 
     config.validate()  # a bad setting is the command's error, as in every command
     call = ops.parse_hook(fields)
-    return ops.run_hook(lambda s: open_reader(s), call, mode="fts")
+    return ops.run_hook(lambda s: open_reader(s), call, mode=COLD_MODE)
 
 
 def read_stdin() -> str:
