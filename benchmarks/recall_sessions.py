@@ -43,10 +43,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import log, reset_env
+from _common import SHARED_DATA, log, reset_env
 
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared" / "data"  # ../shared beside the checkout
+SHARED = SHARED_DATA  # ../shared/data beside the checkout
 FITTED = [
     SHARED / "recall_public",
     SHARED / "recall_ridgeline",
