@@ -3,7 +3,7 @@
 Run from the repository root (see benchmarks/README.md, "recall_sessions.py"):
 
     .venv/bin/python benchmarks/recall_sessions.py [--data DIR ...] [--mode cold|warm|lexical|all]
-        [--json OUT] [--verbose] [--features OUT]
+        [--json OUT] [--verbose] [--features OUT] [--calibrate FEATURES]
 
 Each data folder holds `project.ndjson` (memories with a `key`, title, body, type, tags,
 important, mandatory, optionally `date` and `replaced_by`: the key of a newer memory that
@@ -287,7 +287,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--features", type=Path, help="write every search candidate's evidence (JSON lines)"
     )
+    parser.add_argument(
+        "--calibrate", type=Path, help="fit the rule on a --features file (each project left out)"
+    )
     args = parser.parse_args(argv)
+    if args.calibrate:
+        from _recall_fit import calibrate
+
+        calibrate(args.calibrate, "warm" if args.mode == "all" else args.mode)
+        return 0
     reset_env()
     modes = ("cold", "warm", "lexical") if args.mode == "all" else (args.mode,)
     rows: list[dict[str, Any]] = []

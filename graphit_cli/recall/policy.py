@@ -138,8 +138,8 @@ class Rule:
     itself: how far a memory's cosine stands above the query's cosines to the scope's other
     memories (`Spread.z`, in deviations: a bar that means the same on any project and any
     prompt length), whether the words agree, and how close a second hit is to the first.
-    Fitted on the labelled sessions by benchmarks/recall_calibrate.py, each project left out
-    in turn and two projects never fitted on (benchmarks/README.md, "recall_sessions.py")."""
+    Fitted on the labelled sessions (`benchmarks/recall_sessions.py --calibrate`), each
+    project left out in turn, two projects never fitted on (benchmarks/README.md)."""
 
     # The best match: its cosine `z` deviations above the mean when it shares an informative
     # word with the prompt, `z_alone` when it shares none (a general question that only
@@ -153,7 +153,7 @@ class Rule:
     agree: float = 0.6
     # By words alone (no vectors: a table not yet embedded, a model that cannot load): the
     # best match's `share` of the query's term weight, further ones within `agree` of it.
-    share: float = 0.3
+    share: float = 0.25
     # A scope with too few memories for a spread (`MIN_SPREAD`): its best match's cosine.
     lone: float = 0.85
     # Any match: relevance at least `relative` of the best match's.

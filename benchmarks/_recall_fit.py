@@ -1,9 +1,9 @@
 """Fit the per-prompt hook's rule (`recall/policy.Rule`), leaving each labelled project out.
 
-Run from the repository root, after writing the candidates' evidence with
-`benchmarks/recall_sessions.py --features OUT` (one line per search candidate and prompt):
+A helper of recall_sessions.py (not a benchmark itself). Run from the repository root, after
+writing the candidates' evidence with `recall_sessions.py --features OUT`:
 
-    .venv/bin/python benchmarks/recall_calibrate.py OUT [--held-out NAME ...]
+    .venv/bin/python benchmarks/recall_sessions.py --calibrate OUT [--mode warm|lexical]
 
 For every project left out in turn, the rule's thresholds are chosen on the other projects (the
 grid below: the most must memories brought with a precision of at least PRECISION and nothing
@@ -15,7 +15,6 @@ is counted each time it is chosen), so the figures approximate `recall_sessions.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import sys
@@ -111,16 +110,11 @@ def fit(
     return best[1], best[2]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("features", type=Path)
-    parser.add_argument("--held-out", action="append", default=None)
-    parser.add_argument("--mode", default="warm")
-    args = parser.parse_args(argv)
-    held = set(args.held_out or ["recall_harbor", "recall_fjord"])
-    rows = [json.loads(x) for x in args.features.read_text().splitlines() if x.strip()]
-    rows = [r for r in rows if r["mode"] == args.mode]
-    grid = LEXICAL_GRID if args.mode == "lexical" else GRID
+def calibrate(features: Path, mode: str = "warm", held_out: set[str] | None = None) -> None:
+    held = held_out or {"recall_harbor", "recall_fjord"}
+    rows = [json.loads(x) for x in features.read_text().splitlines() if x.strip()]
+    rows = [r for r in rows if r["mode"] == mode]
+    grid = LEXICAL_GRID if mode == "lexical" else GRID
     groups = prompts(rows)
     projects = sorted({d for d, _, _ in groups} - held)
     print("left out | rule fitted on the others | left out's precision, must recall, idle")
@@ -134,8 +128,3 @@ def main(argv: list[str] | None = None) -> int:
     for name in sorted(held):
         test = score({k: v for k, v in groups.items() if k[0] == name}, rule)
         print(f"{name} (held out) | {test['precision']:.2f}, {test['recall']:.2f}, {test['idle']}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
