@@ -32,10 +32,12 @@ NEED_NOTHING = ("chit-chat", "generic")
 GRID = {
     "z": [1.7, 1.9, 2.1, 2.3],
     "z_alone": [2.8, 3.2, 3.6],
-    "z_next": [1.8, 2.0, 2.2, 2.4],
+    "z_words": [1.0, 1.3, 1.6],
+    "words": [0.4, 0.5, 0.6],
+    "z_next": [1.8, 2.0, 2.2],
     "gap": [0.5, 0.7, 0.9],
     "agree": [0.4, 0.6, 0.8],
-    "relative": [0.5, 0.6, 0.7],
+    "relative": [0.6, 0.7],
 }
 LEXICAL_GRID = {
     "share": [0.2, 0.25, 0.3, 0.35, 0.4, 0.5],
@@ -69,7 +71,7 @@ def candidate(row: dict[str, Any]) -> Any:
 def score(groups: dict[tuple[str, str, int], list[dict[str, Any]]], rule: policy.Rule) -> dict:
     shown = good = must = found = idle = 0
     for rows in groups.values():
-        if rows and rows[0]["chatter"]:
+        if rows and (policy.chatter(rows[0]["query"]) if "query" in rows[0] else rows[0]["chatter"]):
             kept = []
         else:
             ranked = sorted(rows, key=lambda r: r["rank"])

@@ -237,6 +237,7 @@ def features(
                         "n": step["n"],
                         "kind": step["kind"],
                         "chatter": policy.chatter(query),
+                        "query": query,
                         "key": key,
                         "label": label,
                         "score": c.score,

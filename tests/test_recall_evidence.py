@@ -140,7 +140,38 @@ def test_a_search_about_nothing_finds_nothing_in_every_mode(
 
 
 def test_chatter_is_conversation_and_a_question_is_not() -> None:
-    for text in ("thanks", "ok go on", "looks good, commit it", "nice, that worked", "cool"):
+    for text in ("thanks", "ok go on", "thanks, that helped", "nice, that worked", "cool"):
         assert policy.chatter(text), text
-    for text in ("How do we install packages?", "ok, now add the retry to the client"):
+    # "commit" names the commit conventions a memory may hold.
+    for text in ("How do we install packages?", "ok, now add the retry", "looks good, commit it"):
         assert not policy.chatter(text), text
+
+
+def test_search_marks_an_amended_rule_as_replaced_and_keeps_its_selection(
+    project_dir: Path, scope: Scope
+) -> None:
+    service = _service(scope)
+    # One batch, one instant: the later of the two is the newer.
+    written = service.upsert_many(
+        [
+            MemoryDraft(
+                title="Password reset links are single-use and expire after 30 minutes",
+                body="The token is stored hashed with expires_at = now() + 30 min.",
+            ),
+            MemoryDraft(
+                title="Reset tokens stay valid for 2 hours",
+                body="Support asked for longer links: a password reset token is now good for "
+                "two hours, still single-use.",
+            ),
+        ]
+    )
+    older, newer = (r.memory for r in written.results)
+    assert older.updated_at == newer.updated_at or older.updated_at < newer.updated_at
+    for mode in ("fts", "auto"):
+        found = service.search("how long is a password reset link valid", top_k=0, mode=mode)
+        plain = service.search(
+            "how long is a password reset link valid", top_k=0, mode=mode, mark_replaced=False
+        )
+        assert [h.memory.id for h in found.hits] == [h.memory.id for h in plain.hits]
+        marks = {h.memory.id: h.replaced_by for h in found.hits}
+        assert marks == {older.id: newer.id, newer.id: None}, mode

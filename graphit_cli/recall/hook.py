@@ -141,7 +141,12 @@ def _candidates(
         lexical_why = lexical_why or why
         search_mode = "fts" if mode == "fts" or (vector is None and why) else mode
         result = service.search(
-            query, top_k=0, exclude_mandatory=True, mode=search_mode, query_vector=vector
+            query,
+            top_k=0,
+            exclude_mandatory=True,
+            mode=search_mode,
+            query_vector=vector,
+            mark_replaced=False,  # each shown memory's subject is read for that (`_newer_of`)
         )
         modes.append(result.mode)
         spread = _spread(service, vector) if result.mode != "fts" else None

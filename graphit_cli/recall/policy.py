@@ -38,23 +38,10 @@ _CHATTER_TEXT = """thanks thank thx ty ok okay k great nice good cool awesome pe
     yep no nope sure please pls lgtm continue go going on proceed next done fine right alright
     hi hello hey bye cheers wow well looks look seems sounds agreed agree"""
 CHATTER = frozenset(_CHATTER_TEXT.split())
-# A chatter prompt's verbs of the session itself ("commit it", "push it", "ship it").
-COMMIT_WORDS = frozenset(
-    [
-        "commit",
-        "push",
-        "ship",
-        "merge",
-        "today",
-        "summarise",
-        "summarize",
-        "summary",
-        "worked",
-        "works",
-        "fixed",
-        "helped",
-        "ahead",
-    ]
+# Words that close a piece of work in conversation ("that worked", "summarise what we did").
+# Not "commit", "push" or "merge": "looks good, commit it" asks for the commit conventions.
+DONE_WORDS = frozenset(
+    ["today", "summarise", "summarize", "summary", "worked", "works", "fixed", "helped", "ahead"]
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -129,7 +116,7 @@ def matched_words(query_terms: Sequence[str], memory: Memory) -> tuple[str, ...]
 def chatter(query: str) -> bool:
     """A prompt of conversation, not of a subject ("thanks", "ok go on", "looks good, commit
     it"): none of its informative words says what a memory could be about."""
-    return not relevance.carriers(relevance.informative_terms(query)) - CHATTER - COMMIT_WORDS
+    return not relevance.carriers(relevance.informative_terms(query)) - CHATTER - DONE_WORDS
 
 
 @dataclass(frozen=True)
@@ -146,6 +133,9 @@ class Rule:
     # sounds like the project: "how do I reverse a list in Python").
     z: float = 1.9
     z_alone: float = 3.6
+    # ... or `z_words` deviations when its words agree strongly: `words` of the query's weight.
+    z_words: float = 1.5
+    words: float = 0.45
     # A further match: `z_next` deviations, within `gap` of the best's, and words that agree:
     # `agree` of the best match's share at least.
     z_next: float = 1.8
@@ -182,6 +172,8 @@ def admit(c: Candidate, top: Candidate, rule: Rule = RULE) -> str | None:
             return None
         return f"cosine {c.similarity:.3f} < {rule.lone:.2f} (too few memories for a spread)"
     if first:
+        if share >= rule.words and z >= rule.z_words:
+            return None
         bar = rule.z if share > 0 else rule.z_alone
         return None if z >= bar else f"cosine {z:.2f} deviations above the mean < {bar:.2f}"
     bar = max(rule.z_next, best - rule.gap)
@@ -261,12 +253,9 @@ def choose(
 
 
 def newer_rivals(memory: Memory, candidates: Sequence[Memory]) -> list[Memory]:
-    """The live candidates on `memory`'s subject that say otherwise (the contradiction detector,
-    `core/contradiction.rivals`, from the words: search's rows carry no vectors) and were
-    written after it, newest first."""
+    """The live candidates on `memory`'s subject that say otherwise and were written after
+    it, newest first (`contradiction.newer_rivals`, from the words: search's rows carry no
+    vectors)."""
     from graphit_cli.core import contradiction
 
-    found = [
-        m for m in contradiction.rivals(memory, candidates) if m.updated_at > memory.updated_at
-    ]
-    return sorted(found, key=lambda m: m.updated_at, reverse=True)
+    return contradiction.newer_rivals(memory, candidates)
