@@ -175,3 +175,25 @@ def test_search_marks_an_amended_rule_as_replaced_and_keeps_its_selection(
         assert [h.memory.id for h in found.hits] == [h.memory.id for h in plain.hits]
         marks = {h.memory.id: h.replaced_by for h in found.hits}
         assert marks == {older.id: newer.id, newer.id: None}, mode
+
+
+def test_a_cold_hook_short_of_time_searches_by_words_and_says_why(
+    project_dir: Path, scope: Scope, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from graphit_cli.recall import log
+
+    service = _service(scope)
+    key_of = _write(service, [{"key": "A", "title": "Deploys use Argo CD", "body": "Argo CD."}])
+    service.embed()
+    monkeypatch.setattr(embed, "has_loaded", lambda model: False)  # as in a fresh process
+    sid = str(uuid.uuid4())
+    late = hook.PromptRequest("how do we deploy with argo", sid, until=time.monotonic() + 0.2)
+    text = hook.prompt_context([service], late)
+    assert list(key_of) == _ID.findall(text)  # its words still find it
+    [call] = log.read(sid)
+    assert call["mode"] == "fts" and "no time to load the model" in call["lexical"]
+    on_time = hook.PromptRequest("how do we deploy", str(uuid.uuid4()), until=time.monotonic() + 9)
+    hook.prompt_context([service], on_time)
+    assert log.read(on_time.session_id)[-1]["mode"] == "hybrid"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
@@ -29,6 +30,11 @@ if TYPE_CHECKING:
 # The search mode of the hook run in its own process (no warm process): by meaning too, the
 # model loaded there (`_query_vector`), or by words when it cannot load (the log says why).
 COLD_MODE = "auto"
+# Seconds a cold hook's model costs (import, load, the query's embedding: ~0.16-0.25 s on an
+# idle 2-core machine) and the search and answer after it need: with less left of the budget,
+# the prompt is searched by its words (the recalls log says so).
+MODEL_COST = 0.25
+AFTER_MODEL = 0.1
 LOGGED_LEFT = 8  # candidates left out, logged per prompt (the best first)
 RIVAL_POOL = 8  # memories read on a shown memory's subject (and of the prompt's best), to find
 # a newer one that says otherwise
@@ -45,6 +51,7 @@ class PromptRequest:
     mode: str = "auto"  # the search mode: "fts" where no model is loaded
     event: str = ""  # the client's event name (capture: PreCompact, Stop, SessionEnd, ...)
     stop_hook_active: bool = False  # Claude Code: this Stop follows a Stop hook's request
+    until: float | None = None  # time.monotonic() by which to answer (a cold hook's budget)
 
 
 def request_from_event(
@@ -84,17 +91,27 @@ def _label(memory: Memory, service: MemoryService) -> Memory:
 
 
 def _query_vector(
-    service: MemoryService, query: str, mode: str, vectors: dict[str, list[float] | None]
+    service: MemoryService,
+    query: str,
+    mode: str,
+    vectors: dict[str, list[float] | None],
+    until: float | None = None,
 ) -> tuple[list[float] | None, str | None]:
     """The query's embedding in the scope's model space (one per model, shared by the scopes
     of that model) and, when there is none, why: a search by meaning needs it, with or
-    without a warm process (a cold hook loads the model here)."""
+    without a warm process (a cold hook loads the model here, unless less than MODEL_COST
+    and AFTER_MODEL are left before `until`)."""
     if mode == "fts":
         return None, "lexical mode"
     model = service.store.embedding_model()
     if model is None:
         return None, "no memory has a vector yet"
     if model not in vectors:
+        from graphit_cli import embed
+
+        left = None if until is None else until - time.monotonic()
+        if left is not None and left < MODEL_COST + AFTER_MODEL and not embed.has_loaded(model):
+            return None, f"{left:.2f} s of the budget left: no time to load the model"
         try:
             vectors[model] = service.query_vector(query)
         except Exception as exc:  # a model that cannot load leaves the words to decide
@@ -122,7 +139,7 @@ def _spread(service: MemoryService, vector: list[float] | None) -> policy.Spread
 
 
 def _candidates(
-    services: list[MemoryService], query: str, mode: str
+    services: list[MemoryService], query: str, mode: str, until: float | None = None
 ) -> tuple[list[policy.Candidate], dict[str, MemoryService], str, str | None]:
     """Every memory search matches for `query` in each scope (any category but mandatory,
     which session start shows), with the evidence the policy reads; the mode used and, when
@@ -137,7 +154,7 @@ def _candidates(
     vectors: dict[str, list[float] | None] = {}
     lexical_why: str | None = None
     for service in services:
-        vector, why = _query_vector(service, query, mode, vectors)
+        vector, why = _query_vector(service, query, mode, vectors, until)
         lexical_why = lexical_why or why
         search_mode = "fts" if mode == "fts" or (vector is None and why) else mode
         result = service.search(
@@ -255,7 +272,9 @@ def prompt_context(services: list[MemoryService], request: PromptRequest) -> str
     if not query or query.startswith("/") or not services:
         return ""
     with _one_view(services), sessions.opened(request.client, request.session_id) as state:
-        candidates, owner, used, lexical_why = _candidates(services, query, request.mode)
+        candidates, owner, used, lexical_why = _candidates(
+            services, query, request.mode, request.until
+        )
         # The rival detector reads each memory's words: the prompt's best few candidates and
         # the subject's own neighbours (`_newer_of`) are where a newer belief is, not all ~200.
         pool = [c.memory for c in sorted(candidates, key=lambda c: -c.score)[:RIVAL_POOL]]
