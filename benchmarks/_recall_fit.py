@@ -30,14 +30,14 @@ from graphit_cli.recall import policy
 PRECISION = 0.85
 NEED_NOTHING = ("chit-chat", "generic")
 GRID = {
-    "z": [1.7, 1.9, 2.1, 2.3],
-    "z_alone": [2.8, 3.2, 3.6],
-    "z_words": [1.0, 1.3, 1.6],
+    "z": [1.7, 1.9, 2.1],
+    "z_alone": [3.2, 3.6],
+    "z_words": [1.3, 1.6],
     "words": [0.4, 0.5, 0.6],
-    "z_next": [1.8, 2.0, 2.2],
-    "gap": [0.5, 0.7, 0.9],
-    "agree": [0.4, 0.6, 0.8],
-    "relative": [0.6, 0.7],
+    "z_next": [1.8, 2.0],
+    "gap": [0.7, 0.9],
+    "agree": [0.4, 0.6],
+    "relative": [0.7],
 }
 LEXICAL_GRID = {
     "share": [0.2, 0.25, 0.3, 0.35, 0.4, 0.5],
@@ -68,19 +68,29 @@ def candidate(row: dict[str, Any]) -> Any:
     )
 
 
+_PREPARED: dict[int, tuple[bool, list[tuple[dict[str, Any], Any]]]] = {}
+
+
+def _prepared(rows: list[dict[str, Any]]) -> tuple[bool, list[tuple[dict[str, Any], Any]]]:
+    """A prompt's candidates, best first, as the policy reads them (built once)."""
+    found = _PREPARED.get(id(rows))
+    if found is None:
+        first = rows[0] if rows else {}
+        quiet = policy.chatter(first["query"]) if "query" in first else bool(first.get("chatter"))
+        ranked = sorted(rows, key=lambda r: r["rank"])
+        found = _PREPARED[id(rows)] = (quiet, [(r, candidate(r)) for r in ranked])
+    return found
+
+
 def score(groups: dict[tuple[str, str, int], list[dict[str, Any]]], rule: policy.Rule) -> dict:
     shown = good = must = found = idle = 0
     for rows in groups.values():
-        if rows and (policy.chatter(rows[0]["query"]) if "query" in rows[0] else rows[0]["chatter"]):
+        quiet, ranked = _prepared(rows)
+        if quiet or not ranked:
             kept = []
         else:
-            ranked = sorted(rows, key=lambda r: r["rank"])
-            top = candidate(ranked[0])
-            kept = [
-                r
-                for r in ranked
-                if policy.admit(top if r is ranked[0] else candidate(r), top, rule) is None
-            ][: rule.limit]
+            top = ranked[0][1]
+            kept = [r for r, c in ranked if policy.admit(c, top, rule) is None][: rule.limit]
         shown += len(kept)
         good += sum(r["label"] != "-" for r in kept)
         idle += sum(r["kind"] in NEED_NOTHING and r["label"] == "-" for r in kept)

@@ -1,19 +1,21 @@
-"""Which memories a prompt gets: relevance against an absolute gate, a few, never twice.
+"""Which memories a prompt gets: the ones the ranking says answer it, a few, never twice.
 
 Search's selection is the spec's (mandatory, then important, then normal, each by relevance;
-`core/relevance.py`) and its match rule is relative to the candidates, so for a prompt about
-nothing its best candidate still matches. The hook asks something else of every candidate
-search matched (`top_k = 0`: all of them, any category):
+`core/relevance.py`) and its match rule is relative to the candidates. The hook asks something
+else of every candidate search matched (`top_k = 0`: all of them, any category):
 
-1. the gate (`admit`): bars that do not move with the candidates, on the evidence search
-   kept for each hit: the share of the query's term weight the memory carries, its cosine to
-   the query (hybrid), its lexical relevance against the best hit's (lexical-only). Their
-   values are the model profile's (`core/profiles.RecallGate`); a flag plays no part;
-2. once per session: a memory this session was shown at its current revision is left out;
-3. the best few by relevance are kept (the gate's `limit`), whatever their category;
-4. the newer belief: a kept memory with a newer live memory on the same subject that says
-   otherwise (`contradiction.rivals`) is shown with it, or dropped when the session already
-   saw the newer one; never the older alone.
+1. the prompt's kind (`chatter`): conversation ("thanks", "ok go on") gets nothing;
+2. the evidence (`admit`, `Rule`): how far a memory's cosine to the prompt stands above the
+   prompt's cosines to the scope's other memories (`Spread`: in standard deviations, so the
+   bar means the same on any project and any prompt length), whether its words agree (the
+   share of the prompt's term weight it carries), and for a further match how close it is to
+   the best one. Not an absolute share of the prompt's words: a bug report in symptom words
+   shares few with the rule it needs. Without vectors the words decide; a flag plays no part;
+3. once per session: a memory this session was shown at its current revision is left out;
+4. the best few by relevance are kept (`Rule.limit`, at most MAX_MEMORIES);
+5. the newer belief: a kept memory with a newer live memory on the same subject that says
+   otherwise (`contradiction.newer_rivals`) is shown with it, or dropped when the session
+   already saw the newer one; never the older alone.
 
 `choose` returns what is shown and, for the recalls log, what was left out and why.
 """
@@ -134,8 +136,8 @@ class Rule:
     z: float = 1.9
     z_alone: float = 3.6
     # ... or `z_words` deviations when its words agree strongly: `words` of the query's weight.
-    z_words: float = 1.5
-    words: float = 0.45
+    z_words: float = 1.6
+    words: float = 0.5
     # A further match: `z_next` deviations, within `gap` of the best's, and words that agree:
     # `agree` of the best match's share at least.
     z_next: float = 1.8
