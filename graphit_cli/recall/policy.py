@@ -146,7 +146,9 @@ class Rule:
     # By words alone (no vectors: a table not yet embedded, a model that cannot load): the
     # best match's `share` of the query's term weight, further ones within `agree` of it.
     share: float = 0.25
-    # A scope with too few memories for a spread (`MIN_SPREAD`): its best match's cosine.
+    # A scope with too few memories for a spread (`MIN_SPREAD`): its best match's cosine (e5;
+    # above the best cosine of every generic and chit-chat prompt of the sessions, 0.82-0.85,
+    # as the sessions' rank-1 must memories mostly are).
     lone: float = 0.85
     # Any match: relevance at least `relative` of the best match's.
     relative: float = 0.7
