@@ -435,14 +435,15 @@ def test_the_recalls_log_is_private_bounded_and_listed_per_session(
 def test_the_rule_reasons_name_the_evidence_that_was_missing() -> None:
     spread = policy.Spread(count=30, mean=0.80, deviation=0.02, best=0.86)
     base: dict[str, Any] = dict(
-        memory=None, score=1.0, share=0.05, similarity=0.86, relative=1.0, words=("x",)
+        memory=None, score=1.0, share=0.05, similarity=0.86, relative=1.0, words=("refunds",)
     )
     top = policy.Candidate(**base, rank=1, spread=spread)  # 3 deviations above the mean
     assert policy.admit(top, top) is None  # few of the prompt's words, clearly the answer
     weak = policy.Candidate(**{**base, "similarity": 0.82}, rank=1, spread=spread)
     assert (policy.admit(weak, weak) or "").startswith("cosine 1.00 deviations")
-    alone = policy.Candidate(**{**base, "share": 0.0}, rank=1, spread=spread)
-    assert (policy.admit(alone, alone) or "").startswith("cosine 3.00 deviations")  # no word
+    # Only a tag or a word of conversation in common: the cosine alone must stand far out.
+    alone = policy.Candidate(**{**base, "words": ("thanks",)}, rank=1, spread=spread)
+    assert (policy.admit(alone, alone) or "").startswith("cosine 3.00 deviations")
     second = policy.Candidate(
         **{**base, "similarity": 0.85, "relative": 0.9}, rank=2, spread=spread
     )
@@ -453,6 +454,8 @@ def test_the_rule_reasons_name_the_evidence_that_was_missing() -> None:
     assert (policy.admit(low, top) or "").startswith("relevance 0.30")
     words = policy.Candidate(**{**base, "similarity": None, "share": 0.1}, rank=1)
     assert (policy.admit(words, words) or "").startswith("words 0.10")
+    chat = policy.Candidate(**{**base, "similarity": None, "share": 0.9, "words": ("ok",)})
+    assert policy.admit(chat, chat) == "shares no informative word with the prompt"
     assert policy.Spread.of([0.8, 0.81]) is not None and policy.Spread.of([]) is None
 
 

@@ -165,7 +165,11 @@ def admit(c: Candidate, top: Candidate, rule: Rule = RULE) -> str | None:
         return f"relevance {c.relative:.2f} of the best < {rule.relative:.2f}"
     share = c.share or 0.0
     first = c is top or c.rank == 1
+    # An informative word of the prompt in its title or body (not its tags, not chatter).
+    worded = bool(relevance.carriers(c.words) - CHATTER)
     if c.similarity is None or top.similarity is None:  # words only
+        if not worded:
+            return "shares no informative word with the prompt"
         if first:
             return None if share >= rule.share else f"words {share:.2f} < {rule.share:.2f}"
         bar = max(rule.share, rule.agree * (top.share or 0.0))
@@ -178,13 +182,13 @@ def admit(c: Candidate, top: Candidate, rule: Rule = RULE) -> str | None:
     if first:
         if share >= rule.words and z >= rule.z_words:
             return None
-        bar = rule.z if share > 0 else rule.z_alone
+        bar = rule.z if worded else rule.z_alone
         return None if z >= bar else f"cosine {z:.2f} deviations above the mean < {bar:.2f}"
     bar = max(rule.z_next, best - rule.gap)
     if z < bar:
         return f"cosine {z:.2f} deviations above the mean < {bar:.2f} (the best: {best:.2f})"
     words = rule.agree * (top.share or 0.0)
-    if share <= 0 or share < words:
+    if not worded or share < words:
         return f"words {share:.2f} < {words:.2f} of the best's"
     return None
 
