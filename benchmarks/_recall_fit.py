@@ -56,7 +56,7 @@ def prompts(rows: list[dict[str, Any]]) -> dict[tuple[str, str, int], list[dict[
 def candidate(row: dict[str, Any]) -> Any:
     spread = None
     if row.get("count"):
-        spread = SimpleNamespace(count=row["count"], z=lambda _c, z=row["z"]: z)
+        spread = SimpleNamespace(count=row["count"], z=lambda _c, z=row["z"]: z, lone=0.85)
     return SimpleNamespace(
         share=row["share"],
         similarity=row["similarity"],

@@ -41,6 +41,9 @@ class ModelProfile:
     duplicate_cosine: float
     # Consolidation (consolidate/candidates.py): the near-duplicate cosine, confirmed by words.
     near_duplicate: float
+    # The per-prompt hook (recall/policy.py), in a scope too small for a spread of cosines:
+    # the cosine at which its best match is close to the prompt.
+    recall_cosine: float = 0.6
 
 
 MINILM = ModelProfile(
@@ -51,6 +54,7 @@ MINILM = ModelProfile(
     fused_z=1.25,
     duplicate_cosine=0.92,
     near_duplicate=0.50,  # dedup pairs: P 0.97, R 0.89; plateau 0.475-0.55
+    recall_cosine=0.6,  # not calibrated on sessions (no MiniLM run of them): a high bar
 )
 
 E5 = ModelProfile(
@@ -68,6 +72,9 @@ E5 = ModelProfile(
     # dedup pairs, to consolidate: P 0.975, R 0.81 (0.88: P 0.956, R 0.90; 0.90: R 0.74).
     # Short notes of one project sit close in e5's space: two unrelated ones can reach 0.90.
     near_duplicate=0.89,
+    # Above the best cosine of every generic and chit-chat prompt of the recall sessions
+    # (0.82-0.85), where most of their rank-1 must memories sit (benchmarks/recall_sessions.py).
+    recall_cosine=0.85,
 )
 
 PROFILES = {profile.model_id: profile for profile in (MINILM, E5)}

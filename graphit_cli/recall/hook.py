@@ -135,7 +135,10 @@ def _spread(service: MemoryService, vector: list[float] | None) -> policy.Spread
         )
     except Exception:  # the spread is evidence, never a failure
         return None
-    return policy.Spread.of([cosine for _, cosine in near])
+    from graphit_cli.core import profiles
+
+    lone = profiles.profile_for(service.store.embedding_model()).recall_cosine
+    return policy.Spread.of([cosine for _, cosine in near], lone)
 
 
 def _candidates(

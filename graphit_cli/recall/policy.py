@@ -57,14 +57,17 @@ class Spread:
     mean: float
     deviation: float
     best: float
+    # Too few memories for a spread (`MIN_SPREAD`): the cosine at which the best match is
+    # close in the model's space (`profiles.ModelProfile.recall_cosine`).
+    lone: float = 0.85
 
     @classmethod
-    def of(cls, cosines: Sequence[float]) -> Spread | None:
+    def of(cls, cosines: Sequence[float], lone: float = 0.85) -> Spread | None:
         if not cosines:
             return None
         mean = math.fsum(cosines) / len(cosines)
         deviation = math.sqrt(math.fsum((c - mean) ** 2 for c in cosines) / len(cosines))
-        return cls(len(cosines), mean, deviation, max(cosines))
+        return cls(len(cosines), mean, deviation, max(cosines), lone)
 
     def z(self, cosine: float | None) -> float | None:
         """How many deviations `cosine` stands above the memories' mean; None when there are
@@ -146,10 +149,6 @@ class Rule:
     # By words alone (no vectors: a table not yet embedded, a model that cannot load): the
     # best match's `share` of the query's term weight, further ones within `agree` of it.
     share: float = 0.25
-    # A scope with too few memories for a spread (`MIN_SPREAD`): its best match's cosine (e5;
-    # above the best cosine of every generic and chit-chat prompt of the sessions, 0.82-0.85,
-    # as the sessions' rank-1 must memories mostly are).
-    lone: float = 0.85
     # Any match: relevance at least `relative` of the best match's.
     relative: float = 0.7
     limit: int = 3
@@ -175,10 +174,11 @@ def admit(c: Candidate, top: Candidate, rule: Rule = RULE) -> str | None:
         bar = max(rule.share, rule.agree * (top.share or 0.0))
         return None if share >= bar else f"words {share:.2f} < {bar:.2f}"
     z, best = c.z, top.z
-    if z is None or best is None:  # too few memories for a spread: the cosine itself
-        if first and c.similarity >= rule.lone:
+    if z is None or best is None:  # too few memories for a spread: the cosine, or the words
+        lone = c.spread.lone if c.spread is not None else 1.0
+        if first and (c.similarity >= lone or (worded and share >= rule.share)):
             return None
-        return f"cosine {c.similarity:.3f} < {rule.lone:.2f} (too few memories for a spread)"
+        return f"cosine {c.similarity:.3f} < {lone:.2f}, words {share:.2f} (too few memories)"
     if first:
         if share >= rule.words and z >= rule.z_words:
             return None
