@@ -51,7 +51,7 @@ def main() -> None:
         commit = args.commit or _git_head(checkout)
     else:
         if args.source.startswith(("https://", "http://")):
-            with urllib.request.urlopen(args.source, timeout=60) as response:  # noqa: S310
+            with urllib.request.urlopen(args.source, timeout=60) as response:
                 raw = response.read()
         else:
             raw = Path(args.source).read_bytes()

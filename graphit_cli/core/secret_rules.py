@@ -10,7 +10,9 @@ A match follows gitleaks' own detector (detect/detect.go): the secret is the rul
 group or its first non-empty group; a rule's entropy floor, the global allowlist and the rule's
 allowlists (regexes on the secret, the match or the line; stopwords in the secret) drop it.
 Rules bound to a file path (a `.tf` file, a `nuget.config`) have no path to bind to in a memory
-and are left out. Pure: reads only the shipped JSON, standard library only.
+and are left out. Pure: reads only the shipped JSON, standard library only. Past 400 lines as
+one job: reading gitleaks' rules as gitleaks means them (the RE2 translation, its matching and
+allowlists, the keyword and semi-generic shortcuts that must find exactly what it finds).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,10 +56,10 @@ _FLAGS = re.compile(r"\(\?([imsU-]+)\)")
 def translate(pattern: str) -> str:
     """An RE2 pattern as Python's `re` reads it the same way: a flag group such as `(?i)` in
     the middle applies to the end of its group, every branch after it (Python takes flags
-    only at the start, so it becomes `(?i:...)` around each); `\\z` is `\\Z`; `^` and `$` outside a class mean the text's start and
-    end (RE2 without `m`; Python's `$` also matches before a final newline); POSIX classes
-    (`[[:alnum:]]`) are spelled out; inside a class `[`, `&`, `~`, `|` are escaped (Python
-    warns of set operations there)."""
+    only at the start, so it becomes `(?i:...)` around each); `\\z` is `\\Z`; `^` and `$`
+    outside a class mean the text's start and end (RE2 without `m`; Python's `$` also
+    matches before a final newline); POSIX classes (`[[:alnum:]]`) are spelled out; inside
+    a class `[`, `&`, `~`, `|` are escaped (Python warns of set operations there)."""
     out: list[str] = []
     opened: list[list[str]] = [[]]  # per open group (the whole pattern first): its `(?i:`s
     i, n = 0, len(pattern)
@@ -214,6 +217,15 @@ class Rule:
     entropy: float
     group: int
     allow: tuple[_Allow, ...]
+    # A semi-generic rule (`[\w.-]{0,50}?` + an identifier + an assignment): how each of its
+    # identifiers begins, in lower case, and the pattern after that prefix (`_semi_generic`).
+    heads: tuple[str, ...] = ()
+    core: re.Pattern[str] | None = None
+
+
+# gitleaks' semi-generic prefix: up to 50 name characters before the identifier, lazily.
+_SEMI = re.compile(r"\A(\(\?i\))?\[\\w\.-\]\{0,50\}\?")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
 class RuleSet:
@@ -230,6 +242,12 @@ class RuleSet:
                 wakes.setdefault(keyword, []).append(rule["id"])
         self.wakes = {k: tuple(v) for k, v in wakes.items()}
         self.keywords = tuple(sorted(self.wakes))
+        # Every keyword in one pass: a trie-shaped pattern tried at each position (a lookahead,
+        # so keywords may overlap); a keyword found stands for the keywords it begins with.
+        self._any = re.compile("(?=(" + _trie(list(self.keywords)) + "))")
+        self._prefixes = {
+            k: tuple(p for p in self.keywords if k.startswith(p)) for k in self.keywords
+        }
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -239,6 +257,12 @@ class RuleSet:
         done = self._compiled.get(rule_id)
         if done is None:
             raw = self._raw[rule_id]
+            semi = _SEMI.match(raw["regex"])
+            core, heads = None, None
+            if semi:
+                source = (semi.group(1) or "") + raw["regex"][semi.end() :]
+                heads = _heads(source)
+                core = re.compile(source, re.ASCII) if heads else None
             done = Rule(
                 rule_id,
                 KIND_ALIASES.get(rule_id, rule_id),
@@ -246,17 +270,19 @@ class RuleSet:
                 raw["entropy"],
                 raw["group"],
                 tuple(_compile_allow(a) for a in raw["allow"] if not a["never"]),
+                heads or (),
+                core,
             )
             self._compiled[rule_id] = done
         return done
 
     def awake(self, lowered: str) -> list[str]:
         """The rules one of whose keywords is in `lowered` (the text in lower case)."""
+        present = {p for m in self._any.finditer(lowered) for p in self._prefixes[m.group(1)]}
         found: dict[str, None] = {}
-        for keyword in self.keywords:
-            if keyword in lowered:
-                for rule_id in self.wakes[keyword]:
-                    found[rule_id] = None
+        for keyword in sorted(present):
+            for rule_id in self.wakes[keyword]:
+                found[rule_id] = None
         return list(found)
 
     def find(self, text: str, lowered: str) -> list[tuple[int, int, str, str]]:
@@ -266,7 +292,11 @@ class RuleSet:
         out: list[tuple[int, int, str, str]] = []
         for rule_id in self.awake(lowered):
             rule = self.rule(rule_id)
-            for match in rule.pattern.finditer(text):
+            if rule.core is None:
+                matches: Iterable[re.Match[str]] = rule.pattern.finditer(text)
+            else:
+                matches = _semi_generic(rule, text, lowered)
+            for match in matches:
                 start, end, secret = _secret(match, rule.group)
                 if not secret:
                     continue
@@ -278,6 +308,85 @@ class RuleSet:
                     continue
                 out.append((start, end, rule.kind, secret))
         return out
+
+
+def _semi_generic(rule: Rule, text: str, lowered: str) -> list[re.Match[str]]:
+    """What `rule.pattern.finditer(text)` finds, without trying the lazy 50-character prefix at
+    every position (Python's `re` gives up its first-character scan under `(?i)`).
+
+    The identifier after the prefix begins with one of `rule.heads`; the first place q >= x
+    where one is and the rest matches (`core`) decides the leftmost start: back from q over
+    name characters, at most 50, not before x. No match can start before it (its identifier
+    would begin before q), and the pattern matched there is the one `finditer` finds."""
+    assert rule.core is not None
+    places = sorted({at for head in rule.heads for at in _places(lowered, head)})
+    out: list[re.Match[str]] = []
+    floor = 0
+    for at in places:
+        if at < floor or rule.core.match(text, at) is None:
+            continue
+        start = at
+        while start > floor and at - start < 50 and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        match = rule.pattern.match(text, start)
+        if match is None:
+            continue
+        out.append(match)
+        floor = max(match.end(), start + 1)
+    return out
+
+
+def _heads(source: str) -> tuple[str, ...] | None:
+    """The literal text each branch of the pattern's first group begins with, in lower case
+    (`(?:access|auth|(?-i:[Aa]pi|API)|passw(?:or)?d)`: access, auth, api, api, passw); None
+    when a branch begins with anything but letters, digits or case variants of one."""
+    import re._constants as c  # type: ignore[import-not-found]
+    import re._parser as parser  # type: ignore[import-not-found]
+
+    def literal(item: tuple[object, object]) -> str | None:
+        op, av = item
+        if op is c.LITERAL and isinstance(av, int):
+            return chr(av).lower()
+        if op is c.IN and isinstance(av, list):
+            chars = {chr(x).lower() for kind, x in av if kind is c.LITERAL}
+            if len(chars) == 1 and all(kind is c.LITERAL for kind, _ in av):
+                return chars.pop()
+        return None
+
+    def prefixes(seq: object) -> list[str]:
+        out = [""]
+        for item in seq:  # type: ignore[attr-defined]
+            ch = literal(item)
+            if ch is not None and (ch.isalnum() or ch in "_-."):
+                out = [head + ch for head in out]
+                continue
+            op, av = item
+            if op is c.BRANCH:
+                inner = [p for branch in av[1] for p in prefixes(branch)]
+            elif op is c.SUBPATTERN:
+                inner = prefixes(av[-1])
+            else:
+                break
+            out = [head + tail for head in out for tail in inner]
+            break
+        return out
+
+    try:
+        found = prefixes(parser.parse(source))
+    except re.error:
+        return None
+    if not all(found):
+        return None
+    return tuple(sorted(set(found)))
+
+
+def _places(lowered: str, keyword: str) -> list[int]:
+    found = []
+    at = lowered.find(keyword)
+    while at >= 0:
+        found.append(at)
+        at = lowered.find(keyword, at + 1)
+    return found
 
 
 def _compile_allow(raw: dict[str, Any]) -> _Allow:

@@ -111,7 +111,8 @@ _PLACEHOLDER = re.compile(
 _TEST_PASSWORD = re.compile(
     r"^(?i:(?:wrong|invalid|bad|incorrect|valid|correct|new|old|my|weak|strong|secure)[_-]?)?"
     r"(?i:pass(?:word)?|p[a@]ssw[o0]rd|test(?:er|ing|user)?|admin(?:istrator)?|demo|guest|"
-    r"user|qwerty|letmein|welcome|root|default|abc)[\W_]{0,2}\d{0,6}[\W_]{0,2}$"
+    r"user|qwerty|letmein|welcome|root|default|abc|secret|hunter|changeit)"
+    r"[\W_]{0,2}\d{0,6}[\W_]{0,2}$"
 )
 # Bare words that follow `password:` in prose or in a type annotation, not credentials.
 _NOT_VALUES = frozenset(
@@ -144,6 +145,12 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
     }
 )
+# jwt.io's sample token, signed with the documented key "your-256-bit-secret".
+_DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
+# A value shown masked (`hf_***`, `ghp_****abcd`, `••••`): what is left of it is no secret.
+_MASKED = re.compile(r"[*•]{3,}")
+# `arn:aws:secretsmanager:...:secret:prod/db-AbCdEf`: an ARN's `secret:` names a resource.
+_ARN = re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:$")
 
 
 @dataclass(frozen=True)
@@ -196,7 +203,7 @@ def find(text: str) -> list[Finding]:
     starts = sorted({at for word in _NAME_STARTS for at in gate.get(word, ())})
     for at in starts:
         named = _ASSIGNMENT.match(text, at)
-        if named is None:
+        if named is None or _ARN.search(text, max(0, at - 120), at):
             continue
         group = "quoted" if named.group("quoted") is not None else "bare"
         value = named.group(group)
@@ -278,6 +285,8 @@ def _example(token: str) -> bool:
     upper = token.upper()
     if "EXAMPLE" in upper or "XXXXXXXX" in upper or "00000000" in token:
         return True
+    if token.endswith(_DOCUMENTED_SIGNATURES) or _MASKED.search(token):
+        return True
     body = token[-16:]
     return len(set(body)) <= 2
 
@@ -300,6 +309,8 @@ def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str 
     if len(value) < 6 or len(value) > 300:
         return False
     if value in _DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
+        return False
+    if _example(value) or value.startswith("!"):  # all one letter, masked; a YAML tag
         return False
     lowered = value.lower().rstrip(".")
     if lowered in _NOT_VALUES or lowered == name.lower():
