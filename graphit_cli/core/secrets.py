@@ -19,10 +19,11 @@ one corpus (benchmarks/secrets_corpus.py), and a memory's fields are checked by 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from graphit_cli.core import secret_rules
+from graphit_cli.core import hiding, secret_rules
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import Memory, MemoryDraft
@@ -170,8 +171,29 @@ class Finding:
 
 
 def find(text: str) -> list[Finding]:
-    """Every secret in `text`, in order of position; overlapping matches are reported once."""
+    """Every secret in `text`, in order of position; overlapping matches are reported once.
+
+    Read as written and as unhidden (core/hiding.py: without zero-width characters, emphasis,
+    a line break inside a token, percent-encoding), and each base64 run decoded: a secret
+    found only in a view is reported at the span of the text it came from (a decoded one as
+    `<kind>-base64`, over the whole encoded run)."""
     if not text or len(text) < 8:
+        return []
+    spans = _spans(text)
+    view = hiding.unhidden(text)
+    if view is not None:
+        spans += [(*view.span(start, end), kind) for start, end, kind in _spans(view.text)]
+    for start, end, plain in hiding.decoded(view.text if view is not None else text):
+        inner = _spans(plain)
+        if inner:
+            where = view.span(start, end) if view is not None else (start, end)
+            spans.append((*where, f"{inner[0][2]}-base64"))
+    return _located(text, _merged(spans))
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of each secret in `text` as written."""
+    if len(text) < 8:
         return []
     lowered = text.lower()
     # One pass finds every literal a rule needs; a rule runs only when one of its is there.
@@ -209,7 +231,7 @@ def find(text: str) -> list[Finding]:
         value = named.group(group)
         if _credible(value, quoted=group == "quoted", name=named.group("name")):
             spans.append((named.start(group), named.end(group), _assigned_kind(named["name"])))
-    return _located(text, _merged(spans))
+    return spans
 
 
 def redact(text: str, findings: list[Finding] | None = None) -> str:
@@ -376,7 +398,7 @@ def _located(text: str, spans: list[tuple[int, int, str]]) -> list[Finding]:
 
 # --- memories: the fields a write checks, and what a refusal says ------------------------------
 
-FieldFinding = tuple[str, Finding]  # ("title" | "body", the finding)
+FieldFinding = tuple[str, Finding]  # ("title" | "body" | "tag 2" | "anchor 1" | "author", ...)
 
 # The CLI's ways past a refusal; the MCP server and the Explorer say theirs instead.
 WAYS_PAST = (
@@ -389,16 +411,34 @@ INSTEAD = (
 )
 
 
-def in_draft(title: str | None, body: str | None) -> list[FieldFinding]:
-    """The secrets in a memory's title and body, as they will be stored (normalised as
-    `revisions.validate_title` and `normalise_body` do, without their checks)."""
+def in_draft(
+    title: str | None,
+    body: str | None,
+    *,
+    tags: Sequence[str] | None = None,
+    anchors: Sequence[str] | None = None,
+    author: str | None = None,
+) -> list[FieldFinding]:
+    """The secrets in every field a memory stores: its title and body (normalised as
+    `revisions.validate_title` and `normalise_body` do, without their checks), each tag and
+    anchor, and the author it is written by."""
     found: list[FieldFinding] = []
     if title:
         found += [("title", f) for f in find(" ".join(title.split()))]
     if body:
         text = body.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
         found += [("body", f) for f in find(text)]
+    for name, values in (("tag", tags), ("anchor", anchors)):
+        for number, value in enumerate(values or (), start=1):
+            found += [(f"{name} {number}", f) for f in find(value)]
+    if author:
+        found += [("author", f) for f in find(author)]
     return found
+
+
+def in_row(row: Memory) -> list[FieldFinding]:
+    """The secrets in a stored row's fields (title, body, tags, anchors, author)."""
+    return in_draft(row.title, row.body, tags=row.tags, anchors=row.anchors, author=row.updated_by)
 
 
 def redacted_text(title: str | None, body: str | None) -> tuple[str | None, str | None]:
@@ -410,24 +450,47 @@ def redacted_text(title: str | None, body: str | None) -> tuple[str | None, str 
     return new_title, new_body
 
 
+def _redacted_all(values: Sequence[str] | None) -> tuple[str, ...] | None:
+    return None if values is None else tuple(redact(v) for v in values)
+
+
+def _redacted_tags(tags: Sequence[str] | None) -> tuple[str, ...] | None:
+    """Tags with each secret as `REDACTED:<kind>` (a tag takes no brackets)."""
+    if tags is None:
+        return None
+    return tuple(redact(t).replace("[REDACTED:", "REDACTED:").replace("]", "") for t in tags)
+
+
 def redacted_draft(draft: MemoryDraft) -> MemoryDraft:
     from dataclasses import replace
 
     title, body = redacted_text(draft.title, draft.body)
-    return replace(draft, title=title, body=body)
+    tags, anchors = _redacted_tags(draft.tags), _redacted_all(draft.anchors)
+    return replace(draft, title=title, body=body, tags=tags, anchors=anchors)
 
 
 def redacted_row(row: Memory) -> Memory:
-    """A row with its secrets replaced: its content hash recomputed, its vector dropped (it
-    was of the text with the secret; the writer or the embedding pass embeds it again)."""
+    """A row with its secrets replaced in every field: its content hash recomputed, its vector
+    dropped (it was of the text with the secret; the writer or the embedding pass embeds it
+    again)."""
     from dataclasses import replace
 
     from graphit_cli.core import revisions
 
     title, body = redacted_text(row.title, row.body)
     assert title is not None and body is not None
-    digest = revisions.content_hash(title, body, row.type, row.tags)
-    return replace(row, title=title, body=body, content_hash=digest, embedding=None)
+    tags = _redacted_tags(row.tags) or ()
+    digest = revisions.content_hash(title, body, row.type, tags)
+    return replace(
+        row,
+        title=title,
+        body=body,
+        tags=tags,
+        anchors=tuple(redact(a) for a in row.anchors),
+        updated_by=redact(row.updated_by),
+        content_hash=digest,
+        embedding=None,
+    )
 
 
 def safe_title(title: str) -> str:

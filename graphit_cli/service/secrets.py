@@ -28,7 +28,7 @@ class SecretFound:
     revision: int
     revision_id: str  # "" for the live row
     live: bool
-    field: str  # "title" or "body"
+    field: str  # "title", "body", "tag 2", "anchor 1", "author"
     kind: str
     line: int
     column: int
@@ -117,5 +117,5 @@ def _in_row(row: Memory) -> list[SecretFound]:
             finding.line,
             finding.column,
         )
-        for field, finding in secrets.in_draft(row.title, row.body)
+        for field, finding in secrets.in_row(row)
     ]
