@@ -493,6 +493,42 @@ def redacted_row(row: Memory) -> Memory:
     )
 
 
+def in_value(value: object, where: str = "") -> list[tuple[str, Finding]]:
+    """The secrets in every string of a JSON-like value (a log record), with the path to each
+    (`calls.0.title`). One pass over all of them first: a record without one costs one scan."""
+    strings = list(_strings(value, where))
+    if not strings or not find("\n".join(text for _, text in strings)):
+        return []
+    return [(path, finding) for path, text in strings for finding in find(text)]
+
+
+def redacted_value(value: object) -> object:
+    """A JSON-like value with every secret in its strings replaced (itself when none is)."""
+    if not in_value(value):
+        return value
+    return _redact_strings(value)
+
+
+def _strings(value: object, where: str) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(where, value)] if len(value) >= 8 else []
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _strings(v, f"{where}.{k}".lstrip("."))]
+    if isinstance(value, list | tuple):
+        return [s for i, v in enumerate(value) for s in _strings(v, f"{where}.{i}".lstrip("."))]
+    return []
+
+
+def _redact_strings(value: object) -> object:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_strings(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_strings(v) for v in value]
+    return value
+
+
 def safe_title(title: str) -> str:
     """A title fit for a message: secrets redacted, at most 60 characters."""
     shown = redact(" ".join(title.split()))
