@@ -20,7 +20,7 @@ AWS = "AKIAZ3MHALDLTPRWQV7K"
 
 
 def absent(text: str) -> bool:
-    return GHP not in text and AWS not in text and GHP[4:] not in text
+    return GHP not in text and AWS not in text and GHP[4:] not in text and GHP[-10:] not in text
 
 
 HIDDEN = {
@@ -172,3 +172,46 @@ def test_scan_and_redact_cover_tags_anchors_and_hidden_tokens(cli, service) -> N
     again = service.source(tagged.id)
     assert again.tags == ("REDACTED:github-token",) and absent(str(again.anchors))
     assert absent(service.source(hidden.id).body.replace("\u200b", ""))
+
+
+# --- graphit's own logs ---------------------------------------------------------------------
+
+
+def test_a_pasted_secret_never_reaches_the_recalls_log_or_agent_recalls(
+    project_dir: Path, service, cli
+) -> None:
+    from graphit_cli.recall import log
+    from graphit_cli.recall.hook import PromptRequest, prompt_context
+
+    service.upsert(MemoryDraft(title="Datev export", body="Nightly at 02:00."))
+    # The key sits past the excerpt's limit: cut there, it would no longer be recognised.
+    pasted = "when does the datev export run? " + "context " * 30 + f"my token is {GHP}"
+    prompt_context([service], PromptRequest(pasted, "abc-1", mode="fts"))
+    log.append({"event": "prompt", "session": "abc-2", "prompt": f"key {AWS} here"})
+    raw = log.log_path().read_text()
+    assert absent(raw) and "datev export" in raw
+    shown = cli("agent", "recalls")
+    assert shown.exit_code == 0 and absent(shown.stdout + shown.stderr)
+
+
+def test_scan_sees_secrets_in_graphits_own_logs_and_redact_removes_them(
+    cli, service, graphit_home: Path
+) -> None:
+    from graphit_cli.recall import log
+
+    log.log_path().parent.mkdir(parents=True, exist_ok=True)
+    # A line an older graphit wrote before prompts were redacted.
+    log.log_path().write_text(json.dumps({"event": "prompt", "prompt": f"t {GHP}"}) + "\n")
+    folder = graphit_home / "memory" / "consolidation"
+    folder.mkdir(parents=True)
+    (folder / "20260101T000000000000Z-apply-project-x.json").write_text(
+        json.dumps({"version": 1, "changes": [{"id": "x", "before": {"body": f"k {AWS}"}}]})
+    )
+    scan = cli("memory", "scan")
+    assert scan.exit_code == 1 and scan.stdout.count("log\t") == 2
+    assert absent(scan.stdout + scan.stderr)
+    memory = service.upsert(MemoryDraft(title="Plain", body="Nothing here.")).memory
+    assert cli("memory", "redact", memory.id, "--yes").exit_code == 0
+    assert cli("memory", "scan").exit_code == 0
+    assert absent(log.log_path().read_text())
+    assert absent((folder / "20260101T000000000000Z-apply-project-x.json").read_text())
