@@ -124,7 +124,7 @@ def test_restoring_a_deleted_memorys_secret_revision_is_refused_and_it_stays_del
     result = cli("memory", "restore", f"{memory_id}/{old.revision_id}")
     assert result.exit_code == 3 and absent(result.stderr + result.stdout)
     assert memory_id not in {m.id for m in service.catalogue()}
-    assert cli("memory", "get", memory_id).exit_code != 0
+    assert cli("memory", "source", memory_id).exit_code == 4  # not found: still deleted
 
 
 def test_a_secret_only_in_a_plans_reason_is_refused_before_anything_is_applied(

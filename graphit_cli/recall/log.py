@@ -4,8 +4,9 @@ One JSON line per hook call in `~/.graphit/state/recalls.jsonl` (0600, in a 0700
 when, the client and session, the event, an excerpt of the user's words, what was injected
 (id, title, score, cosine, share of the query's words, the words it shares, its date) and
 what cleared search but not the gate, with the reason. Local and private (it holds prompt
-excerpts, each secret in them redacted before it is written); bounded: past `MAX_BYTES` the file becomes `recalls.jsonl.1` (the one before is
-dropped), so it never holds more than twice that.
+excerpts, each secret in them redacted before it is written); bounded: past `MAX_BYTES` the
+file becomes `recalls.jsonl.1` (the one before is dropped), so it never holds more than twice
+that.
 """
 
 from __future__ import annotations
