@@ -4,8 +4,8 @@ reads besides the text itself.
 - `unhidden(text)`: the text without invisible format characters (zero-width space, joiner,
   word joiner, soft hyphen, byte-order mark, direction marks), Markdown emphasis and code marks
   (`*`, `**`, `` ` ``, `~~`, `__`) between two visible characters, a line break inside a
-  token (a run of 16 or more token characters, a digit among them, broken by a newline and
-  continued on the next line) and percent-encoding
+  token (a run of 16 or more token characters, a digit among them, broken by a newline, and
+  a next line that begins with a word of token characters alone) and percent-encoding
   (`%41`), with a map from each of its positions back to the text's;
 - `decoded(text)`: each run that reads as base64 (standard or URL-safe) and decodes to
   printable UTF-8, with its span in the text.
@@ -28,7 +28,7 @@ _HIDERS = re.compile(
     rf"[{_FORMAT}]+"
     r"|(?<!\*)\*{1,3}(?!\*)"
     r"|`+|~~|__"
-    rf"|\r?\n[ \t]*(?=[{_TOKEN}]{{4}})"
+    rf"|\r?\n[ \t]*(?=[{_TOKEN}]{{4,}}(?:\s|$))"
     r"|%[0-9A-Fa-f]{2}"
 )
 # The 16 characters before a line break inside a token: token characters, a digit among them.

@@ -4,9 +4,9 @@
   whole block stays within `PROMPT_BUDGET` characters; an older memory shown with its newer
   counterpart says so on its line. Then one pointer to the full text.
 - Session start: every mandatory memory in full (the spec: complete content), as Markdown
-  with a one-line frontmatter (id, type, date; the scope when it is not the project), its body
-  fenced (`fenced`: memory text is data, it cannot close the fence or forge graphit's header),
-  and one pointer to `graphit_memory_source` for the rest (tags, history, authors).
+  with a one-line frontmatter (id, type, date; the scope when it is not the project), a body
+  with a line that could read as graphit's frame fenced (`framed`: memory text is data, it
+  cannot close the fence or forge graphit's header), and one pointer to `graphit_memory_source` for the rest (tags, history, authors).
 - Memory text never reaches the agent raw: control characters are shown (formats/visible.py).
 """
 
@@ -77,12 +77,23 @@ def session_block(memories: Sequence[Memory], stale: dict[str, str] | None = Non
     for m in memories:
         note = f" · {stale[m.id]}" if stale and m.id in stale else ""
         meta = f"{m.id} · {m.type} · {date(m)}{_where(m)}{note}"
-        parts.append(f"## {_flat(m.title, 500)}\n{meta}\n{fenced(m.body.strip())}")
+        parts.append(f"## {_flat(m.title, 500)}\n{meta}\n{framed(m.body.strip())}")
     return "\n".join(parts) + "\n"
 
 
 # Lines of memory text that would read as graphit's own framing (its headers).
 _OWN_HEADS = re.compile(r"^([ \t]*)(#+[ \t]*(?:Mandatory memories|Memories on this prompt))", re.M)
+# A line that could read as part of the frame: a heading, a code fence, an id line.
+_FRAME_LIKE = re.compile(r"^[ \t]*(?:#|```|~~~|[0-9A-HJKMNP-TV-Z]{26} · )", re.M)
+
+
+def framed(body: str) -> str:
+    """A memory's body as data, as the session start shows it: its control characters
+    visible; fenced (`fenced`) when a line of it could read as graphit's frame (a heading,
+    a code fence, an id line), else as it is (a plain body imitates nothing, and the session
+    start stays within its budget)."""
+    text = visible(body)
+    return fenced(text) if _FRAME_LIKE.search(text) else text
 
 
 def fenced(body: str) -> str:
