@@ -6,7 +6,8 @@
 - Session start: every mandatory memory in full (the spec: complete content), as Markdown
   with a one-line frontmatter (id, type, date; the scope when it is not the project), a body
   with a line that could read as graphit's frame fenced (`framed`: memory text is data, it
-  cannot close the fence or forge graphit's header), and one pointer to `graphit_memory_source` for the rest (tags, history, authors).
+  cannot close the fence or forge graphit's header), and one pointer to
+  `graphit_memory_source` for the rest (tags, history, authors).
 - Memory text never reaches the agent raw: control characters are shown (formats/visible.py).
 """
 
