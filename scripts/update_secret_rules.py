@@ -67,7 +67,10 @@ def main() -> None:
     )
     print(f"{len(translated['rules'])} rules from gitleaks {commit}")
     if checkout.is_dir():
-        cases, skipped = extract_cases(checkout / "cmd" / "generate" / "config" / "rules")
+        generic = next((r for r in translated["rules"] if r["id"] == "generic-api-key"), None)
+        stopwords = tuple(w for a in (generic or {}).get("allow", []) for w in a["stopwords"])
+        rules_dir = checkout / "cmd" / "generate" / "config" / "rules"
+        cases, skipped = extract_cases(rules_dir, stopwords)
         known = {r["id"] for r in translated["rules"]}
         cases = {k: v for k, v in sorted(cases.items()) if k in known}
         CASES.write_text(
@@ -147,10 +150,13 @@ def _unquote(literal: str) -> str:
 class _Reader:
     """Evaluates the few Go expressions the rules' test cases are made of."""
 
-    def __init__(self, tokens: list[tuple[str, str]], rng: random.Random) -> None:
+    def __init__(
+        self, tokens: list[tuple[str, str]], rng: random.Random, stopwords: tuple[str, ...] = ()
+    ) -> None:
         self.t = tokens
         self.i = 0
         self.rng = rng
+        self.stopwords = stopwords  # the generic rule's, for `newPlausibleSecret`
 
     def peek(self, ahead: int = 0) -> tuple[str, str]:
         j = self.i + ahead
@@ -256,6 +262,13 @@ class _Reader:
             return "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
         if name == "secrets.NewSecret":
             return generate(args[0], self.rng)
+        if name == "newPlausibleSecret":  # generic.go: a digit, and no stopword of the rule
+            for _ in range(1000):
+                secret = generate(args[0], self.rng)
+                lowered = secret.lower()
+                if re.search("[1-9]", secret) and not any(w in lowered for w in self.stopwords):
+                    return secret
+            raise Unsupported("no plausible secret drawn")
         if name == "utils.GenerateSampleSecret":
             return f'{args[0]}_api_token = "{args[1]}"'
         if name == "utils.GenerateSampleSecrets":
@@ -378,7 +391,9 @@ def generate(pattern: str, rng: random.Random) -> str:
     return emit(p.parse(secret_rules.translate(pattern)))
 
 
-def extract_cases(folder: Path) -> tuple[dict[str, dict[str, list[str]]], int]:
+def extract_cases(
+    folder: Path, stopwords: tuple[str, ...] = ()
+) -> tuple[dict[str, dict[str, list[str]]], int]:
     """{rule id: {"tps": [...], "fps": [...]}} from every rule's Go source; and how many
     statements were left out."""
     rng = random.Random(7)
@@ -386,13 +401,25 @@ def extract_cases(folder: Path) -> tuple[dict[str, dict[str, list[str]]], int]:
     skipped = 0
     for path in sorted(folder.glob("*.go")):
         tokens = _tokens(path.read_text(encoding="utf-8"))
-        reader = _Reader(tokens, rng)
-        env: dict[str, Any] = {"nil": []}
+        reader = _Reader(tokens, rng, stopwords)
+        shared: dict[str, Any] = {"nil": []}  # the file's package-level `var`s
+        env: dict[str, Any] = dict(shared)
         rule_id = ""
+        depth = 0
         while reader.i < len(tokens):
             kind, value = reader.peek()
             if value == "func":
-                env, rule_id = {"nil": []}, ""
+                env, rule_id = dict(shared), ""
+            if value == "var" and depth == 0 and reader.peek(2)[1] == "=":
+                name = reader.peek(1)[1]
+                reader.i += 3
+                start = reader.i
+                try:
+                    shared[name] = env[name] = reader.expr(env)
+                except (Unsupported, IndexError, KeyError, ValueError, StopIteration):
+                    reader.i = start
+                continue
+            depth += {"{": 1, "}": -1}.get(value, 0)
             if value == "var" and reader.peek(2)[1] == "[" and reader.peek(1)[0] == "name":
                 env[reader.peek(1)[1]] = []
             if value == "RuleID" and reader.peek(1)[1] in (":", "="):

@@ -28,11 +28,15 @@ def scan(
     scope: ScopeOpt = None,
     user: UserOpt = False,
 ) -> None:
-    """Look for secrets in every row of a scope, archived revisions included.
+    """Look for secrets in every row of a scope, archived revisions included, and in graphit's
+    own logs.
 
     Prints one line per finding: scope, memory id, revision (live or archived), kind, field
-    and line:column; never the value. Exits 1 when there is a finding, 0 when there is none.
-    Remove one with `graphit memory redact ID`.
+    (title, body, tag N, anchor N, author) and line:column; never the value. Also a redaction
+    that was interrupted (its old values may still be in the table's older versions) and each
+    secret in the recalls and consolidation logs. Exits 1 when there is a finding, 0 when there
+    is none. Remove one with `graphit memory redact ID` (which also finishes an interrupted
+    redaction and redacts the logs).
     """
     import json
 

@@ -310,6 +310,18 @@ class RuleSet:
         return out
 
 
+def names_allowed(the_set: RuleSet, match: str) -> bool:
+    """Whether gitleaks' generic rule's allowlists for a match (names that hold no secret:
+    `csrf_token`, `public_token`, `key_id`, `io.jsonwebtoken:`) allow `match` (a name, its
+    operator and its value), for graphit's own assignment rule to leave alone too."""
+    generic = the_set.rule("generic-api-key") if "generic-api-key" in the_set.ids else None
+    if generic is None:
+        return False
+    return any(
+        a.target == "match" and any(r.search(match) for r in a.regexes) for a in generic.allow
+    )
+
+
 def _semi_generic(rule: Rule, text: str, lowered: str) -> list[re.Match[str]]:
     """What `rule.pattern.finditer(text)` finds, without trying the lazy 50-character prefix at
     every position (Python's `re` gives up its first-character scan under `(?i)`).

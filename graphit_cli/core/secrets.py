@@ -229,6 +229,11 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             continue
         group = "quoted" if named.group("quoted") is not None else "bare"
         value = named.group(group)
+        begin = at
+        while begin > max(0, at - 50) and (text[begin - 1].isalnum() or text[begin - 1] in "_.-"):
+            begin -= 1
+        if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
+            continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
         if _credible(value, quoted=group == "quoted", name=named.group("name")):
             spans.append((named.start(group), named.end(group), _assigned_kind(named["name"])))
     return spans
