@@ -215,3 +215,9 @@ def test_scan_sees_secrets_in_graphits_own_logs_and_redact_removes_them(
     assert cli("memory", "scan").exit_code == 0
     assert absent(log.log_path().read_text())
     assert absent((folder / "20260101T000000000000Z-apply-project-x.json").read_text())
+
+
+def test_a_yaml_tag_is_no_value_but_a_password_starting_with_a_bang_is() -> None:
+    assert secrets.find("api_key: !vault |\n  $ANSIBLE_VAULT;1.1;AES256") == []
+    assert secrets.find("DB_PASSWORD=!D4VsliV-kdej1o")
+    assert secrets.find("redis://default:!oMUL*&d^wguz1QrKVo1jF@cache.example.net:6379/0")

@@ -150,6 +150,8 @@ _DOCUMENTED_EXAMPLES = frozenset(
 _DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
 # A value shown masked (`hf_***`, `ghp_****abcd`, `••••`): what is left of it is no secret.
 _MASKED = re.compile(r"[*•]{3,}")
+# A YAML tag before the value (`api_key: !vault |`), not the value.
+_YAML_TAG = re.compile(r"!!?[A-Za-z]+")
 # `arn:aws:secretsmanager:...:secret:prod/db-AbCdEf`: an ARN's `secret:` names a resource.
 _ARN = re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:$")
 
@@ -337,7 +339,7 @@ def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str 
         return False
     if value in _DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
         return False
-    if _example(value) or value.startswith("!"):  # all one letter, masked; a YAML tag
+    if _example(value) or _YAML_TAG.fullmatch(value):  # all one letter, masked; `!vault`
         return False
     lowered = value.lower().rstrip(".")
     if lowered in _NOT_VALUES or lowered == name.lower():
