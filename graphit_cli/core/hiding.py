@@ -31,6 +31,7 @@ _HIDERS = re.compile(
     rf"|\r?\n[ \t]*(?=[{_TOKEN}]{{4,}}(?:\s|$))"
     r"|%[0-9A-Fa-f]{2}"
 )
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-")
 # The 16 characters before a line break inside a token: token characters, a digit among them.
 _BROKEN = re.compile(r"[A-Za-z0-9_+/-]*[0-9][A-Za-z0-9_+/-]*")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
@@ -105,9 +106,15 @@ def unhidden(text: str) -> View | None:
 
 
 def _between_visible(text: str, begin: int, end: int) -> bool:
+    """Whether a mark at [begin, end) joins what it splits: two token characters
+    (`ghp_ab**cd`), or a name and its `:` or `=` (`**password**:`). A mark before other
+    punctuation (`` `make test`; ``) joins nothing."""
     if begin == 0 or end >= len(text):
         return False
-    return not text[begin - 1].isspace() and not text[end].isspace()
+    before, after = text[begin - 1], text[end]
+    if before in _TOKEN_CHARS and after in _TOKEN_CHARS:
+        return True
+    return before.isalnum() and after in ":="
 
 
 def decoded(text: str) -> list[tuple[int, int, str]]:
