@@ -82,7 +82,7 @@ def test_a_killed_redact_is_finished_by_running_it_again(
         if journal.is_dir() and list(journal.glob("*.json")):
             interrupted += 1
             scan = run_graphit("memory", "scan", cwd=project_dir)
-            assert scan.returncode == 1
+            assert scan.returncode == 11
             assert "interrupted redaction" in scan.stdout
         again = run_graphit("memory", "redact", memory_id, "--yes", cwd=project_dir)
         assert again.returncode == 0, again.stderr

@@ -164,7 +164,7 @@ def test_scan_and_redact_cover_tags_anchors_and_hidden_tokens(cli, service) -> N
     ).memory
     hidden = allowed.upsert(MemoryDraft(title="H", body=HIDDEN["zero-width space"])).memory
     scan = cli("memory", "scan")
-    assert scan.exit_code == 1 and absent(scan.stdout + scan.stderr)
+    assert scan.exit_code == 11 and absent(scan.stdout + scan.stderr)
     assert "tag 1" in scan.stdout and "anchor 1" in scan.stdout and hidden.id in scan.stdout
     for memory_id in (tagged.id, hidden.id):
         assert cli("memory", "redact", memory_id, "--yes").exit_code == 0
@@ -208,7 +208,7 @@ def test_scan_sees_secrets_in_graphits_own_logs_and_redact_removes_them(
         json.dumps({"version": 1, "changes": [{"id": "x", "before": {"body": f"k {AWS}"}}]})
     )
     scan = cli("memory", "scan")
-    assert scan.exit_code == 1 and scan.stdout.count("log\t") == 2
+    assert scan.exit_code == 11 and scan.stdout.count("log\t") == 2
     assert absent(scan.stdout + scan.stderr)
     memory = service.upsert(MemoryDraft(title="Plain", body="Nothing here.")).memory
     assert cli("memory", "redact", memory.id, "--yes").exit_code == 0
