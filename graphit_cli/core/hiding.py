@@ -34,6 +34,9 @@ _HIDERS = re.compile(
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-")
 # The 16 characters before a line break inside a token: token characters, a digit among them.
 _BROKEN = re.compile(r"[A-Za-z0-9_+/-]*[0-9][A-Za-z0-9_+/-]*")
+# Where a hider can begin: `re` scans a class fast, the alternation above slowly.
+_HIDER_STARTS = re.compile(rf"[{_FORMAT}*`~_\r\n%]")
+_HEX = re.compile(r"[0-9a-fA-F]+")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 
 
@@ -68,7 +71,12 @@ def unhidden(text: str) -> View | None:
     widths: list[int] = []
     at = 0
     size = 0
-    for hider in _HIDERS.finditer(text):
+    for candidate in _HIDER_STARTS.finditer(text):  # a class scan, then the pattern there
+        if candidate.start() < at:
+            continue
+        hider = _HIDERS.match(text, candidate.start())
+        if hider is None:
+            continue
         found = hider.group(0)
         begin, end = hider.start(), hider.end()
         replacement = ""
@@ -123,8 +131,8 @@ def decoded(text: str) -> list[tuple[int, int, str]]:
     out = []
     for run in _BASE64.finditer(text):
         token = run.group(0)
-        if token.isdigit() or token.isalpha():
-            continue  # a number or a word: no encoding (and a waste to try)
+        if token.isdigit() or token.isalpha() or _HEX.fullmatch(token):
+            continue  # a number, a word, a hash or commit: no encoding (and a waste to try)
         plain = _decode(token)
         if plain is not None:
             out.append((run.start(), run.end(), plain))

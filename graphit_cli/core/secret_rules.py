@@ -189,7 +189,7 @@ class _Allow:
         return self.stopwords is not None and self.stopwords.search(secret.lower()) is not None
 
 
-def _trie(words: list[str]) -> str:
+def trie(words: list[str]) -> str:
     """An alternation of `words` as a trie (`ab(?:c|d)`): `re` tries it in one pass per
     position, where a flat alternation of 1,500 generic-rule stopwords tries each word."""
     tree: dict[str, Any] = {}
@@ -244,7 +244,7 @@ class RuleSet:
         self.keywords = tuple(sorted(self.wakes))
         # Every keyword in one pass: a trie-shaped pattern tried at each position (a lookahead,
         # so keywords may overlap); a keyword found stands for the keywords it begins with.
-        self._any = re.compile("(?=(" + _trie(list(self.keywords)) + "))")
+        self._any = re.compile("(?=(" + trie(list(self.keywords)) + "))")
         self._prefixes = {
             k: tuple(p for p in self.keywords if k.startswith(p)) for k in self.keywords
         }
@@ -276,21 +276,25 @@ class RuleSet:
             self._compiled[rule_id] = done
         return done
 
-    def awake(self, lowered: str) -> list[str]:
-        """The rules one of whose keywords is in `lowered` (the text in lower case)."""
-        present = {p for m in self._any.finditer(lowered) for p in self._prefixes[m.group(1)]}
+    def awake(self, lowered: str, present: set[str] | None = None) -> list[str]:
+        """The rules one of whose keywords is in `lowered` (the text in lower case), or in
+        `present` when the caller found the keywords in its own pass."""
+        if present is None:
+            present = {p for m in self._any.finditer(lowered) for p in self._prefixes[m.group(1)]}
         found: dict[str, None] = {}
         for keyword in sorted(present):
             for rule_id in self.wakes[keyword]:
                 found[rule_id] = None
         return list(found)
 
-    def find(self, text: str, lowered: str) -> list[tuple[int, int, str, str]]:
+    def find(
+        self, text: str, lowered: str, present: set[str] | None = None
+    ) -> list[tuple[int, int, str, str]]:
         """(start, end, kind, secret) of each secret the awake rules find."""
         if self._global is None:
             self._global = tuple(_compile_allow(a) for a in self._global_raw if not a["never"])
         out: list[tuple[int, int, str, str]] = []
-        for rule_id in self.awake(lowered):
+        for rule_id in self.awake(lowered, present):
             rule = self.rule(rule_id)
             if rule.core is None:
                 matches: Iterable[re.Match[str]] = rule.pattern.finditer(text)
@@ -403,7 +407,7 @@ def _places(lowered: str, keyword: str) -> list[int]:
 
 def _compile_allow(raw: dict[str, Any]) -> _Allow:
     regexes = tuple(re.compile(r, re.ASCII) for r in raw["regexes"])
-    words = re.compile(_trie(raw["stopwords"])) if raw["stopwords"] else None
+    words = re.compile(trie(raw["stopwords"])) if raw["stopwords"] else None
     return _Allow(raw["target"], regexes, words)
 
 

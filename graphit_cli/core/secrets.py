@@ -198,13 +198,18 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     if len(text) < 8:
         return []
     lowered = text.lower()
-    # One pass finds every literal a rule needs; a rule runs only when one of its is there.
+    # One pass finds every literal a rule needs (graphit's and gitleaks' keywords); a rule
+    # runs only when one of its is there.
+    scan, prefixes, keywords = _scanner()
     gate: dict[str, list[int]] = {}
-    for hit in _GATE.finditer(lowered):
-        for literal in _PREFIXES[hit.group(0)]:
+    hit = scan.search(lowered)
+    while hit is not None:
+        for literal in prefixes[hit.group(0)]:
             gate.setdefault(literal, []).append(hit.start())
+        hit = scan.search(lowered, hit.start() + 1)  # literals may overlap
+    present = keywords & gate.keys()
     spans: list[tuple[int, int, str]] = []
-    for start, end, kind, secret in secret_rules.rules().find(text, lowered):
+    for start, end, kind, secret in secret_rules.rules().find(text, lowered, present):
         if not _look_alike(secret, generic=kind.startswith("generic")):
             spans.append((start, end, kind))
     awake = sorted({i for literal in gate for i in _WAKES.get(literal, ())})
@@ -302,11 +307,21 @@ _GATE_LITERALS = sorted(
     key=len,
     reverse=True,
 )
-# One alternation, longest first: at a position the longest literal wins and stands for the
-# literals it begins with ("sk-ant-" for "sk-"). No literal may end where another begins
-# inside a token (the match would hide it).
-_GATE = re.compile("|".join(re.escape(lit) for lit in _GATE_LITERALS))
-_PREFIXES = {lit: tuple(p for p in _GATE_LITERALS if lit.startswith(p)) for lit in _GATE_LITERALS}
+_scanning: tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]] | None = None
+
+
+def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]]:
+    """One trie-shaped pattern of graphit's literals and gitleaks' keywords (searched again
+    from the next character after each hit: literals may overlap); a literal found stands for
+    the literals it begins with ("sk-ant-" for "sk-"). Built once a process, on first use."""
+    global _scanning
+    if _scanning is None:
+        keywords = set(secret_rules.rules().keywords)
+        literals = sorted({*_GATE_LITERALS, *keywords})
+        pattern = re.compile(secret_rules.trie(literals))
+        prefixes = {lit: tuple(p for p in literals if lit.startswith(p)) for lit in literals}
+        _scanning = (pattern, prefixes, keywords)
+    return _scanning
 
 
 def _example(token: str) -> bool:
