@@ -176,17 +176,38 @@ def _allowlist(block: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
 class _Allow:
-    target: str
-    regexes: tuple[re.Pattern[str], ...]
-    stopwords: re.Pattern[str] | None  # every stopword as one trie-shaped pattern
+    """One allowlist; its patterns compile on first use (the generic rule's 1,500 stopwords
+    cost a cold process a few hundred milliseconds, and most texts never need them)."""
+
+    def __init__(self, target: str, regexes: list[str], stopwords: list[str]) -> None:
+        self.target = target
+        self._raw = (regexes, stopwords)
+        self._compiled: tuple[tuple[re.Pattern[str], ...], re.Pattern[str] | None] | None = None
+
+    @property
+    def regexes(self) -> tuple[re.Pattern[str], ...]:
+        return self._patterns()[0]
+
+    def _patterns(self) -> tuple[tuple[re.Pattern[str], ...], re.Pattern[str] | None]:
+        if self._compiled is None:
+            regexes, stopwords = self._raw
+            words = re.compile(trie(stopwords)) if stopwords else None
+            self._compiled = (tuple(re.compile(r, re.ASCII) for r in regexes), words)
+        return self._compiled
 
     def allows(self, secret: str, match: str, line: str) -> bool:
+        regexes, stopwords = self._patterns()
         subject = {"match": match, "line": line}.get(self.target, secret)
-        if any(r.search(subject) for r in self.regexes):
+        if any(r.search(subject) for r in regexes):
             return True
-        return self.stopwords is not None and self.stopwords.search(secret.lower()) is not None
+        return stopwords is not None and stopwords.search(secret.lower()) is not None
+
+
+def prefixes(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each word -> the words it begins with (itself included)."""
+    known = set(words)
+    return {w: tuple(w[:i] for i in range(1, len(w) + 1) if w[:i] in known) for w in known}
 
 
 def trie(words: list[str]) -> str:
@@ -242,12 +263,7 @@ class RuleSet:
                 wakes.setdefault(keyword, []).append(rule["id"])
         self.wakes = {k: tuple(v) for k, v in wakes.items()}
         self.keywords = tuple(sorted(self.wakes))
-        # Every keyword in one pass: a trie-shaped pattern tried at each position (a lookahead,
-        # so keywords may overlap); a keyword found stands for the keywords it begins with.
-        self._any = re.compile("(?=(" + trie(list(self.keywords)) + "))")
-        self._prefixes = {
-            k: tuple(p for p in self.keywords if k.startswith(p)) for k in self.keywords
-        }
+        self._scan: tuple[re.Pattern[str], dict[str, tuple[str, ...]]] | None = None
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -280,7 +296,14 @@ class RuleSet:
         """The rules one of whose keywords is in `lowered` (the text in lower case), or in
         `present` when the caller found the keywords in its own pass."""
         if present is None:
-            present = {p for m in self._any.finditer(lowered) for p in self._prefixes[m.group(1)]}
+            if self._scan is None:  # built on first use: secrets.py passes its own pass's
+                self._scan = (re.compile(trie(list(self.keywords))), prefixes(self.keywords))
+            pattern, begins = self._scan
+            present = set()
+            hit = pattern.search(lowered)
+            while hit is not None:  # searched again after each hit: keywords may overlap
+                present.update(begins[hit.group(0)])
+                hit = pattern.search(lowered, hit.start() + 1)
         found: dict[str, None] = {}
         for keyword in sorted(present):
             for rule_id in self.wakes[keyword]:
@@ -406,9 +429,7 @@ def _places(lowered: str, keyword: str) -> list[int]:
 
 
 def _compile_allow(raw: dict[str, Any]) -> _Allow:
-    regexes = tuple(re.compile(r, re.ASCII) for r in raw["regexes"])
-    words = re.compile(trie(raw["stopwords"])) if raw["stopwords"] else None
-    return _Allow(raw["target"], regexes, words)
+    return _Allow(raw["target"], raw["regexes"], raw["stopwords"])
 
 
 def _secret(match: re.Match[str], group: int) -> tuple[int, int, str]:

@@ -319,8 +319,7 @@ def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]]:
         keywords = set(secret_rules.rules().keywords)
         literals = sorted({*_GATE_LITERALS, *keywords})
         pattern = re.compile(secret_rules.trie(literals))
-        prefixes = {lit: tuple(p for p in literals if lit.startswith(p)) for lit in literals}
-        _scanning = (pattern, prefixes, keywords)
+        _scanning = (pattern, secret_rules.prefixes(literals), keywords)
     return _scanning
 
 
