@@ -1,4 +1,4 @@
-"""Fit the per-prompt hook's rule (`recall/policy.Rule`), leaving each labelled project out.
+"""Fit the per-prompt hook's rule (`recall/policy.RecallRule`), leaving each labelled project out.
 
 A helper of recall_sessions.py (not a benchmark itself). Run from the repository root, after
 writing the candidates' evidence with `recall_sessions.py --features OUT`:
@@ -82,7 +82,9 @@ def _prepared(rows: list[dict[str, Any]]) -> tuple[bool, list[tuple[dict[str, An
     return found
 
 
-def score(groups: dict[tuple[str, str, int], list[dict[str, Any]]], rule: policy.Rule) -> dict:
+def score(
+    groups: dict[tuple[str, str, int], list[dict[str, Any]]], rule: policy.RecallRule
+) -> dict:
     shown = good = must = found = idle = 0
     for rows in groups.values():
         quiet, ranked = _prepared(rows)
@@ -107,11 +109,11 @@ def score(groups: dict[tuple[str, str, int], list[dict[str, Any]]], rule: policy
 
 def fit(
     groups: dict[tuple[str, str, int], list[dict[str, Any]]], grid: dict[str, list[float]]
-) -> tuple[policy.Rule, dict]:
-    best: tuple[tuple[float, ...], policy.Rule, dict] | None = None
+) -> tuple[policy.RecallRule, dict]:
+    best: tuple[tuple[float, ...], policy.RecallRule, dict] | None = None
     keys = list(grid)
     for values in itertools.product(*(grid[k] for k in keys)):
-        rule = policy.Rule(**dict(zip(keys, values, strict=True)))
+        rule = policy.RecallRule(**dict(zip(keys, values, strict=True)))
         got = score(groups, rule)
         ok = got["precision"] >= PRECISION and got["idle"] == 0
         # The most must memories; then precision; then the strictest bars (they transfer).

@@ -5,14 +5,14 @@ Search's selection is the spec's (mandatory, then important, then normal, each b
 else of every candidate search matched (`top_k = 0`: all of them, any category):
 
 1. the prompt's kind (`chatter`): conversation ("thanks", "ok go on") gets nothing;
-2. the evidence (`admit`, `Rule`): how far a memory's cosine to the prompt stands above the
+2. the evidence (`admit`, `RecallRule`): how far a memory's cosine to the prompt stands above the
    prompt's cosines to the scope's other memories (`Spread`: in standard deviations, so the
    bar means the same on any project and any prompt length), whether its words agree (the
    share of the prompt's term weight it carries), and for a further match how close it is to
    the best one. Not an absolute share of the prompt's words: a bug report in symptom words
    shares few with the rule it needs. Without vectors the words decide; a flag plays no part;
 3. once per session: a memory this session was shown at its current revision is left out;
-4. the best few by relevance are kept (`Rule.limit`, at most MAX_MEMORIES);
+4. the best few by relevance are kept (`RecallRule.limit`, at most MAX_MEMORIES);
 5. the newer belief: a kept memory with a newer live memory on the same subject that says
    otherwise (`contradiction.newer_rivals`) is shown with it, or dropped when the session
    already saw the newer one; never the older alone.
@@ -125,7 +125,7 @@ def chatter(query: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Rule:
+class RecallRule:
     """What a memory must show to be brought to a prompt (`admit`), read off the ranking
     itself: how far a memory's cosine stands above the query's cosines to the scope's other
     memories (`Spread.z`, in deviations: a bar that means the same on any project and any
@@ -154,10 +154,10 @@ class Rule:
     limit: int = 3
 
 
-RULE = Rule()
+RULE = RecallRule()
 
 
-def admit(c: Candidate, top: Candidate, rule: Rule = RULE) -> str | None:
+def admit(c: Candidate, top: Candidate, rule: RecallRule = RULE) -> str | None:
     """None when `c` answers the prompt by the ranking's own evidence (`top`: the best
     match of its search); else why not."""
     if c.relative < rule.relative:
@@ -204,7 +204,7 @@ def choose(
     candidates: Sequence[Candidate],
     seen: Seen,
     newer_of: Rivals,
-    rule: Rule = RULE,
+    rule: RecallRule = RULE,
 ) -> Choice:
     """Gate, drop what the session has seen, keep the best few (the gate's `limit`, at most
     MAX_MEMORIES), pair an older belief with its newer counterpart (`newer_of`: the newer
