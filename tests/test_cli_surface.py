@@ -17,6 +17,8 @@ from graphit_cli.cli.app import app
 from graphit_cli.cli.common import PANELS
 from graphit_cli.cli.plain import Format
 
+pytestmark = pytest.mark.smoke  # `make check`: a new command is held to the surface at once
+
 # Commands that print no records (a server, a stream, a hook's answer, a one-line notice, a
 # Markdown text to paste), each with why; every other command takes the common -f/--format.
 NO_RECORDS = {
