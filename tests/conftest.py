@@ -119,27 +119,32 @@ def command() -> typer.core.TyperGroup:
     return typer.main.get_command(app)
 
 
-@pytest.fixture
-def cli(project_dir: Path) -> Iterator:
-    """Run `graphit ...` in-process, as Typer's CliRunner does (its isolation: stdin, stdout and
-    stderr kept apart), on the command built once; an exception that is not an exit
+def run_cli(args: list[str], input: str | None = None) -> Result:
+    """`graphit ARGS` in-process, as Typer's CliRunner runs it (its isolation: stdin, stdout
+    and stderr kept apart), on the command built once; an exception that is not an exit
     propagates."""
     runner = CliRunner()
+    with runner.isolation(input=input) as (out, err, _):
+        try:
+            command().main(args=args, prog_name="graphit")
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+            if exc.code is not None and not isinstance(exc.code, int):
+                sys.stdout.write(f"{exc.code}\n")
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        stdout, stderr = out.getvalue(), err.getvalue()
+    return Result(code, _text(stdout, runner.charset), _text(stderr, runner.charset))
+
+
+@pytest.fixture
+def cli(project_dir: Path) -> Iterator:
+    """Run `graphit ...` in-process (`run_cli`) in the project."""
 
     def run(*args: str, input: str | None = None) -> Result:
-        with runner.isolation(input=input) as (out, err, _):
-            try:
-                command().main(args=list(args), prog_name="graphit")
-                code = 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-                if exc.code is not None and not isinstance(exc.code, int):
-                    sys.stdout.write(f"{exc.code}\n")
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            stdout, stderr = out.getvalue(), err.getvalue()
-        return Result(code, _text(stdout, runner.charset), _text(stderr, runner.charset))
+        return run_cli(list(args), input=input)
 
     yield run
 
