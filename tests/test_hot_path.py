@@ -216,7 +216,7 @@ def test_a_hook_is_answered_by_the_daemon_with_the_in_process_answer(
     memories: Path, tmp_path: Path, processes: list[Process]
 ) -> None:
     cold, _ = hook(memories, GRAPHIT_NO_DAEMON="1", GRAPHIT_HOOK_BUDGET="120")
-    start, _ = hook(memories, "session-start", {}, GRAPHIT_NO_DAEMON="1")
+    start, _ = hook(memories, "session-start", {}, GRAPHIT_NO_DAEMON="1", GRAPHIT_HOOK_BUDGET="120")
     _daemon(memories, tmp_path, processes)
     assert _ask_hook(memories) is not None  # the daemon answers the hook's operation
     warm, _ = hook(memories, GRAPHIT_HOOK_BUDGET="120")
