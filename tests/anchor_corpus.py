@@ -58,7 +58,8 @@ class Outcome:
             "missed": len(self.stale) - tp,
             "quick_disagrees": sum(c.flagged != c.quick for c in self.cases),
             "unanchored": sum(
-                c.anchored and not any("@" in a for a in c.anchors) for c in self.cases
+                c.anchored and not any("@" in a or a.startswith("make ") for a in c.anchors)
+                for c in self.cases
             ),
         }
 
