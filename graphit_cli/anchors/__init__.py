@@ -252,7 +252,7 @@ def _missing(top: Path, where: str, head: str, member: str | None) -> str | None
     from graphit_cli.anchors.languages import defines, read_text
 
     path = top / where
-    if not path.is_file():
+    if not path.exists():
         return head
     text = read_text(path)
     if text is None:

@@ -38,7 +38,7 @@ MAX_ANCHORS = 20  # per memory: a long note names many things; the first ones ma
 _FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
 _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
 _PATHLIKE = re.compile(
-    r"(?<![\w/.-])\.?/?((?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8}|(?:[\w.-]+/)+[\w.-]+)"
+    r"(?<![\w/.-])((?:\.{1,2}/|/)?(?:(?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8}|(?:[\w.-]+/)+[\w.-]+))"
 )
 _MAKE = re.compile(r"\bmake\s+([A-Za-z0-9][\w.-]*)")
 _MODULE = re.compile(r"(?:^|\s)-m\s+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)")  # python -m pkg.mod
@@ -279,7 +279,7 @@ def _candidates(
         (commands if _is_command(span) else code).append(span)
     paths: list[str] = []
     for candidate in _PATHLIKE.findall(text):
-        path = relative(top, candidate.strip(".,;:()'\"").removeprefix("./"))
+        path = relative(top, candidate.rstrip(".,;:)'\"").lstrip("('\""))
         if path and path not in paths and (top / path).exists():
             paths.append(path)
     for line in commands:  # `python -m pkg.jobs.export`: the module's file
