@@ -1,6 +1,6 @@
 """The held-out refactor corpus (tests/fixtures/anchor_refactors): one small project per
 language before and after a refactor, and memories naming what moved, what was renamed and what
-was left alone. Shared by tests/test_anchors_languages.py and benchmarks/anchor_languages.py.
+was left alone. Shared by tests/test_anchors_languages.py and benchmarks/stale_languages.py.
 
 Each language folder holds `before/`, `after/` (the whole tree after the refactor: a file absent
 there is deleted) and `memories.toml`: `[[memory]]` tables with `title`, `body`, `expect`
