@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -216,14 +217,20 @@ _MEMBER = [
 ]
 
 
-@lru_cache(maxsize=2048)
-def _compiled(lang: str | None, name: str, member: bool) -> re.Pattern[str]:
+def _templates(lang: str | None, member: bool) -> list[str]:
     templates = _SHARED if lang is None else _PATTERNS[lang]
-    if member and lang:
-        templates = [*templates, *_MEMBER]
-    escaped = re.escape(name)
-    body = "|".join(f"(?:{t.replace(_N, escaped)})" for t in templates) or r"(?!x)x"
-    return re.compile(body, re.MULTILINE)
+    return [*templates, *_MEMBER] if member and lang else templates
+
+
+@lru_cache(maxsize=4096)
+def _compiled(template: str, name: str) -> re.Pattern[str]:
+    return re.compile(template.replace(_N, re.escape(name)), re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def _generic(template: str) -> re.Pattern[str]:
+    """`template` for any name (the group `n`): compiled once per process, not per name."""
+    return re.compile(template.replace(_N, r"(?P<n>[A-Za-z_]\w*[!?]?)"), re.MULTILINE)
 
 
 def defines(
@@ -231,13 +238,42 @@ def defines(
 ) -> bool:
     """Whether `text`, the file at `path`, defines `name` (with `member`: also as a field,
     property or case, the way a type's file holds its members; with `lines_only`, `text` is
-    a few lines, not the file: no syntax tree)."""
+    a few lines, not the file: no syntax tree).
+
+    Only the lines holding the name are matched, each by a pattern compiled once for any
+    name: a line it matches for another name (`a b c:` of a Makefile names three) is matched
+    again by the pattern for this name, so the answer is the same, at a compile a hook
+    rarely pays."""
     lang = language(path)
-    if _compiled(lang, name, member).search(text):
-        return True
+    fold = lang == "sql"  # SQL's names ignore case
+    lines = list(_lines_with(text, name, fold))
+    if not lines:
+        return False
+    for template in _templates(lang, member):
+        generic = _generic(template)
+        for line in lines:
+            match = generic.search(line)
+            if match is None:
+                continue
+            bound = match.group("n")
+            if (bound.lower() == name.lower()) if fold else (bound == name):
+                return True
+            if _compiled(template, name).search(line):
+                return True
     if lang == "python" and not lines_only:
         return name in _python_names(text, member)
     return False
+
+
+def _lines_with(text: str, name: str, fold: bool) -> Iterator[str]:
+    hay, needle = (text.lower(), name.lower()) if fold else (text, name)
+    at = hay.find(needle)
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        yield text[start:end]
+        at = hay.find(needle, end)
 
 
 @lru_cache(maxsize=64)
