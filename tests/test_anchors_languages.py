@@ -81,6 +81,7 @@ def test_a_word_of_a_command_line_is_not_a_symbol(tmp_path: Path) -> None:
         "```sh\n$ uv run loadgen --users 10\n```",
         "```\ndbt run --select orders\n```",
         "Then `run` it.",  # a plain word, and no file named that defines it
+        "Docs at `https://example.com/Worker.run` and `ops@example.com`.",  # not code
     ):
         assert anchors.detect("Ops", text, root) == (), text
     # As code, the same name anchors: a call, a member, a name the named file defines.

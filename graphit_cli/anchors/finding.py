@@ -40,6 +40,7 @@ _CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
 _PATHLIKE = re.compile(
     r"(?<![\w/.-])((?:\.{1,2}/|/)?(?:(?:[\w.-]+/)*[\w.-]+\.[A-Za-z0-9]{1,8}|(?:[\w.-]+/)+[\w.-]+))"
 )
+_URL = re.compile(r"\b[\w+.-]+://\S*|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+")  # no symbols in these
 _MAKE = re.compile(r"\bmake\s+([A-Za-z0-9][\w.-]*)")
 _MODULE = re.compile(r"(?:^|\s)-m\s+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)")  # python -m pkg.mod
 # A name as code names it: `Type.member`, `Type::member`, `Class#method`, `renew!`, `f()`.
@@ -166,7 +167,7 @@ def _candidates(
             makes.append(f"make {target}")
     names: dict[tuple[str, ...], _Name] = {}
     for line in code:
-        for ident, call in _IDENT.findall(line):
+        for ident, call in _IDENT.findall(_URL.sub(" ", line)):
             parts = tuple(p for p in re.split(r"\.|::|#|->", ident) if p)
             if not parts or (len(parts) > 1 and not call and parts[-1] in _FILE_SUFFIXES):
                 continue  # `config.yaml`: a file's name, not a symbol

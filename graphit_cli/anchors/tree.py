@@ -145,9 +145,10 @@ def _targets_in(path: Path) -> set[str]:
     cached = _TARGETS.get(str(path))
     if cached is not None and cached[0] == key:
         return cached[1]
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    from graphit_cli.anchors.languages import read_text
+
+    text = read_text(path)  # a regular file of bounded size, never a pipe
+    if text is None:
         return set()
     targets: set[str] = set()
     for line in text.splitlines():
