@@ -1,4 +1,4 @@
-"""Stale memories after a refactor (issue 35): flagged on every surface, no false flag, renames
+"""Stale memories after a refactor: flagged on every surface, no false flag, renames
 named, and what the check costs a per-prompt hook.
 
 Run from the repository root (see benchmarks/README.md, "stale.py"):
