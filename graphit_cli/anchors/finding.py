@@ -173,9 +173,8 @@ def _candidates(
                 continue  # `config.yaml`: a file's name, not a symbol
             if (len(parts[0]) < 3 and len(parts) == 1) or (top / ident).exists():
                 continue
-            if parts[0] in _CODE_WORDS and len(parts) == 1:
-                continue
-            wide = bool(call) or len(parts) > 1 or _looks_like_code(parts[0])
+            keyword = parts[0] in _CODE_WORDS and len(parts) == 1  # `fun`: the memory's files only
+            wide = not keyword and (bool(call) or len(parts) > 1 or _looks_like_code(parts[0]))
             if parts not in names or (wide and not names[parts].wide):
                 names[parts] = _Name(parts, wide)
     for ident in re.findall(r"\b([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)\b", prose):  # CamelCase
