@@ -171,7 +171,7 @@ def _candidates(
             parts = tuple(p for p in re.split(r"\.|::|#|->", ident) if p)
             if not parts or (len(parts) > 1 and not call and parts[-1] in _FILE_SUFFIXES):
                 continue  # `config.yaml`: a file's name, not a symbol
-            if (len(parts[0]) < 3 and len(parts) == 1) or (top / ident).exists():
+            if (len(parts[0]) < 3 and len(parts) == 1) or ("." in ident and (top / ident).exists()):
                 continue
             keyword = parts[0] in _CODE_WORDS and len(parts) == 1  # `fun`: the memory's files only
             wide = not keyword and (bool(call) or len(parts) > 1 or _looks_like_code(parts[0]))

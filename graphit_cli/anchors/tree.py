@@ -184,13 +184,17 @@ def _grep(top: Path, names: Sequence[str], files: Sequence[str]) -> dict[str, st
     out = git(top, "grep", "-n", "-I", "-E", "-i", "--untracked", "-e", pattern, *where)
     found: dict[str, str] = {}
     python: dict[str, list[str]] = {}  # name -> .py files mentioning it, for the syntax tree
+    folded: dict[str, list[str]] = {}
+    for name in names:
+        folded.setdefault(name.lower(), []).append(name)
     for line in (out or "").splitlines():
         path, _, rest = line.partition(":")
         _, _, code = rest.partition(":")
         if not inside(path) or language(path) == "":
             continue
-        for name in names:
-            if name in found or name.lower() not in code.lower():
+        words = {w.lower() for w in NAME.findall(code)} & folded.keys()
+        for name in (n for w in words for n in folded[w]):
+            if name in found:
                 continue
             if defines(path, code, name, lines_only=True):
                 size = stat_key(top / path)
