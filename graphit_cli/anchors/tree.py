@@ -192,8 +192,8 @@ def _grep(top: Path, names: Sequence[str], files: Sequence[str]) -> dict[str, st
         _, _, code = rest.partition(":")
         if not inside(path) or language(path) == "":
             continue
-        words = {w.lower() for w in NAME.findall(code)} & folded.keys()
-        for name in (n for w in words for n in folded[w]):
+        held = {w.lower() for w in NAME.findall(code)} & folded.keys()
+        for name in (n for w in held for n in folded[w]):
             if name in found:
                 continue
             if defines(path, code, name, lines_only=True):
