@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphit_cli.core.models import Memory, SearchHit, WriteResult
+from graphit_cli.formats.visible import json_text, visible
 
 # --- output -------------------------------------------------------------------------------
 
@@ -121,7 +122,7 @@ def to_markdown(memory: Memory, extra: Iterable[tuple[str, str]] = ()) -> str:
     """The spec's presentation format: YAML frontmatter, `# Title`, then the Markdown body."""
     lines = ["---"]
     lines += [f"{name}: {value}" for name, value in (*frontmatter_fields(memory), *extra)]
-    lines += ["---", "", f"# {memory.title}", "", memory.body, ""]
+    lines += ["---", "", f"# {visible(memory.title)}", "", visible(memory.body), ""]
     return "\n".join(lines)
 
 
@@ -163,12 +164,12 @@ def dumps_json(value: Any) -> str:
         if not value:
             return "[]\n"
         rows = ",\n".join(json.dumps(v, ensure_ascii=False) for v in value)
-        return f"[\n{rows}\n]\n"
-    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+        return json_text(f"[\n{rows}\n]\n")
+    return json_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
 
 def dumps_ndjson(values: Iterable[Any]) -> str:
-    return "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values)
+    return json_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values))
 
 
 def flags(memory: Memory) -> str:
@@ -183,7 +184,7 @@ def table(headers: list[str], rows: list[list[str]], width: int | None = None) -
         return ""
     if width is None:
         width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 0
-    cells = [headers, *rows]
+    cells = [[visible(cell) for cell in row] for row in (headers, *rows)]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers) - 1)]
     used = sum(widths) + 2 * len(widths)
     last = max(20, width - used) if width else 0
@@ -310,6 +311,7 @@ def hit_to_dict(hit: SearchHit) -> dict[str, Any]:
         "superseded": hit.superseded,
         "deleted": hit.deleted,
         "current": hit.current_id,
+        "replaced_by": hit.replaced_by,
         "score": round(hit.score, 6),
         "rank": hit.rank,
         "snippet": hit.snippet,
@@ -325,6 +327,8 @@ def hit_to_markdown(hit: SearchHit, *, with_scope: bool = False) -> str:
         ("score", f"{hit.score:.6f}"),
         ("rank", str(hit.rank)),
     ]
+    if hit.replaced_by:
+        extra.append(("replaced_by", _q(hit.replaced_by)))
     if with_scope:  # results from several scopes say which each came from
         extra.append(("scope", _q(f"{hit.memory.scope_kind}:{hit.memory.scope_id}")))
     return to_markdown(hit.memory, extra)
@@ -351,7 +355,7 @@ def hits_table(hits: list[SearchHit]) -> str:
             h.memory.type,
             flags(h.memory),
             relevance_cell(h, best),
-            hit_state(h),
+            hit_state(h) + (f", replaced by {h.replaced_by}" if h.replaced_by else ""),
             short_time(h.memory.updated_at),
             f"{h.memory.title} — {h.snippet}",
         ]

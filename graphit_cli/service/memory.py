@@ -100,6 +100,7 @@ class MemoryService:
         self.needs_embedding = self.upkeep.needs_embedding
         self.is_empty = self.upkeep.is_empty
         self.has_vectors = self.upkeep.has_vectors
+        self.query_vector = self.upkeep.query_vector
         self.maintain = self.upkeep.maintain
         self.table_state = self.upkeep.table_state
         self.live_vectors = self.upkeep.live_vectors
@@ -109,6 +110,8 @@ class MemoryService:
         self.duplicate_notes = self.duplicates.duplicate_notes
         self.scan_secrets = self.sweep.scan
         self.redact = self.sweep.redact
+        self.interrupted_redactions = self.sweep.interrupted
+        self.finish_redactions = self.sweep.finish
 
     def verify(self, memory_id: str) -> Memory:
         """Record that the live memory still holds (its `verified_at` becomes now), in place:

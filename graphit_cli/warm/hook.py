@@ -36,6 +36,7 @@ one log entry (the budget and its watchdog, who answers, what is recorded once p
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -189,7 +190,9 @@ def run(
         stdin = read_stdin()
     try:
         given = read_event(stdin)
-        found = _answer(event, user_level, client, given, call, started + budget * WARM_SHARE)
+        found = _answer(
+            event, user_level, client, given, call, started + budget * WARM_SHARE, started + budget
+        )
     except BadEvent as exc:  # fail open: the prompt goes on without memories
         if outlet.write(""):
             call.log("failed", cause=str(exc), ms=call.ms())
@@ -308,6 +311,7 @@ def _answer(
     given: dict[str, Any],
     call: Call,
     warm_until: float,
+    until: float | None = None,
 ) -> dict[str, Any] | None:
     """The answer ({"text", "shown", "entry"}), or None for a hook that stays silent."""
     prompt, session_id = "", None
@@ -358,13 +362,14 @@ def _answer(
             return kept
     if no_daemon and kept is None:
         call.stage, call.cold = "the search in this process", True
-        return in_process(fields)
+        return in_process(fields, until)
     from graphit_cli.warm import race
 
     # With a kept block that may be stale, the tables get until KEPT_SECONDS to say what is
     # current; then the block is printed as it is (the mandatory memories are never lost).
     give_up = None if kept is None else min(warm_until, call.started + KEPT_SECONDS)
-    found = race.first_answer(fields, call, warm_until, in_process, give_up, warm=not no_daemon)
+    cold = functools.partial(in_process, until=until)
+    found = race.first_answer(fields, call, warm_until, cold, give_up, warm=not no_daemon)
     if found is None and kept is not None:
         return {**kept, "via": "kept block (the table did not answer in time)"}
     return found
@@ -442,17 +447,20 @@ def checkout() -> str:
         directory = parent
 
 
-def in_process(fields: dict[str, Any]) -> dict[str, Any]:
-    """The hook's operation in this process (the prompt by full-text search: a model load
-    would cost every prompt a second or more; a warm process answers with hybrid search)."""
+def in_process(fields: dict[str, Any], until: float | None = None) -> dict[str, Any]:
+    """The hook's operation in this process, searching by meaning as a warm process does
+    (`recall.hook.COLD_MODE`: the model loads here, ~0.15 s; by words alone, said in the
+    recalls log, when it cannot or when too little of the budget is left by `until`, a
+    `time.monotonic()` deadline)."""
     from graphit_cli import config
     from graphit_cli.opening import open_reader
+    from graphit_cli.recall.hook import COLD_MODE
     from graphit_cli.warm import ops
 
     config.validate()  # a bad setting is the command's error, as in every command
     call = ops.parse_hook(fields)
-    found = ops.run_hook(lambda s: open_reader(s), call, mode="fts").to_json()
-    return {**found, "via": "in-process"}
+    found = ops.run_hook(lambda s: open_reader(s), call, mode=COLD_MODE, until=until)
+    return {**found.to_json(), "via": "in-process"}
 
 
 def read_stdin() -> bytes:

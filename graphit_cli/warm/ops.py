@@ -84,10 +84,13 @@ def parse_hook(request: dict[str, Any]) -> HookCall:
     )
 
 
-def run_hook(opener: Opener, call: HookCall, *, mode: str = "auto") -> Delivery:
+def run_hook(
+    opener: Opener, call: HookCall, *, mode: str = "auto", until: float | None = None
+) -> Delivery:
     """What the hook would print (Markdown, before a client's wrapping; "" for nothing), what
     it shows and its log entry: nothing is marked shown or logged here, the hook's process
-    does that once it printed the answer (`warm/hook.py`)."""
+    does that once it printed the answer (`warm/hook.py`). `until`: the `time.monotonic()`
+    by which it must have answered (a cold hook's budget)."""
     from graphit_cli.portability import across
     from graphit_cli.recall.hook import Delivery, PromptRequest, prompt_answer, session_answer
 
@@ -95,7 +98,7 @@ def run_hook(opener: Opener, call: HookCall, *, mode: str = "auto") -> Delivery:
         return Delivery("", [], {"event": call.event, "client": call.client, "silent": "user"})
     found, _ = across.recall_scopes(call.project)
     services = [opener(s) for s in found]
-    request = PromptRequest(call.prompt, call.session_id, call.client, call.root, mode)
+    request = PromptRequest(call.prompt, call.session_id, call.client, call.root, mode, until=until)
     if call.event == "session-start":
         return session_answer(services, request)
     return prompt_answer(services, request)
