@@ -26,10 +26,10 @@ from tests.test_hot_path import (
     PROMPT,
     Process,
     _daemon,
-    _write,
     processes,
     same_settings,
 )
+from tests.test_hot_path import _write_command as _write
 from tests.test_hot_path import hook as _run_hook
 
 __all__ = ["processes", "same_settings"]  # the fixtures, shared with the hot path's tests

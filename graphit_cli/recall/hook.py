@@ -10,6 +10,9 @@ memory they cannot judge; shown means printed: only the process that printed a D
 `record`s it (the session's shown-set, one log entry with the outcome), never the warm
 process that computed it. The capture request (`capture.py`) asks `wrote_since` whether
 the session wrote memories.
+
+One job, past 400 lines: what one hook call injects, from the prompt's candidates to the
+Delivery and its record.
 """
 
 from __future__ import annotations
