@@ -71,7 +71,15 @@ class ScopeClient:
         about a second cold)."""
         from graphit_cli.opening import open_service
 
-        return open_service(self.scope)
+        return open_service(self.scope, via="cli")
+
+    @cached_property
+    def reviewed(self) -> bool:
+        """Whether this checkout's project has review on (its writes run in-process, through
+        the review gate; its reads add the proposals the reader may see)."""
+        from graphit_cli.opening import review_of
+
+        return review_of(self.scope) is not None
 
     @cached_property
     def reader(self) -> MemoryService:
@@ -85,6 +93,8 @@ class ScopeClient:
         """The daemon's answer to `request`, or None when no daemon answers (or it declines)."""
         if write and self.scope.kind not in ("project", "user"):
             return None  # a context scope's table may be another project's: in-process
+        if write and self.reviewed:
+            return None  # the review gate runs here, with this checkout's policy
         from graphit_cli.errors import ExitCode, GraphitError
 
         try:
@@ -294,7 +304,11 @@ def ask_daemon(
         return None
     message = {**request, "fingerprint": fingerprint(scopes)}
     if write:
-        message["author"] = config.author()
+        from graphit_cli.access import identity
+
+        stamp = identity.stamp("cli")  # the command's checkout, not the daemon's
+        message["author"] = stamp.author
+        message["provenance"] = stamp.to_dict()
     return wire.call(
         path,
         message,

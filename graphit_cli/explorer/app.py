@@ -31,7 +31,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 def _default_opener(scope: Scope) -> MemoryService:
     from graphit_cli.opening import open_service
 
-    return open_service(scope, keep=True)
+    return open_service(scope, keep=True, via="explorer")
 
 
 async def _page(request: Request) -> Response:

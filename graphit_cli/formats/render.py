@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphit_cli.core.models import Memory, SearchHit, WriteResult
+from graphit_cli.core.provenance import APPROVED, is_proposal, shown_status
 
 # --- output -------------------------------------------------------------------------------
 
@@ -95,6 +96,10 @@ def frontmatter_fields(memory: Memory) -> list[tuple[str, str]]:
         ("revision", str(memory.revision)),
         ("updated_by", _q(memory.updated_by)),
     ]
+    if memory.provenance is not None:  # JSON is a YAML flow mapping; ASCII keeps it printable
+        fields.append(("provenance", json.dumps(memory.provenance.to_dict(), sort_keys=True)))
+    if shown_status(memory.status) != APPROVED:
+        fields.append(("status", _q(shown_status(memory.status))))
     if memory.anchors:
         fields.append(("anchors", "[" + ", ".join(_q(a) for a in memory.anchors) + "]"))
     if memory.verified_at is not None:
@@ -152,6 +157,8 @@ def to_dict(memory: Memory) -> dict[str, Any]:
         if memory.verified_at
         else None,
         "stale": stale_of(memory),
+        "status": shown_status(memory.status),
+        "provenance": memory.provenance.to_dict() if memory.provenance else None,
         "body": memory.body,
     }
 
@@ -239,19 +246,28 @@ def _plain(value: str) -> str:
 def history_table(chain: list[Memory]) -> str:
     from graphit_cli.core.revisions import closed_by_delete
 
-    deleted = closed_by_delete(chain)
+    deleted = closed_by_delete([m for m in chain if not is_proposal(m.status)])
     rows = [
         [
             m.key,
             str(m.revision),
-            "current" if m.is_live else ("deleted" if m.key in deleted else "superseded"),
+            _state(m, deleted),
             short_time(m.updated_at),
             m.updated_by,
+            m.provenance.via if m.provenance else "",
             m.title,
         ]
         for m in chain
     ]
-    return table(["KEY", "REV", "STATE", "UPDATED", "BY", "TITLE"], rows)
+    return table(["KEY", "REV", "STATE", "UPDATED", "BY", "VIA", "TITLE"], rows)
+
+
+def _state(memory: Memory, deleted: set[str]) -> str:
+    if is_proposal(memory.status):
+        return "proposal " + shown_status(memory.status)
+    if memory.is_live:
+        return "current"
+    return "deleted" if memory.key in deleted else "superseded"
 
 
 def write_to_dict(result: WriteResult) -> dict[str, Any]:
@@ -266,6 +282,8 @@ def write_to_dict(result: WriteResult) -> dict[str, Any]:
         "important": memory.important,
         "mandatory": memory.mandatory,
         "scope": f"{memory.scope_kind}:{memory.scope_id}",
+        "status": shown_status(memory.status),
+        "provenance": memory.provenance.to_dict() if memory.provenance else None,
     }
 
 

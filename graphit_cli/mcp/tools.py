@@ -62,9 +62,11 @@ class MemoryTools:
         return found
 
     def _open(self, scope: Scope) -> MemoryService:
+        from graphit_cli.mcp import handshake
         from graphit_cli.opening import open_service
 
-        return open_service(scope, embedder=self._embedder, keep=True)
+        client = handshake.client_name
+        return open_service(scope, embedder=self._embedder, keep=True, via="mcp", client=client)
 
     def _embedder(self) -> Embedder | None:
         from graphit_cli.embed import load_default

@@ -14,6 +14,7 @@ store: `Writer` (service/writes.py: upsert, delete, restore, import of exported 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -175,6 +176,20 @@ class MemoryService:
             provenance=stamp.but(author=author),
             review=self.review.policy,
         )
+
+    def folding(self, members: Sequence[Memory]) -> MemoryService:
+        """This scope's service for writing a consolidation's survivor: its revision's
+        provenance keeps the provenance of the memories folded into it."""
+        kept = tuple(
+            {
+                "id": m.id,
+                "revision": m.revision,
+                **(m.provenance.to_dict() if m.provenance else {"author": m.updated_by}),
+            }
+            for m in members
+        )
+        stamp = self.writes.provenance.but(members=kept)
+        return self.writing(provenance=stamp, secrets=self.secrets)
 
     @property
     def secrets(self) -> str:
