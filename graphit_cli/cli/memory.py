@@ -19,6 +19,7 @@ from graphit_cli.cli.common import (
     Format,
     FormatOpt,
     ImportantOpt,
+    IncludeProposedOpt,
     MandatoryOpt,
     MemoryType,
     RedactOpt,
@@ -290,12 +291,20 @@ def history(
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
+    include_proposed: IncludeProposedOpt = False,
 ) -> None:
     """Show a memory's revision chain, oldest first, with previous/next links.
 
-    Bring an old revision back with `graphit memory restore KEY`.
+    Each revision carries its provenance (`-f json`: "provenance", "status"). With
+    --include-proposed, the proposals made on it too (open, approved and rejected), in the
+    order they were written. Bring an old revision back with `graphit memory restore KEY`.
     """
-    output.history(ScopeClient(scope, user).history(memory_id), resolve_format(fmt))
+    client = ScopeClient(scope, user)
+    if include_proposed:
+        chain = client.reader.review.history(memory_id, include_all=True)
+    else:
+        chain = client.history(memory_id)
+    output.history(chain, resolve_format(fmt))
 
 
 @memory_app.command("list")
@@ -311,14 +320,21 @@ def list_(
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
+    include_proposed: IncludeProposedOpt = False,
 ) -> None:
     """List live memories: mandatory first, then important, then the rest; newest first.
+
+    With --include-proposed, the open proposals follow (marked proposed).
 
     Example:
 
       graphit memory list --tag postgres -f table | grep -i replica
     """
-    found = ScopeClient(scope, user).catalogue(filter_of(types, tags, important, mandatory), limit)
+    client = ScopeClient(scope, user)
+    flt = filter_of(types, tags, important, mandatory)
+    found = client.catalogue(flt, limit)
+    if include_proposed:
+        found = found + client.reader.review.visible(include_all=True, flt=flt)
     output.memories(found, resolve_format(fmt))
 
 

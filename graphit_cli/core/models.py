@@ -265,3 +265,30 @@ class CataloguePage:
     total: int  # memories matching the query and filters, before paging
     types: list[str]  # facets over every live memory of the scope, before filtering
     tags: list[str]
+
+
+# --- review (service/review.py) ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A proposal and the memory as it now reads (None: a new memory, or deleted)."""
+
+    row: Memory
+    current: Memory | None
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    """One thing someone did to a memory: wrote, proposed, approved, rejected, deleted,
+    restored or redacted it; `actor` is the identity the revision records."""
+
+    at: datetime
+    action: str
+    actor: str
+    id: str
+    key: str
+    revision: int
+    title: str
+    via: str | None = None
+    reason: str | None = None

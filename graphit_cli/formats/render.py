@@ -97,7 +97,8 @@ def frontmatter_fields(memory: Memory) -> list[tuple[str, str]]:
         ("updated_by", _q(memory.updated_by)),
     ]
     if memory.provenance is not None:  # JSON is a YAML flow mapping; ASCII keeps it printable
-        fields.append(("provenance", json.dumps(memory.provenance.to_dict(), sort_keys=True)))
+        known = {k: v for k, v in memory.provenance.to_dict().items() if v is not None}
+        fields.append(("provenance", json.dumps(known, sort_keys=True)))
     if shown_status(memory.status) != APPROVED:
         fields.append(("status", _q(shown_status(memory.status))))
     if memory.anchors:
@@ -304,6 +305,8 @@ def writes_table(results: list[WriteResult]) -> str:
 
 
 def hit_state(hit: SearchHit) -> str:
+    if is_proposal(hit.memory.status):
+        return shown_status(hit.memory.status)
     if hit.deleted:
         return "deleted"
     return "superseded" if hit.superseded else "current"

@@ -15,12 +15,21 @@ in the chain as history.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from graphit_cli.core import revisions
-from graphit_cli.core.models import BatchResult, Memory, MemoryDraft, WriteAction, WriteResult
+from graphit_cli.core.models import (
+    AuditEvent,
+    BatchResult,
+    Memory,
+    MemoryDraft,
+    MemoryFilter,
+    Proposal,
+    WriteAction,
+    WriteResult,
+)
 from graphit_cli.core.provenance import (
     ACCEPTED,
     AGENT_VIAS,
@@ -38,30 +47,6 @@ if TYPE_CHECKING:
     from graphit_cli.service.reads import Reader
     from graphit_cli.service.writes import Writer
     from graphit_cli.store.base import Store
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """A proposal and the memory as it now reads (None: a new memory, or deleted)."""
-
-    row: Memory
-    current: Memory | None
-
-
-@dataclass(frozen=True)
-class AuditEvent:
-    """One thing someone did to a memory: wrote, proposed, approved, rejected, deleted,
-    restored or redacted it; `actor` is the identity the revision records."""
-
-    at: datetime
-    action: str
-    actor: str
-    id: str
-    key: str
-    revision: int
-    title: str
-    via: str | None = None
-    reason: str | None = None
 
 
 class Review:
@@ -179,15 +164,43 @@ class Review:
     # --- what a reader sees of proposals ------------------------------------------------------
 
     def visible(
-        self, *, include_all: bool = False, memory_ids: list[str] | None = None
+        self, *, include_all: bool = False, flt: MemoryFilter | None = None
     ) -> list[Memory]:
         """Open proposals this service's author may see: their own, or (`include_all`, a
-        reviewer's queue, `--include-proposed`) everyone's."""
-        rows = self.store.proposals(memory_ids, statuses=(PROPOSED,))
+        reviewer's queue, `--include-proposed`) everyone's; with `flt`, those passing it."""
+        rows = self.store.proposals(statuses=(PROPOSED,))
+        if flt is not None:
+            rows = [r for r in rows if _passes(r, flt)]
         if include_all:
             return rows
         me = self.writer.author.casefold()
         return [r for r in rows if _author(r).casefold() == me]
+
+    def matching(self, query: str, *, include_all: bool = False) -> list[Memory]:
+        """The visible open proposals sharing a word with `query`, most shared first: what a
+        search adds for their author (or with `--include-proposed`). Proposals are few; a
+        word count over their text is enough, and no index holds them apart."""
+        words = set(_words(query))
+        scored = []
+        for row in self.visible(include_all=include_all):
+            shared = len(words & set(_words(f"{row.title} {row.body} {' '.join(row.tags)}")))
+            if shared:
+                scored.append((-shared, row.updated_at.timestamp() * -1, row.key, row))
+        return [row for *_, row in sorted(scored, key=lambda t: t[:3])]
+
+    def source(self, ref: str) -> Memory:
+        """`ref` as `Reader.source` reads it, or one of the reader's own proposals."""
+        try:
+            return self.reader.source(ref)
+        except NotFound:
+            memory_id, revision_id = revisions.parse_ref(ref)
+            if not revision_id:
+                raise
+            key = revisions.archive_key(memory_id, revision_id)
+            mine = [r for r in self.store.proposals([memory_id]) if r.key == key]
+            if mine and _author(mine[0]).casefold() == self.writer.author.casefold():
+                return mine[0]
+            raise
 
     def history(self, memory_id: str, *, include_all: bool = False) -> list[Memory]:
         """The chain with the proposals made on it (every status) that the reader may see:
@@ -301,6 +314,22 @@ class Review:
             wanted = author.strip().casefold()
             events = [e for e in events if e.actor.casefold() == wanted]
         return sorted(events, key=lambda e: (e.at, e.key, e.action))
+
+
+def _words(text: str) -> list[str]:
+    import re
+
+    return [w for w in re.findall(r"\w+", text.casefold()) if len(w) > 2]
+
+
+def _passes(row: Memory, flt: MemoryFilter) -> bool:
+    if flt.types and row.type not in flt.types:
+        return False
+    if any(tag not in row.tags for tag in flt.tags):
+        return False
+    if flt.important is not None and row.important != flt.important:
+        return False
+    return flt.mandatory is None or row.mandatory == flt.mandatory
 
 
 def _author(row: Memory) -> str:
