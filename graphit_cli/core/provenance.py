@@ -56,11 +56,11 @@ class Provenance:
     proposed_at: str | None = None
     change: str | None = None  # a proposal: "delete" when it proposes deleting the memory
     # A final archive: who deleted the memory, by way of what, when (a stamp with "at").
-    deletion: dict[str, Any] | None = None
+    deletion: dict[str, Any] | None = field(default=None, hash=False)
     # A redacted revision: who redacted it and when (`graphit memory redact`).
-    redaction: dict[str, Any] | None = None
+    redaction: dict[str, Any] | None = field(default=None, hash=False)
     # Consolidation: the provenance of the members folded into this revision.
-    members: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    members: tuple[dict[str, Any], ...] = field(default_factory=tuple, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract: every field, None where unknown; `members` only when any."""

@@ -205,7 +205,10 @@ class Review:
     def history(self, memory_id: str, *, include_all: bool = False) -> list[Memory]:
         """The chain with the proposals made on it (every status) that the reader may see:
         their own, or with `include_all` everyone's; in the order they were written."""
-        chain = self.reader.history(memory_id)
+        try:
+            chain = self.reader.history(memory_id)
+        except NotFound:
+            chain = []  # a proposed new memory: its proposals are its whole chain
         rows = self.store.proposals([revisions.validate_id(memory_id)])
         me = self.writer.author.casefold()
         shown = [r for r in rows if include_all or _author(r).casefold() == me]
