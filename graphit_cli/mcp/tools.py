@@ -102,6 +102,9 @@ class MemoryTools:
             service = self._services.get(resolved)
             if service is None:
                 service = self._services[resolved] = self._opener(resolved)
+            from graphit_cli.mcp import handshake
+
+            service.say_client(handshake.client_name)
             return service
 
     def opened(self) -> list[MemoryService]:

@@ -177,6 +177,13 @@ class MemoryService:
             review=self.review.policy,
         )
 
+    def say_client(self, client: str | None) -> None:
+        """Name the client in the provenance of the writes to come (an MCP client says its
+        name in its handshake, which may come after the server opened the scope)."""
+        stamp = self.writes.provenance
+        if client and stamp.client != client:
+            self.writes._provenance = stamp.but(client=client)
+
     def folding(self, members: Sequence[Memory]) -> MemoryService:
         """This scope's service for writing a consolidation's survivor: its revision's
         provenance keeps the provenance of the memories folded into it."""
