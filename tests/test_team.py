@@ -268,3 +268,18 @@ def test_the_review_commands(repo: Path, cli: Any, monkeypatch: pytest.MonkeyPat
     assert [m["provenance"]["approved_by"] for m in live] == [REVIEWER]
     assert cli("memory", "review", "off").exit_code == 0
     assert "review" not in json.loads((repo / "graphit.lock.json").read_text())
+
+
+def test_the_audit_shows_who_redacted_a_memory(repo: Path, cli: Any) -> None:
+    body = "Deploy with:\naws_access_key_id = AKIAZ3MHALDLTPRWQV7K"  # fake, real-format
+    made = cli(
+        "memory", "upsert", "--title", "Keys", "--body", body, "--allow-secrets", "-f", "json"
+    )
+    memory_id = made.json()[0]["id"]
+    assert cli("memory", "redact", memory_id, "--yes").exit_code == 0
+    events = cli("memory", "audit", "-f", "json").json()
+    assert [(e["action"], e["actor"]) for e in events] == [
+        ("wrote", "tester"),
+        ("redacted", "tester"),
+    ]
+    assert "AKIAZ3MHALDLTPRWQV7K" not in json.dumps(events)
