@@ -41,7 +41,7 @@ def queue(ctx: typer.Context, fmt: FormatOpt = None) -> None:
     from graphit_cli.formats import review as shown
 
     found = ScopeClient(None, False).reader.review.queue()
-    chosen = resolve_format(fmt, piped=Format.json)
+    chosen = resolve_format(fmt)
     if chosen in (Format.json, Format.ndjson):
         items = [shown.proposal_to_dict(p) for p in found]
         as_json = render.dumps_json(items) if chosen is Format.json else None
@@ -155,7 +155,7 @@ def audit(
 
     moment = _date(since) if since else None
     events = ScopeClient(None, False).reader.review.audit(since=moment, author=author)
-    chosen = resolve_format(fmt, piped=Format.json)
+    chosen = resolve_format(fmt)
     if chosen is Format.json:
         out(render.dumps_json([shown.event_to_dict(e) for e in events]))
     elif chosen is Format.ndjson:
