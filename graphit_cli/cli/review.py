@@ -10,7 +10,17 @@ from typing import Annotated
 import typer
 
 from graphit_cli.cli.client import ScopeClient
-from graphit_cli.cli.common import Format, FormatOpt, handle_errors, note, out, resolve_format
+from graphit_cli.cli.common import (
+    CHECK,
+    LISTING,
+    WRITTEN,
+    Format,
+    FormatOpt,
+    WrittenFormatOpt,
+    handle_errors,
+    note,
+    out,
+)
 from graphit_cli.cli.memory import memory_app
 from graphit_cli.errors import InvalidInput, NoProject
 
@@ -23,7 +33,7 @@ review_app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-memory_app.add_typer(review_app, name="review")
+memory_app.add_typer(review_app, name="review", rich_help_panel=CHECK)
 
 
 @review_app.callback()
@@ -41,7 +51,7 @@ def queue(ctx: typer.Context, fmt: FormatOpt = None) -> None:
     from graphit_cli.formats import review as shown
 
     found = ScopeClient(None, False).reader.review.queue()
-    chosen = resolve_format(fmt)
+    chosen = LISTING.resolve(fmt)
     if chosen in (Format.json, Format.ndjson):
         items = [shown.proposal_to_dict(p) for p in found]
         as_json = render.dumps_json(items) if chosen is Format.json else None
@@ -97,7 +107,7 @@ def review_off() -> None:
 @handle_errors
 def approve(
     key: Annotated[str, typer.Argument(metavar="ID/REVISION_ID", help="The proposal.")],
-    fmt: FormatOpt = None,
+    fmt: WrittenFormatOpt = None,
 ) -> None:
     """Approve a proposal: it becomes the memory's next revision (a reviewer only: exit 6).
 
@@ -106,7 +116,7 @@ def approve(
     from graphit_cli.cli import output
 
     result = ScopeClient(None, False).service.review.approve(key)
-    output.writes([result], resolve_format(fmt, piped=Format.table))
+    output.writes([result], WRITTEN.resolve(fmt))
 
 
 @review_app.command("reject")
@@ -114,7 +124,7 @@ def approve(
 def reject(
     key: Annotated[str, typer.Argument(metavar="ID/REVISION_ID", help="The proposal.")],
     reason: Annotated[str, typer.Option("--reason", help="Why (recorded with the rejection).")],
-    fmt: FormatOpt = None,
+    fmt: WrittenFormatOpt = None,
 ) -> None:
     """Reject a proposal with a reason (a reviewer only: exit 6).
 
@@ -124,10 +134,10 @@ def reject(
     from graphit_cli.cli import output
 
     row = ScopeClient(None, False).service.review.reject(key, reason)
-    output.memories([row], resolve_format(fmt, piped=Format.table))
+    output.memories([row], WRITTEN.resolve(fmt))
 
 
-@memory_app.command("audit")
+@memory_app.command("audit", rich_help_panel=CHECK)
 @handle_errors
 def audit(
     since: Annotated[
@@ -155,7 +165,7 @@ def audit(
 
     moment = _date(since) if since else None
     events = ScopeClient(None, False).reader.review.audit(since=moment, author=author)
-    chosen = resolve_format(fmt)
+    chosen = LISTING.resolve(fmt)
     if chosen is Format.json:
         out(render.dumps_json([shown.event_to_dict(e) for e in events]))
     elif chosen is Format.ndjson:

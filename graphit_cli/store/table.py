@@ -368,7 +368,7 @@ def contention_as_conflict() -> Iterator[None]:
 # The exact Display of lance 13's two contention errors (`Error::RetryableCommitConflict` and
 # `Error::TooMuchWriteContention`), at the start of the message: lancedb 0.40 raises them as
 # RuntimeError("lance error: ..."), pylance's `compact_files` as OSError("..."), provoked and
-# read here (optimize and compaction preempted by concurrent deletes and merges; LANCEDB_NOTES).
+# read here (optimize and compaction preempted by concurrent deletes and merges).
 # Nothing else counts: a message that only mentions a retry or concurrency is not contention.
 _CONTENTION = re.compile(
     r"^(?:lance error: )?"
@@ -377,7 +377,7 @@ _CONTENTION = re.compile(
 
 
 def is_commit_conflict(exc: BaseException) -> bool:
-    """A commit that lost to a concurrent writer (LANCEDB_NOTES: optimize is preempted).
+    """A commit that lost to a concurrent writer (optimize is preempted, for one).
 
     pylance's `lance.commit.CommitConflictError` is the type; lancedb 0.40 raises none on these
     paths, so the lance error's exact message is the other sign (`_CONTENTION`).
