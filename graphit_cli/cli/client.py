@@ -221,14 +221,20 @@ class ScopeClient:
         found = self._daemon(call.fields())
         return None if found is None else ops.DECODE[call.fields()["op"]](found)
 
-    def catalogue(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
-        """Live memories in canonical order."""
+    def catalogue(
+        self, flt: MemoryFilter, limit: int | None = None, *, include_proposed: bool = False
+    ) -> list[Memory]:
+        """Live memories in canonical order; with `include_proposed`, the open proposals
+        after them (read here: the daemon does not carry them)."""
         from graphit_cli.warm.hook import checkout
         from graphit_cli.warm.ops import CatalogueCall
 
         call = CatalogueCall(self.scope, flt, limit, checkout())
         found = self._read(call)
-        return found if found is not None else call.run(lambda _: self.reader)
+        found = found if found is not None else call.run(lambda _: self.reader)
+        if include_proposed:
+            found = found + self.reader.review.visible(include_all=True, flt=flt)
+        return found
 
     def source(self, ref: str) -> Memory:
         from graphit_cli.warm.hook import checkout
@@ -273,8 +279,11 @@ class ScopeClient:
             _expect_query(context)
         return call.run(lambda _: self.reader)
 
-    def history(self, memory_id: str) -> list[Memory]:
-        """Every revision of a memory (in-process: the daemon does not carry history)."""
+    def history(self, memory_id: str, include_proposed: bool = False) -> list[Memory]:
+        """Every revision of a memory (in-process: the daemon does not carry history); with
+        `include_proposed`, the proposals made on it too, in the order written."""
+        if include_proposed:
+            return self.reader.review.history(memory_id, include_all=True)
         return self.reader.history(memory_id)
 
 

@@ -26,7 +26,6 @@ from graphit_cli.cli.common import (
     Format,
     FormatOpt,
     ImportantOpt,
-    IncludeProposedOpt,
     LimitOpt,
     MandatoryOpt,
     MemoryType,
@@ -308,20 +307,13 @@ def history(
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
-    include_proposed: IncludeProposedOpt = False,
+    proposed: common.IncludeProposedOpt = False,
 ) -> None:
     """Show a memory's revision chain, oldest first, with previous/next links.
 
-    Each revision carries its provenance (`-f json`: "provenance", "status"). With
-    --include-proposed, the proposals made on it too (open, approved and rejected), in the
-    order they were written. Bring an old revision back with `graphit memory restore KEY`.
+    Bring an old revision back with `graphit memory restore KEY`.
     """
-    client = ScopeClient(scope, user)
-    if include_proposed:
-        chain = client.reader.review.history(memory_id, include_all=True)
-    else:
-        chain = client.history(memory_id)
-    output.history(chain, LISTING.resolve(fmt))
+    output.history(ScopeClient(scope, user).history(memory_id, proposed), LISTING.resolve(fmt))
 
 
 @memory_app.command("list", rich_help_panel=READ)
@@ -335,21 +327,16 @@ def list_(
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
-    include_proposed: IncludeProposedOpt = False,
+    proposed: common.IncludeProposedOpt = False,
 ) -> None:
     """List live memories: mandatory first, then important, then the rest; newest first.
-
-    With --include-proposed, the open proposals follow (marked proposed).
 
     Example:
 
       graphit memory list --tag postgres -f table | grep -i replica
     """
-    client = ScopeClient(scope, user)
     flt = filter_of(types, tags, important, mandatory)
-    found = client.catalogue(flt, limit)
-    if include_proposed:
-        found = found + client.reader.review.visible(include_all=True, flt=flt)
+    found = ScopeClient(scope, user).catalogue(flt, limit, include_proposed=proposed)
     output.memories(found, LISTING.resolve(fmt))
 
 
