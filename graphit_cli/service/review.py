@@ -38,8 +38,8 @@ from graphit_cli.core.provenance import (
     REJECTED,
     Provenance,
 )
-from graphit_cli.errors import Conflict, InvalidInput, NotFound, NotReviewer
-from graphit_cli.service.common import missing, phantom
+from graphit_cli.errors import CommitContention, Conflict, InvalidInput, NotFound, NotReviewer
+from graphit_cli.service.common import MAX_ATTEMPTS, backoff, missing, phantom
 
 if TYPE_CHECKING:
     from graphit_cli.access.policy import ReviewPolicy
@@ -154,8 +154,15 @@ class Review:
             provenance=stamp,
             embedding=None,
         )
-        with self.writer.hold():
-            counts = self.store.merge([proposal])
+        for attempt in range(MAX_ATTEMPTS):  # a new key: only contention can stop it
+            try:
+                with self.writer.hold():
+                    counts = self.store.merge([proposal])
+                break
+            except CommitContention:
+                backoff(attempt)
+        else:
+            raise Conflict(f"gave up writing the proposal for {row.id}: nothing written")
         if counts.inserted != 1:
             raise Conflict(f"the proposal for {row.id} was not written; try again")
         self.store.fold_if_needed()
@@ -234,7 +241,7 @@ class Review:
         row = self._open_proposal(key)
         now = self.writer.clock()
         stamp = _stamp_of(row).but(approved_by=reviewer, approved_at=now.isoformat())
-        if not self.store.decide(row.key, ACCEPTED, stamp.to_json()):
+        if not self._decide(row.key, ACCEPTED, stamp):
             raise Conflict(f"proposal {row.key} was decided meanwhile; see `graphit memory review`")
         landed = stamp.but(proposal=row.key)
         writer = self.writer
@@ -268,9 +275,18 @@ class Review:
         row = self._open_proposal(key)
         now = self.writer.clock()
         stamp = _stamp_of(row).but(rejected_by=reviewer, rejected_at=now.isoformat(), reason=reason)
-        if not self.store.decide(row.key, REJECTED, stamp.to_json()):
+        if not self._decide(row.key, REJECTED, stamp):
             raise Conflict(f"proposal {row.key} was decided meanwhile; see `graphit memory review`")
         return replace(row, status=REJECTED, provenance=stamp)
+
+    def _decide(self, key: str, status: str, stamp: Provenance) -> bool:
+        """The decision's compare-and-swap, retried while other writers contend."""
+        for attempt in range(MAX_ATTEMPTS):
+            try:
+                return self.store.decide(key, status, stamp.to_json())
+            except CommitContention:
+                backoff(attempt)
+        raise Conflict(f"gave up recording the decision on {key}: other writers kept committing")
 
     def _reviewer(self) -> str:
         if self.policy is None:
