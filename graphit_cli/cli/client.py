@@ -202,11 +202,12 @@ class ScopeClient:
             return wire.report_from_wire(found)
         from graphit_cli.portability import importer
 
+        stamp = self.service.writes.provenance.but(via="import")
         if dry_run:  # writes nothing: nothing to embed
-            service = self.service.writing(secrets=secrets)
+            service = self.service.writing(secrets=secrets, provenance=stamp)
             return importer.run(service, path, fmt=fmt, dry_run=True, progress=progress)
         vectors = write_vectors()
-        service = self.service.writing(vectors=vectors, secrets=secrets)
+        service = self.service.writing(vectors=vectors, secrets=secrets, provenance=stamp)
         report = importer.run(service, path, fmt=fmt, dry_run=False, progress=progress)
         if warn is not None:
             say_notice(vectors, warn)
@@ -315,7 +316,8 @@ def ask_daemon(
     if write:
         from graphit_cli.access import identity
 
-        stamp = identity.stamp("cli")  # the command's checkout, not the daemon's
+        # The command's checkout, not the daemon's.
+        stamp = identity.stamp("import" if request.get("op") == "import" else "cli")
         message["author"] = stamp.author
         message["provenance"] = stamp.to_dict()
     return wire.call(
