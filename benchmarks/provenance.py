@@ -9,6 +9,8 @@ In a git checkout made here (a commit, user.email set), it times, as medians ove
   files read once) and then cached (a stat of HEAD and of the branch's ref);
 - asking git for the same three things (`git config user.email`, `git rev-parse
   --abbrev-ref HEAD`, `git rev-parse HEAD`), the baseline measured in the same run.
+- what every read now does besides: leaving proposal rows out of 100 rows read (the store's
+  filter, `store/table.py`), the same per-row test a search's or a hook's reads run.
 Figures are ratios to that baseline, with the baseline itself in milliseconds.
 """
 
@@ -67,11 +69,44 @@ def main() -> None:
                 [sys.executable, "-c", code], check=True, capture_output=True, text=True
             )
             cold_runs.append(float(done.stdout))
+    filter_runs = _filter_runs(args.runs)
     base = statistics.median(git_runs)
     print(f"baseline: git asked three times, median {base * 1000:.2f} ms")
-    for name, runs in (("git's files, fresh process", cold_runs), ("cached", cached_runs)):
+    for name, runs in (
+        ("git's files, fresh process", cold_runs),
+        ("cached", cached_runs),
+        ("reads: proposal rows left out of 100 rows", filter_runs),
+    ):
         value = statistics.median(runs)
         print(f"{name}: {value / base:.4f} x the baseline ({value * 1000:.3f} ms)")
+
+
+def _filter_runs(runs: int) -> list[float]:
+    from datetime import UTC, datetime
+
+    from graphit_cli.core import revisions
+    from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.core.provenance import is_proposal
+
+    now = datetime.now(UTC)
+    rows = [
+        revisions.new_memory(
+            MemoryDraft(title=f"Memory {n}", body="A body."),
+            memory_id=f"01JD{n:022d}",
+            scope_kind="project",
+            scope_id="p",
+            author="a",
+            now=now,
+        )
+        for n in range(100)
+    ]
+    found = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        kept = [r for r in rows if not is_proposal(r.status)]
+        found.append(time.perf_counter() - start)
+        assert len(kept) == 100
+    return found
 
 
 if __name__ == "__main__":
