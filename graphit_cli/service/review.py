@@ -100,8 +100,14 @@ class Review:
         return self._insert(row, live, tail, change="delete")
 
     def restore(self, ref: str) -> WriteResult:
-        if not self.proposing:
-            return self.writer.restore(ref)
+        if not self.proposing:  # a revision written by way of a restore says so
+            writer = self.writer
+            stamp = writer.provenance
+            writer._provenance = stamp.but(via="restore")
+            try:
+                return writer.restore(ref)
+            finally:
+                writer._provenance = stamp
         old = self.reader.source(ref)
         draft = MemoryDraft(
             id=old.id,

@@ -159,8 +159,13 @@ class Writer:
 
         refused: list[str] = []
         out: list[tuple[int, MemoryDraft]] = []
+        if self.secrets == "redact" and secrets.find(self.author):
+            self._author = secrets.redact(self.author)
+            self._provenance = self.provenance.but(author=self._author)
         for index, draft in prepared:
-            found = secrets.in_draft(draft.title, draft.body)
+            found = secrets.in_draft(
+                draft.title, draft.body, tags=draft.tags, anchors=draft.anchors, author=self.author
+            )
             if found and self.secrets == "redact":
                 draft = secrets.redacted_draft(draft)
             elif found:
@@ -482,7 +487,7 @@ class Writer:
         refused: list[str] = []
         out: list[Memory] = []
         for row in rows:
-            found = secrets.in_draft(row.title, row.body)
+            found = secrets.in_row(row)
             if found and self.secrets == "redact":
                 row = secrets.redacted_row(row)
             elif found:
@@ -511,8 +516,6 @@ class Writer:
                 f"(see `graphit memory history {memory_id}`)"
             )
         old = self._reader.source(ref)
-        if old.next is not None and self._deleted(memory_id):
-            self.upsert(MemoryDraft(id=memory_id))  # back as deleted: the delete stays shown
         draft = MemoryDraft(
             id=old.id,
             title=old.title,
@@ -522,11 +525,11 @@ class Writer:
             important=old.important,
             mandatory=old.mandatory,
         )
-        stamp, self._provenance = self.provenance, self.provenance.but(via="restore")
-        try:
-            return self.upsert(draft)
-        finally:
-            self._provenance = stamp
+        # Checked before anything is written: a refused restore leaves a deleted memory deleted.
+        draft = self._without_secrets([(0, draft)], [draft])[0][1]
+        if old.next is not None and self._deleted(memory_id):
+            self.upsert(MemoryDraft(id=memory_id))  # back as deleted: the delete stays shown
+        return self.upsert(draft)
 
     # --- provenance and review ---------------------------------------------------------------
 
