@@ -106,13 +106,13 @@ def test_every_revision_carries_its_provenance(repo: Path, cli: Any) -> None:
         assert stamp["author"] == "tester", revision
         assert stamp["branch"] == "trunk" and stamp["commit"] == git(repo, "rev-parse", "HEAD")
         assert revision["status"] == "approved"
-    assert [r["provenance"]["via"] for r in chain] == ["cli", "cli", "cli", "restore"]
+    # the restore of a revision older than the delete first brings the deleted one back
+    assert [r["provenance"]["via"] for r in chain] == ["cli", "cli", "restore", "restore"]
     assert chain[1]["provenance"]["deletion"]["author"] == "tester"
     source = cli("memory", "source", memory_id).stdout
     assert 'provenance: {"author": "tester", "branch": "trunk"' in source
     events = cli("memory", "audit", "-f", "json").json()
-    assert [e["action"] for e in events] == ["wrote", "wrote", "deleted", "wrote", "restored"]
-    # (the restore of a revision older than the delete first brings the deleted one back)
+    assert [e["action"] for e in events] == ["wrote", "wrote", "deleted", "restored", "restored"]
     assert cli("memory", "audit", "--author", "nobody", "-f", "json").json() == []
     assert cli("memory", "audit", "--since", "2999-01-01", "-f", "json").json() == []
 
