@@ -289,7 +289,8 @@ class Writer:
         current = self.store.embedding_model()
         if current is None:
             self.store.set_embedding_model(vectors.model_id)  # before the version is read
-            return True
+            # A racing first writer may have named its own model: the table's is the one.
+            current = self.store.embedding_model()
         return current == vectors.model_id
 
     def _with_vector(self, plan: _Plan, live: Memory | None, embedding: bool) -> _Plan:
@@ -448,7 +449,7 @@ class Writer:
         current = self.store.embedding_model()
         if embedding_model and current is None:
             self.store.set_embedding_model(embedding_model)
-            current = embedding_model
+            current = self.store.embedding_model()  # a racing writer's, if it named one first
         if current != embedding_model:
             rows = [replace(r, embedding=None) if r.embedding is not None else r for r in rows]
         rows = self._rows_without_secrets(rows)

@@ -437,7 +437,7 @@ def _connect(
                     with contextlib.suppress(OSError):
                         os.rmdir(uri)
                 raise
-            return _create(db, dim, uri)
+            return _create(db, dim, uri, at or uri, storage_options)
     except ValueError as exc:
         if damaged(uri, exc) is None and "not found" in str(exc).lower():
             raise NoTable(f"no memory table at {uri}") from None
@@ -446,28 +446,50 @@ def _connect(
         raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
 
 
-def _create(db: Any, dim: int, uri: str) -> Any:
+def _create(db: Any, dim: int, uri: str, at: str, storage_options: dict[str, str] | None) -> Any:
+    """Create the table (store/creation.py: its first version, or the table that won the race)
+    and add its indexes; the LanceDB table, at the newest commit."""
+    from graphit_cli.store.creation import complete_indexes, create_first_version, table_location
+
     try:
-        table = db.create_table(TABLE_NAME, schema=memory_schema(dim))
+        created = create_first_version(table_location(at), memory_schema(dim), storage_options)
     except (ValueError, OSError, RuntimeError) as exc:
-        # Another process may have created it first: use theirs. Anything else (a full disk,
-        # a permission) is said as itself, not as "no table".
-        try:
-            return db.open_table(TABLE_NAME)
-        except (ValueError, OSError, RuntimeError):
-            log.debug("creating the memory table at %s failed: %s", uri, exc)
-            raise StorageUnavailable(store_failure(uri, exc, "create")) from None
+        created = False
+        failure: BaseException | None = exc
+    else:
+        failure = None
     try:
-        table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
-        for name, column, config_ in index_specs():
-            table.create_index(column, config=config_, name=name)
+        table = db.open_table(TABLE_NAME)
+    except (ValueError, OSError, RuntimeError):
+        # Neither made here nor there: a full disk, a permission, said as itself.
+        cause = failure if failure is not None else RuntimeError("the table did not appear")
+        log.debug("creating the memory table at %s failed: %s", uri, cause)
+        raise StorageUnavailable(store_failure(uri, cause, "create")) from None
+    if not created:
+        table.checkout_latest()
+        return table
+    try:
+        complete_indexes(table, index_specs(), uri)
     except (ValueError, OSError, RuntimeError) as exc:
-        # A table without its indexes is not one this code can use; the caller takes back
-        # what it made (the empty table a full disk left).
+        # A table without its indexes still answers every read (rows outside an index are
+        # scanned) and maintenance adds what is missing; only a table nobody has written to
+        # yet is taken back (what a full disk left), never one holding rows.
         log.debug("indexing the new memory table at %s failed: %s", uri, exc)
         if "://" not in uri:
-            import shutil
-
-            shutil.rmtree(table_path(uri), ignore_errors=True)
+            _take_back_unwritten(uri, table)
         raise StorageUnavailable(store_failure(uri, exc, "create")) from None
     return table
+
+
+def _take_back_unwritten(uri: str, table: Any) -> None:
+    """Remove a table this process created whose indexes could not be added (a full disk),
+    while no row has been written to it: a write that landed meanwhile keeps it."""
+    import shutil
+
+    try:
+        table.checkout_latest()
+        if table.count_rows():
+            return
+    except Exception:  # cannot tell: keep it
+        return
+    shutil.rmtree(table_path(uri), ignore_errors=True)

@@ -158,7 +158,11 @@ class TableHandle:
             raise
         except Exception as exc:
             # A table that cannot be read says so in words (never a Rust path, never "No
-            # memories"); the library's own text goes to the debug log.
+            # memories"); the library's own text goes to the debug log. A commit that lost
+            # to another writer is contention, which writers retry (a Conflict, exit 5 when
+            # they give up), never an internal error.
+            if is_commit_conflict(exc):
+                raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
             failure = self.failure(exc)
             if failure is None:
                 raise
@@ -350,14 +354,19 @@ def contention_as_conflict() -> Iterator[None]:
         raise
 
 
-# The exact Display of lance 13's two contention errors (`Error::RetryableCommitConflict` and
-# `Error::TooMuchWriteContention`), at the start of the message: lancedb 0.40 raises them as
-# RuntimeError("lance error: ..."), pylance's `compact_files` as OSError("..."), provoked and
-# read here (optimize and compaction preempted by concurrent deletes and merges; LANCEDB_NOTES).
-# Nothing else counts: a message that only mentions a retry or concurrency is not contention.
+# The exact Display of lance 13's contention errors, at the start of the message: lancedb 0.40
+# raises them as RuntimeError("lance error: ..."), pylance as OSError("..."), provoked and read
+# here. `RetryableCommitConflict` and `TooMuchWriteContention`: optimize and compaction
+# preempted by concurrent deletes and merges (LANCEDB_NOTES). `CommitConflict` and
+# `IncompatibleTransaction`: a commit lance will not rebase onto the one that beat it (two
+# configuration changes, an index added while a table was being created, a schema change);
+# made again against the newer version, it is a new commit like any other, so it is retried
+# the same way. Nothing else counts: a message that only mentions a retry or concurrency is
+# not contention.
 _CONTENTION = re.compile(
     r"^(?:lance error: )?"
-    r"(?:Retryable commit conflict for version \d+: |Too many concurrent writers\. )"
+    r"(?:Retryable commit conflict for version \d+: |Too many concurrent writers\. "
+    r"|Commit conflict for version \d+: |Incompatible transaction: )"
 )
 
 

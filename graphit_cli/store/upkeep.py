@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import random
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -10,6 +12,7 @@ import pyarrow as pa
 
 from graphit_cli import config
 from graphit_cli.core.models import Memory, TableState
+from graphit_cli.errors import CommitContention
 from graphit_cli.store.engine import Merge
 from graphit_cli.store.schema import META_EMBED_MODEL
 from graphit_cli.store.table import (
@@ -30,6 +33,8 @@ COMPACT_TARGET_ROWS = 4096
 # The write path looks at the fragment backlog on every Nth table version only (see
 # fold_if_needed): the look costs ~2 ms locally and 3-8 requests on S3.
 FOLD_CHECK_EVERY = 4
+# Configuration commits (the embedding model's name) retried against a racing one.
+METADATA_ATTEMPTS = 8
 
 
 def index_specs() -> list[tuple[str, str, Any]]:
@@ -64,8 +69,26 @@ class TableUpkeep:
 
     @in_snapshot
     def set_embedding_model(self, model_id: str) -> None:
-        self.handle.engine.set_field_metadata("embedding", {META_EMBED_MODEL: model_id})
-        self.handle.wrote()
+        """Name the model the table's vectors are from (a configuration commit). Two writers
+        naming it at once conflict (lance rebases no configuration change onto another): the
+        loser looks again, and stops once the table names a model (this one, or the one a
+        racing writer named: callers read it back)."""
+        for attempt in range(METADATA_ATTEMPTS):
+            try:
+                self.handle.engine.set_field_metadata("embedding", {META_EMBED_MODEL: model_id})
+                self.handle.wrote()
+                return
+            except (RuntimeError, OSError, ValueError) as exc:
+                if not is_commit_conflict(exc):
+                    raise
+                self.handle.wrote()  # look for the commit that won
+                if self.embedding_model() is not None:
+                    return
+                time.sleep(random.uniform(0, min(1.0, 0.01 * (2**attempt))))
+        raise CommitContention(
+            f"commit contention: other writers kept changing {self.handle.uri}"
+            " while its embedding model was set"
+        )
 
     @in_snapshot
     def clear_embeddings(self) -> None:
