@@ -161,7 +161,9 @@ def summarise(backend: str, records: list[dict[str, Any]]) -> dict[str, Any]:
     lost = [r for r in acknowledged if r["present"] == 0]
     doubled = [r for r in records if r["present"] > 1]
     codes = Counter(r["code"] for r in records)
-    errors = Counter(r["stderr"].splitlines()[-1] for r in records if r["code"] != 0 and r["stderr"])
+    errors = Counter(
+        r["stderr"].splitlines()[-1] for r in records if r["code"] != 0 and r["stderr"]
+    )
     return {
         "backend": backend,
         "writes": len(records),

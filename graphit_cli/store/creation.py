@@ -20,20 +20,21 @@ version or finds the table another one made, and opens that; nothing ever overwr
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
-import random
-import time
 from typing import Any
 
-from graphit_cli.errors import CommitContention
-from graphit_cli.store.table import TABLE_NAME, is_commit_conflict, lance_words
+from graphit_cli.errors import StorageUnavailable
+from graphit_cli.store.paths import table_path
+from graphit_cli.store.schema import memory_schema
+from graphit_cli.store.table import TABLE_NAME, lance_words
+from graphit_cli.store.upkeep import complete_indexes, index_specs
 
 log = logging.getLogger(__name__)
 
 # lance's field metadata for a table's (unenforced) primary key, as
 # `set_unenforced_primary_key("key")` writes it: racing inserts of one new key then meet.
 PRIMARY_KEY = {b"lance-schema:unenforced-primary-key:position": b"1"}
-INDEX_ATTEMPTS = 12
 
 
 class TableExists(Exception):
@@ -60,7 +61,9 @@ def creation_schema(schema: Any) -> Any:
     return pa.schema(fields, metadata=schema.metadata)
 
 
-def create_first_version(location: str, schema: Any, storage_options: dict[str, str] | None) -> bool:
+def create_first_version(
+    location: str, schema: Any, storage_options: dict[str, str] | None
+) -> bool:
     """Commit the empty table at `location` (its `.lance` directory or prefix) as version 1.
     True: this call created it; False: a table was there already (or won the race)."""
     import lance
@@ -88,34 +91,73 @@ def _exists_text(exc: BaseException) -> bool:
     return "already exists" in text or "TableExists" in text or "already has version" in text
 
 
-def complete_indexes(table: Any, specs: list[tuple[str, str, Any]], uri: str) -> list[str]:
-    """Add each index of `specs` the LanceDB `table` lacks; returns the names added here.
-
-    Another process may be adding the same ones (a creation race, or maintenance in two
-    processes): a commit that loses to it is retried against the newer version, where the
-    index it wanted is found and left alone."""
-    added: list[str] = []
-    for attempt in range(INDEX_ATTEMPTS):
-        table.checkout_latest()
-        present = {ix.name for ix in table.list_indices()}
-        missing = [spec for spec in specs if spec[0] not in present]
-        if not missing:
-            return added
-        try:
-            for name, column, config_ in missing:
-                table.create_index(column, config=config_, name=name)
-                added.append(name)
-        except (RuntimeError, OSError, ValueError) as exc:
-            if not is_commit_conflict(exc) and "already exists" not in str(exc):
-                raise
-            log.debug("adding indexes to %s: %s", uri, lance_words(exc))
-            time.sleep(random.uniform(0, min(1.0, 0.02 * (2**attempt))))
-    raise CommitContention(
-        f"commit contention: other writers kept changing {uri} while its indexes were added"
-    )
-
-
 def table_location(at: str) -> str:
     """The table's own directory or prefix under a scope's location (`<at>/memory.lance`)."""
     return f"{at.rstrip('/')}/{TABLE_NAME}.lance"
 
+
+def create_table(
+    db: Any, dim: int, uri: str, at: str, storage_options: dict[str, str] | None
+) -> Any:
+    """Create the table (store/creation.py: its first version, or the table that won the race)
+    and add its indexes; the LanceDB table, at the newest commit."""
+    try:
+        created = create_first_version(table_location(at), memory_schema(dim), storage_options)
+    except (ValueError, OSError, RuntimeError) as exc:
+        created = False
+        failure: BaseException | None = exc
+    else:
+        failure = None
+    try:
+        table = db.open_table(TABLE_NAME)
+    except (ValueError, OSError, RuntimeError):
+        # Neither made here nor there: a full disk, a permission, said as itself.
+        cause = failure if failure is not None else RuntimeError("the table did not appear")
+        log.debug("creating the memory table at %s failed: %s", uri, cause)
+        raise StorageUnavailable(store_failure(uri, cause, "create")) from None
+    if not created:
+        table.checkout_latest()
+        return table
+    try:
+        complete_indexes(table, index_specs(), uri)
+    except (ValueError, OSError, RuntimeError) as exc:
+        # A table without its indexes still answers every read (rows outside an index are
+        # scanned) and maintenance adds what is missing; only a table nobody has written to
+        # yet is taken back (what a full disk left), never one holding rows.
+        log.debug("indexing the new memory table at %s failed: %s", uri, exc)
+        if "://" not in uri:
+            _take_back_unwritten(uri, table)
+        raise StorageUnavailable(store_failure(uri, exc, "create")) from None
+    return table
+
+
+def _take_back_unwritten(uri: str, table: Any) -> None:
+    """Remove a table this process created whose indexes could not be added (a full disk),
+    while no row has been written to it: a write that landed meanwhile keeps it."""
+    import shutil
+
+    try:
+        table.checkout_latest()
+        if table.count_rows():
+            return
+    except Exception:  # cannot tell: keep it
+        return
+    shutil.rmtree(table_path(uri), ignore_errors=True)
+
+
+def store_failure(uri: str, exc: BaseException, doing: str) -> str:
+    """Why a table could not be created or opened, in words: a full disk, a missing
+    permission, a path through a file, before the library's own text."""
+    errno_ = getattr(exc, "errno", None)
+    text = str(exc)
+    if errno_ == errno.ENOSPC or "No space left on device" in text:
+        cause = "the disk is full: free some space and retry"
+    elif errno_ == errno.EROFS or "Read-only file system" in text:
+        cause = "a read-only file system: set GRAPHIT_HOME to a writable directory"
+    elif errno_ in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
+        cause = "permission denied: make the directory writable, or set GRAPHIT_HOME elsewhere"
+    elif errno_ == errno.ENOTDIR or "Not a directory" in text:
+        cause = "a part of the path is a file, not a directory: set GRAPHIT_HOME elsewhere"
+    else:
+        cause = lance_words(exc)
+    return f"cannot {doing} the memory table at {uri}: {cause}"

@@ -15,17 +15,18 @@ compare-and-swap, purging history); reads, searches and upkeep are parts of thei
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
 from graphit_cli import config
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable
+from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable, TableDamaged
 from graphit_cli.store import paths, sql
 from graphit_cli.store.base import MergeCounts
+from graphit_cli.store.creation import create_table, store_failure
 from graphit_cli.store.engine import Merge
 from graphit_cli.store.paths import local_table_exists, table_path
 from graphit_cli.store.reads import Reads
@@ -33,7 +34,6 @@ from graphit_cli.store.schema import (
     META_SCHEMA_VERSION,
     SCHEMA_VERSION,
     added_fields,
-    memory_schema,
     to_arrow,
 )
 from graphit_cli.store.search import Search
@@ -60,7 +60,10 @@ log = logging.getLogger(__name__)
 #   archive (an update or a delete re-points the newest archive), or from nothing to the live
 #   key (a write to a deleted id continues its chain). A new archive row that collides with an
 #   existing one (a racing writer archived that revision first) is never rewritten.
-log = logging.getLogger(__name__)
+# A table that looks damaged as it is opened is opened again at the newest commit (a version
+# that moved on while it was read, under concurrent writers) before it is called damaged.
+OPEN_LOOKS = 3
+OPEN_PAUSE_SECONDS = 0.2
 
 CAS_CONDITION = (
     "(target.revision_id = '' AND target.revision = source.revision - 1)"
@@ -264,6 +267,7 @@ class MemoryStore:
         self.build_vector_index = self.upkeep.build_vector_index
         self.state = self.upkeep.state
         self.index_problems = self.upkeep.index_problems
+        self.history_problems = self.upkeep.history_problems
         self.rebuild_indexes = self.upkeep.rebuild_indexes
         self.merge = self.writes.merge
         self.set_verified = self.writes.set_verified
@@ -376,37 +380,46 @@ def _take_back(uri: str) -> None:
         os.rmdir(uri)
 
 
-def store_failure(uri: str, exc: BaseException, doing: str) -> str:
-    """Why a table could not be created or opened, in words: a full disk, a missing
-    permission, a path through a file, before the library's own text."""
-    errno_ = getattr(exc, "errno", None)
-    text = str(exc)
-    if errno_ == errno.ENOSPC or "No space left on device" in text:
-        cause = "the disk is full: free some space and retry"
-    elif errno_ == errno.EROFS or "Read-only file system" in text:
-        cause = "a read-only file system: set GRAPHIT_HOME to a writable directory"
-    elif errno_ in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
-        cause = "permission denied: make the directory writable, or set GRAPHIT_HOME elsewhere"
-    elif errno_ == errno.ENOTDIR or "Not a directory" in text:
-        cause = "a part of the path is a file, not a directory: set GRAPHIT_HOME elsewhere"
-    else:
-        cause = lance_words(exc)
-    return f"cannot {doing} the memory table at {uri}: {cause}"
-
-
 def _open_dataset(uri: str, at: str | None = None) -> Any:
     """The local table's dataset, for reads (store/engine.py), through `at` (its pinned path)."""
     import lance
 
-    try:
-        return lance.dataset(table_path(at or uri))
-    except (ValueError, OSError, RuntimeError) as exc:
-        raise damaged(uri, exc) or StorageUnavailable(
-            f"cannot open the memory table at {uri}: {lance_words(exc)}"
-        ) from None
+    for look in range(OPEN_LOOKS):
+        try:
+            return lance.dataset(table_path(at or uri))
+        except (ValueError, OSError, RuntimeError) as exc:
+            damage = damaged(uri, exc)
+            if damage is not None and look < OPEN_LOOKS - 1:
+                time.sleep(OPEN_PAUSE_SECONDS * (look + 1))  # a commit in flight: look again
+                continue
+            raise damage or StorageUnavailable(
+                f"cannot open the memory table at {uri}: {lance_words(exc)}"
+            ) from None
+    raise AssertionError("unreachable")
 
 
 def _connect(
+    uri: str,
+    *,
+    at: str | None = None,
+    storage_options: dict[str, str] | None = None,
+    create: bool = False,
+    dim: int = config.EMBEDDING_DIM,
+) -> Any:
+    """`_connect_once`, looked at again when the table seems damaged (see OPEN_LOOKS)."""
+    for look in range(OPEN_LOOKS):
+        try:
+            return _connect_once(
+                uri, at=at, storage_options=storage_options, create=create, dim=dim
+            )
+        except TableDamaged:
+            if look == OPEN_LOOKS - 1:
+                raise
+            time.sleep(OPEN_PAUSE_SECONDS * (look + 1))
+    raise AssertionError("unreachable")
+
+
+def _connect_once(
     uri: str,
     *,
     at: str | None = None,
@@ -437,59 +450,10 @@ def _connect(
                     with contextlib.suppress(OSError):
                         os.rmdir(uri)
                 raise
-            return _create(db, dim, uri, at or uri, storage_options)
+            return create_table(db, dim, uri, at or uri, storage_options)
     except ValueError as exc:
         if damaged(uri, exc) is None and "not found" in str(exc).lower():
             raise NoTable(f"no memory table at {uri}") from None
         raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
     except (OSError, RuntimeError) as exc:
         raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
-
-
-def _create(db: Any, dim: int, uri: str, at: str, storage_options: dict[str, str] | None) -> Any:
-    """Create the table (store/creation.py: its first version, or the table that won the race)
-    and add its indexes; the LanceDB table, at the newest commit."""
-    from graphit_cli.store.creation import complete_indexes, create_first_version, table_location
-
-    try:
-        created = create_first_version(table_location(at), memory_schema(dim), storage_options)
-    except (ValueError, OSError, RuntimeError) as exc:
-        created = False
-        failure: BaseException | None = exc
-    else:
-        failure = None
-    try:
-        table = db.open_table(TABLE_NAME)
-    except (ValueError, OSError, RuntimeError):
-        # Neither made here nor there: a full disk, a permission, said as itself.
-        cause = failure if failure is not None else RuntimeError("the table did not appear")
-        log.debug("creating the memory table at %s failed: %s", uri, cause)
-        raise StorageUnavailable(store_failure(uri, cause, "create")) from None
-    if not created:
-        table.checkout_latest()
-        return table
-    try:
-        complete_indexes(table, index_specs(), uri)
-    except (ValueError, OSError, RuntimeError) as exc:
-        # A table without its indexes still answers every read (rows outside an index are
-        # scanned) and maintenance adds what is missing; only a table nobody has written to
-        # yet is taken back (what a full disk left), never one holding rows.
-        log.debug("indexing the new memory table at %s failed: %s", uri, exc)
-        if "://" not in uri:
-            _take_back_unwritten(uri, table)
-        raise StorageUnavailable(store_failure(uri, exc, "create")) from None
-    return table
-
-
-def _take_back_unwritten(uri: str, table: Any) -> None:
-    """Remove a table this process created whose indexes could not be added (a full disk),
-    while no row has been written to it: a write that landed meanwhile keeps it."""
-    import shutil
-
-    try:
-        table.checkout_latest()
-        if table.count_rows():
-            return
-    except Exception:  # cannot tell: keep it
-        return
-    shutil.rmtree(table_path(uri), ignore_errors=True)

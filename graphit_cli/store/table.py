@@ -30,7 +30,7 @@ from graphit_cli.errors import (
 )
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
-from graphit_cli.store.paths import damage_message
+from graphit_cli.store.paths import damage_message, damage_remedy
 from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import ADDED, COLUMNS_NO_VECTOR, from_record
 
@@ -408,7 +408,7 @@ def damaged(uri: str, exc: BaseException) -> TableDamaged | None:
     for pattern, what, kind in _DAMAGE:
         if pattern.search(text):
             log.debug("the memory table at %s is damaged: %s", uri, text)
-            return TableDamaged(damage_message(uri, what, kind))
+            return TableDamaged(damage_message(uri, what, kind), damage_remedy(uri, what, kind))
     return None
 
 
