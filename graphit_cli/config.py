@@ -55,7 +55,7 @@ PROJECT_LOCK_FILE = "graphit.lock.json"
 EMBEDDING_DIM = 384
 
 # Fold unindexed fragments into the indexes once this many small fragments have piled up
-# (LANCEDB_NOTES: every single write adds a fragment and queries decay with their count).
+# (every single write adds a fragment, and LanceDB queries slow down with their count).
 DEFAULT_FOLD_THRESHOLD = 32
 # Versions younger than this survive cleanup: other processes may still hold handles on them.
 DEFAULT_RETENTION_SECONDS = 3600

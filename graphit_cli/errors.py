@@ -25,6 +25,7 @@ class ExitCode(IntEnum):
     NO_PROJECT = 8  # no project here: run `graphit init`, set GRAPHIT_PROJECT_ID, or use --user
     CREDENTIALS_EXPIRED = 9  # S3 credentials expired mid-command and could not be renewed
     NO_SUCH_BUCKET = 10  # the provider's S3 bucket does not exist
+    FOUND = 11  # a check worked and found what it looks for: `memory scan` found a secret
     INTERRUPTED = 130  # Ctrl-C
 
 

@@ -16,6 +16,11 @@ from typer.testing import CliRunner
 from graphit_cli.access.scopes import Scope
 
 PROJECT_ID = "01JD0000000000000000000000"
+ROOT = Path(__file__).resolve().parents[1]
+# The shared material (data sets read in place, never copied): `../shared` from the project's
+# root, wherever the checkout is.
+SHARED = ROOT.parent / "shared"
+SHARED_DATA = SHARED / "data"
 
 # Hypothesis examples per property: `make test` tries each property's default-tier count;
 # CI's slow step (.ci/run) runs the `properties` again with TEST_EXAMPLES_SCALE=4.
@@ -50,6 +55,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         )
         if shared and not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(Path(module).stem))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared data sets (`SHARED_DATA`, for a module that decides at import time)."""
+    return SHARED_DATA
 
 
 @pytest.fixture(autouse=True)

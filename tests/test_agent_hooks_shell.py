@@ -217,7 +217,7 @@ def test_entries_of_earlier_versions_are_upgraded_and_removed(
         },
     }
     settings.write_text(json.dumps(data, indent=2) + "\n")
-    rows = cli("agent", "status", "--format", "json").json()
+    rows = cli("agent", "status", "-f", "json").json()
     [row] = [r for r in rows if (r["client"], r["level"]) == ("claude-code", "project")]
     assert (row["hook"], row["prompt_hook"], row["capture_hooks"]) == (
         "outdated",

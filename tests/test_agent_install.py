@@ -4,7 +4,7 @@ Every client's file is written with content of its own first (another server, an
 own indentation, TOML comments); install must keep all of it, a second install must change no
 byte, uninstall must give the original bytes back, and a malformed file is refused untouched.
 The Claude Code SessionStart hook is run for real in a subprocess. (Teams, layouts, the
-per-prompt hook and the defects of issue #29: tests/test_agent_teams.py.)
+per-prompt hook and the files a team commits: tests/test_agent_teams.py.)
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ def test_an_outdated_block_and_entry_are_replaced_not_repeated(
     data = json.loads(settings.read_text())
     data["mcpServers"]["graphit"]["command"] = "/old/venv/bin/graphit"
     settings.write_text(json.dumps(data, indent=2) + "\n")
-    status = cli("agent", "status", "--format", "json").json()
+    status = cli("agent", "status", "-f", "json").json()
     [row] = [r for r in status if r["client"] == "gemini" and r["level"] == "project"]
     assert row["server"] == "outdated" and row["guidance"] == "outdated"
     cli("agent", "install", "gemini")
@@ -266,7 +266,7 @@ def test_an_outdated_block_and_entry_are_replaced_not_repeated(
 def test_status_shows_what_is_installed_where(cli, project_dir: Path, home: Path) -> None:
     cli("agent", "install", "claude-code")
     cli("agent", "install", "codex", "--user")
-    rows = {(r["client"], r["level"]): r for r in cli("agent", "status", "--format", "json").json()}
+    rows = {(r["client"], r["level"]): r for r in cli("agent", "status", "-f", "json").json()}
     assert set(rows) == {
         ("claude-code", "project"),
         ("claude-code", "user"),

@@ -1,4 +1,4 @@
-"""Agents for teams (issue #29): files a team commits, files kept as written, per-prompt recall.
+"""Agents for teams: files a team commits, files kept as written, per-prompt recall.
 
 - The project-level files name nothing of the machine that wrote them, and a teammate's install
   on another machine changes none of them.
@@ -97,7 +97,7 @@ def test_project_files_name_nothing_of_this_machine_and_a_teammate_changes_none(
     monkeypatch.setenv("GRAPHIT_HOME", str(tmp_path / "teammate" / ".graphit"))
     again = cli("agent", "install", name)
     assert again.exit_code == 0 and "Nothing to change" in again.stderr, again.stderr
-    assert cli("agent", "status", "--format", "json").json()[0]["server"] in (
+    assert cli("agent", "status", "-f", "json").json()[0]["server"] in (
         "installed",
         "absent",
     )
@@ -296,7 +296,7 @@ def test_status_calls_a_file_install_refuses_unreadable(cli, project_dir: Path, 
     path.parent.mkdir()
     path.write_text('{"servers": []}')
     assert cli("agent", "install", "vscode").exit_code == 3
-    rows = cli("agent", "status", "--format", "json").json()
+    rows = cli("agent", "status", "-f", "json").json()
     [row] = [r for r in rows if (r["client"], r["level"]) == ("vscode", "project")]
     assert row["server"].startswith("unreadable: ") and "'servers'" in row["server"]
 
@@ -521,7 +521,7 @@ def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, hom
     assert (quiet.returncode, quiet.stdout) == (0, "")
     start = _run_hook(hooks["SessionStart"], project_dir, {"source": "startup"})
     assert "staging bucket" in json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
-    rows = cli("agent", "status", "--format", "json").json()
+    rows = cli("agent", "status", "-f", "json").json()
     [row] = [r for r in rows if (r["client"], r["level"]) == ("gemini", "project")]
     assert (row["server"], row["hook"], row["prompt_hook"]) == ("installed",) * 3
     assert (

@@ -1,4 +1,4 @@
-"""Consolidation after issue 35: contradictions proposed with the newer as survivor, merely
+"""Consolidation: contradictions proposed with the newer as survivor, merely
 related memories (of different types) left apart, a mandatory memory never absorbed into a
 normal one, and stale candidates that are broken anchors, not an age."""
 

@@ -401,7 +401,7 @@ def test_debug_shows_traceback(cli, monkeypatch: pytest.MonkeyPatch) -> None:
         cli("memory", "source", "01JD0000000000000000000999")
 
 
-# --- bad input (issue 13) -------------------------------------------------------------------
+# --- bad input -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -594,7 +594,7 @@ def test_restore_revives_a_deleted_memory_and_refuses_a_bare_id(cli) -> None:
     assert missing.exit_code == 4 and "has no revision" in missing.stderr
 
 
-# --- output (issue 14) ----------------------------------------------------------------------
+# --- output ----------------------------------------------------------------------------------
 
 LONG_TITLE = "Postgres replicas lag behind the primary " + "by several seconds " * 8 + "postgres"
 

@@ -1,4 +1,4 @@
-"""Consistent reads in long-lived processes (issue #28, item 2), with real processes and threads.
+"""Consistent reads in long-lived processes, with real processes and threads.
 
 One handle serves concurrent requests (the daemon, the MCP server, the Explorer). Each request
 must read one snapshot of its own that includes every write acknowledged before it began, by

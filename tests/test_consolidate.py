@@ -134,7 +134,7 @@ def test_report_finds_exact_and_near_duplicates_and_stale(cli, table) -> None:
         "body",
     }
     assert member["body"] == "Python packages are installed with uv and never with pip."
-    # 200 days old, but it names no code: age alone makes nothing stale (issue 35; anchors
+    # 200 days old, but it names no code: age alone makes nothing stale (anchors
     # that broke do: tests/test_anchors_consolidate.py).
     assert report["stale"] == []
     shown = cli("memory", "consolidate", "--threshold", "0.6").stdout
@@ -618,7 +618,7 @@ def test_real_model_groups_a_restatement_not_a_neighbour(service) -> None:
     assert report.groups[0].kind == "near" and report.groups[0].similarity > 0.8
 
 
-# --- guards under a concurrent writer (issue 22) ------------------------------------------------
+# --- guards under a concurrent writer ---------------------------------------------------------
 
 
 def flip_before_delete(monkeypatch, scope, victim: str, **flags: bool) -> list[int]:

@@ -405,7 +405,7 @@ def test_a_query_gets_the_model_before_the_next_slice_of_a_backlog() -> None:
     assert calls == ["documents", "query", "documents", "documents"]
 
 
-# --- resilience and state (issue 13) ------------------------------------------------------
+# --- resilience and state ------------------------------------------------------------------
 
 
 @pytest.fixture

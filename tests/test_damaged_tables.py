@@ -1,4 +1,4 @@
-"""A table that cannot be read says so (issue #36): a missing version history, a damaged
+"""A table that cannot be read says so: a missing version history, a damaged
 manifest, a missing data or index file give exit 7 and one line naming the table, what is
 wrong and what to do; never "No memories", never a Rust source path. One damaged scope never
 fails a command about the others. Real LanceDB tables on tmp_path, damaged as a disk or a

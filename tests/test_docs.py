@@ -287,3 +287,34 @@ def test_tests_carry_no_type_ignore() -> None:
         if re.search(r"\btype:\s*ignore\b", text)
     ]
     assert found == []
+
+
+# An issue number, or a notes file kept outside the repository: a reader of the code has
+# neither, so a comment says what the code does instead.
+OUTSIDE = re.compile(r"\bissues? #?\d+|\bLANCEDB_NOTES\b|\bHELPERS\.md\b", re.IGNORECASE)
+
+
+def test_code_and_tests_name_no_issue_and_no_notes_outside_the_repository() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for top in ("graphit_cli", "tests", "scripts")
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if path != Path(__file__).resolve()
+        for line, text in _texts(path)
+        if OUTSIDE.search(text)
+    ]
+    assert found == []
+
+
+def test_tests_and_benchmarks_find_the_shared_folder_from_the_project_root() -> None:
+    """The shared data is `../shared` from the project's root, wherever the checkout is: no
+    test or benchmark names an absolute path to it."""
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for top in ("tests", "benchmarks", "scripts")
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if path != Path(__file__).resolve()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"[\"'](?:/[\w.-]+)+/shared\b", line)
+    ]
+    assert found == []

@@ -1,4 +1,4 @@
-"""`graphit memory doctor` (issue #36): a scope's table checked end to end on real tables,
+"""`graphit memory doctor`: a scope's table checked end to end on real tables,
 repaired where no row is lost (indexes rebuilt, wrong vectors embedded again), and what it
 cannot repair said in words, exit 7."""
 

@@ -25,17 +25,9 @@ import pytest
 
 from graphit_cli import embed
 from graphit_cli.embed import DEFAULT_MODEL_ID, document_text
+from tests.conftest import ROOT, SHARED_DATA
 
-REPO = Path(__file__).resolve().parents[1]
-# shared/ sits beside the clone (CI) or beside the folder of worktrees.
-DATA = next(
-    (
-        root / "shared" / "data" / "locomo-dev"
-        for root in (REPO.parent, REPO.parent.parent)
-        if (root / "shared" / "data" / "locomo-dev").exists()
-    ),
-    REPO.parent / "shared" / "data" / "locomo-dev",
-)
+DATA = SHARED_DATA / "locomo-dev"
 
 has_onnx = embed.installed("onnx")
 has_reference = embed.installed("sentence-transformers")
@@ -316,7 +308,7 @@ def test_model_available_imports_no_backend() -> None:
         " 'numpy') if m in sys.modules))"
     )
     for backend in ("", "onnx", "sentence-transformers"):
-        env = {**os.environ, "GRAPHIT_EMBEDDER": backend, "PYTHONPATH": str(REPO)}
+        env = {**os.environ, "GRAPHIT_EMBEDDER": backend, "PYTHONPATH": str(ROOT)}
         result = subprocess.run(
             [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120
         )

@@ -1,4 +1,4 @@
-"""Fuzzing the CLI's inputs with Hypothesis (issue 13, "Prove it").
+"""Fuzzing the CLI's inputs with Hypothesis.
 
 Frontmatter documents, JSON/NDJSON batches, ids, tags, types, queries and scope names go
 through the real Typer app (CliRunner, in-process) against a real table that already holds a

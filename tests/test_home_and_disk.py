@@ -1,4 +1,4 @@
-"""Errors name their cause (issue #36): a GRAPHIT_HOME under a regular file is "not a
+"""Errors name their cause: a GRAPHIT_HOME under a regular file is "not a
 directory", a first write on a full disk is "the disk is full" and leaves no half-made table
 behind (so the write works once space returns). The full disk is a real one: a tiny tmpfs in
 a user and mount namespace (skipped where the machine allows none)."""

@@ -1,4 +1,4 @@
-"""The agent's hot path (issue #32): the hooks on the thin path, their budgets, the stuck-daemon
+"""The agent's hot path: the hooks on the thin path, their budgets, the stuck-daemon
 marker, and an agent session's warm server, with real processes and real signals.
 
 Timing here is only ever a budget the product enforces (the hook's 1 s, asserted with a wide

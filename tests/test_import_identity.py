@@ -1,4 +1,4 @@
-"""Import identity by path (issue #36): a record of an instructions file is keyed by the file's
+"""Import identity by path: a record of an instructions file is keyed by the file's
 path in its repository and its heading, so two files of one name in different folders are
 different memories and re-importing one updates only its own; memories imported under the old
 key (the file's name) keep their ids. graphit's own managed block is never imported (#34)."""
@@ -84,7 +84,7 @@ def test_graphits_managed_block_is_never_imported(
         "## Testing\n\nRun pytest.\n"
     )
     path = _write(project_dir / "CLAUDE.md", text)
-    result = cli("memory", "import", str(path), "--format", "agents", "--dry-run")
+    result = cli("memory", "import", str(path), "--input-format", "agents", "--dry-run")
     assert result.exit_code == 0, result.stderr
     result = cli("memory", "import", str(path))
     assert result.exit_code == 0, result.stderr

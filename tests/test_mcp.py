@@ -148,7 +148,7 @@ def test_lists_every_tool_with_guidance(mcp_server: Session) -> None:
 
 # The 12 memory tools measured 11,934 characters (tools/list as JSON plus the instructions), 14,533
 # with the two consolidation tools, their guidance and the scope "all" guidance, 16,471 with
-# the output schemas' `required` lists and `anyOf` nullable fields (issue 29); the budget leaves
+# the output schemas' `required` lists and `anyOf` nullable fields; the budget leaves
 # a little room for the tools other features add. Every agent session pays for this text.
 SURFACE_BUDGET = 16_750
 

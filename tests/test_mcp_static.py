@@ -1,4 +1,4 @@
-"""`graphit memory mcp` answers `tools/list` without the MCP SDK (issue 32, item 5).
+"""`graphit memory mcp` answers `tools/list` without the MCP SDK.
 
 The tool list is static data (graphit_cli/mcp/tools_list.json, written by
 scripts/gen_mcp_tools.py): equal to what the SDK's server sends for every protocol version a

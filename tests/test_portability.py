@@ -103,7 +103,7 @@ def test_reimport_of_an_edited_file_updates_instead_of_duplicating(
     assert first.exit_code == 0, first.stderr
     ids = {r[2]: r[1] for r in lines(first.stdout)}
     agents.write_text(agents.read_text().replace("under 400 lines", "under 300 lines"))
-    second = cli("memory", "import", str(agents), "--json")
+    second = cli("memory", "import", str(agents), "-f", "json")
     assert second.exit_code == 0
     report = second.json()
     assert (report["created"], report["updated"], report["skipped"]) == (0, 1, 1)
@@ -115,7 +115,7 @@ def test_reimport_of_an_edited_file_updates_instead_of_duplicating(
 def test_dry_run_writes_nothing(cli, service) -> None:
     cli("memory", "list")  # opens (creates) the table
     before = state(service)
-    result = cli("memory", "import", str(FIXTURES / "notes"), "--dry-run", "--json")
+    result = cli("memory", "import", str(FIXTURES / "notes"), "--dry-run", "-f", "json")
     assert result.exit_code == 3
     report = result.json()
     assert report["dry_run"] and report["created"] == 3
@@ -168,7 +168,7 @@ def test_mcp_memory_imports_every_entity_the_server_accepts(cli, tmp_path: Path)
     ]
     path = tmp_path / "memory.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in records))
-    result = cli("memory", "import", str(path), "--json")
+    result = cli("memory", "import", str(path), "-f", "json")
     assert result.exit_code == 0, result.stderr
     assert (result.json()["created"], result.json()["problems"]) == (3, [])
     alice = memory(cli, source_id("mcp-memory:Alice"))
@@ -187,12 +187,12 @@ def test_mcp_memory_imports_every_entity_the_server_accepts(cli, tmp_path: Path)
         "Relations:\n- Alice runs Release"
     )
     assert release["type"] == "procedure"
-    again = cli("memory", "import", str(path), "--json").json()
+    again = cli("memory", "import", str(path), "-f", "json").json()
     assert (again["created"], again["updated"], again["skipped"]) == (0, 0, 3)
 
 
 def test_markdown_notes_frontmatter_or_first_heading(cli) -> None:
-    result = cli("memory", "import", str(FIXTURES / "notes"), "-f", "notes")
+    result = cli("memory", "import", str(FIXTURES / "notes"), "--input-format", "notes")
     assert result.exit_code == 3
     assert sorted(r[3] for r in lines(result.stdout)) == [
         "preference.md:1",
@@ -252,7 +252,7 @@ def test_bad_paths_and_formats(cli, tmp_path: Path) -> None:
     odd.write_text("a,b\n")
     unknown = cli("memory", "import", str(odd))
     assert unknown.exit_code == 3 and "cannot tell the format" in unknown.stderr
-    assert cli("memory", "import", str(odd), "-f", "yaml").exit_code == 2
+    assert cli("memory", "import", str(odd), "--input-format", "yaml").exit_code == 2
 
 
 @pytest.mark.parametrize("name", ["note.md", "memory.jsonl"])
@@ -326,7 +326,7 @@ def test_export_with_history_round_trips_into_a_fresh_home(
         assert len(list(target.glob("history/*/*.md"))) == 5
 
     monkeypatch.setenv("GRAPHIT_HOME", str(tmp_path / "fresh-home"))
-    first = cli("memory", "import", str(target), "--json")
+    first = cli("memory", "import", str(target), "-f", "json")
     assert first.exit_code == 0, first.stderr
     assert (first.json()["created"], first.json()["format"]) == (4, fmt)
     after = _outputs(cli, ids)
@@ -341,7 +341,7 @@ def test_export_with_history_round_trips_into_a_fresh_home(
 
     service = open_service(Scope("project", PROJECT_ID))
     rows_version = state(service)
-    second = cli("memory", "import", str(target), "--json")
+    second = cli("memory", "import", str(target), "-f", "json")
     assert (second.json()["created"], second.json()["updated"], second.json()["skipped"]) == (
         0,
         0,
@@ -366,11 +366,11 @@ def test_a_newer_export_moves_chains_forward_never_back(
 
     monkeypatch.setenv("GRAPHIT_HOME", str(tmp_path / "other"))
     assert cli("memory", "import", str(old)).exit_code == 0
-    report = cli("memory", "import", str(new), "--json").json()
+    report = cli("memory", "import", str(new), "-f", "json").json()
     assert (report["created"], report["updated"], report["skipped"]) == (0, 2, 2)
     assert _outputs(cli, [a, b, c, d]) == expected
     # The older export again: nothing goes back, and the report says why.
-    stale = cli("memory", "import", str(old), "--json").json()
+    stale = cli("memory", "import", str(old), "-f", "json").json()
     assert stale["updated"] == 0 and stale["created"] == 0
     reasons = {i["id"]: i["reason"] for i in stale["items"]}
     assert reasons[b] == "this table is at revision 2, the import at 1"
@@ -382,7 +382,7 @@ def test_a_newer_export_moves_chains_forward_never_back(
     [other_edit] = [r for r in exported if r["id"] == d and r["current"]]
     clash = tmp_path / "clash.ndjson"
     clash.write_text(json.dumps({**other_edit, "revision": 3, "body": "Edited there."}) + "\n")
-    kept = cli("memory", "import", str(clash), "--json").json()
+    kept = cli("memory", "import", str(clash), "-f", "json").json()
     assert kept["items"][0]["reason"] == "revision 3 differs from this table's; kept this table's"
     assert "Edited here." in cli("memory", "source", d).stdout
     assert home.exists()

@@ -50,13 +50,13 @@ def test_add_list_refresh_remove(cli, graphit_home: Path, tmp_path: Path) -> Non
     (handbook / "AGENTS.md").write_text(
         (handbook / "AGENTS.md").read_text().replace("under 400 lines", "under 250 lines")
     )
-    refreshed = cli("memory", "context", "refresh", "team", "--json")
+    refreshed = cli("memory", "context", "refresh", "team", "-f", "json")
     assert refreshed.exit_code == 0, refreshed.stderr
     assert (refreshed.json()["updated"], refreshed.json()["skipped"]) == (1, 1)
     shown = cli("memory", "source", style, "--scope", "context:team", "-f", "json").json()
     assert shown["revision"] == 2 and "under 250 lines" in shown["body"]
     assert _context_list(cli)[0]["memories"] == 2
-    again = cli("memory", "context", "refresh", "team", "--json").json()
+    again = cli("memory", "context", "refresh", "team", "-f", "json").json()
     assert (again["created"], again["updated"], again["skipped"]) == (0, 0, 2)
 
     # A second add under the same name is a conflict, not a merge.

@@ -181,7 +181,7 @@ def _memory(memory_id: str, body: str):
     )
 
 
-# --- hand-written files of several memories (issue 22) --------------------------------------
+# --- hand-written files of several memories -----------------------------------------------
 
 TWO_HAND_WRITTEN = """---
 type: convention

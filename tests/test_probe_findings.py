@@ -1,4 +1,4 @@
-"""The probe's smaller findings of issue #36, each at its cause: a cache warm-up that fails is
+"""Smaller failures, each tested at its cause: a cache warm-up that fails is
 a warning; FIFOs and process substitution import like files and /dev/zero is bounded; input
 nested too deep or numbers out of range are exit 3 (MCP: isError); claim files left by killed
 clients are swept; NFC and NFD spellings of one text are one memory."""

@@ -1,8 +1,9 @@
-"""What the hooks inject (issue 34): sessions replayed through the real hook commands.
+"""What the hooks inject: sessions replayed through the real hook commands.
 
 The sessions are benchmarks/data/recall_tally (a project, a 22-prompt session with must/nice
 memories decided from the prompts alone, two reversal pairs, a pasted traceback and a prompt
-behind Gemini's `<hook_context>`) and, when present, /work/shared/data/recall_public.
+behind Gemini's `<hook_context>`) and, when present, ../shared/data/recall_public (from the
+project's root).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from graphit_cli.recall.hook import (
     request_from_event,
     session_context,
 )
-from tests.conftest import run_graphit
+from tests.conftest import SHARED_DATA, run_graphit
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "recall_tally"
-PUBLIC = Path("/work/shared/data/recall_public")
+PUBLIC = SHARED_DATA / "recall_public"
 NEED_NOTHING = ("chit-chat", "generic")
 _ID = re.compile(r"`([0-9A-Z]{26})`")
 
@@ -123,7 +124,7 @@ def _event(step: dict[str, Any], sid: str) -> tuple[dict[str, Any], str]:
 
 
 def _hook(args: list[str], cwd: Path, event: dict[str, Any], **env: str) -> str:
-    # A generous budget (hot path, issue 32: a hook prints nothing past ~1 s): this machine is
+    # A generous budget (on the hot path a hook prints nothing past ~1 s): this machine is
     # shared, and what is measured here is what the hook says, not how fast.
     env = {"GRAPHIT_HOOK_BUDGET": "60", **env}
     done = run_graphit("agent", "hook", *args, cwd=cwd, env=env, input=json.dumps(event))
@@ -463,7 +464,7 @@ def test_capture_is_silent_once_the_session_wrote_memories_by_any_road(
     project_dir: Path, service: Any, tmp_path: Path
 ) -> None:
     """The transcript shows tool calls only; a memory written from the shell, the Explorer or
-    another client since the session started counts too (issue 34, item 7)."""
+    another client since the session started counts too."""
     from graphit_cli.recall.capture import capture
 
     service.upsert(MemoryDraft(title="Old note", body="Written before the session."))
@@ -541,7 +542,7 @@ def test_a_home_where_no_state_can_be_kept_still_answers(
 def test_a_memory_whose_anchor_broke_says_so_on_its_line(
     project_dir: Path, service: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 35's anchors decide what is stale in the caller's checkout (`request.root`); the
+    """Anchors decide what is stale in the caller's checkout (`request.root`); the
     hook's line carries its note (tests/test_anchors_surfaces.py checks it on a real repo)."""
     from graphit_cli import anchors
 

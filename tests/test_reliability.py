@@ -1,4 +1,4 @@
-"""The reliability campaign (issue 13, "Prove it"): crash safety and a multi-process soak,
+"""Reliability: crash safety and a multi-process soak,
 on a local table and on S3 (moto's server on 127.0.0.1).
 
 - kill -9: a writer (tests/reliability_writer.py) prints each write once `upsert` returned and

@@ -1,4 +1,4 @@
-"""A table removed while a process works on it stays removed (issue #36): no commit of a
+"""A table removed while a process works on it stays removed: no commit of a
 handle opened before the removal (the daemon's maintenance pass, its embedding pass, a write)
 brings any part of the directory back, and the daemon lets the scope go at once.
 

@@ -6,15 +6,15 @@ The records are the cursorrules conventions in ../shared/data (read at run time,
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from graphit_cli.core.models import Category, MemoryDraft, WriteAction
 from graphit_cli.core.ordering import canonical_key
 from graphit_cli.service.memory import MemoryService
+from tests.conftest import SHARED_DATA
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "cursorrules" / "memories.jsonl"
+DATA = SHARED_DATA / "cursorrules" / "memories.jsonl"
 
 pytestmark = [
     pytest.mark.slow,

@@ -1,4 +1,4 @@
-"""Search people can trust (issue 9), through the CLI and the MCP server.
+"""Search people can trust, through the CLI and the MCP server.
 
 Realistic tables: many memories flagged, some edited, some deleted, one written a second ago.
 Vectors come from the fast hashing embedder (`GRAPHIT_EMBEDDER`), except in the real-model

@@ -241,7 +241,7 @@ def _scan_and_redact(cli, service) -> str:
     memory_id = _chain_with_secrets(service)
     before = [(m.key, m.revision, m.previous, m.next) for m in service.history(memory_id)]
     scan = cli("memory", "scan")
-    assert scan.exit_code == 1
+    assert scan.exit_code == 11  # a finding, not a failure (1 is an internal error)
     lines = scan.stdout.splitlines()
     assert len(lines) == 5  # two in revisions 1 and 2, one in the live revision 3
     assert all(memory_id in line for line in lines)
@@ -389,15 +389,22 @@ def test_scan_all_covers_every_scope_this_machine_uses(cli, service) -> None:
     service.writing(secrets="allow").upsert(MemoryDraft(title="P", body=f"t {GHP}"))
     user = open_service(resolve_scope("user")).writing(secrets="allow")
     user.upsert(MemoryDraft(title="U", body=f"key {AWS}"))
-    result = cli("memory", "scan", "--all", "--json")
-    assert result.exit_code == 1
+    result = cli("memory", "scan", "--all", "-f", "json")
+    assert result.exit_code == 11
     found = json.loads(result.stdout)
     assert sorted((f["scope"].split(":")[0], f["kind"], f["live"]) for f in found) == [
         ("project", "github-token", True),
         ("user", "aws-access-key", True),
     ]
     assert values_absent(result.stdout + result.stderr)
-    assert cli("memory", "scan", "--user").exit_code == 1
+    per_line = cli("memory", "scan", "--all", "-f", "ndjson")
+    assert [json.loads(line) for line in per_line.stdout.splitlines()] == found
+    # The old spelling still works, with a note; beside another -f it is refused.
+    old = cli("memory", "scan", "--all", "--json")
+    assert (old.exit_code, json.loads(old.stdout)) == (11, found)
+    assert "--json is deprecated; use -f json" in old.stderr
+    assert cli("memory", "scan", "--all", "--json", "-f", "table").exit_code == 2
+    assert cli("memory", "scan", "--user").exit_code == 11
     assert cli("memory", "scan", "--all", "--user").exit_code == 2
 
 

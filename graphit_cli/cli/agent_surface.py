@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from graphit_cli.cli.common import choice, handle_errors, out
+from graphit_cli.cli.common import AGENTS, choice, handle_errors, out
 from graphit_cli.cli.memory import memory_app
 
 
@@ -21,7 +21,7 @@ class Surface(StrEnum):
     mcp = "mcp"
 
 
-@memory_app.command("mcp")
+@memory_app.command("mcp", rich_help_panel=AGENTS)
 @handle_errors
 def mcp_() -> None:
     """Serve the graphit_memory_* tools to an agent over MCP (stdio).
@@ -43,7 +43,7 @@ def mcp_() -> None:
     serve()
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=AGENTS)
 def instructions(
     surface: Annotated[
         Surface,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from graphit_cli.cli.common import choice, handle_errors, note, out
+from graphit_cli.cli.common import TEXT, Format, TextFormatOpt, choice, handle_errors, note, out
 from graphit_cli.errors import UsageError
 
 if TYPE_CHECKING:
@@ -26,11 +26,6 @@ class ClientName(StrEnum):
     vscode = "vscode"
     codex = "codex"
     gemini = "gemini"
-
-
-class StatusFormat(StrEnum):
-    table = "table"
-    json = "json"
 
 
 agent_app = typer.Typer(
@@ -161,12 +156,7 @@ def uninstall(
 
 @agent_app.command()
 @handle_errors
-def status(
-    fmt: Annotated[
-        StatusFormat,
-        typer.Option("--format", parser=choice(StatusFormat, "format"), help="table or json."),
-    ] = StatusFormat.table,
-) -> None:
+def status(fmt: TextFormatOpt = None) -> None:
     """Show, per client, what is installed where (server entry, hooks, guidance block).
 
     "outdated" means an entry graphit would now write differently (another executable
@@ -176,8 +166,12 @@ def status(
     from graphit_cli.agents.status import status as read_status
 
     rows = read_status()
-    if fmt is StatusFormat.json:
+    chosen = TEXT.resolve(fmt)
+    if chosen is Format.json:
         out(json.dumps([r.to_dict() for r in rows], indent=2) + "\n")
+        return
+    if chosen is Format.ndjson:
+        out("".join(json.dumps(r.to_dict()) + "\n" for r in rows))
         return
     lines = []
     for r in rows:
@@ -201,10 +195,7 @@ def recalls(
         str | None,
         typer.Option("--session", help="One session: its id, or the start of it."),
     ] = None,
-    fmt: Annotated[
-        StatusFormat,
-        typer.Option("--format", parser=choice(StatusFormat, "format"), help="table or json."),
-    ] = StatusFormat.table,
+    fmt: TextFormatOpt = None,
 ) -> None:
     """Show what the hooks injected, per session, and why (most recent session first).
 
@@ -216,8 +207,12 @@ def recalls(
     from graphit_cli.recall import log
 
     groups = log.sessions(log.read(session))
-    if fmt is StatusFormat.json:
+    chosen = TEXT.resolve(fmt)
+    if chosen is Format.json:
         out(json.dumps(groups, indent=2, ensure_ascii=False) + "\n")
+        return
+    if chosen is Format.ndjson:
+        out("".join(json.dumps(g, ensure_ascii=False) + "\n" for g in groups))
         return
     if not groups:
         note("no hook call recorded" + (f" for session {session}" if session else ""))

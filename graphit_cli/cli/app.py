@@ -25,7 +25,8 @@ from graphit_cli.cli.provider import provider_app
 EPILOG = (
     "Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid input, 4 not found, 5 conflict, "
     "6 access denied, 7 storage unavailable, 8 no project, 9 S3 credentials expired (and not "
-    "renewable), 10 S3 bucket does not exist, 130 interrupted."
+    "renewable), 10 S3 bucket does not exist, 11 a check found something (memory scan: a "
+    "secret), 130 interrupted."
 )
 
 app = typer.Typer(

@@ -315,7 +315,7 @@ def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> Ac
     from graphit_cli.warm.hook import checkout
 
     request = {"op": "across", "what": "recall", "scopes": [str(s) for s in scopes]}
-    request["root"] = checkout()  # the caller's checkout, as every forwarded read carries
+    request["root"] = checkout()  # as the other reads send it; anchors are checked here
     reply = ask_daemon({**request, "context": context, "top_k": top_k}, scopes)
     if reply is None:
         return across.recall(scopes, context, top_k=top_k)

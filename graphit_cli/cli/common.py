@@ -1,4 +1,10 @@
-"""What every command shares: option types, error mapping, output helpers."""
+"""What every command shares: option types, error mapping, output helpers.
+
+The options a command takes are defined here once, each with one meaning wherever it appears
+(`-f` is always the output format, `-n` always `--limit`, `-k` always `--top-k`, `-y` always
+`--yes`, `-s` always `--scope`, `-u` always `--user`, `-t` always `--type`, `-o` always
+`--output`); tests/test_cli_surface.py walks the app and holds every command to it. The
+`memory` group's help lists its commands by task (`PANELS`), the daily ones first."""
 
 from __future__ import annotations
 
@@ -10,12 +16,17 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from graphit_cli import config
+from graphit_cli.cli.plain import DOCUMENT as DOCUMENT
+from graphit_cli.cli.plain import LISTING as LISTING
+from graphit_cli.cli.plain import TEXT as TEXT
+from graphit_cli.cli.plain import WRITTEN as WRITTEN
 from graphit_cli.cli.plain import Format as Format
+from graphit_cli.cli.plain import Output as Output
 from graphit_cli.cli.plain import note as note
 from graphit_cli.cli.plain import out as out
-from graphit_cli.cli.plain import resolve_format as resolve_format
 from graphit_cli.cli.plain import scope_spec as scope_spec
 from graphit_cli.errors import (
     ExitCode,
@@ -53,9 +64,10 @@ class SearchMode(StrEnum):
     vector = "vector"
 
 
-def choice(kind: type[E], what: str) -> Callable[[Any], E]:
+def choice(kind: type[E], what: str, other: str = "") -> Callable[[Any], E]:
     """Parse an option value into `kind`, case-insensitively, refusing others in plain words
-    (Typer's own message reads "Value error, 'x' is not one of ...")."""
+    (Typer's own message reads "Value error, 'x' is not one of ..."); `other` is added to
+    the refusal (what the value may have been meant for)."""
 
     def parse(value: Any) -> E:
         if isinstance(value, kind):
@@ -66,6 +78,7 @@ def choice(kind: type[E], what: str) -> Callable[[Any], E]:
             names = [m.value for m in kind]
             raise typer.BadParameter(
                 f"unknown {what} {value!r}: use {', '.join(names[:-1])} or {names[-1]}"
+                + (f" ({other})" if other else "")
             ) from None
 
     return parse
@@ -104,17 +117,68 @@ def secret_policy(redact: bool, allow: bool) -> str:
     return "redact" if redact else "allow" if allow else "refuse"
 
 
-FormatOpt = Annotated[
-    Format | None,
-    typer.Option(
+def format_option(output: Output, *, other: str = "") -> Any:
+    """The `-f/--format` option, for `Annotated[Format | None, format_option(...)]`: its help
+    is written from `output` (what the command prints when it is left out). `other` names
+    what a value that is not an output format may have been meant for (`import`'s input)."""
+    return typer.Option(
         "--format",
         "-f",
         envvar=config.ENV_FORMAT,
-        parser=choice(Format, "format"),
-        help="Output format. Default: table on a terminal, markdown when piped.",
+        parser=choice(Format, "format", other),
+        help=output.help(),
         show_default=False,
+    )
+
+
+FormatOpt = Annotated[Format | None, format_option(LISTING)]
+DocumentFormatOpt = Annotated[Format | None, format_option(DOCUMENT)]
+WrittenFormatOpt = Annotated[Format | None, format_option(WRITTEN)]
+TextFormatOpt = Annotated[Format | None, format_option(TEXT)]
+# The old `--json` of import, scan and context add/refresh: `-f json`, kept for scripts.
+JsonAliasOpt = Annotated[bool, typer.Option("--json", hidden=True, help="Deprecated: use -f json.")]
+
+
+def json_alias(fmt: Format | None, as_json: bool) -> Format | None:
+    """`--json` (deprecated) as `-f json`; refused beside another `-f`."""
+    if not as_json:
+        return fmt
+    if fmt not in (None, Format.json):
+        raise UsageError(f"--json and --format {fmt.value} disagree; give -f alone")
+    note("Note: --json is deprecated; use -f json.")
+    return Format.json
+
+
+class ImportFormat(StrEnum):
+    """What a file or folder to import holds (`--input-format`)."""
+
+    auto = "auto"
+    ndjson = "ndjson"
+    markdown = "markdown"
+    agents = "agents"
+    cursor = "cursor"
+    mcp_memory = "mcp-memory"
+    notes = "notes"
+
+
+INPUT_FORMATS = "auto, ndjson, markdown, agents, cursor, mcp-memory or notes"
+InputFormatOpt = Annotated[
+    ImportFormat,
+    typer.Option(
+        "--input-format",
+        "-i",
+        parser=choice(ImportFormat, "input format"),
+        help=f"What the source holds: {INPUT_FORMATS} (auto detects it from names and contents).",
     ),
 ]
+YesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Report what would change; write nothing.")
+]
+TopKOpt = Annotated[
+    int, typer.Option("--top-k", "-k", min=0, help="How many memories (0 = every match).")
+]
+LimitOpt = Annotated[int | None, typer.Option("--limit", "-n", min=0, help="At most N memories.")]
 
 TypeOpt = Annotated[
     list[MemoryType] | None,
@@ -220,3 +284,59 @@ def _label(fn: Callable[..., Any], name: str) -> str:
 
 def stdin_is_interactive() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()
+
+
+# --- the `memory` group's help, by task ----------------------------------------------------
+
+# Each panel with the commands it starts with, in this order; a command names its panel with
+# Typer's `rich_help_panel` and, when not named here, follows these in the order it was added.
+READ = "Find and read"
+WRITE = "Write and correct"
+CHECK = "Keep memories right"
+SHARE = "Import, export and contexts"
+AGENTS = "Agents and the browser"
+RUN = "Daemon, upkeep and repair"
+PANELS: dict[str, tuple[str, ...]] = {
+    READ: ("search", "recall", "list", "source", "history", "mandatory", "important"),
+    WRITE: ("upsert", "delete", "restore"),
+    CHECK: ("stale", "verify"),
+    SHARE: ("import", "export", "context"),
+    AGENTS: ("instructions", "mcp", "explorer"),
+    RUN: ("status", "daemon"),
+}
+
+
+class PanelGroup(TyperGroup):
+    """A command group whose plain help (`rich_markup_mode=None`) lists its commands under
+    their panels (`PANELS` order, the daily commands first) instead of one flat list."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = list(self.commands)
+        panels = list(PANELS)
+
+        def rank(name: str) -> tuple[int, int, int]:
+            panel = getattr(self.commands[name], "rich_help_panel", None)
+            where = panels.index(panel) if panel in panels else len(panels)
+            lead = PANELS.get(panel, ()) if isinstance(panel, str) else ()
+            first = lead.index(name) if name in lead else len(lead)
+            return where, first, names.index(name)
+
+        return sorted(names, key=rank)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        sections: dict[str, list[tuple[str, Any]]] = {}
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is None or cmd.hidden:
+                continue
+            panel = getattr(cmd, "rich_help_panel", None)
+            sections.setdefault(panel if isinstance(panel, str) else "Commands", []).append(
+                (name, cmd)
+            )
+        if not sections:
+            return
+        widest = max(len(name) for rows in sections.values() for name, _ in rows)
+        limit = formatter.width - 6 - widest
+        for panel, rows in sections.items():
+            with formatter.section(panel):
+                formatter.write_dl([(name, cmd.get_short_help_str(limit)) for name, cmd in rows])

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graphit_cli.cli.common import (
+    CHECK,
     Format,
-    FormatOpt,
+    Output,
     ScopeOpt,
     UserOpt,
+    format_option,
     handle_errors,
     out,
     scope_spec,
@@ -37,7 +39,15 @@ consolidate_app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-memory_app.add_typer(consolidate_app, name="consolidate")
+memory_app.add_typer(consolidate_app, name="consolidate", rich_help_panel=CHECK)
+
+# What consolidation prints: a Markdown report (also for table); json and ndjson: one object.
+REPORT = Output(
+    Format.markdown,
+    Format.markdown,
+    "table prints the Markdown report too; json and ndjson print one object.",
+)
+ReportFormatOpt = Annotated[Format | None, format_option(REPORT)]
 
 
 CONSOLIDATE_HELP = """Find duplicate and stale memories; apply a consolidation plan; undo one.
@@ -124,17 +134,16 @@ def consolidate(
     ] = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: ReportFormatOpt = None,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from graphit_cli.consolidate.consolidator import Consolidator
     from graphit_cli.consolidate.plan import read_plan
     from graphit_cli.consolidate.render import report_dict, report_markdown
-    from graphit_cli.formats import render
 
     consolidator = Consolidator(_service(scope, user))
-    as_json = fmt in (Format.json, Format.ndjson)
+    chosen = REPORT.resolve(fmt)
     if plan is None:
         if apply or allow_mass_removal:
             raise typer.BadParameter("--apply and --allow-mass-removal need --plan")
@@ -142,14 +151,14 @@ def consolidate(
 
         report = consolidator.report(threshold, anchors.checkout_root())
         out(
-            render.dumps_json(report_dict(report))
-            if as_json
+            _dumps(report_dict(report), chosen)
+            if chosen in (Format.json, Format.ndjson)
             else report_markdown(report, bodies=bodies)
         )
         return
     data = read_plan(_read(plan), origin="stdin" if plan == "-" else plan)
     outcome = consolidator.apply(data, apply=apply, allow_mass_removal=allow_mass_removal)
-    _finish(outcome, as_json)
+    _finish(outcome, chosen)
 
 
 @consolidate_app.command()
@@ -161,7 +170,7 @@ def undo(
             metavar="LOG", help="An apply log (a path, or a file name in the log folder)."
         ),
     ],
-    fmt: FormatOpt = None,
+    fmt: ReportFormatOpt = None,
 ) -> None:
     """Revert a logged apply: revive absorbed and deleted memories (their chains continue)
     and restore the previous text and flags of the memories it changed.
@@ -180,15 +189,22 @@ def undo(
 
     recorded = read_log(log)
     service = open_service(parse_scope_ref(recorded["scope"]), create=False)
-    _finish(Consolidator(service).undo(log), fmt in (Format.json, Format.ndjson))
+    _finish(Consolidator(service).undo(log), REPORT.resolve(fmt))
 
 
-def _finish(outcome: PlanOutcome, as_json: bool) -> None:
-    from graphit_cli.consolidate.render import outcome_markdown
-    from graphit_cli.errors import ExitCode
+def _dumps(value: dict[str, object], fmt: Format) -> str:
+    """One object: indented for json, on one line for ndjson."""
     from graphit_cli.formats import render
 
-    out(render.dumps_json(outcome.to_dict()) if as_json else outcome_markdown(outcome))
+    return render.dumps_json(value) if fmt is Format.json else render.dumps_ndjson([value])
+
+
+def _finish(outcome: PlanOutcome, fmt: Format) -> None:
+    from graphit_cli.consolidate.render import outcome_markdown
+    from graphit_cli.errors import ExitCode
+
+    as_json = fmt in (Format.json, Format.ndjson)
+    out(_dumps(outcome.to_dict(), fmt) if as_json else outcome_markdown(outcome))
     if outcome.failed:
         raise typer.Exit(int(ExitCode.CONFLICT))
 

@@ -9,17 +9,25 @@ import typer
 
 from graphit_cli.cli import output
 from graphit_cli.cli.common import (
+    DOCUMENT,
+    LISTING,
+    SHARE,
     Format,
-    FormatOpt,
+    ImportFormat,
+    InputFormatOpt,
+    JsonAliasOpt,
+    Output,
+    YesOpt,
+    format_option,
     handle_errors,
+    json_alias,
     note,
     out,
-    resolve_format,
     stdin_is_interactive,
 )
 from graphit_cli.cli.memory import memory_app
 from graphit_cli.cli.progress import bar
-from graphit_cli.cli.transfer import ImportFormat, render_report
+from graphit_cli.cli.transfer import ReportFormatOpt, render_report
 
 if TYPE_CHECKING:
     from graphit_cli.access.contexts import Context
@@ -35,7 +43,11 @@ context_app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-memory_app.add_typer(context_app, name="context")
+memory_app.add_typer(context_app, name="context", rich_help_panel=SHARE)
+
+# What `context list` prints: its table, also for markdown.
+CONTEXTS = Output(Format.table, Format.table, "markdown prints the table.")
+ContextsFormatOpt = Annotated[Format | None, format_option(CONTEXTS)]
 
 NameArg = Annotated[
     str, typer.Argument(metavar="NAME", help="Lowercase letters, digits and . _ - (<= 64).")
@@ -61,11 +73,9 @@ def add(
     recall: Annotated[
         bool, typer.Option("--recall", help="Load its mandatory memories in `recall`.")
     ] = False,
-    fmt: Annotated[
-        ImportFormat,
-        typer.Option("--format", "-f", case_sensitive=False, help="What --from holds."),
-    ] = ImportFormat.auto,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    source_format: InputFormatOpt = ImportFormat.auto,
+    fmt: ReportFormatOpt = None,
+    as_json: JsonAliasOpt = False,
 ) -> None:
     """Add a context: import --from PATH into its own table, or attach --project ULID.
 
@@ -88,7 +98,7 @@ def add(
             source=source,
             project=project,
             recall=recall,
-            fmt=fmt.value,
+            fmt=source_format.value,
             progress=progress,
             vectors=vectors,
         )
@@ -96,12 +106,12 @@ def add(
         say_notice(vectors, note)
     note(f"Added context {entry.name} ({_describe(entry)}).")
     if report is not None:
-        render_report(report, as_json)
+        render_report(report, json_alias(fmt, as_json))
 
 
 @context_app.command("list")
 @handle_errors
-def list_(fmt: FormatOpt = None) -> None:
+def list_(fmt: ContextsFormatOpt = None) -> None:
     """List contexts: name, source, memories, last refreshed, recall on/off."""
     from graphit_cli.formats import render
     from graphit_cli.portability import contexts
@@ -120,7 +130,7 @@ def list_(fmt: FormatOpt = None) -> None:
         }
         for c, count, why in found
     ]
-    chosen = resolve_format(fmt)
+    chosen = CONTEXTS.resolve(fmt)
     if chosen is Format.json:
         out(render.dumps_json(records))
     elif chosen is Format.ndjson:
@@ -148,7 +158,8 @@ def list_(fmt: FormatOpt = None) -> None:
 @handle_errors
 def refresh(
     name: NameArg,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    fmt: ReportFormatOpt = None,
+    as_json: JsonAliasOpt = False,
 ) -> None:
     """Import the context's source again: changed items become new revisions, nothing is
     duplicated. (An attached project is read where it lives: nothing to refresh.)"""
@@ -166,14 +177,14 @@ def refresh(
     if report is None:
         note(f"Context {entry.name} is attached ({_describe(entry)}): nothing to refresh.")
         return
-    render_report(report, as_json)
+    render_report(report, json_alias(fmt, as_json))
 
 
 @context_app.command("remove")
 @handle_errors
 def remove(
     name: NameArg,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    yes: YesOpt = False,
 ) -> None:
     """Remove a context: its local table and lock entry (like `prune`). The source it was
     imported from, and an attached project's table, are never touched."""
@@ -213,7 +224,7 @@ def recall_across(context: str | None, top_k: int, fmt: Format | None) -> None:
     hits = result.search.hits if result.search else []
     if result.search and result.search.notice:
         note(result.search.notice)
-    chosen = fmt or Format.markdown
+    chosen = DOCUMENT.resolve(fmt)
     where = ", ".join(result.scopes) or "no scope"
     shown = [*result.mandatory, *(h.memory for h in hits)]
     with output.checked(shown, chosen):  # anchors, against this checkout
@@ -277,7 +288,7 @@ def search_across(
     )
     if result.notice:
         note(result.notice)
-    chosen = resolve_format(fmt)
+    chosen = LISTING.resolve(fmt)
     with output.checked([h.memory for h in result.hits], chosen):
         if chosen is Format.json:
             out(render.dumps_json([render.hit_to_dict(h) for h in result.hits]))

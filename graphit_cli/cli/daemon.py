@@ -8,14 +8,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from graphit_cli.cli.common import (
+    RUN,
+    TEXT,
     Format,
-    FormatOpt,
+    Output,
     ScopeOpt,
+    TextFormatOpt,
     UserOpt,
+    YesOpt,
+    format_option,
     handle_errors,
     note,
     out,
-    resolve_format,
     scope_spec,
     stdin_is_interactive,
 )
@@ -63,11 +67,16 @@ a time: a second one exits with code 5. While it runs, `graphit memory search`, 
 """
 
 
+# What `scopes` prints: its table, also for markdown.
+SCOPES = Output(Format.table, Format.table, "markdown prints the table.")
+ScopesFormatOpt = Annotated[Format | None, format_option(SCOPES)]
+
+
 def _state_dict(state: TableState) -> dict[str, Any]:
     return {name: getattr(state, name) for name in STATE_FIELDS}
 
 
-@memory_app.command(help=MAINTAIN_HELP)
+@memory_app.command(help=MAINTAIN_HELP, rich_help_panel=RUN)
 @handle_errors
 def maintain(
     force: Annotated[bool, typer.Option("--force", help="Skip the due-time gate.")] = False,
@@ -81,7 +90,7 @@ def maintain(
     ] = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: TextFormatOpt = None,
 ) -> None:
     from graphit_cli.access.providers import resolve_scope
     from graphit_cli.opening import open_service
@@ -102,7 +111,7 @@ def maintain(
                 failure = failure or GraphitError(in_words(exc))
     else:
         reports = [open_service(resolve_scope(scope_spec(scope, user))).maintain(force=force)]
-    chosen = resolve_format(fmt)
+    chosen = TEXT.resolve(fmt)
     if chosen in (Format.json, Format.ndjson):
         items = [_report_dict(r) for r in reports]
         from graphit_cli.formats import render
@@ -153,7 +162,7 @@ def _report_text(report: MaintenanceReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-@memory_app.command(help=DAEMON_HELP)
+@memory_app.command(help=DAEMON_HELP, rich_help_panel=RUN)
 @handle_errors
 def daemon(
     once: Annotated[bool, typer.Option("--once", help="Run every job once and exit.")] = False,
@@ -190,9 +199,9 @@ def _parse_scope(value: str) -> Scope:
     return parse_scope_ref(value)
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=RUN)
 @handle_errors
-def status(fmt: FormatOpt = None) -> None:
+def status(fmt: TextFormatOpt = None) -> None:
     """Whether the daemon runs, its loops, and each active scope's table state, with the
     model that embedded the table (its vectors are searched only with that model).
 
@@ -226,10 +235,11 @@ def status(fmt: FormatOpt = None) -> None:
         else {"pid": running["pid"], "version": running["version"], "loops": running["loops"]},
         "scopes": tables,
     }
-    if resolve_format(fmt) in (Format.json, Format.ndjson):
+    chosen = TEXT.resolve(fmt)
+    if chosen in (Format.json, Format.ndjson):
         from graphit_cli.formats import render
 
-        out(render.dumps_json(payload))
+        out(render.dumps_json(payload) if chosen is Format.json else render.dumps_ndjson([payload]))
         return
     lines = []
     if running is None:
@@ -259,15 +269,15 @@ def status(fmt: FormatOpt = None) -> None:
     out("\n".join(lines) + "\n")
 
 
-@memory_app.command("scopes")
+@memory_app.command("scopes", rich_help_panel=RUN)
 @handle_errors
-def scopes_(fmt: FormatOpt = None) -> None:
+def scopes_(fmt: ScopesFormatOpt = None) -> None:
     """List the scopes this machine uses (the scope-reference lock)."""
     from graphit_cli.access.scopes import read_scope_refs
     from graphit_cli.formats import render
 
     refs = [read_scope_refs()[k] for k in sorted(read_scope_refs())]
-    chosen = resolve_format(fmt)
+    chosen = SCOPES.resolve(fmt)
     if chosen is Format.json:
         out(render.dumps_json(refs))
     elif chosen is Format.ndjson:
@@ -279,14 +289,14 @@ def scopes_(fmt: FormatOpt = None) -> None:
             note("No scopes recorded yet.")
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=RUN)
 @handle_errors
 def prune(
     scope_ref: Annotated[
         str,
         typer.Argument(metavar="SCOPE", help="kind:id as `graphit memory scopes` shows it."),
     ],
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    yes: YesOpt = False,
 ) -> None:
     """Remove a scope's local table and its entry in the scope-reference lock.
 

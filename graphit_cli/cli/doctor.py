@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from graphit_cli.cli.common import (
+    RUN,
+    TEXT,
     Format,
-    FormatOpt,
     ScopeOpt,
+    TextFormatOpt,
     UserOpt,
     handle_errors,
     note,
     out,
-    resolve_format,
     scope_spec,
 )
 from graphit_cli.cli.memory import memory_app
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from graphit_cli.service.doctor import DoctorReport
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=RUN)
 @handle_errors
 def doctor(
     repair: Annotated[
@@ -40,7 +41,7 @@ def doctor(
     ] = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: TextFormatOpt = None,
 ) -> None:
     """Check each scope's table end to end: it opens, every memory's revision chain is whole
     (one live row, revisions 1..n, links, no key twice), every index is there and answers,
@@ -50,7 +51,7 @@ def doctor(
     reports: list[DoctorReport] = []
     for name, get in _targets(scope, user):
         reports.append(_examine(name, get, repair))
-    chosen = resolve_format(fmt)
+    chosen = TEXT.resolve(fmt)
     if chosen in (Format.json, Format.ndjson):
         from graphit_cli.formats import render
 

@@ -10,11 +10,11 @@ from typing import Annotated
 
 import typer
 
-from graphit_cli.cli.common import handle_errors, note, out
+from graphit_cli.cli.common import AGENTS, handle_errors, note, out
 from graphit_cli.cli.memory import memory_app
 
 
-@memory_app.command("explorer")
+@memory_app.command("explorer", rich_help_panel=AGENTS)
 @handle_errors
 def explorer(
     host: Annotated[

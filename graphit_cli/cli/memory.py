@@ -15,22 +15,34 @@ import typer
 from graphit_cli.cli import common, output
 from graphit_cli.cli.client import ScopeClient
 from graphit_cli.cli.common import (
+    DOCUMENT,
+    LISTING,
+    READ,
+    RUN,
+    WRITE,
+    WRITTEN,
     AllowSecretsOpt,
+    DocumentFormatOpt,
     Format,
     FormatOpt,
     ImportantOpt,
+    LimitOpt,
     MandatoryOpt,
     MemoryType,
+    Output,
+    PanelGroup,
     RedactOpt,
     ScopeOpt,
     TagOpt,
     TypeOpt,
     UserOpt,
+    WrittenFormatOpt,
+    YesOpt,
     choice,
     filter_of,
+    format_option,
     handle_errors,
     note,
-    resolve_format,
     secret_policy,
 )
 from graphit_cli.errors import InvalidInput, UsageError
@@ -43,15 +55,20 @@ memory_app = typer.Typer(
     help="Store, read and search durable memories (preferences, decisions, conventions, ...).\n\n"
     "Every command works on one scope's table: the current project by default "
     "(found through graphit.lock.json), --user for cross-project preferences.",
+    cls=PanelGroup,
     no_args_is_help=True,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+# What `embed` prints: one line, whatever the text format.
+EMBEDDED = Output(Format.table, Format.table, "table and markdown print the same line.")
+EmbedFormatOpt = Annotated[Format | None, format_option(EMBEDDED)]
+
 # --- writes -------------------------------------------------------------------------------
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=WRITE)
 @handle_errors
 def upsert(
     file: Annotated[
@@ -105,7 +122,7 @@ def upsert(
     allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: WrittenFormatOpt = None,
 ) -> None:
     """Create or update memories from flags, a Markdown file, or JSON/NDJSON batches.
 
@@ -151,7 +168,7 @@ def upsert(
     # New memories that live ones already say are written anyway, with a warning on stderr
     # (scripts rely on the CLI doing what it is told; the MCP insert refuses instead).
     results = client.upsert(drafts, warn=note, secrets=policy)
-    output.writes(results, resolve_format(fmt, piped=Format.table))
+    output.writes(results, WRITTEN.resolve(fmt))
 
 
 def _current(client: ScopeClient, draft: MemoryDraft) -> Memory | None:
@@ -206,14 +223,14 @@ def _read_input(file: str | None, *, wants_stdin: bool) -> str | None:
         raise InvalidInput(f"cannot read {file}: {exc.strerror or exc}") from None
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=WRITE)
 @handle_errors
 def delete(
     memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory to delete.")],
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    yes: YesOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: WrittenFormatOpt = None,
 ) -> None:
     """Delete a memory. Its history stays readable: the last revision becomes the final archive.
 
@@ -228,10 +245,10 @@ def delete(
         if not typer.confirm(f"Delete {current.id} ({current.title!r})?", err=True):
             note("Aborted; nothing deleted.")
             return
-    output.writes([client.delete(memory_id)], resolve_format(fmt, piped=Format.table))
+    output.writes([client.delete(memory_id)], WRITTEN.resolve(fmt))
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=WRITE)
 @handle_errors
 def restore(
     ref: Annotated[
@@ -242,7 +259,7 @@ def restore(
     allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: WrittenFormatOpt = None,
 ) -> None:
     """Make an old revision current again, as a new revision (nothing in between is lost).
 
@@ -256,13 +273,13 @@ def restore(
     """
     policy = secret_policy(redact, allow_secrets)
     result = ScopeClient(scope, user).restore(ref, warn=note, secrets=policy)
-    output.writes([result], resolve_format(fmt, piped=Format.table))
+    output.writes([result], WRITTEN.resolve(fmt))
 
 
 # --- reads --------------------------------------------------------------------------------
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=READ)
 @handle_errors
 def source(
     ref: Annotated[
@@ -273,17 +290,17 @@ def source(
     ],
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: DocumentFormatOpt = None,
 ) -> None:
     """Print one memory (or revision) as Markdown with YAML frontmatter.
 
     The output is byte-stable and can be edited and fed back to `graphit memory upsert`.
     `-f table` shows the same fields as FIELD/VALUE lines; `-f json` one object.
     """
-    output.one(ScopeClient(scope, user).source(ref), fmt or Format.markdown)
+    output.one(ScopeClient(scope, user).source(ref), DOCUMENT.resolve(fmt))
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=READ)
 @handle_errors
 def history(
     memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory whose chain to show.")],
@@ -295,19 +312,17 @@ def history(
 
     Bring an old revision back with `graphit memory restore KEY`.
     """
-    output.history(ScopeClient(scope, user).history(memory_id), resolve_format(fmt))
+    output.history(ScopeClient(scope, user).history(memory_id), LISTING.resolve(fmt))
 
 
-@memory_app.command("list")
+@memory_app.command("list", rich_help_panel=READ)
 @handle_errors
 def list_(
     types: TypeOpt = None,
     tags: TagOpt = None,
     important: ImportantOpt = False,
     mandatory: MandatoryOpt = False,
-    limit: Annotated[
-        int | None, typer.Option("--limit", "-n", min=0, help="At most N memories.")
-    ] = None,
+    limit: LimitOpt = None,
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
@@ -319,10 +334,10 @@ def list_(
       graphit memory list --tag postgres -f table | grep -i replica
     """
     found = ScopeClient(scope, user).catalogue(filter_of(types, tags, important, mandatory), limit)
-    output.memories(found, resolve_format(fmt))
+    output.memories(found, LISTING.resolve(fmt))
 
 
-@memory_app.command("important")
+@memory_app.command("important", rich_help_panel=READ)
 @handle_errors
 def important_(
     types: TypeOpt = None,
@@ -333,24 +348,24 @@ def important_(
 ) -> None:
     """List important memories (curated reference material), in canonical order."""
     found = ScopeClient(scope, user).catalogue(filter_of(types, tags, important=True))
-    output.memories(found, resolve_format(fmt), empty="No important memories.")
+    output.memories(found, LISTING.resolve(fmt), empty="No important memories.")
 
 
-@memory_app.command("mandatory")
+@memory_app.command("mandatory", rich_help_panel=READ)
 @handle_errors
 def mandatory_(
     types: TypeOpt = None,
     tags: TagOpt = None,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: DocumentFormatOpt = None,
 ) -> None:
     """Print every mandatory memory in full: what an agent loads at every session start."""
     found = ScopeClient(scope, user).catalogue(filter_of(types, tags, mandatory=True))
-    output.memories(found, fmt or Format.markdown, empty="No mandatory memories.")
+    output.memories(found, DOCUMENT.resolve(fmt), empty="No mandatory memories.")
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=RUN)
 @handle_errors
 def embed(
     reembed: Annotated[
@@ -363,7 +378,7 @@ def embed(
     ] = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: EmbedFormatOpt = None,
 ) -> None:
     """Compute the missing vectors (live and archived rows) with the embedding model.
 
@@ -379,4 +394,4 @@ def embed(
 
     with bar("embedding") as progress:
         report = ScopeClient(scope, user).service.embed(progress=progress, reembed=reembed)
-    output.embed_report(report, resolve_format(fmt))
+    output.embed_report(report, EMBEDDED.resolve(fmt))

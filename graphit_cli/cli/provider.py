@@ -11,7 +11,11 @@ from typing import Annotated
 
 import typer
 
-from graphit_cli.cli.common import Format, FormatOpt, handle_errors, note, out, resolve_format
+from graphit_cli.cli.common import Format, Output, format_option, handle_errors, note, out
+
+# What `provider list` prints: a table on a terminal; piped, JSON (for scripts that pick one).
+PROVIDERS = Output(Format.table, Format.json, "markdown prints the table.")
+ProvidersFormatOpt = Annotated[Format | None, format_option(PROVIDERS)]
 
 provider_app = typer.Typer(
     name="provider",
@@ -45,7 +49,7 @@ def _read_token() -> str:
 def add(
     name: Annotated[str, typer.Argument(help="A name for the provider (letters, digits, . _ -).")],
     kind: Annotated[
-        str, typer.Option("--kind", "-k", help="local, s3 or broker.", show_default=True)
+        str, typer.Option("--kind", help="local, s3 or broker.", show_default=True)
     ] = "s3",
     bucket: Annotated[str | None, typer.Option("--bucket", help="S3 bucket (s3).")] = None,
     prefix: Annotated[
@@ -122,7 +126,7 @@ def add(
 
 @provider_app.command("list")
 @handle_errors
-def list_(fmt: FormatOpt = None) -> None:
+def list_(fmt: ProvidersFormatOpt = None) -> None:
     """List providers; the active one is marked with *. Secrets are never shown."""
     from graphit_cli.access import providers
     from graphit_cli.formats import render
@@ -131,7 +135,7 @@ def list_(fmt: FormatOpt = None) -> None:
     if active not in {p.name for p in listed}:  # GRAPHIT_PROVIDER=s3: the environment's
         listed.append(providers.active_provider())
     items = [{**p.describe(), "active": p.name == active} for p in listed]
-    chosen = resolve_format(fmt, piped=Format.json)
+    chosen = PROVIDERS.resolve(fmt)
     if chosen is Format.json:
         out(render.dumps_json(items))
     elif chosen is Format.ndjson:

@@ -13,20 +13,23 @@ import typer
 from graphit_cli.cli import output
 from graphit_cli.cli.client import ScopeClient
 from graphit_cli.cli.common import (
-    Format,
+    DOCUMENT,
+    LISTING,
+    READ,
+    DocumentFormatOpt,
     FormatOpt,
     ImportantOpt,
     MandatoryOpt,
     ScopeOpt,
     SearchMode,
     TagOpt,
+    TopKOpt,
     TypeOpt,
     UserOpt,
     choice,
     filter_of,
     handle_errors,
     note,
-    resolve_format,
 )
 from graphit_cli.cli.memory import memory_app
 from graphit_cli.core import profiles, relevance
@@ -38,9 +41,6 @@ ModeOpt = Annotated[
         parser=choice(SearchMode, "search mode"),
         help="auto: hybrid when vectors exist, else lexical.",
     ),
-]
-TopKOpt = Annotated[
-    int, typer.Option("--top-k", "-k", min=0, help="How many memories (0 = every match).")
 ]
 
 
@@ -74,7 +74,7 @@ graphit memory search "lint rules" --exclude-mandatory -f json
 """
 
 
-@memory_app.command(help=SEARCH_HELP)
+@memory_app.command(help=SEARCH_HELP, rich_help_panel=READ)
 @handle_errors
 def search(
     query: Annotated[str, typer.Argument(help="What to look for (plain words; no syntax).")],
@@ -119,10 +119,10 @@ def search(
     )
     if result.notice:
         note(result.notice)
-    output.hits(result.hits, resolve_format(fmt))
+    output.hits(result.hits, LISTING.resolve(fmt))
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=READ)
 @handle_errors
 def recall(
     context: Annotated[
@@ -132,7 +132,7 @@ def recall(
     top_k: TopKOpt = 10,
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: DocumentFormatOpt = None,
 ) -> None:
     """The initial recall protocol in one call: every mandatory memory in full, then a
     search for CONTEXT that leaves the mandatory memories out.
@@ -144,4 +144,4 @@ def recall(
         from graphit_cli.cli.context import recall_across
 
         return recall_across(context, top_k, fmt)
-    output.recall(ScopeClient(scope, user).recall(context, top_k=top_k), fmt or Format.markdown)
+    output.recall(ScopeClient(scope, user).recall(context, top_k=top_k), DOCUMENT.resolve(fmt))

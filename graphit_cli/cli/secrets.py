@@ -10,39 +10,64 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from graphit_cli.cli import common
-from graphit_cli.cli.common import ScopeOpt, UserOpt, handle_errors, note, out
+from graphit_cli.cli.common import (
+    CHECK,
+    Format,
+    JsonAliasOpt,
+    Output,
+    ScopeOpt,
+    UserOpt,
+    YesOpt,
+    format_option,
+    handle_errors,
+    json_alias,
+    note,
+    out,
+)
 from graphit_cli.cli.memory import memory_app
-from graphit_cli.errors import UsageError
+from graphit_cli.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from graphit_cli.service.memory import MemoryService
 
 
-@memory_app.command("scan")
+# What `scan` prints: one line per finding, also for markdown.
+FINDINGS = Output(
+    Format.table,
+    Format.table,
+    "table and markdown: one tab-separated line per finding; json: one array; ndjson: one "
+    "finding per line.",
+)
+FindingsFormatOpt = Annotated[Format | None, format_option(FINDINGS)]
+
+
+@memory_app.command("scan", rich_help_panel=CHECK)
 @handle_errors
 def scan(
     every: Annotated[
         bool, typer.Option("--all", help="Every scope this machine uses, not just one.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
+    fmt: FindingsFormatOpt = None,
+    as_json: JsonAliasOpt = False,
 ) -> None:
     """Look for secrets in every row of a scope, archived revisions included.
 
     Prints one line per finding: scope, memory id, revision (live or archived), kind, field
-    and line:column; never the value. Exits 1 when there is a finding, 0 when there is none.
-    Remove one with `graphit memory redact ID`.
+    and line:column; never the value. Exits 11 when there is a finding (the scan worked and
+    found one), 0 when there is none; any other code is a failure to scan
+    (docs/reference/exit-codes.md). Remove one with `graphit memory redact ID`.
     """
-    import json
-
     from graphit_cli.cli.client import ScopeClient
+    from graphit_cli.formats import render
 
+    chosen = FINDINGS.resolve(json_alias(fmt, as_json))
     if every and (scope or user):
         raise typer.BadParameter("--all scans every scope: leave out --scope and --user")
     targets = _every_scope() if every else [ScopeClient(scope, user).reader]
     found = [(str(svc.scope), f) for svc in targets for f in svc.scan_secrets()]
-    if as_json:
+    if chosen in (Format.json, Format.ndjson):
         rows = [
             {
                 "scope": where,
@@ -57,7 +82,7 @@ def scan(
             }
             for where, f in found
         ]
-        out(json.dumps(rows, indent=2) + "\n")
+        out(render.dumps_json(rows) if chosen is Format.json else render.dumps_ndjson(rows))
     else:
         out(
             "".join(
@@ -70,7 +95,7 @@ def scan(
     note(f"{len(found)} secrets in {memories} memories ({len(targets)} scopes scanned).")
     if found:
         note("Remove each with `graphit memory redact ID` (every revision of it).")
-        raise typer.Exit(1)
+        raise typer.Exit(int(ExitCode.FOUND))
 
 
 def _every_scope() -> list[MemoryService]:
@@ -86,11 +111,11 @@ def _every_scope() -> list[MemoryService]:
     return services
 
 
-@memory_app.command("redact")
+@memory_app.command("redact", rich_help_panel=CHECK)
 @handle_errors
 def redact(
     memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory holding a secret.")],
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    yes: YesOpt = False,
     scope: ScopeOpt = None,
     user: UserOpt = False,
 ) -> None:

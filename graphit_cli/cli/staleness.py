@@ -13,24 +13,27 @@ import typer
 from graphit_cli.cli import common, output
 from graphit_cli.cli.client import ScopeClient
 from graphit_cli.cli.common import (
+    CHECK,
+    DOCUMENT,
+    TEXT,
+    DocumentFormatOpt,
     Format,
-    FormatOpt,
     ScopeOpt,
+    TextFormatOpt,
     UserOpt,
     handle_errors,
     note,
-    resolve_format,
 )
 from graphit_cli.cli.memory import memory_app
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=CHECK)
 @handle_errors
 def verify(
     memory_id: Annotated[str, typer.Argument(metavar="ID", help="The memory that still holds.")],
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: DocumentFormatOpt = None,
 ) -> None:
     """Record that a memory still holds (its verified_at becomes now; no new revision).
 
@@ -38,15 +41,15 @@ def verify(
     when it is wrong, fix it with `graphit memory upsert --id ID` instead.
     """
     memory = ScopeClient(scope, user).service.verify(memory_id)
-    output.one(memory, fmt or Format.markdown)
+    output.one(memory, DOCUMENT.resolve(fmt))
 
 
-@memory_app.command()
+@memory_app.command(rich_help_panel=CHECK)
 @handle_errors
 def stale(
     scope: ScopeOpt = None,
     user: UserOpt = False,
-    fmt: FormatOpt = None,
+    fmt: TextFormatOpt = None,
 ) -> None:
     """List the memories whose anchors broke in this checkout, oldest-verified first.
 
@@ -69,7 +72,7 @@ def stale(
         (m for m in live if m.id in found),
         key=lambda m: (m.verified_at or oldest, m.id),
     )
-    fmt = resolve_format(fmt)
+    fmt = TEXT.resolve(fmt)
     if fmt in (Format.json, Format.ndjson):
         rows = []
         with render.staleness(found):

@@ -259,10 +259,10 @@ def _in_process(
     from graphit_cli import config
     from graphit_cli.cli import output
     from graphit_cli.cli.client import ScopeClient
-    from graphit_cli.cli.plain import Format, note, resolve_format
+    from graphit_cli.cli.plain import note
     from graphit_cli.formats.parse import filter_from
 
-    fmt = Format(chosen) if chosen else None
+    fmt = _output_format(command, chosen)
     types = [t.strip().lower() for t in given["types"]] if "types" in given else None
     tags = given.get("tags")
     important = True if given.get("important") or command == "important" else None
@@ -294,42 +294,50 @@ def _in_process(
     if command == "search":
         if found.notice:
             note(found.notice)
-        output.hits(found.hits, resolve_format(fmt))
+        output.hits(found.hits, fmt)
     elif command == "source":
-        output.one(found, fmt or Format.markdown)
+        output.one(found, fmt)
     elif command == "recall":
-        output.recall(found, fmt or Format.markdown)
+        output.recall(found, fmt)
     else:
         _memories(command, found, fmt)
     return 0
 
 
+def _output_format(command: str, chosen: str | None) -> Any:
+    """The format to print in: `-f` when given, else the command's own default (the `Output`
+    its `-f` option is written from)."""
+    from graphit_cli.cli.plain import DOCUMENT, LISTING, Format
+
+    output = DOCUMENT if command in ("source", "recall", "mandatory") else LISTING
+    return output.resolve(Format(chosen) if chosen else None)
+
+
 def _memories(command: str, memories: list[Any], fmt: Any) -> None:
     from graphit_cli.cli import output
-    from graphit_cli.cli.plain import Format, resolve_format
 
     if command == "list":
-        output.memories(memories, resolve_format(fmt))
+        output.memories(memories, fmt)
     elif command == "important":
-        output.memories(memories, resolve_format(fmt), empty="No important memories.")
+        output.memories(memories, fmt, empty="No important memories.")
     else:
-        output.memories(memories, fmt or Format.markdown, empty="No mandatory memories.")
+        output.memories(memories, fmt, empty="No mandatory memories.")
 
 
 def _render(command: str, found: dict[str, Any], chosen: str | None) -> None:
     from graphit_cli.cli import output
-    from graphit_cli.cli.plain import Format, note, resolve_format
+    from graphit_cli.cli.plain import note
     from graphit_cli.warm import wire
 
-    fmt = Format(chosen) if chosen else None
+    fmt = _output_format(command, chosen)
     if command == "search":
         result = wire.search_from_wire(found)
         if result.notice:
             note(result.notice)
-        output.hits(result.hits, resolve_format(fmt))
+        output.hits(result.hits, fmt)
     elif command == "source":
-        output.one(wire.memory_from_wire(found), fmt or Format.markdown)
+        output.one(wire.memory_from_wire(found), fmt)
     elif command == "recall":
-        output.recall(wire.recall_from_wire(found), fmt or Format.markdown)
+        output.recall(wire.recall_from_wire(found), fmt)
     else:
         _memories(command, [wire.memory_from_wire(m) for m in found["value"]], fmt)

@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from graphit_cli.cli.common import (
+    SHARE,
     AllowSecretsOpt,
+    DryRunOpt,
+    Format,
+    ImportFormat,
+    InputFormatOpt,
+    JsonAliasOpt,
+    Output,
     RedactOpt,
     ScopeOpt,
     UserOpt,
+    format_option,
     handle_errors,
+    json_alias,
     note,
     out,
     secret_policy,
@@ -21,25 +30,30 @@ from graphit_cli.cli.common import (
 from graphit_cli.cli.memory import memory_app
 
 if TYPE_CHECKING:
+    from graphit_cli.core.models import Memory
     from graphit_cli.portability.model import ImportReport
 
+EXPORTED = Output(
+    Format.ndjson,
+    Format.ndjson,
+    "ndjson: one full row per line (what `import` reads back); markdown: a folder of <id>.md "
+    "files and history/<id>/<revision_id>.md (needs -o FOLDER); json: the same rows as one "
+    "array; table: one line per row (id, revision, live, title), to look at.",
+)
+ExportFormatOpt = Annotated[Format | None, format_option(EXPORTED)]
+# What import and `context add`/`refresh` print: a report of what each record became.
+REPORTED = Output(
+    Format.table,
+    Format.table,
+    "table and markdown: one tab-separated line per record (action, id, title, origin, "
+    "reason); json: the report as one object; ndjson: one record per line.",
+)
+ReportFormatOpt = Annotated[
+    Format | None, format_option(REPORTED, other="what PATH holds is --input-format, -i")
+]
 
-class ExportFormat(StrEnum):
-    ndjson = "ndjson"
-    markdown = "markdown"
 
-
-class ImportFormat(StrEnum):
-    auto = "auto"
-    ndjson = "ndjson"
-    markdown = "markdown"
-    agents = "agents"
-    cursor = "cursor"
-    mcp_memory = "mcp-memory"
-    notes = "notes"
-
-
-@memory_app.command("export")
+@memory_app.command("export", rich_help_panel=SHARE)
 @handle_errors
 def export(
     history: Annotated[
@@ -48,16 +62,7 @@ def export(
     vectors: Annotated[
         bool, typer.Option("--vectors", help="Also write embeddings (NDJSON only).")
     ] = False,
-    fmt: Annotated[
-        ExportFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            case_sensitive=False,
-            help="ndjson: one full row per line; markdown: a folder of <id>.md files and "
-            "history/<id>/<revision_id>.md.",
-        ),
-    ] = ExportFormat.ndjson,
+    fmt: ExportFormatOpt = None,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -83,31 +88,46 @@ def export(
     from graphit_cli.cli.client import ScopeClient
     from graphit_cli.portability import native
 
+    chosen = EXPORTED.resolve(fmt)
+    if vectors and chosen not in (Format.ndjson, Format.json):
+        raise typer.BadParameter(f"--vectors needs --format ndjson (no vectors in {chosen})")
+    if chosen is Format.markdown and output is None:
+        raise typer.BadParameter("--format markdown writes a folder: give -o FOLDER")
     service = ScopeClient(scope, user).reader  # a read: a scope without a table exports nothing
     model = service.store.embedding_model() if vectors else None
     rows = service.store.export_rows(archived=history, vectors=vectors)
     live = sum(1 for r in rows if r.is_live)
-    if fmt is ExportFormat.markdown:
-        if vectors:
-            raise typer.BadParameter("--vectors needs --format ndjson (Markdown has no vectors)")
-        if output is None:
-            raise typer.BadParameter("--format markdown writes a folder: give -o FOLDER")
+    if chosen is Format.markdown:
+        assert output is not None
         native.write_markdown_folder(rows, output)
     elif output is None:
-        out("".join(native.ndjson_lines(rows, model)))
+        out("".join(_exported(rows, model, chosen)))
     else:
         from graphit_cli.errors import InvalidInput
 
         try:
             with output.open("w", encoding="utf-8") as handle:
-                handle.writelines(native.ndjson_lines(rows, model))
+                handle.writelines(_exported(rows, model, chosen))
         except OSError as exc:
             raise InvalidInput(f"cannot write {output}: {exc.strerror}") from None
     where = f" to {output}" if output is not None else ""
     note(f"Exported {live} memories ({len(rows)} rows) from {service.scope}{where}.")
 
 
-@memory_app.command("import")
+def _exported(rows: list[Memory], model: str | None, fmt: Format) -> Iterable[str]:
+    """The rows as `export` writes them in `fmt` (not markdown: that is a folder)."""
+    from graphit_cli.formats import render
+    from graphit_cli.portability import native
+
+    if fmt is Format.ndjson:
+        return native.ndjson_lines(rows, model)
+    if fmt is Format.json:
+        return [render.dumps_json([native.row_to_dict(r, model) for r in rows])]
+    table = [[r.id, str(r.revision), "live" if r.is_live else "archived", r.title] for r in rows]
+    return [render.table(["ID", "REVISION", "ROW", "TITLE"], table)]
+
+
+@memory_app.command("import", rich_help_panel=SHARE)
 @handle_errors
 def import_(
     path: Annotated[
@@ -116,19 +136,10 @@ def import_(
             metavar="PATH", help="A file or folder: a graphit export, AGENTS.md, rules, notes ..."
         ),
     ],
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Report what would change; write nothing.")
-    ] = False,
-    fmt: Annotated[
-        ImportFormat,
-        typer.Option(
-            "--format",
-            "-f",
-            case_sensitive=False,
-            help="What PATH holds (auto detects it from names and contents).",
-        ),
-    ] = ImportFormat.auto,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    dry_run: DryRunOpt = False,
+    source_format: InputFormatOpt = ImportFormat.auto,
+    fmt: ReportFormatOpt = None,
+    as_json: JsonAliasOpt = False,
     redact: RedactOpt = False,
     allow_secrets: AllowSecretsOpt = False,
     scope: ScopeOpt = None,
@@ -167,21 +178,32 @@ def import_(
         client = ScopeClient(scope, user, known_context=False)
         report = client.import_(
             path,
-            fmt.value,
+            source_format.value,
             dry_run=dry_run,
             progress=progress,
             warn=note,
             secrets=secret_policy(redact, allow_secrets),
         )
-    render_report(report, as_json)
+    render_report(report, json_alias(fmt, as_json))
 
 
-def render_report(report: ImportReport, as_json: bool) -> None:
+def render_report(report: ImportReport, fmt: Format | None) -> None:
     """Outcomes on stdout, problems and the summary on stderr; exit 3 if any was rejected."""
     from graphit_cli.errors import ExitCode
     from graphit_cli.formats import render
 
-    if as_json:
+    chosen = REPORTED.resolve(fmt)
+    items = [
+        {
+            "action": o.action,
+            "id": o.id,
+            "title": o.title,
+            "origin": o.origin,
+            "reason": o.reason or None,
+        }
+        for o in report.outcomes
+    ]
+    if chosen is Format.json:
         out(
             render.dumps_json(
                 {
@@ -191,16 +213,7 @@ def render_report(report: ImportReport, as_json: bool) -> None:
                     "created": report.count("created"),
                     "updated": report.count("updated"),
                     "skipped": report.count("skipped"),
-                    "items": [
-                        {
-                            "action": o.action,
-                            "id": o.id,
-                            "title": o.title,
-                            "origin": o.origin,
-                            "reason": o.reason or None,
-                        }
-                        for o in report.outcomes
-                    ],
+                    "items": items,
                     "problems": [
                         {"path": p.path, "line": p.line or None, "message": p.message}
                         for p in report.problems
@@ -208,6 +221,8 @@ def render_report(report: ImportReport, as_json: bool) -> None:
                 }
             )
         )
+    elif chosen is Format.ndjson:
+        out(render.dumps_ndjson(items))
     else:
         out(
             "".join(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from graphit_cli.core.models import TableState
 
-VECTOR_INDEX_MIN_ROWS = 256  # IVF indexes trained on fewer rows index nothing (LANCEDB_NOTES)
+VECTOR_INDEX_MIN_ROWS = 256  # LanceDB IVF indexes trained on fewer rows index nothing
 
 
 @dataclass(frozen=True)

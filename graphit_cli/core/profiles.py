@@ -75,7 +75,7 @@ class ModelProfile:
 
 MINILM = ModelProfile(
     model_id=MINILM_MODEL,
-    lexical_weight=0.5,  # issue 19: MRR 0.669, recall@10 0.763 on dev (0.3: 0.664)
+    lexical_weight=0.5,  # benchmarks/retrieval.py: MRR 0.669, recall@10 0.763 on dev (0.3: 0.664)
     similarity_origin=0.0,
     similarity_floor=0.30,
     fused_z=1.25,

@@ -151,10 +151,6 @@ def recall(
 # --- scope labels as arguments ------------------------------------------------------------
 
 
-def scope_label(memory: Memory) -> str:
-    return f"{memory.scope_kind}:{memory.scope_id}"
-
-
 def resolve_label(value: str | None) -> Scope:
     """A scope argument: `project`, `user`, `context:NAME`, or the label a cross-scope result
     carries (`project:<this project's id>`, `user:<this user's id>`)."""

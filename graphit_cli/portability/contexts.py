@@ -16,7 +16,6 @@ from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound
 if TYPE_CHECKING:
     from graphit_cli.portability.importer import Progress
     from graphit_cli.portability.model import ImportReport
-    from graphit_cli.service.memory import MemoryService
     from graphit_cli.service.vectors import WriteVectors
 
 from graphit_cli.access.contexts import ATTACHED, IMPORTED, Context, get, locked, now, read_all
@@ -149,9 +148,3 @@ def listing() -> list[tuple[Context, int | None, str | None]]:
             why = f"internal error: {in_words(exc)}"
         found.append((entry, count, why))
     return found
-
-
-def service_for(entry: Context) -> MemoryService:
-    from graphit_cli.opening import open_service
-
-    return open_service(entry.scope, create=False)

@@ -1,6 +1,6 @@
 """Where an import's records come from: a stream (a FIFO, a process substitution, a device)
 read once into a file of its own, and an instruction file's records keyed by the file's path in
-its repository rather than its name (issue #36)."""
+its repository rather than its name (two AGENTS.md in different folders are two sources)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,6 @@ capture request (`capture.py`) asks `wrote_since` whether the session wrote memo
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -43,15 +42,6 @@ class PromptRequest:
     mode: str = "auto"  # the search mode: "fts" where no model is loaded
     event: str = ""  # the client's event name (capture: PreCompact, Stop, SessionEnd, ...)
     stop_hook_active: bool = False  # Claude Code: this Stop follows a Stop hook's request
-
-
-def parse_event(stdin: str) -> dict[str, Any]:
-    """A hook's event JSON ({} for none; a client that sends the text alone: its prompt)."""
-    try:
-        event = json.loads(stdin) if stdin.strip() else {}
-    except ValueError:
-        return {"prompt": stdin}
-    return event if isinstance(event, dict) else {}
 
 
 def request_from_event(
@@ -180,7 +170,7 @@ def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Riv
 
 def stale_notes(memories: list[Memory], root: str | None) -> dict[str, str]:
     """Memory id -> what its line says when an anchor it names no longer holds in the
-    caller's checkout (`root`): issue 35's `anchors.check` (no git process: a hook per prompt)
+    caller's checkout (`root`): `anchors.check` (no git process: a hook per prompt)
     and `hook_note`. {} without a checkout."""
     if root is None or not memories:
         return {}

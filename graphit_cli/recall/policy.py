@@ -154,7 +154,7 @@ def choose(candidates: Sequence[Candidate], seen: Seen, newer_of: Rivals) -> Cho
 
 
 def newer_rivals(memory: Memory, candidates: Sequence[Memory]) -> list[Memory]:
-    """The live candidates on `memory`'s subject that say otherwise (issue 35's detector,
+    """The live candidates on `memory`'s subject that say otherwise (the contradiction detector,
     `core/contradiction.rivals`, from the words: search's rows carry no vectors) and were
     written after it, newest first."""
     from graphit_cli.core import contradiction

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 # What is searched at most: e5 embeds 300 characters in ~0.14 s on a loaded 2-core machine and
-# 1,000 in ~0.67 s (the hot path's measure, issue 32); the sessions score the same with either.
+# 1,000 in ~0.67 s (the hot path's measure); the sessions score the same with either.
 QUERY_CHARS = 300
 HEAD_CHARS = 200  # the opening line of a long prompt ("Here is the traceback:")
 TAIL_CHARS = 600  # the end of a long prompt: the question under a paste

@@ -123,15 +123,6 @@ class MemoryService:
                 return replace(current, verified_at=moment)
         raise NotFound(f"memory {memory_id} kept changing; try again")
 
-    def as_author(self, author: str) -> MemoryService:
-        """This scope's service writing as `author` (the daemon writes for a CLI's
-        `GRAPHIT_AUTHOR`), over the same store handle, clock and embedder."""
-        if author == self.author:
-            return self
-        return MemoryService(
-            self.store, self.scope, author=author, clock=self.clock, embedder=self._embedder
-        )
-
     def writing(
         self,
         *,

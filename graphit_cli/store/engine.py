@@ -34,7 +34,7 @@ SMALL_FRAGMENT_ROWS = 100_000
 Columns = list[str] | dict[str, str]
 
 # Called between a compaction's rewrite (its reads and new data files) and its commit (the new
-# manifest): where a `rm -rf` of the table raced the daemon's pass in the probe (issue #36).
+# manifest): where a `rm -rf` of the table raced the daemon's pass.
 # Tests remove the table's directory here; nothing else uses it.
 BEFORE_COMMIT: list[Callable[[], None]] = []
 

@@ -96,7 +96,7 @@ class Writes:
         same chain updates that row too and one of the two commits conflicts and re-runs. Such
         a merge finds its keys through the `key` index instead of scanning every key (at 100k
         rows the merge takes 11 ms instead of 20). Any other merge scans: the index would let
-        two racing inserts of one new key both land (LANCEDB_NOTES), which only the scan's
+        two racing inserts of one new key both land (LanceDB, as tested here), which only the scan's
         primary-key check stops.
         """
         delete_where = None
@@ -202,7 +202,7 @@ def purge_history(handle: TableHandle) -> None:
     """Leave no trace of rows that were replaced or deleted: every fragment holding a deleted
     row rewritten, the full-text indexes built again from the rows as they are, and every
     older version, with the files only it used, removed now (no retention window). Other
-    processes' handles to those versions break (LANCEDB_NOTES): for a redaction only."""
+    processes' handles to those versions break: for a redaction only."""
     import warnings
     from datetime import timedelta
 

@@ -69,7 +69,7 @@ _SERVER = re.compile(r"\b(50[0-4]) [A-Z]|<Code>(SlowDown|InternalError|ServiceUn
 
 
 def storage_options(access: RemoteAccess) -> dict[str, str]:
-    """LanceDB/object_store options for one remote table (see LANCEDB_NOTES, S3 with moto)."""
+    """LanceDB/object_store options for one remote table (on AWS and on moto alike)."""
     options = {"aws_region": access.region, "client_max_retries": str(MAX_RETRIES)}
     if access.endpoint:
         options["aws_endpoint"] = access.endpoint

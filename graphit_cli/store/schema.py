@@ -10,7 +10,8 @@ import pyarrow as pa
 
 from graphit_cli.core.models import Memory
 
-# 2: anchors_json and verified_at (issue 35), added to older tables when they open (`ADDED`).
+# 2: anchors_json and verified_at (what a memory names in the code), added to older tables
+# when they open (`ADDED`).
 SCHEMA_VERSION = "2"
 META_SCHEMA_VERSION = "graphit.schema_version"
 META_EMBED_MODEL = "graphit.embedding_model"

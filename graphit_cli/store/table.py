@@ -357,7 +357,7 @@ def contention_as_conflict() -> Iterator[None]:
 # The exact Display of lance 13's contention errors, at the start of the message: lancedb 0.40
 # raises them as RuntimeError("lance error: ..."), pylance as OSError("..."), provoked and read
 # here. `RetryableCommitConflict` and `TooMuchWriteContention`: optimize and compaction
-# preempted by concurrent deletes and merges (LANCEDB_NOTES). `CommitConflict` and
+# preempted by concurrent deletes and merges. `CommitConflict` and
 # `IncompatibleTransaction`: a commit lance will not rebase onto the one that beat it (two
 # configuration changes, an index added while a table was being created, a schema change);
 # made again against the newer version, it is a new commit like any other, so it is retried
@@ -371,7 +371,7 @@ _CONTENTION = re.compile(
 
 
 def is_commit_conflict(exc: BaseException) -> bool:
-    """A commit that lost to a concurrent writer (LANCEDB_NOTES: optimize is preempted).
+    """A commit that lost to a concurrent writer (optimize is preempted, for one).
 
     pylance's `lance.commit.CommitConflictError` is the type; lancedb 0.40 raises none on these
     paths, so the lance error's exact message is the other sign (`_CONTENTION`).

@@ -167,7 +167,7 @@ class TableUpkeep:
     def fold_if_needed(self, written_rows: int = 1) -> str | None:
         """Keep reads fast under a stream of writes; returns what it did, if anything.
 
-        Every write adds a fragment, and reads slow down with their count (LANCEDB_NOTES).
+        Every write adds a fragment, and reads slow down with their count.
         Once `GRAPHIT_FOLD_THRESHOLD` small fragments pile up they are merged (tens of ms:
         only the small fragments are rewritten); once 32x that many rows sit outside the
         indexes, the indexes are folded too (seconds at 100k rows, so rarely). The daemon's
@@ -209,7 +209,7 @@ class TableUpkeep:
         """Compact fragments, fold new rows into every index, prune versions past retention.
 
         Versions younger than the retention window survive: other processes may still read
-        through them (LANCEDB_NOTES: a zero window breaks their handles).
+        through them (a zero window breaks their handles).
         """
         retention = timedelta(seconds=config.retention_seconds())
         with contention_as_conflict():

@@ -83,20 +83,6 @@ def parse_hook(request: dict[str, Any]) -> HookCall:
     )
 
 
-def hook_fields(call: HookCall) -> dict[str, Any]:
-    """The request for `call` (the inverse of `parse_hook`)."""
-    return {
-        "op": "hook",
-        "event": call.event,
-        "client": call.client,
-        "prompt": call.prompt,
-        "session_id": call.session_id,
-        "root": call.root,
-        "project": str(call.project),
-        "user_level": call.user_level,
-    }
-
-
 def run_hook(opener: Opener, call: HookCall, *, mode: str = "auto") -> str:
     """What the hook prints (Markdown, before a client's wrapping); "" for nothing."""
     from graphit_cli.portability import across
@@ -149,8 +135,9 @@ def _scope(request: dict[str, Any]) -> Scope:
 
 
 def _root(request: dict[str, Any]) -> str | None:
-    """The caller's checkout (COMMON contract: every forwarded read carries it, so checks that
-    depend on the working tree are the caller's, even in the daemon): absolute, or absent."""
+    """The caller's checkout as a read request names it: absolute, or absent. No read uses it
+    in the warm process: the caller checks the answer's anchors against its own checkout
+    (cli/output.py `checked`)."""
     root = wire.text_field(request, "root", optional=True)
     if root is not None and not Path(root).is_absolute():
         raise InvalidInput("root must be an absolute path")
@@ -167,7 +154,7 @@ class SearchCall:
     include_deleted: bool
     mode: str
 
-    root: str | None = None  # the caller's checkout (read-time checks of its tree)
+    root: str | None = None  # the caller's checkout, as sent (the read does not use it)
 
     def fields(self) -> dict[str, Any]:
         return {
@@ -212,7 +199,7 @@ class RecallCall:
     context: str | None
     top_k: int
 
-    root: str | None = None  # the caller's checkout (read-time checks of its tree)
+    root: str | None = None  # the caller's checkout, as sent (the read does not use it)
 
     def fields(self) -> dict[str, Any]:
         return {
@@ -237,7 +224,7 @@ class SourceCall:
     scope: Scope
     ref: str
 
-    root: str | None = None  # the caller's checkout (read-time checks of its tree)
+    root: str | None = None  # the caller's checkout, as sent (the read does not use it)
 
     def fields(self) -> dict[str, Any]:
         return {"op": "source", "scope": str(self.scope), "ref": self.ref, "root": self.root}
@@ -256,7 +243,7 @@ class CatalogueCall:
     filter: MemoryFilter
     limit: int | None
 
-    root: str | None = None  # the caller's checkout (read-time checks of its tree)
+    root: str | None = None  # the caller's checkout, as sent (the read does not use it)
 
     def fields(self) -> dict[str, Any]:
         flt = wire.filter_to_wire(self.filter)
