@@ -198,10 +198,16 @@ class Inbox:
 
 
 class _Lines:
-    """The Inbox as the async text file the SDK's stdio transport iterates."""
+    """The Inbox as the async text file the SDK's stdio transport iterates.
 
-    def __init__(self, inbox: Inbox) -> None:
+    A request the SDK cannot read (a lone surrogate escape such as `\\ud800`, which is no
+    Unicode text; a field of the wrong type) it would leave unanswered, and the client (and
+    the drain at the end of input) would wait for its answer: such a request is answered here,
+    with a JSON-RPC error in words, and never reaches the SDK."""
+
+    def __init__(self, inbox: Inbox, wire: Wire) -> None:
         self.inbox = inbox
+        self.wire = wire
 
     def __aiter__(self) -> _Lines:
         return self
@@ -209,10 +215,49 @@ class _Lines:
     async def __anext__(self) -> str:
         import anyio.to_thread
 
-        line = await anyio.to_thread.run_sync(self.inbox.get, abandon_on_cancel=True)
-        if line is None:
-            raise StopAsyncIteration
-        return line
+        while True:
+            line = await anyio.to_thread.run_sync(self.inbox.get, abandon_on_cancel=True)
+            if line is None:
+                raise StopAsyncIteration
+            refusal = _unreadable(line)
+            if refusal is None:
+                return line
+            self.wire.from_server(refusal)
+
+
+def _unreadable(line: str) -> str | None:
+    """The error answer to a request in `line` that the SDK cannot read; None when it can (or
+    when there is no request to answer: the SDK then says what it says)."""
+    from mcp import types
+
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except Exception:  # pydantic's ValidationError, in any of its forms
+        pass
+    messages = _messages(line)
+    if len(messages) != 1 or "method" not in messages[0] or _key(messages[0].get("id")) is None:
+        return None
+    if _lone_surrogate(messages[0]):
+        why = "it holds a lone surrogate escape (such as \\ud800), which is not Unicode text"
+    else:
+        why = "it is not a well-formed JSON-RPC request"
+    reply = {
+        "jsonrpc": "2.0",
+        "id": messages[0]["id"],
+        "error": {"code": -32600, "message": f"Invalid request: {why}"},
+    }
+    return json.dumps(reply, ensure_ascii=True)
+
+
+def _lone_surrogate(message: dict[str, Any]) -> bool:
+    """Whether a parsed message holds a lone surrogate (Python's JSON reads one; UTF-8 and the
+    SDK's parser do not)."""
+    try:
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 class _Out:
@@ -280,7 +325,7 @@ class ServerThread(threading.Thread):
                 from graphit_cli.daemon.session import serve_session
 
                 session = serve_session(Path.cwd())
-            anyio.run(server.serve_streams, _Lines(self.inbox), _Out(self.wire))
+            anyio.run(server.serve_streams, _Lines(self.inbox, self.wire), _Out(self.wire))
         except BaseException as exc:
             self.error = exc
         finally:
