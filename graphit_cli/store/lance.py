@@ -388,7 +388,7 @@ def _open_dataset(uri: str, at: str | None = None) -> Any:
         try:
             return lance.dataset(table_path(at or uri))
         except (ValueError, OSError, RuntimeError) as exc:
-            damage = damaged(uri, exc)
+            damage = damaged(uri, exc, opening=True)
             if damage is not None and look < OPEN_LOOKS - 1:
                 time.sleep(OPEN_PAUSE_SECONDS * (look + 1))  # a commit in flight: look again
                 continue
@@ -452,8 +452,10 @@ def _connect_once(
                 raise
             return create_table(db, dim, uri, at or uri, storage_options)
     except ValueError as exc:
-        if damaged(uri, exc) is None and "not found" in str(exc).lower():
+        if damaged(uri, exc, opening=True) is None and "not found" in str(exc).lower():
             raise NoTable(f"no memory table at {uri}") from None
-        raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
+        failure = damaged(uri, exc, opening=True)
+        raise failure or StorageUnavailable(store_failure(uri, exc, "open")) from None
     except (OSError, RuntimeError) as exc:
-        raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
+        failure = damaged(uri, exc, opening=True)
+        raise failure or StorageUnavailable(store_failure(uri, exc, "open")) from None

@@ -64,6 +64,11 @@ def damage_message(uri: str, what: str, kind: str) -> str:
     once it confirms it."""
     if kind == "index":
         todo = "run `graphit memory doctor --repair` to rebuild its indexes (no memory is lost)"
+    elif kind == "file":
+        todo = (
+            "run `graphit memory doctor --repair`: it rebuilds an index whose file it is (no"
+            " memory is lost) and says what to do otherwise"
+        )
     else:
         todo = "run `graphit memory doctor` to check it end to end and say what to do"
     return f"the memory table at {uri} is damaged: {what}; {todo}"
@@ -73,6 +78,8 @@ def damage_remedy(uri: str, what: str, kind: str) -> str:
     """What `doctor` says once it has confirmed the damage (the table does not open or read)."""
     if kind == "index":
         return damage_message(uri, what, kind)
+    if kind == "file":  # doctor read every row and met it: a file of rows
+        what = "a data file is cut short"
     return (
         f"the memory table at {uri} is damaged: {what}; restore {uri} from a backup; or"
         " `graphit memory prune` its scope and import an export (what is not in one is lost)"

@@ -398,15 +398,29 @@ _DAMAGE = (
         "its manifest (the current version's file) is damaged",
         "data",
     ),
+    # A file shorter than lance expects (cut short by a full disk, a partial copy, a crash of
+    # the file system): the message names no file, so which one (an index's, whose rebuild
+    # loses nothing, or one of rows) is for `doctor` to find out.
+    (
+        re.compile(
+            r"Invalid range \d+\.\.\d+ for object of size|failed to fill whole buffer"
+            r"|unexpected end of file|Unexpected EOF|UnexpectedEof"
+        ),
+        "a file of the table is cut short",
+        "file",
+    ),
 )
 
 
-def damaged(uri: str, exc: BaseException) -> TableDamaged | None:
+def damaged(uri: str, exc: BaseException, *, opening: bool = False) -> TableDamaged | None:
     """`exc` as TableDamaged when it says the table at `uri` is damaged (else None). The raw
-    error goes to the debug log."""
+    error goes to the debug log. `opening`: the error came as the table was opened, which
+    reads only its manifest (a file cut short then is the manifest)."""
     text = str(exc)
     for pattern, what, kind in _DAMAGE:
         if pattern.search(text):
+            if opening and kind == "file":
+                what, kind = "its manifest (the current version's file) is damaged", "data"
             log.debug("the memory table at %s is damaged: %s", uri, text)
             return TableDamaged(damage_message(uri, what, kind), damage_remedy(uri, what, kind))
     return None
