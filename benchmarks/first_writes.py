@@ -212,6 +212,13 @@ def main() -> int:
             started = time.monotonic()
             for n in range(args.trials):
                 records += trial(workdir, args.writers, args.writes, s3_base, n)
+                running = summarise(backend, records)
+                print(
+                    f"  {backend} trial {n + 1}/{args.trials}: {running['lost']} lost,"
+                    f" {running['exit_1']} exit 1 so far",
+                    file=sys.stderr,
+                    flush=True,
+                )
             summary = summarise(backend, records)
             summary["trials"] = args.trials
             summary["seconds"] = round(time.monotonic() - started, 1)
