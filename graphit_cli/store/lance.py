@@ -8,8 +8,9 @@ hold the measured behaviour this code relies on). Callers speak in Memory rows a
 read and written through pylance (store/engine.py), so a one-shot command never imports it.
 
 Past 400 lines, it is still one job: a table's life at its edges (opening it through its pinned
-directory, creating it and taking back a failed creation, committing rows with the merge's
-compare-and-swap, purging history); reads, searches and upkeep are parts of their own.
+directory and looking again before calling it damaged, committing rows with the merge's
+compare-and-swap, purging history); creation (store/creation.py), reads, searches and upkeep
+are parts of their own.
 """
 
 from __future__ import annotations
