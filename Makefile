@@ -8,13 +8,24 @@ TORCH_INDEX ?=
 TORCH_PIP_ARGS := $(if $(strip $(TORCH_INDEX)),--index-url $(strip $(TORCH_INDEX)),)
 VENV   := .venv
 BIN    := $(VENV)/bin
+# Two steps in one venv: the light install (graphit and its dev tools, no torch: what `make
+# demo` and `make check` need), then the reference backend on top (torch: the parity tests of
+# `make test` compare it with the light runtime).
+LIGHT  := $(VENV)/.installed-light
 STAMP  := $(VENV)/.installed
+# The browser tests drive Debian's Chromium (tests/test_explorer_browser.py reads CHROMIUM).
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
 
-.PHONY: install test test-all lint demo docs bench clean
+.PHONY: install install-light check browser test test-all lint demo docs bench clean
 
-$(STAMP): pyproject.toml
+$(LIGHT): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(LIGHT)
+
+$(STAMP): $(LIGHT)
 	# torch first, pinned (and from TORCH_INDEX when set): an unpinned torch would pull a
 	# multi-GB CUDA build.
 	$(BIN)/pip install -q $(TORCH_PIP_ARGS) torch==2.13.0
@@ -24,10 +35,12 @@ $(STAMP): pyproject.toml
 # The package's bytecode, as pip writes it for an installed wheel: an editable install has
 # none, and where the environment turns bytecode writing off (PYTHONDONTWRITEBYTECODE) every
 # `graphit` process, each agent hook among them, would compile its modules again (~8 ms).
-install: $(STAMP)
+install-light: $(LIGHT)
 	@$(BIN)/python -m compileall -q graphit_cli
 
-lint: install
+install: $(STAMP) install-light
+
+lint: install-light
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -40,16 +53,31 @@ TEST_WORKERS ?= 2
 # modules, 16 -> 8 s) and each `graphit` process a test starts compile nothing twice.
 TEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache
 
-test: install lint
+# The smoke tier, in well under a minute: ruff, and the tests marked `smoke` (start-up, one
+# write and read through the CLI, the layering, the surface every command keeps).
+check: install-light
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(TEST_ENV) $(BIN)/pytest -q -m smoke
+
+# The browser tests are part of the default tier: without Chromium they would be skipped, so
+# `make test` stops first and says how to get it.
+browser:
+	@test -x $(CHROMIUM) || { echo "make test runs the Explorer's browser tests in Chromium," \
+	  "and $(CHROMIUM) is missing: install it (Debian/Ubuntu: sudo apt-get install -y" \
+	  "chromium), or point CHROMIUM= at one." >&2; exit 2; }
+
+test: install lint browser
 	$(TEST_ENV) $(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
-test-all: install lint
+test-all: install lint browser
 	$(TEST_ENV) $(BIN)/pytest -q -m "slow or not slow"
 
-demo: install
+# The light install only: the default embedder needs no torch.
+demo: install-light
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
 
-docs: install
+docs: install-light
 	$(BIN)/python scripts/gen_docs.py
 
 bench: install

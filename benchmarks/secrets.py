@@ -109,6 +109,48 @@ def report(name: str, which: str, records: list[tuple[str, str, str]], hits: lis
             print(f"{'':32}{label:7} {kind:22} {a}/{b}")
 
 
+def untuned() -> None:
+    """The corpora the rules were not tuned on: gitleaks' own true and false positives
+    (tests/fixtures/gitleaks_cases.json), each rule alone and the whole detector, and
+    benchmarks/data/secrets_heldout.jsonl (written before any tuning)."""
+    from graphit_cli.core import secret_rules, secrets
+
+    root = Path(__file__).resolve().parent.parent
+    cases = json.loads((root / "tests/fixtures/gitleaks_cases.json").read_text())["rules"]
+    the_set = secret_rules.rules()
+    tps = [(r, t) for r, c in cases.items() for t in c["tps"]]
+    fps = [(r, t) for r, c in cases.items() for t in c["fps"]]
+
+    def alone(rule_id: str, text: str) -> bool:
+        single = secret_rules.RuleSet(
+            {"rules": [the_set._raw[rule_id]], "allow": the_set._global_raw}
+        )
+        return bool(single.find(text, text.lower()))
+
+    t0 = time.perf_counter()
+    whole_tp = sum(bool(secrets.find(t)) for _, t in tps)
+    whole_fp = sum(bool(secrets.find(t)) for _, t in fps)
+    elapsed = time.perf_counter() - t0
+    alone_tp = sum(alone(r, t) for r, t in tps)
+    alone_fp = sum(alone(r, t) for r, t in fps)
+    print(
+        f"\ngitleaks' cases ({len(the_set.ids)} rules): each rule alone {alone_tp}/{len(tps)} "
+        f"true positives found, {alone_fp}/{len(fps)} false positives; the whole detector "
+        f"{whole_tp / len(tps):.4f} refused, {whole_fp / len(fps):.4f} of false positives "
+        f"({elapsed / (len(tps) + len(fps)) * 1e6:.0f} us a case)"
+    )
+    held = [json.loads(line) for line in (root / "benchmarks/data/secrets_heldout.jsonl").open()]
+    secret = [r for r in held if r["label"] == "secret"]
+    benign = [r for r in held if r["label"] == "benign"]
+    missed = [r["kind"] for r in secret if not secrets.find(r["text"])]
+    refused = [r["kind"] for r in benign if secrets.find(r["text"])]
+    print(
+        f"held-out file: secrets refused {1 - len(missed) / len(secret):.3f} "
+        f"({len(secret) - len(missed)}/{len(secret)}; missed {missed}), look-alikes refused "
+        f"{len(refused) / len(benign):.3f} ({len(refused)}/{len(benign)}: {refused})"
+    )
+
+
 def real_memories(paths: list[str]) -> None:
     """Memories people and agents wrote (JSONL with title and body): how many are refused.
     They hold no real secret that we know of; each refusal is listed by kind to be judged."""
@@ -272,6 +314,7 @@ def main() -> None:
                 f"{'':32}import {imported * 1000:.0f} ms, "
                 f"{scanned / len(texts) * 1e6:.0f} us a record ({len(texts)} records)"
             )
+    untuned()
     real_memories(args.memories)
     write_cost(args.records)
     if args.cli_runs:

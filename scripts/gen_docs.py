@@ -185,6 +185,7 @@ class Command:
     subcommands: tuple[Command, ...]
     epilog: str
     help_option_names: tuple[str, ...]
+    panel: str = ""  # the task its group's help lists it under (Typer's rich_help_panel)
 
 
 @contextmanager
@@ -241,6 +242,7 @@ def _describe(cmd: Any, name: str, parent: Any, context_cls: Any) -> Command:
         subcommands=tuple(subcommands),
         epilog=cmd.epilog or "",
         help_option_names=tuple(ctx.help_option_names),
+        panel=cmd.rich_help_panel if isinstance(cmd.rich_help_panel, str) else "",
     )
 
 
@@ -550,9 +552,12 @@ def reference_page(cmd: Command, parent: Command | None, help_names: tuple[str, 
     lines = [f"# {cmd.path}", "", f"<!-- {GENERATED_NOTE} -->", ""]
     lines += ["```", f"{cmd.path} {cmd.usage}".rstrip(), "```", ""]
     lines += _md_paragraphs(cmd.help)
-    if cmd.subcommands:
-        lines += ["## Commands", ""]
-        for sub in cmd.subcommands:
+    panels: dict[str, list[Command]] = {}
+    for sub in cmd.subcommands:  # by task, as `--help` lists them (cli/common.py PANELS)
+        panels.setdefault(sub.panel or "Commands", []).append(sub)
+    for panel, subs in panels.items():
+        lines += [f"## {panel}", ""]
+        for sub in subs:
             name = sub.path.rsplit(" ", 1)[-1]
             lines.append(f"- [`{name}`]({page_name(sub)}): {_md_escape(sub.short_help)}")
         lines.append("")

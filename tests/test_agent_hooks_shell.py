@@ -66,7 +66,8 @@ def _run(
     return subprocess.run(
         [*SHELLS[client], command],
         cwd=cwd,
-        env={**os.environ, "PATH": path, **env},
+        # A generous budget: what is checked is what the hooks say, not how fast.
+        env={**os.environ, "PATH": path, "GRAPHIT_HOOK_BUDGET": "120", **env},
         input=json.dumps(event),
         capture_output=True,
         text=True,

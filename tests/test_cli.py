@@ -22,6 +22,7 @@ def table_state(service) -> tuple[int, int]:
     return service.store.count(), service.store.version()
 
 
+@pytest.mark.smoke
 def test_create_update_source_history(cli) -> None:
     created = upsert(
         cli,

@@ -51,6 +51,7 @@ def test_search_json_is_stable_and_notice_goes_to_stderr(cli, monkeypatch) -> No
     assert hit["key"].startswith(memory_id + "/")
 
 
+@pytest.mark.smoke
 def test_search_markdown_and_table(cli) -> None:
     memory_id = add(cli, "--title", "Gecko", "--body", "geckos climb glass", "--important")
     markdown = cli("memory", "search", "gecko", "-f", "markdown").stdout

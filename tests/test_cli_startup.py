@@ -61,6 +61,7 @@ def probe(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int
     return report["exit"], report["heavy"], result.stdout
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize(
     "args",
     [("--help",), ("memory", "--help"), ("memory", "upsert", "--help"), ("-h",)],

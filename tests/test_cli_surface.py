@@ -17,6 +17,8 @@ from graphit_cli.cli.app import app
 from graphit_cli.cli.common import PANELS
 from graphit_cli.cli.plain import Format
 
+pytestmark = pytest.mark.smoke  # `make check`: a new command is held to the surface at once
+
 # Commands that print no records (a server, a stream, a hook's answer, a one-line notice, a
 # Markdown text to paste), each with why; every other command takes the common -f/--format.
 NO_RECORDS = {
@@ -172,3 +174,16 @@ def test_import_tells_an_input_format_given_to_f_where_it_goes(cli, tmp_path) ->
     assert right.exit_code == 0, right.stderr
     [item] = [json.loads(line) for line in right.stdout.splitlines()]
     assert (item["action"], item["title"]) == ("created", "Lint")
+
+
+def test_export_prints_its_rows_in_every_format(cli) -> None:
+    assert cli("memory", "upsert", "--title", "T", "--body", "b").exit_code == 0
+    assert cli("memory", "upsert", "--title", "U", "--body", "c").exit_code == 0
+    lines = cli("memory", "export").stdout.splitlines()  # ndjson: what `import` reads back
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == 2 and cli("memory", "export", "-f", "json").json() == rows
+    table = cli("memory", "export", "-f", "table").stdout.splitlines()
+    assert table[0].split() == ["ID", "REVISION", "ROW", "TITLE"]
+    assert sorted(line.split()[-1] for line in table[1:]) == ["T", "U"]
+    refused = cli("memory", "export", "-f", "markdown")  # a folder: needs -o
+    assert refused.exit_code == 2 and "-o FOLDER" in refused.stderr

@@ -1,12 +1,15 @@
 """The Explorer end to end in a real headless Chromium (Debian's package, driven by Playwright):
 the real server on 127.0.0.1, real LanceDB tables, the page's own JavaScript.
 
-Skipped only when /usr/bin/chromium is missing (`apt-get install -y chromium`; CI installs it).
+Chromium is /usr/bin/chromium, or the one $CHROMIUM names. A plain `pytest` skips these tests
+where it is missing; `make test` stops before it would (Makefile, `browser`), and CI installs
+it (`apt-get install -y chromium`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -25,7 +28,7 @@ from graphit_cli.explorer.server import ExplorerServer
 from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
 ARGS = [
     "--headless",
     "--no-sandbox",

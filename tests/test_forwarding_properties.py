@@ -34,9 +34,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from tests.conftest import PROJECT_ID, examples
+from tests.conftest import PROJECT_ID, examples, run_cli
 from tests.polling import wait_for
 
 pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
@@ -181,9 +180,7 @@ def world(
 
 
 def _run(args: list[str]) -> tuple[int, str]:
-    from graphit_cli.cli.app import app
-
-    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    result = run_cli(args)
     return result.exit_code, result.stdout
 
 

@@ -24,14 +24,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MEMORY_TYPES
+from graphit_cli.errors import ExitCode
 from graphit_cli.formats import parse
-from tests.conftest import PROJECT_ID, examples
+from tests.conftest import PROJECT_ID, examples, run_cli
 
-DOCUMENTED_EXIT_CODES = {0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 130}
+DOCUMENTED_EXIT_CODES = {int(code) for code in ExitCode} - {int(ExitCode.INTERNAL)}
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", examples(10)))
 COUNTS = {"tried": 0}
 
@@ -98,13 +98,10 @@ class Harness:
     """The Typer app on one project with three memories; checks each run's contract."""
 
     def __init__(self, home: Path) -> None:
-        from graphit_cli.cli.app import app
         from graphit_cli.core.models import MemoryDraft
         from graphit_cli.opening import open_service
 
-        self.app = app
         self.home = home
-        self.runner = CliRunner()
         service = open_service(Scope("project", PROJECT_ID))
         for n, tag in enumerate(["ops", "style", "sql"]):
             service.upsert(MemoryDraft(title=f"seed {n}", body=f"seed body {n}", tags=(tag,)))
@@ -120,11 +117,12 @@ class Harness:
     def run(self, args: list[str], stdin: str | None = None, *, writes: bool = False) -> int:
         COUNTS["tried"] += 1
         before = self.state()
-        result = self.runner.invoke(self.app, args, input=stdin, catch_exceptions=True)
+        try:
+            result = run_cli(args, input=stdin)
+        except Exception as exc:
+            raise AssertionError(f"uncaught {exc!r}\nargs={args!r} stdin={stdin!r}") from exc
         after = self.state()
         shown = f"args={args!r} stdin={stdin!r}\nstdout={result.stdout!r}\nstderr={result.stderr!r}"
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise AssertionError(f"uncaught {result.exception!r}\n{shown}") from result.exception
         assert "Traceback" not in result.stdout + result.stderr, shown
         assert result.exit_code in DOCUMENTED_EXIT_CODES, f"exit {result.exit_code}\n{shown}"
         if result.exit_code != 0:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from graphit_cli.access import runstate
-from graphit_cli.core.models import WriteAction
+from graphit_cli.core.models import MemoryDraft, WriteAction
 from graphit_cli.warm import wire
 from tests.conftest import PROJECT_ID
 from tests.polling import wait_for
@@ -56,7 +56,8 @@ def hook(cwd: Path, event: str = "prompt", given: object = PROMPT, **extra: str)
     return done, time.monotonic() - started
 
 
-def _write(project_dir: Path, title: str, body: str, *flags: str) -> None:
+def _write_command(project_dir: Path, title: str, body: str, *flags: str) -> None:
+    """`graphit memory upsert` in its own process."""
     upsert = [sys.executable, "-m", "graphit_cli", "memory", "upsert"]
     done = subprocess.run(
         [*upsert, "--title", title, "--body", body, *flags],
@@ -71,8 +72,18 @@ def _write(project_dir: Path, title: str, body: str, *flags: str) -> None:
 
 @pytest.fixture
 def memories(project_dir: Path) -> Path:
-    _write(project_dir, "The CI pip cache lives in the ci-cache bucket", "Clear it on new wheels.")
-    _write(project_dir, "Deploys go through staging", "Always.", "--mandatory")
+    """Two memories, written in this process (with the warm processes' embedder, `EMBEDDER`):
+    what the hooks find is the subject here, not how the table was written."""
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
+
+    service = open_service(Scope("project", PROJECT_ID))
+    service.upsert(
+        MemoryDraft(
+            title="The CI pip cache lives in the ci-cache bucket", body="Clear it on new wheels."
+        )
+    )
+    service.upsert(MemoryDraft(title="Deploys go through staging", body="Always.", mandatory=True))
     return project_dir
 
 
@@ -205,7 +216,7 @@ def test_a_hook_is_answered_by_the_daemon_with_the_in_process_answer(
     memories: Path, tmp_path: Path, processes: list[Process]
 ) -> None:
     cold, _ = hook(memories, GRAPHIT_NO_DAEMON="1", GRAPHIT_HOOK_BUDGET="120")
-    start, _ = hook(memories, "session-start", {}, GRAPHIT_NO_DAEMON="1")
+    start, _ = hook(memories, "session-start", {}, GRAPHIT_NO_DAEMON="1", GRAPHIT_HOOK_BUDGET="120")
     _daemon(memories, tmp_path, processes)
     assert _ask_hook(memories) is not None  # the daemon answers the hook's operation
     warm, _ = hook(memories, GRAPHIT_HOOK_BUDGET="120")
@@ -325,7 +336,7 @@ def test_an_agent_session_serves_its_hooks_warm_and_leaves_nothing_behind(
     warm, _ = hook(memories, GRAPHIT_HOOK_BUDGET="120")
     assert warm.returncode == 0 and "ci-cache bucket" in warm.stdout, warm.stderr
     # A write is not the session server's: declined, the command writes in-process.
-    _write(memories, "Written beside a session", "body")
+    _write_command(memories, "Written beside a session", "body")
     # The session ends (the client closes the server's stdin): the process exits, its socket
     # goes, and no process of graphit's is left.
     assert session.proc.stdin is not None

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.smoke  # `make check`: cheap, and every change can break it
+
 PACKAGE = Path(__file__).resolve().parent.parent / "graphit_cli"
 
 

@@ -7,6 +7,7 @@ memory's frontmatter. These tests pipe real output back through the CLI.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -41,39 +42,34 @@ PLAIN = [
 
 
 def _seed(cli) -> list[str]:
-    ids = []
-    for n, body in enumerate(TRICKY_BODIES):
-        flags = ["--mandatory"] if n % 2 == 0 else ["--important"]
-        result = cli(
-            "memory",
-            "upsert",
-            "-f",
-            "json",
-            "--title",
-            f"Tricky {n}",
-            "--body",
-            body,
-            "--tag",
-            "tricky",
-            *flags,
-        )
-        assert result.exit_code == 0, result.stderr
-        ids.append(result.json()[0]["id"])
-    for title, body, kind in PLAIN:
-        result = cli("memory", "upsert", "-f", "json", "--title", title, "--body", body, "-t", kind)
-        assert result.exit_code == 0, result.stderr
-        ids.append(result.json()[0]["id"])
-    # One memory with history, so revisions are part of what must not move.
+    """The tricky and the plain memories, written as one batch (one commit), and one of them
+    edited once, so revisions are part of what must not move."""
+    drafts: list[dict[str, object]] = [
+        {
+            "title": f"Tricky {n}",
+            "body": body,
+            "tags": ["tricky"],
+            "mandatory" if n % 2 == 0 else "important": True,
+        }
+        for n, body in enumerate(TRICKY_BODIES)
+    ]
+    drafts += [{"title": title, "body": body, "type": kind} for title, body, kind in PLAIN]
+    result = cli("memory", "upsert", "-", "-f", "json", input=json.dumps(drafts))
+    assert result.exit_code == 0, result.stderr
+    ids = [r["id"] for r in result.json()]
+    assert len(ids) == len(drafts)
     edited = cli("memory", "upsert", "-f", "json", "--id", ids[-1], "--body", "Cache in .ci/cache.")
     assert edited.json()[0]["revision"] == 2
     return ids
 
 
-def _snapshot(cli, ids: list[str]) -> dict[str, tuple[str, str]]:
-    return {
-        i: (cli("memory", "source", i).stdout, cli("memory", "history", i, "-f", "markdown").stdout)
-        for i in ids
-    }
+def _snapshot(cli, ids: list[str]) -> dict[str, list[str]]:
+    """Every row of each memory, live and archived, as the export writes it (text, flags,
+    revisions, links, hashes, dates): one command for the whole table."""
+    exported = cli("memory", "export", "--history")
+    assert exported.exit_code == 0, exported.stderr
+    rows = [json.loads(line) for line in exported.stdout.splitlines()]
+    return {i: sorted(json.dumps(r, sort_keys=True) for r in rows if r["id"] == i) for i in ids}
 
 
 def test_split_documents_keeps_bodies_whole() -> None:
@@ -136,7 +132,7 @@ def test_one_edited_document_in_the_stream_updates_only_that_memory(cli, tmp_pat
     assert body == "Use table-driven cases for related scenarios.\n\n---\n\nName each case."
     # No memory's body swallowed another's frontmatter.
     for i in ids:
-        assert after[i][0].count("\nupdated_by: ") == 1
+        assert cli("memory", "source", i).stdout.count("\nupdated_by: ") == 1
 
 
 def test_a_broken_document_in_the_stream_writes_nothing(cli, service, tmp_path: Path) -> None:

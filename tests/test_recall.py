@@ -135,6 +135,9 @@ def _hook(args: list[str], cwd: Path, event: dict[str, Any], **env: str) -> str:
 # --- through the real hook command, lexical (no daemon, no model) -------------------------------
 
 
+# Slow: a `graphit` process per prompt. The default tier replays the same session through the
+# same policy in this process (below), and runs the hook command on the two hardest prompts.
+@pytest.mark.slow
 def test_a_session_replayed_through_the_hook_command_meets_the_targets(
     project_dir: Path, service: Any
 ) -> None:
@@ -178,10 +181,39 @@ def test_the_question_behind_a_paste_or_geminis_hook_context_finds_its_memory(
         assert set(step["must"]) <= set(_keys(out, key_of)), (kind, out)
 
 
+def test_a_session_replayed_lexically_in_process_meets_the_targets(
+    project_dir: Path, service: Any
+) -> None:
+    """What the hook command does without a warm process (full-text search: no model load on
+    a prompt), here in this process: the session's targets and the recall log."""
+    records, steps = _load(DATA)
+    key_of = _write(service, records)
+    sid = str(uuid.uuid4())
+    start = session_context([service], PromptRequest("", sid))
+    mandatory = [r for r in records if r.get("mandatory")]
+    assert all(r["title"] in start and r["body"] in start for r in mandatory)  # in full
+    score = Score(records)
+    for step in steps:
+        event, client = _event(step, sid)
+        text = prompt_context([service], request_from_event(event, client, project_dir, "fts"))
+        assert len(text) <= render.PROMPT_BUDGET + 200
+        score.add(step, _keys(text, key_of), text)
+    score.assert_targets()
+    calls = log.read(sid)
+    assert [c["event"] for c in calls] == ["session-start"] + ["prompt"] * len(steps)
+    assert {c["mode"] for c in calls[1:]} == {"fts"}
+    assert any(c.get("left") for c in calls)  # what search matched but the gate left out, and why
+
+
 # --- hybrid (the e5 model, as the daemon serves it), in-process ---------------------------------
 
 
-@pytest.mark.parametrize("folder", [DATA, PUBLIC], ids=["tally", "public"])
+@pytest.mark.parametrize(
+    "folder",
+    # The public session is the same code on more data: the slow tier's.
+    [DATA, pytest.param(PUBLIC, marks=pytest.mark.slow)],
+    ids=["tally", "public"],
+)
 def test_hybrid_replay_with_the_e5_model_meets_the_targets(
     project_dir: Path, scope: Scope, folder: Path
 ) -> None:

@@ -161,7 +161,8 @@ class ImportFormat(StrEnum):
     notes = "notes"
 
 
-INPUT_FORMATS = "auto, ndjson, markdown, agents, cursor, mcp-memory or notes"
+_INPUTS = [f.value for f in ImportFormat]
+INPUT_FORMATS = f"{', '.join(_INPUTS[:-1])} or {_INPUTS[-1]}"
 InputFormatOpt = Annotated[
     ImportFormat,
     typer.Option(

@@ -52,12 +52,16 @@ def scan(
     fmt: FindingsFormatOpt = None,
     as_json: JsonAliasOpt = False,
 ) -> None:
-    """Look for secrets in every row of a scope, archived revisions included.
+    """Look for secrets in every row of a scope, archived revisions included, and in graphit's
+    own logs.
 
     Prints one line per finding: scope, memory id, revision (live or archived), kind, field
-    and line:column; never the value. Exits 11 when there is a finding (the scan worked and
-    found one), 0 when there is none; any other code is a failure to scan
-    (docs/reference/exit-codes.md). Remove one with `graphit memory redact ID`.
+    (title, body, tag N, anchor N, author) and line:column; never the value. Also a redaction
+    that was interrupted (its old values may still be in the table's older versions) and each
+    secret in the recalls and consolidation logs. Exits 11 when there is a finding (the scan
+    worked and found one), 0 when there is none; any other code is a failure to scan
+    (docs/reference/exit-codes.md). Remove one with `graphit memory redact ID` (which also
+    finishes an interrupted redaction and redacts the logs).
     """
     from graphit_cli.cli.client import ScopeClient
     from graphit_cli.formats import render
@@ -65,9 +69,19 @@ def scan(
     chosen = FINDINGS.resolve(json_alias(fmt, as_json))
     if every and (scope or user):
         raise typer.BadParameter("--all scans every scope: leave out --scope and --user")
+    from graphit_cli.service.redaction_journal import scan_logs
+
     unscanned: list[str] = []
     targets = _every_scope(unscanned) if every else [ScopeClient(scope, user).reader]
     found = [(str(svc.scope), f) for svc in targets for f in _scanned(svc, every, unscanned)]
+    # A redaction killed before it finished: the table's older versions may still hold it.
+    unfinished = [
+        (str(svc.scope), m)
+        for svc in targets
+        if str(svc.scope) not in unscanned
+        for m in svc.interrupted_redactions()
+    ]
+    in_logs = scan_logs()
     if chosen in (Format.json, Format.ndjson):
         rows = [
             {
@@ -83,6 +97,8 @@ def scan(
             }
             for where, f in found
         ]
+        rows += [{"scope": w, "id": m, "interrupted_redaction": True} for w, m in unfinished]
+        rows += [{"log": f.path, "line": f.line, "kind": f.kind} for f in in_logs]
         out(render.dumps_json(rows) if chosen is Format.json else render.dumps_ndjson(rows))
     else:
         out(
@@ -91,12 +107,25 @@ def scan(
                 f"({'live' if f.live else f.revision_id})\t{f.kind}\t{f.field} {f.position}\n"
                 for where, f in found
             )
+            + "".join(
+                f"{where}\t{m}\tinterrupted redaction: older versions may hold it\n"
+                for where, m in unfinished
+            )
+            + "".join(f"log\t{f.path}\tline {f.line}\t{f.kind}\n" for f in in_logs)
         )
     memories = len({(where, f.memory_id) for where, f in found})
     scanned = len(targets) - sum(1 for svc in targets if str(svc.scope) in unscanned)
     note(f"{len(found)} secrets in {memories} memories ({scanned} scopes scanned).")
     if found:
         note("Remove each with `graphit memory redact ID` (every revision of it).")
+    if unfinished:
+        note(
+            f"{len(unfinished)} redactions did not finish: run `graphit memory redact ID --yes` "
+            "again (or `graphit memory doctor --repair`)."
+        )
+    if in_logs:
+        note(f"{len(in_logs)} secrets in graphit's own logs: `graphit memory redact` removes them.")
+    if found or unfinished or in_logs:
         raise typer.Exit(int(ExitCode.FOUND))
     if unscanned:  # a table that could not be read is never reported clean
         raise StorageUnavailable(
@@ -161,8 +190,14 @@ def redact(
             note("Aborted; nothing changed.")
             return
     done = service.redact(memory_id)
+    if not done.rows and done.finished:
+        note(
+            f"Finished the interrupted redaction of {', '.join(done.finished)}: the table's "
+            "older versions are gone and graphit's logs are redacted."
+        )
+        return
     if not done.rows:
-        note(f"No secret found in {done.memory_id}; nothing changed.")
+        note(f"No secret found in {done.memory_id}; nothing changed (graphit's logs redacted).")
         return
     note(
         f"Redacted {', '.join(done.kinds)} in {done.rows} revisions of {done.memory_id}; "

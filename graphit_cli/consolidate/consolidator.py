@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from graphit_cli.consolidate.apply import PlanOutcome, Run
 from graphit_cli.consolidate.candidates import Report, find_candidates
 from graphit_cli.consolidate.log import LogWriter, read_log
-from graphit_cli.consolidate.plan import PlanEntry, parse_plan
+from graphit_cli.consolidate.plan import Action, PlanEntry, parse_plan
 from graphit_cli.consolidate.tables import ServiceTable, Simulation
 from graphit_cli.core.models import Memory, MemoryDraft
-from graphit_cli.errors import GraphitError, InvalidInput
+from graphit_cli.errors import GraphitError, InvalidInput, SecretRefused
 
 if TYPE_CHECKING:
     from graphit_cli.service.memory import MemoryService
@@ -76,6 +76,7 @@ class Consolidator:
         """
         scope = str(self.service.scope)
         actions, malformed = parse_plan(plan, scope)
+        _refuse_secrets(actions, self.service.secrets)
         total = len(plan["actions"])
         now = self.clock()
         rows = self.service.catalogue()
@@ -209,6 +210,25 @@ def _already_undone(before: dict[str, Any] | None, live: Memory | None) -> str |
         f"was already undone: it is back at its revision {before['revision']} content "
         f"(now revision {live.revision}); nothing to do"
     )
+
+
+def _refuse_secrets(actions: list[Action], policy: str) -> None:
+    """A plan whose title, body or reason holds a secret is refused whole, before anything is
+    simulated or applied (a reason is written into the bodies of merged memories)."""
+    if policy == "allow":
+        return
+    from graphit_cli.core import secrets
+
+    lines: list[str] = []
+    for action in actions:
+        for field in ("title", "body", "reason"):
+            text = getattr(action, field) or ""
+            found = secrets.find(text)
+            name = f"action {action.number} ({action.action})"
+            lines += [f"{name}: {secrets.describe(f, field)}" for f in found]
+    if lines:
+        head = "refused: a secret in the plan (nothing was applied)"
+        raise SecretRefused("\n".join([head, *lines, secrets.INSTEAD]))
 
 
 def entry_order(entry: PlanEntry) -> tuple[int, str]:

@@ -19,8 +19,11 @@ one corpus (benchmarks/secrets_corpus.py), and a memory's fields are checked by 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from graphit_cli.core import hiding, secret_rules
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import Memory, MemoryDraft
@@ -29,28 +32,16 @@ REDACTED = "[REDACTED:{kind}]"
 
 # --- provider formats: the token alone is the secret ------------------------------------------
 
+# gitleaks' rules (core/secret_rules.py) know ~220 providers. These are the formats they miss
+# or know only next to a keyword: a memory names keys in prose ("my key is sk-ant-..."), and
+# a PostHog personal key and an FCM legacy server key have no gitleaks rule at all.
 _PROVIDERS: tuple[tuple[str, str], ...] = (
-    ("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}\b"),
-    ("github-token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
-    ("github-token", r"\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b"),
-    ("gitlab-token", r"\b(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt)-[A-Za-z0-9_-]{20,}"),
-    ("slack-token", r"\bxox[abposr]-[0-9A-Za-z-]{10,}\b"),
-    ("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,}"),
-    ("stripe-key", r"\b[sr]k_(?:live|test)_[0-9A-Za-z]{20,}\b"),
     ("anthropic-key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{32,}"),
-    ("openai-key", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}"),
     ("openai-key", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
     ("openai-key", r"\bsk-[A-Za-z0-9]{48}\b"),
-    ("google-api-key", r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])"),
     ("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}\b"),
-    ("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("pypi-token", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
-    ("huggingface-token", r"\bhf_[A-Za-z0-9]{34,}\b"),
-    ("sendgrid-key", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
-    ("twilio-key", r"\bSK[0-9a-f]{32}\b"),
     ("mailgun-key", r"\bkey-[0-9a-z]{32}\b"),
     ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("digitalocean-token", r"\bdo[por]_v1_[a-f0-9]{64}\b"),
     ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
     ("square-token", r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}(?![A-Za-z0-9_-])"),
     ("telegram-bot-token", r"\b\d{8,10}:AA[0-9A-Za-z_-]{33}(?![A-Za-z0-9_-])"),
@@ -59,7 +50,10 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
         r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{30,}",
     ),
     ("azure-storage-key", r"(?i:AccountKey)=[A-Za-z0-9+/]{86}==(?=;|\s|$|[\"'])"),
-    ("jwt", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}"),
+    # PostHog: `phx_` is a personal API key (its `phc_` project key is public by design).
+    ("posthog-personal-api-key", r"\bphx_[A-Za-z0-9]{30,}\b"),
+    # Firebase Cloud Messaging's legacy server key: `AAAA` + 7, `:APA91b` + ~134.
+    ("fcm-server-key", r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
 )
 
 # A private key block: the header and at least one line of key material (a header alone, in a
@@ -118,7 +112,8 @@ _PLACEHOLDER = re.compile(
 _TEST_PASSWORD = re.compile(
     r"^(?i:(?:wrong|invalid|bad|incorrect|valid|correct|new|old|my|weak|strong|secure)[_-]?)?"
     r"(?i:pass(?:word)?|p[a@]ssw[o0]rd|test(?:er|ing|user)?|admin(?:istrator)?|demo|guest|"
-    r"user|qwerty|letmein|welcome|root|default|abc)[\W_]{0,2}\d{0,6}[\W_]{0,2}$"
+    r"user|qwerty|letmein|welcome|root|default|abc|secret|hunter|changeit)"
+    r"[\W_]{0,2}\d{0,6}[\W_]{0,2}$"
 )
 # Bare words that follow `password:` in prose or in a type annotation, not credentials.
 _NOT_VALUES = frozenset(
@@ -151,6 +146,14 @@ _DOCUMENTED_EXAMPLES = frozenset(
         "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
     }
 )
+# jwt.io's sample token, signed with the documented key "your-256-bit-secret".
+_DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
+# A value shown masked (`hf_***`, `ghp_****abcd`, `••••`): what is left of it is no secret.
+_MASKED = re.compile(r"[*•]{3,}")
+# A YAML tag before the value (`api_key: !vault |`), not the value.
+_YAML_TAG = re.compile(r"!!?[A-Za-z]+")
+# `arn:aws:secretsmanager:...:secret:prod/db-AbCdEf`: an ARN's `secret:` names a resource.
+_ARN = re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:$")
 
 
 @dataclass(frozen=True)
@@ -170,21 +173,46 @@ class Finding:
 
 
 def find(text: str) -> list[Finding]:
-    """Every secret in `text`, in order of position; overlapping matches are reported once."""
+    """Every secret in `text`, in order of position; overlapping matches are reported once.
+
+    Read as written and as unhidden (core/hiding.py: without zero-width characters, emphasis,
+    a line break inside a token, percent-encoding), and each base64 run decoded: a secret
+    found only in a view is reported at the span of the text it came from (a decoded one as
+    `<kind>-base64`, over the whole encoded run)."""
     if not text or len(text) < 8:
         return []
-    lowered = text.lower()
-    # One pass finds every literal a rule needs; a rule runs only when one of its is there.
-    gate: dict[str, list[int]] = {}
-    for hit in _GATE.finditer(lowered):
-        for literal in _PREFIXES[hit.group(0)]:
-            gate.setdefault(literal, []).append(hit.start())
-    if not gate and "SK" not in text:
+    spans = _spans(text)
+    view = hiding.unhidden(text)
+    if view is not None:
+        spans += [(*view.span(start, end), kind) for start, end, kind in _spans(view.text)]
+    for start, end, plain in hiding.decoded(view.text if view is not None else text):
+        inner = _spans(plain)
+        if inner:
+            where = view.span(start, end) if view is not None else (start, end)
+            spans.append((*where, f"{inner[0][2]}-base64"))
+    return _located(text, _merged(spans))
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of each secret in `text` as written."""
+    if len(text) < 8:
         return []
+    lowered = text.lower()
+    # One pass finds every literal a rule needs (graphit's and gitleaks' keywords); a rule
+    # runs only when one of its is there.
+    scan, prefixes, keywords = _scanner()
+    gate: dict[str, list[int]] = {}
+    hit = scan.search(lowered)
+    while hit is not None:
+        for literal in prefixes[hit.group(0)]:
+            gate.setdefault(literal, []).append(hit.start())
+        hit = scan.search(lowered, hit.start() + 1)  # literals may overlap
+    present = keywords & gate.keys()
     spans: list[tuple[int, int, str]] = []
+    for start, end, kind, secret in secret_rules.rules().find(text, lowered, present):
+        if not _look_alike(secret, generic=kind.startswith("generic")):
+            spans.append((start, end, kind))
     awake = sorted({i for literal in gate for i in _WAKES.get(literal, ())})
-    if "SK" in text:
-        awake = sorted({*awake, _TWILIO})
     for kind, pattern, _ in (_COMPILED[i] for i in awake):
         for match in pattern.finditer(text):
             if match.group(0) not in _DOCUMENTED_EXAMPLES and not _example(match.group(0)):
@@ -204,13 +232,18 @@ def find(text: str) -> list[Finding]:
     starts = sorted({at for word in _NAME_STARTS for at in gate.get(word, ())})
     for at in starts:
         named = _ASSIGNMENT.match(text, at)
-        if named is None:
+        if named is None or _ARN.search(text, max(0, at - 120), at):
             continue
         group = "quoted" if named.group("quoted") is not None else "bare"
         value = named.group(group)
+        begin = at
+        while begin > max(0, at - 50) and (text[begin - 1].isalnum() or text[begin - 1] in "_.-"):
+            begin -= 1
+        if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
+            continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
         if _credible(value, quoted=group == "quoted", name=named.group("name")):
             spans.append((named.start(group), named.end(group), _assigned_kind(named["name"])))
-    return _located(text, _merged(spans))
+    return spans
 
 
 def redact(text: str, findings: list[Finding] | None = None) -> str:
@@ -239,30 +272,18 @@ def describe(finding: Finding, field: str) -> str:
 # Each rule runs only when a literal it needs is in the text: `in` is a C scan,
 # a regex over a long body is not (benchmarks/secrets.py measures what a record costs).
 _TRIGGERS: dict[str, tuple[str, ...]] = {
-    "aws-access-key": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
-    "github-token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    "gitlab-token": ("glpat-", "gldt-", "glrt-", "glptt-", "glft-", "glsoat-", "glcbt-"),
-    "slack-token": ("xox",),
-    "slack-webhook": ("hooks.slack.com",),
-    "stripe-key": ("k_live_", "k_test_"),
     "anthropic-key": ("sk-ant-",),
     "openai-key": ("sk-",),
-    "google-api-key": ("AIza",),
     "google-oauth-secret": ("GOCSPX-",),
-    "npm-token": ("npm_",),
-    "pypi-token": ("pypi-AgE",),
-    "huggingface-token": ("hf_",),
-    "sendgrid-key": ("SG.",),
-    "twilio-key": (),
     "mailgun-key": ("key-",),
     "shopify-token": ("shpat_", "shpca_", "shppa_", "shpss_"),
-    "digitalocean-token": ("_v1_",),
     "databricks-token": ("dapi",),
     "square-token": ("sq0",),
     "telegram-bot-token": (":AA",),
     "discord-webhook": ("/api/webhooks/",),
     "azure-storage-key": ("ccountKey=", "CCOUNTKEY=", "ccountkey="),
-    "jwt": ("eyJ",),
+    "posthog-personal-api-key": ("phx_",),
+    "fcm-server-key": (":APA91b",),
 }
 _COMPILED = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
 # Where an assignment's name can begin: the rule is tried at these words only.
@@ -281,18 +302,25 @@ _WAKES: dict[str, tuple[int, ...]] = {}
 for _i, (_kind, _, _literals) in enumerate(_COMPILED):
     for _literal in _literals:
         _WAKES[_literal.lower()] = (*_WAKES.get(_literal.lower(), ()), _i)
-_TWILIO = next(i for i, (kind, _, _) in enumerate(_COMPILED) if kind == "twilio-key")
 _GATE_LITERALS = sorted(
     {*_WAKES, *_NAME_STARTS, *(n for _, _, needs in _CONTEXT_RULES for n in needs)},
     key=len,
     reverse=True,
 )
-# One alternation, longest first: at a position the longest literal wins and stands for the
-# literals it begins with ("sk-ant-" for "sk-"). No literal may end where another begins
-# inside a token (the match would hide it): Twilio's "SK" is looked for on its own, as
-# written, not in the gate ("sk_live_" would hide "k_live_", and "task" is full of it).
-_GATE = re.compile("|".join(re.escape(lit) for lit in _GATE_LITERALS))
-_PREFIXES = {lit: tuple(p for p in _GATE_LITERALS if lit.startswith(p)) for lit in _GATE_LITERALS}
+_scanning: tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]] | None = None
+
+
+def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]]:
+    """One trie-shaped pattern of graphit's literals and gitleaks' keywords (searched again
+    from the next character after each hit: literals may overlap); a literal found stands for
+    the literals it begins with ("sk-ant-" for "sk-"). Built once a process, on first use."""
+    global _scanning
+    if _scanning is None:
+        keywords = set(secret_rules.rules().keywords)
+        literals = sorted({*_GATE_LITERALS, *keywords})
+        pattern = re.compile(secret_rules.trie(literals))
+        _scanning = (pattern, secret_rules.prefixes(literals), keywords)
+    return _scanning
 
 
 def _example(token: str) -> bool:
@@ -300,8 +328,21 @@ def _example(token: str) -> bool:
     upper = token.upper()
     if "EXAMPLE" in upper or "XXXXXXXX" in upper or "00000000" in token:
         return True
+    if token.endswith(_DOCUMENTED_SIGNATURES) or _MASKED.search(token):
+        return True
     body = token[-16:]
     return len(set(body)) <= 2
+
+
+def _look_alike(secret: str, *, generic: bool = False) -> bool:
+    """A provider rule's match that stands for a secret without being one: a documented
+    example, a placeholder, a test plan's password; for a generic rule (a value named as a key),
+    anything `_credible` would not take from an assignment."""
+    if secret in _DOCUMENTED_EXAMPLES or _example(secret):
+        return True
+    if _PLACEHOLDER.match(secret) or _TEST_PASSWORD.match(secret):
+        return True
+    return generic and not _credible(secret, quoted=True)
 
 
 def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str = "") -> bool:
@@ -311,6 +352,8 @@ def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str 
     if len(value) < 6 or len(value) > 300:
         return False
     if value in _DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
+        return False
+    if _example(value) or _YAML_TAG.fullmatch(value):  # all one letter, masked; `!vault`
         return False
     lowered = value.lower().rstrip(".")
     if lowered in _NOT_VALUES or lowered == name.lower():
@@ -376,7 +419,7 @@ def _located(text: str, spans: list[tuple[int, int, str]]) -> list[Finding]:
 
 # --- memories: the fields a write checks, and what a refusal says ------------------------------
 
-FieldFinding = tuple[str, Finding]  # ("title" | "body", the finding)
+FieldFinding = tuple[str, Finding]  # ("title" | "body" | "tag 2" | "anchor 1" | "author", ...)
 
 # The CLI's ways past a refusal; the MCP server and the Explorer say theirs instead.
 WAYS_PAST = (
@@ -389,16 +432,34 @@ INSTEAD = (
 )
 
 
-def in_draft(title: str | None, body: str | None) -> list[FieldFinding]:
-    """The secrets in a memory's title and body, as they will be stored (normalised as
-    `revisions.validate_title` and `normalise_body` do, without their checks)."""
+def in_draft(
+    title: str | None,
+    body: str | None,
+    *,
+    tags: Sequence[str] | None = None,
+    anchors: Sequence[str] | None = None,
+    author: str | None = None,
+) -> list[FieldFinding]:
+    """The secrets in every field a memory stores: its title and body (normalised as
+    `revisions.validate_title` and `normalise_body` do, without their checks), each tag and
+    anchor, and the author it is written by."""
     found: list[FieldFinding] = []
     if title:
         found += [("title", f) for f in find(" ".join(title.split()))]
     if body:
         text = body.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
         found += [("body", f) for f in find(text)]
+    for name, values in (("tag", tags), ("anchor", anchors)):
+        for number, value in enumerate(values or (), start=1):
+            found += [(f"{name} {number}", f) for f in find(value)]
+    if author:
+        found += [("author", f) for f in find(author)]
     return found
+
+
+def in_row(row: Memory) -> list[FieldFinding]:
+    """The secrets in a stored row's fields (title, body, tags, anchors, author)."""
+    return in_draft(row.title, row.body, tags=row.tags, anchors=row.anchors, author=row.updated_by)
 
 
 def redacted_text(title: str | None, body: str | None) -> tuple[str | None, str | None]:
@@ -410,24 +471,83 @@ def redacted_text(title: str | None, body: str | None) -> tuple[str | None, str 
     return new_title, new_body
 
 
+def _redacted_all(values: Sequence[str] | None) -> tuple[str, ...] | None:
+    return None if values is None else tuple(redact(v) for v in values)
+
+
+def _redacted_tags(tags: Sequence[str] | None) -> tuple[str, ...] | None:
+    """Tags with each secret as `REDACTED:<kind>` (a tag takes no brackets)."""
+    if tags is None:
+        return None
+    return tuple(redact(t).replace("[REDACTED:", "REDACTED:").replace("]", "") for t in tags)
+
+
 def redacted_draft(draft: MemoryDraft) -> MemoryDraft:
     from dataclasses import replace
 
     title, body = redacted_text(draft.title, draft.body)
-    return replace(draft, title=title, body=body)
+    tags, anchors = _redacted_tags(draft.tags), _redacted_all(draft.anchors)
+    return replace(draft, title=title, body=body, tags=tags, anchors=anchors)
 
 
 def redacted_row(row: Memory) -> Memory:
-    """A row with its secrets replaced: its content hash recomputed, its vector dropped (it
-    was of the text with the secret; the writer or the embedding pass embeds it again)."""
+    """A row with its secrets replaced in every field: its content hash recomputed, its vector
+    dropped (it was of the text with the secret; the writer or the embedding pass embeds it
+    again)."""
     from dataclasses import replace
 
     from graphit_cli.core import revisions
 
     title, body = redacted_text(row.title, row.body)
     assert title is not None and body is not None
-    digest = revisions.content_hash(title, body, row.type, row.tags)
-    return replace(row, title=title, body=body, content_hash=digest, embedding=None)
+    tags = _redacted_tags(row.tags) or ()
+    digest = revisions.content_hash(title, body, row.type, tags)
+    return replace(
+        row,
+        title=title,
+        body=body,
+        tags=tags,
+        anchors=tuple(redact(a) for a in row.anchors),
+        updated_by=redact(row.updated_by),
+        content_hash=digest,
+        embedding=None,
+    )
+
+
+def in_value(value: object, where: str = "") -> list[tuple[str, Finding]]:
+    """The secrets in every string of a JSON-like value (a log record), with the path to each
+    (`calls.0.title`). One pass over all of them first: a record without one costs one scan."""
+    strings = list(_strings(value, where))
+    if not strings or not find("\n".join(text for _, text in strings)):
+        return []
+    return [(path, finding) for path, text in strings for finding in find(text)]
+
+
+def redacted_value(value: object) -> object:
+    """A JSON-like value with every secret in its strings replaced (itself when none is)."""
+    if not in_value(value):
+        return value
+    return _redact_strings(value)
+
+
+def _strings(value: object, where: str) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(where, value)] if len(value) >= 8 else []
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in _strings(v, f"{where}.{k}".lstrip("."))]
+    if isinstance(value, list | tuple):
+        return [s for i, v in enumerate(value) for s in _strings(v, f"{where}.{i}".lstrip("."))]
+    return []
+
+
+def _redact_strings(value: object) -> object:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_strings(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_strings(v) for v in value]
+    return value
 
 
 def safe_title(title: str) -> str:

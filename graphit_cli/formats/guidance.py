@@ -32,6 +32,7 @@ class _Names:
     duplicate_rule: str
     every_scope: str
     verify: str
+    exit_codes: str = ""  # what a command's exit code tells (the CLI's; a tool call has isError)
 
 
 _MCP = _Names(
@@ -88,6 +89,13 @@ _CLI = _Names(
     ),
     every_scope="",
     verify="`graphit memory verify <id>` (`graphit memory stale` lists them all)",
+    exit_codes=(
+        "## Exit codes\n\n"
+        "0: done. 11: `graphit memory scan` found a secret (a finding, not a failure: remove it "
+        "with `graphit memory redact <id>`). 2 to 10: the command refused or could not do it, "
+        "and its one `Error:` line on stderr says why; 130: interrupted. 1: a bug in graphit. "
+        "`graphit --help` lists every code."
+    ),
 )
 
 
@@ -179,6 +187,8 @@ def markdown(surface: str = "cli") -> str:
     )
     parts = [intro, recall_protocol(surface), CAPTURE_WHEN, capture_how(surface)]
     parts.append(consolidation(surface))
+    if n.exit_codes:
+        parts.append(n.exit_codes)
     return reflow("\n".join(parts))
 
 

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphit_cli.core.models import Memory, SearchHit, WriteResult
+from graphit_cli.formats.visible import json_text, visible
 
 # --- output -------------------------------------------------------------------------------
 
@@ -121,7 +122,7 @@ def to_markdown(memory: Memory, extra: Iterable[tuple[str, str]] = ()) -> str:
     """The spec's presentation format: YAML frontmatter, `# Title`, then the Markdown body."""
     lines = ["---"]
     lines += [f"{name}: {value}" for name, value in (*frontmatter_fields(memory), *extra)]
-    lines += ["---", "", f"# {memory.title}", "", memory.body, ""]
+    lines += ["---", "", f"# {visible(memory.title)}", "", visible(memory.body), ""]
     return "\n".join(lines)
 
 
@@ -163,12 +164,12 @@ def dumps_json(value: Any) -> str:
         if not value:
             return "[]\n"
         rows = ",\n".join(json.dumps(v, ensure_ascii=False) for v in value)
-        return f"[\n{rows}\n]\n"
-    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+        return json_text(f"[\n{rows}\n]\n")
+    return json_text(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
 
 
 def dumps_ndjson(values: Iterable[Any]) -> str:
-    return "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values)
+    return json_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in values))
 
 
 def flags(memory: Memory) -> str:
@@ -183,7 +184,7 @@ def table(headers: list[str], rows: list[list[str]], width: int | None = None) -
         return ""
     if width is None:
         width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 0
-    cells = [headers, *rows]
+    cells = [[visible(cell) for cell in row] for row in (headers, *rows)]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers) - 1)]
     used = sum(widths) + 2 * len(widths)
     last = max(20, width - used) if width else 0

@@ -258,7 +258,8 @@ def _hold_back_secrets(found: Collected, report: ImportReport, *, redact: bool) 
     holds a secret, reporting each by file, line, kind and position (never the value)."""
     items: list[Item] = []
     for item in found.items:
-        hits = secrets.in_draft(item.draft.title, item.draft.body)
+        draft = item.draft
+        hits = secrets.in_draft(draft.title, draft.body, tags=draft.tags, anchors=draft.anchors)
         if not hits:
             items.append(item)
         elif redact:
@@ -272,7 +273,7 @@ def _hold_back_secrets(found: Collected, report: ImportReport, *, redact: bool) 
     found.items = items
     bad: dict[str, list[str]] = {}
     for row, origin in found.rows:
-        hits = secrets.in_draft(row.title, row.body)
+        hits = secrets.in_row(row)
         if hits:
             bad.setdefault(row.id, []).append(f"{origin}: {secrets.summary(hits)}")
     if redact:

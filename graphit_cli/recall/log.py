@@ -4,8 +4,9 @@ One JSON line per hook call in `~/.graphit/state/recalls.jsonl` (0600, in a 0700
 when, the client and session, the event, an excerpt of the user's words, what was injected
 (id, title, score, cosine, share of the query's words, the words it shares, its date) and
 what cleared search but not the gate, with the reason. Local and private (it holds prompt
-excerpts); bounded: past `MAX_BYTES` the file becomes `recalls.jsonl.1` (the one before is
-dropped), so it never holds more than twice that.
+excerpts, each secret in them redacted before it is written); bounded: past `MAX_BYTES` the
+file becomes `recalls.jsonl.1` (the one before is dropped), so it never holds more than twice
+that.
 """
 
 from __future__ import annotations
@@ -36,12 +37,22 @@ def append(entry: dict[str, Any]) -> None:
             os.chmod(path.parent, DIR_MODE)  # made earlier by something less careful
         if path.exists() and path.stat().st_size > MAX_BYTES:
             os.replace(path, path.with_name(path.name + ".1"))
-        line = json.dumps({"at": time.time(), **entry}, ensure_ascii=False) + "\n"
+        record = _redacted({"at": time.time(), **entry})
+        line = json.dumps(record, ensure_ascii=False) + "\n"
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(line)
     except OSError:
         pass
+
+
+def _redacted(entry: dict[str, Any]) -> dict[str, Any]:
+    """The record with every secret in its strings (a pasted key in the prompt, a title)
+    replaced by `[REDACTED:<kind>]` (core/secrets.py): the log never holds one."""
+    from graphit_cli.core import secrets
+
+    cleaned = secrets.redacted_value(entry)
+    return cleaned if isinstance(cleaned, dict) else entry
 
 
 def read(session: str | None = None) -> list[dict[str, Any]]:
@@ -60,7 +71,7 @@ def read(session: str | None = None) -> list[dict[str, Any]]:
             except ValueError:
                 continue  # a line cut by a crash
             if isinstance(entry, dict):
-                found.append(entry)
+                found.append(_redacted(entry))  # a line written before redaction, too
     if session:
         found = [e for e in found if str(e.get("session") or "").startswith(session)]
     return found

@@ -93,6 +93,9 @@ def query_text(prompt: str, limit: int = QUERY_CHARS) -> str:
 
 
 def excerpt(prompt: str, limit: int = EXCERPT_CHARS) -> str:
-    """One line of the user's words for the recalls log."""
-    flat = " ".join(clean(prompt).split())
+    """One line of the user's words for the recalls log, each secret in them redacted first
+    (a key cut by the limit would no longer be recognised)."""
+    from graphit_cli.core import secrets
+
+    flat = " ".join(secrets.redact(clean(prompt)).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

@@ -4,15 +4,20 @@
   whole block stays within `PROMPT_BUDGET` characters; an older memory shown with its newer
   counterpart says so on its line. Then one pointer to the full text.
 - Session start: every mandatory memory in full (the spec: complete content), as Markdown
-  with a one-line frontmatter (id, type, date; the scope when it is not the project), and one
-  pointer to `graphit_memory_source` for the rest (tags, history, authors).
+  with a one-line frontmatter (id, type, date; the scope when it is not the project), a body
+  with a line that could read as graphit's frame fenced (`framed`: memory text is data, it
+  cannot close the fence or forge graphit's header), and one pointer to
+  `graphit_memory_source` for the rest (tags, history, authors).
+- Memory text never reaches the agent raw: control characters are shown (formats/visible.py).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from graphit_cli.core.models import Memory
+from graphit_cli.formats.visible import visible
 
 PROMPT_BUDGET = 1200  # characters a prompt's block may take
 BODY_MAX = 220  # a line's body at most, however much budget is left
@@ -33,7 +38,7 @@ def _where(memory: Memory) -> str:
 
 
 def _flat(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
+    flat = " ".join(visible(text).split())
     if len(flat) <= limit:
         return flat
     cut = flat[: limit - 1]
@@ -53,7 +58,7 @@ def prompt_block(
     for m in memories:
         note = f"; `{newer[m.id].id}` is newer" if m.id in newer else ""
         note += f"; {stale[m.id]}" if stale and m.id in stale else ""
-        heads.append(f"- **{m.title}** (`{m.id}`, {date(m)}{_where(m)}{note})")
+        heads.append(f"- **{_flat(m.title, 500)}** (`{m.id}`, {date(m)}{_where(m)}{note})")
     fixed = len(head) + len(POINTER) + sum(len(h) + 3 for h in heads) + 4
     room = max(BODY_MIN, min(BODY_MAX, (PROMPT_BUDGET - fixed) // len(memories)))
     lines = [head]
@@ -73,8 +78,33 @@ def session_block(memories: Sequence[Memory], stale: dict[str, str] | None = Non
     for m in memories:
         note = f" · {stale[m.id]}" if stale and m.id in stale else ""
         meta = f"{m.id} · {m.type} · {date(m)}{_where(m)}{note}"
-        parts.append(f"## {m.title}\n{meta}\n{m.body.strip()}")
+        parts.append(f"## {_flat(m.title, 500)}\n{meta}\n{framed(m.body.strip())}")
     return "\n".join(parts) + "\n"
+
+
+# Lines of memory text that would read as graphit's own framing (its headers).
+_OWN_HEADS = re.compile(r"^([ \t]*)(#+[ \t]*(?:Mandatory memories|Memories on this prompt))", re.M)
+# A line that could read as part of the frame: a heading, a code fence, an id line.
+_FRAME_LIKE = re.compile(r"^[ \t]*(?:#|```|~~~|[0-9A-HJKMNP-TV-Z]{26} · )", re.M)
+
+
+def framed(body: str) -> str:
+    """A memory's body as data, as the session start shows it: its control characters
+    visible; fenced (`fenced`) when a line of it could read as graphit's frame (a heading,
+    a code fence, an id line), else as it is (a plain body imitates nothing, and the session
+    start stays within its budget)."""
+    text = visible(body)
+    return fenced(text) if _FRAME_LIKE.search(text) else text
+
+
+def fenced(body: str) -> str:
+    """A memory's body as data: its control characters visible, inside a code fence longer
+    than any run of backticks in it (so no line of it can close the fence), with a line that
+    imitates graphit's own header escaped (`\\# Mandatory memories ...`)."""
+    text = _OWN_HEADS.sub(lambda m: m.group(1) + "\\" + m.group(2), visible(body))
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def own_text(memories: Sequence[Memory]) -> int:

@@ -69,7 +69,32 @@ def examine(
     _history(store, report)
     _indexes(store, report, repair)
     _vectors(store, rows, embedder, report, repair)
+    _redactions(store, report, repair)
     return report
+
+
+def _redactions(store: Store, report: DoctorReport, repair: bool) -> None:
+    """A redaction killed before it finished leaves the old values in the table's older
+    versions; repair finishes it (service/redaction_journal.py)."""
+    from graphit_cli.service.redaction_journal import Journal, redact_logs
+
+    journal = Journal(store.uri)
+    pending = journal.pending()
+    if not pending:
+        return
+    what = f"the redaction of {', '.join(pending)} did not finish"
+    if not repair:
+        report.add(
+            "problem",
+            "redactions",
+            f"{what}: older versions may still hold its values "
+            "(`graphit memory doctor --repair` or `graphit memory redact ID --yes` finishes it)",
+        )
+        return
+    store.purge_history()
+    redact_logs()
+    journal.finish(pending)
+    report.add("repaired", "redactions", f"{what}: finished (older versions purged)")
 
 
 def _chains(store: Store, rows: list[Memory], report: DoctorReport) -> None:

@@ -104,6 +104,8 @@ class MemoryService:
         self.duplicate_notes = self.duplicates.duplicate_notes
         self.scan_secrets = self.sweep.scan
         self.redact = self.sweep.redact
+        self.interrupted_redactions = self.sweep.interrupted
+        self.finish_redactions = self.sweep.finish
 
     def verify(self, memory_id: str) -> Memory:
         """Record that the live memory still holds (its `verified_at` becomes now), in place:

@@ -2,7 +2,9 @@
 included) and redacts a memory's chain in place, then purges the table's history of them.
 
 A write never lets one in (service/writes.py refuses it); this is for what came in before
-that check, or through `--allow-secrets`. A finding names the memory, the revision, the kind
+that check, or through `--allow-secrets`. A redaction is journaled (service/redaction_journal.py)
+so that one killed at any point is finished by the next `redact` or `doctor --repair`, and
+it redacts graphit's own logs too. A finding names the memory, the revision, the kind
 and the line:column, never the value. Must not import Typer or Rich.
 """
 
@@ -13,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from graphit_cli.core import revisions, secrets
 from graphit_cli.errors import Conflict, NotFound
+from graphit_cli.service.redaction_journal import Journal, redact_logs
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import Memory
@@ -28,7 +31,7 @@ class SecretFound:
     revision: int
     revision_id: str  # "" for the live row
     live: bool
-    field: str  # "title" or "body"
+    field: str  # "title", "body", "tag 2", "anchor 1", "author"
     kind: str
     line: int
     column: int
@@ -43,6 +46,7 @@ class Redaction:
     memory_id: str
     rows: int  # rows of the chain rewritten
     kinds: tuple[str, ...]
+    finished: tuple[str, ...] = ()  # memories whose interrupted redaction this finished
 
 
 class SecretSweep:
@@ -68,19 +72,40 @@ class SecretSweep:
         chain = self.store.chain(memory_id)
         if not chain:
             raise NotFound(f"no memory {memory_id}")
+        journal = Journal(self.store.uri)
+        interrupted = journal.pending()
         holding = [row for row in chain if _in_row(row)]
-        if not holding:
+        if not holding and not interrupted:
+            redact_logs()
             return Redaction(memory_id, 0, ())
         kinds = sorted({f.kind for row in holding for f in _in_row(row)})
-        rewritten = self._with_vectors([secrets.redacted_row(row) for row in holding])
-        done = self.store.rewrite(rewritten)
-        if done != len(rewritten):
-            raise Conflict(
-                f"memory {memory_id} changed while it was being redacted "
-                f"({done} of {len(rewritten)} rows rewritten): run the redaction again"
-            )
+        done = 0
+        if holding:
+            journal.begin(memory_id)
+            rewritten = self._with_vectors([secrets.redacted_row(row) for row in holding])
+            done = self.store.rewrite(rewritten)
+            if done != len(rewritten):
+                raise Conflict(
+                    f"memory {memory_id} changed while it was being redacted "
+                    f"({done} of {len(rewritten)} rows rewritten): run the redaction again"
+                )
+        finished = self.finish()
+        return Redaction(memory_id, done, tuple(kinds), tuple(sorted(set(finished))))
+
+    def interrupted(self) -> list[str]:
+        """The memories of this table whose redaction was interrupted (its journal entry is
+        still there): their old values may still be in the table's older versions."""
+        return Journal(self.store.uri).pending()
+
+    def finish(self) -> list[str]:
+        """Finish every redaction under way on this table: purge the table's older versions,
+        redact graphit's own logs, then clear the journal. Returns the memories finished."""
+        journal = Journal(self.store.uri)
+        pending = journal.pending()
         self.store.purge_history()
-        return Redaction(memory_id, done, tuple(kinds))
+        redact_logs()
+        journal.finish(pending)
+        return pending
 
     def _with_vectors(self, rows: list[Memory]) -> list[Memory]:
         """The rows with vectors of their new text, when the model that embedded the table is
@@ -117,5 +142,5 @@ def _in_row(row: Memory) -> list[SecretFound]:
             finding.line,
             finding.column,
         )
-        for field, finding in secrets.in_draft(row.title, row.body)
+        for field, finding in secrets.in_row(row)
     ]

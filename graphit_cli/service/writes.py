@@ -150,8 +150,12 @@ class Writer:
 
         refused: list[str] = []
         out: list[tuple[int, MemoryDraft]] = []
+        if self.secrets == "redact" and secrets.find(self.author):
+            self.author = secrets.redact(self.author)
         for index, draft in prepared:
-            found = secrets.in_draft(draft.title, draft.body)
+            found = secrets.in_draft(
+                draft.title, draft.body, tags=draft.tags, anchors=draft.anchors, author=self.author
+            )
             if found and self.secrets == "redact":
                 draft = secrets.redacted_draft(draft)
             elif found:
@@ -471,7 +475,7 @@ class Writer:
         refused: list[str] = []
         out: list[Memory] = []
         for row in rows:
-            found = secrets.in_draft(row.title, row.body)
+            found = secrets.in_row(row)
             if found and self.secrets == "redact":
                 row = secrets.redacted_row(row)
             elif found:
@@ -500,8 +504,6 @@ class Writer:
                 f"(see `graphit memory history {memory_id}`)"
             )
         old = self._reader.source(ref)
-        if old.next is not None and self._deleted(memory_id):
-            self.upsert(MemoryDraft(id=memory_id))  # back as deleted: the delete stays shown
         draft = MemoryDraft(
             id=old.id,
             title=old.title,
@@ -511,6 +513,10 @@ class Writer:
             important=old.important,
             mandatory=old.mandatory,
         )
+        # Checked before anything is written: a refused restore leaves a deleted memory deleted.
+        draft = self._without_secrets([(0, draft)], [draft])[0][1]
+        if old.next is not None and self._deleted(memory_id):
+            self.upsert(MemoryDraft(id=memory_id))  # back as deleted: the delete stays shown
         return self.upsert(draft)
 
     def _deleted(self, memory_id: str) -> bool:

@@ -1,0 +1,472 @@
+"""Provider rules taken as data: gitleaks' maintained rule set, translated for Python's `re`.
+
+`data/gitleaks.toml` is gitleaks' own `config/gitleaks.toml`, vendored unchanged at a pinned
+commit (MIT; see data/NOTICE); `data/gitleaks_rules.json` is the same rules translated from Go's
+RE2 syntax to Python's (`translate`), written by scripts/update_secret_rules.py and checked
+against the TOML by tests/test_secret_rules.py, so a process loads JSON (a few milliseconds)
+and compiles a rule only when one of its keywords is in a text.
+
+A match follows gitleaks' own detector (detect/detect.go): the secret is the rule's secret
+group or its first non-empty group; a rule's entropy floor, the global allowlist and the rule's
+allowlists (regexes on the secret, the match or the line; stopwords in the secret) drop it.
+Rules bound to a file path (a `.tf` file, a `nuget.config`) have no path to bind to in a memory
+and are left out. Pure: reads only the shipped JSON, standard library only. Past 400 lines as
+one job: reading gitleaks' rules as gitleaks means them (the RE2 translation, its matching and
+allowlists, the keyword and semi-generic shortcuts that must find exactly what it finds).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).parent / "data" / "gitleaks_rules.json"
+
+# The kinds graphit named before it took gitleaks' rules, kept so messages and tests read the
+# same ("aws-access-key in the body at 2:21"); every other kind is gitleaks' rule id.
+KIND_ALIASES = {
+    "aws-access-token": "aws-access-key",
+    "github-pat": "github-token",
+    "github-fine-grained-pat": "github-token",
+    "github-app-token": "github-token",
+    "github-oauth": "github-token",
+    "github-refresh-token": "github-token",
+}
+
+_POSIX = {
+    "alnum": "a-zA-Z0-9",
+    "alpha": "a-zA-Z",
+    "digit": "0-9",
+    "xdigit": "0-9A-Fa-f",
+    "upper": "A-Z",
+    "lower": "a-z",
+    "space": r"\s",
+    "word": r"\w",
+    "punct": r"!-/:-@\[-`{-~",
+}
+_FLAGS = re.compile(r"\(\?([imsU-]+)\)")
+
+
+def translate(pattern: str) -> str:
+    """An RE2 pattern as Python's `re` reads it the same way: a flag group such as `(?i)` in
+    the middle applies to the end of its group, every branch after it (Python takes flags
+    only at the start, so it becomes `(?i:...)` around each); `\\z` is `\\Z`; `^` and `$`
+    outside a class mean the text's start and end (RE2 without `m`; Python's `$` also
+    matches before a final newline); POSIX classes (`[[:alnum:]]`) are spelled out; inside
+    a class `[`, `&`, `~`, `|` are escaped (Python warns of set operations there)."""
+    out: list[str] = []
+    opened: list[list[str]] = [[]]  # per open group (the whole pattern first): its `(?i:`s
+    i, n = 0, len(pattern)
+    multiline = "(?m" in pattern
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            pair = pattern[i : i + 2]
+            out.append(r"\Z" if pair == r"\z" else pair)
+            i += 2
+            continue
+        if c == "[":
+            i = _copy_class(pattern, i, out)
+            continue
+        if c == "(":
+            flags = _FLAGS.match(pattern, i)
+            if flags and i > 0:
+                out.append(f"(?{flags.group(1)}:")
+                opened[-1].append(flags.group(1))
+                i = flags.end()
+                continue
+            if pattern.startswith("(?<", i) and pattern[i + 3 : i + 4] not in ("=", "!"):
+                out.append("(?P<")
+                i += 3
+                opened.append([])
+                continue
+            opened.append([])
+            out.append(c)
+            i += 1
+            continue
+        if c == ")":
+            inner = opened.pop() if len(opened) > 1 else []
+            out.append(")" * len(inner) + ")")
+            i += 1
+            continue
+        if c == "|" and opened[-1]:  # RE2's flags hold past `|`; each branch gets its own
+            out.append(")" * len(opened[-1]) + "|" + "".join(f"(?{f}:" for f in opened[-1]))
+        elif c == "^" and not multiline:
+            out.append(r"\A")
+        elif c == "$" and not multiline:
+            out.append(r"\Z")
+        else:
+            out.append(c)
+        i += 1
+    out.append(")" * len(opened[0]))
+    return "".join(out)
+
+
+def _copy_class(pattern: str, i: int, out: list[str]) -> int:
+    """Copy the character class opening at `i`; return the index after its `]`."""
+    out.append("[")
+    i += 1
+    if pattern.startswith("^", i):
+        out.append("^")
+        i += 1
+    first = True
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "]" and not first:
+            out.append("]")
+            return i + 1
+        first = False
+        if c == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if pattern.startswith("[:", i):
+            end = pattern.find(":]", i + 2)
+            name = pattern[i + 2 : end] if end > 0 else ""
+            if name in _POSIX:
+                out.append(_POSIX[name])
+                i = end + 2
+                continue
+        if c in "[&~|":
+            out.append("\\" + c)
+        elif c == "-" and (pattern[i + 1 : i + 2] == "-" or (out and out[-1] == "-")):
+            out.append(r"\-")
+        else:
+            out.append(c)
+        i += 1
+    raise ValueError(f"unterminated character class in {pattern!r}")
+
+
+def rules_from_toml(doc: dict[str, Any]) -> dict[str, Any]:
+    """gitleaks' configuration (as `tomllib` reads it) as the JSON this module loads: every rule
+    with a pattern and no path binding, translated; the global allowlist."""
+    rules = []
+    for rule in doc.get("rules", []):
+        if "regex" not in rule or "path" in rule:
+            continue
+        rules.append(
+            {
+                "id": rule["id"],
+                "regex": translate(rule["regex"]),
+                "keywords": sorted({k.lower() for k in rule.get("keywords", [])}),
+                "entropy": float(rule.get("entropy", 0.0)),
+                "group": int(rule.get("secretGroup", 0)),
+                "allow": [_allowlist(a) for a in rule.get("allowlists", [])],
+            }
+        )
+    top = doc.get("allowlist")
+    allow = [_allowlist(top)] if top else []
+    return {"rules": rules, "allow": [a for a in allow if a["regexes"] or a["stopwords"]]}
+
+
+def _allowlist(block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "target": block.get("regexTarget", "secret"),
+        "regexes": [translate(r) for r in block.get("regexes", [])],
+        "stopwords": sorted({w.lower() for w in block.get("stopwords", [])}),
+        # An "AND" list that also names paths or commits never applies without them.
+        "never": block.get("condition", "OR").upper() == "AND"
+        and bool(block.get("paths") or block.get("commits")),
+    }
+
+
+class _Allow:
+    """One allowlist; its patterns compile on first use (the generic rule's 1,500 stopwords
+    cost a cold process a few hundred milliseconds, and most texts never need them)."""
+
+    def __init__(self, target: str, regexes: list[str], stopwords: list[str]) -> None:
+        self.target = target
+        self._raw = (regexes, stopwords)
+        self._compiled: tuple[tuple[re.Pattern[str], ...], re.Pattern[str] | None] | None = None
+
+    @property
+    def regexes(self) -> tuple[re.Pattern[str], ...]:
+        return self._patterns()[0]
+
+    def _patterns(self) -> tuple[tuple[re.Pattern[str], ...], re.Pattern[str] | None]:
+        if self._compiled is None:
+            regexes, stopwords = self._raw
+            words = re.compile(trie(stopwords)) if stopwords else None
+            self._compiled = (tuple(re.compile(r, re.ASCII) for r in regexes), words)
+        return self._compiled
+
+    def allows(self, secret: str, match: str, line: str) -> bool:
+        regexes, stopwords = self._patterns()
+        subject = {"match": match, "line": line}.get(self.target, secret)
+        if any(r.search(subject) for r in regexes):
+            return True
+        return stopwords is not None and stopwords.search(secret.lower()) is not None
+
+
+def prefixes(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each word -> the words it begins with (itself included)."""
+    known = set(words)
+    return {w: tuple(w[:i] for i in range(1, len(w) + 1) if w[:i] in known) for w in known}
+
+
+def trie(words: list[str]) -> str:
+    """An alternation of `words` as a trie (`ab(?:c|d)`): `re` tries it in one pass per
+    position, where a flat alternation of 1,500 generic-rule stopwords tries each word."""
+    tree: dict[str, Any] = {}
+    for word in words:
+        node = tree
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def spell(node: dict[str, Any]) -> str:
+        if "" in node and len(node) == 1:
+            return ""
+        branches = [re.escape(ch) + spell(child) for ch, child in sorted(node.items()) if ch]
+        inner = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return inner if "" not in node else "(?:" + inner + ")?"
+
+    return spell(tree)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    kind: str
+    pattern: re.Pattern[str]
+    entropy: float
+    group: int
+    allow: tuple[_Allow, ...]
+    # A semi-generic rule (`[\w.-]{0,50}?` + an identifier + an assignment): how each of its
+    # identifiers begins, in lower case, and the pattern after that prefix (`_semi_generic`).
+    heads: tuple[str, ...] = ()
+    core: re.Pattern[str] | None = None
+
+
+# gitleaks' semi-generic prefix: up to 50 name characters before the identifier, lazily.
+_SEMI = re.compile(r"\A(\(\?i\))?\[\\w\.-\]\{0,50\}\?")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+class RuleSet:
+    """The loaded rules: which keywords wake which rules, each compiled on first use."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._raw = {r["id"]: r for r in data["rules"]}
+        self._compiled: dict[str, Rule] = {}
+        self._global: tuple[_Allow, ...] | None = None
+        self._global_raw = data["allow"]
+        wakes: dict[str, list[str]] = {}
+        for rule in data["rules"]:
+            for keyword in rule["keywords"]:
+                wakes.setdefault(keyword, []).append(rule["id"])
+        self.wakes = {k: tuple(v) for k, v in wakes.items()}
+        self.keywords = tuple(sorted(self.wakes))
+        self._scan: tuple[re.Pattern[str], dict[str, tuple[str, ...]]] | None = None
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(self._raw)
+
+    def rule(self, rule_id: str) -> Rule:
+        done = self._compiled.get(rule_id)
+        if done is None:
+            raw = self._raw[rule_id]
+            semi = _SEMI.match(raw["regex"])
+            core, heads = None, None
+            if semi:
+                source = (semi.group(1) or "") + raw["regex"][semi.end() :]
+                heads = _heads(source)
+                core = re.compile(source, re.ASCII) if heads else None
+            done = Rule(
+                rule_id,
+                KIND_ALIASES.get(rule_id, rule_id),
+                re.compile(raw["regex"], re.ASCII),
+                raw["entropy"],
+                raw["group"],
+                tuple(_compile_allow(a) for a in raw["allow"] if not a["never"]),
+                heads or (),
+                core,
+            )
+            self._compiled[rule_id] = done
+        return done
+
+    def awake(self, lowered: str, present: set[str] | None = None) -> list[str]:
+        """The rules one of whose keywords is in `lowered` (the text in lower case), or in
+        `present` when the caller found the keywords in its own pass."""
+        if present is None:
+            if self._scan is None:  # built on first use: secrets.py passes its own pass's
+                self._scan = (re.compile(trie(list(self.keywords))), prefixes(self.keywords))
+            pattern, begins = self._scan
+            present = set()
+            hit = pattern.search(lowered)
+            while hit is not None:  # searched again after each hit: keywords may overlap
+                present.update(begins[hit.group(0)])
+                hit = pattern.search(lowered, hit.start() + 1)
+        found: dict[str, None] = {}
+        for keyword in sorted(present):
+            for rule_id in self.wakes[keyword]:
+                found[rule_id] = None
+        return list(found)
+
+    def find(
+        self, text: str, lowered: str, present: set[str] | None = None
+    ) -> list[tuple[int, int, str, str]]:
+        """(start, end, kind, secret) of each secret the awake rules find."""
+        if self._global is None:
+            self._global = tuple(_compile_allow(a) for a in self._global_raw if not a["never"])
+        out: list[tuple[int, int, str, str]] = []
+        for rule_id in self.awake(lowered, present):
+            rule = self.rule(rule_id)
+            if rule.core is None:
+                matches: Iterable[re.Match[str]] = rule.pattern.finditer(text)
+            else:
+                matches = _semi_generic(rule, text, lowered)
+            for match in matches:
+                start, end, secret = _secret(match, rule.group)
+                if not secret:
+                    continue
+                if rule.entropy and entropy(secret) <= rule.entropy:
+                    continue
+                whole = match.group(0).strip("\n")
+                line = _line(text, match.start(), match.end())
+                if any(a.allows(secret, whole, line) for a in (*self._global, *rule.allow)):
+                    continue
+                out.append((start, end, rule.kind, secret))
+        return out
+
+
+def names_allowed(the_set: RuleSet, match: str) -> bool:
+    """Whether gitleaks' generic rule's allowlists for a match (names that hold no secret:
+    `csrf_token`, `public_token`, `key_id`, `io.jsonwebtoken:`) allow `match` (a name, its
+    operator and its value), for graphit's own assignment rule to leave alone too."""
+    generic = the_set.rule("generic-api-key") if "generic-api-key" in the_set.ids else None
+    if generic is None:
+        return False
+    return any(
+        a.target == "match" and any(r.search(match) for r in a.regexes) for a in generic.allow
+    )
+
+
+def _semi_generic(rule: Rule, text: str, lowered: str) -> list[re.Match[str]]:
+    """What `rule.pattern.finditer(text)` finds, without trying the lazy 50-character prefix at
+    every position (Python's `re` gives up its first-character scan under `(?i)`).
+
+    The identifier after the prefix begins with one of `rule.heads`; the first place q >= x
+    where one is and the rest matches (`core`) decides the leftmost start: back from q over
+    name characters, at most 50, not before x. No match can start before it (its identifier
+    would begin before q), and the pattern matched there is the one `finditer` finds."""
+    assert rule.core is not None
+    places = sorted({at for head in rule.heads for at in _places(lowered, head)})
+    out: list[re.Match[str]] = []
+    floor = 0
+    for at in places:
+        if at < floor or rule.core.match(text, at) is None:
+            continue
+        start = at
+        while start > floor and at - start < 50 and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        match = rule.pattern.match(text, start)
+        if match is None:
+            continue
+        out.append(match)
+        floor = max(match.end(), start + 1)
+    return out
+
+
+def _heads(source: str) -> tuple[str, ...] | None:
+    """The literal text each branch of the pattern's first group begins with, in lower case
+    (`(?:access|auth|(?-i:[Aa]pi|API)|passw(?:or)?d)`: access, auth, api, api, passw); None
+    when a branch begins with anything but letters, digits or case variants of one."""
+    import re._constants as c  # type: ignore[import-not-found]
+    import re._parser as parser  # type: ignore[import-not-found]
+
+    def literal(item: tuple[object, object]) -> str | None:
+        op, av = item
+        if op is c.LITERAL and isinstance(av, int):
+            return chr(av).lower()
+        if op is c.IN and isinstance(av, list):
+            chars = {chr(x).lower() for kind, x in av if kind is c.LITERAL}
+            if len(chars) == 1 and all(kind is c.LITERAL for kind, _ in av):
+                return chars.pop()
+        return None
+
+    def prefixes(seq: object) -> list[str]:
+        out = [""]
+        for item in seq:  # type: ignore[attr-defined]
+            ch = literal(item)
+            if ch is not None and (ch.isalnum() or ch in "_-."):
+                out = [head + ch for head in out]
+                continue
+            op, av = item
+            if op is c.BRANCH:
+                inner = [p for branch in av[1] for p in prefixes(branch)]
+            elif op is c.SUBPATTERN:
+                inner = prefixes(av[-1])
+            else:
+                break
+            out = [head + tail for head in out for tail in inner]
+            break
+        return out
+
+    try:
+        found = prefixes(parser.parse(source))
+    except re.error:
+        return None
+    if not all(found):
+        return None
+    return tuple(sorted(set(found)))
+
+
+def _places(lowered: str, keyword: str) -> list[int]:
+    found = []
+    at = lowered.find(keyword)
+    while at >= 0:
+        found.append(at)
+        at = lowered.find(keyword, at + 1)
+    return found
+
+
+def _compile_allow(raw: dict[str, Any]) -> _Allow:
+    return _Allow(raw["target"], raw["regexes"], raw["stopwords"])
+
+
+def _secret(match: re.Match[str], group: int) -> tuple[int, int, str]:
+    """The secret's span and text: the rule's group, else the first non-empty group, else the
+    match (without the newlines a pattern may take at its ends)."""
+    if group and match.lastindex and group <= match.lastindex and match.group(group):
+        return match.start(group), match.end(group), match.group(group)
+    for index in range(1, (match.re.groups or 0) + 1):
+        value = match.group(index)
+        if value:
+            return match.start(index), match.end(index), value
+    value = match.group(0)
+    start = match.start() + (len(value) - len(value.lstrip("\n")))
+    stripped = value.strip("\n")
+    return start, start + len(stripped), stripped
+
+
+def _line(text: str, start: int, end: int) -> str:
+    begin = text.rfind("\n", 0, start) + 1
+    stop = text.find("\n", end)
+    return text[begin : stop if stop >= 0 else len(text)]
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of `value`'s characters, in bits (gitleaks' `shannonEntropy`)."""
+    if not value:
+        return 0.0
+    size = len(value)
+    return -sum(c / size * math.log2(c / size) for c in Counter(value).values())
+
+
+_loaded: RuleSet | None = None
+
+
+def rules() -> RuleSet:
+    """The shipped rule set, loaded once a process."""
+    global _loaded
+    if _loaded is None:
+        _loaded = RuleSet(json.loads(DATA.read_text(encoding="utf-8")))
+    return _loaded
