@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -130,7 +131,7 @@ def moto() -> Iterator[object]:
     server.stop()
 
 
-def _s3_env(home: Path, moto: object, prefix: str, tmp_path: Path) -> dict[str, str]:
+def _s3_env(home: Path, moto: Any, prefix: str, tmp_path: Path) -> dict[str, str]:
     from tests.s3_harness import REGION, TEST_KEY
 
     env = {k: v for k, v in _env(home).items() if not k.startswith("AWS_")}
@@ -139,7 +140,7 @@ def _s3_env(home: Path, moto: object, prefix: str, tmp_path: Path) -> dict[str, 
         "GRAPHIT_PROVIDER": "s3",
         "GRAPHIT_S3_BUCKET": "first-writes",
         "GRAPHIT_S3_PREFIX": prefix,
-        "GRAPHIT_S3_ENDPOINT": moto.endpoint,  # type: ignore[attr-defined]
+        "GRAPHIT_S3_ENDPOINT": moto.endpoint,
         "AWS_ACCESS_KEY_ID": TEST_KEY,
         "AWS_SECRET_ACCESS_KEY": TEST_KEY,
         "AWS_REGION": REGION,

@@ -219,45 +219,10 @@ class _Lines:
             line = await anyio.to_thread.run_sync(self.inbox.get, abandon_on_cancel=True)
             if line is None:
                 raise StopAsyncIteration
-            refusal = _unreadable(line)
+            refusal = handshake.refusal(line)
             if refusal is None:
                 return line
             self.wire.from_server(refusal)
-
-
-def _unreadable(line: str) -> str | None:
-    """The error answer to a request in `line` that the SDK cannot read; None when it can (or
-    when there is no request to answer: the SDK then says what it says)."""
-    from mcp import types
-
-    try:
-        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return None
-    except Exception:  # pydantic's ValidationError, in any of its forms
-        pass
-    messages = _messages(line)
-    if len(messages) != 1 or "method" not in messages[0] or _key(messages[0].get("id")) is None:
-        return None
-    if _lone_surrogate(messages[0]):
-        why = "it holds a lone surrogate escape (such as \\ud800), which is not Unicode text"
-    else:
-        why = "it is not a well-formed JSON-RPC request"
-    reply = {
-        "jsonrpc": "2.0",
-        "id": messages[0]["id"],
-        "error": {"code": -32600, "message": f"Invalid request: {why}"},
-    }
-    return json.dumps(reply, ensure_ascii=True)
-
-
-def _lone_surrogate(message: dict[str, Any]) -> bool:
-    """Whether a parsed message holds a lone surrogate (Python's JSON reads one; UTF-8 and the
-    SDK's parser do not)."""
-    try:
-        json.dumps(message, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 class _Out:
