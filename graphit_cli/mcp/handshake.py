@@ -146,3 +146,15 @@ def _lone_surrogate(message: dict[str, Any]) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+# The client's name as its `initialize` said it (clientInfo.name): the `client` of the
+# provenance of every write this server makes (core/provenance.py). None until it is known.
+client_name: str | None = None
+
+
+def remember_client(message: dict[str, Any]) -> None:
+    """Keep the name an `initialize` request (checked by `request_id`) gives its client."""
+    global client_name
+    name = message["params"]["clientInfo"]["name"].strip()
+    client_name = name[:100] or None
