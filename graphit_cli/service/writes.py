@@ -304,8 +304,7 @@ class Writer:
         current = self.store.embedding_model()
         if current is None:
             self.store.set_embedding_model(vectors.model_id)  # before the version is read
-            # A racing first writer may have named its own model: the table's is the one.
-            current = self.store.embedding_model()
+            current = self.store.embedding_model()  # a racing first writer's, if it won
         return current == vectors.model_id
 
     def _with_vector(self, plan: _Plan, live: Memory | None, embedding: bool) -> _Plan:
