@@ -1,8 +1,8 @@
 """Settings: every GRAPHIT_* environment variable is named here, and only here.
 
 Precedence is flag > environment > default; values are read when asked for (not at import),
-so tests can point `GRAPHIT_HOME` at a tmp dir per test. Past 400 lines it is still one job:
-every setting named, read and checked in one place.
+so tests can point `GRAPHIT_HOME` at a tmp dir per test. The syntax of the names a setting
+gives (a ULID, a context name, a bucket, a prefix, an endpoint) is core/ids.py's.
 """
 
 from __future__ import annotations
@@ -259,41 +259,6 @@ def grant_check_seconds() -> float:
     return value
 
 
-# --- the provider given by environment: its values' syntax ---------------------------------
-
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_PREFIX_PART = re.compile(r"^[A-Za-z0-9_.=+@-]{1,255}$")
-PROVIDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-def validate_bucket(bucket: str) -> str:
-    if not _BUCKET.match(bucket) or ".." in bucket:
-        raise _invalid(
-            f"invalid bucket name {bucket!r}: 3-63 lowercase letters, digits, dots and hyphens"
-        )
-    return bucket
-
-
-def normalise_prefix(prefix: str | None) -> str:
-    parts = [p for p in (prefix or "").strip().split("/") if p]
-    for part in parts:
-        if part in (".", "..") or not _PREFIX_PART.match(part):
-            raise _invalid(
-                f"invalid S3 prefix {prefix!r}: "
-                "use path segments of letters, digits and . _ = + @ -"
-            )
-    return "/".join(parts)
-
-
-def validate_endpoint(endpoint: str | None, what: str = "endpoint") -> str | None:
-    if endpoint is None or not endpoint.strip():
-        return None
-    value = endpoint.strip().rstrip("/")
-    if not re.match(r"^https?://[^\s/@]+(/[^\s]*)?$", value):
-        raise _invalid(f"invalid {what} {endpoint!r}: expected http(s)://host[:port][/path]")
-    return value
-
-
 def _invalid(message: str) -> Exception:
     from graphit_cli.errors import InvalidInput
 
@@ -326,7 +291,14 @@ def validate() -> None:
     """Check every GRAPHIT_* value (and the config file's settings) at once, before a command
     reads or writes anything: a bad value is one InvalidInput naming the variable and what it
     accepts. Each setting's own reader applies the same rule, so nothing later disagrees."""
-    from graphit_cli.core.ids import validate_safe_id, validate_ulid
+    from graphit_cli.core.ids import (
+        PROVIDER_NAME,
+        normalise_prefix,
+        validate_bucket,
+        validate_endpoint,
+        validate_safe_id,
+        validate_ulid,
+    )
 
     env = os.environ
     _flag(ENV_DEBUG)
