@@ -1,4 +1,4 @@
-"""Stale memories after a refactor (issue 35): flagged on every surface, no false flag, renames
+"""Stale memories after a refactor: flagged on every surface, no false flag, renames
 named, and what the check costs a per-prompt hook.
 
 Run from the repository root (see benchmarks/README.md, "stale.py"):
@@ -22,6 +22,10 @@ Run from the repository root (see benchmarks/README.md, "stale.py"):
    the hook's hits without detail, as the hook does. Target: <= 10 % of the warm hook. Also the
    warm (cached, in one process) check of the same hits, and whether `graphit --help` imports
    graphit_cli.anchors (it must not).
+3. Languages (`--languages`, instead of 1 and 2; benchmarks/stale_languages.py): on the
+   held-out refactor corpus of tests/fixtures/anchor_refactors, broken memories flagged
+   (recall) and flags that are right (precision) per language, by the full check and the
+   hook's; and what anchor extraction costs a write, as ratios to a baseline of the same run.
 """
 
 from __future__ import annotations
@@ -37,7 +41,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# This folder (sys.path[0] for a script) after the standard library: benchmarks/secrets.py
+# would shadow `secrets`, which the MCP server's web stack imports.
+sys.path.pop(0)
+sys.path.append(str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import TYPER_APP, graphit_command, log, reset_env, start_daemon
@@ -284,7 +291,16 @@ def main() -> int:
     parser.add_argument("--per-kind", type=int, default=10)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--languages", action="store_true", help="the refactor corpus instead")
     args = parser.parse_args()
+    if args.languages:
+        from stale_languages import measure
+
+        languages = measure(max(args.runs, 50))
+        print(json.dumps(languages, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(languages, indent=2), encoding="utf-8")
+        return 0
     reset_env()
     with tempfile.TemporaryDirectory() as tmp:
         home, root = Path(tmp) / "home", Path(tmp) / "project"

@@ -105,7 +105,7 @@ def upsert_all(cli: Callable[..., Any]) -> dict[str, str]:
 
 def test_each_anchor_kind_is_found_only_when_it_resolves(repo: Path) -> None:
     found = anchors.detect("Stripe retries", f"See {RETRY}: `RetryPolicy.max_attempts`.", repo)
-    assert found == (RETRY, f"RetryPolicy@{RETRY}")
+    assert found == (RETRY, f"RetryPolicy.max_attempts@{RETRY}")  # the class and its member
     assert anchors.detect("Dev", "`make up` then make run; make sure", repo) == (
         "make up",
         "make run",
@@ -389,7 +389,7 @@ def test_a_batch_finds_its_anchors_with_one_git_search(
 
     monkeypatch.setattr(subprocess, "run", counted)
     records = [
-        {"title": f"Note {n}", "body": f"`RetryPolicy` and `helper` and {CRONJOB}, take {n}."}
+        {"title": f"Note {n}", "body": f"`RetryPolicy` and `helper()` and {CRONJOB}, take {n}."}
         for n in range(40)
     ]
     done = cli("memory", "upsert", "-", "-f", "json", input="\n".join(map(json.dumps, records)))

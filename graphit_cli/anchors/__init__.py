@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.anchors.tree import (
-    DEFINITION,
-    GIT_DEFINITION,
     MAKEFILES,
     Renames,
     breaking_commit,
@@ -38,7 +36,9 @@ from graphit_cli.anchors.tree import (
     definitions,
     git,
     git_root,
+    git_word,
     head_state,
+    inside,
     kind,
     make_targets,
     stat_key,
@@ -156,8 +156,12 @@ class _Detail:
 
     def __init__(self, top: Path, broken: Sequence[str]) -> None:
         self.renames = Renames(top)
-        names = sorted({a.partition("@")[0].split(".")[0] for a in broken if kind(a) == "symbol"})
-        self.defined = definitions(top, names) if names else {}
+        names: set[str] = set()
+        for anchor in broken:
+            if kind(anchor) == "symbol":
+                head, member, _ = parse(anchor)
+                names.update((head, member) if member else (head,))
+        self.defined = definitions(top, sorted(names)) if names else {}
 
 
 def checker(root: Path | str | None) -> Any:
@@ -183,10 +187,30 @@ def hook_note(broken: Sequence[Stale]) -> str:
     return f"may be stale: {named}; check before acting, then update or verify it"
 
 
+def parse(anchor: str) -> tuple[str, str | None, str]:
+    """A symbol anchor's (name, member or None, file or ""): `Worker.run@src/worker.py` is
+    ("Worker", "run", "src/worker.py")."""
+    name, _, where = anchor.partition("@")
+    head, _, member = name.partition(".")
+    return head, member.split(".")[0] or None, where
+
+
+def _outside(anchor: str, sort: str) -> bool:
+    """Whether `anchor` names something outside the checkout (never stat'ed nor read)."""
+    if sort == "path":
+        return not inside(anchor)
+    if sort == "symbol":
+        where = anchor.partition("@")[2]
+        return bool(where) and not inside(where)
+    return False
+
+
 def _check_one(
     top: Path, anchor: str, state: tuple[Any, ...], detail: bool, context: _Detail | None
 ) -> Stale | None:
     sort = kind(anchor)
+    if _outside(anchor, sort):
+        return None  # never in this checkout: nothing here can break it
     if sort == "path":
         key: Any = (state, stat_key(top / anchor) is not None)
     elif sort == "make":
@@ -217,20 +241,27 @@ def _quick(top: Path, anchor: str, sort: str) -> Stale | None:
         if sort == "make":
             return _judge(top, anchor, sort, _Detail(top, ()))
         return None  # a bare name, never resolved: nothing to compare
-    name, _, where = anchor.partition("@")
-    if _defines(top / where, name.split(".")[0]):
+    head, member, where = parse(anchor)
+    missing = _missing(top, where, head, member)
+    return None if missing is None else Stale(anchor, f"{missing} no longer defined in {where}")
+
+
+def _missing(top: Path, where: str, head: str, member: str | None) -> str | None:
+    """What of `head`(.`member`) the file `where` no longer defines (None: all of it, or the
+    file cannot be read: too large, binary, not a regular file)."""
+    from graphit_cli.anchors.languages import defines, read_text
+
+    path = top / where
+    if not path.exists():
+        return head
+    text = read_text(path)
+    if text is None:
         return None
-    return Stale(anchor, f"{name.split('.')[0]} no longer defined in {where}")
-
-
-def _defines(path: Path, name: str) -> bool:
-    if not path.is_file():
-        return False
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return re.search(DEFINITION.format(name=re.escape(name)), text, re.MULTILINE) is not None
+    if not defines(where, text, head):
+        return head
+    if member and not defines(where, text, member, member=True):
+        return f"{head}.{member}"
+    return None
 
 
 def _judge(top: Path, anchor: str, sort: str, context: _Detail) -> Stale | None:
@@ -246,20 +277,26 @@ def _judge(top: Path, anchor: str, sort: str, context: _Detail) -> Stale | None:
         if target in make_targets(top):
             return None
         return Stale(anchor, "make target no longer defined")
-    name, _, where = anchor.partition("@")
-    name = name.split(".")[0]
-    if where and _defines(top / where, name):
-        return None
+    head, member, where = parse(anchor)
+    if where:
+        missing = _missing(top, where, head, member)
+        if missing is None:
+            return None
+    else:
+        missing = head
+    name = member if member and missing != head else head
     elsewhere = context.defined.get(name)
     if elsewhere and not where:
         return None
     if elsewhere:
-        return Stale(anchor, f"no longer defined in {where}; defined in {elsewhere}", elsewhere)
+        return Stale(
+            anchor, f"{missing} no longer defined in {where}; defined in {elsewhere}", elsewhere
+        )
     if where and not (top / where).exists():
         new = context.renames.of(where)
         if new:
-            return Stale(anchor, f"{name} no longer defined anywhere; {where} renamed to {new}")
-    return Stale(anchor, f"{name} no longer defined anywhere")
+            return Stale(anchor, f"{missing} no longer defined anywhere; {where} renamed to {new}")
+    return Stale(anchor, f"{missing} no longer defined anywhere")
 
 
 def broken_by(root: Path | str | None, stale: Stale) -> str | None:
@@ -268,6 +305,8 @@ def broken_by(root: Path | str | None, stale: Stale) -> str | None:
     if top is None:
         return None
     sort = kind(stale.anchor)
+    if _outside(stale.anchor, sort):
+        return None
     if sort == "path":
         commit = breaking_commit(top, stale.anchor)
     elif sort == "make":
@@ -275,8 +314,9 @@ def broken_by(root: Path | str | None, stale: Stale) -> str | None:
         makefile = next((n for n in MAKEFILES if (top / n).exists()), "Makefile")
         commit = breaking_commit(top, makefile, f"^{re.escape(target)}[[:space:]]*:")
     else:
-        name, _, where = stale.anchor.partition("@")
-        commit = breaking_commit(top, where or ".", GIT_DEFINITION.format(name=name.split(".")[0]))
+        head, member, where = parse(stale.anchor)
+        word = member if member and stale.reason.startswith(f"{head}.{member} ") else head
+        commit = breaking_commit(top, where or ".", git_word(word))
     if commit is None:
         return None
     out = git(top, "log", "-1", "--format=%h %s", commit)

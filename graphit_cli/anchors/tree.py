@@ -14,16 +14,36 @@ from typing import Any
 GIT_TIMEOUT = 5.0  # seconds a git call may take before the check gives up on it (holds)
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
-# What git grep and git log -G are given (POSIX ERE), narrowed in Python by `DEFINITION`.
-GIT_DEFINITION = (
-    "(class|def|function|func|fn|type|interface|struct|enum|trait|const|let|var|module)"
-    "[[:space:]]+(\\([^)]*\\)[[:space:]]*)?{name}([^A-Za-z0-9_]|$)"
-)
-DEFINITION = (
-    r"^\s*(?:export\s+)?(?:pub(?:\([a-z]+\))?\s+)?(?:async\s+)?"
-    r"(?:class|def|function|func|fn|type|interface|struct|enum|trait|const|let|var|module)\s+"
-    r"(?:\([^)]*\)\s*)?{name}\b"
-)
+
+def git_word(name: str) -> str:
+    """`name` as a whole word, for git log -G (POSIX ERE): the lines that mention it."""
+    return f"(^|[^A-Za-z0-9_]){re.escape(name)}([^A-Za-z0-9_!?]|$)"
+
+
+def inside(path: str) -> bool:
+    """Whether `path` names something inside the checkout, by its text alone: relative, no
+    `..` part, no `.git` part, no NUL. An anchor that is not is never stat'ed nor read."""
+    if (
+        not path
+        or "\0" in path
+        or path.startswith(("/", "\\", "~"))
+        or re.match(r"[A-Za-z]:", path)
+    ):
+        return False
+    parts = re.split(r"[/\\]", path)
+    return ".." not in parts and ".git" not in parts
+
+
+def relative(top: Path, path: str) -> str | None:
+    """`path` relative to the checkout at `top` when it names something inside it (an
+    absolute path under `top` made relative, by its text: nothing is stat'ed), else None."""
+    if path.startswith("/"):
+        head = str(top).rstrip("/") + "/"
+        if not path.startswith(head):
+            return None
+        path = path[len(head) :]
+    path = path.removeprefix("./")
+    return path if inside(path) else None
 
 
 def git_root(start: Path | str | None) -> Path | None:
@@ -125,9 +145,10 @@ def _targets_in(path: Path) -> set[str]:
     cached = _TARGETS.get(str(path))
     if cached is not None and cached[0] == key:
         return cached[1]
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    from graphit_cli.anchors.languages import read_text
+
+    text = read_text(path)  # a regular file of bounded size, never a pipe
+    if text is None:
         return set()
     targets: set[str] = set()
     for line in text.splitlines():
@@ -141,26 +162,52 @@ def _targets_in(path: Path) -> set[str]:
 def definitions(top: Path, names: Sequence[str], prefer: Sequence[str] = ()) -> dict[str, str]:
     """name -> the file defining it: first among the files in `prefer` (a memory that names a
     symbol usually names its file: a search of those files alone), then one `git grep` of the
-    working tree for the names still missing."""
-    names = [n for n in names if re.fullmatch(r"[A-Za-z_]\w*", n)]
-    files = [p for p in prefer if (top / p).is_file()]
+    working tree for the names still missing. The lines that hold a name are narrowed to
+    definitions in Python by each file's language (anchors/languages.py); a file too large to
+    read, or outside the checkout, never answers."""
+    names = [n for n in names if NAME.fullmatch(n)]
+    files = [p for p in prefer if inside(p) and (top / p).is_file()]
     found = _grep(top, names, files) if files and names else {}
     rest = [n for n in names if n not in found]
     return found | (_grep(top, rest, ()) if rest else {})
 
 
+NAME = re.compile(r"[A-Za-z_]\w*[!?]?")  # what a symbol anchor's name may be
+
+
 def _grep(top: Path, names: Sequence[str], files: Sequence[str]) -> dict[str, str]:
-    pattern = GIT_DEFINITION.format(name="(" + "|".join(names) + ")")
+    from graphit_cli.anchors.languages import MAX_FILE_BYTES, defines, language, read_text
+
+    words = "|".join(re.escape(n) for n in names)
+    pattern = f"(^|[^A-Za-z0-9_$])({words})([^A-Za-z0-9_]|$)"  # -i: SQL's names ignore case
     where = ["--", *files] if files else []
-    out = git(top, "grep", "-n", "-I", "-E", "--untracked", "-e", pattern, *where)
+    out = git(top, "grep", "-n", "-I", "-E", "-i", "--untracked", "-e", pattern, *where)
     found: dict[str, str] = {}
-    if not out:
-        return found
-    for line in out.splitlines():
+    python: dict[str, list[str]] = {}  # name -> .py files mentioning it, for the syntax tree
+    folded: dict[str, list[str]] = {}
+    for name in names:
+        folded.setdefault(name.lower(), []).append(name)
+    for line in (out or "").splitlines():
         path, _, rest = line.partition(":")
         _, _, code = rest.partition(":")
-        for name in names:
-            if name not in found and re.search(DEFINITION.format(name=re.escape(name)), code):
+        if not inside(path) or language(path) == "":
+            continue
+        held = {w.lower() for w in NAME.findall(code)} & folded.keys()
+        for name in (n for w in held for n in folded[w]):
+            if name in found:
+                continue
+            if defines(path, code, name, lines_only=True):
+                size = stat_key(top / path)
+                if size is not None and size[1] <= MAX_FILE_BYTES:
+                    found[name] = path
+            elif language(path) == "python" and path not in python.setdefault(name, []):
+                python[name].append(path)
+    for name, paths in python.items():  # an assignment in a class, a def under an `if`
+        for path in paths[:20]:
+            if name in found:
+                break
+            text = read_text(top / path)
+            if text is not None and defines(path, text, name):
                 found[name] = path
     return found
 
