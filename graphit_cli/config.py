@@ -14,6 +14,8 @@ import re
 import sys
 from pathlib import Path
 
+from graphit_cli.core.flags import flag_value
+
 ENV_HOME = "GRAPHIT_HOME"
 ENV_PROJECT_ID = "GRAPHIT_PROJECT_ID"
 ENV_DEBUG = "GRAPHIT_DEBUG"
@@ -68,6 +70,16 @@ def home() -> Path:
     return Path(value).expanduser() if value else Path.home() / ".graphit"
 
 
+def find_project_lock(start: Path | None = None) -> Path | None:
+    """Walk up from `start` (the working directory) to the nearest `graphit.lock.json`."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / PROJECT_LOCK_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def memory_root() -> Path:
     return home() / "memory"
 
@@ -77,20 +89,14 @@ def providers_file() -> Path:
     return home() / "providers.json"
 
 
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("", "0", "false", "no", "off")
-
-
 def _flag(name: str) -> bool:
-    """A yes/no setting (`1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`, any case)."""
-    raw = os.environ.get(name, "").strip().lower()
-    if raw in _FALSE:
-        return False
-    if raw in _TRUE:
-        return True
-    from graphit_cli.errors import InvalidInput
-
-    raise InvalidInput(f"{name} must be 1 or 0 (true/false, yes/no, on/off), got {raw!r}")
+    """A yes/no setting that is off unless set (core/flags.py spells it); InvalidInput for a
+    value it cannot read."""
+    value = flag_value(os.environ.get(name))
+    if value is None:
+        raw = os.environ.get(name, "").strip().lower()
+        raise _invalid(f"{name} must be 1 or 0 (true/false, yes/no, on/off), got {raw!r}")
+    return value
 
 
 def debug() -> bool:
