@@ -20,6 +20,7 @@ HIT_FIELDS = [
     "superseded",
     "deleted",
     "current",
+    "replaced_by",
     "score",
     "rank",
     "snippet",

@@ -464,29 +464,31 @@ def test_the_recalls_log_is_private_bounded_and_listed_per_session(
     assert len(log.read()) < 7  # the oldest records are gone
 
 
-def test_gate_reasons_name_the_bar_that_was_missed() -> None:
-    from graphit_cli.core import profiles
-
-    memory = MemoryDraft(title="x")  # only the candidate's evidence matters here
-    del memory
-    gate = profiles.recall_gate(profiles.E5.model_id, "hybrid")
-    base = dict(
-        memory=None,
-        score=0.5,
-        share=0.4,
-        similarity=0.86,
-        relative=1.0,
-        words=("refunds",),
-        gate=gate,
+def test_the_rule_reasons_name_the_evidence_that_was_missing() -> None:
+    spread = policy.Spread(count=30, mean=0.80, deviation=0.02, best=0.86)
+    base: dict[str, Any] = dict(
+        memory=None, score=1.0, share=0.05, similarity=0.86, relative=1.0, words=("refunds",)
     )
-    assert policy.admit(policy.Candidate(**base)) is None
-    low = policy.admit(policy.Candidate(**{**base, "similarity": 0.80}))
-    assert low is not None and low.startswith("cosine 0.800")
-    few = policy.admit(policy.Candidate(**{**base, "share": 0.1}))
-    assert few is not None and few.startswith("words 0.10")
-    common = policy.admit(policy.Candidate(**{**base, "words": ("go",)}))
-    assert common == "shares no informative word with the prompt"
-    assert profiles.recall_gate(None, "fts") is profiles.LEXICAL_GATE
+    top = policy.Candidate(**base, rank=1, spread=spread)  # 3 deviations above the mean
+    assert policy.admit(top, top) is None  # few of the prompt's words, clearly the answer
+    weak = policy.Candidate(**{**base, "similarity": 0.82}, rank=1, spread=spread)
+    assert (policy.admit(weak, weak) or "").startswith("cosine 1.00 deviations")
+    # Only a tag or a word of conversation in common: the cosine alone must stand far out.
+    alone = policy.Candidate(**{**base, "words": ("thanks",)}, rank=1, spread=spread)
+    assert (policy.admit(alone, alone) or "").startswith("cosine 3.00 deviations")
+    second = policy.Candidate(
+        **{**base, "similarity": 0.85, "relative": 0.9}, rank=2, spread=spread
+    )
+    assert policy.admit(second, top) is None  # close to the best, its words agree
+    far = policy.Candidate(**{**base, "similarity": 0.83, "relative": 0.9}, rank=2, spread=spread)
+    assert (policy.admit(far, top) or "").startswith("cosine 1.50 deviations")
+    low = policy.Candidate(**{**base, "relative": 0.3}, rank=2, spread=spread)
+    assert (policy.admit(low, top) or "").startswith("relevance 0.30")
+    words = policy.Candidate(**{**base, "similarity": None, "share": 0.1}, rank=1)
+    assert (policy.admit(words, words) or "").startswith("words 0.10")
+    chat = policy.Candidate(**{**base, "similarity": None, "share": 0.9, "words": ("ok",)})
+    assert policy.admit(chat, chat) == "shares no informative word with the prompt"
+    assert policy.Spread.of([0.8, 0.81]) is not None and policy.Spread.of([]) is None
 
 
 # --- capture ---------------------------------------------------------------------------------

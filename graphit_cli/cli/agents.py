@@ -201,7 +201,7 @@ def recalls(
 
     For each hook call: an excerpt of the prompt, each memory injected with its score, cosine
     to the prompt, share of the prompt's words and the words it shares, and each memory
-    search matched that the recall gate left out, with the reason. Read from the local log
+    search matched that was left out, with the reason. Read from the local log
     ~/.graphit/state/recalls.jsonl (private to you, bounded in size).
     """
     from graphit_cli.recall import log

@@ -142,6 +142,18 @@ def rivals(
     return [other for _, _, other in scored[:MAX_RIVALS]]
 
 
+def newer_rivals(memory: Memory, candidates: Iterable[Memory]) -> list[Memory]:
+    """The live candidates on `memory`'s subject that say otherwise (`rivals`, from the
+    words) and were written after it, newest first. Written at the same instant (one batch),
+    the later id is the newer (ids grow with the time of writing)."""
+    found = [m for m in rivals(memory, candidates) if _written(m) > _written(memory)]
+    return sorted(found, key=_written, reverse=True)
+
+
+def _written(memory: Memory) -> tuple[object, str]:
+    return memory.updated_at, memory.id
+
+
 def is_rival(a: Memory, b: Memory, similarity: Similarity | None = None) -> bool:
     """Whether `a` and `b` are on one subject and say something different (symmetric)."""
     return rival_score(a, b, similarity(a, b) if similarity else None) is not None

@@ -158,6 +158,9 @@ class SearchHit:
     # cosine to the query (the vector leg saw it). The per-prompt hook's gate reads them.
     share: float | None = None
     similarity: float | None = None
+    # A newer live memory among the matches on the same subject says otherwise
+    # (`contradiction.newer_rival`): its id. Metadata: selection and order ignore it.
+    replaced_by: str | None = None
 
     @property
     def superseded(self) -> bool:

@@ -12,40 +12,12 @@ benchmarks/calibrate_floor.py, benchmarks/retrieval.py and benchmarks/dedup.py (
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # The packaged all-MiniLM-L6-v2, whichever backend runs it (embed/): one vector space.
 MINILM_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 # multilingual-e5-small (embed/e5.py): another vector space of the same size.
 E5_MODEL = "intfloat/multilingual-e5-small"
-
-
-@dataclass(frozen=True)
-class RecallGate:
-    """The per-prompt hook's absolute precision gate (graphit_cli/recall/policy.py).
-
-    Search's match rule is relative to the candidates (mean + z deviations, or the best one),
-    so for a prompt about nothing the best candidate still matches. What the hook injects must
-    also clear bars that do not move with the candidates. A memory goes in when it shares an
-    informative word (not a common one) with the prompt, its relevance is at least
-    `min_relative` of the best match's, and either it carries `min_share` of the query's term
-    weight at a cosine of at least `min_similarity`, or its cosine alone reaches
-    `alone_similarity`; without vectors (lexical-only search), `min_share` of the weight is the
-    whole test. At most `limit` memories pass. Calibrated on the recall_public session and
-    benchmarks/data/recall_tally by benchmarks/recall_sessions.py --features
-    (benchmarks/README.md, "recall_sessions.py").
-    """
-
-    min_relative: float = 0.6
-    min_share: float = 0.25
-    min_similarity: float = -1.0  # no model: the words decide
-    alone_similarity: float = 2.0  # above every cosine: never on meaning alone
-    limit: int = 2
-
-
-# Without a model (lexical-only search: no daemon, or a table without vectors yet). On the two
-# sessions: precision 0.89 / 0.94, must-have recall 0.79 / 0.88 (3 a prompt: 0.84 / 0.94).
-LEXICAL_GATE = RecallGate()
 
 
 @dataclass(frozen=True)
@@ -69,8 +41,9 @@ class ModelProfile:
     duplicate_cosine: float
     # Consolidation (consolidate/candidates.py): the near-duplicate cosine, confirmed by words.
     near_duplicate: float
-    # What the per-prompt hook injects (recall/policy.py): its absolute gate in this space.
-    recall: RecallGate = field(default_factory=RecallGate)
+    # The per-prompt hook (recall/policy.py), in a scope too small for a spread of cosines:
+    # the cosine at which its best match is close to the prompt.
+    recall_cosine: float = 0.6
 
 
 MINILM = ModelProfile(
@@ -81,11 +54,7 @@ MINILM = ModelProfile(
     fused_z=1.25,
     duplicate_cosine=0.92,
     near_duplicate=0.50,  # dedup pairs: P 0.97, R 0.89; plateau 0.475-0.55
-    # Not calibrated on sessions (no MiniLM run of them): the words' bar, a cosine floor at the
-    # match rule's, and a high bar for meaning alone.
-    recall=RecallGate(
-        min_relative=0.7, min_share=0.25, min_similarity=0.30, alone_similarity=0.6, limit=3
-    ),
+    recall_cosine=0.6,  # not calibrated on sessions (no MiniLM run of them): a high bar
 )
 
 E5 = ModelProfile(
@@ -103,11 +72,9 @@ E5 = ModelProfile(
     # dedup pairs, to consolidate: P 0.975, R 0.81 (0.88: P 0.956, R 0.90; 0.90: R 0.74).
     # Short notes of one project sit close in e5's space: two unrelated ones can reach 0.90.
     near_duplicate=0.89,
-    # Both sessions: precision 0.95 / 0.94, must-have recall 0.79 / 0.94; every chit-chat and
-    # generic prompt's best candidate sits at 0.83-0.85 with few or no shared words.
-    recall=RecallGate(
-        min_relative=0.7, min_share=0.25, min_similarity=0.82, alone_similarity=0.88, limit=3
-    ),
+    # Above the best cosine of every generic and chit-chat prompt of the recall sessions
+    # (0.82-0.85), where most of their rank-1 must memories sit (benchmarks/recall_sessions.py).
+    recall_cosine=0.85,
 )
 
 PROFILES = {profile.model_id: profile for profile in (MINILM, E5)}
@@ -117,13 +84,6 @@ DEFAULT = E5
 # A table that records no model (written before tables recorded one: MiniLM) or a model graphit
 # was not calibrated for (a `module:factory` plugin): MiniLM's values.
 UNCALIBRATED = MINILM
-
-
-def recall_gate(model_id: str | None, mode: str) -> RecallGate:
-    """The hook's gate for a search that ran in `mode` over vectors of `model_id`."""
-    if mode == "fts" or model_id is None:
-        return LEXICAL_GATE
-    return profile_for(model_id).recall
 
 
 def profile_for(model_id: str | None) -> ModelProfile:

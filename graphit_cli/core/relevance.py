@@ -33,7 +33,10 @@ The search policy in one place (pure; the service feeds it the store's facts):
     the table (`profiles.ModelProfile`: each model's cosines spread differently). The mean
     and deviation are taken over the candidates at `CANDIDATE_DEPTH`, whatever `top_k` is,
     so a deeper pool never raises the bar.
-  A query about nothing returns nothing.
+  A query about nothing returns nothing: one whose every informative word is unknown, in no
+  memory of the table and no word of the languages (`about_nothing`: "zzzz", "xyzzy plugh"),
+  is not searched at all, since a model still places such a text somewhere and its nearest
+  memory would otherwise be the best of the candidates, however far.
 - **Selection**: among the matches, mandatory ones first, then important, then normal, each
   by relevance; the first `top_k` are kept and shown in canonical order (`ordering`). So no
   matched memory of a higher category is ever left out while a lower-category one is shown,
@@ -109,6 +112,25 @@ def informative_terms(text: str) -> list[str]:
     counts them only where a memory has them)."""
     words = (w.lower() for w in _TERM.findall(text))
     return list(dict.fromkeys(w for w in words if w not in STOP_WORDS))
+
+
+def unknown_words(text: str) -> list[str]:
+    """The query's informative words when every one of them is a word of no language graphit
+    knows (`commonness`: Zipf 0 in all of them) written in plain letters ("zzzz", "xyzzy
+    plugh"); [] when any is a known word, a number or in another script."""
+    terms = informative_terms(text)
+    if not terms or not all(t.isascii() and t.isalpha() and commonness.zipf(t) == 0 for t in terms):
+        return []
+    return terms
+
+
+def about_nothing(
+    text: str, postings: Callable[[list[str]], Mapping[str, Iterable[object]]]
+) -> bool:
+    """A query about nothing: its words are all unknown (`unknown_words`) and no memory
+    contains any of them (`postings`: term -> the rows containing it)."""
+    terms = unknown_words(text)
+    return bool(terms) and not any(any(True for _ in rows) for rows in postings(terms).values())
 
 
 def commonness_factor(zipf: float) -> float:

@@ -129,6 +129,11 @@ _cached: dict[str, Embedder] = {}  # by backend name or plugin spec ("" = the de
 _loading = threading.Lock()  # one load at a time: a second thread waits for the first
 
 
+def has_loaded(model_id: str) -> bool:
+    """Whether this process has loaded an embedder of `model_id` (no load, no import)."""
+    return any(e.model_id == model_id for e in list(_cached.values()))
+
+
 def load_default() -> Embedder | None:
     """The embedder, loaded once per process; None when no backend is installed.
 

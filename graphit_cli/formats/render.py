@@ -311,6 +311,7 @@ def hit_to_dict(hit: SearchHit) -> dict[str, Any]:
         "superseded": hit.superseded,
         "deleted": hit.deleted,
         "current": hit.current_id,
+        "replaced_by": hit.replaced_by,
         "score": round(hit.score, 6),
         "rank": hit.rank,
         "snippet": hit.snippet,
@@ -326,6 +327,8 @@ def hit_to_markdown(hit: SearchHit, *, with_scope: bool = False) -> str:
         ("score", f"{hit.score:.6f}"),
         ("rank", str(hit.rank)),
     ]
+    if hit.replaced_by:
+        extra.append(("replaced_by", _q(hit.replaced_by)))
     if with_scope:  # results from several scopes say which each came from
         extra.append(("scope", _q(f"{hit.memory.scope_kind}:{hit.memory.scope_id}")))
     return to_markdown(hit.memory, extra)
@@ -352,7 +355,7 @@ def hits_table(hits: list[SearchHit]) -> str:
             h.memory.type,
             flags(h.memory),
             relevance_cell(h, best),
-            hit_state(h),
+            hit_state(h) + (f", replaced by {h.replaced_by}" if h.replaced_by else ""),
             short_time(h.memory.updated_at),
             f"{h.memory.title} — {h.snippet}",
         ]

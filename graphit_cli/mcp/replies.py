@@ -68,6 +68,8 @@ def hit_lines(hit: SearchHit, *, with_scope: bool = False) -> str:
             f"\n  matched revision {hit.matched.revision} ({hit.matched.key}), since superseded: "
             "the memory has changed"
         )
+    if hit.replaced_by:
+        line += f"\n  replaced by {hit.replaced_by}: a newer memory on its subject says otherwise"
     if hit.snippet:
         line += f"\n  {hit.snippet}"
     return line

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
@@ -26,6 +27,14 @@ if TYPE_CHECKING:
     from graphit_cli.core.models import Memory
     from graphit_cli.service.memory import MemoryService
 
+# The search mode of the hook run in its own process (no warm process): by meaning too, the
+# model loaded there (`_query_vector`), or by words when it cannot load (the log says why).
+COLD_MODE = "auto"
+# Seconds a cold hook's model costs (import, load, the query's embedding: ~0.16-0.25 s on an
+# idle 2-core machine) and the search and answer after it need: with less left of the budget,
+# the prompt is searched by its words (the recalls log says so).
+MODEL_COST = 0.25
+AFTER_MODEL = 0.1
 LOGGED_LEFT = 8  # candidates left out, logged per prompt (the best first)
 RIVAL_POOL = 8  # memories read on a shown memory's subject (and of the prompt's best), to find
 # a newer one that says otherwise
@@ -42,6 +51,7 @@ class PromptRequest:
     mode: str = "auto"  # the search mode: "fts" where no model is loaded
     event: str = ""  # the client's event name (capture: PreCompact, Stop, SessionEnd, ...)
     stop_hook_active: bool = False  # Claude Code: this Stop follows a Stop hook's request
+    until: float | None = None  # time.monotonic() by which to answer (a cold hook's budget)
 
 
 def request_from_event(
@@ -80,48 +90,109 @@ def _label(memory: Memory, service: MemoryService) -> Memory:
     return replace(memory, scope_kind=scope.kind, scope_id=scope.id)
 
 
+def _query_vector(
+    service: MemoryService,
+    query: str,
+    mode: str,
+    vectors: dict[str, list[float] | None],
+    until: float | None = None,
+) -> tuple[list[float] | None, str | None]:
+    """The query's embedding in the scope's model space (one per model, shared by the scopes
+    of that model) and, when there is none, why: a search by meaning needs it, with or
+    without a warm process (a cold hook loads the model here, unless less than MODEL_COST
+    and AFTER_MODEL are left before `until`)."""
+    if mode == "fts":
+        return None, "lexical mode"
+    model = service.store.embedding_model()
+    if model is None:
+        return None, "no memory has a vector yet"
+    if model not in vectors:
+        from graphit_cli import embed
+
+        left = None if until is None else until - time.monotonic()
+        if left is not None and left < MODEL_COST + AFTER_MODEL and not embed.has_loaded(model):
+            return None, f"{left:.2f} s of the budget left: no time to load the model"
+        try:
+            vectors[model] = service.query_vector(query)
+        except Exception as exc:  # a model that cannot load leaves the words to decide
+            vectors[model] = None
+            return None, f"the model could not embed the prompt: {type(exc).__name__}: {exc}"
+    found = vectors[model]
+    return found, None if found is not None else f"{model} is not installed here"
+
+
+def _spread(service: MemoryService, vector: list[float] | None) -> policy.Spread | None:
+    """The query's cosines to the scope's live memories (mandatory ones aside): what a
+    memory's own cosine is read against (`policy.Spread`)."""
+    if vector is None:
+        return None
+    from graphit_cli.core import relevance
+    from graphit_cli.core.models import MemoryFilter
+
+    try:
+        near = service.store.search_vector(
+            vector, relevance.CANDIDATE_DEPTH, flt=MemoryFilter(mandatory=False), live_only=True
+        )
+    except Exception:  # the spread is evidence, never a failure
+        return None
+    from graphit_cli.core import profiles
+
+    lone = profiles.profile_for(service.store.embedding_model()).recall_cosine
+    return policy.Spread.of([cosine for _, cosine in near], lone)
+
+
 def _candidates(
-    services: list[MemoryService], query: str, mode: str
-) -> tuple[list[policy.Candidate], dict[str, MemoryService], str]:
+    services: list[MemoryService], query: str, mode: str, until: float | None = None
+) -> tuple[list[policy.Candidate], dict[str, MemoryService], str, str | None]:
     """Every memory search matches for `query` in each scope (any category but mandatory,
-    which session start shows), with its evidence and its scope's gate."""
-    from graphit_cli.core import profiles, relevance
+    which session start shows), with the evidence the policy reads; the mode used and, when
+    the search could not use meaning, why."""
+    from graphit_cli.core import relevance
 
     terms = relevance.informative_terms(query)
     found: list[policy.Candidate] = []
     owner: dict[str, MemoryService] = {}
     seen_content: set[str] = set()
     modes: list[str] = []
+    vectors: dict[str, list[float] | None] = {}
+    lexical_why: str | None = None
     for service in services:
-        result = service.search(query, top_k=0, exclude_mandatory=True, mode=mode)
+        vector, why = _query_vector(service, query, mode, vectors, until)
+        lexical_why = lexical_why or why
+        search_mode = "fts" if mode == "fts" or (vector is None and why) else mode
+        result = service.search(
+            query,
+            top_k=0,
+            exclude_mandatory=True,
+            mode=search_mode,
+            query_vector=vector,
+            mark_replaced=False,  # each shown memory's subject is read for that (`_newer_of`)
+        )
         modes.append(result.mode)
-        model = service.store.embedding_model() if result.mode != "fts" else None
-        gate = profiles.recall_gate(model, result.mode)
+        spread = _spread(service, vector) if result.mode != "fts" else None
         best = max((h.score for h in result.hits), default=0.0)
-        for hit in result.hits:
+        ranked = sorted(result.hits, key=lambda h: -h.score)
+        for rank, hit in enumerate(ranked, 1):
             memory = hit.memory
             if hit.deleted or memory.content_hash in seen_content:
                 continue
             seen_content.add(memory.content_hash)
             memory = _label(memory, service)
             owner[memory.id] = service
-            relative = hit.score / best if best > 0 else 0.0
             found.append(
                 policy.Candidate(
                     memory=memory,
                     score=hit.score,
                     share=hit.share,
                     similarity=hit.similarity,
-                    relative=relative,
-                    # Read off the text only where the gate will look (the regex costs).
-                    words=policy.matched_words(terms, hit.matched)
-                    if relative >= gate.min_relative
-                    else (),
-                    gate=gate,
+                    relative=hit.score / best if best > 0 else 0.0,
+                    words=policy.matched_words(terms, hit.matched) if rank <= 8 else (),
+                    rank=rank,
+                    spread=spread,
                 )
             )
     used = modes[0] if len(set(modes)) == 1 else ("mixed" if modes else "fts")
-    return found, owner, used
+    return found, owner, used, lexical_why
 
 
 def _newer_of(pool: list[Memory], owner: dict[str, MemoryService]) -> policy.Rivals:
@@ -204,7 +275,9 @@ def prompt_context(services: list[MemoryService], request: PromptRequest) -> str
     if not query or query.startswith("/") or not services:
         return ""
     with _one_view(services), sessions.opened(request.client, request.session_id) as state:
-        candidates, owner, used = _candidates(services, query, request.mode)
+        candidates, owner, used, lexical_why = _candidates(
+            services, query, request.mode, request.until
+        )
         # The rival detector reads each memory's words: the prompt's best few candidates and
         # the subject's own neighbours (`_newer_of`) are where a newer belief is, not all ~200.
         pool = [c.memory for c in sorted(candidates, key=lambda c: -c.score)[:RIVAL_POOL]]
@@ -212,7 +285,7 @@ def prompt_context(services: list[MemoryService], request: PromptRequest) -> str
         def seen(memory: Memory) -> bool:
             return state is not None and state.seen(memory.id, memory.revision)
 
-        choice = policy.choose(candidates, seen, _newer_of(pool, owner))
+        choice = policy.choose(query, candidates, seen, _newer_of(pool, owner))
         shown = [c.memory for c in choice.shown]
         text = render.prompt_block(shown, choice.newer, stale_notes(shown, request.root))
         if state is not None:
@@ -224,6 +297,7 @@ def prompt_context(services: list[MemoryService], request: PromptRequest) -> str
             "client": request.client,
             "session": request.session_id,
             "mode": used,
+            **({"lexical": lexical_why} if lexical_why and used == "fts" else {}),
             "prompt": prompts.excerpt(request.prompt),
             "query_chars": len(query),
             "injected": [_entry(c) for c in choice.shown],

@@ -95,6 +95,7 @@ class MemoryService:
         self.needs_embedding = self.upkeep.needs_embedding
         self.is_empty = self.upkeep.is_empty
         self.has_vectors = self.upkeep.has_vectors
+        self.query_vector = self.upkeep.query_vector
         self.maintain = self.upkeep.maintain
         self.table_state = self.upkeep.table_state
         self.live_vectors = self.upkeep.live_vectors

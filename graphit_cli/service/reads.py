@@ -1,7 +1,8 @@
 """The service's reads: source, history, catalogue, search, recall, the Explorer's browse.
 
 `Reader` is one of `MemoryService`'s collaborators (see memory.py); callers use it
-through `MemoryService`. Must not import Typer or Rich.
+through `MemoryService`. Must not import Typer or Rich. Past 400 lines: search is one job
+(retrievers, fusion, match rule, chains, selection) and reads better whole.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from graphit_cli.store.base import Store
 
 BROWSE_TOP_K = 100  # memories the Explorer's search box selects (as `search --top-k 100`)
+REPLACED_POOL = 10  # the best matches: marked when replaced, and where the newer is looked for
 
 
 class Reader:
@@ -108,6 +110,7 @@ class Reader:
         include_deleted: bool = False,
         mode: str = "auto",
         query_vector: list[float] | None = None,
+        mark_replaced: bool = True,
     ) -> SearchResult:
         """Full-text + vector search over live and archived rows, collapsed by chain.
 
@@ -137,6 +140,8 @@ class Reader:
             flt = replace(flt, mandatory=False)
 
         used, notice, query_vector_of, table_model = self._resolve_mode(mode, text, query_vector)
+        if relevance.about_nothing(text, lambda t: self.store.term_postings(t, 1)):
+            return SearchResult([], used, notice)  # in no memory and no language: nothing
         profile = profiles.profile_for(table_model)  # the constants of the vectors' model
         pool = relevance.depth(top_k)
 
@@ -200,6 +205,7 @@ class Reader:
         ranked = ordering.by_score(hits, lambda h: h.score, lambda h: h.memory)
         hits = [replace(hit, rank=rank) for rank, hit in enumerate(ranked, 1)]
         chosen = relevance.select(hits, lambda h: h.memory, top_k)
+        chosen = _mark_replaced(chosen, ranked) if mark_replaced else chosen
         return SearchResult(chosen, used, notice)
 
     def _lexical_shares(
@@ -388,6 +394,22 @@ class Reader:
             if (live := heads.get(memory_id, (None, None))[0]) is not None
         ]
         return CataloguePage(page, len(chosen), types, tags)
+
+
+def _mark_replaced(chosen: list[SearchHit], ranked: list[SearchHit]) -> list[SearchHit]:
+    """Each chosen hit among the REPLACED_POOL best matches with the newest live one of them on
+    its subject that says otherwise (`contradiction.newer_rivals`): metadata only. (Each pair
+    costs ~40 us: the hook, which reads each subject's neighbours itself, asks for none.)"""
+    from graphit_cli.core import contradiction
+
+    pool = [h.memory for h in ranked[:REPLACED_POOL] if h.memory.is_live]
+    best = {m.id for m in pool}
+    marked = []
+    for hit in chosen:
+        near = hit.memory.id in best
+        newer = contradiction.newer_rivals(hit.memory, pool) if near else []
+        marked.append(replace(hit, replaced_by=newer[0].id) if newer else hit)
+    return marked
 
 
 def _matches(memory: Memory, flt: MemoryFilter) -> bool:

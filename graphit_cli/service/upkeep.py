@@ -169,6 +169,18 @@ class Upkeep:
         """Whether the table's memories have been embedded (by any model)."""
         return self.store.embedding_model() is not None
 
+    def query_vector(self, text: str) -> list[float] | None:
+        """`text`'s query embedding in the space of the model that embedded the table (the
+        process's model, else that model's installed backend); None when the table has no
+        vectors or no backend of its model is installed. Loads the model on first use."""
+        from graphit_cli.service.common import embedder_for
+
+        model = self.store.embedding_model()
+        if model is None:
+            return None
+        embedder = embedder_for(self._embedder_factory, model)
+        return None if embedder is None else embedder.embed_query(text)
+
     def embed_now(self, memory_ids: Sequence[str], embedder: Embedder) -> int:
         """Embed these just-written memories' live rows before returning, when the table's
         vectors come from `embedder`'s model (the MCP server, which holds a warm model).

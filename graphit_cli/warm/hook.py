@@ -4,7 +4,7 @@ It runs before Typer is imported (`cli/__init__.py` hands it the arguments first
 event, finds the project the agent works in (with the standard library), asks a warm process
 (`client.py`: the daemon, else an agent session's warm server) to run the hook's operation
 (`ops.py` "hook"), and prints the answer. When none answers in time it runs the same operation
-in this process (the prompt by full-text search alone: no model load on a prompt).
+in this process (by meaning too: the model loads there).
 
 Budgets, fail open: the per-prompt hook prints within PROMPT_BUDGET seconds or prints nothing
 and exits 0 (a watchdog thread ends the process at the budget, unless the answer is being
@@ -117,7 +117,9 @@ def run(event: str, user_level: bool, client: str, stdin: str | None, *, watchdo
     if stdin is None:
         stdin = read_stdin()
     try:
-        text = _answer(event, user_level, client, stdin, started + budget * WARM_SHARE)
+        text = _answer(
+            event, user_level, client, stdin, started + budget * WARM_SHARE, started + budget
+        )
     except Exception as exc:  # a hook must not take the session down, nor block a prompt
         if os.environ.get("GRAPHIT_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
             raise
@@ -133,7 +135,14 @@ def run(event: str, user_level: bool, client: str, stdin: str | None, *, watchdo
     return 0
 
 
-def _answer(event: str, user_level: bool, client: str, stdin: str, warm_until: float) -> str:
+def _answer(
+    event: str,
+    user_level: bool,
+    client: str,
+    stdin: str,
+    warm_until: float,
+    until: float | None = None,
+) -> str:
     prompt, session_id = "", None
     if event == "prompt":
         if os.environ.get(ENV_PROMPT_RECALL, "").strip().lower() in ("0", "false", "no", "off"):
@@ -173,7 +182,7 @@ def _answer(event: str, user_level: bool, client: str, stdin: str, warm_until: f
         found = ask(fields, warm_until)
         if found is not None and isinstance(found.get("text"), str):
             return str(found["text"])
-    return in_process(fields)
+    return in_process(fields, until)
 
 
 def project() -> tuple[str, str] | None:
@@ -227,16 +236,19 @@ def checkout() -> str:
         directory = parent
 
 
-def in_process(fields: dict[str, Any]) -> str:
-    """The hook's operation in this process (the prompt by full-text search: a model load
-    would cost every prompt a second or more; a warm process answers with hybrid search)."""
+def in_process(fields: dict[str, Any], until: float | None = None) -> str:
+    """The hook's operation in this process, searching by meaning as a warm process does
+    (`recall.hook.COLD_MODE`: the model loads here, ~0.15 s; by words alone, said in the
+    recalls log, when it cannot or when too little of the budget is left by `until`, a
+    `time.monotonic()` deadline)."""
     from graphit_cli import config
     from graphit_cli.opening import open_reader
+    from graphit_cli.recall.hook import COLD_MODE
     from graphit_cli.warm import ops
 
     config.validate()  # a bad setting is the command's error, as in every command
     call = ops.parse_hook(fields)
-    return ops.run_hook(lambda s: open_reader(s), call, mode="fts")
+    return ops.run_hook(lambda s: open_reader(s), call, mode=COLD_MODE, until=until)
 
 
 def read_stdin() -> str:

@@ -83,8 +83,11 @@ def parse_hook(request: dict[str, Any]) -> HookCall:
     )
 
 
-def run_hook(opener: Opener, call: HookCall, *, mode: str = "auto") -> str:
-    """What the hook prints (Markdown, before a client's wrapping); "" for nothing."""
+def run_hook(
+    opener: Opener, call: HookCall, *, mode: str = "auto", until: float | None = None
+) -> str:
+    """What the hook prints (Markdown, before a client's wrapping); "" for nothing. `until`:
+    the `time.monotonic()` by which it must have answered (a cold hook's budget)."""
     from graphit_cli.portability import across
     from graphit_cli.recall.hook import PromptRequest, prompt_context, session_context
 
@@ -92,7 +95,7 @@ def run_hook(opener: Opener, call: HookCall, *, mode: str = "auto") -> str:
         return ""
     found, _ = across.recall_scopes(call.project)
     services = [opener(s) for s in found]
-    request = PromptRequest(call.prompt, call.session_id, call.client, call.root, mode)
+    request = PromptRequest(call.prompt, call.session_id, call.client, call.root, mode, until=until)
     if call.event == "session-start":
         return session_context(services, request)
     return prompt_context(services, request)
