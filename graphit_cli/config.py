@@ -7,7 +7,6 @@ gives (a ULID, a context name, a bucket, a prefix, an endpoint) is core/ids.py's
 
 from __future__ import annotations
 
-import getpass
 import logging
 import os
 import re
@@ -127,17 +126,6 @@ def setup_logging() -> None:
         handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("graphit: %(levelname)s: %(message)s"))
         logger.addHandler(handler)
-
-
-def author() -> str:
-    """Who a write is attributed to (`updated_by`)."""
-    value = os.environ.get(ENV_AUTHOR, "").strip()
-    if value:
-        return value
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name in some containers
-        return "unknown"
 
 
 def _int_env(name: str, default: int, least: int = 0) -> int:

@@ -20,7 +20,7 @@ class ExitCode(IntEnum):
     INVALID_INPUT = 3  # malformed or not UTF-8 input, unknown type, bad id or tag, a secret
     NOT_FOUND = 4  # unknown memory, revision or scope
     CONFLICT = 5  # the memory changed since it was read; a daemon already runs
-    ACCESS_DENIED = 6  # the storage refused the credentials
+    ACCESS_DENIED = 6  # the storage refused the credentials; a review decision by a non-reviewer
     STORAGE_UNAVAILABLE = 7  # unreachable or damaged table, full disk: docs/troubleshooting.md
     NO_PROJECT = 8  # no project here: run `graphit init`, set GRAPHIT_PROJECT_ID, or use --user
     CREDENTIALS_EXPIRED = 9  # S3 credentials expired mid-command and could not be renewed
@@ -60,6 +60,10 @@ class CommitContention(Conflict):
 
 class AccessDenied(GraphitError):
     exit_code = ExitCode.ACCESS_DENIED
+
+
+class NotReviewer(AccessDenied):
+    """A review decision (approve, reject) by someone the project's policy does not name."""
 
 
 class StorageUnavailable(GraphitError):

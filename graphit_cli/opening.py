@@ -32,6 +32,7 @@ from graphit_cli.access import providers, scopes
 from graphit_cli.access.scopes import Scope
 
 if TYPE_CHECKING:
+    from graphit_cli.access.policy import ReviewPolicy
     from graphit_cli.embed import Embedder
     from graphit_cli.service.memory import MemoryService
     from graphit_cli.store.base import Store
@@ -111,13 +112,46 @@ def open_service(
     record_use: bool = True,
     embedder: Callable[[], Embedder | None] | None = None,
     keep: bool = False,
+    via: str | None = None,
+    client: str | None = None,
 ) -> MemoryService:
     """The scope's MemoryService over the store `open_scope` chose. A local scope without a
-    table and `create` False is an error here (a command named a scope that is not there)."""
+    table and `create` False is an error here (a command named a scope that is not there).
+
+    With `via` (the adapter: cli, mcp, explorer, ...), its writes are stamped with that
+    provenance and pass the project's review policy (`review_of`); without it, no review
+    gate applies (the daemon, which is handed each write's provenance by the command)."""
     from graphit_cli.errors import StorageUnavailable
     from graphit_cli.service.memory import MemoryService
 
     opened = open_scope(scope, create=create, record_use=record_use, keep=keep)
     if opened is None:
         raise StorageUnavailable(f"no memory table at {scope.local_path()}")
-    return MemoryService(opened.store, scope, embedder=embedder)
+    if via is None:
+        return MemoryService(opened.store, scope, embedder=embedder)
+    from graphit_cli.access import identity
+
+    stamp = identity.stamp(via, client=client)
+    return MemoryService(
+        opened.store, scope, embedder=embedder, provenance=stamp, review=review_of(scope)
+    )
+
+
+def review_of(scope: Scope) -> ReviewPolicy | None:
+    """The review policy of `scope` when it is the project of this checkout (its committed
+    graphit.lock.json), else None."""
+    if scope.kind != "project":
+        return None
+    from graphit_cli.access import policy
+    from graphit_cli.access.scopes import find_project_lock, read_project_id
+    from graphit_cli.errors import InvalidInput
+
+    lock_file = find_project_lock()
+    if lock_file is None:
+        return None
+    try:
+        if read_project_id(lock_file) != scope.id:
+            return None
+    except InvalidInput:
+        return None
+    return policy.current()

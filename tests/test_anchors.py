@@ -304,7 +304,7 @@ def test_a_table_from_before_anchors_opens_reads_and_gains_the_columns(tmp_path:
     from graphit_cli.core import revisions
     from graphit_cli.core.models import MemoryDraft
     from graphit_cli.store.lance import MemoryStore
-    from graphit_cli.store.schema import ADDED, memory_schema, to_record
+    from graphit_cli.store.schema import ADDED, SCHEMA_VERSION, memory_schema, to_record
     from graphit_cli.store.table import TABLE_NAME
 
     uri = str(tmp_path / "old")
@@ -334,7 +334,9 @@ def test_a_table_from_before_anchors_opens_reads_and_gains_the_columns(tmp_path:
 
     store = MemoryStore.open(uri, dim=4)
     assert set(ADDED) <= set(store.handle.arrow_schema().names)
-    assert store.handle.arrow_schema().metadata[b"graphit.schema_version"] == b"2"
+    assert (
+        store.handle.arrow_schema().metadata[b"graphit.schema_version"] == SCHEMA_VERSION.encode()
+    )
     row = store.get("01JD0000000000000000000001")
     assert row is not None and (row.anchors, row.verified_at) == ((), None)
     assert store.set_verified(row.id, row.revision, now.created_at)

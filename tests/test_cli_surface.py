@@ -29,6 +29,8 @@ NO_RECORDS = {
     "memory instructions": "prints guidance text to paste",
     "memory prune": "prints the pruned scope, one line",
     "memory redact": "prints nothing on stdout",
+    "memory review on": "prints nothing on stdout (the policy goes into graphit.lock.json)",
+    "memory review off": "prints nothing on stdout",
     "memory context remove": "prints the pruned context, one line",
     "provider add": "prints nothing on stdout",
     "provider use": "prints nothing on stdout",

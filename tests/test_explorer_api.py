@@ -338,6 +338,15 @@ def test_create_returns_201_and_the_trace_view(client: TestClient, scope: Scope)
     assert (memory["previous"], memory["next"], memory["revision"]) == (None, None, 1)
     assert memory["updated_by"] == "tester"
     assert len(memory["content_hash"]) == 64
+    stamp = trace["revisions"][0].pop("provenance")  # stamped by graphit: the Explorer wrote it
+    assert (
+        (stamp["author"], stamp["via"])
+        == ("tester", "explorer")
+        == (
+            memory["provenance"]["author"],
+            memory["provenance"]["via"],
+        )
+    )
     assert trace["revisions"] == [
         {
             "revision_id": "",

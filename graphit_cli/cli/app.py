@@ -14,6 +14,7 @@ from graphit_cli.cli import context as _context_commands  # noqa: F401  (registe
 from graphit_cli.cli import daemon as _daemon_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import doctor as _doctor_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import explorer as _explorer_commands  # noqa: F401  (registers commands)
+from graphit_cli.cli import review as _review_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import search as _search_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import secrets as _secrets_commands  # noqa: F401  (registers commands)
 from graphit_cli.cli import staleness as _staleness_commands  # noqa: F401  (registers commands)

@@ -71,7 +71,15 @@ class ScopeClient:
         about a second cold)."""
         from graphit_cli.opening import open_service
 
-        return open_service(self.scope)
+        return open_service(self.scope, via="cli")
+
+    @cached_property
+    def reviewed(self) -> bool:
+        """Whether this checkout's project has review on (its writes run in-process, through
+        the review gate; its reads add the proposals the reader may see)."""
+        from graphit_cli.opening import review_of
+
+        return review_of(self.scope) is not None
 
     @cached_property
     def reader(self) -> MemoryService:
@@ -85,6 +93,8 @@ class ScopeClient:
         """The daemon's answer to `request`, or None when no daemon answers (or it declines)."""
         if write and self.scope.kind not in ("project", "user"):
             return None  # a context scope's table may be another project's: in-process
+        if write and self.reviewed:
+            return None  # the review gate runs here, with this checkout's policy
         from graphit_cli.errors import ExitCode, GraphitError
 
         try:
@@ -192,11 +202,12 @@ class ScopeClient:
             return wire.report_from_wire(found)
         from graphit_cli.portability import importer
 
+        stamp = self.service.writes.provenance.but(via="import")
         if dry_run:  # writes nothing: nothing to embed
-            service = self.service.writing(secrets=secrets)
+            service = self.service.writing(secrets=secrets, provenance=stamp)
             return importer.run(service, path, fmt=fmt, dry_run=True, progress=progress)
         vectors = write_vectors()
-        service = self.service.writing(vectors=vectors, secrets=secrets)
+        service = self.service.writing(vectors=vectors, secrets=secrets, provenance=stamp)
         report = importer.run(service, path, fmt=fmt, dry_run=False, progress=progress)
         if warn is not None:
             say_notice(vectors, warn)
@@ -211,14 +222,20 @@ class ScopeClient:
         found = self._daemon(call.fields())
         return None if found is None else ops.DECODE[call.fields()["op"]](found)
 
-    def catalogue(self, flt: MemoryFilter, limit: int | None = None) -> list[Memory]:
-        """Live memories in canonical order."""
+    def catalogue(
+        self, flt: MemoryFilter, limit: int | None = None, *, include_proposed: bool = False
+    ) -> list[Memory]:
+        """Live memories in canonical order; with `include_proposed`, the open proposals
+        after them (read here: the daemon does not carry them)."""
         from graphit_cli.warm.hook import checkout
         from graphit_cli.warm.ops import CatalogueCall
 
         call = CatalogueCall(self.scope, flt, limit, checkout())
         found = self._read(call)
-        return found if found is not None else call.run(lambda _: self.reader)
+        found = found if found is not None else call.run(lambda _: self.reader)
+        if include_proposed:
+            found = found + self.reader.review.visible(include_all=True, flt=flt)
+        return found
 
     def source(self, ref: str) -> Memory:
         from graphit_cli.warm.hook import checkout
@@ -263,8 +280,11 @@ class ScopeClient:
             _expect_query(context)
         return call.run(lambda _: self.reader)
 
-    def history(self, memory_id: str) -> list[Memory]:
-        """Every revision of a memory (in-process: the daemon does not carry history)."""
+    def history(self, memory_id: str, include_proposed: bool = False) -> list[Memory]:
+        """Every revision of a memory (in-process: the daemon does not carry history); with
+        `include_proposed`, the proposals made on it too, in the order written."""
+        if include_proposed:
+            return self.reader.review.history(memory_id, include_all=True)
         return self.reader.history(memory_id)
 
 
@@ -294,7 +314,12 @@ def ask_daemon(
         return None
     message = {**request, "fingerprint": fingerprint(scopes)}
     if write:
-        message["author"] = config.author()
+        from graphit_cli.access import identity
+
+        # The command's checkout, not the daemon's.
+        stamp = identity.stamp("import" if request.get("op") == "import" else "cli")
+        message["author"] = stamp.author
+        message["provenance"] = stamp.to_dict()
     return wire.call(
         path,
         message,

@@ -185,6 +185,14 @@ TagOpt = Annotated[
         "--tag", metavar="TAG", help="Only memories with this tag (repeatable: all must match)."
     ),
 ]
+IncludeProposedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--include-proposed",
+        help="Also show open proposals (a reviewed project's writes awaiting review), "
+        "marked proposed.",
+    ),
+]
 ImportantOpt = Annotated[bool, typer.Option("--important", help="Only important memories.")]
 MandatoryOpt = Annotated[bool, typer.Option("--mandatory", help="Only mandatory memories.")]
 

@@ -188,7 +188,7 @@ def undo(
     from graphit_cli.opening import open_service
 
     recorded = read_log(log)
-    service = open_service(parse_scope_ref(recorded["scope"]), create=False)
+    service = open_service(parse_scope_ref(recorded["scope"]), create=False, via="consolidate")
     _finish(Consolidator(service).undo(log), REPORT.resolve(fmt))
 
 
@@ -213,7 +213,7 @@ def _service(scope: str | None, user: bool) -> MemoryService:
     from graphit_cli.access.providers import resolve_scope
     from graphit_cli.opening import open_service
 
-    return open_service(resolve_scope(scope_spec(scope, user)))
+    return open_service(resolve_scope(scope_spec(scope, user)), via="consolidate")
 
 
 def _read(plan: str) -> str:

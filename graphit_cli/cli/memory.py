@@ -307,12 +307,13 @@ def history(
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
+    proposed: common.IncludeProposedOpt = False,
 ) -> None:
     """Show a memory's revision chain, oldest first, with previous/next links.
 
     Bring an old revision back with `graphit memory restore KEY`.
     """
-    output.history(ScopeClient(scope, user).history(memory_id), LISTING.resolve(fmt))
+    output.history(ScopeClient(scope, user).history(memory_id, proposed), LISTING.resolve(fmt))
 
 
 @memory_app.command("list", rich_help_panel=READ)
@@ -326,6 +327,7 @@ def list_(
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
+    proposed: common.IncludeProposedOpt = False,
 ) -> None:
     """List live memories: mandatory first, then important, then the rest; newest first.
 
@@ -333,7 +335,8 @@ def list_(
 
       graphit memory list --tag postgres -f table | grep -i replica
     """
-    found = ScopeClient(scope, user).catalogue(filter_of(types, tags, important, mandatory), limit)
+    flt = filter_of(types, tags, important, mandatory)
+    found = ScopeClient(scope, user).catalogue(flt, limit, include_proposed=proposed)
     output.memories(found, LISTING.resolve(fmt))
 
 

@@ -6,7 +6,7 @@ parse, one call through `client` (the daemon's warm path when it runs), render w
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -19,6 +19,7 @@ from graphit_cli.cli.common import (
     DocumentFormatOpt,
     FormatOpt,
     ImportantOpt,
+    IncludeProposedOpt,
     MandatoryOpt,
     ScopeOpt,
     SearchMode,
@@ -33,6 +34,9 @@ from graphit_cli.cli.common import (
 )
 from graphit_cli.cli.memory import memory_app
 from graphit_cli.core import profiles, relevance
+
+if TYPE_CHECKING:
+    from graphit_cli.core.models import SearchHit
 
 ModeOpt = Annotated[
     SearchMode,
@@ -95,6 +99,7 @@ def search(
     scope: ScopeOpt = None,
     user: UserOpt = False,
     fmt: FormatOpt = None,
+    include_proposed: IncludeProposedOpt = False,
 ) -> None:
     flt = filter_of(types, tags, important, mandatory)
     if scope == "all" and not user:  # the project, the user scope and recall contexts
@@ -119,7 +124,18 @@ def search(
     )
     if result.notice:
         note(result.notice)
-    output.hits(result.hits, LISTING.resolve(fmt))
+    hits = result.hits
+    if include_proposed:
+        hits = hits + _proposed_hits(ScopeClient(scope, user), query, len(hits))
+    output.hits(hits, LISTING.resolve(fmt))
+
+
+def _proposed_hits(client: ScopeClient, query: str, after: int) -> list[SearchHit]:
+    """The open proposals matching `query` as hits after the search's own (ranked on)."""
+    from graphit_cli.core.models import SearchHit
+
+    found = client.reader.review.matching(query, include_all=True)
+    return [SearchHit(row, row, 0.0, after + n, row.body[:160]) for n, row in enumerate(found, 1)]
 
 
 @memory_app.command(rich_help_panel=READ)

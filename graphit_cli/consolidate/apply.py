@@ -204,7 +204,7 @@ class Run:
             expected_revision=keep.revision,
         )
         # The survivor (with its flags) is committed before any member is removed.
-        survivor, changed = self.table.write(draft)
+        survivor, changed = self.table.write(draft, members)
         if changed:
             self.record("merge", keep, survivor, deleted=False)
         absorbed: list[str] = []

@@ -14,7 +14,7 @@ from graphit_cli.consolidate.log import LogWriter, read_log
 from graphit_cli.consolidate.plan import Action, PlanEntry, parse_plan
 from graphit_cli.consolidate.tables import ServiceTable, Simulation
 from graphit_cli.core.models import Memory, MemoryDraft
-from graphit_cli.errors import GraphitError, InvalidInput, SecretRefused
+from graphit_cli.errors import GraphitError, InvalidInput, NotReviewer, SecretRefused
 
 if TYPE_CHECKING:
     from graphit_cli.service.memory import MemoryService
@@ -94,6 +94,7 @@ class Consolidator:
         if not apply:
             dry.refused.sort(key=entry_order)
             return dry
+        self._may_write()
         outcome = PlanOutcome(scope, total, refused=list(malformed))
         run = Run(ServiceTable(self.service), outcome, now)
         log = LogWriter(self.service, "apply", now)
@@ -102,6 +103,17 @@ class Consolidator:
         outcome.refused.sort(key=entry_order)
         outcome.log = str(log.path) if run.changes else None
         return outcome
+
+    def _may_write(self) -> None:
+        """A project under review is consolidated by a reviewer from the command line: an
+        agent's or a non-reviewer's merges would be a heap of proposals, not one change."""
+        review = self.service.review
+        if review.proposing and review.policy is not None:
+            names = ", ".join(review.policy.reviewers)
+            raise NotReviewer(
+                "this project's memory is reviewed: consolidation is applied by a reviewer "
+                f"(`graphit memory consolidate`); its reviewers: {names}"
+            )
 
     # --- undo ------------------------------------------------------------------------------
 
@@ -113,6 +125,7 @@ class Consolidator:
         if entry_log["scope"] != scope:
             raise InvalidInput(f"{log_path} is a log of {entry_log['scope']}, not {scope}")
         changes = entry_log["changes"]
+        self._may_write()
         now = self.clock()
         outcome = PlanOutcome(scope, len(changes))
         table = ServiceTable(self.service)

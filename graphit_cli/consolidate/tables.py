@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -21,7 +21,7 @@ class Table(Protocol):
 
     def final(self, memory_id: str) -> Memory | None: ...
 
-    def write(self, draft: MemoryDraft) -> tuple[Memory, bool]: ...
+    def write(self, draft: MemoryDraft, members: Sequence[Memory] = ()) -> tuple[Memory, bool]: ...
 
     def delete(self, memory_id: str, expected_revision: int) -> Memory: ...
 
@@ -48,8 +48,11 @@ class ServiceTable:
         last = chain[-1]
         return None if last.is_live else last
 
-    def write(self, draft: MemoryDraft) -> tuple[Memory, bool]:
-        result = self.service.upsert(draft)
+    def write(self, draft: MemoryDraft, members: Sequence[Memory] = ()) -> tuple[Memory, bool]:
+        """Write `draft`; a merge's survivor names its `members`, whose provenance its
+        revision keeps."""
+        service = self.service.folding(members) if members else self.service
+        result = service.upsert(draft)
         return result.memory, result.action is not WriteAction.UNCHANGED
 
     def delete(self, memory_id: str, expected_revision: int) -> Memory:
@@ -76,7 +79,7 @@ class Simulation:
     def final(self, memory_id: str) -> Memory | None:
         return self.gone.get(memory_id)
 
-    def write(self, draft: MemoryDraft) -> tuple[Memory, bool]:
+    def write(self, draft: MemoryDraft, members: Sequence[Memory] = ()) -> tuple[Memory, bool]:
         assert draft.id is not None
         current = self.rows.get(draft.id)
         if current is None:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from graphit_cli.core.provenance import Provenance
+
 MEMORY_TYPES: tuple[str, ...] = (
     "fact",
     "decision",
@@ -60,6 +62,12 @@ class Memory:
     anchors: tuple[str, ...] = ()
     # When a write or an explicit verify last confirmed the memory (no read sets it).
     verified_at: datetime | None = None
+    # Who wrote this revision, how and from where (core/provenance.py); None for a row
+    # written before provenance existed.
+    provenance: Provenance | None = None
+    # Review: None or "approved" on the chain's main line; "proposed", "rejected" or
+    # "accepted" on a proposal row (off the main line, never read as a revision).
+    status: str | None = None
 
     @property
     def is_live(self) -> bool:
@@ -110,6 +118,7 @@ class WriteAction(StrEnum):
     UPDATED = "updated"
     UNCHANGED = "unchanged"
     DELETED = "deleted"
+    PROPOSED = "proposed"  # review held the write back: a proposal row, not a revision
 
 
 @dataclass(frozen=True)
@@ -259,3 +268,30 @@ class CataloguePage:
     total: int  # memories matching the query and filters, before paging
     types: list[str]  # facets over every live memory of the scope, before filtering
     tags: list[str]
+
+
+# --- review (service/review.py) ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A proposal and the memory as it now reads (None: a new memory, or deleted)."""
+
+    row: Memory
+    current: Memory | None
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    """One thing someone did to a memory: wrote, proposed, approved, rejected, deleted,
+    restored or redacted it; `actor` is the identity the revision records."""
+
+    at: datetime
+    action: str
+    actor: str
+    id: str
+    key: str
+    revision: int
+    title: str
+    via: str | None = None
+    reason: str | None = None

@@ -263,3 +263,19 @@ def plan_revive(final: Memory, draft: MemoryDraft, *, author: str, now: datetime
     if revised is None:  # same content as when it was deleted: restore it as it was
         revised = replace(base, revision=base.revision + 1, updated_at=now, updated_by=author)
     return [replace(final, next=final.id), replace(revised, previous=final.key)]
+
+
+def linked(live: Memory, tail: Memory | None) -> bool:
+    """The live row and the newest archive point at each other (or there is no archive yet)."""
+    if tail is None:
+        return live.revision == 1 and live.previous is None
+    return tail.revision == live.revision - 1 and live.previous == tail.key and tail.next == live.id
+
+
+def same_state(live: Memory, wanted: Memory) -> bool:
+    return (live.revision, live.content_hash, live.important, live.mandatory) == (
+        wanted.revision,
+        wanted.content_hash,
+        wanted.important,
+        wanted.mandatory,
+    )

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.access import scopes
+from graphit_cli.core.provenance import Provenance
 from graphit_cli.errors import GraphitError, InvalidInput, in_words
 from graphit_cli.warm import ops, wire
 
@@ -249,7 +250,13 @@ def _write(
     dry_run = op == "import" and wire.bool_field(request, "dry_run")
     vectors = None if dry_run else WriteVectors(loaded_model, later=DAEMON_LATER)
     secrets = str(wire.text_field(request, "secrets", optional=True) or "refuse")
-    svc = scope_svc.writing(author=author, vectors=vectors, hold=lambda: lock, secrets=secrets)
+    svc = scope_svc.writing(
+        author=author,
+        vectors=vectors,
+        hold=lambda: lock,
+        secrets=secrets,
+        provenance=_provenance(request, author),
+    )
     if op == "import":
         found = _import(request, svc)
         notice = vectors.notice() if vectors is not None else None
@@ -260,6 +267,18 @@ def _write(
         "writes": [wire.write_to_wire(r) for r in results],
         "notes": notes + ([notice] if notice else []),
     }
+
+
+def _provenance(request: dict[str, Any], author: str | None) -> Provenance | None:
+    """The write's provenance as the command stamped it in its checkout (None: an older
+    command's request, stamped here with the command's author)."""
+    from graphit_cli.core import codec
+
+    given = request.get("provenance")
+    if not isinstance(given, dict) or not isinstance(given.get("author"), str):
+        return None
+    stamp = codec.decode(Provenance, given)
+    return stamp.but(author=author) if author else stamp
 
 
 DAEMON_LATER = "until the daemon's embedding loop reaches them (within minutes)"

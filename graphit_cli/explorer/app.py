@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from graphit_cli.access.scopes import Scope
-from graphit_cli.explorer import api, recalls
+from graphit_cli.explorer import api, recalls, review
 
 if TYPE_CHECKING:
     from graphit_cli.service.memory import MemoryService
@@ -31,7 +31,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost")
 def _default_opener(scope: Scope) -> MemoryService:
     from graphit_cli.opening import open_service
 
-    return open_service(scope, keep=True)
+    return open_service(scope, keep=True, via="explorer")
 
 
 async def _page(request: Request) -> Response:
@@ -73,6 +73,9 @@ def create_app(
     routes: list[BaseRoute] = [
         route("/api/memories/scopes", api.list_scopes, ["GET"]),
         route("/api/recalls", recalls.recalls, ["GET"]),
+        route("/api/review", review.queue, ["GET"]),
+        route("/api/review/{memory_id}/{revision_id}/approve", review.approve, ["POST"]),
+        route("/api/review/{memory_id}/{revision_id}/reject", review.reject, ["POST"]),
         route("/api/memories", api.catalogue, ["GET"]),
         route("/api/memories", api.create, ["POST"]),
         route("/api/memories/{memory_id}", api.show, ["GET"]),

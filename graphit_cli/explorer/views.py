@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphit_cli.core.models import CatalogueEntry, CataloguePage, Memory
+from graphit_cli.core.provenance import shown_status
 from graphit_cli.explorer import markdown
 from graphit_cli.formats.render import format_time, stale_of
 
@@ -73,6 +74,8 @@ def row(memory: Memory) -> dict[str, Any]:
         "verified_at": format_time(memory.verified_at, precise=True)
         if memory.verified_at
         else None,
+        "status": shown_status(memory.status),
+        "provenance": memory.provenance.to_dict() if memory.provenance else None,
     }
 
 
@@ -85,6 +88,7 @@ def revision(memory: Memory) -> dict[str, Any]:
         "updated_by": memory.updated_by,
         "superseded": memory.superseded,
         "key": memory.key,
+        "provenance": memory.provenance.to_dict() if memory.provenance else None,
     }
 
 

@@ -46,6 +46,8 @@ _IGNORED_FIELDS = {
     "has_embedding",
     "verified_at",  # set by a write or `graphit memory verify`, never by an input
     "stale",  # read-time, for this checkout: never written
+    "status",  # review: set by the review gate, never by an input
+    "provenance",  # stamped by graphit on every write, never by an input
 }
 
 

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphit_cli.core.models import Memory, SearchHit, WriteResult
+from graphit_cli.core.provenance import APPROVED, is_proposal, shown_status
 from graphit_cli.formats.visible import json_text, visible
 
 # --- output -------------------------------------------------------------------------------
@@ -96,6 +97,11 @@ def frontmatter_fields(memory: Memory) -> list[tuple[str, str]]:
         ("revision", str(memory.revision)),
         ("updated_by", _q(memory.updated_by)),
     ]
+    if memory.provenance is not None:  # JSON is a YAML flow mapping; ASCII keeps it printable
+        known = {k: v for k, v in memory.provenance.to_dict().items() if v is not None}
+        fields.append(("provenance", json.dumps(known, sort_keys=True)))
+    if shown_status(memory.status) != APPROVED:
+        fields.append(("status", _q(shown_status(memory.status))))
     if memory.anchors:
         fields.append(("anchors", "[" + ", ".join(_q(a) for a in memory.anchors) + "]"))
     if memory.verified_at is not None:
@@ -153,6 +159,8 @@ def to_dict(memory: Memory) -> dict[str, Any]:
         if memory.verified_at
         else None,
         "stale": stale_of(memory),
+        "status": shown_status(memory.status),
+        "provenance": memory.provenance.to_dict() if memory.provenance else None,
         "body": memory.body,
     }
 
@@ -240,19 +248,28 @@ def _plain(value: str) -> str:
 def history_table(chain: list[Memory]) -> str:
     from graphit_cli.core.revisions import closed_by_delete
 
-    deleted = closed_by_delete(chain)
+    deleted = closed_by_delete([m for m in chain if not is_proposal(m.status)])
     rows = [
         [
             m.key,
             str(m.revision),
-            "current" if m.is_live else ("deleted" if m.key in deleted else "superseded"),
+            _state(m, deleted),
             short_time(m.updated_at),
             m.updated_by,
+            m.provenance.via if m.provenance else "",
             m.title,
         ]
         for m in chain
     ]
-    return table(["KEY", "REV", "STATE", "UPDATED", "BY", "TITLE"], rows)
+    return table(["KEY", "REV", "STATE", "UPDATED", "BY", "VIA", "TITLE"], rows)
+
+
+def _state(memory: Memory, deleted: set[str]) -> str:
+    if is_proposal(memory.status):
+        return "proposal " + shown_status(memory.status)
+    if memory.is_live:
+        return "current"
+    return "deleted" if memory.key in deleted else "superseded"
 
 
 def write_to_dict(result: WriteResult) -> dict[str, Any]:
@@ -267,6 +284,8 @@ def write_to_dict(result: WriteResult) -> dict[str, Any]:
         "important": memory.important,
         "mandatory": memory.mandatory,
         "scope": f"{memory.scope_kind}:{memory.scope_id}",
+        "status": shown_status(memory.status),
+        "provenance": memory.provenance.to_dict() if memory.provenance else None,
     }
 
 
@@ -287,6 +306,8 @@ def writes_table(results: list[WriteResult]) -> str:
 
 
 def hit_state(hit: SearchHit) -> str:
+    if is_proposal(hit.memory.status):
+        return shown_status(hit.memory.status)
     if hit.deleted:
         return "deleted"
     return "superseded" if hit.superseded else "current"

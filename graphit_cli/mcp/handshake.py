@@ -104,3 +104,15 @@ def listing_id(message: Any) -> int | str | None:
 def tools_answer(ident: int | str) -> dict[str, Any]:
     """The JSON-RPC response the SDK gives to a `tools/list` request for the first page."""
     return {"jsonrpc": "2.0", "id": ident, "result": schemas.tools_list()}
+
+
+# The client's name as its `initialize` said it (clientInfo.name): the `client` of the
+# provenance of every write this server makes (core/provenance.py). None until it is known.
+client_name: str | None = None
+
+
+def remember_client(message: dict[str, Any]) -> None:
+    """Keep the name an `initialize` request (checked by `request_id`) gives its client."""
+    global client_name
+    name = message["params"]["clientInfo"]["name"].strip()
+    client_name = name[:100] or None

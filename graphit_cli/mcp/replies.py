@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphit_cli.access.scopes import Scope
-from graphit_cli.core.models import Memory, SearchHit, WriteResult
+from graphit_cli.core.models import Memory, SearchHit, WriteAction, WriteResult
 from graphit_cli.errors import InvalidInput
 from graphit_cli.formats import render
 
@@ -79,6 +79,11 @@ def write_reply(result: WriteResult, scope: Scope) -> ToolReply:
     memory = result.memory
     text = f"{result.action.value} {memory.id} (revision {memory.revision}, {_marks(memory)})"
     text += f": {memory.title}\n"
+    if result.action is WriteAction.PROPOSED:
+        text += (
+            f"This project's memory is reviewed: the change is proposal {memory.key}, which "
+            "teammates see once a reviewer approves it (your own searches show it now).\n"
+        )
     return ToolReply(text, render.write_to_dict(result))
 
 

@@ -73,6 +73,7 @@ class GraphitMCPServer(MCPServer[Any]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
+        _remember_client(context)
         if name == "graphit_memory_source" and "ref" in arguments and "id" not in arguments:
             arguments = {**arguments, "id": arguments["ref"]}  # the old name, still accepted
             del arguments["ref"]
@@ -97,6 +98,25 @@ class GraphitMCPServer(MCPServer[Any]):
                 for err in exc.__cause__.errors()
             )
             return text_result(f"Error: invalid arguments for {name}: {problems}", error=True)
+
+
+def _remember_client(context: Context[Any, Any] | None) -> None:
+    """The client's name as the SDK's connection knows it (from `initialize`, or a newer
+    protocol's request envelope), for the provenance of the writes (handshake.client_name)."""
+    from graphit_cli.mcp import handshake
+
+    if handshake.client_name is not None or context is None:
+        return
+    try:
+        request = context.request_context
+    except ValueError:
+        return
+    for holder in (getattr(request, "connection", None), getattr(request, "session", None)):
+        info = getattr(getattr(holder, "client_params", None), "client_info", None)
+        name = getattr(info, "name", None)
+        if isinstance(name, str) and name.strip():
+            handshake.client_name = name.strip()[:100]
+            return
 
 
 def build_server(tools: MemoryTools | None = None) -> GraphitMCPServer:

@@ -109,6 +109,7 @@ class Wire:
         ident = handshake.request_id(message)  # None for a batch, or anything unusual
         if ident is None:
             return
+        handshake.remember_client(message)
         self._handshake = True
         self._early(ident, handshake.answer(message, ident))
 

@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 
 from graphit_cli import anchors
 from graphit_cli.access.scopes import Scope
-from graphit_cli.core.models import Memory, MemoryDraft, MemoryFilter, WriteAction, WriteResult
+from graphit_cli.core.models import (
+    Memory,
+    MemoryDraft,
+    MemoryFilter,
+    SearchHit,
+    WriteAction,
+    WriteResult,
+)
 from graphit_cli.errors import InvalidInput, NoProject, NotFound
 from graphit_cli.formats import parse, render
 from graphit_cli.mcp.cursors import decode_cursor, encode_cursor, search_binding
@@ -62,9 +69,11 @@ class MemoryTools:
         return found
 
     def _open(self, scope: Scope) -> MemoryService:
+        from graphit_cli.mcp import handshake
         from graphit_cli.opening import open_service
 
-        return open_service(scope, embedder=self._embedder, keep=True)
+        client = handshake.client_name
+        return open_service(scope, embedder=self._embedder, keep=True, via="mcp", client=client)
 
     def _embedder(self) -> Embedder | None:
         from graphit_cli.embed import load_default
@@ -93,6 +102,9 @@ class MemoryTools:
             service = self._services.get(resolved)
             if service is None:
                 service = self._services[resolved] = self._opener(resolved)
+            from graphit_cli.mcp import handshake
+
+            service.say_client(handshake.client_name)
             return service
 
     def opened(self) -> list[MemoryService]:
@@ -198,6 +210,8 @@ class MemoryTools:
         else:
             result = services[0].search(query, **args)  # type: ignore[arg-type]
         hits = result.hits
+        if not _is_all(scope) and services[0].review.policy is not None:
+            hits = hits + _own_proposals(services[0], query, len(hits))
         page = hits[offset : offset + page_size]
         end = offset + len(page)
         next_cursor = encode_cursor(end, binding) if end < len(hits) else None
@@ -249,7 +263,7 @@ class MemoryTools:
             raise InvalidInput("end_line must not be negative (0 means to the end)")
         if end_line and end_line < start_line:
             raise InvalidInput(f"end_line {end_line} is before start_line {start_line}")
-        memory = self.service(scope).source(ref)
+        memory = self.service(scope).review.source(ref)
         lines = render.to_markdown(memory).split("\n")[:-1]  # the text ends with a newline
         total = len(lines)
         if start_line > total:
@@ -277,9 +291,10 @@ class MemoryTools:
         if limit < 0:
             raise InvalidInput("limit must not be negative (0 means no limit)")
         service = self.service(scope)
-        everything = service.catalogue(
-            parse.filter_from(types, tags, important=important, mandatory=mandatory)
-        )
+        flt = parse.filter_from(types, tags, important=important, mandatory=mandatory)
+        everything = service.catalogue(flt)
+        if service.review.policy is not None:  # the author's own open proposals follow
+            everything = everything + service.review.visible(flt=flt)
         shown = everything[:limit] if limit else everything
         where = str(service.scope)
         if not everything:
@@ -414,3 +429,9 @@ def _is_all(scope: str | None) -> bool:
 
 def _matches(memory: Memory, flt: MemoryFilter) -> bool:
     return (not flt.types or memory.type in flt.types) and set(flt.tags) <= set(memory.tags)
+
+
+def _own_proposals(service: MemoryService, query: str, after: int) -> list[SearchHit]:
+    """The caller's own open proposals matching `query`, as hits after the search's own."""
+    found = service.review.matching(query)
+    return [SearchHit(r, r, 0.0, after + n, r.body[:160]) for n, r in enumerate(found, 1)]

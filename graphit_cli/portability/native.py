@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from graphit_cli.access.scopes import Scope
-from graphit_cli.core import revisions
+from graphit_cli.core import provenance, revisions
 from graphit_cli.core.models import Memory
 from graphit_cli.errors import InvalidInput
 from graphit_cli.formats import render
@@ -145,6 +145,12 @@ def _row(data: dict[str, Any], body: Any, scope: Scope) -> Memory:
     if not isinstance(anchors, list) or not all(isinstance(a, str) for a in anchors):
         raise InvalidInput("anchors must be a list of strings")
     verified = data.get("verified_at")
+    stamp = data.get("provenance")
+    if stamp is not None and not isinstance(stamp, dict):
+        raise InvalidInput("provenance must be an object")
+    status = data.get("status")
+    if status not in (None, "approved"):
+        raise InvalidInput("status: only approved revisions are exported and imported")
     previous = text("previous", optional=True)
     successor = text("next", optional=True)
     for link in (previous, successor):
@@ -172,6 +178,7 @@ def _row(data: dict[str, Any], body: Any, scope: Scope) -> Memory:
         content_hash=revisions.content_hash(title, body, memory_type, tags),
         anchors=tuple(anchors),
         verified_at=_time(verified, "verified_at") if verified is not None else None,
+        provenance=provenance.from_json(json.dumps(stamp, default=str)) if stamp else None,
     )
 
 
@@ -202,7 +209,8 @@ def _link_rank(row: Memory) -> int:
 
 
 def _same(a: Memory, b: Memory) -> bool:
-    return replace(a, embedding=None) == replace(b, embedding=None)
+    """The same revision (a vector, and a status that only says "approved", aside)."""
+    return replace(a, embedding=None, status=None) == replace(b, embedding=None, status=None)
 
 
 @dataclass

@@ -14,23 +14,27 @@ store: `Writer` (service/writes.py: upsert, delete, restore, import of exported 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from graphit_cli import config
 from graphit_cli.access.scopes import Scope
+from graphit_cli.core.provenance import APPROVED
 from graphit_cli.service.common import (
     Clock,
     EmbedderFactory,
 )
 from graphit_cli.service.duplicates import DuplicateGuard
 from graphit_cli.service.reads import Reader
+from graphit_cli.service.review import Review
 from graphit_cli.service.secrets import SecretSweep
 from graphit_cli.service.upkeep import Upkeep
 
 if TYPE_CHECKING:
+    from graphit_cli.access.policy import ReviewPolicy
     from graphit_cli.core.models import Memory
+    from graphit_cli.core.provenance import Provenance
     from graphit_cli.embed import Embedder
     from graphit_cli.service.vectors import WriteVectors
     from graphit_cli.service.writes import Hold
@@ -58,6 +62,8 @@ class MemoryService:
         vectors: WriteVectors | None = None,
         hold: Hold = nullcontext,
         secrets: str = "refuse",
+        provenance: Provenance | None = None,
+        review: ReviewPolicy | None = None,
     ) -> None:
         self.store = store
         self.scope = scope
@@ -68,20 +74,24 @@ class MemoryService:
             store,
             scope,
             self.reads,
-            author=author or config.author(),
+            author=author or (provenance.author if provenance else None),
             clock=clock,
             vectors=vectors,
             hold=hold,
             secrets=secrets,
+            provenance=provenance,
+            status=APPROVED if review is not None and scope.kind == "project" else None,
         )
+        self.review = Review(store, scope, self.writes, self.reads, review)
         self.upkeep = Upkeep(store, scope, embedder)
         self.duplicates = DuplicateGuard(store, embedder)
         self.sweep = SecretSweep(store, embedder)
         # The use-cases, as their collaborators define them (typed by those methods).
-        self.upsert = self.writes.upsert
-        self.upsert_many = self.writes.upsert_many
-        self.delete = self.writes.delete
-        self.restore = self.writes.restore
+        # Writes pass the review gate (service/review.py): proposals where the policy says so.
+        self.upsert = self.review.upsert
+        self.upsert_many = self.review.upsert_many
+        self.delete = self.review.delete
+        self.restore = self.review.restore
         self.import_rows = self.writes.import_rows
         self.source = self.reads.source
         self.history = self.reads.history
@@ -133,22 +143,48 @@ class MemoryService:
         vectors: WriteVectors | None = None,
         hold: Hold | None = None,
         secrets: str | None = None,
+        provenance: Provenance | None = None,
     ) -> MemoryService:
         """This scope's service for one write: as `author`, embedding the rows it writes with
         `vectors` before each commit, taking `hold` around each commit (the daemon's
         per-scope write lock), treating a secret by `secrets` ("refuse", "redact", "allow";
         default: refuse). Over the same store handle, clock and embedder; `self` is
         left as it was, so concurrent requests never share a write's state."""
+        author = author or (provenance.author if provenance else None) or self.author
+        stamp = provenance or self.writes.provenance
         return MemoryService(
             self.store,
             self.scope,
-            author=author or self.author,
+            author=author,
             clock=self.clock,
             embedder=self._embedder,
             vectors=vectors,
             hold=hold or self.writes.hold,
             secrets=secrets or "refuse",
+            provenance=stamp.but(author=author),
+            review=self.review.policy,
         )
+
+    def say_client(self, client: str | None) -> None:
+        """Name the client in the provenance of the writes to come (an MCP client says its
+        name in its handshake, which may come after the server opened the scope)."""
+        stamp = self.writes.provenance
+        if client and stamp.client != client:
+            self.writes._provenance = stamp.but(client=client)
+
+    def folding(self, members: Sequence[Memory]) -> MemoryService:
+        """This scope's service for writing a consolidation's survivor: its revision's
+        provenance keeps the provenance of the memories folded into it."""
+        kept = tuple(
+            {
+                "id": m.id,
+                "revision": m.revision,
+                **(m.provenance.to_dict() if m.provenance else {"author": m.updated_by}),
+            }
+            for m in members
+        )
+        stamp = self.writes.provenance.but(members=kept)
+        return self.writing(provenance=stamp, secrets=self.secrets)
 
     @property
     def secrets(self) -> str:

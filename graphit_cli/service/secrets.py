@@ -83,6 +83,7 @@ class SecretSweep:
         if holding:
             journal.begin(memory_id)
             rewritten = self._with_vectors([secrets.redacted_row(row) for row in holding])
+            rewritten = [_stamped(row) for row in rewritten]
             done = self.store.rewrite(rewritten)
             if done != len(rewritten):
                 raise Conflict(
@@ -128,6 +129,19 @@ class SecretSweep:
             replace(row, embedding=tuple(float(x) for x in vector))
             for row, vector in zip(rows, vectors, strict=True)
         ]
+
+
+def _stamped(row: Memory) -> Memory:
+    """A redacted row's provenance: its own, and who redacted it when (the audit shows it)."""
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from graphit_cli.access import identity
+    from graphit_cli.core.provenance import Provenance
+
+    who = {**identity.stamp("cli").to_dict(), "at": datetime.now(UTC).isoformat()}
+    kept = row.provenance or Provenance(author=row.updated_by, via="")
+    return replace(row, provenance=kept.but(redaction=who))
 
 
 def _in_row(row: Memory) -> list[SecretFound]:

@@ -21,6 +21,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from graphit_cli.access import identity
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core import revisions
 from graphit_cli.core.models import (
@@ -30,6 +31,7 @@ from graphit_cli.core.models import (
     WriteAction,
     WriteResult,
 )
+from graphit_cli.core.provenance import Provenance, deletion
 from graphit_cli.errors import Conflict, GraphitError, InvalidInput, NotFound, SecretRefused
 from graphit_cli.service.common import (
     MAX_ATTEMPTS,
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from graphit_cli.store.base import MergeCounts, Store
 
 Hold = Callable[[], AbstractContextManager[object]]
+Head = tuple[Memory | None, Memory | None]
 SECRET_POLICIES = ("refuse", "redact", "allow")
 _AHEAD_READ = 256  # chain heads read at once while choosing the texts to embed ahead
 
@@ -69,22 +72,28 @@ class Writer:
         scope: Scope,
         reader: Reader,
         *,
-        author: str,
+        author: str | None,
         clock: Clock,
         vectors: WriteVectors | None = None,
         hold: Hold = nullcontext,
         secrets: str = "refuse",
+        provenance: Provenance | None = None,
+        status: str | None = None,
     ):
         if secrets not in SECRET_POLICIES:
             raise InvalidInput(f"secrets must be one of {', '.join(SECRET_POLICIES)}")
         self.store = store
         self.scope = scope
-        self.author = author
+        self._author = author  # None: the checkout's (access/identity.py), read at first use
         self.clock = clock
         self._reader = reader  # restore reads the revision it brings back
         self.vectors = vectors  # None: rows are written without vectors (the pass fills them)
         self.hold = hold  # taken around each commit (the daemon's per-scope write lock)
         self.secrets = secrets  # what a write holding a secret gets: refused, redacted, allowed
+        # Stamped on every revision this writer makes (graphit's, never the caller's), with
+        # the review status of the chain's main line (None where the project has no review).
+        self._provenance = provenance
+        self.status = status
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -151,7 +160,8 @@ class Writer:
         refused: list[str] = []
         out: list[tuple[int, MemoryDraft]] = []
         if self.secrets == "redact" and secrets.find(self.author):
-            self.author = secrets.redact(self.author)
+            self._author = secrets.redact(self.author)
+            self._provenance = self.provenance.but(author=self._author)
         for index, draft in prepared:
             found = secrets.in_draft(
                 draft.title, draft.body, tags=draft.tags, anchors=draft.anchors, author=self.author
@@ -180,6 +190,7 @@ class Writer:
                 base = self.store.version()
                 heads = self.store.heads([d.id for _, d in pending if d.id])
             plans = [self._plan(i, d, heads.get(d.id or "", (None, None))) for i, d in pending]
+            plans = [self._stamped(p) for p in plans]
             plans = [self._with_vector(p, _newest(heads, p.result.id), embedding) for p in plans]
             writes = [p for p in plans if p.rows]
             for plan in plans:
@@ -337,9 +348,9 @@ class Writer:
             live, tail = after.get(plan.result.id, (None, None))
             if self._superseded(plan.result, live or tail):
                 outcome.append((plan, plan.result))  # it landed; a later write followed it
-            elif live is None or not _same_state(live, plan.result):
+            elif live is None or not revisions.same_state(live, plan.result):
                 outcome.append((plan, None))
-            elif _linked(live, tail):
+            elif revisions.linked(live, tail):
                 outcome.append((plan, live))
             else:
                 self.store.remove_exact(live)
@@ -420,6 +431,8 @@ class Writer:
                     f"{expected_revision}: it changed since it was checked; nothing deleted"
                 )
             rows = revisions.plan_delete(live, tail)
+            deleted = deletion(live, self.provenance, self.clock())
+            rows[0] = replace(rows[0], provenance=deleted)
             try:
                 with self.hold():
                     counts = self.store.merge(rows, delete_live=(live.key, live.revision))
@@ -518,6 +531,36 @@ class Writer:
             self.upsert(MemoryDraft(id=memory_id))  # back as deleted: the delete stays shown
         return self.upsert(draft)
 
+    # --- provenance and review ---------------------------------------------------------------
+
+    def checked(self, drafts: Sequence[MemoryDraft]) -> list[MemoryDraft]:
+        """The drafts validated, given ids and checked for secrets, nothing written (review)."""
+        prepared = [self._prepare(i, d) for i, d in enumerate(drafts)]
+        return [d for _, d in self._without_secrets(prepared, drafts)]
+
+    def next_row(self, draft: MemoryDraft, head: Head) -> tuple[WriteAction, Memory]:
+        """The live row writing checked `draft` on `head` would make, stamped (review)."""
+        plan = self._stamped(self._plan(0, draft, head))
+        return plan.action, plan.result
+
+    @property
+    def author(self) -> str:
+        if self._author is None:
+            self._author = identity.author()
+        return self._author
+
+    @property
+    def provenance(self) -> Provenance:
+        if self._provenance is None:  # read at the first write: a read never pays for it
+            self._provenance = identity.stamp("cli").but(author=self.author)
+        return self._provenance
+
+    def _stamped(self, plan: _Plan) -> _Plan:
+        """`plan` with its new live row carrying this writer's provenance and status."""
+        row = replace(plan.result, provenance=self.provenance, status=self.status)
+        rows = [row if r is plan.result else r for r in plan.rows]
+        return replace(plan, rows=rows, result=row) if plan.rows else plan
+
     def _deleted(self, memory_id: str) -> bool:
         try:
             self._reader.source(memory_id)
@@ -555,19 +598,3 @@ def _text(title: str, body: str) -> str:
     from graphit_cli.embed import document_text
 
     return document_text(revisions.validate_title(title), revisions.normalise_body(body))
-
-
-def _linked(live: Memory, tail: Memory | None) -> bool:
-    """The live row and the newest archive point at each other (or there is no archive yet)."""
-    if tail is None:
-        return live.revision == 1 and live.previous is None
-    return tail.revision == live.revision - 1 and live.previous == tail.key and tail.next == live.id
-
-
-def _same_state(live: Memory, wanted: Memory) -> bool:
-    return (live.revision, live.content_hash, live.important, live.mandatory) == (
-        wanted.revision,
-        wanted.content_hash,
-        wanted.important,
-        wanted.mandatory,
-    )

@@ -58,6 +58,11 @@ class EmptyStore(RefusesWrites):
     def rows(self) -> int:
         return 0
 
+    def proposals(
+        self, memory_ids: list[str] | None = None, *, statuses: tuple[str, ...] = ()
+    ) -> list[Memory]:
+        return []
+
     def count(self, where: str = "") -> int:
         return 0
 

@@ -132,6 +132,39 @@ class Writes:
         return counts.updated == 1
 
     @in_snapshot
+    def decide(self, key: str, status: str, provenance_json: str) -> bool:
+        """Record a reviewer's decision on the proposal row `key` in place, if it is still
+        `proposed` (a compare-and-swap: of two racing decisions one lands). False when it was
+        decided already or is not a proposal."""
+        import pyarrow as pa
+
+        if "status" not in self.handle.arrow_schema().names:
+            return False
+        partial = pa.schema(
+            [
+                pa.field("key", pa.string(), nullable=False),
+                pa.field("status", pa.string()),
+                pa.field("provenance_json", pa.string()),
+            ]
+        )
+        data = pa.Table.from_pylist(
+            [{"key": key, "status": status, "provenance_json": provenance_json}], schema=partial
+        )
+        merge = Merge(
+            "target.revision_id <> '' AND target.status = 'proposed'",
+            insert=False,
+            use_index=False,  # a partial-column merge through the key index panics (lance 13)
+        )
+        try:
+            counts = self.handle.engine.merge(data, merge)
+        except (RuntimeError, OSError, ValueError) as exc:
+            if is_commit_conflict(exc):
+                raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
+            raise
+        self.handle.wrote()
+        return counts.updated == 1
+
+    @in_snapshot
     def remove_exact(self, row: Memory) -> int:
         """Delete `row` only if it is still exactly this revision (undoes a misplaced insert)."""
         previous = f"previous = {sql.literal(row.previous)}" if row.previous else "previous IS NULL"
@@ -267,6 +300,8 @@ class MemoryStore:
         self.rebuild_indexes = self.upkeep.rebuild_indexes
         self.merge = self.writes.merge
         self.set_verified = self.writes.set_verified
+        self.decide = self.writes.decide
+        self.proposals = self.reads.proposals
         self.remove_exact = self.writes.remove_exact
         self.import_rows = self.writes.import_rows
         self.rewrite = self.writes.rewrite

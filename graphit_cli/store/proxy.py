@@ -69,6 +69,11 @@ class StoreProxy:
     def rows(self) -> int:
         return self._call(lambda s: s.rows())
 
+    def proposals(
+        self, memory_ids: list[str] | None = None, *, statuses: tuple[str, ...] = ()
+    ) -> list[Memory]:
+        return self._call(lambda s: s.proposals(memory_ids, statuses=statuses))
+
     def count(self, where: str = "") -> int:
         return self._call(lambda s: s.count(where))
 
@@ -140,6 +145,9 @@ class StoreProxy:
 
     def remove_exact(self, row: Memory) -> int:
         return self._write(lambda s: s.remove_exact(row))
+
+    def decide(self, key: str, status: str, provenance_json: str) -> bool:
+        return self._write(lambda s: s.decide(key, status, provenance_json))
 
     # index freshness and maintenance
     def fold_if_needed(self, written_rows: int = 1) -> str | None:

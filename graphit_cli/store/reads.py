@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphit_cli.core.models import LiveSummary, Memory, MemoryFilter
+from graphit_cli.core.provenance import PROPOSAL_STATUSES
 from graphit_cli.store import sql
 from graphit_cli.store.table import IN_CHUNK, TableHandle, in_snapshot
 
@@ -110,6 +111,24 @@ class Reads:
     def rows(self) -> int:
         """Every row of the table: live memories and archived revisions."""
         return self.handle.count()
+
+    @in_snapshot
+    def proposals(
+        self, memory_ids: list[str] | None = None, *, statuses: tuple[str, ...] = ()
+    ) -> list[Memory]:
+        """Proposal rows (core/provenance.py), of these chains (all when None), with these
+        statuses (any when empty), oldest first; none on a table without a `status` column
+        (no proposal was ever written to it)."""
+        self.handle.latest()
+        if "status" not in self.handle.arrow_schema().names:
+            return []
+        parts = [sql.in_list("status", statuses or sorted(PROPOSAL_STATUSES))]
+        if memory_ids is not None:
+            if not memory_ids:
+                return []
+            parts.append(sql.in_list("id", memory_ids))
+        rows = self.handle.rows_where(sql.conjunction(parts), proposals=True)
+        return sorted(rows, key=lambda r: (r.updated_at, r.key))
 
     # --- consolidation ---------------------------------------------------------------------
 

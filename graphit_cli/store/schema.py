@@ -8,11 +8,12 @@ from typing import Any
 
 import pyarrow as pa
 
+from graphit_cli.core import provenance
 from graphit_cli.core.models import Memory
 
-# 2: anchors_json and verified_at (what a memory names in the code), added to older tables
-# when they open (`ADDED`).
-SCHEMA_VERSION = "2"
+# 2: anchors_json and verified_at; 3: provenance_json and status. Added to older tables when
+# they open (`ADDED`), read as null where a table still lacks them.
+SCHEMA_VERSION = "3"
 META_SCHEMA_VERSION = "graphit.schema_version"
 META_EMBED_MODEL = "graphit.embedding_model"
 META_EMBED_DIM = "graphit.embedding_dim"
@@ -51,11 +52,17 @@ def memory_schema(dim: int) -> pa.Schema:
 
 def added_fields() -> list[pa.Field]:
     """Columns added after version 1, nullable so that older rows read as "none": what the
-    revision that wrote a memory found it depends on (anchors) and when it was last verified."""
-    return [pa.field("anchors_json", pa.string()), pa.field("verified_at", _TS)]
+    revision that wrote a memory found it depends on (anchors), when it was last verified,
+    who wrote it how (provenance) and its review status (core/provenance.py)."""
+    return [
+        pa.field("anchors_json", pa.string()),
+        pa.field("verified_at", _TS),
+        pa.field("provenance_json", pa.string()),
+        pa.field("status", pa.string()),
+    ]
 
 
-ADDED = ("anchors_json", "verified_at")
+ADDED = ("anchors_json", "verified_at", "provenance_json", "status")
 
 # Every column but the vector: what reads select unless they need the embedding.
 COLUMNS_NO_VECTOR = [f for f in memory_schema(1).names if f != "embedding"]
@@ -87,6 +94,8 @@ def to_record(memory: Memory) -> dict[str, Any]:
         if memory.anchors
         else None,
         "verified_at": memory.verified_at,
+        "provenance_json": memory.provenance.to_json() if memory.provenance else None,
+        "status": memory.status,
     }
 
 
@@ -116,6 +125,8 @@ def from_record(row: dict[str, Any]) -> Memory:
         embedding=tuple(embedding) if embedding is not None else None,
         anchors=tuple(json.loads(row.get("anchors_json") or "[]")),
         verified_at=row.get("verified_at"),
+        provenance=provenance.from_json(row.get("provenance_json")),
+        status=row.get("status"),
     )
 
 

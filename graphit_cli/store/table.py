@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from graphit_cli.core.models import Memory
+from graphit_cli.core.provenance import is_proposal
 from graphit_cli.errors import (
     CommitContention,
     GraphitError,
@@ -219,14 +220,28 @@ class TableHandle:
         return {k: v for k, v in columns.items() if k not in ADDED or k in names}
 
     def rows_where(
-        self, where: str, *, vectors: bool = False, limit: int | None = None
+        self,
+        where: str,
+        *,
+        vectors: bool = False,
+        limit: int | None = None,
+        proposals: bool = False,
     ) -> list[Memory]:
+        """The rows matching `where`; without `proposals`, the chains' main lines only (a
+        proposal row, core/provenance.py, is never read as a revision: no read of the chains,
+        search or catalogue sees one, whoever asks)."""
         columns = None if vectors else list(self.present({c: c for c in COLUMNS_NO_VECTOR}))
-        return [from_record(r) for r in self.engine.scan(where, columns, limit).to_pylist()]
+        rows = [from_record(r) for r in self.engine.scan(where, columns, limit).to_pylist()]
+        return rows if proposals else [r for r in rows if not is_proposal(r.status)]
 
     def take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
         """The rows at these addresses (current version), from the row cache where it has
-        them; one read by address for the rest."""
+        them; one read by address for the rest. Proposal rows are left out (`rows_where`):
+        a search or chain read that reaches one by its address skips it."""
+        found = self._take(addresses, vector_flags=vector_flags)
+        return {a: e for a, e in found.items() if not is_proposal(e.row.status)}
+
+    def _take(self, addresses: list[int], *, vector_flags: bool = False) -> dict[int, CachedRow]:
         found: dict[int, CachedRow] = {}
         missing: list[int] = []
         for address in addresses:

@@ -77,7 +77,7 @@ class TableUpkeep:
     def rows_to_embed(self, limit: int) -> list[Memory]:
         """Rows (live and archived) whose vector is missing."""
         self.handle.latest()
-        return self.handle.rows_where("embedding IS NULL", limit=limit)
+        return self.handle.rows_where("embedding IS NULL", limit=limit, proposals=True)
 
     @in_snapshot
     def write_embeddings(self, items: list[tuple[str, str, list[float]]]) -> int:

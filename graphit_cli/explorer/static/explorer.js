@@ -298,6 +298,11 @@
       ...metaRow("Scope", shown.scope),
       ...metaRow("Scope id", shown.scope_id),
       ...metaRow("Updated by", shown.updated_by),
+      ...metaRow("Provenance", shown.provenance ? author(shown) +
+        (shown.provenance.branch ? ` · ${shown.provenance.branch}` : "") +
+        (shown.provenance.commit ? ` @ ${shown.provenance.commit.slice(0, 12)}` : "") +
+        (shown.provenance.approved_by ? ` · approved by ${shown.provenance.approved_by}` : "")
+        : "—"),
       ...metaRow("Created", when(shown.created_at)),
       ...metaRow("Updated", when(shown.updated_at)),
       ...metaRow("Content hash", shown.content_hash, "hash"),
@@ -609,6 +614,78 @@
       sessions.length ? blocks : el("p", { class: "placeholder", text: "No hook call recorded yet." }));
   }
 
+  // --- the review queue (GET /api/review; `graphit memory review`) --------------------------
+
+  async function reviewCall(path, body) {
+    const search = new URLSearchParams({ scope: "project" });
+    if (state.projectDir) search.set("project_dir", state.projectDir);
+    const init = { method: body === undefined ? "GET" : "POST", credentials: "same-origin",
+      headers: { Accept: "application/json" } };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch(`/api/review${path}?${search}`, init);
+    const data = await response.json().catch(() => null);
+    if (!response.ok) throw new Error((data && data.error) || `HTTP ${response.status}`);
+    return data;
+  }
+
+  function author(row) {
+    const p = row.provenance || {};
+    return [p.author || row.updated_by, p.via ? `via ${p.via}` : "", p.client || ""]
+      .filter(Boolean).join(" · ");
+  }
+
+  async function decide(key, verdict, reason) {
+    try {
+      await reviewCall(`/${key}/${verdict}`, verdict === "reject" ? { reason } : {});
+      say(verdict === "approve" ? "Approved." : "Rejected.");
+      await showReview();
+      loadList();
+    } catch (error) {
+      say(error.message, true);
+    }
+  }
+
+  async function showReview() {
+    const main = $("detail");
+    let data;
+    try {
+      data = await reviewCall("");
+    } catch (error) {
+      say(error.message, true);
+      return;
+    }
+    const head = el("p", { class: "muted", id: "review-policy", text: data.review
+      ? `Reviewers: ${data.reviewers.join(", ")}. You are ${data.you}.`
+      : "Review is off for this project (graphit memory review on --reviewer EMAIL)." });
+    const items = data.proposals.map((item) => {
+      const row = item.proposal;
+      const reason = el("input", { type: "text", class: "reason", placeholder: "Why reject it?",
+        "aria-label": `Reason for rejecting ${row.title}` });
+      const diff = item.change.body_diff
+        ? el("pre", { class: "diff-text", text: item.change.body_diff })
+        : el("div", { class: "markdown-body" });
+      if (!item.change.body_diff) diff.innerHTML = row.body_html; // sanitised by the server
+      return el("li", { class: "proposal", "data-key": row.key },
+        el("h3", { text: `${row.title} (${item.change.kind})` }),
+        el("p", { class: "address", text: `${row.key} · ${author(row)} · ${when(row.updated_at)}` }),
+        diff,
+        el("div", { class: "actions" },
+          el("button", { type: "button", class: "primary approve", text: "Approve",
+            onclick: () => decide(row.key, "approve") }),
+          reason,
+          el("button", { type: "button", class: "danger reject", text: "Reject",
+            onclick: () => reason.value.trim()
+              ? decide(row.key, "reject", reason.value.trim())
+              : say("Give the reason for the rejection.", true) })));
+    });
+    main.replaceChildren(el("h2", { text: "Review queue" }), head,
+      items.length ? el("ul", { class: "queue", id: "queue" }, items)
+        : el("p", { class: "placeholder", id: "queue-empty", text: "No open proposals." }));
+  }
+
   function filterChanged() {
     state.type = $("f-type").value;
     state.tag = $("f-tag").value;
@@ -642,6 +719,7 @@
     $("next").addEventListener("click", () => { state.offset += PAGE; loadList(); });
     $("new").addEventListener("click", () => openEditor(null));
     $("recalls").addEventListener("click", showRecalls);
+    $("review").addEventListener("click", showReview);
     $("home").addEventListener("click", (event) => { event.preventDefault(); navigate(state.scope, ""); });
     $("list").addEventListener("keydown", (event) => {
       if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
