@@ -14,18 +14,16 @@ otherwise declines before doing anything, and the command then works in-process.
 scope reads (`portability/across.py`) go through here too: the use-cases below the adapters
 never know whether a daemon runs. A read never creates a table (`open_reader`).
 
-In-process, a write embeds the rows it writes before its commit (`service.vectors.WriteVectors`,
-up to a bound): the model loads, and embeds the batch's first texts, on a thread while the
-table opens.
+In-process, a write embeds the rows it writes before its commit, and a search hands its query
+to the model first (cli/inprocess.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from graphit_cli.cli.inprocess import embedding_bar, expect_query, say_notice, write_vectors
 from graphit_cli.cli.plain import scope_spec
 
 if TYPE_CHECKING:
@@ -44,7 +42,6 @@ if TYPE_CHECKING:
     from graphit_cli.portability.across import AcrossRecall
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service.memory import MemoryService
-    from graphit_cli.service.vectors import WriteVectors
 
 
 class ScopeClient:
@@ -135,7 +132,7 @@ class ScopeClient:
         vectors = write_vectors(texts_ahead(drafts), expected=len(drafts))
         for line in self.service.duplicate_notes(drafts):
             warn(line)
-        with _embedding_bar(vectors):
+        with embedding_bar(vectors):
             service = self.service.writing(vectors=vectors, secrets=secrets)
             results = service.upsert_many(drafts).results
         say_notice(vectors, warn)
@@ -265,7 +262,7 @@ class ScopeClient:
         if found is not None:
             return found  # type: ignore[no-any-return]
         if mode != "fts":
-            _expect_query(query)
+            expect_query(query)
         return call.run(lambda _: self.reader)
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
@@ -277,7 +274,7 @@ class ScopeClient:
         if found is not None:
             return found  # type: ignore[no-any-return]
         if context and context.strip():
-            _expect_query(context)
+            expect_query(context)
         return call.run(lambda _: self.reader)
 
     def history(self, memory_id: str, include_proposed: bool = False) -> list[Memory]:
@@ -391,49 +388,3 @@ def search_across(
         return wire.search_from_wire(reply["result"])
     services = [open_reader(s) for s in scopes]
     return across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
-
-
-def write_vectors(texts: list[str] | None = None, *, expected: int | None = None) -> WriteVectors:
-    """What an in-process write embeds its rows with: the default model, loading (and
-    embedding `texts`, the batch's first new memories) on a thread from now on, while the
-    table opens. A model that cannot load leaves the rows without vectors and says so."""
-    from graphit_cli.embed import load_default
-    from graphit_cli.service.vectors import WriteVectors
-
-    vectors = WriteVectors(load_default)
-    vectors.start(texts or (), expected=expected)
-    return vectors
-
-
-@contextmanager
-def _embedding_bar(vectors: WriteVectors) -> Iterator[None]:
-    """A bar on a terminal while a batch's rows are embedded (more than a few of them)."""
-    from graphit_cli.cli.progress import bar
-
-    with bar("embedding", minimum=EMBED_BAR_MINIMUM) as progress:
-        vectors.progress = progress
-        yield
-
-
-EMBED_BAR_MINIMUM = 16
-
-
-def say_notice(vectors: WriteVectors, warn: Callable[[str], None]) -> None:
-    notice = vectors.notice()
-    if notice:
-        warn(notice)
-
-
-def _expect_query(query: str) -> None:
-    """Hand the query to the embedding model before the table opens: the light runtime builds
-    its session and embeds the query without the GIL while `import lance` and the table's
-    opening run (~0.2 s off a cold hybrid search). Only a head start: a model that cannot load
-    is left to the search itself, which knows whether it needs one (a table without vectors
-    does not) and says why it cannot."""
-    from graphit_cli.embed import expect_query
-    from graphit_cli.errors import InvalidInput
-
-    try:
-        expect_query(query)
-    except InvalidInput:
-        pass
