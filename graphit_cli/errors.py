@@ -77,7 +77,12 @@ class NoTable(StorageUnavailable):
 class TableDamaged(StorageUnavailable):
     """A table that is there but cannot be read as it is: a missing version history, a
     damaged manifest, a missing data or index file (docs/troubleshooting.md says what each
-    means). Never read as an empty table."""
+    means). Never read as an empty table. `remedy`: the line `doctor` gives once it has
+    confirmed the damage (a command's own line sends to `doctor` first)."""
+
+    def __init__(self, message: str, remedy: str | None = None) -> None:
+        super().__init__(message)
+        self.remedy = remedy or message
 
 
 class NoProject(GraphitError):

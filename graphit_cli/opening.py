@@ -59,7 +59,12 @@ def open_scope(
     from graphit_cli.access.contexts import attached_project
     from graphit_cli.errors import TableDamaged
     from graphit_cli.store import open_store
-    from graphit_cli.store.paths import damage_message, local_table_exists, table_damage
+    from graphit_cli.store.paths import (
+        damage_message,
+        damage_remedy,
+        local_table_exists,
+        table_damage,
+    )
     from graphit_cli.store.proxy import ReadOnlyStore
 
     project = attached_project(scope)
@@ -73,7 +78,10 @@ def open_scope(
     if not location.is_remote and not local_table_exists(location.uri):
         damage = table_damage(location.uri)
         if damage is not None:  # rows without a history: damaged, never an empty scope
-            raise TableDamaged(damage_message(location.uri, damage, "data"))
+            raise TableDamaged(
+                damage_message(location.uri, damage, "data"),
+                damage_remedy(location.uri, damage, "data"),
+            )
         if not create:
             return None
     store = open_store(location.uri, create=create, access=location.access, keep=keep)

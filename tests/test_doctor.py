@@ -48,7 +48,7 @@ def test_a_healthy_table_is_ok(cli: Any, scope: Scope) -> None:
     assert code == 0
     assert reports[str(scope)]["healthy"] and not _problems(reports[str(scope)])
     checks = {f["check"] for f in reports[str(scope)]["findings"]}
-    assert checks == {"opens", "chains", "indexes", "vectors"}
+    assert checks == {"opens", "chains", "history", "indexes", "vectors"}
 
 
 def test_missing_index_files_are_rebuilt_and_no_row_is_lost(cli: Any, scope: Scope) -> None:

@@ -94,3 +94,21 @@ def test_graphits_managed_block_is_never_imported(
     assert f"CLAUDE.md:{line}" in cli("memory", "import", str(path), "--dry-run").stdout + (
         cli("memory", "import", str(path), "--dry-run").stderr
     )
+
+
+def test_one_text_in_composed_and_decomposed_forms_is_one_memory(
+    cli: Any, scope: Scope, project_dir: Path
+) -> None:
+    """ "Café" typed as one code point per letter (NFC) or as "e" and a combining accent (NFD)
+    is the same text: one memory, stored composed."""
+    import unicodedata
+
+    text = "# Café à Zürich\n\nLe café est servi à l'hôtel, naïvement.\n"
+    composed = _write(project_dir / "nfc" / "note.md", unicodedata.normalize("NFC", text))
+    decomposed = _write(project_dir / "nfd" / "note.md", unicodedata.normalize("NFD", text))
+    assert cli("memory", "import", str(composed)).exit_code == 0
+    again = cli("memory", "import", str(decomposed))
+    assert again.exit_code == 0 and "0 created" in again.stderr, again.stderr
+    memories = open_service(scope).catalogue()
+    assert len(memories) == 1
+    assert unicodedata.is_normalized("NFC", memories[0].title + memories[0].body)

@@ -327,3 +327,57 @@ def test_a_request_sent_before_stdin_closes_is_answered(tmp_path: Path) -> None:
     assert sorted(answers) == [1, 2], done.stdout
     inserted = answers[2]["result"]
     assert not inserted["isError"] and inserted["structuredContent"]["action"] == "created"
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_in_words(tmp_path: Path) -> None:
+    """A lone surrogate escape (no Unicode text) in an insert: the SDK cannot parse the line and
+    would leave it unanswered, so the client and the drain at the end of input would wait for
+    it. It is answered at once with an error in words, the next request still works, and the
+    server exits once its input closes."""
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "graphit_memory_insert",
+                "arguments": {"title": "Lone \ud800 surrogate", "body": "a body \udc00 here"},
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {
+                "name": "graphit_memory_insert",
+                "arguments": {"title": "After it", "body": "Still answered."},
+            },
+        },
+    ]
+    done = subprocess.run(
+        SERVER,
+        input="".join(json.dumps(r) + "\n" for r in requests),  # `\ud800` escaped, as sent
+        env=_env(tmp_path / "home", GRAPHIT_EMBEDDER="tests.embedders:no_model"),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=EXIT_BOUND,
+    )
+    _check(done.returncode, done.stderr)
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3], done.stdout
+    error = answers[2]["error"]
+    assert error["code"] == -32600 and "surrogate" in error["message"], error
+    assert "Traceback" not in error["message"] and "pydantic" not in error["message"]
+    assert answers[3]["result"]["structuredContent"]["action"] == "created", answers[3]

@@ -21,7 +21,7 @@ from graphit_cli.cli.common import (
     scope_spec,
 )
 from graphit_cli.cli.memory import memory_app
-from graphit_cli.errors import ExitCode, GraphitError, in_words
+from graphit_cli.errors import ExitCode, GraphitError, TableDamaged, in_words
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
@@ -90,6 +90,8 @@ def _examine(name: str, get: Callable[[], Scope], repair: bool) -> DoctorReport:
             report.add("ok", "opens", "no table here (nothing written yet, or read-only)")
             return report
         return examine(svc.store, scope, load_default, repair=repair)
+    except TableDamaged as exc:  # confirmed here: the whole table was read (or not opened)
+        report.add("problem", "opens", exc.remedy)
     except GraphitError as exc:
         report.add("problem", "opens", exc.message)
     except Exception as exc:  # a bug in one scope's check: said there, the others checked

@@ -5,7 +5,7 @@ Neither ever prints a secret: a finding is its memory, revision, kind and line:c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,7 +25,7 @@ from graphit_cli.cli.common import (
     out,
 )
 from graphit_cli.cli.memory import memory_app
-from graphit_cli.errors import ExitCode, UsageError
+from graphit_cli.errors import ExitCode, GraphitError, StorageUnavailable, UsageError, in_words
 
 if TYPE_CHECKING:
     from graphit_cli.service.memory import MemoryService
@@ -71,10 +71,16 @@ def scan(
         raise typer.BadParameter("--all scans every scope: leave out --scope and --user")
     from graphit_cli.service.redaction_journal import scan_logs
 
-    targets = _every_scope() if every else [ScopeClient(scope, user).reader]
-    found = [(str(svc.scope), f) for svc in targets for f in svc.scan_secrets()]
+    unscanned: list[str] = []
+    targets = _every_scope(unscanned) if every else [ScopeClient(scope, user).reader]
+    found = [(str(svc.scope), f) for svc in targets for f in _scanned(svc, every, unscanned)]
     # A redaction killed before it finished: the table's older versions may still hold it.
-    unfinished = [(str(svc.scope), m) for svc in targets for m in svc.interrupted_redactions()]
+    unfinished = [
+        (str(svc.scope), m)
+        for svc in targets
+        if str(svc.scope) not in unscanned
+        for m in svc.interrupted_redactions()
+    ]
     in_logs = scan_logs()
     if chosen in (Format.json, Format.ndjson):
         rows = [
@@ -108,7 +114,8 @@ def scan(
             + "".join(f"log\t{f.path}\tline {f.line}\t{f.kind}\n" for f in in_logs)
         )
     memories = len({(where, f.memory_id) for where, f in found})
-    note(f"{len(found)} secrets in {memories} memories ({len(targets)} scopes scanned).")
+    scanned = len(targets) - sum(1 for svc in targets if str(svc.scope) in unscanned)
+    note(f"{len(found)} secrets in {memories} memories ({scanned} scopes scanned).")
     if found:
         note("Remove each with `graphit memory redact ID` (every revision of it).")
     if unfinished:
@@ -120,9 +127,14 @@ def scan(
         note(f"{len(in_logs)} secrets in graphit's own logs: `graphit memory redact` removes them.")
     if found or unfinished or in_logs:
         raise typer.Exit(int(ExitCode.FOUND))
+    if unscanned:  # a table that could not be read is never reported clean
+        raise StorageUnavailable(
+            f"{len(unscanned)} scope{'s' if len(unscanned) > 1 else ''} not scanned"
+            f" ({', '.join(unscanned)}): see above"
+        )
 
 
-def _every_scope() -> list[MemoryService]:
+def _every_scope(unscanned: list[str]) -> list[MemoryService]:
     from graphit_cli.access import scopes
     from graphit_cli.opening import open_reader
 
@@ -131,8 +143,22 @@ def _every_scope() -> list[MemoryService]:
         try:
             services.append(open_reader(scopes.parse_scope_ref(ref)))
         except Exception as exc:  # a scope that cannot be opened is said, the rest scanned
-            note(f"{ref}: not scanned: {str(exc).splitlines()[0] if str(exc) else exc}")
+            note(f"{ref}: not scanned: {in_words(exc)}")
+            unscanned.append(ref)
     return services
+
+
+def _scanned(svc: MemoryService, every: bool, unscanned: list[str]) -> list[Any]:
+    """`svc`'s findings. With --all a table that cannot be read is said and counted, and the
+    other scopes are still scanned; scanning one scope, its failure is the command's."""
+    if not every:
+        return list(svc.scan_secrets())
+    try:
+        return list(svc.scan_secrets())
+    except GraphitError as exc:
+        note(f"{svc.scope}: not scanned: {exc.message}")
+        unscanned.append(str(svc.scope))
+        return []
 
 
 @memory_app.command("redact", rich_help_panel=CHECK)

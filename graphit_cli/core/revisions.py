@@ -54,8 +54,15 @@ def parse_ref(ref: str) -> tuple[str, str]:
     return memory_id, validate_id(tail) if tail else ""
 
 
+def nfc(text: str) -> str:
+    """`text` in Unicode's composed form (NFC): the same words typed as composed or decomposed
+    characters ("é" as one code point, or "e" and a combining accent) are one text, one content
+    hash, one memory. Checked first: a text already composed (nearly all) is returned as is."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 def validate_title(value: str) -> str:
-    title = " ".join(value.split())  # one line: YAML frontmatter and tables stay intact
+    title = nfc(" ".join(value.split()))  # one line: YAML frontmatter and tables stay intact
     if not title:
         raise InvalidInput("title must not be empty")
     if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in title):
@@ -73,6 +80,7 @@ def normalise_body(value: str) -> str:
         body.encode("utf-8")  # fails exactly on lone surrogates; C speed on long bodies
     except UnicodeEncodeError:
         raise InvalidInput("body must be valid Unicode text (it holds a lone surrogate)") from None
+    body = nfc(body)
     if len(body) > MAX_BODY:
         raise InvalidInput(f"body is {len(body)} characters long; at most {MAX_BODY}")
     return body
@@ -86,7 +94,7 @@ def validate_type(value: str) -> str:
 
 
 def validate_tag(value: str) -> str:
-    tag = value.strip()
+    tag = nfc(value.strip())
     if not tag or len(tag) > MAX_TAG or "--" in tag or not _TAG.match(tag):
         raise InvalidInput(
             f"invalid tag {value!r}: use letters, digits and . + # / : @ - "

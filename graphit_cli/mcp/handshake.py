@@ -9,11 +9,13 @@ it drops after comparing the two: a difference (a newer SDK) is logged, and a te
 equal for every protocol version. `tools/list` likewise: its answer is static data
 (schemas.tools_list(), generated from the SDK's own answer and tested equal to it), so a client
 that lists the tools right after the handshake (Gemini CLI's `mcp list` probe gives up after a
-few seconds) does not wait for the SDK either. Standard library only.
+few seconds) does not wait for the SDK either. And a request the SDK cannot read (`refusal`) is
+answered here in words. Standard library only (the SDK's parser is imported where it is used).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from graphit_cli import __version__
@@ -104,6 +106,46 @@ def listing_id(message: Any) -> int | str | None:
 def tools_answer(ident: int | str) -> dict[str, Any]:
     """The JSON-RPC response the SDK gives to a `tools/list` request for the first page."""
     return {"jsonrpc": "2.0", "id": ident, "result": schemas.tools_list()}
+
+
+def refusal(line: str) -> str | None:
+    """The error answer to a request in `line` that the SDK cannot read; None when it can (or
+    when there is no request to answer: the SDK then says what it says)."""
+    from mcp import types
+
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except Exception:  # pydantic's ValidationError, in any of its forms
+        pass
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    ident = message.get("id") if isinstance(message, dict) else None
+    if "method" not in message or isinstance(ident, bool) or not isinstance(ident, int | str):
+        return None
+    messages = [message]
+    if _lone_surrogate(messages[0]):
+        why = "it holds a lone surrogate escape (such as \\ud800), which is not Unicode text"
+    else:
+        why = "it is not a well-formed JSON-RPC request"
+    reply = {
+        "jsonrpc": "2.0",
+        "id": messages[0]["id"],
+        "error": {"code": -32600, "message": f"Invalid request: {why}"},
+    }
+    return json.dumps(reply, ensure_ascii=True)
+
+
+def _lone_surrogate(message: dict[str, Any]) -> bool:
+    """Whether a parsed message holds a lone surrogate (Python's JSON reads one; UTF-8 and the
+    SDK's parser do not)."""
+    try:
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 # The client's name as its `initialize` said it (clientInfo.name): the `client` of the

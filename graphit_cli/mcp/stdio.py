@@ -199,10 +199,16 @@ class Inbox:
 
 
 class _Lines:
-    """The Inbox as the async text file the SDK's stdio transport iterates."""
+    """The Inbox as the async text file the SDK's stdio transport iterates.
 
-    def __init__(self, inbox: Inbox) -> None:
+    A request the SDK cannot read (a lone surrogate escape such as `\\ud800`, which is no
+    Unicode text; a field of the wrong type) it would leave unanswered, and the client (and
+    the drain at the end of input) would wait for its answer: such a request is answered here,
+    with a JSON-RPC error in words, and never reaches the SDK."""
+
+    def __init__(self, inbox: Inbox, wire: Wire) -> None:
         self.inbox = inbox
+        self.wire = wire
 
     def __aiter__(self) -> _Lines:
         return self
@@ -210,10 +216,14 @@ class _Lines:
     async def __anext__(self) -> str:
         import anyio.to_thread
 
-        line = await anyio.to_thread.run_sync(self.inbox.get, abandon_on_cancel=True)
-        if line is None:
-            raise StopAsyncIteration
-        return line
+        while True:
+            line = await anyio.to_thread.run_sync(self.inbox.get, abandon_on_cancel=True)
+            if line is None:
+                raise StopAsyncIteration
+            refusal = handshake.refusal(line)
+            if refusal is None:
+                return line
+            self.wire.from_server(refusal)
 
 
 class _Out:
@@ -281,7 +291,7 @@ class ServerThread(threading.Thread):
                 from graphit_cli.daemon.session import serve_session
 
                 session = serve_session(Path.cwd())
-            anyio.run(server.serve_streams, _Lines(self.inbox), _Out(self.wire))
+            anyio.run(server.serve_streams, _Lines(self.inbox, self.wire), _Out(self.wire))
         except BaseException as exc:
             self.error = exc
         finally:

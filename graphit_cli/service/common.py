@@ -12,11 +12,12 @@ import functools
 import random
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import NotFound
+from graphit_cli.errors import NotFound, TableDamaged
 
 if TYPE_CHECKING:
     from graphit_cli.embed import Embedder
@@ -46,17 +47,53 @@ class _OnStore(Protocol):
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+_T = TypeVar("_T")
+
+
+# Whether this thread (or request context) already runs inside a `one_view`.
+_IN_VIEW: ContextVar[bool] = ContextVar("graphit-in-view", default=False)
+# How often a read that met a missing or unreadable file looks again at the newest commit
+# before the table is called damaged, and the pause before each look.
+DAMAGE_LOOKS = 3
+DAMAGE_PAUSE_SECONDS = 0.2
 
 
 def one_view(method: _F) -> _F:
-    """A read-only use-case: its reads share one look for newer commits (`Store.snapshot`)."""
+    """A read-only use-case: its reads share one look for newer commits (`Store.snapshot`).
+
+    A file missing or unreadable under a read is, while other processes commit, most often a
+    version that moved on under it (its files compacted or cleaned up), not damage: the whole
+    use-case runs again in a new view, at the newest commit, before the table is called
+    damaged (`reread_on_damage`)."""
 
     @functools.wraps(method)
     def wrapper(self: _OnStore, *args: Any, **kwargs: Any) -> Any:
-        with self.store.snapshot():
-            return method(self, *args, **kwargs)
+        def once() -> Any:
+            with self.store.snapshot():
+                return method(self, *args, **kwargs)
+
+        if _IN_VIEW.get():
+            return once()  # the outermost view looks again, not each nested one
+        token = _IN_VIEW.set(True)
+        try:
+            return reread_on_damage(once)
+        finally:
+            _IN_VIEW.reset(token)
 
     return wrapper  # type: ignore[return-value]
+
+
+def reread_on_damage(attempt: Callable[[], _T]) -> _T:
+    """`attempt()`, run again at the newest commit when it meets what looks like damage
+    (TableDamaged); the damage is said only when every look meets it."""
+    for look in range(DAMAGE_LOOKS):
+        try:
+            return attempt()
+        except TableDamaged:
+            if look == DAMAGE_LOOKS - 1:
+                raise
+            time.sleep(DAMAGE_PAUSE_SECONDS * (look + 1))
+    raise AssertionError("unreachable")
 
 
 def phantom(live: Memory | None, tail: Memory | None) -> bool:

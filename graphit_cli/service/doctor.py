@@ -66,6 +66,7 @@ def examine(
     rows = store.export_rows(archived=True, vectors=True)
     report.add("ok", "opens", f"{len(rows)} rows")
     _chains(store, rows, report)
+    _history(store, report)
     _indexes(store, report, repair)
     _vectors(store, rows, embedder, report, repair)
     _redactions(store, report, repair)
@@ -151,6 +152,20 @@ def _chain_problem(chain: list[Memory]) -> str | None:
     if ordered[-1].next is not None:
         return f"the newest revision ({ordered[-1].revision}) points at a row that is not there"
     return None
+
+
+def _history(store: Store, report: DoctorReport) -> None:
+    problems = store.history_problems()
+    if not problems:
+        report.add("ok", "history", "the newest version committed is there")
+        return
+    for text in problems:
+        report.add(
+            "problem",
+            "history",
+            f"{text} (not repaired: restore the table from a backup to get them back; the"
+            " next write makes the table's state as it reads now the newest one)",
+        )
 
 
 def _indexes(store: Store, report: DoctorReport, repair: bool) -> None:

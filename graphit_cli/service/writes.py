@@ -304,7 +304,7 @@ class Writer:
         current = self.store.embedding_model()
         if current is None:
             self.store.set_embedding_model(vectors.model_id)  # before the version is read
-            return True
+            current = self.store.embedding_model()  # a racing first writer's, if it won
         return current == vectors.model_id
 
     def _with_vector(self, plan: _Plan, live: Memory | None, embedding: bool) -> _Plan:
@@ -465,7 +465,7 @@ class Writer:
         current = self.store.embedding_model()
         if embedding_model and current is None:
             self.store.set_embedding_model(embedding_model)
-            current = embedding_model
+            current = self.store.embedding_model()  # a racing writer's, if it named one first
         if current != embedding_model:
             rows = [replace(r, embedding=None) if r.embedding is not None else r for r in rows]
         rows = self._rows_without_secrets(rows)

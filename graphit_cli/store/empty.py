@@ -111,6 +111,9 @@ class EmptyStore(RefusesWrites):
     def index_problems(self) -> list[str]:
         return []
 
+    def history_problems(self) -> list[str]:
+        return []
+
     def live_vectors(self) -> tuple[list[str], Any]:
         return [], None
 

@@ -8,24 +8,26 @@ hold the measured behaviour this code relies on). Callers speak in Memory rows a
 read and written through pylance (store/engine.py), so a one-shot command never imports it.
 
 Past 400 lines, it is still one job: a table's life at its edges (opening it through its pinned
-directory, creating it and taking back a failed creation, committing rows with the merge's
-compare-and-swap, purging history); reads, searches and upkeep are parts of their own.
+directory and looking again before calling it damaged, committing rows with the merge's
+compare-and-swap, purging history); creation (store/creation.py), reads, searches and upkeep
+are parts of their own.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
 from graphit_cli import config
 from graphit_cli.core.models import Memory
-from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable
+from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable, TableDamaged
 from graphit_cli.store import paths, sql
 from graphit_cli.store.base import MergeCounts
+from graphit_cli.store.creation import create_table, store_failure
 from graphit_cli.store.engine import Merge
 from graphit_cli.store.paths import local_table_exists, table_path
 from graphit_cli.store.reads import Reads
@@ -33,7 +35,6 @@ from graphit_cli.store.schema import (
     META_SCHEMA_VERSION,
     SCHEMA_VERSION,
     added_fields,
-    memory_schema,
     to_arrow,
 )
 from graphit_cli.store.search import Search
@@ -60,7 +61,10 @@ log = logging.getLogger(__name__)
 #   archive (an update or a delete re-points the newest archive), or from nothing to the live
 #   key (a write to a deleted id continues its chain). A new archive row that collides with an
 #   existing one (a racing writer archived that revision first) is never rewritten.
-log = logging.getLogger(__name__)
+# A table that looks damaged as it is opened is opened again at the newest commit (a version
+# that moved on while it was read, under concurrent writers) before it is called damaged.
+OPEN_LOOKS = 3
+OPEN_PAUSE_SECONDS = 0.2
 
 CAS_CONDITION = (
     "(target.revision_id = '' AND target.revision = source.revision - 1)"
@@ -297,6 +301,7 @@ class MemoryStore:
         self.build_vector_index = self.upkeep.build_vector_index
         self.state = self.upkeep.state
         self.index_problems = self.upkeep.index_problems
+        self.history_problems = self.upkeep.history_problems
         self.rebuild_indexes = self.upkeep.rebuild_indexes
         self.merge = self.writes.merge
         self.set_verified = self.writes.set_verified
@@ -411,37 +416,46 @@ def _take_back(uri: str) -> None:
         os.rmdir(uri)
 
 
-def store_failure(uri: str, exc: BaseException, doing: str) -> str:
-    """Why a table could not be created or opened, in words: a full disk, a missing
-    permission, a path through a file, before the library's own text."""
-    errno_ = getattr(exc, "errno", None)
-    text = str(exc)
-    if errno_ == errno.ENOSPC or "No space left on device" in text:
-        cause = "the disk is full: free some space and retry"
-    elif errno_ == errno.EROFS or "Read-only file system" in text:
-        cause = "a read-only file system: set GRAPHIT_HOME to a writable directory"
-    elif errno_ in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
-        cause = "permission denied: make the directory writable, or set GRAPHIT_HOME elsewhere"
-    elif errno_ == errno.ENOTDIR or "Not a directory" in text:
-        cause = "a part of the path is a file, not a directory: set GRAPHIT_HOME elsewhere"
-    else:
-        cause = lance_words(exc)
-    return f"cannot {doing} the memory table at {uri}: {cause}"
-
-
 def _open_dataset(uri: str, at: str | None = None) -> Any:
     """The local table's dataset, for reads (store/engine.py), through `at` (its pinned path)."""
     import lance
 
-    try:
-        return lance.dataset(table_path(at or uri))
-    except (ValueError, OSError, RuntimeError) as exc:
-        raise damaged(uri, exc) or StorageUnavailable(
-            f"cannot open the memory table at {uri}: {lance_words(exc)}"
-        ) from None
+    for look in range(OPEN_LOOKS):
+        try:
+            return lance.dataset(table_path(at or uri))
+        except (ValueError, OSError, RuntimeError) as exc:
+            damage = damaged(uri, exc, opening=True)
+            if damage is not None and look < OPEN_LOOKS - 1:
+                time.sleep(OPEN_PAUSE_SECONDS * (look + 1))  # a commit in flight: look again
+                continue
+            raise damage or StorageUnavailable(
+                f"cannot open the memory table at {uri}: {lance_words(exc)}"
+            ) from None
+    raise AssertionError("unreachable")
 
 
 def _connect(
+    uri: str,
+    *,
+    at: str | None = None,
+    storage_options: dict[str, str] | None = None,
+    create: bool = False,
+    dim: int = config.EMBEDDING_DIM,
+) -> Any:
+    """`_connect_once`, looked at again when the table seems damaged (see OPEN_LOOKS)."""
+    for look in range(OPEN_LOOKS):
+        try:
+            return _connect_once(
+                uri, at=at, storage_options=storage_options, create=create, dim=dim
+            )
+        except TableDamaged:
+            if look == OPEN_LOOKS - 1:
+                raise
+            time.sleep(OPEN_PAUSE_SECONDS * (look + 1))
+    raise AssertionError("unreachable")
+
+
+def _connect_once(
     uri: str,
     *,
     at: str | None = None,
@@ -472,37 +486,12 @@ def _connect(
                     with contextlib.suppress(OSError):
                         os.rmdir(uri)
                 raise
-            return _create(db, dim, uri)
+            return create_table(db, dim, uri, at or uri, storage_options)
     except ValueError as exc:
-        if damaged(uri, exc) is None and "not found" in str(exc).lower():
+        if damaged(uri, exc, opening=True) is None and "not found" in str(exc).lower():
             raise NoTable(f"no memory table at {uri}") from None
-        raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
+        failure = damaged(uri, exc, opening=True)
+        raise failure or StorageUnavailable(store_failure(uri, exc, "open")) from None
     except (OSError, RuntimeError) as exc:
-        raise damaged(uri, exc) or StorageUnavailable(store_failure(uri, exc, "open")) from None
-
-
-def _create(db: Any, dim: int, uri: str) -> Any:
-    try:
-        table = db.create_table(TABLE_NAME, schema=memory_schema(dim))
-    except (ValueError, OSError, RuntimeError) as exc:
-        # Another process may have created it first: use theirs. Anything else (a full disk,
-        # a permission) is said as itself, not as "no table".
-        try:
-            return db.open_table(TABLE_NAME)
-        except (ValueError, OSError, RuntimeError):
-            log.debug("creating the memory table at %s failed: %s", uri, exc)
-            raise StorageUnavailable(store_failure(uri, exc, "create")) from None
-    try:
-        table.set_unenforced_primary_key("key")  # duplicate protection for racing inserts
-        for name, column, config_ in index_specs():
-            table.create_index(column, config=config_, name=name)
-    except (ValueError, OSError, RuntimeError) as exc:
-        # A table without its indexes is not one this code can use; the caller takes back
-        # what it made (the empty table a full disk left).
-        log.debug("indexing the new memory table at %s failed: %s", uri, exc)
-        if "://" not in uri:
-            import shutil
-
-            shutil.rmtree(table_path(uri), ignore_errors=True)
-        raise StorageUnavailable(store_failure(uri, exc, "create")) from None
-    return table
+        failure = damaged(uri, exc, opening=True)
+        raise failure or StorageUnavailable(store_failure(uri, exc, "open")) from None

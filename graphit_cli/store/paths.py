@@ -29,6 +29,19 @@ def local_table_exists(uri: str) -> bool:
         return False
 
 
+def version_hint(uri: str) -> int | None:
+    """The newest version lance recorded committing to a local scope's table (its
+    `_versions/latest_version_hint.json`), or None where there is no readable record."""
+    import json
+
+    try:
+        with open(os.path.join(table_path(uri), "_versions", "latest_version_hint.json")) as f:
+            value = json.load(f).get("version")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) and value > 0 else None
+
+
 def table_damage(uri: str) -> str | None:
     """What is visibly wrong with a local table directory, in words, without opening it
     (None: nothing visible). A directory with rows but no committed version is a table whose
@@ -45,15 +58,32 @@ def table_damage(uri: str) -> str | None:
 
 
 def damage_message(uri: str, what: str, kind: str) -> str:
-    """One line: which table, what is wrong, what to do."""
+    """One line: which table, what is wrong, what to do. Seen by a command, damage to the rows
+    is not yet proven (it looked again at the newest commit, but `doctor` reads the whole
+    table): the line sends to `doctor`, which gives the destructive advice (`damage_remedy`)
+    once it confirms it."""
     if kind == "index":
         todo = "run `graphit memory doctor --repair` to rebuild its indexes (no memory is lost)"
-    else:
+    elif kind == "file":
         todo = (
-            f"restore {uri} from a backup; or `graphit memory prune` its scope and import an"
-            " export (what is not in one is lost)"
+            "run `graphit memory doctor --repair`: it rebuilds an index whose file it is (no"
+            " memory is lost) and says what to do otherwise"
         )
+    else:
+        todo = "run `graphit memory doctor` to check it end to end and say what to do"
     return f"the memory table at {uri} is damaged: {what}; {todo}"
+
+
+def damage_remedy(uri: str, what: str, kind: str) -> str:
+    """What `doctor` says once it has confirmed the damage (the table does not open or read)."""
+    if kind == "index":
+        return damage_message(uri, what, kind)
+    if kind == "file":  # doctor read every row and met it: a file of rows
+        what = "a data file is cut short"
+    return (
+        f"the memory table at {uri} is damaged: {what}; restore {uri} from a backup; or"
+        " `graphit memory prune` its scope and import an export (what is not in one is lost)"
+    )
 
 
 class Pin:

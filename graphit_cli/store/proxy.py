@@ -171,6 +171,9 @@ class StoreProxy:
     def index_problems(self) -> list[str]:
         return self._call(lambda s: s.index_problems())
 
+    def history_problems(self) -> list[str]:
+        return self._call(lambda s: s.history_problems())
+
     def rebuild_indexes(self) -> None:
         self._write(lambda s: s.rebuild_indexes())
 

@@ -31,7 +31,7 @@ from graphit_cli.errors import (
 )
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
-from graphit_cli.store.paths import damage_message
+from graphit_cli.store.paths import damage_message, damage_remedy
 from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import ADDED, COLUMNS_NO_VECTOR, from_record
 
@@ -159,7 +159,11 @@ class TableHandle:
             raise
         except Exception as exc:
             # A table that cannot be read says so in words (never a Rust path, never "No
-            # memories"); the library's own text goes to the debug log.
+            # memories"); the library's own text goes to the debug log. A commit that lost
+            # to another writer is contention, which writers retry (a Conflict, exit 5 when
+            # they give up), never an internal error.
+            if is_commit_conflict(exc):
+                raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
             failure = self.failure(exc)
             if failure is None:
                 raise
@@ -365,14 +369,19 @@ def contention_as_conflict() -> Iterator[None]:
         raise
 
 
-# The exact Display of lance 13's two contention errors (`Error::RetryableCommitConflict` and
-# `Error::TooMuchWriteContention`), at the start of the message: lancedb 0.40 raises them as
-# RuntimeError("lance error: ..."), pylance's `compact_files` as OSError("..."), provoked and
-# read here (optimize and compaction preempted by concurrent deletes and merges).
-# Nothing else counts: a message that only mentions a retry or concurrency is not contention.
+# The exact Display of lance 13's contention errors, at the start of the message: lancedb 0.40
+# raises them as RuntimeError("lance error: ..."), pylance as OSError("..."), provoked and read
+# here. `RetryableCommitConflict` and `TooMuchWriteContention`: optimize and compaction
+# preempted by concurrent deletes and merges. `CommitConflict` and
+# `IncompatibleTransaction`: a commit lance will not rebase onto the one that beat it (two
+# configuration changes, an index added while a table was being created, a schema change);
+# made again against the newer version, it is a new commit like any other, so it is retried
+# the same way. Nothing else counts: a message that only mentions a retry or concurrency is
+# not contention.
 _CONTENTION = re.compile(
     r"^(?:lance error: )?"
-    r"(?:Retryable commit conflict for version \d+: |Too many concurrent writers\. )"
+    r"(?:Retryable commit conflict for version \d+: |Too many concurrent writers\. "
+    r"|Commit conflict for version \d+: |Incompatible transaction: )"
 )
 
 
@@ -404,17 +413,31 @@ _DAMAGE = (
         "its manifest (the current version's file) is damaged",
         "data",
     ),
+    # A file shorter than lance expects (cut short by a full disk, a partial copy, a crash of
+    # the file system): the message names no file, so which one (an index's, whose rebuild
+    # loses nothing, or one of rows) is for `doctor` to find out.
+    (
+        re.compile(
+            r"Invalid range \d+\.\.\d+ for object of size|failed to fill whole buffer"
+            r"|unexpected end of file|Unexpected EOF|UnexpectedEof"
+        ),
+        "a file of the table is cut short",
+        "file",
+    ),
 )
 
 
-def damaged(uri: str, exc: BaseException) -> TableDamaged | None:
+def damaged(uri: str, exc: BaseException, *, opening: bool = False) -> TableDamaged | None:
     """`exc` as TableDamaged when it says the table at `uri` is damaged (else None). The raw
-    error goes to the debug log."""
+    error goes to the debug log. `opening`: the error came as the table was opened, which
+    reads only its manifest (a file cut short then is the manifest)."""
     text = str(exc)
     for pattern, what, kind in _DAMAGE:
         if pattern.search(text):
+            if opening and kind == "file":
+                what, kind = "its manifest (the current version's file) is damaged", "data"
             log.debug("the memory table at %s is damaged: %s", uri, text)
-            return TableDamaged(damage_message(uri, what, kind))
+            return TableDamaged(damage_message(uri, what, kind), damage_remedy(uri, what, kind))
     return None
 
 

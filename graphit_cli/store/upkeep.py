@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import random
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -10,7 +12,9 @@ import pyarrow as pa
 
 from graphit_cli import config
 from graphit_cli.core.models import Memory, TableState
+from graphit_cli.errors import CommitContention
 from graphit_cli.store.engine import Merge
+from graphit_cli.store.paths import version_hint
 from graphit_cli.store.schema import META_EMBED_MODEL
 from graphit_cli.store.table import (
     BITMAP_COLUMNS,
@@ -22,6 +26,7 @@ from graphit_cli.store.table import (
     contention_as_conflict,
     in_snapshot,
     is_commit_conflict,
+    lance_words,
     log,
 )
 
@@ -30,6 +35,10 @@ COMPACT_TARGET_ROWS = 4096
 # The write path looks at the fragment backlog on every Nth table version only (see
 # fold_if_needed): the look costs ~2 ms locally and 3-8 requests on S3.
 FOLD_CHECK_EVERY = 4
+# Configuration commits (the embedding model's name) retried against a racing one.
+METADATA_ATTEMPTS = 8
+# Index creations retried against a racing creator of the same index.
+INDEX_ATTEMPTS = 12
 
 
 def index_specs() -> list[tuple[str, str, Any]]:
@@ -45,6 +54,33 @@ def index_specs() -> list[tuple[str, str, Any]]:
     specs.append((KEY_INDEX, "key", BTree()))
     specs += [(f"{c}_bitmap", c, Bitmap()) for c in BITMAP_COLUMNS]
     return specs
+
+
+def complete_indexes(table: Any, specs: list[tuple[str, str, Any]], uri: str) -> list[str]:
+    """Add each index of `specs` the LanceDB `table` lacks; returns the names added here.
+
+    Another process may be adding the same ones (a creation race, or maintenance in two
+    processes): a commit that loses to it is retried against the newer version, where the
+    index it wanted is found and left alone."""
+    added: list[str] = []
+    for attempt in range(INDEX_ATTEMPTS):
+        table.checkout_latest()
+        present = {ix.name for ix in table.list_indices()}
+        missing = [spec for spec in specs if spec[0] not in present]
+        if not missing:
+            return added
+        try:
+            for name, column, config_ in missing:
+                table.create_index(column, config=config_, name=name)
+                added.append(name)
+        except (RuntimeError, OSError, ValueError) as exc:
+            if not is_commit_conflict(exc) and "already exists" not in str(exc):
+                raise
+            log.debug("adding indexes to %s: %s", uri, lance_words(exc))
+            time.sleep(random.uniform(0, min(1.0, 0.02 * (2**attempt))))
+    raise CommitContention(
+        f"commit contention: other writers kept changing {uri} while its indexes were added"
+    )
 
 
 class TableUpkeep:
@@ -64,8 +100,26 @@ class TableUpkeep:
 
     @in_snapshot
     def set_embedding_model(self, model_id: str) -> None:
-        self.handle.engine.set_field_metadata("embedding", {META_EMBED_MODEL: model_id})
-        self.handle.wrote()
+        """Name the model the table's vectors are from (a configuration commit). Two writers
+        naming it at once conflict (lance rebases no configuration change onto another): the
+        loser looks again, and stops once the table names a model (this one, or the one a
+        racing writer named: callers read it back)."""
+        for attempt in range(METADATA_ATTEMPTS):
+            try:
+                self.handle.engine.set_field_metadata("embedding", {META_EMBED_MODEL: model_id})
+                self.handle.wrote()
+                return
+            except (RuntimeError, OSError, ValueError) as exc:
+                if not is_commit_conflict(exc):
+                    raise
+                self.handle.wrote()  # look for the commit that won
+                if self.embedding_model() is not None:
+                    return
+                time.sleep(random.uniform(0, min(1.0, 0.01 * (2**attempt))))
+        raise CommitContention(
+            f"commit contention: other writers kept changing {self.handle.uri}"
+            " while its embedding model was set"
+        )
 
     @in_snapshot
     def clear_embeddings(self) -> None:
@@ -157,16 +211,14 @@ class TableUpkeep:
         Versions younger than the retention window survive: other processes may still read
         through them (a zero window breaks their handles).
         """
-        from lancedb.index import BTree
-
         retention = timedelta(seconds=config.retention_seconds())
         with contention_as_conflict():
             # A removed table stays removed: its commits go through the directory this handle
             # pinned (store/paths.py), which fail once it is gone; this says so in words.
             self.handle.still_there()
-            if not any(ix.name == KEY_INDEX for ix in self.handle.table.list_indices()):
-                # Tables created before the key index: maintenance adds it (see `merge`).
-                self.handle.table.create_index("key", config=BTree(), name=KEY_INDEX)
+            # What a creator killed half-way left out, and the key index tables made before
+            # it lack (see `merge`).
+            complete_indexes(self.handle.table, index_specs(), self.handle.uri)
             self.handle.table.optimize(cleanup_older_than=retention)
             # LanceDB compacts before it folds, and never merges fragments an index covers
             # with ones it does not: the rows written since the last pass keep fragments of
@@ -210,6 +262,30 @@ class TableUpkeep:
                 log.debug("index %s of %s: %s", VECTOR_INDEX, self.handle.uri, exc)
                 problems.append(f"the index {VECTOR_INDEX} cannot be read")
         return problems
+
+    @in_snapshot
+    def history_problems(self) -> list[str]:
+        """Whether the newest versions are all there: lance records the newest version it
+        committed (`_versions/latest_version_hint.json`) after writing its manifest, so a
+        table whose newest manifest is older than that record lost its last commits (a
+        manifest deleted by hand or by a partial restore: the table reads as it was before
+        them, without an error). The record is read before the table looks for its newest
+        version, so a commit landing in between is never taken for a loss. A local table
+        only (an S3 table's record is not read here)."""
+        location = self.handle.pin.path if self.handle.pin is not None else self.handle.uri
+        if "://" in location:
+            return []
+        recorded = version_hint(location)
+        self.handle.refresh()
+        newest = self.handle.engine.version()
+        if recorded is None or recorded <= newest:
+            return []
+        lost = recorded - newest
+        return [
+            f"the table is at version {newest}, but version {recorded} was committed: its"
+            f" newest {lost} version{'s' if lost > 1 else ''} (the last commit"
+            f"{'s' if lost > 1 else ''}) are missing, so what they wrote is undone"
+        ]
 
     @in_snapshot
     def rebuild_indexes(self) -> None:
