@@ -31,12 +31,18 @@ import pytest
 
 SHELLS = {"claude-code": ["/bin/sh", "-c"], "gemini": ["bash", "-c"]}
 EVENTS = {
-    "claude-code": ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop"],
-    "gemini": ["SessionStart", "BeforeAgent"],
+    "claude-code": ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"],
+    "gemini": ["SessionStart", "BeforeAgent", "PreCompress", "SessionEnd"],
 }
 TIMEOUTS = {  # what each client reads: seconds (Claude Code), milliseconds (Gemini CLI)
-    "claude-code": {"SessionStart": 5, "UserPromptSubmit": 3, "PreCompact": 3, "Stop": 3},
-    "gemini": {"SessionStart": 5000, "BeforeAgent": 3000},
+    "claude-code": {
+        "SessionStart": 5,
+        "UserPromptSubmit": 3,
+        "PreCompact": 3,
+        "Stop": 3,
+        "SessionEnd": 3,
+    },
+    "gemini": {"SessionStart": 5000, "BeforeAgent": 3000, "PreCompress": 3000, "SessionEnd": 3000},
 }
 SETTINGS = {"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}
 BIN = Path(sys.executable).parent  # where the graphit script of this venv lives
@@ -230,7 +236,7 @@ def test_entries_of_earlier_versions_are_upgraded_and_removed(
     ours = [
         h["command"] for groups in hooks.values() for g in groups for h in g["hooks"] if h != theirs
     ]
-    assert len(ours) == 4 and all(c.startswith("command -v graphit ") for c in ours)
+    assert len(ours) == 5 and all(c.startswith("command -v graphit ") for c in ours)
     assert hooks["SessionStart"][0] == {"hooks": [theirs]}
     assert cli("agent", "uninstall", "claude-code").exit_code == 0
     left = json.loads(settings.read_text())
@@ -268,6 +274,14 @@ def test_capture_asks_once_per_session_and_event(
     assert first.exit_code == 0, first.stderr
     assert "To save in graphit" in first.stdout and "never a secret" in first.stdout
     assert not first.stdout.lstrip().startswith("{")  # plain: Claude Code's summariser reads it
+    # The client did not compact (it said "Not enough messages to compact."): asked again.
+    again = _capture(cli, "PreCompact", {"session_id": "session-a"})
+    assert again.stdout == first.stdout
+    # It compacted: its session start says so, and the request is spent.
+    start = cli(
+        "agent", "hook", "session-start", input='{"session_id": "session-a", "source": "compact"}'
+    )
+    assert start.exit_code == 0, start.stderr
     assert _capture(cli, "PreCompact", {"session_id": "session-a"}).stdout == ""
     long = str(_transcript(graphit_home.parent / "long.jsonl", 12))
     other = _capture(cli, "Stop", {"session_id": "session-a", "transcript_path": long})
@@ -344,12 +358,18 @@ def test_capture_is_silent_when_it_should_be(
     assert _capture(cli, "PreCompact", {"session_id": "out"}).stdout == ""  # no project
 
 
-def test_gemini_capture_by_hand_is_a_system_message(cli, project_dir: Path) -> None:
-    """Install writes no capture hook for Gemini CLI (docs/guides/agents.md); one wired by hand
-    reads the only field its PreCompress and SessionEnd read."""
-    done = _capture(cli, "PreCompress", {"session_id": "g", "trigger": "auto"}, "--for", "gemini")
+def test_gemini_capture_speaks_at_a_manual_compression_only(cli, project_dir: Path) -> None:
+    """Gemini CLI fires PreCompress with trigger "auto" before every turn, compression or not:
+    silent there; a manual /compress gets the only field its PreCompress reads, and so does
+    its SessionEnd (the user sees both). Claude Code's SessionEnd reaches nobody: silent."""
+    auto = _capture(cli, "PreCompress", {"session_id": "g", "trigger": "auto"}, "--for", "gemini")
+    assert (auto.exit_code, auto.stdout) == (0, "")
+    done = _capture(cli, "PreCompress", {"session_id": "g", "trigger": "manual"}, "--for", "gemini")
     assert done.exit_code == 0, done.stderr
     assert set(json.loads(done.stdout)) == {"systemMessage"}
+    end = _capture(cli, "SessionEnd", {"session_id": "g", "reason": "exit"}, "--for", "gemini")
+    assert "saved no memories" in json.loads(end.stdout)["systemMessage"]
+    assert _capture(cli, "SessionEnd", {"session_id": "c", "reason": "exit"}).stdout == ""
 
 
 def test_user_level_capture_is_silent_where_the_project_has_its_own(

@@ -643,3 +643,37 @@ def test_a_narrow_window_keeps_new_memory_on_screen(
         expect(tab.locator("#ed-title")).to_be_focused()
     finally:
         context.close()
+
+
+def test_the_recalls_panel_shows_each_hook_call_and_its_outcome(
+    page: tuple[Any, Watch], explorer: ExplorerServer, service: MemoryService
+) -> None:
+    """The panel renders the log's entries as text (it once showed `[object HTMLElement]`),
+    with what became of each call: shown, late."""
+    from playwright.sync_api import expect
+
+    from graphit_cli.core.models import MemoryFilter
+    from graphit_cli.recall import log
+    from graphit_cli.recall.hook import PromptRequest, prompt_context
+
+    tab, watch = page
+    tab.goto(explorer.url)
+    tab.locator("#recalls").click()
+    expect(tab.locator("#detail")).to_contain_text("No hook call recorded yet.")
+
+    service.upsert(MemoryDraft(title="The CI pip cache lives in the ci-cache bucket", body="b"))
+    [memory] = service.catalogue(MemoryFilter())
+    ask = PromptRequest("where does the ci pip cache live?", "sess-1", mode="fts")
+    assert memory.id in prompt_context([service], ask)
+    log.append({"event": "prompt", "client": "claude-code", "session": "sess-1",
+                "prompt": "and the wheel cache?", "outcome": "late", "ms": 812,
+                "waiting": "the search in this process"})  # fmt: skip
+    tab.locator("#recalls").click()
+    panel = tab.locator("#detail")
+    expect(panel).to_contain_text("Session sess-1 (claude-code)")
+    text = panel.inner_text()
+    assert "[object" not in text, text
+    assert f"+ The CI pip cache lives in the ci-cache bucket ({memory.id}" in text, text
+    assert '"where does the ci pip cache live?"' in text and "shown, " in text, text
+    assert "late (812 ms, waiting for the search in this process): nothing shown" in text, text
+    assert watch.page_errors == [] and watch.console_errors == [] and watch.dialogs == []

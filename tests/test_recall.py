@@ -499,11 +499,13 @@ def test_capture_is_silent_once_the_session_wrote_memories_by_any_road(
 ) -> None:
     """The transcript shows tool calls only; a memory written from the shell, the Explorer or
     another client since the session started counts too."""
-    from graphit_cli.recall.capture import capture
+    from graphit_cli.recall.capture import capture, compacted
 
     service.upsert(MemoryDraft(title="Old note", body="Written before the session."))
     session_context([service], PromptRequest("", "s1"))  # the session starts: recorded
     assert "graphit_memory_insert" in capture("PreCompact", "claude-code", "s1", {})
+    assert capture("Stop", "claude-code", "s1", {}) == ""  # no transcript: nothing to judge
+    compacted("claude-code", "s1")  # the client compacted: the request is spent
     assert capture("PreCompact", "claude-code", "s1", {}) == ""  # once per session and event
     session_context([service], PromptRequest("", "s2"))
     time.sleep(0.01)

@@ -49,16 +49,16 @@ SESSION_START, USER_PROMPT = "SessionStart", "UserPromptSubmit"
 # The clients with hooks, and the name each gives the event before a prompt is answered (Gemini
 # CLI's BeforeAgent gets the prompt and adds `hookSpecificOutput.additionalContext` to the turn).
 PROMPT_EVENT = {"claude-code": USER_PROMPT, "gemini": "BeforeAgent"}
-# The events at which context is about to be lost, where a hook's output reaches the model
-# (read in Claude Code 2.1.197's and Gemini CLI 0.61's source, then run with the real clients):
-# - Claude Code PreCompact: stdout becomes instructions to the summariser (so the summary
-#   carries what is still to save); Stop: `hookSpecificOutput.additionalContext` goes to the
-#   model, which takes one more turn (not a "block": no error; once per session).
-# - Gemini CLI: none. Its PreCompress fires before every turn, compression or not (it is
-#   called ahead of the threshold check), and only its `systemMessage` is read, shown to the
-#   user; a hook there would cost every prompt a process start and announce compressions
-#   that do not happen. SessionEnd, in both clients, reaches no model.
-CAPTURE_EVENTS: dict[str, tuple[str, ...]] = {"claude-code": ("PreCompact", "Stop")}
+# The events at which context is about to be lost (read in Claude Code 2.1.197's and Gemini
+# CLI 0.61's source, run with the real clients): Claude Code PreCompact (stdout instructs the
+# summariser), Stop (`additionalContext` reaches the model: one more turn, once a session),
+# SessionEnd (silent: nobody reads it); Gemini CLI PreCompress and SessionEnd (a
+# `systemMessage` the user sees; PreCompress fires before every turn with trigger "auto",
+# compression or not, so the hook speaks at a manual /compress only: recall/capture.py).
+CAPTURE_EVENTS: dict[str, tuple[str, ...]] = {
+    "claude-code": ("PreCompact", "Stop", "SessionEnd"),
+    "gemini": ("PreCompress", "SessionEnd"),
+}
 # Seconds the client lets a hook run before killing it: above the product's own budgets (1 s
 # for a prompt, 2 s for session start), so a slow start on a busy machine still answers, and
 # far below the clients' defaults. Claude Code reads `timeout` in seconds, Gemini CLI in ms.

@@ -39,7 +39,7 @@ class Status:
     server: str  # "installed", "outdated" (another command or env), "absent" or an error
     hook: str | None  # Claude Code and Gemini CLI: the SessionStart hook
     prompt_hook: str | None  # their UserPromptSubmit (BeforeAgent) hook
-    capture_hooks: str | None  # Claude Code's capture hooks (PreCompact, Stop), together
+    capture_hooks: str | None  # the capture hooks (CAPTURE_EVENTS), together
     instructions: Path | None
     guidance: str | None  # "installed", "outdated", "absent"
 

@@ -92,7 +92,7 @@ def install(
         bool,
         typer.Option(
             "--no-capture",
-            help="No capture hooks (claude-code); GRAPHIT_CAPTURE=0 mutes them.",
+            help="No capture hooks (claude-code, gemini); GRAPHIT_CAPTURE=0 mutes them.",
         ),
     ] = False,
 ) -> None:
@@ -106,8 +106,9 @@ def install(
 
     Claude Code (.claude/settings.json) and Gemini CLI (its settings.json) also get hooks:
     at session start the mandatory memories, at each prompt the few memories it is about
-    (none for a prompt about nothing), and for Claude Code capture hooks that ask, once per
-    session, to save what was learned before context is lost (PreCompact and Stop). Each
+    (none for a prompt about nothing), and capture hooks that ask, once per session, to
+    save what was learned before context is lost (Claude Code: PreCompact, Stop,
+    SessionEnd; Gemini CLI: PreCompress, SessionEnd). Each
     hook has a timeout of a few seconds and exits 0 where graphit is not installed. Every
     client gets the recall protocol and capture guidance as a marked block in its
     instructions file (CLAUDE.md, AGENTS.md, GEMINI.md). Only graphit's own entries change:
@@ -157,15 +158,20 @@ def uninstall(
 @agent_app.command()
 @handle_errors
 def status(fmt: TextFormatOpt = None) -> None:
-    """Show, per client, what is installed where (server entry, hooks, guidance block).
+    """Show, per client, what is installed where (server entry, hooks, guidance block), and
+    how many of the last prompts got their memories in time.
 
     "outdated" means an entry graphit would now write differently (another executable
     path or environment): run install again to update it. "unreadable" is a file install
-    would refuse, with the reason.
+    would refuse, with the reason. The last line counts the recent prompt hooks that got
+    nothing in time (late) or failed, from the recalls log, and says what to do.
     """
     from graphit_cli.agents.status import status as read_status
 
     rows = read_status()
+    health = recall_health()
+    if health:
+        note(health)  # on stderr: the table and the JSON stay what they were
     chosen = TEXT.resolve(fmt)
     if chosen is Format.json:
         out(json.dumps([r.to_dict() for r in rows], indent=2) + "\n")
@@ -242,7 +248,7 @@ def _recalls_text(group: dict[str, object]) -> str:
         head = f"  {when(call.get('at'))} {call.get('event')}"
         if call.get("prompt") is not None:
             head += f' "{call["prompt"]}" ({call.get("mode")})'
-        lines.append(f"{head}: {call.get('chars', 0)} characters")
+        lines.append(f"{head}: {_outcome(call)}")
         for item in call.get("injected") or []:
             extra = figures(item) or item.get("why", "")
             lines.append(f"    + {item['title']} ({item['id']}, {item.get('date')}) {extra}")
@@ -251,6 +257,45 @@ def _recalls_text(group: dict[str, object]) -> str:
                 f"    - {item['title']} ({item['id']}): {item.get('why')}; {figures(item)}"
             )
     return "\n".join(lines) + "\n\n"
+
+
+RECENT_PROMPTS = 20
+
+
+def recall_health(recent: int = RECENT_PROMPTS) -> str | None:
+    """One line on the last `recent` prompt hooks of the recalls log: how many got nothing in
+    time (late) or failed, and what to do; None when none was recorded or all were in time."""
+    from graphit_cli.recall import log
+
+    calls = [e for e in log.read() if e.get("event") == "prompt" and e.get("outcome")][-recent:]
+    late = sum(1 for e in calls if e.get("outcome") == "late")
+    failed = [e for e in calls if e.get("outcome") == "failed"]
+    if not calls or not (late or failed):
+        return None
+    said = []
+    if late:
+        said.append(
+            f"{late} of the last {len(calls)} prompts got nothing in time (the hook's budget "
+            "ran out): run `graphit memory daemon` (or keep the agent's MCP server configured) "
+            "so prompts are answered warm; a second late answer without one starts it"
+        )
+    if failed:
+        cause = failed[-1].get("cause") or "see `graphit agent recalls`"
+        said.append(f"{len(failed)} of the last {len(calls)} prompts failed (last: {cause})")
+    return "Recall: " + "; ".join(said) + "."
+
+
+def _outcome(call: dict[str, object]) -> str:
+    """What became of a hook call, in words (entries before outcomes were logged: shown)."""
+    outcome = call.get("outcome")
+    if outcome == "late":
+        waiting = call.get("waiting") or "an answer"
+        return f"late ({call.get('ms')} ms, waiting for {waiting}): nothing shown"
+    if outcome == "failed":
+        return f"failed: {call.get('cause')}"
+    if outcome == "nothing":
+        return "nothing relevant"
+    return f"shown, {call.get('chars', 0)} characters"
 
 
 hook_app = typer.Typer(
@@ -289,9 +334,11 @@ def hook_session_start(
     """Print the mandatory memories as Markdown (Claude Code adds them to the context).
 
     Each in full, with its id, type and date. The event's JSON on stdin: with its session_id
-    they count as shown for the session (the prompt hook does not repeat them). Prints
-    nothing outside a graphit project, when there is no mandatory memory, or with --user in
-    a project whose own settings run this hook.
+    they count as shown for the session once printed (the prompt hook does not repeat them);
+    with source "compact" (after a compaction) what the session was shown before starts
+    again. Read from the blocks kept beside the tables when they are current, without
+    opening a table. Prints nothing outside a graphit project, when there is no mandatory
+    memory, or with --user in a project whose own settings run this hook.
     """
     from graphit_cli.cli import hooks
 
@@ -306,8 +353,10 @@ def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_
     Only memories that clear an absolute relevance gate, whatever their flags, at most 3, each
     dated, and never one this session was already shown unless it changed since; an older
     memory comes with the newer one that says otherwise. Nothing for a prompt about nothing,
-    outside a graphit project, or with GRAPHIT_PROMPT_RECALL=0. `graphit agent recalls`
-    shows why each memory was shown or left out.
+    outside a graphit project, or with GRAPHIT_PROMPT_RECALL=0. A memory counts as shown
+    only once printed within the budget; past it nothing is printed and the call is logged
+    late. `graphit agent recalls` shows each call's outcome and why each memory was shown or
+    left out.
     """
     from graphit_cli.cli import hooks
 
@@ -318,7 +367,11 @@ def hook_prompt(user: HookUserOpt = False, for_: HookForOpt = HookClient.claude_
 def hook_capture(
     event: Annotated[
         str,
-        typer.Option("--event", help="The client's event: PreCompact or Stop (Claude Code)."),
+        typer.Option(
+            "--event",
+            help="The client's event: PreCompact, Stop, SessionEnd (Claude Code); PreCompress, "
+            "SessionEnd (Gemini CLI).",
+        ),
     ],
     user: HookUserOpt = False,
     for_: HookForOpt = HookClient.claude_code,
@@ -327,8 +380,10 @@ def hook_capture(
 
     The event's JSON on stdin (its session_id, and the transcript to see whether the session
     already saved memories). Nothing outside a graphit project, when the session already
-    wrote memories, after the first time, at a Stop before the session made 8 tool calls, or
-    with GRAPHIT_CAPTURE=0.
+    wrote memories, after the first time (a PreCompact the client did not follow with a
+    compaction is asked again), at a Stop before the session made 8 tool calls, at Claude
+    Code's SessionEnd (nobody reads it), at Gemini CLI's automatic PreCompress (fired before
+    every turn), or with GRAPHIT_CAPTURE=0.
     """
     from graphit_cli.cli import capture_hook
 

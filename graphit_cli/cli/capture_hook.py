@@ -7,10 +7,14 @@ adapter reads the event, stays silent where it should, and prints:
 - Claude Code PreCompact: plain text (the summariser's extra instructions);
 - Claude Code Stop (and events like it): `hookSpecificOutput.additionalContext`, which reaches
   the model without an error (a "decision": "block" would be one);
-- Gemini CLI (`--for gemini`; install writes no capture hook there: README): `systemMessage`,
-  the only field its PreCompress and SessionEnd read.
-Silent outside a graphit project, and with --user in a project whose own settings run the same
-hook. An error is one line on stderr and exit 1, never 2 (Claude Code reads 2 as "block").
+- Gemini CLI (`--for gemini`): `systemMessage`, the only field its PreCompress and SessionEnd
+  read (shown to the user).
+A manual compression (Gemini CLI's PreCompress with trigger "manual") empties the session's
+shown-set: the agent lost what it was shown (Claude Code says so with its session start, which
+`warm/hook.py` reads). Silent outside a graphit project, and with --user in a project whose own
+settings run the same hook. An event that cannot be read (not UTF-8, JSON nested too deeply)
+is silent with exit 0; an error is one line on stderr and exit 1, never 2 (Claude Code reads 2
+as "block"), in words.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from graphit_cli.core import events
 PLAIN = (events.PRE_COMPACT, events.SESSION_START, events.USER_PROMPT_SUBMIT)
 
 
-def run(event: str, user_level: bool, client: str, stdin: str) -> int:
+def run(event: str, user_level: bool, client: str, stdin: str | bytes) -> int:
     """Print the capture request for `event` (or nothing); the exit code, 0 or 1."""
     from graphit_cli import config
 
@@ -35,7 +39,10 @@ def run(event: str, user_level: bool, client: str, stdin: str) -> int:
     except Exception as exc:  # a hook must never take the session down, nor block it
         if config.debug():
             raise
-        sys.stderr.write(f"Error: graphit hook: {type(exc).__name__}: {exc}\n")
+        from graphit_cli.errors import in_words
+
+        message = getattr(exc, "message", None) or in_words(exc)
+        sys.stderr.write(f"Error: graphit hook: {message}\n")
         return 1
     if text:
         sys.stdout.write(text)
@@ -43,10 +50,12 @@ def run(event: str, user_level: bool, client: str, stdin: str) -> int:
     return 0
 
 
-def _answer(event: str, user_level: bool, client: str, stdin: str) -> str:
+def _answer(event: str, user_level: bool, client: str, stdin: str | bytes) -> str:
     try:
+        if isinstance(stdin, bytes):
+            stdin = stdin.decode("utf-8")
         payload = json.loads(stdin) if stdin.strip() else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, nested past reading: silent
         payload = {}
     payload = payload if isinstance(payload, dict) else {}
     root = _project()
@@ -55,6 +64,10 @@ def _answer(event: str, user_level: bool, client: str, stdin: str) -> str:
     from graphit_cli.recall.capture import capture
 
     session = payload.get("session_id")
+    if event == "PreCompress" and payload.get("trigger") == "manual" and isinstance(session, str):
+        from graphit_cli.recall import session as sessions
+
+        sessions.mark(client, session, [], reset=True)  # compressed: what it was shown is gone
     text = capture(event, client, session if isinstance(session, str) else None, payload)
     if not text:
         return ""
@@ -85,7 +98,7 @@ def _project_has_own(root: Path, event: str, client: str) -> bool:
     return project_has_own(root, event, client)
 
 
-def read_stdin() -> str:
+def read_stdin() -> bytes:
     if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    return sys.stdin.read()
+        return b""
+    return sys.stdin.buffer.read()

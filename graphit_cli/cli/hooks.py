@@ -38,7 +38,7 @@ def project_has_own(root: Path, event: str, client: str = "claude-code") -> bool
     return ops.project_has_own(root, hook, client)
 
 
-def run(event: str, user_level: bool, client: str, stdin: str) -> None:
+def run(event: str, user_level: bool, client: str, stdin: str | bytes) -> None:
     """The hook in this process's app (no watchdog: the process is the caller's)."""
     from graphit_cli.warm import hook
 
@@ -52,6 +52,6 @@ def session_start(user_level: bool, client: str = "claude-code") -> None:
     run("session-start", user_level, client, read_stdin())
 
 
-def prompt(user_level: bool, stdin: str, client: str = "claude-code") -> None:
+def prompt(user_level: bool, stdin: str | bytes, client: str = "claude-code") -> None:
     """The memories the prompt is about: matches only, mandatory ones left out, a few."""
     run("prompt", user_level, client, stdin)

@@ -125,6 +125,11 @@ class Warmpath:
             if operation is None:
                 raise InvalidInput(f"unknown request {request.get('op')!r}")
             call = operation.parse(request)
+            if operation.name == "hook" and self.loaded_model() is None:
+                # A process still starting answers a hook by full-text search, as the hook's
+                # own process would, rather than load the model on a prompt's budget.
+                found = ops.run_hook(self.open_reader, call, mode="fts")
+                return {"result": operation.encode(found)}
             return {"result": operation.encode(operation.run(self.open_reader, call))}
         return answer(request, self.open_service, self.loaded_model, self.open_reader)
 

@@ -16,7 +16,15 @@ answers the text to show, or "" for nothing:
   `last_assistant_message` is not in the transcript yet, the count waits for it, at most
   `FLUSH_WAIT_SECONDS` (a flush takes ~0.1 s), so the turn's own tool calls and writes count;
 - the session was already asked at this event: at most once per session and event, counted in
-  a small state file under GRAPHIT_HOME/state/ (0600; entries expire after a week).
+  a small state file under GRAPHIT_HOME/state/ (0600; entries expire after a week). A compaction
+  request is spent only once the client compacted: Claude Code's PreCompact is "pending" until
+  the session start it sends after a compaction (source "compact", `compacted`); a PreCompact
+  that finds its request still pending (the client aborted, e.g. "Not enough messages to
+  compact.") asks again;
+- Gemini CLI's PreCompress with trigger "auto": Gemini CLI 0.61 fires it before every turn,
+  before it checks whether the history needs compressing at all (its ChatCompressionService),
+  so only a manual `/compress` (trigger "manual") is a compression; SessionEnd in Claude Code
+  (its output reaches nobody).
 
 The text depends on who reads it: Claude Code's PreCompact output instructs the summariser,
 Stop's reaches the model, Gemini CLI's PreCompress shows it to the user. Standard library only
@@ -29,6 +37,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +84,13 @@ TEXT = {
         "To keep what it learned, ask the agent to save durable learnings with "
         "graphit_memory_insert."
     ),
+    # Gemini CLI shows SessionEnd's systemMessage to the user as it exits.
+    "SessionEnd": (
+        "graphit: this session saved no memories. Next time, ask the agent to save what it "
+        "learned with graphit_memory_insert before you leave."
+    ),
 }
+PENDING_EVENTS = ("PreCompact",)  # spent only once the client compacted (`compacted`)
 DEFAULT = "Before this context is lost (graphit memory): " + _SAVE
 
 
@@ -91,6 +107,10 @@ def capture(event: str, client: str, session_id: str | None, stdin_event: dict[s
     """The capture request for this `event` of `client`'s session, or "" for none."""
     if muted() or not session_id or stdin_event.get("stop_hook_active"):
         return ""
+    if event == "PreCompress" and stdin_event.get("trigger") != "manual":
+        return ""  # fired before every turn, whether or not anything is compressed
+    if event == "SessionEnd" and client != "gemini":
+        return ""  # Claude Code reads no SessionEnd output
     path = stdin_event.get("transcript_path")
     transcript = _tail(path)
     if transcript is not None and _WROTE.search(transcript):
@@ -101,7 +121,7 @@ def capture(event: str, client: str, session_id: str | None, stdin_event: dict[s
             return ""
     if event == events.STOP and (transcript is None or _short(transcript)):
         return ""
-    if not _first_time(f"{client}\0{session_id}\0{event}"):
+    if not _first_time(f"{client}\0{session_id}\0{event}", pending=event in PENDING_EVENTS):
         return ""
     if _scopes_written_since_start(session_id):
         return ""
@@ -165,11 +185,42 @@ def _tail(transcript: Any) -> bytes | None:
         return None
 
 
-def _first_time(key: str) -> bool:
-    """Whether `key` was not asked yet (and note it as asked); expired keys are dropped."""
+def _name(key: str) -> str:
     import hashlib
 
-    name = hashlib.sha256(key.encode()).hexdigest()[:32]  # no session id in the file
+    return hashlib.sha256(key.encode()).hexdigest()[:32]  # no session id in the file
+
+
+def _first_time(key: str, *, pending: bool = False) -> bool:
+    """Whether `key` was not asked yet, or was asked but is still pending (`pending`: spent
+    only once `compacted` says the client compacted); note it as asked. Expired keys go."""
+    name = _name(key)
+    with _state() as (asked, waiting):
+        if name in asked and name not in waiting:
+            return False
+        asked[name] = time.time()
+        if pending:
+            waiting[name] = asked[name]
+    return True
+
+
+def compacted(client: str, session_id: str | None) -> None:
+    """The client compacted the session (Claude Code's session start with source "compact"):
+    its compaction request is spent. Never raises."""
+    if not session_id:
+        return
+    names = {_name(f"{client}\0{session_id}\0{event}") for event in PENDING_EVENTS}
+    try:
+        with _state() as (_, waiting):
+            for name in names:
+                waiting.pop(name, None)
+    except (OSError, ValueError):
+        pass
+
+
+@contextmanager
+def _state() -> Iterator[tuple[dict[str, float], dict[str, float]]]:
+    """The asked and the pending requests, for a read-modify-write under the file's lock."""
     path = state_file()
     now = time.time()
     with statefile.locked(path):
@@ -177,14 +228,17 @@ def _first_time(key: str) -> bool:
             found = statefile.read_json(path)
         except (OSError, ValueError):
             found = None  # a damaged file is replaced, never a reason to fail the hook
-        asked = {
-            k: v
-            for k, v in (found.get("asked", {}) if isinstance(found, dict) else {}).items()
-            if isinstance(v, int | float) and now - v < EXPIRY_SECONDS
-        }
-        if name in asked:
-            return False
-        asked[name] = now
+        found = found if isinstance(found, dict) else {}
+
+        def live(key: str) -> dict[str, float]:
+            kept = found.get(key)
+            return {
+                k: v
+                for k, v in (kept if isinstance(kept, dict) else {}).items()
+                if isinstance(v, int | float) and now - v < EXPIRY_SECONDS
+            }
+
+        asked, waiting = live("asked"), live("pending")
+        yield asked, waiting
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        statefile.write_json(path, {"asked": asked}, mode=0o600)
-    return True
+        statefile.write_json(path, {"asked": asked, "pending": waiting}, mode=0o600)

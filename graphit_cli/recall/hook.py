@@ -1,12 +1,18 @@
 """The hooks' entry points: what a prompt, a session start and a capture moment get.
 
-The hot path calls `prompt_context` and `session_context` from its operation table, in the
+The hot path calls `prompt_answer` and `session_answer` from its operation table, in the
 daemon (hybrid search, the model warm) or in-process (the hook's own process), with the
 recall scopes' services in recall order. Everything the hooks decide lives behind them:
 the user's words (`prompt`), the gate and the choice (`policy`), once per session
-(`session`), dates and the budget (`render`), and the recalls log (`log`). They return the
-Markdown to inject, "" for nothing, and never raise for a memory they cannot judge. The
-capture request (`capture.py`) asks `wrote_since` whether the session wrote memories.
+(`session`), dates and the budget (`render`), and the recalls log (`log`). They return a
+`Delivery` (the Markdown to inject, "" for nothing, and what it shows) and never raise for a
+memory they cannot judge; shown means printed: only the process that printed a Delivery
+`record`s it (the session's shown-set, one log entry with the outcome), never the warm
+process that computed it. The capture request (`capture.py`) asks `wrote_since` whether
+the session wrote memories.
+
+One job, past 400 lines: what one hook call injects, from the prompt's candidates to the
+Delivery and its record.
 """
 
 from __future__ import annotations
@@ -268,13 +274,35 @@ def _entry(c: policy.Candidate, why: str | None = None) -> dict[str, Any]:
     return item
 
 
-def prompt_context(services: list[MemoryService], request: PromptRequest) -> str:
-    """The Markdown the prompt gets ("" for nothing), its session state kept and its reasons
-    logged."""
+@dataclass(frozen=True)
+class Delivery:
+    """What a hook call would print, before anyone printed it: the Markdown, the memories it
+    shows ((id, revision), for the session's shown-set) and the recalls log's entry (without
+    its outcome). Only the process that prints it records it (`record`): a warm process
+    computes a Delivery and returns it, the hook prints it, then marks and logs."""
+
+    text: str
+    shown: list[tuple[str, int]]
+    entry: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "shown": [list(s) for s in self.shown], "entry": self.entry}
+
+
+def prompt_answer(services: list[MemoryService], request: PromptRequest) -> Delivery:
+    """The Markdown the prompt gets ("" for nothing) and what it shows; nothing is marked or
+    logged here (`record` does, in the process that printed it)."""
+    entry: dict[str, Any] = {
+        "event": "prompt",
+        "client": request.client,
+        "session": request.session_id,
+        "prompt": prompts.excerpt(request.prompt),
+    }
     query = prompts.query_text(request.prompt)
     if not query or query.startswith("/") or not services:
-        return ""
-    with _one_view(services), sessions.opened(request.client, request.session_id) as state:
+        return Delivery("", [], entry)
+    state = sessions.load(request.client, request.session_id)
+    with _one_view(services):
         candidates, owner, used, lexical_why = _candidates(
             services, query, request.mode, request.until
         )
@@ -288,49 +316,80 @@ def prompt_context(services: list[MemoryService], request: PromptRequest) -> str
         choice = policy.choose(query, candidates, seen, _newer_of(pool, owner))
         shown = [c.memory for c in choice.shown]
         text = render.prompt_block(shown, choice.newer, stale_notes(shown, request.root))
-        if state is not None:
-            for m in shown:
-                state.show(m.id, m.revision)
-    log.append(
-        {
-            "event": "prompt",
-            "client": request.client,
-            "session": request.session_id,
-            "mode": used,
-            **({"lexical": lexical_why} if lexical_why and used == "fts" else {}),
-            "prompt": prompts.excerpt(request.prompt),
-            "query_chars": len(query),
-            "injected": [_entry(c) for c in choice.shown],
-            "left": [_entry(c, why) for c, why in choice.left[:LOGGED_LEFT]],
-            "chars": len(text),
-        }
-    )
-    return text
+    entry |= {
+        "mode": used,
+        **({"lexical": lexical_why} if lexical_why and used == "fts" else {}),
+        "query_chars": len(query),
+        "injected": [_entry(c) for c in choice.shown],
+        "left": [_entry(c, why) for c, why in choice.left[:LOGGED_LEFT]],
+        "chars": len(text),
+    }
+    return Delivery(text, [(m.id, m.revision) for m in shown], entry)
+
+
+def session_answer(services: list[MemoryService], request: PromptRequest) -> Delivery:
+    """Every mandatory memory of the recall scopes, compact; they count as shown once
+    printed (`record`)."""
+    from graphit_cli.service import mandatory as blocks
+
+    mandatory: list[Memory] = []
+    seen: set[str] = set()
+    for service in services:  # each scope's as `across.mandatory` reads them, kept as its block
+        for memory in blocks.refresh(service.store, service.scope):
+            if memory.content_hash not in seen:
+                seen.add(memory.content_hash)
+                mandatory.append(_label(memory, service))
+    text = render.session_block(mandatory, stale_notes(mandatory, request.root))
+    entry = session_entry(request.client, request.session_id, mandatory, len(text))
+    return Delivery(text, [(m.id, m.revision) for m in mandatory], entry)
+
+
+def session_entry(
+    client: str, session_id: str | None, mandatory: Sequence[Memory], chars: int
+) -> dict[str, Any]:
+    return {
+        "event": "session-start",
+        "client": client,
+        "session": session_id,
+        "injected": [
+            {"id": m.id, "title": m.title, "date": render.date(m), "why": "mandatory"}
+            for m in mandatory
+        ],
+        "chars": chars,
+    }
+
+
+def record(
+    delivery: Delivery,
+    client: str,
+    session_id: str | None,
+    outcome: str,
+    *,
+    reset: bool = False,
+    **details: Any,
+) -> None:
+    """After the hook printed `delivery` (outcome "shown"), or printed nothing ("nothing",
+    "late", "failed"): the shown-set marked (only for "shown"; `reset` first: a compaction)
+    and one log entry with the outcome. The session's state is kept even when nothing was
+    shown: its start is when the capture request asks whether the session wrote memories.
+    Never raises."""
+    shown = delivery.shown if outcome == "shown" else []
+    sessions.mark(client, session_id, shown, reset=reset)
+    log.append({**delivery.entry, "outcome": outcome, **details})
+
+
+def prompt_context(services: list[MemoryService], request: PromptRequest) -> str:
+    """`prompt_answer`, printed by the caller: marked as shown and logged here."""
+    found = prompt_answer(services, request)
+    record(found, request.client, request.session_id, "shown" if found.text else "nothing")
+    return found.text
 
 
 def session_context(services: list[MemoryService], request: PromptRequest) -> str:
-    """Every mandatory memory of the recall scopes, compact; they count as shown."""
-    from graphit_cli.portability import across
-
-    mandatory = across.mandatory(services) if services else []
-    text = render.session_block(mandatory, stale_notes(mandatory, request.root))
-    with sessions.opened(request.client, request.session_id) as state:
-        if state is not None:
-            for m in mandatory:
-                state.show(m.id, m.revision)
-    log.append(
-        {
-            "event": "session-start",
-            "client": request.client,
-            "session": request.session_id,
-            "injected": [
-                {"id": m.id, "title": m.title, "date": render.date(m), "why": "mandatory"}
-                for m in mandatory
-            ],
-            "chars": len(text),
-        }
-    )
-    return text
+    """`session_answer`, printed by the caller: marked as shown and logged here."""
+    found = session_answer(services, request)
+    record(found, request.client, request.session_id, "shown" if found.text else "nothing")
+    return found.text
 
 
 # --- for the capture request (recall/capture.py) ----------------------------------------------

@@ -9,6 +9,11 @@ id, so no id leaks into a file name), mode 0600 in a 0700 directory:
 - `shown`: memory id -> the revision shown (a memory is shown again only once it changed);
 - `reminded`: the capture events that already reminded the agent.
 
+Only the process that prints an answer writes `shown` (`mark`, after its write to stdout:
+the hook's own process); a warm process that computes the answer reads the state (`load`)
+and never writes it, so a memory is never recorded as shown unless it was printed. A
+compaction (`mark(..., reset=True)`) empties `shown`: the agent lost what it was shown.
+
 A file not used for `EXPIRY_SECONDS` is swept by the next session that starts (nothing else
 reads it). No session id: no state, each prompt stands alone (the behaviour before sessions).
 """
@@ -91,6 +96,30 @@ def started(session_id: str, client: str = "") -> float | None:
     Read-only: no lock, no write."""
     found = _load(_path(client, session_id))
     return None if found is None else found.started
+
+
+def load(client: str, session_id: str | None) -> Session | None:
+    """The session's state as it stands (read-only: no lock, no write); None without an id
+    or a live state."""
+    return _load(_path(client, session_id)) if session_id else None
+
+
+def mark(
+    client: str, session_id: str | None, shown: list[tuple[str, int]], *, reset: bool = False
+) -> None:
+    """Record `shown` ((memory id, revision) pairs, printed by this process) for the session;
+    `reset` first forgets everything shown before (a compaction). Never raises: an answer
+    that was printed is not undone by a state that cannot be kept."""
+    try:
+        with opened(client, session_id) as state:
+            if state is None:
+                return
+            if reset:
+                state.shown.clear()
+            for memory_id, revision in shown:
+                state.show(memory_id, revision)
+    except (OSError, ValueError):
+        pass
 
 
 def _private_dir() -> Path:

@@ -8,8 +8,9 @@ LanceDB lives in `store/`. Must not import Typer or Rich.
 store: `Writer` (service/writes.py: upsert, delete, restore, import of exported rows),
 `Reader` (service/reads.py: source, history, catalogue, search, recall, browse), `Upkeep`
 (service/upkeep.py: embeddings, maintenance, status), `DuplicateGuard`
-(service/duplicates.py) and `SecretSweep` (service/secrets.py: scan, redact).
-`opening.open_service` builds one for a scope.
+(service/duplicates.py) and `SecretSweep` (service/secrets.py: scan, redact). Those that
+change the table do it through `Watching` (service/watching.py), which keeps the scope's
+mandatory block current (service/mandatory.py). `opening.open_service` builds one for a scope.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from graphit_cli.service.reads import Reader
 from graphit_cli.service.review import Review
 from graphit_cli.service.secrets import SecretSweep
 from graphit_cli.service.upkeep import Upkeep
+from graphit_cli.service.watching import Watching
 
 if TYPE_CHECKING:
     from graphit_cli.access.policy import ReviewPolicy
@@ -70,8 +72,11 @@ class MemoryService:
         embedder = embedder or _default_embedder
         self._embedder = embedder
         self.reads = Reader(store, scope, embedder)
+        # What changes the table goes through `Watching`: each commit keeps the scope's
+        # mandatory block current, for session starts that open no table (mandatory.py).
+        watched = Watching(store, scope)
         self.writes = Writer(
-            store,
+            watched,
             scope,
             self.reads,
             author=author or (provenance.author if provenance else None),
@@ -83,9 +88,9 @@ class MemoryService:
             status=APPROVED if review is not None and scope.kind == "project" else None,
         )
         self.review = Review(store, scope, self.writes, self.reads, review)
-        self.upkeep = Upkeep(store, scope, embedder)
+        self.upkeep = Upkeep(watched, scope, embedder)
         self.duplicates = DuplicateGuard(store, embedder)
-        self.sweep = SecretSweep(store, embedder)
+        self.sweep = SecretSweep(watched, embedder)
         # The use-cases, as their collaborators define them (typed by those methods).
         # Writes pass the review gate (service/review.py): proposals where the policy says so.
         self.upsert = self.review.upsert

@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-PROTOCOL = 5  # warm/wire.py's PROTOCOL (tests/test_hot_path.py holds them equal)
+PROTOCOL = 6  # warm/wire.py's PROTOCOL (tests/test_hot_path.py holds them equal)
 STUCK_SECONDS = 60.0
 BUSY_SECONDS = 10.0
 DEFAULT_ANSWER_SECONDS = 10.0  # config.DEFAULT_DAEMON_ANSWER_SECONDS
@@ -85,12 +85,15 @@ def answer_seconds() -> float:
 
 
 def ask(
-    fields: dict[str, Any], deadline: float, idle: float | None = None
+    fields: dict[str, Any],
+    deadline: float,
+    idle: float | None = None,
+    answered: list[str] | None = None,
 ) -> dict[str, Any] | None:
     """The first warm process's answer to `fields` (its `result`), or None: none answered by
     `deadline` (monotonic) or within `idle` seconds of silence, each declined, or none runs.
     An error answer is None too: the caller's own path then says it, with the same words and
-    exit code."""
+    exit code. `answered` gets which process answered ("daemon" or "session")."""
     from graphit_cli.access.fingerprint import inputs
 
     request = {
@@ -108,6 +111,8 @@ def ask(
             continue
         reply = _exchange(run, path, line, deadline, idle)
         if reply is not None and reply.get("ok") and reply.get("protocol") == PROTOCOL:
+            if answered is not None:
+                answered.append("session" if os.path.dirname(path) != run else "daemon")
             result = reply.get("result")
             return result if isinstance(result, dict) else {"value": result}
     return None

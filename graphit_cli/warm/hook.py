@@ -3,23 +3,40 @@
 It runs before Typer is imported (`cli/__init__.py` hands it the arguments first): it reads the
 event, finds the project the agent works in (with the standard library), asks a warm process
 (`client.py`: the daemon, else an agent session's warm server) to run the hook's operation
-(`ops.py` "hook"), and prints the answer. When none answers in time it runs the same operation
-in this process (by meaning too: the model loads there).
+(`ops.py` "hook") and, unless one answers at once, runs the same operation in this process too
+(`race.py`: the prompt by full-text search alone, no model load on a prompt); it prints the
+first answer. Session start first reads the mandatory memories kept beside the tables
+(`recall/kept.py`): when they are current it prints them without opening a table.
+
+Shown means printed: the warm process returns the answer with the memories it shows and its
+log entry, and records nothing; this process, once it wrote the answer to stdout within the
+budget, marks those memories shown for the session and writes the call's one entry in the
+recalls log (in a detached child, `_detached`: the client waits for this process's exit), with
+its outcome: shown, nothing (nothing relevant), late (the budget ran out:
+nothing printed, nothing marked, the time and what it waited for), failed (the cause in words).
+A session start after a compaction (Claude Code's source "compact") empties the session's
+shown-set first.
 
 Budgets, fail open: the per-prompt hook prints within PROMPT_BUDGET seconds or prints nothing
-and exits 0 (a watchdog thread ends the process at the budget, unless the answer is being
-written); session start within SESSION_BUDGET. The warm process gets WARM_SHARE of it; one that
-did not answer is remembered (`client.py`), so the next prompts do not wait for it again.
+and exits 0 (a watchdog thread logs the call as late and ends the process at the budget,
+unless the answer is being written); session start within SESSION_BUDGET. A warm process that
+did not answer is remembered (`client.py`), so the next prompts do not wait for it again; a
+cold answer late twice starts a warm process (`warmup.py`). An event that cannot be read (not
+UTF-8, JSON nested too deeply) is logged as failed, and the hook exits 0 printing nothing.
 
 What the hooks print, and when they stay silent (README, "Agents"): nothing outside a graphit
 project, at user level where the project installed its own hook, for a blank or slash-command
 prompt, or with GRAPHIT_PROMPT_RECALL=0. Claude Code adds stdout to the model's context; Gemini
 CLI reads a JSON object (`--for gemini`). A hook never exits 2 (Claude Code reads 2 as "block
 this prompt"): an error is one line on stderr and exit 1.
+
+One job, past 400 lines: one hook call from its event on stdin to its printed answer and its
+one log entry (the budget and its watchdog, who answers, what is recorded once printed).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -29,16 +46,20 @@ import time
 # `typing` stays unloaded on the hook's path (~5 ms): annotations only, for the type checker.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 PROMPT_BUDGET = 0.8  # seconds from the start of `main`: the client's 1 s, less a loaded start
 SESSION_BUDGET = 1.8
 ENV_HOOK_BUDGET = "GRAPHIT_HOOK_BUDGET"  # config.ENV_HOOK_BUDGET: the prompt's, session 2x
+RECORD_SECONDS = 10  # the recording child's bound
+KEPT_SECONDS = 0.6  # a session start with a stale kept block: the tables' time to answer
 WARM_SHARE = 0.85  # of the budget, for a warm process: a cold run after it would need ~0.5 s
 # anyway, so a warm process that is there gets nearly all of it
 ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"  # config.ENV_PROMPT_RECALL (no config import here)
 EVENTS = {"claude-code": "UserPromptSubmit", "gemini": "BeforeAgent"}
 FOR = ("claude-code", "gemini")
+TRUE = ("1", "true", "yes", "on")
 
 
 def parse_argv(argv: list[str]) -> tuple[str, bool, str] | None:
@@ -62,29 +83,42 @@ def parse_argv(argv: list[str]) -> tuple[str, bool, str] | None:
 
 
 class Outlet:
-    """What the hook prints, once: either its answer or, at the budget, nothing."""
+    """What the hook prints, once: either its answer or, at the budget, nothing.
+
+    At the budget the watchdog ends the process (exit 0, nothing printed) after `late` says
+    so in the recalls log, unless the answer is being written by then."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self.late: Callable[[], None] | None = None  # what the watchdog records before exit
 
     def watch(self, seconds: float) -> None:
-        """End the process with exit 0 and nothing printed once `seconds` have passed, unless
-        the answer is being written by then."""
-
         def expire() -> None:
             if self._lock.acquire(blocking=False):
-                os._exit(0)
+                try:
+                    if self.late is not None:
+                        self.late()
+                finally:
+                    os._exit(0)
 
         timer = threading.Timer(seconds, expire)
         timer.daemon = True
         timer.start()
 
-    def write(self, text: str) -> None:
+    def write(self, text: str) -> bool:
+        """Print `text` unless the budget ran out first; whether it is this call's to print
+        (an empty text is "printed" too: nothing to show, in time)."""
         if not self._lock.acquire(blocking=False):
-            return
+            return False
         if text:
             sys.stdout.write(text)
             sys.stdout.flush()
+        return True
+
+
+class BadEvent(Exception):
+    """The event on stdin cannot be read (not UTF-8, JSON nested past reason): the hook
+    fails open, says why in the log, prints nothing and exits 0."""
 
 
 def budgets() -> tuple[float, float]:
@@ -106,66 +140,202 @@ def main(argv: list[str], *, watchdog: bool = True) -> int | None:
     return run(event, user_level, client, None, watchdog=watchdog)
 
 
-def run(event: str, user_level: bool, client: str, stdin: str | None, *, watchdog: bool) -> int:
+class Call:
+    """One hook call, as the recalls log will tell it: its entry so far, and where it is
+    (`stage`), so that the watchdog can say what was late."""
+
+    def __init__(self, event: str, client: str, started: float) -> None:
+        self.started = started
+        self.entry: dict[str, Any] = {"event": event, "client": client, "session": None}
+        self.stage = "reading the event"
+        self.cold = False  # the answer is being searched in this process
+        self.project: str | None = None
+        self.root: str | None = None
+
+    def ms(self) -> int:
+        return round((time.monotonic() - self.started) * 1000)
+
+    def log(self, outcome: str, **details: Any) -> None:
+        from graphit_cli.recall import log
+
+        log.append({**self.entry, "outcome": outcome, **details})
+
+    def late(self) -> None:
+        """The budget ran out: nothing printed, nothing marked shown; logged as late, and a
+        cold answer late twice starts a warm process for the project (`warmup.py`)."""
+        details: dict[str, Any] = {"ms": self.ms(), "waiting": self.stage}
+        if self.cold and self.project and self.root:
+            from graphit_cli.warm import warmup
+
+            started = warmup.after_late(self.project, self.root)
+            if started:
+                details["started"] = started
+                sys.stderr.write(f"graphit: {started}\n")
+        self.log("late", **details)
+
+
+def run(
+    event: str, user_level: bool, client: str, stdin: str | bytes | None, *, watchdog: bool
+) -> int:
     """The hook; `stdin` None: read here, within the budget (a client that never closes it
     holds no prompt)."""
     started = time.monotonic()
     budget = budgets()[0 if event == "prompt" else 1]
+    call = Call(event, client, started)
     outlet = Outlet()
+    outlet.late = call.late
     if watchdog:
         outlet.watch(budget)
     if stdin is None:
         stdin = read_stdin()
     try:
-        text = _answer(
-            event, user_level, client, stdin, started + budget * WARM_SHARE, started + budget
+        given = read_event(stdin)
+        found = _answer(
+            event, user_level, client, given, call, started + budget * WARM_SHARE, started + budget
         )
+    except BadEvent as exc:  # fail open: the prompt goes on without memories
+        if outlet.write(""):
+            call.log("failed", cause=str(exc), ms=call.ms())
+        return 0
     except Exception as exc:  # a hook must not take the session down, nor block a prompt
         if os.environ.get("GRAPHIT_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
             raise
-        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        from graphit_cli.errors import in_words
+
+        message = getattr(exc, "message", None) or in_words(exc)
+        if outlet.write(""):
+            call.log("failed", cause=message, ms=call.ms())
         sys.stderr.write(f"Error: graphit hook: {message}\n")
         return 1
+    if found is None:  # silent by design (no project, opted out, a slash command)
+        outlet.write("")
+        return 0
+    text = str(found.get("text") or "")
+    printed = text
     if text:
         name = EVENTS[client] if event == "prompt" else "SessionStart"
         if client == "gemini":
-            found = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
-            text = json.dumps(found, ensure_ascii=False) + "\n"
-    outlet.write(text)
+            wrapped = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+            printed = json.dumps(wrapped, ensure_ascii=False) + "\n"
+    if outlet.write(printed):
+        outcome = "shown" if text else "nothing"
+        if not (watchdog and _detached(lambda: _record(found, call, outcome))):
+            _record(found, call, outcome)
     return 0
+
+
+def _detached(work: Callable[[], None]) -> bool:
+    """Run `work` (the recording, once the answer is out) in a child of this process, so the
+    client, which waits for this process to exit, does not wait for the state's and the log's
+    imports and writes; whether a child took it. The child holds none of the client's pipes
+    and ends within RECORD_SECONDS whatever happens (a thread of this process that held an
+    import lock at the fork would hold it there forever)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            # Forking a threaded process; lance's fork hook warns it is not fork-safe (the
+            # child never touches a table): nothing of it on the client's stderr.
+            warnings.simplefilter("ignore")
+            pid = os.fork()
+    except (AttributeError, OSError):
+        return False
+    if pid:
+        return True
+    try:
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        import signal
+
+        signal.alarm(RECORD_SECONDS)  # the default action ends the child, even if stuck
+        work()
+    finally:
+        os._exit(0)
+
+
+def _record(found: dict[str, Any], call: Call, outcome: str) -> None:
+    """After the answer went out: the session's shown-set (only what was printed) and the
+    log's one entry for this call. A compaction (session start with source "compact")
+    empties the shown-set first: the agent lost what it was shown."""
+    from graphit_cli.recall import session
+
+    entry = found.get("entry")
+    if isinstance(entry, dict) and entry.get("silent"):
+        return  # the user-level hook where the project runs its own: that one tells it
+    shown = found.get("shown") if outcome == "shown" else None
+    pairs = [
+        (str(p[0]), int(p[1]))
+        for p in (shown if isinstance(shown, list) else [])
+        if isinstance(p, list) and len(p) == 2 and isinstance(p[1], int)
+    ]
+    sid = call.entry.get("session")
+    compact = call.entry.get("source") == "compact"
+    session.mark(call.entry["client"], sid, pairs, reset=compact)
+    if compact:  # the compaction happened: its capture request is spent (recall/capture.py)
+        from graphit_cli.recall import capture
+
+        capture.compacted(call.entry["client"], sid)
+    if isinstance(entry, dict):
+        call.entry = {**entry, **{k: v for k, v in call.entry.items() if k == "source"}}
+    details: dict[str, Any] = {"ms": call.ms()}
+    if found.get("via"):
+        details["via"] = found["via"]
+    call.log(outcome, **details)
+
+
+def read_event(stdin: str | bytes) -> dict[str, Any]:
+    """The event's JSON object ({} for none; the text alone: `{"prompt": text}`); BadEvent
+    when it is not UTF-8 or nests too deeply to read."""
+    if isinstance(stdin, bytes):
+        try:
+            stdin = stdin.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadEvent("the event on stdin is not UTF-8 text") from None
+    if not stdin.strip():
+        return {}
+    try:
+        given = json.loads(stdin)
+    except RecursionError:
+        raise BadEvent("the event's JSON nests too deeply to read") from None
+    except ValueError:
+        return {"prompt": stdin}  # a client that sends the text alone
+    return given if isinstance(given, dict) else {}
 
 
 def _answer(
     event: str,
     user_level: bool,
     client: str,
-    stdin: str,
+    given: dict[str, Any],
+    call: Call,
     warm_until: float,
     until: float | None = None,
-) -> str:
+) -> dict[str, Any] | None:
+    """The answer ({"text", "shown", "entry"}), or None for a hook that stays silent."""
     prompt, session_id = "", None
+    if isinstance(given.get("session_id"), str) and given["session_id"].strip():
+        session_id = given["session_id"]
+    call.entry["session"] = session_id
     if event == "prompt":
         if os.environ.get(ENV_PROMPT_RECALL, "").strip().lower() in ("0", "false", "no", "off"):
-            return ""
-        try:
-            given = json.loads(stdin) if stdin.strip() else {}
-        except ValueError:
-            given = {"prompt": stdin}  # a client that sends the text alone
-        text = given.get("prompt") if isinstance(given, dict) else None
+            return None
+        text = given.get("prompt")
         if not isinstance(text, str) or not text.strip() or text.lstrip().startswith("/"):
-            return ""
+            return None
         prompt = text
-    else:
-        try:
-            given = json.loads(stdin) if stdin.strip() else {}
-        except ValueError:
-            given = {}
-    if isinstance(given, dict) and isinstance(given.get("session_id"), str):
-        session_id = given["session_id"]
+        from graphit_cli.recall.prompt import excerpt
+
+        call.entry["prompt"] = excerpt(prompt)
+    elif isinstance(given.get("source"), str):
+        call.entry["source"] = given["source"]  # Claude Code: startup, resume, clear, compact
+    call.stage = "finding the project"
     where = project()
     if where is None:
-        return ""
+        return None
     root, project_id = where
+    call.project, call.root = f"project:{project_id}", root
     fields: dict[str, Any] = {
         "op": "hook",
         "event": event,
@@ -173,16 +343,57 @@ def _answer(
         "prompt": prompt,
         "session_id": session_id,
         "root": root,
-        "project": f"project:{project_id}",
+        "project": call.project,
         "user_level": user_level,
     }
-    if os.environ.get("GRAPHIT_NO_DAEMON", "").strip().lower() not in ("1", "true", "yes", "on"):
-        from graphit_cli.warm.client import ask
+    no_daemon = os.environ.get("GRAPHIT_NO_DAEMON", "").strip().lower() in TRUE
+    kept = None
+    if event == "session-start":
+        if not no_daemon:  # a ready warm process answers before the blocks' imports would
+            from graphit_cli.warm.race import GRACE_SECONDS, warm_only
 
-        found = ask(fields, warm_until)
-        if found is not None and isinstance(found.get("text"), str):
-            return str(found["text"])
-    return in_process(fields, until)
+            call.stage = "a warm process"
+            found = warm_only(fields, min(warm_until, time.monotonic() + GRACE_SECONDS))
+            if found is not None:
+                return found
+        call.stage = "the mandatory memories kept beside the tables"
+        kept, fresh = _kept(fields)
+        if kept is not None and fresh:
+            return kept
+    if no_daemon and kept is None:
+        call.stage, call.cold = "the search in this process", True
+        return in_process(fields, until)
+    from graphit_cli.warm import race
+
+    # With a kept block that may be stale, the tables get until KEPT_SECONDS to say what is
+    # current; then the block is printed as it is (the mandatory memories are never lost).
+    give_up = None if kept is None else min(warm_until, call.started + KEPT_SECONDS)
+    cold = functools.partial(in_process, until=until)
+    found = race.first_answer(fields, call, warm_until, cold, give_up, warm=not no_daemon)
+    if found is None and kept is not None:
+        return {**kept, "via": "kept block (the table did not answer in time)"}
+    return found
+
+
+def _kept(fields: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+    """The session start's answer from the blocks kept beside the tables (`recall/kept.py`),
+    and whether they are known to be current."""
+    from graphit_cli.access.scopes import parse_scope_ref
+    from graphit_cli.recall.kept import from_blocks
+
+    if fields["user_level"]:
+        from pathlib import Path
+
+        from graphit_cli.warm.ops import project_has_own
+
+        if project_has_own(Path(fields["root"]), "session-start", fields["client"]):
+            return None, False
+    found, fresh = from_blocks(
+        parse_scope_ref(fields["project"]), fields["root"], fields["client"], fields["session_id"]
+    )
+    if found is None:
+        return None, False
+    return {**found.to_json(), "via": "kept block"}, fresh
 
 
 def project() -> tuple[str, str] | None:
@@ -236,7 +447,7 @@ def checkout() -> str:
         directory = parent
 
 
-def in_process(fields: dict[str, Any], until: float | None = None) -> str:
+def in_process(fields: dict[str, Any], until: float | None = None) -> dict[str, Any]:
     """The hook's operation in this process, searching by meaning as a warm process does
     (`recall.hook.COLD_MODE`: the model loads here, ~0.15 s; by words alone, said in the
     recalls log, when it cannot or when too little of the budget is left by `until`, a
@@ -248,10 +459,12 @@ def in_process(fields: dict[str, Any], until: float | None = None) -> str:
 
     config.validate()  # a bad setting is the command's error, as in every command
     call = ops.parse_hook(fields)
-    return ops.run_hook(lambda s: open_reader(s), call, mode=COLD_MODE, until=until)
+    found = ops.run_hook(lambda s: open_reader(s), call, mode=COLD_MODE, until=until)
+    return {**found.to_json(), "via": "in-process"}
 
 
-def read_stdin() -> str:
+def read_stdin() -> bytes:
+    """The event as the client sent it (bytes: `read_event` says when it is not UTF-8)."""
     if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    return sys.stdin.read()
+        return b""
+    return sys.stdin.buffer.read()

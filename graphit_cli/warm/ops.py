@@ -23,6 +23,7 @@ from graphit_cli.warm import wire
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import Memory, MemoryFilter, RecallResult, SearchResult
+    from graphit_cli.recall.hook import Delivery
     from graphit_cli.service.memory import MemoryService
 
 Opener = Callable[["Scope"], "MemoryService"]
@@ -85,20 +86,22 @@ def parse_hook(request: dict[str, Any]) -> HookCall:
 
 def run_hook(
     opener: Opener, call: HookCall, *, mode: str = "auto", until: float | None = None
-) -> str:
-    """What the hook prints (Markdown, before a client's wrapping); "" for nothing. `until`:
-    the `time.monotonic()` by which it must have answered (a cold hook's budget)."""
+) -> Delivery:
+    """What the hook would print (Markdown, before a client's wrapping; "" for nothing), what
+    it shows and its log entry: nothing is marked shown or logged here, the hook's process
+    does that once it printed the answer (`warm/hook.py`). `until`: the `time.monotonic()`
+    by which it must have answered (a cold hook's budget)."""
     from graphit_cli.portability import across
-    from graphit_cli.recall.hook import PromptRequest, prompt_context, session_context
+    from graphit_cli.recall.hook import Delivery, PromptRequest, prompt_answer, session_answer
 
     if call.user_level and project_has_own(Path(call.root), call.event, call.client):
-        return ""
+        return Delivery("", [], {"event": call.event, "client": call.client, "silent": "user"})
     found, _ = across.recall_scopes(call.project)
     services = [opener(s) for s in found]
     request = PromptRequest(call.prompt, call.session_id, call.client, call.root, mode, until=until)
     if call.event == "session-start":
-        return session_context(services, request)
-    return prompt_context(services, request)
+        return session_answer(services, request)
+    return prompt_answer(services, request)
 
 
 def project_has_own(root: Path, event: str, client: str = "claude-code") -> bool:
@@ -270,7 +273,7 @@ class CatalogueCall:
 TABLE: dict[str, Operation] = {
     op.name: op
     for op in (
-        Operation("hook", parse_hook, run_hook, lambda text: {"text": text}),
+        Operation("hook", parse_hook, run_hook, lambda found: found.to_json()),
         Operation("search", SearchCall.parse, lambda o, c: c.run(o), wire.search_to_wire),
         Operation("recall", RecallCall.parse, lambda o, c: c.run(o), wire.recall_to_wire),
         Operation("source", SourceCall.parse, lambda o, c: c.run(o), wire.memory_to_wire),

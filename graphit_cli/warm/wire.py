@@ -49,7 +49,10 @@ from graphit_cli.errors import InvalidInput
 # 5: a write carries `secrets` (refuse, redact or allow) and the daemon checks every draft for a
 #    secret before writing it; a protocol-4 daemon (older graphit, still running after an
 #    upgrade) would write them unchecked, so the CLI works in-process until it is restarted.
-PROTOCOL = 5
+# 6: a hook's answer carries what it shows and its log entry, and the warm process neither
+#    marks it shown nor logs it (the hook does, once it printed it); a protocol-5 process
+#    would record answers nobody printed, so the hook works in-process until it is restarted.
+PROTOCOL = 6
 # The longest a daemon that keeps answering may take, in all (it sends a keep-alive every
 # second while it works, so a stopped daemon is noticed after the answer deadline instead).
 REPLY_TIMEOUT = 120.0

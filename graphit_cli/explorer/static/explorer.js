@@ -587,6 +587,14 @@
     return parts.join(" ");
   }
 
+  // What became of a hook call: printed (shown), nothing relevant, late, failed.
+  function outcome(call) {
+    if (call.outcome === "late") return `late (${call.ms} ms, waiting for ${call.waiting || "an answer"}): nothing shown`;
+    if (call.outcome === "failed") return `failed: ${call.cause || ""}`;
+    if (call.outcome === "nothing") return "nothing relevant";
+    return `${call.outcome || "shown"}, ${call.chars || 0} characters`;
+  }
+
   async function showRecalls() {
     const main = $("detail");
     let data;
@@ -604,14 +612,14 @@
       el("ol", {}, group.calls.map((call) => el("li", {},
         el("p", {}, el("strong", { text: `${new Date(call.at * 1000).toISOString().slice(0, 19).replace("T", " ")} ${call.event}` }),
           call.prompt !== undefined ? ` "${call.prompt}" (${call.mode || ""})` : "",
-          ` ${call.chars || 0} characters`),
+          ` ${outcome(call)}`),
         el("ul", {},
           (call.injected || []).map((item) => el("li", { class: "injected",
             text: `+ ${item.title} (${item.id}, ${item.date || ""}) ${figures(item) || item.why || ""}` })),
           (call.left || []).map((item) => el("li", { class: "left",
             text: `- ${item.title} (${item.id}): ${item.why}; ${figures(item)}` }))))))));
     main.replaceChildren(el("h2", { text: "What the hooks injected, and why" }),
-      sessions.length ? blocks : el("p", { class: "placeholder", text: "No hook call recorded yet." }));
+      ...(sessions.length ? blocks : [el("p", { class: "placeholder", text: "No hook call recorded yet." })]));
   }
 
   // --- the review queue (GET /api/review; `graphit memory review`) --------------------------
