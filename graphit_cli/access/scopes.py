@@ -18,7 +18,6 @@ from pathlib import Path
 
 from graphit_cli import config
 from graphit_cli.access import runstate, statefile
-from graphit_cli.config import find_project_lock as find_project_lock  # callers not yet moved
 from graphit_cli.core.ids import validate_safe_id as validate_safe_id
 from graphit_cli.core.ids import validate_ulid as validate_ulid
 from graphit_cli.errors import InvalidInput, NoProject

@@ -64,7 +64,11 @@ def _answer(event: str, user_level: bool, client: str, stdin: str | bytes) -> st
     from graphit_cli.recall.capture import capture
 
     session = payload.get("session_id")
-    if event == "PreCompress" and payload.get("trigger") == "manual" and isinstance(session, str):
+    if (
+        event == events.PRE_COMPRESS
+        and payload.get("trigger") == "manual"
+        and isinstance(session, str)
+    ):
         from graphit_cli.recall import session as sessions
 
         sessions.mark(client, session, [], reset=True)  # compressed: what it was shown is gone

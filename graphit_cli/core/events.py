@@ -15,6 +15,7 @@ BEFORE_AGENT = "BeforeAgent"  # Gemini CLI's: it gets the prompt and adds contex
 PRE_COMPACT = "PreCompact"  # Claude Code, before compaction: stdout goes to the summariser
 STOP = "Stop"  # Claude Code, when the agent stops: additionalContext takes one more turn
 PRE_COMPRESS = "PreCompress"  # Gemini CLI, before every turn: its systemMessage reaches the user
+SESSION_END = "SessionEnd"  # both clients, as the session ends
 
 # The event before a prompt is answered, per client with hooks.
 PROMPT_EVENT = {"claude-code": USER_PROMPT_SUBMIT, "gemini": BEFORE_AGENT}

@@ -85,12 +85,12 @@ TEXT = {
         "graphit_memory_insert."
     ),
     # Gemini CLI shows SessionEnd's systemMessage to the user as it exits.
-    "SessionEnd": (
+    events.SESSION_END: (
         "graphit: this session saved no memories. Next time, ask the agent to save what it "
         "learned with graphit_memory_insert before you leave."
     ),
 }
-PENDING_EVENTS = ("PreCompact",)  # spent only once the client compacted (`compacted`)
+PENDING_EVENTS = (events.PRE_COMPACT,)  # spent only once the client compacted (`compacted`)
 DEFAULT = "Before this context is lost (graphit memory): " + _SAVE
 
 
@@ -107,9 +107,9 @@ def capture(event: str, client: str, session_id: str | None, stdin_event: dict[s
     """The capture request for this `event` of `client`'s session, or "" for none."""
     if muted() or not session_id or stdin_event.get("stop_hook_active"):
         return ""
-    if event == "PreCompress" and stdin_event.get("trigger") != "manual":
+    if event == events.PRE_COMPRESS and stdin_event.get("trigger") != "manual":
         return ""  # fired before every turn, whether or not anything is compressed
-    if event == "SessionEnd" and client != "gemini":
+    if event == events.SESSION_END and client != "gemini":
         return ""  # Claude Code reads no SessionEnd output
     path = stdin_event.get("transcript_path")
     transcript = _tail(path)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.access import scopes
+from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.errors import InvalidInput
 from graphit_cli.warm import wire
 
@@ -31,10 +32,8 @@ HOOK_EVENTS = ("prompt", "session-start")
 CLIENTS = ("claude-code", "gemini")
 SETTINGS = {"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}
 EVENT_NAMES = {
-    ("prompt", "claude-code"): "UserPromptSubmit",
-    ("prompt", "gemini"): "BeforeAgent",
-    ("session-start", "claude-code"): "SessionStart",
-    ("session-start", "gemini"): "SessionStart",
+    **{("prompt", client): PROMPT_EVENT[client] for client in CLIENTS},
+    **{("session-start", client): SESSION_START for client in CLIENTS},
 }
 MAX_PROMPT = 200_000  # characters a hook request carries (the recall bounds what it searches)
 
