@@ -116,11 +116,11 @@ class ScopeClient:
         after it when some rows were written without their vector. `secrets`: what a draft
         holding a secret gets ("refuse", "redact", "allow"; the daemon is told the same)."""
         from graphit_cli.service.vectors import texts_ahead
-        from graphit_cli.warm import wire
+        from graphit_cli.warm import values
 
         request = {
             "op": "upsert",
-            "drafts": [wire.draft_to_wire(d) for d in drafts],
+            "drafts": [values.draft_to_wire(d) for d in drafts],
             "warn": True,
             "secrets": secrets,
         }
@@ -128,7 +128,7 @@ class ScopeClient:
         if found is not None:
             for line in found["notes"]:
                 warn(line)
-            return [wire.write_from_wire(w) for w in found["writes"]]
+            return [values.write_from_wire(w) for w in found["writes"]]
         vectors = write_vectors(texts_ahead(drafts), expected=len(drafts))
         for line in self.service.duplicate_notes(drafts):
             warn(line)
@@ -153,14 +153,14 @@ class ScopeClient:
         warn: Callable[[str], None] | None = None,
         secrets: str = "refuse",
     ) -> WriteResult:
-        from graphit_cli.warm import wire
+        from graphit_cli.warm import values
 
         found = self._daemon({"op": op, "ref": ref, "secrets": secrets}, write=True)
         if found is not None:
             for line in found.get("notes", []):
                 if warn is not None:
                     warn(line)
-            return wire.write_from_wire(found["writes"][0])
+            return values.write_from_wire(found["writes"][0])
         if op == "delete":
             return self.service.delete(ref)
         vectors = write_vectors(expected=2)  # the revision, and a deleted memory's revival
@@ -181,7 +181,7 @@ class ScopeClient:
     ) -> ImportReport:
         """`import PATH`: the daemon reads PATH itself (same user, same machine). `warn` gets
         a line when some rows were written without their vector."""
-        from graphit_cli.warm import wire
+        from graphit_cli.warm import values
 
         request = {
             "op": "import",
@@ -196,7 +196,7 @@ class ScopeClient:
             for line in found.get("notes", []):
                 if warn is not None:
                     warn(line)
-            return wire.report_from_wire(found)
+            return values.report_from_wire(found)
         from graphit_cli.portability import importer
 
         stamp = self.service.writes.provenance.but(via="import")
@@ -333,7 +333,7 @@ def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> Ac
     """`portability.across.recall` over `scopes`, by the daemon when it serves them as this
     process would, else here."""
     from graphit_cli.portability import across
-    from graphit_cli.warm import wire
+    from graphit_cli.warm import values
     from graphit_cli.warm.hook import checkout
 
     request = {"op": "across", "what": "recall", "scopes": [str(s) for s in scopes]}
@@ -345,8 +345,8 @@ def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> Ac
     found = data.get("search")
     return across.AcrossRecall(
         list(data["scopes"]),
-        [wire.memory_from_wire(m) for m in data["mandatory"]],
-        None if found is None else wire.search_from_wire(found),
+        [values.memory_from_wire(m) for m in data["mandatory"]],
+        None if found is None else values.search_from_wire(found),
         list(data.get("notices", [])),
     )
 
@@ -364,7 +364,7 @@ def search_across(
     """`portability.across.search` over `scopes`, by the daemon or here."""
     from graphit_cli.opening import open_reader
     from graphit_cli.portability import across
-    from graphit_cli.warm import wire
+    from graphit_cli.warm import values
 
     args = {
         "top_k": top_k,
@@ -380,11 +380,11 @@ def search_across(
         "root": checkout(),
         "scopes": [str(s) for s in scopes],
         "query": query,
-        "filter": wire.filter_to_wire(flt),
+        "filter": values.filter_to_wire(flt),
         **args,
     }
     reply = ask_daemon(request, scopes)
     if reply is not None:
-        return wire.search_from_wire(reply["result"])
+        return values.search_from_wire(reply["result"])
     services = [open_reader(s) for s in scopes]
     return across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]

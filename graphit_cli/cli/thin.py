@@ -325,17 +325,17 @@ def _memories(command: str, memories: list[Any], fmt: Any) -> None:
 def _render(command: str, found: dict[str, Any], chosen: str | None) -> None:
     from graphit_cli.cli import output
     from graphit_cli.cli.plain import note
-    from graphit_cli.warm import wire
+    from graphit_cli.warm import values
 
     fmt = _output_format(command, chosen)
     if command == "search":
-        result = wire.search_from_wire(found)
+        result = values.search_from_wire(found)
         if result.notice:
             note(result.notice)
         output.hits(result.hits, fmt)
     elif command == "source":
-        output.one(wire.memory_from_wire(found), fmt)
+        output.one(values.memory_from_wire(found), fmt)
     elif command == "recall":
-        output.recall(wire.recall_from_wire(found), fmt)
+        output.recall(values.recall_from_wire(found), fmt)
     else:
-        _memories(command, [wire.memory_from_wire(m) for m in found["value"]], fmt)
+        _memories(command, [values.memory_from_wire(m) for m in found["value"]], fmt)
