@@ -4,4 +4,4 @@ Importing this package must stay cheap: `graphit --help` loads it, so nothing he
 (lancedb, pyarrow, numpy, torch) may be imported here or at module level of `cli/`.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -47,11 +47,11 @@ class Running:
     """A daemon process for the project scope, its log in a file (a pipe nobody reads could
     block it mid-shutdown)."""
 
-    def __init__(self, project_dir: Path, log_path: Path, **extra: str) -> None:
+    def __init__(self, project_dir: Path, log_path: Path, *args: str, **extra: str) -> None:
         self.log_path = log_path
         self._log = log_path.open("w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "graphit_cli", "memory", "daemon", "--scope", "project"],
+            [sys.executable, "-m", "graphit_cli", "memory", "daemon", "--scope", "project", *args],
             cwd=project_dir,
             env=env(**extra),
             stdout=subprocess.DEVNULL,
@@ -323,3 +323,20 @@ def test_a_write_declined_after_it_was_taken_goes_back_to_the_cli(
     request |= {"author": "t", "request_id": claim.request_id, "deadline": time.monotonic() + 60}
     assert _raw(daemon.socket_path, request) == wire.declined("served in-process")
     assert claim.give_up()  # the claim is the CLI's again
+
+
+def test_a_daemon_with_an_idle_exit_stops_once_nobody_asks(project_dir: Path, tmp_path: Path):
+    """`--idle-exit` (what the prompt hook gives a daemon it starts on its own): requests keep
+    it running past the idle time; without them it stops by itself, cleanly."""
+    daemon = Running(project_dir, tmp_path / "idle.log", "--idle-exit", "4")
+    try:
+        asked_until = time.monotonic() + 8  # twice the idle time, a request every second
+        while time.monotonic() < asked_until:
+            assert wire.exchange(runstate.socket_path(), {"op": "ping"}, timeout=5.0) is not None
+            time.sleep(1.0)
+        assert daemon.proc.poll() is None, daemon.log()
+        code = daemon.proc.wait(timeout=120)
+    finally:
+        daemon.end()
+    assert code == 0, daemon.log()
+    assert "daemon.idle" in daemon.log()

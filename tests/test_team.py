@@ -283,3 +283,23 @@ def test_the_audit_shows_who_redacted_a_memory(repo: Path, cli: Any) -> None:
         ("redacted", "tester"),
     ]
     assert "AKIAZ3MHALDLTPRWQV7K" not in json.dumps(events)
+
+
+def test_a_graphit_export_is_imported_into_a_reviewed_project_by_a_reviewer_only(
+    repo: Path, cli: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Whole chains with their history cannot wait as proposals: a non-reviewer's import of a
+    graphit export is exit 6 naming the reviewers, and writes nothing; a reviewer's lands."""
+    made = cli("memory", "upsert", "--title", "CI", "--body", "GitHub Actions.", "-f", "json")
+    assert made.exit_code == 0
+    export = tmp_path / "export.ndjson"
+    export.write_text(cli("memory", "export", "--history").stdout)
+    monkeypatch.setenv("GRAPHIT_HOME", str(tmp_path / "a-teammates-home"))  # an empty table
+    assert cli("memory", "review", "on", "--reviewer", REVIEWER).exit_code == 0
+    refused = cli("memory", "import", str(export))
+    assert refused.exit_code == 6, refused.stderr
+    assert f"its reviewers: {REVIEWER}" in refused.stderr
+    assert cli("memory", "list", "--include-proposed", "-f", "json").json() == []
+    monkeypatch.setenv("GRAPHIT_AUTHOR", REVIEWER)
+    assert cli("memory", "import", str(export)).exit_code == 0
+    assert [m["title"] for m in cli("memory", "list", "-f", "json").json()] == ["CI"]

@@ -180,13 +180,25 @@ def daemon(
     log_format: Annotated[
         str, typer.Option("--log-format", help="text (one event per line) or json.")
     ] = "text",
+    idle_exit: Annotated[
+        float,
+        typer.Option(
+            "--idle-exit",
+            metavar="SECONDS",
+            min=0,
+            help="Stop after this many seconds without a request (0, the default: never). "
+            "A daemon the prompt hook starts on its own stops after an hour.",
+        ),
+    ] = 0.0,
 ) -> None:
     from graphit_cli.daemon.process import Daemon, DaemonSettings, EventLog
 
     if log_format not in ("text", "json"):
         raise typer.BadParameter("--log-format must be text or json")
     named = [_parse_scope(s) for s in scopes_named] if scopes_named else None
-    runner = Daemon(DaemonSettings.load(), scopes_named=named, log=EventLog(fmt=log_format))
+    runner = Daemon(
+        DaemonSettings.load(), scopes_named=named, log=EventLog(fmt=log_format), idle_exit=idle_exit
+    )
     raise typer.Exit(runner.run_once() if once else runner.run())
 
 

@@ -71,8 +71,10 @@ class Daemon:
         embedder: Callable[[], Embedder | None] | None = None,
         log: EventLog | None = None,
         socket_path: Path | None = None,
+        idle_exit: float = 0.0,
     ) -> None:
         self.settings = settings or DaemonSettings.load()
+        self.idle_exit = idle_exit  # seconds without a request before it stops (0: never)
         self.log = log or EventLog()
         self.stop = threading.Event()
         self.supervisor = Supervisor(self.settings, self.log, self.stop)
@@ -275,11 +277,17 @@ class Daemon:
                 signal.signal(sig, self._on_signal)
         self.start()
         # Reading the scope-reference lock and providers.json costs well under a millisecond.
+        served, since = self.requests_served, time.monotonic()
         while not self.stop.wait(min(1.0, self.settings.embed_interval)):
             try:
                 self.follow()
             except GraphitError as exc:  # a hand-broken lock or providers.json: say so, go on
                 self.log.emit("error", "daemon.follow", error=in_words(exc))
+            if self.requests_served != served:
+                served, since = self.requests_served, time.monotonic()
+            elif self.idle_exit and time.monotonic() - since >= self.idle_exit:
+                self.log.emit("info", "daemon.idle", seconds=self.idle_exit)
+                self.stop.set()  # nobody asked for it: a daemon a hook started goes away
         if self.shutdown():
             return 0
         sys.stdout.flush()

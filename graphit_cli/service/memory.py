@@ -97,7 +97,7 @@ class MemoryService:
         self.upsert_many = self.review.upsert_many
         self.delete = self.review.delete
         self.restore = self.review.restore
-        self.import_rows = self.writes.import_rows
+        self.import_rows = self.review.import_rows
         self.source = self.reads.source
         self.history = self.reads.history
         self.catalogue = self.reads.catalogue

@@ -14,7 +14,7 @@ in the chain as history.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
     from graphit_cli.service.reads import Reader
     from graphit_cli.service.writes import Writer
-    from graphit_cli.store.base import Store
+    from graphit_cli.store.base import MergeCounts, Store
 
 
 class Review:
@@ -119,6 +119,24 @@ class Review:
             mandatory=old.mandatory,
         )
         return self._propose(self.writer.checked([draft])[0])
+
+    def import_rows(
+        self,
+        rows: list[Memory],
+        plan: Callable[[list[Memory], list[Memory]], tuple[list[Memory], list[str]]],
+        *,
+        embedding_model: str | None = None,
+    ) -> MergeCounts | None:
+        """Rows exported by graphit, written with their history: under review only by a
+        reviewer (whatever the command's `via`), since whole chains cannot wait as proposals;
+        anyone else's exit 6 names the reviewers."""
+        if self.policy is not None and not self.policy.is_reviewer(self.writer.author):
+            raise NotReviewer(
+                "this project's memory is reviewed: a graphit export is imported by a "
+                "reviewer (text files such as AGENTS.md import as proposals); its reviewers: "
+                + ", ".join(self.policy.reviewers)
+            )
+        return self.writer.import_rows(rows, plan, embedding_model=embedding_model)
 
     def _head(self, memory_id: str) -> tuple[Memory | None, Memory | None]:
         with self.store.snapshot():

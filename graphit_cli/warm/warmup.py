@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 LATE_WINDOW = 15 * 60.0
 RESTART_SECONDS = 10 * 60.0
 LATE_COUNT = 2  # "late more than once"
+IDLE_EXIT = 3600  # a daemon started here stops after an hour without a request
+DAEMON = (sys.executable, "-m", "graphit_cli", "memory", "daemon", "--scope", "project")
 
 
 def _home() -> str:
@@ -87,7 +89,7 @@ def _start(root: str) -> int | None:
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             child = subprocess.Popen(
-                [sys.executable, "-m", "graphit_cli", "memory", "daemon", "--scope", "project"],
+                [*DAEMON, "--idle-exit", str(IDLE_EXIT)],
                 cwd=root,
                 stdin=subprocess.DEVNULL,
                 stdout=fd,
