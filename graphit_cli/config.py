@@ -1,8 +1,8 @@
 """Settings: every GRAPHIT_* environment variable is named here, and only here.
 
 Precedence is flag > environment > default; values are read when asked for (not at import),
-so tests can point `GRAPHIT_HOME` at a tmp dir per test. Past 400 lines it is still one job:
-every setting named, read and checked in one place.
+so tests can point `GRAPHIT_HOME` at a tmp dir per test. The syntax of the names a setting
+gives (a ULID, a context name, a bucket, a prefix, an endpoint) is core/ids.py's.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import os
 import re
 import sys
 from pathlib import Path
+
+from graphit_cli.core.flags import flag_value
 
 ENV_HOME = "GRAPHIT_HOME"
 ENV_PROJECT_ID = "GRAPHIT_PROJECT_ID"
@@ -67,6 +69,16 @@ def home() -> Path:
     return Path(value).expanduser() if value else Path.home() / ".graphit"
 
 
+def find_project_lock(start: Path | None = None) -> Path | None:
+    """Walk up from `start` (the working directory) to the nearest `graphit.lock.json`."""
+    here = (start or Path.cwd()).resolve()
+    for directory in (here, *here.parents):
+        candidate = directory / PROJECT_LOCK_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def memory_root() -> Path:
     return home() / "memory"
 
@@ -76,20 +88,14 @@ def providers_file() -> Path:
     return home() / "providers.json"
 
 
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("", "0", "false", "no", "off")
-
-
 def _flag(name: str) -> bool:
-    """A yes/no setting (`1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`, any case)."""
-    raw = os.environ.get(name, "").strip().lower()
-    if raw in _FALSE:
-        return False
-    if raw in _TRUE:
-        return True
-    from graphit_cli.errors import InvalidInput
-
-    raise InvalidInput(f"{name} must be 1 or 0 (true/false, yes/no, on/off), got {raw!r}")
+    """A yes/no setting that is off unless set (core/flags.py spells it); InvalidInput for a
+    value it cannot read."""
+    value = flag_value(os.environ.get(name))
+    if value is None:
+        raw = os.environ.get(name, "").strip().lower()
+        raise _invalid(f"{name} must be 1 or 0 (true/false, yes/no, on/off), got {raw!r}")
+    return value
 
 
 def debug() -> bool:
@@ -247,41 +253,6 @@ def grant_check_seconds() -> float:
     return value
 
 
-# --- the provider given by environment: its values' syntax ---------------------------------
-
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_PREFIX_PART = re.compile(r"^[A-Za-z0-9_.=+@-]{1,255}$")
-PROVIDER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-def validate_bucket(bucket: str) -> str:
-    if not _BUCKET.match(bucket) or ".." in bucket:
-        raise _invalid(
-            f"invalid bucket name {bucket!r}: 3-63 lowercase letters, digits, dots and hyphens"
-        )
-    return bucket
-
-
-def normalise_prefix(prefix: str | None) -> str:
-    parts = [p for p in (prefix or "").strip().split("/") if p]
-    for part in parts:
-        if part in (".", "..") or not _PREFIX_PART.match(part):
-            raise _invalid(
-                f"invalid S3 prefix {prefix!r}: "
-                "use path segments of letters, digits and . _ = + @ -"
-            )
-    return "/".join(parts)
-
-
-def validate_endpoint(endpoint: str | None, what: str = "endpoint") -> str | None:
-    if endpoint is None or not endpoint.strip():
-        return None
-    value = endpoint.strip().rstrip("/")
-    if not re.match(r"^https?://[^\s/@]+(/[^\s]*)?$", value):
-        raise _invalid(f"invalid {what} {endpoint!r}: expected http(s)://host[:port][/path]")
-    return value
-
-
 def _invalid(message: str) -> Exception:
     from graphit_cli.errors import InvalidInput
 
@@ -314,7 +285,14 @@ def validate() -> None:
     """Check every GRAPHIT_* value (and the config file's settings) at once, before a command
     reads or writes anything: a bad value is one InvalidInput naming the variable and what it
     accepts. Each setting's own reader applies the same rule, so nothing later disagrees."""
-    from graphit_cli.core.ids import validate_safe_id, validate_ulid
+    from graphit_cli.core.ids import (
+        PROVIDER_NAME,
+        normalise_prefix,
+        validate_bucket,
+        validate_endpoint,
+        validate_safe_id,
+        validate_ulid,
+    )
 
     env = os.environ
     _flag(ENV_DEBUG)

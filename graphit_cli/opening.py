@@ -150,11 +150,12 @@ def review_of(scope: Scope) -> ReviewPolicy | None:
     graphit.lock.json), else None."""
     if scope.kind != "project":
         return None
+    from graphit_cli import config
     from graphit_cli.access import policy
-    from graphit_cli.access.scopes import find_project_lock, read_project_id
+    from graphit_cli.access.scopes import read_project_id
     from graphit_cli.errors import InvalidInput
 
-    lock_file = find_project_lock()
+    lock_file = config.find_project_lock()
     if lock_file is None:
         return None
     try:

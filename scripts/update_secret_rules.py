@@ -6,7 +6,7 @@
 From a checkout (a clone of github.com/gitleaks/gitleaks at the commit to pin) it writes:
 - graphit_cli/core/data/gitleaks.toml: `config/gitleaks.toml` unchanged;
 - graphit_cli/core/data/gitleaks_rules.json: the rules translated from Go's RE2 syntax to
-  Python's (`graphit_cli.core.secret_rules.translate`), with the commit they came from;
+  Python's (`graphit_cli.core.gitleaks_toml.translate`), with the commit they came from;
 - tests/fixtures/gitleaks_cases.json: each rule's own true and false positives, read from its Go
   source (cmd/generate/config/rules/*.go: the `tps`/`fps` given to `utils.Validate`), with the
   random secrets its `secrets.NewSecret(pattern)` calls draw generated here from the pattern
@@ -34,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from graphit_cli.core import secret_rules  # noqa: E402
+from graphit_cli.core import gitleaks_toml  # noqa: E402
 
 DATA = ROOT / "graphit_cli" / "core" / "data"
 CASES = ROOT / "tests" / "fixtures" / "gitleaks_cases.json"
@@ -56,7 +56,7 @@ def main() -> None:
         else:
             raw = Path(args.source).read_bytes()
         commit = args.commit or "unknown"
-    translated = secret_rules.rules_from_toml(tomllib.loads(raw.decode("utf-8")))
+    translated = gitleaks_toml.rules_from_toml(tomllib.loads(raw.decode("utf-8")))
     for rule in translated["rules"]:
         for pattern in [rule["regex"], *(r for a in rule["allow"] for r in a["regexes"])]:
             re.compile(pattern, re.ASCII)  # fails loudly before anything is written
@@ -388,7 +388,7 @@ def generate(pattern: str, rng: random.Random) -> str:
                 raise Unsupported(f"pattern op {op}")
         return "".join(out)
 
-    return emit(p.parse(secret_rules.translate(pattern)))
+    return emit(p.parse(gitleaks_toml.translate(pattern)))
 
 
 def extract_cases(

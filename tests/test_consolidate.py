@@ -748,3 +748,12 @@ def test_undo_twice_says_already_undone(cli, table, service, tmp_path) -> None:
     assert snapshot_all(service) == before
     shown = cli("memory", "consolidate", "undo", log).stdout
     assert "already undone" in shown
+
+
+def test_a_merge_ranks_every_memory_type_once() -> None:
+    """The merge's type precedence is an order over the model's types, each exactly once."""
+    from graphit_cli.consolidate.apply import TYPE_ORDER
+    from graphit_cli.core.models import MEMORY_TYPES
+
+    assert sorted(TYPE_ORDER) == sorted(MEMORY_TYPES)
+    assert TYPE_ORDER[-1] == "fact"  # the least specific

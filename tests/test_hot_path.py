@@ -22,7 +22,7 @@ import pytest
 
 from graphit_cli.access import runstate
 from graphit_cli.core.models import MemoryDraft, WriteAction
-from graphit_cli.warm import wire
+from graphit_cli.warm import values, wire
 from tests.conftest import PROJECT_ID
 from tests.polling import wait_for
 
@@ -463,6 +463,6 @@ def test_a_forwarded_memory_is_the_memory(cli, project_dir: Path) -> None:
 
     assert cli("memory", "upsert", "--title", "T", "--body", "B", "--tag", "x").exit_code == 0
     memory = open_reader(Scope("project", PROJECT_ID)).catalogue()[0]
-    crossed = wire.memory_from_wire(json.loads(json.dumps(wire.memory_to_wire(memory))))
+    crossed = values.memory_from_wire(json.loads(json.dumps(values.memory_to_wire(memory))))
     assert crossed == memory.__class__(**{**memory.__dict__, "embedding": None})
-    assert "embedding" not in wire.memory_to_wire(memory)
+    assert "embedding" not in values.memory_to_wire(memory)

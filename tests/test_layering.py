@@ -220,10 +220,16 @@ def test_only_the_store_imports_lancedb(module: str) -> None:
         ("graphit_cli.core.ids", {"graphit_cli.errors"}),
         ("graphit_cli.access.statefile", set()),
         ("graphit_cli.access.credentials", {"graphit_cli.errors"}),
-        # config checks the id settings with the ids leaf (GRAPHIT_PROJECT_ID, GRAPHIT_SCOPE)
+        # config checks the id settings with the ids leaf (GRAPHIT_PROJECT_ID, GRAPHIT_SCOPE) and
+        # reads its yes/no settings as core/flags.py spells them
         (
             "graphit_cli.daemon.supervisor",
-            {"graphit_cli.config", "graphit_cli.errors", "graphit_cli.core.ids"},
+            {
+                "graphit_cli.config",
+                "graphit_cli.errors",
+                "graphit_cli.core.ids",
+                "graphit_cli.core.flags",
+            },
         ),
     ],
 )

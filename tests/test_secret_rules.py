@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.core import secret_rules, secrets
+from graphit_cli.core import gitleaks_toml, secret_patterns, secret_rules, secrets
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = json.loads((ROOT / "tests" / "fixtures" / "gitleaks_cases.json").read_text())["rules"]
@@ -28,7 +28,7 @@ def test_the_shipped_rules_are_the_vendored_toml_translated_and_all_compile() ->
     shipped = json.loads(secret_rules.DATA.read_text())
     source = shipped.pop("source")
     assert re.fullmatch(r"[0-9a-f]{40}", source["commit"])
-    assert shipped == secret_rules.rules_from_toml(toml)
+    assert shipped == gitleaks_toml.rules_from_toml(toml)
     assert len(shipped["rules"]) >= 200
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # Python's "possible nested set" and the like
@@ -56,7 +56,7 @@ def test_the_shipped_rules_are_the_vendored_toml_translated_and_all_compile() ->
 def test_re2_is_translated_to_the_same_language(
     re2: str, python: str, matches: list[str], misses: list[str]
 ) -> None:
-    assert secret_rules.translate(re2) == python
+    assert gitleaks_toml.translate(re2) == python
     compiled = re.compile(python, re.ASCII)
     assert all(compiled.fullmatch(m) for m in matches)
     assert not any(compiled.fullmatch(m) for m in misses)
@@ -101,7 +101,7 @@ def test_the_detector_refuses_gitleaks_true_positives() -> None:
     the_set = secret_rules.rules()
     for text in missed:
         values = [value for *_, value in the_set.find(text, text.lower())]
-        assert values and all(secrets._look_alike(v) for v in values), text
+        assert values and all(secret_patterns.look_alike(v) for v in values), text
 
 
 def test_the_held_out_corpus_meets_the_targets() -> None:

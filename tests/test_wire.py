@@ -17,7 +17,7 @@ from graphit_cli.core.models import MemoryDraft, MemoryFilter
 from graphit_cli.daemon.process import Daemon, DaemonSettings, EventLog
 from graphit_cli.errors import InvalidInput
 from graphit_cli.opening import open_service
-from graphit_cli.warm import wire
+from graphit_cli.warm import values, wire
 from tests.embedders import HashingEmbedder
 
 
@@ -36,11 +36,13 @@ from tests.embedders import HashingEmbedder
 )
 def test_filters_from_the_socket_are_validated(flt: Any, message: str) -> None:
     with pytest.raises(InvalidInput, match=message):
-        wire.filter_from_wire(flt)
+        values.filter_from_wire(flt)
 
 
 def test_valid_filter_is_normalised_as_the_cli_does() -> None:
-    got = wire.filter_from_wire({"types": ["Decision"], "tags": ["b", "a", "a"], "important": True})
+    got = values.filter_from_wire(
+        {"types": ["Decision"], "tags": ["b", "a", "a"], "important": True}
+    )
     assert got == MemoryFilter(types=("decision",), tags=("a", "b"), important=True)
 
 

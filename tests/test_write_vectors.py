@@ -24,7 +24,7 @@ from graphit_cli.embed import model_available
 from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from graphit_cli.service.vectors import WriteVectors
-from graphit_cli.warm import wire
+from graphit_cli.warm import values
 from tests.embedders import HashingEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -312,7 +312,7 @@ def test_a_write_beside_a_batch_being_embedded_is_not_held_behind_it(scope: Scop
             "scope": str(scope),
             "fingerprint": fingerprint([scope]),
             "author": "tester",
-            "drafts": [wire.draft_to_wire(d) for d in drafts],
+            "drafts": [values.draft_to_wire(d) for d in drafts],
         }
         replies[name] = warmpath.answer(request, lambda _: svc, lambda: model)
 

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphit_cli.access.scopes import find_project_lock
+from graphit_cli import config
 from graphit_cli.errors import InvalidInput
 
 
@@ -49,7 +49,7 @@ _cached: dict[tuple[str, int], ReviewPolicy | None] = {}
 def current(start: Path | None = None) -> ReviewPolicy | None:
     """The review policy of the project here (the nearest graphit.lock.json), or None; cached
     per process while the lock file keeps its modification time."""
-    lock_file = find_project_lock(start)
+    lock_file = config.find_project_lock(start)
     if lock_file is None:
         return None
     try:

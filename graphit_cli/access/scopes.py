@@ -48,16 +48,6 @@ def is_remote_uri(uri: str) -> bool:
     return "://" in uri and not uri.startswith("file://")
 
 
-def find_project_lock(start: Path | None = None) -> Path | None:
-    """Walk up from `start` (the working directory) to the nearest `graphit.lock.json`."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        candidate = directory / config.PROJECT_LOCK_FILE
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def read_project_id(lock_file: Path) -> str:
     try:
         data = json.loads(lock_file.read_text(encoding="utf-8"))
@@ -75,7 +65,7 @@ def current_project_id(start: Path | None = None) -> str:
     override = os.environ.get(config.ENV_PROJECT_ID, "").strip()
     if override:
         return validate_ulid(override, f"{config.ENV_PROJECT_ID}")
-    lock_file = find_project_lock(start)
+    lock_file = config.find_project_lock(start)
     if lock_file is None:
         raise NoProject(
             "not inside a graphit project (no graphit.lock.json here or above): "

@@ -40,15 +40,15 @@ from typing import Any
 
 from graphit_cli import config
 from graphit_cli.agents import files
+from graphit_cli.core import events
+from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.errors import InvalidInput
 
 SERVER_NAME = "graphit"
 PROJECT, USER = "project", "user"
 PORTABLE_COMMAND = "graphit"  # what a project-level (committed) entry runs: found on PATH
-SESSION_START, USER_PROMPT = "SessionStart", "UserPromptSubmit"
 # The clients with hooks, and the name each gives the event before a prompt is answered (Gemini
 # CLI's BeforeAgent gets the prompt and adds `hookSpecificOutput.additionalContext` to the turn).
-PROMPT_EVENT = {"claude-code": USER_PROMPT, "gemini": "BeforeAgent"}
 # The events at which context is about to be lost (read in Claude Code 2.1.197's and Gemini
 # CLI 0.61's source, run with the real clients): Claude Code PreCompact (stdout instructs the
 # summariser), Stop (`additionalContext` reaches the model: one more turn, once a session),
@@ -56,8 +56,8 @@ PROMPT_EVENT = {"claude-code": USER_PROMPT, "gemini": "BeforeAgent"}
 # `systemMessage` the user sees; PreCompress fires before every turn with trigger "auto",
 # compression or not, so the hook speaks at a manual /compress only: recall/capture.py).
 CAPTURE_EVENTS: dict[str, tuple[str, ...]] = {
-    "claude-code": ("PreCompact", "Stop", "SessionEnd"),
-    "gemini": ("PreCompress", "SessionEnd"),
+    "claude-code": (events.PRE_COMPACT, events.STOP, events.SESSION_END),
+    "gemini": (events.PRE_COMPRESS, events.SESSION_END),
 }
 # Seconds the client lets a hook run before killing it: above the product's own budgets (1 s
 # for a prompt, 2 s for session start), so a slow start on a busy machine still answers, and
@@ -205,10 +205,8 @@ def client(name: str) -> AgentClient:
 
 def project_root(cwd: Path | None = None) -> Path:
     """The directory holding graphit.lock.json (walking up), else the working directory."""
-    from graphit_cli.access.scopes import find_project_lock
-
     here = (cwd or Path.cwd()).resolve()
-    lock = find_project_lock(here)
+    lock = config.find_project_lock(here)
     return lock.parent if lock is not None else here
 
 
@@ -553,9 +551,7 @@ def notes_before(name: str, level: str | None = None, cwd: Path | None = None) -
     level = _level(c, level)
     found: list[str] = []
     if level == PROJECT:
-        from graphit_cli.access.scopes import find_project_lock
-
-        if find_project_lock((cwd or Path.cwd()).resolve()) is None:
+        if config.find_project_lock((cwd or Path.cwd()).resolve()) is None:
             found.append(
                 f"Warning: no graphit project here (no {config.PROJECT_LOCK_FILE} in "
                 f"{(cwd or Path.cwd()).resolve()} or above): run `graphit init` first; the "

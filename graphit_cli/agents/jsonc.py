@@ -1,9 +1,10 @@
 """A span-keeping JSON/JSONC editor: change one entry, keep every other byte as written.
 
-`parse` reads JSON with `//` and `/* */` comments and trailing commas (what VS Code and Gemini
-CLI accept) into a tree of nodes that know their byte spans. `set_path` and `remove_path` splice
-text in and out of those spans; nothing else in the file is re-laid: its indentation, comments,
-key order and compact lines stay byte for byte.
+`parse` (agents/jsonc_tree.py) reads JSON with `//` and `/* */` comments and trailing commas
+(what VS Code and Gemini CLI accept) into a tree of nodes that know their byte spans; `loads` is
+its value. `set_path`, `add_item` and `remove_entry` splice text in and out of those spans;
+nothing else in the file is re-laid: its indentation, comments, key order and compact lines stay
+byte for byte.
 
 Removal is the exact inverse of insertion, so uninstall gives back the file install started from:
 - a new member goes after the last one (`, "graphit": ...` on the same line in a one-line object,
@@ -14,154 +15,20 @@ Removal is the exact inverse of insertion, so uninstall gives back the file inst
   An empty object written exactly that way by hand is the one shape uninstall takes out with it.
 - a file install created is `{` newline `}` once emptied, and is deleted (`None`).
 
-One job in one module: the parser records the spans the splices cut at, and the two change
-together.
+The splices cut at the spans the tree records (a value's ends, a member's key and comma): what
+the parser records and what the splices assume change together.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
+
+from graphit_cli.agents.jsonc_tree import JsoncError as JsoncError
+from graphit_cli.agents.jsonc_tree import JsonEntry, Node, parse
 
 EMPTY_FILE = "{\n}\n"  # what install starts a new file from; a removal leaving it deletes it
-
-
-class JsoncError(ValueError):
-    """The text is not JSON (with comments and trailing commas allowed)."""
-
-
-@dataclass
-class Node:
-    kind: str  # "object", "array" or "scalar"
-    start: int  # the value's first byte
-    end: int  # one past its last byte
-    value: Any
-    entries: list[JsonEntry] = field(default_factory=list)
-
-
-@dataclass
-class JsonEntry:
-    """A member of an object (with its key) or an item of an array (key None)."""
-
-    key: str | None
-    start: int  # the key's opening quote, or the item's first byte
-    node: Node
-    comma: int | None  # the comma after it, if any
-
-
-# --- parsing ---------------------------------------------------------------------------------
-
-_scanstring: Any = json.decoder.scanstring  # type: ignore[attr-defined]  # the json module's own
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_WS = " \t\r\n"
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-
-    def fail(self, what: str) -> JsoncError:
-        line = self.text.count("\n", 0, self.pos) + 1
-        column = self.pos - (self.text.rfind("\n", 0, self.pos) + 1) + 1
-        return JsoncError(f"{what} at line {line} column {column}")
-
-    def skip(self) -> None:
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            char = text[self.pos]
-            if char in _WS or (char == "\ufeff" and self.pos == 0):
-                self.pos += 1
-            elif text.startswith("//", self.pos):
-                newline = text.find("\n", self.pos)
-                self.pos = n if newline < 0 else newline
-            elif text.startswith("/*", self.pos):
-                close = text.find("*/", self.pos + 2)
-                if close < 0:
-                    raise self.fail("unterminated comment")
-                self.pos = close + 2
-            else:
-                return
-
-    def value(self, depth: int = 0) -> Node:
-        if depth > 200:
-            raise self.fail("nested too deeply")
-        self.skip()
-        if self.pos >= len(self.text):
-            raise self.fail("expected a value")
-        char = self.text[self.pos]
-        if char == "{":
-            return self.container("object", "}", depth)
-        if char == "[":
-            return self.container("array", "]", depth)
-        start = self.pos
-        if char == '"':
-            found = self.string()
-            return Node("scalar", start, self.pos, found)
-        for word, literal in (("true", True), ("false", False), ("null", None)):
-            if self.text.startswith(word, start):
-                self.pos = start + len(word)
-                return Node("scalar", start, self.pos, literal)
-        match = _NUMBER.match(self.text, start)
-        if match is None:
-            raise self.fail("expected a value")
-        self.pos = match.end()
-        return Node("scalar", start, self.pos, json.loads(match.group(0)))
-
-    def string(self) -> str:
-        try:
-            found, self.pos = _scanstring(self.text, self.pos + 1, True)
-        except ValueError:
-            raise self.fail("invalid string") from None
-        return cast(str, found)
-
-    def container(self, kind: str, close: str, depth: int) -> Node:
-        node = Node(kind, self.pos, self.pos, {} if kind == "object" else [])
-        self.pos += 1
-        while True:
-            self.skip()
-            if self.pos >= len(self.text):
-                raise self.fail(f"expected {close!r}")
-            if self.text[self.pos] == close:
-                break
-            if node.entries and node.entries[-1].comma is None:
-                raise self.fail(f"expected ',' or {close!r}")
-            start = self.pos
-            key = None
-            if kind == "object":
-                if self.text[self.pos] != '"':
-                    raise self.fail("expected a member name in double quotes")
-                key = self.string()
-                self.skip()
-                if self.text[self.pos : self.pos + 1] != ":":
-                    raise self.fail("expected ':'")
-                self.pos += 1
-            child = self.value(depth + 1)
-            self.skip()
-            comma = None
-            if self.text[self.pos : self.pos + 1] == ",":
-                comma = self.pos
-                self.pos += 1
-            node.entries.append(JsonEntry(key, start, child, comma))
-            if key is not None:
-                node.value[key] = child.value
-            else:
-                node.value.append(child.value)
-        self.pos += 1
-        node.end = self.pos
-        return node
-
-
-def parse(text: str) -> Node:
-    """The tree of `text`; JsoncError when it is not JSON with comments and trailing commas."""
-    parser = _Parser(text)
-    root = parser.value()
-    parser.skip()
-    if parser.pos != len(text):
-        raise parser.fail("unexpected text after the value")
-    return root
 
 
 def loads(text: str) -> Any:
@@ -297,24 +164,23 @@ def append(text: str, container: Node, entry_text: str) -> str:
 def _end_of_line(text: str, pos: int, limit: int) -> int:
     """Where the line holding `pos` ends, when only blanks and comments follow on it before
     `limit`; else `pos`."""
-    probe = _Parser(text)
-    probe.pos = pos
-    while probe.pos < limit:
-        char = text[probe.pos]
+    at = pos
+    while at < limit:
+        char = text[at]
         if char in " \t":
-            probe.pos += 1
-        elif text.startswith("//", probe.pos):
-            newline = text.find("\n", probe.pos)
+            at += 1
+        elif text.startswith("//", at):
+            newline = text.find("\n", at)
             return limit if newline < 0 else min(newline, limit)
-        elif text.startswith("/*", probe.pos):
-            close = text.find("*/", probe.pos + 2)
-            if close < 0 or "\n" in text[probe.pos : close]:
+        elif text.startswith("/*", at):
+            close = text.find("*/", at + 2)
+            if close < 0 or "\n" in text[at:close]:
                 return pos
-            probe.pos = close + 2
+            at = close + 2
         else:
             break
-    if probe.pos < limit and text[probe.pos] in "\r\n":
-        return probe.pos
+    if at < limit and text[at] in "\r\n":
+        return at
     return pos
 
 

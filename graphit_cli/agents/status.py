@@ -15,8 +15,6 @@ from graphit_cli.agents import files
 from graphit_cli.agents.clients import (
     CAPTURE_EVENTS,
     CLIENTS,
-    PROMPT_EVENT,
-    SESSION_START,
     _entry_at,
     _hook_change,
     _hook_path,
@@ -28,6 +26,7 @@ from graphit_cli.agents.clients import (
     project_root,
     server_entry,
 )
+from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.errors import InvalidInput
 
 

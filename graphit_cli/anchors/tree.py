@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from graphit_cli import config
+
 GIT_TIMEOUT = 5.0  # seconds a git call may take before the check gives up on it (holds)
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
@@ -115,10 +117,8 @@ def git(top: Path, *args: str) -> str | None:
 def checkout_root(cwd: Path | None = None) -> Path:
     """The caller's checkout root: the folder of the nearest graphit.lock.json, else cwd."""
     here = (cwd or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "graphit.lock.json").is_file():
-            return folder
-    return here
+    lock = config.find_project_lock(here)
+    return here if lock is None else lock.parent
 
 
 def kind(anchor: str) -> str:

@@ -76,9 +76,10 @@ def init(
     Run it once at the root of a repository; every directory below it then shares the
     project's memory. Running it again keeps the existing id.
     """
+    from graphit_cli import config
     from graphit_cli.access.scopes import init_project
 
     project_id, created = init_project(directory)
-    target = directory / "graphit.lock.json"
+    target = directory / config.PROJECT_LOCK_FILE
     note(f"Created {target}" if created else f"{target} already exists; keeping its project id")
     out(project_id + "\n")

@@ -24,7 +24,10 @@ import os
 import sys
 from pathlib import Path
 
-PLAIN = ("PreCompact", "SessionStart", "UserPromptSubmit")  # events whose plain stdout is read
+from graphit_cli.core import events
+
+# The events whose plain stdout the client reads (the others take JSON).
+PLAIN = (events.PRE_COMPACT, events.SESSION_START, events.USER_PROMPT_SUBMIT)
 
 
 def run(event: str, user_level: bool, client: str, stdin: str | bytes) -> int:
@@ -61,7 +64,11 @@ def _answer(event: str, user_level: bool, client: str, stdin: str | bytes) -> st
     from graphit_cli.recall.capture import capture
 
     session = payload.get("session_id")
-    if event == "PreCompress" and payload.get("trigger") == "manual" and isinstance(session, str):
+    if (
+        event == events.PRE_COMPRESS
+        and payload.get("trigger") == "manual"
+        and isinstance(session, str)
+    ):
         from graphit_cli.recall import session as sessions
 
         sessions.mark(client, session, [], reset=True)  # compressed: what it was shown is gone
@@ -79,10 +86,9 @@ def _answer(event: str, user_level: bool, client: str, stdin: str | bytes) -> st
 def _project() -> Path | None:
     """The project root (or the working directory, for GRAPHIT_PROJECT_ID); None outside."""
     from graphit_cli import config
-    from graphit_cli.access.scopes import find_project_lock
 
     here = Path.cwd()
-    lock = find_project_lock(here)
+    lock = config.find_project_lock(here)
     if lock is not None:
         return lock.parent
     return here if os.environ.get(config.ENV_PROJECT_ID, "").strip() else None

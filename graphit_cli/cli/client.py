@@ -14,18 +14,16 @@ otherwise declines before doing anything, and the command then works in-process.
 scope reads (`portability/across.py`) go through here too: the use-cases below the adapters
 never know whether a daemon runs. A read never creates a table (`open_reader`).
 
-In-process, a write embeds the rows it writes before its commit (`service.vectors.WriteVectors`,
-up to a bound): the model loads, and embeds the batch's first texts, on a thread while the
-table opens.
+In-process, a write embeds the rows it writes before its commit, and a search hands its query
+to the model first (cli/inprocess.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from graphit_cli.cli.inprocess import embedding_bar, expect_query, say_notice, write_vectors
 from graphit_cli.cli.plain import scope_spec
 
 if TYPE_CHECKING:
@@ -44,7 +42,6 @@ if TYPE_CHECKING:
     from graphit_cli.portability.across import AcrossRecall
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service.memory import MemoryService
-    from graphit_cli.service.vectors import WriteVectors
 
 
 class ScopeClient:
@@ -119,11 +116,11 @@ class ScopeClient:
         after it when some rows were written without their vector. `secrets`: what a draft
         holding a secret gets ("refuse", "redact", "allow"; the daemon is told the same)."""
         from graphit_cli.service.vectors import texts_ahead
-        from graphit_cli.warm import wire
+        from graphit_cli.warm import values
 
         request = {
             "op": "upsert",
-            "drafts": [wire.draft_to_wire(d) for d in drafts],
+            "drafts": [values.draft_to_wire(d) for d in drafts],
             "warn": True,
             "secrets": secrets,
         }
@@ -131,11 +128,11 @@ class ScopeClient:
         if found is not None:
             for line in found["notes"]:
                 warn(line)
-            return [wire.write_from_wire(w) for w in found["writes"]]
+            return [values.write_from_wire(w) for w in found["writes"]]
         vectors = write_vectors(texts_ahead(drafts), expected=len(drafts))
         for line in self.service.duplicate_notes(drafts):
             warn(line)
-        with _embedding_bar(vectors):
+        with embedding_bar(vectors):
             service = self.service.writing(vectors=vectors, secrets=secrets)
             results = service.upsert_many(drafts).results
         say_notice(vectors, warn)
@@ -156,14 +153,14 @@ class ScopeClient:
         warn: Callable[[str], None] | None = None,
         secrets: str = "refuse",
     ) -> WriteResult:
-        from graphit_cli.warm import wire
+        from graphit_cli.warm import values
 
         found = self._daemon({"op": op, "ref": ref, "secrets": secrets}, write=True)
         if found is not None:
             for line in found.get("notes", []):
                 if warn is not None:
                     warn(line)
-            return wire.write_from_wire(found["writes"][0])
+            return values.write_from_wire(found["writes"][0])
         if op == "delete":
             return self.service.delete(ref)
         vectors = write_vectors(expected=2)  # the revision, and a deleted memory's revival
@@ -184,7 +181,7 @@ class ScopeClient:
     ) -> ImportReport:
         """`import PATH`: the daemon reads PATH itself (same user, same machine). `warn` gets
         a line when some rows were written without their vector."""
-        from graphit_cli.warm import wire
+        from graphit_cli.warm import values
 
         request = {
             "op": "import",
@@ -199,7 +196,7 @@ class ScopeClient:
             for line in found.get("notes", []):
                 if warn is not None:
                     warn(line)
-            return wire.report_from_wire(found)
+            return values.report_from_wire(found)
         from graphit_cli.portability import importer
 
         stamp = self.service.writes.provenance.but(via="import")
@@ -265,7 +262,7 @@ class ScopeClient:
         if found is not None:
             return found  # type: ignore[no-any-return]
         if mode != "fts":
-            _expect_query(query)
+            expect_query(query)
         return call.run(lambda _: self.reader)
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
@@ -277,7 +274,7 @@ class ScopeClient:
         if found is not None:
             return found  # type: ignore[no-any-return]
         if context and context.strip():
-            _expect_query(context)
+            expect_query(context)
         return call.run(lambda _: self.reader)
 
     def history(self, memory_id: str, include_proposed: bool = False) -> list[Memory]:
@@ -336,7 +333,7 @@ def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> Ac
     """`portability.across.recall` over `scopes`, by the daemon when it serves them as this
     process would, else here."""
     from graphit_cli.portability import across
-    from graphit_cli.warm import wire
+    from graphit_cli.warm import values
     from graphit_cli.warm.hook import checkout
 
     request = {"op": "across", "what": "recall", "scopes": [str(s) for s in scopes]}
@@ -348,8 +345,8 @@ def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> Ac
     found = data.get("search")
     return across.AcrossRecall(
         list(data["scopes"]),
-        [wire.memory_from_wire(m) for m in data["mandatory"]],
-        None if found is None else wire.search_from_wire(found),
+        [values.memory_from_wire(m) for m in data["mandatory"]],
+        None if found is None else values.search_from_wire(found),
         list(data.get("notices", [])),
     )
 
@@ -367,7 +364,7 @@ def search_across(
     """`portability.across.search` over `scopes`, by the daemon or here."""
     from graphit_cli.opening import open_reader
     from graphit_cli.portability import across
-    from graphit_cli.warm import wire
+    from graphit_cli.warm import values
 
     args = {
         "top_k": top_k,
@@ -383,57 +380,11 @@ def search_across(
         "root": checkout(),
         "scopes": [str(s) for s in scopes],
         "query": query,
-        "filter": wire.filter_to_wire(flt),
+        "filter": values.filter_to_wire(flt),
         **args,
     }
     reply = ask_daemon(request, scopes)
     if reply is not None:
-        return wire.search_from_wire(reply["result"])
+        return values.search_from_wire(reply["result"])
     services = [open_reader(s) for s in scopes]
     return across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]
-
-
-def write_vectors(texts: list[str] | None = None, *, expected: int | None = None) -> WriteVectors:
-    """What an in-process write embeds its rows with: the default model, loading (and
-    embedding `texts`, the batch's first new memories) on a thread from now on, while the
-    table opens. A model that cannot load leaves the rows without vectors and says so."""
-    from graphit_cli.embed import load_default
-    from graphit_cli.service.vectors import WriteVectors
-
-    vectors = WriteVectors(load_default)
-    vectors.start(texts or (), expected=expected)
-    return vectors
-
-
-@contextmanager
-def _embedding_bar(vectors: WriteVectors) -> Iterator[None]:
-    """A bar on a terminal while a batch's rows are embedded (more than a few of them)."""
-    from graphit_cli.cli.progress import bar
-
-    with bar("embedding", minimum=EMBED_BAR_MINIMUM) as progress:
-        vectors.progress = progress
-        yield
-
-
-EMBED_BAR_MINIMUM = 16
-
-
-def say_notice(vectors: WriteVectors, warn: Callable[[str], None]) -> None:
-    notice = vectors.notice()
-    if notice:
-        warn(notice)
-
-
-def _expect_query(query: str) -> None:
-    """Hand the query to the embedding model before the table opens: the light runtime builds
-    its session and embeds the query without the GIL while `import lance` and the table's
-    opening run (~0.2 s off a cold hybrid search). Only a head start: a model that cannot load
-    is left to the search itself, which knows whether it needs one (a table without vectors
-    does not) and says why it cannot."""
-    from graphit_cli.embed import expect_query
-    from graphit_cli.errors import InvalidInput
-
-    try:
-        expect_query(query)
-    except InvalidInput:
-        pass

@@ -28,6 +28,7 @@ from graphit_cli.cli.plain import Output as Output
 from graphit_cli.cli.plain import note as note
 from graphit_cli.cli.plain import out as out
 from graphit_cli.cli.plain import scope_spec as scope_spec
+from graphit_cli.core.models import MEMORY_TYPES
 from graphit_cli.errors import (
     ExitCode,
     GraphitError,
@@ -43,18 +44,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 E = TypeVar("E", bound=StrEnum)
 
 
-class MemoryType(StrEnum):
-    """models.MEMORY_TYPES as choices, so `--help` and TAB completion offer them."""
-
-    fact = "fact"
-    decision = "decision"
-    convention = "convention"
-    correction = "correction"
-    preference = "preference"
-    constraint = "constraint"
-    procedure = "procedure"
-    skill = "skill"
-    tension = "tension"
+# models.MEMORY_TYPES as choices, so `--help` and TAB completion offer them (mypy reads the
+# members of an Enum made from a literal only; these are the model's, whatever they are).
+MemoryType = StrEnum("MemoryType", {t: t for t in MEMORY_TYPES})  # type: ignore[misc]
 
 
 class SearchMode(StrEnum):

@@ -87,7 +87,7 @@ def add(
 
       graphit memory search "retry policy" --scope context:team
     """
-    from graphit_cli.cli.client import say_notice, write_vectors
+    from graphit_cli.cli.inprocess import say_notice, write_vectors
     from graphit_cli.portability import contexts
 
     # An imported context is written with its vectors, as `import` writes (up to a bound).
@@ -164,7 +164,7 @@ def refresh(
     """Import the context's source again: changed items become new revisions, nothing is
     duplicated. (An attached project is read where it lives: nothing to refresh.)"""
     from graphit_cli.access import contexts as registry
-    from graphit_cli.cli.client import say_notice, write_vectors
+    from graphit_cli.cli.inprocess import say_notice, write_vectors
     from graphit_cli.portability import contexts
 
     # An attached project is read where it lives: no model to load for it.

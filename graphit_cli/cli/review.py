@@ -179,9 +179,9 @@ def audit(
 
 
 def _lock_file() -> Path:
-    from graphit_cli.access.scopes import find_project_lock
+    from graphit_cli import config
 
-    found = find_project_lock()
+    found = config.find_project_lock()
     if found is None:
         raise NoProject("not inside a graphit project (no graphit.lock.json here or above)")
     return found

@@ -20,11 +20,6 @@ import time
 from typing import Any
 
 COMMANDS = ("search", "source", "list", "important", "mandatory", "recall")
-TYPES = (
-    *("fact", "decision", "convention", "correction", "preference", "constraint"),
-    *("procedure", "skill", "tension"),
-)
-FORMATS = ("table", "markdown", "json", "ndjson")
 MODES = ("auto", "hybrid", "fts", "vector")
 WAIT = 120.0  # seconds in all for a warm answer (wire.REPLY_TIMEOUT; silences: the answer
 # deadline, `warm/client.answer_seconds`)
@@ -186,8 +181,10 @@ def _scope(given: dict[str, Any]) -> str | None:
 
 
 def _filter(command: str, given: dict[str, Any]) -> dict[str, Any] | None:
+    from graphit_cli.core.models import MEMORY_TYPES  # the answer's rendering loads it anyway
+
     types = [t.strip().lower() for t in given.get("types", [])]
-    if any(t not in TYPES for t in types):
+    if any(t not in MEMORY_TYPES for t in types):
         return None
     important = True if given.get("important") or command == "important" else None
     mandatory = True if given.get("mandatory") or command == "mandatory" else None
@@ -209,6 +206,8 @@ def _format(given: dict[str, Any]) -> tuple[bool, str | None]:
             return False, None
     if value is None:
         return True, None
+    from graphit_cli.config import FORMATS
+
     value = value.strip().lower()
     return value in FORMATS, value
 
@@ -244,10 +243,9 @@ def main(argv: list[str]) -> int | None:
 
 def _flag(name: str) -> bool | None:
     """A GRAPHIT_* flag as `config` reads it; None for a value it would refuse."""
-    value = os.environ.get(name, "").strip().lower()
-    if value in ("", "0", "false", "no", "off"):
-        return False
-    return True if value in ("1", "true", "yes", "on") else None
+    from graphit_cli.core.flags import flag_value
+
+    return flag_value(os.environ.get(name))
 
 
 def _in_process(
@@ -327,17 +325,17 @@ def _memories(command: str, memories: list[Any], fmt: Any) -> None:
 def _render(command: str, found: dict[str, Any], chosen: str | None) -> None:
     from graphit_cli.cli import output
     from graphit_cli.cli.plain import note
-    from graphit_cli.warm import wire
+    from graphit_cli.warm import values
 
     fmt = _output_format(command, chosen)
     if command == "search":
-        result = wire.search_from_wire(found)
+        result = values.search_from_wire(found)
         if result.notice:
             note(result.notice)
         output.hits(result.hits, fmt)
     elif command == "source":
-        output.one(wire.memory_from_wire(found), fmt)
+        output.one(values.memory_from_wire(found), fmt)
     elif command == "recall":
-        output.recall(wire.recall_from_wire(found), fmt)
+        output.recall(values.recall_from_wire(found), fmt)
     else:
-        _memories(command, [wire.memory_from_wire(m) for m in found["value"]], fmt)
+        _memories(command, [values.memory_from_wire(m) for m in found["value"]], fmt)

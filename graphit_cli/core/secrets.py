@@ -4,16 +4,15 @@ Pure: no I/O, standard library only (so a write pays microseconds, and `graphit 
 warm path's cold client pay nothing; see benchmarks/secrets.py). Chosen by measurement over
 detect-secrets and bc-detect-secrets (benchmarks/README.md "Secrets"): their entropy plugins
 refuse the commit SHAs, ULIDs and content hashes a memory is full of, their keyword plugin
-misses `.env` lines and connection strings, and a line costs them ~0.3 ms. The provider rules
-below are the formats those detectors (and gitleaks) document; the context rules (assignments,
-URLs, headers) add what they lack, with the look-alikes a memory holds left alone: placeholders
-(`<your-token>`, `${DB_PASSWORD}`, `changeme`), the providers' documented example keys,
-variable names without a value, notes that say where a secret lives, public keys, hashes.
+misses `.env` lines and connection strings, and a line costs them ~0.3 ms. This module is the
+detector: one pass over a text finds the literals that wake a rule, then runs gitleaks' rules
+(core/secret_rules.py) and graphit's own (core/secret_patterns.py: the provider formats
+gitleaks misses, the context rules, and the look-alikes a memory holds left alone) over the
+text as written and as unhidden (core/hiding.py); then a memory's fields and a log record's
+strings are checked, redacted and described by the same code.
 
 A finding never carries the value itself into a message: `Finding` holds its kind and span, and
-`describe` names the kind and line:column only. Must not import anything heavy. Past 400 lines
-as one job: the rules, and the look-alikes each must leave alone, are tuned together against
-one corpus (benchmarks/secrets_corpus.py), and a memory's fields are checked by the same code.
+`describe` names the kind and line:column only. Must not import anything heavy.
 """
 
 from __future__ import annotations
@@ -24,136 +23,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphit_cli.core import hiding, secret_rules
+from graphit_cli.core import secret_patterns as patterns
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import Memory, MemoryDraft
 
 REDACTED = "[REDACTED:{kind}]"
-
-# --- provider formats: the token alone is the secret ------------------------------------------
-
-# gitleaks' rules (core/secret_rules.py) know ~220 providers. These are the formats they miss
-# or know only next to a keyword: a memory names keys in prose ("my key is sk-ant-..."), and
-# a PostHog personal key and an FCM legacy server key have no gitleaks rule at all.
-_PROVIDERS: tuple[tuple[str, str], ...] = (
-    ("anthropic-key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{32,}"),
-    ("openai-key", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
-    ("openai-key", r"\bsk-[A-Za-z0-9]{48}\b"),
-    ("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}\b"),
-    ("mailgun-key", r"\bkey-[0-9a-z]{32}\b"),
-    ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
-    ("square-token", r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}(?![A-Za-z0-9_-])"),
-    ("telegram-bot-token", r"\b\d{8,10}:AA[0-9A-Za-z_-]{33}(?![A-Za-z0-9_-])"),
-    (
-        "discord-webhook",
-        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{30,}",
-    ),
-    ("azure-storage-key", r"(?i:AccountKey)=[A-Za-z0-9+/]{86}==(?=;|\s|$|[\"'])"),
-    # PostHog: `phx_` is a personal API key (its `phc_` project key is public by design).
-    ("posthog-personal-api-key", r"\bphx_[A-Za-z0-9]{30,}\b"),
-    # Firebase Cloud Messaging's legacy server key: `AAAA` + 7, `:APA91b` + ~134.
-    ("fcm-server-key", r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
-)
-
-# A private key block: the header and at least one line of key material (a header alone, in a
-# note saying what a file starts with, is no secret). A public key or certificate never matches.
-_PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP |SSH2 ENCRYPTED )?"
-    r"PRIVATE KEY(?: BLOCK)?-----"
-    r"[ \t]*\r?\n(?:[ \t]*[A-Za-z0-9-]+:[^\n]*\n)*[ \t]*[A-Za-z0-9+/=]{20,}"
-    r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?",
-    re.DOTALL,
-)
-
-# --- context rules: a value is a secret because of what names it ------------------------------
-
-# A name that holds a credential: `password`, `DB_PASSWORD`, `aws_secret_access_key`,
-# `apiKey`, `GITHUB_TOKEN`, `client-secret`. The word must end the name, right before the
-# `=` or `:`: `password_min_length`, `token_count` and `max_tokens` name settings. Matched from
-# the word on (no scan back over the name, which would backtrack on long identifiers).
-_ASSIGNMENT = re.compile(
-    r"(?P<name>(?i:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|"
-    r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?token|credentials?))"
-    r"[\"']?[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}"
-    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\n]{1,300})(?P=q)|(?P<bare>[^\s\"'`,;)\]}>]{1,300}))"
-)
-# user:password@host in a URL or connection string.
-_URL_PASSWORD = re.compile(
-    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@\"'<>]{0,100}:(?P<value>[^\s@/\"'<>]{1,200})@[\w.-]"
-)
-# An Authorization header's credential, or a bearer token written out.
-_BEARER = re.compile(r"(?i:\b(?:bearer|token)\s+)(?P<value>[A-Za-z0-9._~+/-]{20,}=*)(?![\w.~+/-])")
-_BASIC = re.compile(r"(?i:authorization:\s*basic\s+)(?P<value>[A-Za-z0-9+/]{12,}=*)")
-# A password passed on a command line: `docker login -p X`, `mysql -pX`, `--password=X`,
-# `curl -u user:X`.
-_FLAG = re.compile(
-    r"(?:--pass(?:word|wd)?[= ]|\b(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?"
-    r"\s-p ?|\bcurl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)(?P<value>[^\s\"'`]{6,200})"
-)
-# `//registry.npmjs.org/:_authToken=...` in an .npmrc.
-_NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']{7,})")
-
-# Values that stand for a secret without being one: placeholders, references, redactions.
-_PLACEHOLDER = re.compile(
-    r"""^(?:
-        <[^<>]*> | \[[^\[\]]*\] | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
-        %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% |
-        [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
-        .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
-              fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
-              password_here|xxxx|\.\.\.).*
-    )$""",
-    re.VERBOSE,
-)
-# The passwords of test plans and tutorials (`Password: Test@123`, `WrongPassword123`,
-# `P@ssw0rd!`): a common word (a qualifier before it) and at most a few digits or symbols.
-# Public and guessable, they protect nothing a memory could leak; test plans are full of them.
-_TEST_PASSWORD = re.compile(
-    r"^(?i:(?:wrong|invalid|bad|incorrect|valid|correct|new|old|my|weak|strong|secure)[_-]?)?"
-    r"(?i:pass(?:word)?|p[a@]ssw[o0]rd|test(?:er|ing|user)?|admin(?:istrator)?|demo|guest|"
-    r"user|qwerty|letmein|welcome|root|default|abc|secret|hunter|changeit)"
-    r"[\W_]{0,2}\d{0,6}[\W_]{0,2}$"
-)
-# Bare words that follow `password:` in prose or in a type annotation, not credentials.
-_NOT_VALUES = frozenset(
-    """str string int bool bytes none null nil true false undefined optional required yes no
-    see stored kept lives is are in from via the a an none_ set unset empty missing any env
-    environ getenv secret secrets password passwords token tokens key keys credential
-    credentials vault keychain keyring 1password bitwarden lastpass doppler sops ssm
-    secretsmanager param parameter prompt prompted input stdin file literal type hidden
-    masked omitted n/a tbd same default""".split()  # noqa: SIM905 (a word list reads better)
-)
-_WORD = re.compile(r"^[A-Za-z]+$")
-_PATH = re.compile(r"^/[\w.-]+/[\w./-]+$")
-# settings.DB_PASSWORD, process.env.OPERATOR_KEY_2: a lowercase word, then attributes.
-_IDENTIFIER_PATH = re.compile(
-    r"^(?:[A-Za-z_]+|[a-z_$]+(?:\.[A-Za-z_$][\w$]*)*)(?:\.[A-Za-z_]\w*)+$"
-)
-# An environment variable's or a constant's name: DB_PASSWORD, STRIPE_SECRET_KEY.
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
-_CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[][\w\"'.]*$")
-
-# Keys the providers publish in their documentation, quoted everywhere: not secrets.
-_DOCUMENTED_EXAMPLES = frozenset(
-    {
-        "AKIAIOSFODNN7EXAMPLE",
-        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-        "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
-        "pk_test_TYooMQauvdEDq54NiTphI7jx",
-        "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
-    }
-)
-# jwt.io's sample token, signed with the documented key "your-256-bit-secret".
-_DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
-# A value shown masked (`hf_***`, `ghp_****abcd`, `••••`): what is left of it is no secret.
-_MASKED = re.compile(r"[*•]{3,}")
-# A YAML tag before the value (`api_key: !vault |`), not the value.
-_YAML_TAG = re.compile(r"!!?[A-Za-z]+")
-# `arn:aws:secretsmanager:...:secret:prod/db-AbCdEf`: an ARN's `secret:` names a resource.
-_ARN = re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:$")
 
 
 @dataclass(frozen=True)
@@ -210,29 +85,31 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     present = keywords & gate.keys()
     spans: list[tuple[int, int, str]] = []
     for start, end, kind, secret in secret_rules.rules().find(text, lowered, present):
-        if not _look_alike(secret, generic=kind.startswith("generic")):
+        if not patterns.look_alike(secret, generic=kind.startswith("generic")):
             spans.append((start, end, kind))
-    awake = sorted({i for literal in gate for i in _WAKES.get(literal, ())})
-    for kind, pattern, _ in (_COMPILED[i] for i in awake):
+    awake = sorted({i for literal in gate for i in patterns.WAKES.get(literal, ())})
+    for kind, pattern, _ in (patterns.PROVIDER_RULES[i] for i in awake):
         for match in pattern.finditer(text):
-            if match.group(0) not in _DOCUMENTED_EXAMPLES and not _example(match.group(0)):
+            if match.group(0) not in patterns.DOCUMENTED_EXAMPLES and not patterns.example(
+                match.group(0)
+            ):
                 spans.append((match.start(), match.end(), kind))
-    for rule, kind, needs in _CONTEXT_RULES:
+    for rule, kind, needs in patterns.CONTEXT_RULES:
         if not any(literal in gate for literal in needs):
             continue
         for match in rule.finditer(text):
             value = match.group("value") if "value" in rule.groupindex else match.group(0)
-            if rule is _PRIVATE_KEY:
+            if rule is patterns.PRIVATE_KEY:
                 spans.append((match.start(), match.end(), kind))
-            elif rule is _BASIC or (
-                _credible(value, url=rule is _URL_PASSWORD)
-                and (rule is not _BEARER or _mixed(value))
+            elif rule is patterns.BASIC or (
+                patterns.credible(value, url=rule is patterns.URL_PASSWORD)
+                and (rule is not patterns.BEARER or patterns.mixed(value))
             ):
                 spans.append((match.start("value"), match.end("value"), kind))
-    starts = sorted({at for word in _NAME_STARTS for at in gate.get(word, ())})
+    starts = sorted({at for word in patterns.NAME_STARTS for at in gate.get(word, ())})
     for at in starts:
-        named = _ASSIGNMENT.match(text, at)
-        if named is None or _ARN.search(text, max(0, at - 120), at):
+        named = patterns.ASSIGNMENT.match(text, at)
+        if named is None or patterns.ARN.search(text, max(0, at - 120), at):
             continue
         group = "quoted" if named.group("quoted") is not None else "bare"
         value = named.group(group)
@@ -241,8 +118,10 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             begin -= 1
         if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
             continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
-        if _credible(value, quoted=group == "quoted", name=named.group("name")):
-            spans.append((named.start(group), named.end(group), _assigned_kind(named["name"])))
+        if patterns.credible(value, quoted=group == "quoted", name=named.group("name")):
+            spans.append(
+                (named.start(group), named.end(group), patterns.assigned_kind(named["name"]))
+            )
     return spans
 
 
@@ -269,44 +148,6 @@ def describe(finding: Finding, field: str) -> str:
 
 # --- helpers ------------------------------------------------------------------------------------
 
-# Each rule runs only when a literal it needs is in the text: `in` is a C scan,
-# a regex over a long body is not (benchmarks/secrets.py measures what a record costs).
-_TRIGGERS: dict[str, tuple[str, ...]] = {
-    "anthropic-key": ("sk-ant-",),
-    "openai-key": ("sk-",),
-    "google-oauth-secret": ("GOCSPX-",),
-    "mailgun-key": ("key-",),
-    "shopify-token": ("shpat_", "shpca_", "shppa_", "shpss_"),
-    "databricks-token": ("dapi",),
-    "square-token": ("sq0",),
-    "telegram-bot-token": (":AA",),
-    "discord-webhook": ("/api/webhooks/",),
-    "azure-storage-key": ("ccountKey=", "CCOUNTKEY=", "ccountkey="),
-    "posthog-personal-api-key": ("phx_",),
-    "fcm-server-key": (":APA91b",),
-}
-_COMPILED = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
-# Where an assignment's name can begin: the rule is tried at these words only.
-_NAME_STARTS = ("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential")
-# The context rules: (rule, kind, the lowercase literals that wake it).
-_CONTEXT_RULES = (
-    (_PRIVATE_KEY, "private-key", ("private key",)),
-    (_URL_PASSWORD, "password-in-url", ("://",)),
-    (_BEARER, "bearer-token", ("bearer", "token")),
-    (_BASIC, "basic-auth", ("basic",)),
-    (_FLAG, "password", ("-p", "curl")),
-    (_NPMRC, "npm-token", (":_",)),
-)
-# lowercase literal -> the provider rules it wakes (indexes into _COMPILED)
-_WAKES: dict[str, tuple[int, ...]] = {}
-for _i, (_kind, _, _literals) in enumerate(_COMPILED):
-    for _literal in _literals:
-        _WAKES[_literal.lower()] = (*_WAKES.get(_literal.lower(), ()), _i)
-_GATE_LITERALS = sorted(
-    {*_WAKES, *_NAME_STARTS, *(n for _, _, needs in _CONTEXT_RULES for n in needs)},
-    key=len,
-    reverse=True,
-)
 _scanning: tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]] | None = None
 
 
@@ -317,82 +158,10 @@ def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]]:
     global _scanning
     if _scanning is None:
         keywords = set(secret_rules.rules().keywords)
-        literals = sorted({*_GATE_LITERALS, *keywords})
+        literals = sorted({*patterns.GATE_LITERALS, *keywords})
         pattern = re.compile(secret_rules.trie(literals))
         _scanning = (pattern, secret_rules.prefixes(literals), keywords)
     return _scanning
-
-
-def _example(token: str) -> bool:
-    """A provider's example key: documentation spells them with EXAMPLE, or all one letter."""
-    upper = token.upper()
-    if "EXAMPLE" in upper or "XXXXXXXX" in upper or "00000000" in token:
-        return True
-    if token.endswith(_DOCUMENTED_SIGNATURES) or _MASKED.search(token):
-        return True
-    body = token[-16:]
-    return len(set(body)) <= 2
-
-
-def _look_alike(secret: str, *, generic: bool = False) -> bool:
-    """A provider rule's match that stands for a secret without being one: a documented
-    example, a placeholder, a test plan's password; for a generic rule (a value named as a key),
-    anything `_credible` would not take from an assignment."""
-    if secret in _DOCUMENTED_EXAMPLES or _example(secret):
-        return True
-    if _PLACEHOLDER.match(secret) or _TEST_PASSWORD.match(secret):
-        return True
-    return generic and not _credible(secret, quoted=True)
-
-
-def _credible(value: str, *, quoted: bool = False, url: bool = False, name: str = "") -> bool:
-    """Whether a value named as a credential is one, rather than a placeholder, a reference
-    to where it lives, a type or a prose word."""
-    value = value.strip().rstrip("!?")  # `String!`, `process.env.KEY!` (TypeScript)
-    if len(value) < 6 or len(value) > 300:
-        return False
-    if value in _DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
-        return False
-    if _example(value) or _YAML_TAG.fullmatch(value):  # all one letter, masked; `!vault`
-        return False
-    lowered = value.lower().rstrip(".")
-    if lowered in _NOT_VALUES or lowered == name.lower():
-        return False
-    if url:
-        return True
-    if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
-        return False
-    if _CALL.search(value) or _IDENTIFIER_PATH.match(value) or _ENV_NAME.match(value):
-        return False  # os.environ["X"], settings.DB_PASSWORD, get_token(), BEE_CLIENT_SECRET
-    if value.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?[a-z]{0,3}", value):
-        return False  # a count or a duration: token_ttl=3600, password_length: 12
-    if not quoted and (_SNAKE.match(value) or value.endswith(":")):
-        return False  # password=user_password (a variable), `token:` opening a list
-    if not quoted and _WORD.match(value) and (value.islower() or value.istitle()):
-        return len(value) >= 10 and not value.islower()  # prose: `password: Required`
-    if value.startswith(("~/", "./", "http://", "https://", "file:")) or _PATH.match(value):
-        return False  # a path or an address: where the secret lives
-    return not value.endswith((".env", ".json", ".yaml", ".yml", ".pem", ".key", ".txt"))
-
-
-def _mixed(value: str) -> bool:
-    """A bearer token has digits or mixed case; `Bearer authentication-required` does not."""
-    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-
-
-def _assigned_kind(name: str) -> str:
-    lowered = name.lower().replace("-", "_")
-    if "pass" in lowered or "pwd" in lowered:
-        return "password"
-    if "private" in lowered:
-        return "private-key"
-    if "secret" in lowered:
-        return "secret"
-    if "token" in lowered:
-        return "token"
-    if "key" in lowered:
-        return "api-key"
-    return "credential"
 
 
 def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from graphit_cli.access import scopes
 from graphit_cli.core.provenance import Provenance
 from graphit_cli.errors import GraphitError, InvalidInput, in_words
-from graphit_cli.warm import ops, wire
+from graphit_cli.warm import ops, values, wire
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
@@ -215,8 +215,8 @@ def _across(
         found = across.recall(listed, context, top_k=top_k, opener=opener)
         return {
             "scopes": found.scopes,
-            "mandatory": [wire.memory_to_wire(m) for m in found.mandatory],
-            "search": None if found.search is None else wire.search_to_wire(found.search),
+            "mandatory": [values.memory_to_wire(m) for m in found.mandatory],
+            "search": None if found.search is None else values.search_to_wire(found.search),
             "notices": found.notices,
         }
     if what == "search":
@@ -224,12 +224,12 @@ def _across(
             [opener(s) for s in listed],
             str(wire.text_field(message, "query")),
             top_k=top_k,
-            flt=wire.filter_from_wire(message.get("filter")),
+            flt=values.filter_from_wire(message.get("filter")),
             exclude_mandatory=wire.bool_field(message, "exclude_mandatory"),
             include_deleted=wire.bool_field(message, "include_deleted"),
             mode=str(wire.text_field(message, "mode", optional=True) or "auto"),
         )
-        return wire.search_to_wire(result)
+        return values.search_to_wire(result)
     raise InvalidInput(f"unknown across request {what!r}")
 
 
@@ -269,7 +269,7 @@ def _write(
     notes, results = _changes(op, request, svc)
     notice = vectors.notice() if vectors is not None else None
     return {
-        "writes": [wire.write_to_wire(r) for r in results],
+        "writes": [values.write_to_wire(r) for r in results],
         "notes": notes + ([notice] if notice else []),
     }
 
@@ -296,7 +296,7 @@ def _changes(
         records = request.get("drafts")
         if not isinstance(records, list) or not records or len(records) > MAX_RECORDS:
             raise InvalidInput(f"drafts must be a list of 1 to {MAX_RECORDS} records")
-        drafts = [wire.draft_from_wire(d) for d in records]
+        drafts = [values.draft_from_wire(d) for d in records]
         notes = svc.duplicate_notes(drafts) if wire.bool_field(request, "warn") else []
         results = svc.upsert_many(drafts).results
     elif op == "delete":
@@ -331,4 +331,4 @@ def _import(request: dict[str, Any], svc: MemoryService) -> dict[str, Any]:
     report.problems = [
         replace(p, path=given) if p.path == str(path) else p for p in report.problems
     ]
-    return wire.report_to_wire(report)
+    return values.report_to_wire(report)

@@ -106,7 +106,7 @@ class Services:
         if not raw:
             return self.cwd
         directory = Path(raw).expanduser()
-        if not directory.is_dir() or scopes.find_project_lock(directory) is None:
+        if not directory.is_dir() or config.find_project_lock(directory) is None:
             raise ApiError(400, f'project_dir "{raw}" is not an initialised graphit project')
         return directory
 
@@ -239,7 +239,7 @@ async def list_scopes(request: Request, services: Services) -> Response:
         except NoProject:
             project = None
         if project is not None:
-            lock = scopes.find_project_lock(start)
+            lock = config.find_project_lock(start)
             label = f"Project {lock.parent.name}" if lock is not None else "Project"
             found.append(_scope("project", label, project))
         user = resolve_scope("user", start)

@@ -44,6 +44,8 @@ from typing import Any
 
 from graphit_cli import config
 from graphit_cli.access import statefile
+from graphit_cli.core import events
+from graphit_cli.core.flags import flag_value
 
 EXPIRY_SECONDS = 7 * 24 * 3600
 TRANSCRIPT_BYTES = 8 << 20  # the last 8 MB of a transcript: enough to see this session's writes
@@ -70,30 +72,31 @@ _SAVE = (
 )
 TEXT = {
     # Claude Code hands PreCompact's stdout to the summariser as extra instructions.
-    "PreCompact": (
+    events.PRE_COMPACT: (
         "graphit memory: in the summary, list under 'To save in graphit' the durable learnings "
         "of this conversation not yet saved with graphit_memory_insert (decisions and their "
         "reasons, conventions, pitfalls, where things live; never a secret's value), and say "
         "that the agent saves them with graphit_memory_insert right after compaction."
     ),
     # Gemini CLI shows PreCompress's systemMessage to the user; the model does not see it.
-    "PreCompress": (
+    events.PRE_COMPRESS: (
         "graphit: the conversation is being compressed and this session saved no memories. "
         "To keep what it learned, ask the agent to save durable learnings with "
         "graphit_memory_insert."
     ),
     # Gemini CLI shows SessionEnd's systemMessage to the user as it exits.
-    "SessionEnd": (
+    events.SESSION_END: (
         "graphit: this session saved no memories. Next time, ask the agent to save what it "
         "learned with graphit_memory_insert before you leave."
     ),
 }
-PENDING_EVENTS = ("PreCompact",)  # spent only once the client compacted (`compacted`)
+PENDING_EVENTS = (events.PRE_COMPACT,)  # spent only once the client compacted (`compacted`)
 DEFAULT = "Before this context is lost (graphit memory): " + _SAVE
 
 
 def muted() -> bool:
-    return os.environ.get(config.ENV_CAPTURE, "").strip().lower() in ("0", "false", "no", "off")
+    """GRAPHIT_CAPTURE is off (on when unset; a value it cannot read leaves it on)."""
+    return flag_value(os.environ.get(config.ENV_CAPTURE), default=True) is False
 
 
 def state_file() -> Path:
@@ -104,19 +107,19 @@ def capture(event: str, client: str, session_id: str | None, stdin_event: dict[s
     """The capture request for this `event` of `client`'s session, or "" for none."""
     if muted() or not session_id or stdin_event.get("stop_hook_active"):
         return ""
-    if event == "PreCompress" and stdin_event.get("trigger") != "manual":
+    if event == events.PRE_COMPRESS and stdin_event.get("trigger") != "manual":
         return ""  # fired before every turn, whether or not anything is compressed
-    if event == "SessionEnd" and client != "gemini":
+    if event == events.SESSION_END and client != "gemini":
         return ""  # Claude Code reads no SessionEnd output
     path = stdin_event.get("transcript_path")
     transcript = _tail(path)
     if transcript is not None and _WROTE.search(transcript):
         return ""
-    if event == "Stop" and transcript is not None and _short(transcript):
+    if event == events.STOP and transcript is not None and _short(transcript):
         transcript = _flushed(str(path), transcript, stdin_event.get("last_assistant_message"))
         if _WROTE.search(transcript):
             return ""
-    if event == "Stop" and (transcript is None or _short(transcript)):
+    if event == events.STOP and (transcript is None or _short(transcript)):
         return ""
     if not _first_time(f"{client}\0{session_id}\0{event}", pending=event in PENDING_EVENTS):
         return ""

@@ -43,6 +43,9 @@ import sys
 import threading
 import time
 
+from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
+from graphit_cli.core.flags import flag_value
+
 # `typing` stays unloaded on the hook's path (~5 ms): annotations only, for the type checker.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,9 +60,7 @@ KEPT_SECONDS = 0.6  # a session start with a stale kept block: the tables' time 
 WARM_SHARE = 0.85  # of the budget, for a warm process: a cold run after it would need ~0.5 s
 # anyway, so a warm process that is there gets nearly all of it
 ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"  # config.ENV_PROMPT_RECALL (no config import here)
-EVENTS = {"claude-code": "UserPromptSubmit", "gemini": "BeforeAgent"}
 FOR = ("claude-code", "gemini")
-TRUE = ("1", "true", "yes", "on")
 
 
 def parse_argv(argv: list[str]) -> tuple[str, bool, str] | None:
@@ -198,7 +199,7 @@ def run(
             call.log("failed", cause=str(exc), ms=call.ms())
         return 0
     except Exception as exc:  # a hook must not take the session down, nor block a prompt
-        if os.environ.get("GRAPHIT_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
+        if flag_value(os.environ.get("GRAPHIT_DEBUG")) is True:
             raise
         from graphit_cli.errors import in_words
 
@@ -213,7 +214,7 @@ def run(
     text = str(found.get("text") or "")
     printed = text
     if text:
-        name = EVENTS[client] if event == "prompt" else "SessionStart"
+        name = PROMPT_EVENT[client] if event == "prompt" else SESSION_START
         if client == "gemini":
             wrapped = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
             printed = json.dumps(wrapped, ensure_ascii=False) + "\n"
@@ -319,7 +320,7 @@ def _answer(
         session_id = given["session_id"]
     call.entry["session"] = session_id
     if event == "prompt":
-        if os.environ.get(ENV_PROMPT_RECALL, "").strip().lower() in ("0", "false", "no", "off"):
+        if flag_value(os.environ.get(ENV_PROMPT_RECALL), default=True) is False:
             return None
         text = given.get("prompt")
         if not isinstance(text, str) or not text.strip() or text.lstrip().startswith("/"):
@@ -346,7 +347,7 @@ def _answer(
         "project": call.project,
         "user_level": user_level,
     }
-    no_daemon = os.environ.get("GRAPHIT_NO_DAEMON", "").strip().lower() in TRUE
+    no_daemon = flag_value(os.environ.get("GRAPHIT_NO_DAEMON")) is True
     kept = None
     if event == "session-start":
         if not no_daemon:  # a ready warm process answers before the blocks' imports would

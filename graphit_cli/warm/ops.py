@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.access import scopes
+from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.errors import InvalidInput
-from graphit_cli.warm import wire
+from graphit_cli.warm import values, wire
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
@@ -31,10 +32,8 @@ HOOK_EVENTS = ("prompt", "session-start")
 CLIENTS = ("claude-code", "gemini")
 SETTINGS = {"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}
 EVENT_NAMES = {
-    ("prompt", "claude-code"): "UserPromptSubmit",
-    ("prompt", "gemini"): "BeforeAgent",
-    ("session-start", "claude-code"): "SessionStart",
-    ("session-start", "gemini"): "SessionStart",
+    **{("prompt", client): PROMPT_EVENT[client] for client in CLIENTS},
+    **{("session-start", client): SESSION_START for client in CLIENTS},
 }
 MAX_PROMPT = 200_000  # characters a hook request carries (the recall bounds what it searches)
 
@@ -167,7 +166,7 @@ class SearchCall:
             "op": "search",
             "scope": str(self.scope),
             "query": self.query,
-            "filter": wire.filter_to_wire(self.filter),
+            "filter": values.filter_to_wire(self.filter),
             "top_k": self.top_k,
             "exclude_mandatory": self.exclude_mandatory,
             "include_deleted": self.include_deleted,
@@ -180,7 +179,7 @@ class SearchCall:
         return cls(
             _scope(request),
             str(wire.text_field(request, "query")),
-            wire.filter_from_wire(request.get("filter")),
+            values.filter_from_wire(request.get("filter")),
             wire.int_field(request, "top_k", 10) or 0,
             wire.bool_field(request, "exclude_mandatory"),
             wire.bool_field(request, "include_deleted"),
@@ -252,7 +251,7 @@ class CatalogueCall:
     root: str | None = None  # the caller's checkout, as sent (the read does not use it)
 
     def fields(self) -> dict[str, Any]:
-        flt = wire.filter_to_wire(self.filter)
+        flt = values.filter_to_wire(self.filter)
         return {
             "op": "catalogue",
             "scope": str(self.scope),
@@ -263,7 +262,7 @@ class CatalogueCall:
 
     @classmethod
     def parse(cls, request: dict[str, Any]) -> CatalogueCall:
-        flt = wire.filter_from_wire(request.get("filter"))
+        flt = values.filter_from_wire(request.get("filter"))
         return cls(_scope(request), flt, wire.int_field(request, "limit", None), _root(request))
 
     def run(self, opener: Opener) -> list[Memory]:
@@ -274,23 +273,23 @@ TABLE: dict[str, Operation] = {
     op.name: op
     for op in (
         Operation("hook", parse_hook, run_hook, lambda found: found.to_json()),
-        Operation("search", SearchCall.parse, lambda o, c: c.run(o), wire.search_to_wire),
-        Operation("recall", RecallCall.parse, lambda o, c: c.run(o), wire.recall_to_wire),
-        Operation("source", SourceCall.parse, lambda o, c: c.run(o), wire.memory_to_wire),
+        Operation("search", SearchCall.parse, lambda o, c: c.run(o), values.search_to_wire),
+        Operation("recall", RecallCall.parse, lambda o, c: c.run(o), values.recall_to_wire),
+        Operation("source", SourceCall.parse, lambda o, c: c.run(o), values.memory_to_wire),
         Operation(
             "catalogue",
             CatalogueCall.parse,
             lambda o, c: c.run(o),
-            lambda found: [wire.memory_to_wire(m) for m in found],
+            lambda found: [values.memory_to_wire(m) for m in found],
         ),
     )
 }
 # How each read's result comes back (the client's side of `encode`).
 DECODE: dict[str, Callable[[Any], Any]] = {
-    "search": wire.search_from_wire,
-    "recall": wire.recall_from_wire,
-    "source": wire.memory_from_wire,
-    "catalogue": lambda found: [wire.memory_from_wire(m) for m in found],
+    "search": values.search_from_wire,
+    "recall": values.recall_from_wire,
+    "source": values.memory_from_wire,
+    "catalogue": lambda found: [values.memory_from_wire(m) for m in found],
 }
 
 

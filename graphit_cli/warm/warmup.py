@@ -17,6 +17,8 @@ import os
 import sys
 import time
 
+from graphit_cli.core.flags import flag_value
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -41,7 +43,7 @@ def state_path() -> str:
 def after_late(project: str, root: str) -> str | None:
     """Note a cold answer that was late for `project`; start a daemon when it is the second
     within LATE_WINDOW (see the module). What to tell the user, or None."""
-    if os.environ.get("GRAPHIT_NO_DAEMON", "").strip().lower() in ("1", "true", "yes", "on"):
+    if flag_value(os.environ.get("GRAPHIT_NO_DAEMON")) is True:
         return None
     now = time.time()
     path = state_path()

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphit_cli import config
-from graphit_cli.config import normalise_prefix as normalise_prefix
-from graphit_cli.config import validate_bucket as validate_bucket
-from graphit_cli.config import validate_endpoint as validate_endpoint
+from graphit_cli.core.ids import normalise_prefix as normalise_prefix
+from graphit_cli.core.ids import validate_bucket as validate_bucket
+from graphit_cli.core.ids import validate_endpoint as validate_endpoint
 from graphit_cli.errors import InvalidInput
 
 KINDS = ("local", "s3", "broker")
