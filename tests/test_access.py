@@ -313,7 +313,6 @@ def test_real_commit_conflicts_are_recognised_and_put_in_words() -> None:
     [
         RuntimeError("lance error: IO error: upload failed, please retry the request later"),
         RuntimeError("too many concurrent requests to the object store: retry after 5 s"),
-        OSError("Commit conflict for version 7: the transaction is incompatible"),
         ValueError("Retryable commit conflict for version 3: not from lance at all"),
     ],
 )

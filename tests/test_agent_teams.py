@@ -377,6 +377,7 @@ def test_the_prompt_hook_prints_only_the_few_memories_the_prompt_is_about(
         "UserPromptSubmit": _guarded("graphit agent hook prompt"),
         "PreCompact": _guarded("graphit agent hook capture --event PreCompact"),
         "Stop": _guarded("graphit agent hook capture --event Stop"),
+        "SessionEnd": _guarded("graphit agent hook capture --event SessionEnd"),
     }
     event = {"hook_event_name": "UserPromptSubmit", "cwd": str(project_dir)}
     done = _run_hook(
@@ -435,11 +436,12 @@ def test_no_prompt_recall_installs_only_the_session_start_hook(
     cli, project_dir: Path, home: Path
 ) -> None:
     assert cli("agent", "install", "claude-code", "--no-prompt-recall").exit_code == 0
-    assert set(_hooks(project_dir)) == {"SessionStart", "PreCompact", "Stop"}
+    assert set(_hooks(project_dir)) == {"SessionStart", "PreCompact", "Stop", "SessionEnd"}
     assert cli("agent", "install", "claude-code", "--no-capture").exit_code == 0
     assert set(_hooks(project_dir)) == {"SessionStart", "UserPromptSubmit"}
     assert cli("agent", "install", "claude-code").exit_code == 0
-    assert set(_hooks(project_dir)) == {"SessionStart", "UserPromptSubmit", "PreCompact", "Stop"}
+    every = {"SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"}
+    assert set(_hooks(project_dir)) == every
 
 
 @pytest.fixture
@@ -506,9 +508,16 @@ def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, hom
     assert hooks == {
         "SessionStart": _guarded("graphit agent hook session-start --for gemini"),
         "BeforeAgent": _guarded("graphit agent hook prompt --for gemini"),
+        "PreCompress": _guarded("graphit agent hook capture --event PreCompress --for gemini"),
+        "SessionEnd": _guarded("graphit agent hook capture --event SessionEnd --for gemini"),
     }
     timeouts = {e: g[0]["hooks"][0]["timeout"] for e, g in settings["hooks"].items()}
-    assert timeouts == {"SessionStart": 5000, "BeforeAgent": 3000}  # milliseconds
+    assert timeouts == {  # milliseconds
+        "SessionStart": 5000,
+        "BeforeAgent": 3000,
+        "PreCompress": 3000,
+        "SessionEnd": 3000,
+    }
     # Gemini CLI sends the event as JSON on stdin and reads stdout as JSON.
     event = {"hook_event_name": "BeforeAgent", "cwd": str(project_dir)}
     done = _run_hook(hooks["BeforeAgent"], project_dir, {**event, "prompt": "the pip cache?"})
@@ -524,8 +533,6 @@ def test_gemini_gets_the_same_hooks_as_json_it_reads(cli, project_dir: Path, hom
     rows = cli("agent", "status", "-f", "json").json()
     [row] = [r for r in rows if (r["client"], r["level"]) == ("gemini", "project")]
     assert (row["server"], row["hook"], row["prompt_hook"]) == ("installed",) * 3
-    assert (
-        row["capture_hooks"] is None
-    )  # Gemini CLI gets none (docs/guides/agents.md: its PreCompress)
+    assert row["capture_hooks"] == "installed"  # PreCompress and SessionEnd
     assert cli("agent", "uninstall", "gemini").exit_code == 0
     assert not (project_dir / ".gemini").exists()

@@ -264,9 +264,9 @@ def test_a_flag_set_during_the_apply_is_never_removed(
 
     real_write, real_delete = tables.ServiceTable.write, tables.ServiceTable.delete
 
-    def write(self, draft):
+    def write(self, draft, *args, **kw):
         writer(draft.id)
-        return real_write(self, draft)
+        return real_write(self, draft, *args, **kw)
 
     def delete(self, memory_id, *args, **kw):
         writer(memory_id)

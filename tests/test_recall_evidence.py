@@ -101,7 +101,7 @@ def test_the_cold_hook_searches_by_meaning(project_dir: Path, scope: Scope) -> N
         "project": str(scope),
         "user_level": False,
     }
-    text = thin.in_process(fields)
+    text = str(thin.in_process(fields).get("text") or "")
     keys = [key_of[i] for i in dict.fromkeys(_ID.findall(text)) if i in key_of]
     # The amended rule (no cache: the replica) is shown; the older one only beside it.
     assert "N25" in keys and (keys == ["N25"] or set(keys) == {"N25", "N7"}), keys

@@ -141,6 +141,9 @@ class RecallRule:
     # ... or `z_words` deviations when its words agree strongly: `words` of the query's weight.
     z_words: float = 1.6
     words: float = 0.5
+    # ... or above the mean at all when it carries every informative word of the prompt: a
+    # crowd of memories on the prompt's subject narrows the spread, never the answer away.
+    whole: float = 0.99
     # A further match: `z_next` deviations, within `gap` of the best's, and words that agree:
     # `agree` of the best match's share at least.
     z_next: float = 1.8
@@ -181,6 +184,8 @@ def admit(c: Candidate, top: Candidate, rule: RecallRule = RULE) -> str | None:
         return f"cosine {c.similarity:.3f} < {lone:.2f}, words {share:.2f} (too few memories)"
     if first:
         if share >= rule.words and z >= rule.z_words:
+            return None
+        if worded and share >= rule.whole and z > 0:
             return None
         bar = rule.z if worded else rule.z_alone
         return None if z >= bar else f"cosine {z:.2f} deviations above the mean < {bar:.2f}"
