@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from graphit_cli.core.models import Memory
+from graphit_cli.core.models import Memory, MemoryDraft
 from graphit_cli.errors import NotFound, TableDamaged
 
 if TYPE_CHECKING:
@@ -94,6 +94,19 @@ def reread_on_damage(attempt: Callable[[], _T]) -> _T:
                 raise
             time.sleep(DAMAGE_PAUSE_SECONDS * (look + 1))
     raise AssertionError("unreachable")
+
+
+def restoring(old: Memory) -> MemoryDraft:
+    """The draft that makes revision `old` current again: its text, type, tags and flags."""
+    return MemoryDraft(
+        id=old.id,
+        title=old.title,
+        body=old.body,
+        type=old.type,
+        tags=old.tags,
+        important=old.important,
+        mandatory=old.mandatory,
+    )
 
 
 def phantom(live: Memory | None, tail: Memory | None) -> bool:

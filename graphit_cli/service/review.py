@@ -39,7 +39,7 @@ from graphit_cli.core.provenance import (
     Provenance,
 )
 from graphit_cli.errors import CommitContention, Conflict, InvalidInput, NotFound, NotReviewer
-from graphit_cli.service.common import MAX_ATTEMPTS, backoff, missing, phantom
+from graphit_cli.service.common import MAX_ATTEMPTS, backoff, missing, phantom, restoring
 
 if TYPE_CHECKING:
     from graphit_cli.access.policy import ReviewPolicy
@@ -109,15 +109,7 @@ class Review:
             finally:
                 writer._provenance = stamp
         old = self.reader.source(ref)
-        draft = MemoryDraft(
-            id=old.id,
-            title=old.title,
-            body=old.body,
-            type=old.type,
-            tags=old.tags,
-            important=old.important,
-            mandatory=old.mandatory,
-        )
+        draft = restoring(old)
         return self._propose(self.writer.checked([draft])[0])
 
     def import_rows(

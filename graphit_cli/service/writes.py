@@ -39,6 +39,7 @@ from graphit_cli.service.common import (
     backoff,
     missing,
     phantom,
+    restoring,
 )
 from graphit_cli.service.reads import Reader
 
@@ -516,15 +517,7 @@ class Writer:
                 f"(see `graphit memory history {memory_id}`)"
             )
         old = self._reader.source(ref)
-        draft = MemoryDraft(
-            id=old.id,
-            title=old.title,
-            body=old.body,
-            type=old.type,
-            tags=old.tags,
-            important=old.important,
-            mandatory=old.mandatory,
-        )
+        draft = restoring(old)
         # Checked before anything is written: a refused restore leaves a deleted memory deleted.
         draft = self._without_secrets([(0, draft)], [draft])[0][1]
         if old.next is not None and self._deleted(memory_id):
