@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import pairwise
@@ -37,20 +38,22 @@ from tests.conftest import examples
 
 # --- the model ------------------------------------------------------------------------------
 #
-# Normalisation restated from the spec (one-line titles, trimmed bodies, sorted unique tags)
-# rather than imported, so the model does not trust the code it checks.
+# Normalisation restated from the spec (one-line titles, trimmed bodies, sorted unique tags,
+# all in Unicode's composed form, NFC) rather than imported, so the model does not trust the
+# code it checks.
 
 
 def norm_title(value: str) -> str:
-    return " ".join(value.split())
+    return unicodedata.normalize("NFC", " ".join(value.split()))
 
 
 def norm_body(value: str) -> str:
-    return value.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
+    body = value.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
+    return unicodedata.normalize("NFC", body)
 
 
 def norm_tags(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    return tuple(sorted({v.strip() for v in values}))
+    return tuple(sorted({unicodedata.normalize("NFC", v.strip()) for v in values}))
 
 
 @dataclass(frozen=True)

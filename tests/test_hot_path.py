@@ -248,11 +248,15 @@ def test_a_frozen_daemon_costs_one_hook_its_answer_and_the_next_ones_nothing(
     first, seconds = hook(memories)
     assert first.returncode == 0 and first.stderr == ""
     assert seconds < 3.0  # the budget is 0.8 s; a wide margin for a busy machine
+    # The hook asks the daemon and, past a grace of 0.15 s, searches in its own process too
+    # (warm/race.py): when the daemon's ask timed out first, a marker names the stuck daemon;
+    # when the search in this process answered first, the ask was dropped with the process.
     markers = list((runstate.run_dir()).glob("stuck-*.json"))
-    assert [m.name for m in markers] == ["stuck-daemon.sock.json"]
-    assert json.loads(markers[0].read_text())["pid"] == daemon.proc.pid
-    # With a long budget, a hook that waited for the daemon again would take 17 s (its warm
-    # share): the marker sends it in-process at once, and it answers.
+    assert [m.name for m in markers] in ([], ["stuck-daemon.sock.json"])
+    for marker in markers:
+        assert json.loads(marker.read_text())["pid"] == daemon.proc.pid
+    # With a long budget, a hook that waited for the daemon alone would take 17 s (its warm
+    # share): the marker, or the search in its own process, answers it well before.
     later, seconds = hook(memories, GRAPHIT_HOOK_BUDGET="20")
     assert later.returncode == 0 and "ci-cache bucket" in later.stdout, later.stderr
     assert seconds < 10.0
