@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.polling import wait_for
+
 pytestmark = pytest.mark.slow
 
 PACKAGES = [
@@ -448,11 +450,16 @@ def _fake_api(bodies: list[str], tool_calls: int) -> http.server.ThreadingHTTPSe
     return server
 
 
-def _recalls() -> list[dict[str, object]]:
-    """The recalls log once it stopped changing (the hooks' children write it just after the
-    hooks exited)."""
+def _recalls(
+    until: Callable[[list[dict[str, object]]], bool] | None = None,
+) -> list[dict[str, object]]:
+    """The recalls log once the entries a test waits for are there (`until`; the hooks'
+    children write them just after the hooks exited, later still on a loaded machine) and it
+    stopped changing."""
     from graphit_cli.recall import log
 
+    if until is not None:
+        wait_for(lambda: until(log.read()), timeout=90, seen=log.read)
     seen = log.read()
     while True:
         time.sleep(0.5)
@@ -496,7 +503,10 @@ def test_a_fresh_claude_session_delivers_its_first_prompt_or_logs_it_late(
             server.shutdown()
             server.server_close()
         sid = json.loads(said[said.index('{"type":"result"') :].splitlines()[0])["session_id"]
-        calls = {str(c["event"]): c for c in _recalls() if c.get("session") == sid}
+        both = lambda calls, sid=sid: {"prompt", "session-start"} <= {  # noqa: E731
+            c["event"] for c in calls if c.get("session") == sid
+        }
+        calls = {str(c["event"]): c for c in _recalls(both) if c.get("session") == sid}
         prompt, start = calls["prompt"], calls["session-start"]
         sent = "".join(bodies)
         assert start["outcome"] == "shown" and "never straight to production" in sent, start
@@ -544,7 +554,8 @@ def test_gemini_logs_every_hook_call_with_its_outcome(
     said = _headless(
         clients_bin, project_dir, ask, str(Path(sys.executable).parent), done, **account
     )
-    calls = [c for c in _recalls() if c.get("client") == "gemini"]
+    asked = lambda calls: any(c["event"] == "prompt" for c in calls)  # noqa: E731
+    calls = [c for c in _recalls(asked) if c.get("client") == "gemini"]
     [prompt] = [c for c in calls if c["event"] == "prompt"]
     _stop_started_daemons()
     assert prompt["outcome"] in ("shown", "late"), (prompt, said)
@@ -600,7 +611,7 @@ def test_after_claude_code_compacts_what_was_shown_is_shown_again(
         server.server_close()
         daemon.terminate()
         daemon.wait(timeout=120)
-    calls = _recalls()
+    calls = _recalls(lambda calls: sum(c["event"] == "prompt" for c in calls) >= 3)
     prompts = [c for c in calls if c["event"] == "prompt"]
     first, before, after = prompts
     assert first["outcome"] == "shown", prompts

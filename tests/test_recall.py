@@ -31,6 +31,7 @@ from graphit_cli.recall.hook import (
     session_context,
 )
 from tests.conftest import SHARED_DATA, run_graphit
+from tests.polling import wait_for
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "recall_tally"
 PUBLIC = SHARED_DATA / "recall_public"
@@ -127,8 +128,13 @@ def _hook(args: list[str], cwd: Path, event: dict[str, Any], **env: str) -> str:
     # A generous budget (on the hot path a hook prints nothing past ~1 s): this machine is
     # shared, and what is measured here is what the hook says, not how fast.
     env = {"GRAPHIT_HOOK_BUDGET": "60", **env}
+    sid = event.get("session_id")
+    before = len(log.read(sid))
     done = run_graphit("agent", "hook", *args, cwd=cwd, env=env, input=json.dumps(event))
     assert done.returncode == 0, done.stderr
+    # Its one log entry (and the session's shown-set) is written by a child of the hook's
+    # process once it printed: the next prompt comes after it, as a person's would.
+    wait_for(lambda: len(log.read(sid)) > before, timeout=90, seen=lambda: log.read(sid)[-3:])
     return done.stdout
 
 
