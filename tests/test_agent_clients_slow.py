@@ -469,6 +469,12 @@ def _recalls(
         seen = now
 
 
+def _both(sid: str) -> Callable[[list[dict[str, object]]], bool]:
+    """Whether a session's prompt and its session start are both in the log."""
+    wanted = {"prompt", "session-start"}
+    return lambda calls: wanted <= {c["event"] for c in calls if c.get("session") == sid}
+
+
 def test_a_fresh_claude_session_delivers_its_first_prompt_or_logs_it_late(
     cli, clients_bin: Path, project_dir: Path, home: Path, tmp_path: Path
 ) -> None:
@@ -503,10 +509,7 @@ def test_a_fresh_claude_session_delivers_its_first_prompt_or_logs_it_late(
             server.shutdown()
             server.server_close()
         sid = json.loads(said[said.index('{"type":"result"') :].splitlines()[0])["session_id"]
-        both = lambda calls, sid=sid: {"prompt", "session-start"} <= {  # noqa: E731
-            c["event"] for c in calls if c.get("session") == sid
-        }
-        calls = {str(c["event"]): c for c in _recalls(both) if c.get("session") == sid}
+        calls = {str(c["event"]): c for c in _recalls(_both(sid)) if c.get("session") == sid}
         prompt, start = calls["prompt"], calls["session-start"]
         sent = "".join(bodies)
         assert start["outcome"] == "shown" and "never straight to production" in sent, start
