@@ -1,0 +1,104 @@
+"""The detector's pre-check (`secrets.worth_checking`) skips only texts no rule finds anything
+in: held to every case of gitleaks' rules (true and false), graphit's own corpora and the
+held-out file. A prompt of plain prose is answered without loading gitleaks' rules, in a
+fresh process (the cold prompt hook's case)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from graphit_cli.core import secrets
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = json.loads((ROOT / "tests" / "fixtures" / "gitleaks_cases.json").read_text())["rules"]
+
+
+def _corpora() -> dict[str, list[str]]:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from secrets_corpus import corpus
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    held = (ROOT / "benchmarks" / "data" / "secrets_heldout.jsonl").read_text().splitlines()
+    texts = {
+        "gitleaks true": [t for c in CASES.values() for t in c["tps"]],
+        "gitleaks false": [t for c in CASES.values() for t in c["fps"]],
+        "held-out file": [json.loads(line)["text"] for line in held],
+    }
+    for which in ("main", "heldout", "unseen"):
+        texts[which] = [text for _, _, text in corpus(which)]
+    return texts
+
+
+def _unchecked(monkeypatch: pytest.MonkeyPatch, text: str) -> list[secrets.Finding]:
+    """What the whole detector finds in `text` without the pre-check."""
+    with monkeypatch.context() as patched:
+        patched.setattr(secrets, "worth_checking", lambda _text: True)
+        return secrets.find(text)
+
+
+def test_every_rule_true_case_passes_the_precheck(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each of gitleaks' true cases, rule by rule, passes the pre-check and is redacted exactly
+    as the whole detector without it redacts it (a few are look-alikes graphit leaves alone on
+    purpose, `QQQQ...` placeholders: left alone either way)."""
+    missed = []
+    for rule_id, cases in CASES.items():
+        for text in cases["tps"]:
+            with monkeypatch.context() as patched:
+                patched.setattr(secrets, "worth_checking", lambda _text: True)
+                unchecked = secrets.redact(text)
+            if not secrets.worth_checking(text) or secrets.redact(text) != unchecked:
+                missed.append((rule_id, text[:60]))
+    found = sum(len(c["tps"]) for c in CASES.values())
+    assert found > 5000 and missed == [], missed[:10]
+
+
+def test_the_precheck_skips_only_texts_without_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On every corpus, a text the pre-check skips is one the whole detector finds nothing
+    in; and it skips a real share of the look-alikes (it is not a pass-through)."""
+    skipped = 0
+    for name, texts in _corpora().items():
+        for text in texts:
+            if secrets.worth_checking(text):
+                continue
+            skipped += 1
+            assert _unchecked(monkeypatch, text) == [], (name, text[:80])
+    assert skipped > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "worth"),
+    [
+        ("how do we deploy the app to production?", False),
+        ("Thanks! The migration ran fine on staging, so let's ship it tomorrow.", False),
+        ("the key is AKIAERUWYPB5TD57UJZT", True),
+        ("password = 'correcthorse'", True),
+        ("postgres://app:hunter22@db.internal/app", True),
+        ("ghp_\u200bab12cd34", True),  # a zero-width space hides a token
+        ("g*h*p*_*a*b*1*2*c*d*3*4", True),  # emphasis between the characters of one
+        ("mysql -u root -pS3cr3t!", True),
+    ],
+)
+def test_what_the_precheck_looks_at(text: str, worth: bool) -> None:
+    assert secrets.worth_checking(text) is worth
+
+
+def test_a_plain_prompt_never_loads_the_rules_in_a_fresh_process() -> None:
+    """The cold hook's case: redacting plain prose loads no rule and builds no scan, while
+    a prompt with a key in it is redacted as before."""
+    code = (
+        "from graphit_cli.core import secret_rules, secrets\n"
+        "assert secrets.redact('how do we deploy the app to production?') == "
+        "'how do we deploy the app to production?'\n"
+        "assert secret_rules._loaded is None and secrets._scanning is None\n"
+        "print(secrets.redact('deploy with key AKIAERUWYPB5TD57UJZT'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip() == "deploy with key [REDACTED:aws-access-key]"
