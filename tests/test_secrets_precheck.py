@@ -71,6 +71,22 @@ def test_the_precheck_skips_only_texts_without_a_finding(monkeypatch: pytest.Mon
     assert skipped > 0
 
 
+def test_the_first_texts_find_the_literals_the_trie_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process's first texts are scanned literal by literal, later ones by the trie: both
+    find the same literals at the same places."""
+    texts = [t for group in _corpora().values() for t in group if len(t) <= 2000]
+    monkeypatch.setattr(secrets, "_FIND_FIRST", len(texts) + 1)
+    monkeypatch.setattr(secrets, "_scanning", None)
+    monkeypatch.setattr(secrets, "_found_by_find", 0)
+    by_find = [secrets._gate(t.lower()) for t in texts]
+    assert secrets._scanning is None
+    secrets._scanner()
+    assert [secrets._gate(t.lower()) for t in texts] == by_find
+    assert sum(bool(gate) for gate in by_find) > len(texts) // 2
+
+
 @pytest.mark.parametrize(
     ("text", "worth"),
     [

@@ -117,14 +117,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     lowered = text.lower()
     # One pass finds every literal a rule needs (graphit's and gitleaks' keywords); a rule
     # runs only when one of its is there.
-    scan, prefixes, keywords = _scanner()
-    gate: dict[str, list[int]] = {}
-    hit = scan.search(lowered)
-    while hit is not None:
-        for literal in prefixes[hit.group(0)]:
-            gate.setdefault(literal, []).append(hit.start())
-        hit = scan.search(lowered, hit.start() + 1)  # literals may overlap
-    present = keywords & gate.keys()
+    gate = _gate(lowered)
+    present = _literals()[1] & gate.keys()
     spans: list[tuple[int, int, str]] = []
     for start, end, kind, secret in secret_rules.rules().find(text, lowered, present):
         if not patterns.look_alike(secret, generic=kind.startswith("generic")):
@@ -190,19 +184,55 @@ def describe(finding: Finding, field: str) -> str:
 
 # --- helpers ------------------------------------------------------------------------------------
 
-_scanning: tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]] | None = None
+_scanning: tuple[re.Pattern[str], dict[str, tuple[str, ...]]] | None = None
+_literal_set: tuple[list[str], set[str]] | None = None
+# A process's first texts (up to this many, each this short) are scanned literal by literal
+# (~0.3 ms each), not by the trie, whose compilation costs 25-50 ms: a process that checks a
+# few texts (the prompt hook) never builds it, one that checks many builds it once.
+_FIND_FIRST = 64
+_FIND_CHARS = 2000
+_found_by_find = 0
 
 
-def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]]:
+def _literals() -> tuple[list[str], set[str]]:
+    """graphit's literals and gitleaks' keywords, and the keywords alone. Loaded once."""
+    global _literal_set
+    if _literal_set is None:
+        keywords = set(secret_rules.rules().keywords)
+        _literal_set = (sorted({*patterns.GATE_LITERALS, *keywords}), keywords)
+    return _literal_set
+
+
+def _gate(lowered: str) -> dict[str, list[int]]:
+    """Each literal in `lowered` (a text in lower case) -> where it begins, in order."""
+    global _found_by_find
+    gate: dict[str, list[int]] = {}
+    if _scanning is None and _found_by_find < _FIND_FIRST and len(lowered) <= _FIND_CHARS:
+        _found_by_find += 1
+        for literal in _literals()[0]:
+            at = lowered.find(literal)
+            while at >= 0:
+                gate.setdefault(literal, []).append(at)
+                at = lowered.find(literal, at + 1)
+        return gate
+    scan, prefixes = _scanner()
+    hit = scan.search(lowered)
+    while hit is not None:
+        for literal in prefixes[hit.group(0)]:
+            gate.setdefault(literal, []).append(hit.start())
+        hit = scan.search(lowered, hit.start() + 1)  # literals may overlap
+    return gate
+
+
+def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
     """One trie-shaped pattern of graphit's literals and gitleaks' keywords (searched again
     from the next character after each hit: literals may overlap); a literal found stands for
-    the literals it begins with ("sk-ant-" for "sk-"). Built once a process, on first use."""
+    the literals it begins with ("sk-ant-" for "sk-"). Built once a process, when it has
+    checked more texts than a hook does."""
     global _scanning
     if _scanning is None:
-        keywords = set(secret_rules.rules().keywords)
-        literals = sorted({*patterns.GATE_LITERALS, *keywords})
-        pattern = re.compile(secret_rules.trie(literals))
-        _scanning = (pattern, secret_rules.prefixes(literals), keywords)
+        literals = _literals()[0]
+        _scanning = (re.compile(secret_rules.trie(literals)), secret_rules.prefixes(literals))
     return _scanning
 
 
