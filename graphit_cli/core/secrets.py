@@ -154,6 +154,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             begin -= 1
         if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
             continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
+        if value.strip().lower() in secret_rules.public_values(secret_rules.rules()):
+            continue  # a value gitleaks knows is published
         if patterns.credible(value, quoted=group == "quoted", name=named.group("name")):
             spans.append(
                 (named.start(group), named.end(group), patterns.assigned_kind(named["name"]))
