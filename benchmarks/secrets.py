@@ -289,10 +289,10 @@ def cli_cost(records: int, runs: int) -> None:
 # scans ("off": every text through the rule set, the literals' trie built at first use).
 _COLD = """
 import json, sys, time
-from graphit_cli.core import secrets
+from graphit_cli.core import secret_gate, secrets
 if sys.argv[1] == "off":
     secrets.worth_checking = lambda text: True
-    secrets._FIND_FIRST = 0
+    secret_gate._FIND_FIRST = 0
 prompt = json.loads(sys.argv[2])
 t0 = time.perf_counter()
 excerpt = secrets.redact(prompt)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from graphit_cli.core import secrets
+from graphit_cli.core import secret_gate, secrets
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = json.loads((ROOT / "tests" / "fixtures" / "gitleaks_cases.json").read_text())["rules"]
@@ -77,13 +77,13 @@ def test_the_first_texts_find_the_literals_the_trie_finds(
     """A process's first texts are scanned literal by literal, later ones by the trie: both
     find the same literals at the same places."""
     texts = [t for group in _corpora().values() for t in group if len(t) <= 2000]
-    monkeypatch.setattr(secrets, "_FIND_FIRST", len(texts) + 1)
-    monkeypatch.setattr(secrets, "_scanning", None)
-    monkeypatch.setattr(secrets, "_found_by_find", 0)
-    by_find = [secrets._gate(t.lower()) for t in texts]
-    assert secrets._scanning is None
-    secrets._scanner()
-    assert [secrets._gate(t.lower()) for t in texts] == by_find
+    monkeypatch.setattr(secret_gate, "_FIND_FIRST", len(texts) + 1)
+    monkeypatch.setattr(secret_gate, "_scanning", None)
+    monkeypatch.setattr(secret_gate, "_found_by_find", 0)
+    by_find = [secret_gate.literals_in(t.lower()) for t in texts]
+    assert secret_gate._scanning is None
+    secret_gate._scanner()
+    assert [secret_gate.literals_in(t.lower()) for t in texts] == by_find
     assert sum(bool(gate) for gate in by_find) > len(texts) // 2
 
 
@@ -108,10 +108,10 @@ def test_a_plain_prompt_never_loads_the_rules_in_a_fresh_process() -> None:
     """The cold hook's case: redacting plain prose loads no rule and builds no scan, while
     a prompt with a key in it is redacted as before."""
     code = (
-        "from graphit_cli.core import secret_rules, secrets\n"
+        "from graphit_cli.core import secret_gate, secret_rules, secrets\n"
         "assert secrets.redact('how do we deploy the app to production?') == "
         "'how do we deploy the app to production?'\n"
-        "assert secret_rules._loaded is None and secrets._scanning is None\n"
+        "assert secret_rules._loaded is None and secret_gate._scanning is None\n"
         "print(secrets.redact('deploy with key AKIAERUWYPB5TD57UJZT'))\n"
     )
     done = subprocess.run(

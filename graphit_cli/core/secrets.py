@@ -11,11 +11,9 @@ gitleaks misses, the context rules, and the look-alikes a memory holds left alon
 text as written and as unhidden (core/hiding.py); then a memory's fields and a log record's
 strings are checked, redacted and described by the same code.
 
-Before any of that, `worth_checking` asks whether a text could hold a secret at all: a token
-that is not a word of prose, a credential's name before an assignment, a URL with a password,
-a command that takes one, or something hiding a token. A text without any of them (most
-prompts and most notes) is answered without loading gitleaks' rules or building the literal
-scan: a cold process (the prompt hook) pays microseconds for it, not the ~80 ms of the rules.
+Before any of that, `worth_checking` (core/secret_gate.py) asks whether a text could hold a
+secret at all; a text that could not (most prompts and most notes) is answered without loading
+gitleaks' rules: a cold process (the prompt hook) pays microseconds for it, not tens of ms.
 
 A finding never carries the value itself into a message: `Finding` holds its kind and span, and
 `describe` names the kind and line:column only. Must not import anything heavy.
@@ -23,13 +21,13 @@ A finding never carries the value itself into a message: `Finding` holds its kin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from graphit_cli.core import hiding, secret_rules
+from graphit_cli.core import hiding, secret_gate, secret_rules
 from graphit_cli.core import secret_patterns as patterns
+from graphit_cli.core.secret_gate import worth_checking
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import Memory, MemoryDraft
@@ -74,42 +72,6 @@ def find(text: str) -> list[Finding]:
     return _located(text, _merged(spans))
 
 
-# --- the pre-check: could this text hold a secret at all? ------------------------------------
-
-# What hides a token (core/hiding.py): an invisible format character, percent-encoding.
-_HIDDEN = re.compile(rf"[{hiding.FORMAT_CHARACTERS}]|%[0-9A-Fa-f]{{2}}")
-# Emphasis and code marks, which hiding.py takes out from between two visible characters.
-_MARKS = str.maketrans("", "", "*`~")
-# A run of token characters as long as the shortest secret a rule takes without a name
-# before it; and words of prose (`self-care`, `artists/bands`; a sentence may end them),
-# which no rule takes alone.
-_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{8,}")
-_WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
-# Where a value is secret because of what names it or where it stands: a credential's name
-# (gitleaks' generic keywords and graphit's assignment names) before an assignment, a URL
-# with a password, a private key's header, the commands that take a password, an .npmrc.
-_CONTEXT = re.compile(
-    r"(?i:pass|pwd|secret|token|key|api|auth|cred|access|private|session|cookie|bearer|basic)"
-    r"[\w.-]{0,25}[\s'\"]{0,3}(?:[=:>,|]|\?=)"
-    r"|://[^\s/@]*:[^\s@]*@"
-    r"|(?i:private key|:_|\bcurl\b|\blogin\b|\bmysql|\bsshpass\b|\s-p|--pass|bearer\s)"
-)
-
-
-def worth_checking(text: str) -> bool:
-    """Whether `text` could hold a secret any rule finds: False only when it has no token
-    that is not a word of prose (8 or more token characters: a digit, an inner capital or
-    symbol among them), no credential's name before an assignment, no URL with a password, no
-    command that takes one and nothing that hides a token. A cheap, conservative look (a few
-    small patterns, compiled at import): `find` builds the rules only when it says yes.
-    tests/test_secrets_precheck.py holds it to every true case of gitleaks' rules and of
-    graphit's corpora."""
-    if _HIDDEN.search(text) or _CONTEXT.search(text):
-        return True
-    plain = text.translate(_MARKS)
-    return any(not _WORDLIKE.fullmatch(run) for run in _RUN.findall(plain))
-
-
 def _spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each secret in `text` as written."""
     if len(text) < 8:
@@ -117,8 +79,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     lowered = text.lower()
     # One pass finds every literal a rule needs (graphit's and gitleaks' keywords); a rule
     # runs only when one of its is there.
-    gate = _gate(lowered)
-    present = _literals()[1] & gate.keys()
+    gate = secret_gate.literals_in(lowered)
+    present = secret_gate.keywords() & gate.keys()
     spans: list[tuple[int, int, str]] = []
     for start, end, kind, secret in secret_rules.rules().find(text, lowered, present):
         if not patterns.look_alike(secret, generic=kind.startswith("generic")):
@@ -185,57 +147,6 @@ def describe(finding: Finding, field: str) -> str:
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-_scanning: tuple[re.Pattern[str], dict[str, tuple[str, ...]]] | None = None
-_literal_set: tuple[list[str], set[str]] | None = None
-# A process's first texts (up to this many, each this short) are scanned literal by literal
-# (~0.3 ms each), not by the trie, whose compilation costs 25-50 ms: a process that checks a
-# few texts (the prompt hook) never builds it, one that checks many builds it once.
-_FIND_FIRST = 64
-_FIND_CHARS = 2000
-_found_by_find = 0
-
-
-def _literals() -> tuple[list[str], set[str]]:
-    """graphit's literals and gitleaks' keywords, and the keywords alone. Loaded once."""
-    global _literal_set
-    if _literal_set is None:
-        keywords = set(secret_rules.rules().keywords)
-        _literal_set = (sorted({*patterns.GATE_LITERALS, *keywords}), keywords)
-    return _literal_set
-
-
-def _gate(lowered: str) -> dict[str, list[int]]:
-    """Each literal in `lowered` (a text in lower case) -> where it begins, in order."""
-    global _found_by_find
-    gate: dict[str, list[int]] = {}
-    if _scanning is None and _found_by_find < _FIND_FIRST and len(lowered) <= _FIND_CHARS:
-        _found_by_find += 1
-        for literal in _literals()[0]:
-            at = lowered.find(literal)
-            while at >= 0:
-                gate.setdefault(literal, []).append(at)
-                at = lowered.find(literal, at + 1)
-        return gate
-    scan, prefixes = _scanner()
-    hit = scan.search(lowered)
-    while hit is not None:
-        for literal in prefixes[hit.group(0)]:
-            gate.setdefault(literal, []).append(hit.start())
-        hit = scan.search(lowered, hit.start() + 1)  # literals may overlap
-    return gate
-
-
-def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
-    """One trie-shaped pattern of graphit's literals and gitleaks' keywords (searched again
-    from the next character after each hit: literals may overlap); a literal found stands for
-    the literals it begins with ("sk-ant-" for "sk-"). Built once a process, when it has
-    checked more texts than a hook does."""
-    global _scanning
-    if _scanning is None:
-        literals = _literals()[0]
-        _scanning = (re.compile(secret_rules.trie(literals)), secret_rules.prefixes(literals))
-    return _scanning
 
 
 def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
