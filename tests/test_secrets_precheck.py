@@ -15,6 +15,7 @@ import pytest
 from graphit_cli.core import secret_gate, secrets
 
 ROOT = Path(__file__).resolve().parent.parent
+GHP = "Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2Mx4"  # 36 characters, as a GitHub token has
 CASES = json.loads((ROOT / "tests" / "fixtures" / "gitleaks_cases.json").read_text())["rules"]
 
 
@@ -94,14 +95,19 @@ def test_the_first_texts_find_the_literals_the_trie_finds(
         ("Thanks! The migration ran fine on staging, so let's ship it tomorrow.", False),
         ("the key is AKIAERUWYPB5TD57UJZT", True),
         ("password = 'correcthorse'", True),
-        ("postgres://app:hunter22@db.internal/app", True),
-        ("ghp_\u200bab12cd34", True),  # a zero-width space hides a token
-        ("g*h*p*_*a*b*1*2*c*d*3*4", True),  # emphasis between the characters of one
+        ("postgres://app:Xk9mQ2vLp7rT@db.internal/app", True),
+        (f"ghp_\u200b{GHP}", True),  # a zero-width space hides a token
+        ("*".join(f"ghp_{GHP}"), True),  # emphasis between the characters of one
         ("mysql -u root -pS3cr3t!", True),
+        ('**password**: "correcthorse"', True),  # emphasis around a credential's name
     ],
 )
-def test_what_the_precheck_looks_at(text: str, worth: bool) -> None:
+def test_what_the_precheck_looks_at(
+    text: str, worth: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert secrets.worth_checking(text) is worth
+    if worth:  # each of these holds a secret the whole detector finds
+        assert _unchecked(monkeypatch, text), text
 
 
 def test_a_plain_prompt_never_loads_the_rules_in_a_fresh_process() -> None:
