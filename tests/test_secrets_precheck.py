@@ -124,3 +124,38 @@ def test_a_plain_prompt_never_loads_the_rules_in_a_fresh_process() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert done.stdout.strip() == "deploy with key [REDACTED:aws-access-key]"
+
+
+def _hidden_variants(text: str) -> list[str]:
+    """`text` with its longest token hidden the ways core/hiding.py undoes: a zero-width
+    space, emphasis, a line break, percent-encoding inside it; and the whole text base64."""
+    import base64
+    import re
+
+    token = max(re.findall(r"[A-Za-z0-9_+/=.-]+", text), key=len, default="")
+    if len(token) < 8:
+        return []
+    half = len(token) // 2
+    cut = [
+        token[:half] + "\u200b" + token[half:],
+        token[:half] + "**" + token[half:],
+        token[:half] + "\n" + token[half:],
+        token[:half] + f"%{ord(token[half]):02X}" + token[half + 1 :],
+        "`".join(token),
+    ]
+    encoded = base64.b64encode(text.encode()).decode()
+    return [text.replace(token, hidden, 1) for hidden in cut] + [f"note: {encoded}"]
+
+
+def test_a_hidden_secret_passes_the_precheck(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every secret of graphit's corpora and a sample of gitleaks' true cases, hidden each
+    way the detector unhides: whatever the whole detector finds, the pre-check lets through."""
+    texts = _corpora()
+    sample = texts["main"] + texts["heldout"] + texts["unseen"] + texts["gitleaks true"][::25]
+    found = 0
+    for text in sample:
+        for variant in _hidden_variants(text):
+            if _unchecked(monkeypatch, variant):
+                found += 1
+                assert secrets.worth_checking(variant), variant[:80]
+    assert found > 500
