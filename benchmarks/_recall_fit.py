@@ -9,8 +9,9 @@ For every project left out in turn, the rule's thresholds are chosen on the othe
 grid below: a precision of at least PRECISION, the fewest memories on prompts that need nothing,
 then the most must memories brought), then scored on the project left out. The held-out
 projects (recall_harbor, recall_fjord and recall_pantry by default) are never fitted on: they
-are scored once with the rule fitted on all the others. Prompts are scored one by one here (no session state: a memory
-is counted each time it is chosen), so the figures approximate `recall_sessions.py`'s.
+are scored once with the rule fitted on all the others. Prompts are scored one by one here
+(no session state: a memory is counted each time it is chosen), so the figures approximate
+`recall_sessions.py`'s.
 """
 
 from __future__ import annotations

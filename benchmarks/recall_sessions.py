@@ -14,7 +14,8 @@ optionally `client`); a `reversals.json` beside them (recall_ridgeline's) adds i
 benchmarks/data/recall_tally, recall_kestrel, recall_solo (fitted on), recall_harbor,
 recall_fjord and recall_pantry (held out: never fitted on). The memories are written to a
 project scope in a temporary GRAPHIT_HOME and embedded with the e5 model; the session is
-replayed with one session id through `graphit_cli.recall.hook.prompt_context` / `session_context`, in each mode:
+replayed with one session id through `graphit_cli.recall.hook.prompt_context` /
+`session_context`, in each mode:
 - `cold`: the search mode of the hook run in its own process, without a warm process
   (`recall.hook.COLD_MODE`; "fts" before the hook searched by meaning cold);
 - `warm`: "auto" with the model loaded (what the daemon serves);

@@ -144,8 +144,8 @@ class RecallRule:
     # ... or above the mean at all when it carries every informative word of the prompt: a
     # crowd of memories on the prompt's subject narrows the spread, never the answer away.
     whole: float = 0.99
-    # A further match, beside a best match that answers: `z_next` deviations, within `gap` of
-    # the best's, and words that agree: `agree` of the best match's share at least ...
+    # A further match: `z_next` deviations, within `gap` of the best's, and words that agree:
+    # `agree` of the best match's share at least ...
     z_next: float = 1.8
     gap: float = 0.9
     agree: float = 0.6
@@ -194,8 +194,6 @@ def admit(c: Candidate, top: Candidate, rule: RecallRule = RULE) -> str | None:
             return None
         bar = rule.z if worded else rule.z_alone
         return None if z >= bar else f"cosine {z:.2f} deviations above the mean < {bar:.2f}"
-    if top is not c and admit(top, top, rule) is not None:
-        return "the best match does not answer the prompt"
     if worded and share >= max(rule.lead, top.share or 0.0) and z >= rule.z_lead:
         return None
     bar = max(rule.z_next, best - rule.gap)
