@@ -120,7 +120,7 @@ def request_of(command: str, positional: list[str], given: dict[str, Any]) -> di
     top_k = given.get("top_k", "10")
     if not top_k.isdigit() or not top_k.isascii():
         return None
-    from graphit_cli.warm.hook import checkout
+    from graphit_cli.warm.calls import checkout
 
     fields: dict[str, Any] = {"scope": scope, "root": checkout()}
     if command == "search":
@@ -171,7 +171,7 @@ def _scope(given: dict[str, Any]) -> str | None:
         return "user"
     if spec not in ("project", ""):
         return None
-    from graphit_cli.warm.hook import project
+    from graphit_cli.warm.calls import project
 
     try:
         found = project()
@@ -228,15 +228,16 @@ def main(argv: list[str]) -> int | None:
     if no_daemon is None:
         return None
     if not no_daemon:
-        from graphit_cli.warm.client import answer_seconds, ask
+        from graphit_cli.warm.client import answer_seconds
+        from graphit_cli.warm.transport import Socket, decode
 
         try:
             idle = answer_seconds()
         except Exception:  # a bad setting: the command says so
             return None
-        found = ask(fields, time.monotonic() + WAIT, idle)
+        found = Socket(time.monotonic() + WAIT, idle).send(fields)
         if found is not None:
-            _render(command, found, chosen)
+            _render(command, decode(fields["op"], found), chosen)
             return 0
     return _in_process(command, positional, given, chosen)
 
@@ -255,12 +256,9 @@ def _in_process(
     service code), without Typer. Any error: None, and the full command runs it again and
     says it in its words (a read: running it twice changes nothing)."""
     from graphit_cli import config
-    from graphit_cli.cli import output
     from graphit_cli.cli.client import ScopeClient
-    from graphit_cli.cli.plain import note
     from graphit_cli.formats.parse import filter_from
 
-    fmt = _output_format(command, chosen)
     types = [t.strip().lower() for t in given["types"]] if "types" in given else None
     tags = given.get("tags")
     important = True if given.get("important") or command == "important" else None
@@ -289,16 +287,7 @@ def _in_process(
             found = client.catalogue(flt, None if limit is None else int(limit))
     except Exception:
         return None
-    if command == "search":
-        if found.notice:
-            note(found.notice)
-        output.hits(found.hits, fmt)
-    elif command == "source":
-        output.one(found, fmt)
-    elif command == "recall":
-        output.recall(found, fmt)
-    else:
-        _memories(command, found, fmt)
+    _render(command, found, chosen)
     return 0
 
 
@@ -322,20 +311,19 @@ def _memories(command: str, memories: list[Any], fmt: Any) -> None:
         output.memories(memories, fmt, empty="No mandatory memories.")
 
 
-def _render(command: str, found: dict[str, Any], chosen: str | None) -> None:
+def _render(command: str, found: Any, chosen: str | None) -> None:
+    """A warm process's result (decoded) as the command prints it."""
     from graphit_cli.cli import output
     from graphit_cli.cli.plain import note
-    from graphit_cli.warm import values
 
     fmt = _output_format(command, chosen)
     if command == "search":
-        result = values.search_from_wire(found)
-        if result.notice:
-            note(result.notice)
-        output.hits(result.hits, fmt)
+        if found.notice:
+            note(found.notice)
+        output.hits(found.hits, fmt)
     elif command == "source":
-        output.one(values.memory_from_wire(found), fmt)
+        output.one(found, fmt)
     elif command == "recall":
-        output.recall(values.recall_from_wire(found), fmt)
+        output.recall(found, fmt)
     else:
-        _memories(command, [values.memory_from_wire(m) for m in found["value"]], fmt)
+        _memories(command, found, fmt)
