@@ -6,7 +6,8 @@ LanceDB lives in `store/`. Must not import Typer or Rich.
 
 `MemoryService` is composed of collaborators with one job each, all working on the scope's
 store: `Writer` (service/writes.py: upsert, delete, restore, import of exported rows),
-`Reader` (service/reads.py: source, history, catalogue, search, recall, browse), `Upkeep`
+`Reader` (service/reads.py: source, history, catalogue, search, recall), `Browser`
+(service/browsing.py: the Explorer's pages), `Upkeep`
 (service/upkeep.py: embeddings, maintenance, status), `DuplicateGuard`
 (service/duplicates.py), `SecretSweep` (service/secrets.py: scan, redact) and `Review`
 (service/review.py: the gate every write passes). Each is built, and its module imported, at
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from graphit_cli.core.models import Memory
     from graphit_cli.core.provenance import Provenance
     from graphit_cli.embed import Embedder
+    from graphit_cli.service.browsing import Browser
     from graphit_cli.service.duplicates import DuplicateGuard
     from graphit_cli.service.reads import Reader
     from graphit_cli.service.review import Review
@@ -59,7 +61,7 @@ _USES: dict[str, tuple[str, str]] = {
     "catalogue": ("reads", "catalogue"),
     "search": ("reads", "search"),
     "recall": ("reads", "recall"),
-    "browse": ("reads", "browse"),
+    "browse": ("browser", "browse"),
     "embed": ("upkeep", "embed"),
     "embed_now": ("upkeep", "embed_now"),
     "embed_step": ("upkeep", "embed_step"),
@@ -122,7 +124,7 @@ class MemoryService:
             self.catalogue = self.reads.catalogue
             self.search = self.reads.search
             self.recall = self.reads.recall
-            self.browse = self.reads.browse
+            self.browse = self.browser.browse
             self.embed = self.upkeep.embed
             self.embed_now = self.upkeep.embed_now
             self.embed_step = self.upkeep.embed_step
@@ -155,6 +157,12 @@ class MemoryService:
         from graphit_cli.service.reads import Reader
 
         return Reader(self.store, self.scope, self._embedder)
+
+    @cached_property
+    def browser(self) -> Browser:
+        from graphit_cli.service.browsing import Browser
+
+        return Browser(self.reads)
 
     @cached_property
     def watched(self) -> Watching:
