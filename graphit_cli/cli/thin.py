@@ -2,7 +2,7 @@
 `mandatory` and `recall` (with a scope), answered by a warm process before Typer loads.
 
 `main` takes the command line as `cli/__init__.py` got it and reads the common spellings of
-these commands' arguments itself (an option and its value as two words or as `--opt=value`);
+these commands' arguments (`warm/argv.py`, with the table Typer's definitions give);
 anything else (a spelling it does not know, `--help`, `--scope all`, a context scope, a value
 it would have to refuse, GRAPHIT_DEBUG) returns None, and the Typer command runs instead, with
 its own messages. A command no warm process answers runs here with the command's own calls
@@ -23,77 +23,29 @@ COMMANDS = ("search", "source", "list", "important", "mandatory", "recall")
 MODES = ("auto", "hybrid", "fts", "vector")
 WAIT = 120.0  # seconds in all for a warm answer (wire.REPLY_TIMEOUT; silences: the answer
 # deadline, `warm/client.answer_seconds`)
-# (option spellings) -> (name, takes a value)
-OPTIONS: dict[str, tuple[str, bool]] = {
-    "--top-k": ("top_k", True),
-    "-k": ("top_k", True),
-    "--exclude-mandatory": ("exclude_mandatory", False),
-    "--include-deleted": ("include_deleted", False),
-    "--mode": ("mode", True),
-    "--type": ("types", True),
-    "-t": ("types", True),
-    "--tag": ("tags", True),
-    "--important": ("important", False),
-    "--mandatory": ("mandatory", False),
-    "--limit": ("limit", True),
-    "-n": ("limit", True),
-    "--scope": ("scope", True),
-    "-s": ("scope", True),
-    "--user": ("user", False),
-    "-u": ("user", False),
-    "--format": ("format", True),
-    "-f": ("format", True),
+# What the thin path reads of each command's options (by Typer's parameter names); any other
+# option the command takes leaves it to Typer.
+READS = {"top_k", "exclude_mandatory", "include_deleted", "mode", "types", "tags"} | {
+    "important",
+    "mandatory",
+    "limit",
+    "scope",
+    "user",
+    "fmt",
 }
-ACCEPTS = {
-    "search": {"top_k", "exclude_mandatory", "include_deleted", "mode", "types", "tags"}
-    | {"important", "mandatory", "scope", "user", "format"},
-    "source": {"scope", "user", "format"},
-    "list": {"types", "tags", "important", "mandatory", "limit", "scope", "user", "format"},
-    "important": {"types", "tags", "scope", "user", "format"},
-    "mandatory": {"types", "tags", "scope", "user", "format"},
-    "recall": {"top_k", "scope", "user", "format"},
-}
-POSITIONALS = {"search": (1, 1), "source": (1, 1), "recall": (0, 1)}
 
 
 def parse(argv: list[str]) -> tuple[str, list[str], dict[str, Any]] | None:
-    """(command, positional arguments, options) for `memory COMMAND ...`, or None."""
+    """(command, positional arguments, options) for `memory COMMAND ...`, or None (`warm/argv.py`
+    reads it with the command's Typer definition)."""
     if len(argv) < 2 or argv[0] != "memory" or argv[1] not in COMMANDS:
         return None
-    command, words = argv[1], argv[2:]
-    positional: list[str] = []
-    given: dict[str, Any] = {}
-    while words:
-        word = words.pop(0)
-        if word.startswith("-") and word != "-":
-            name, _, inline = word.partition("=")
-            found = OPTIONS.get(name)
-            if found is None or found[0] not in ACCEPTS[command]:
-                return None
-            key, takes = found
-            if not takes:
-                if inline or key in given:
-                    return None
-                given[key] = True
-                continue
-            if "=" in word and name.startswith("--"):
-                value = inline
-            elif "=" not in word and words:
-                value = words.pop(0)
-            else:
-                return None
-            if key in ("types", "tags"):
-                given.setdefault(key, []).append(value)
-            elif key in given:
-                return None
-            else:
-                given[key] = value
-        else:
-            positional.append(word)
-    low, high = POSITIONALS.get(command, (0, 0))
-    if not low <= len(positional) <= high:
+    from graphit_cli.warm import argv as words
+
+    parsed = words.parse(f"memory {argv[1]}", argv[2:])
+    if parsed is None or not set(parsed[1]) <= READS:
         return None
-    return command, positional, given
+    return argv[1], parsed[0], parsed[1]
 
 
 def _text(value: str) -> bool:
@@ -199,7 +151,7 @@ def _filter(command: str, given: dict[str, Any]) -> dict[str, Any] | None:
 def _format(given: dict[str, Any]) -> tuple[bool, str | None]:
     """(known, the --format asked for or GRAPHIT_FORMAT, None when none); not known when it
     is one the command would refuse."""
-    value = given.get("format")
+    value = given.get("fmt")
     if value is None:
         value = os.environ.get("GRAPHIT_FORMAT")
         if value is not None and not value.strip():

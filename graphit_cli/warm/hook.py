@@ -42,7 +42,7 @@ import time
 
 from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.core.flags import flag_value
-from graphit_cli.warm.calls import CLIENTS, HookCall, project
+from graphit_cli.warm.calls import CLIENTS, HOOK_EVENTS, HookCall, project
 
 # `typing` stays unloaded on the hook's path (~5 ms): annotations only, for the type checker.
 TYPE_CHECKING = False
@@ -60,23 +60,18 @@ ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"  # config.ENV_PROMPT_RECALL (no conf
 
 
 def parse_argv(argv: list[str]) -> tuple[str, bool, str] | None:
-    """(event, user level, client) for `agent hook EVENT [--user] [--for CLIENT]`; None for
-    anything else (Typer then parses it, and says what is wrong)."""
-    if len(argv) < 3 or argv[:2] != ["agent", "hook"] or argv[2] not in ("prompt", "session-start"):
+    """(event, user level, client) for `agent hook EVENT [--user] [--for CLIENT]` (`argv.py`,
+    with the command's Typer definition); None for anything else (Typer then parses it, and
+    says what is wrong)."""
+    if len(argv) < 3 or argv[:2] != ["agent", "hook"] or argv[2] not in HOOK_EVENTS:
         return None
-    user, client = False, "claude-code"
-    rest = argv[3:]
-    while rest:
-        word = rest.pop(0)
-        if word == "--user":
-            user = True
-        elif word == "--for" and rest:
-            client = rest.pop(0).strip().lower()
-        elif word.startswith("--for="):
-            client = word.removeprefix("--for=").strip().lower()
-        else:
-            return None
-    return (argv[2], user, client) if client in CLIENTS else None
+    from graphit_cli.warm.argv import parse
+
+    parsed = parse(f"agent hook {argv[2]}", argv[3:])
+    if parsed is None:
+        return None
+    client = str(parsed[1].get("for_", "claude-code")).strip().lower()
+    return (argv[2], bool(parsed[1].get("user")), client) if client in CLIENTS else None
 
 
 class Outlet:
