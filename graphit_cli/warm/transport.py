@@ -18,8 +18,9 @@ request `fields()` and its `run(opener)`; a write or a cross-scope read is its r
   full commands, `cli/client.py`).
 
 A warm process answers with the same operations (`daemon/warmpath.py`), so a command's answer
-is the same whichever transport carried it. Standard library only at import: the hook's path
-loads it before it knows whether a socket exists.
+is the same whichever transport carried it. A write the daemon did not carry out is written by
+`cli/client.py` itself (its vectors, its bar, its notices), not through `InProcess`. Standard
+library only at import: the hook's path loads it before it knows whether a socket exists.
 """
 
 from __future__ import annotations
