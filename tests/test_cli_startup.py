@@ -143,14 +143,16 @@ def test_commands_on_an_existing_local_table_never_import_lancedb(project_dir: P
 
 
 @pytest.mark.parametrize("command", ["upsert", "list", "search"])
-def test_a_reader_that_leaves_early_is_no_error(command: str, project_dir: Path) -> None:
+def test_a_reader_that_leaves_early_is_no_error(
+    command: str, cli, project_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # `graphit memory upsert ... | head -c 0`: the pipe closes before graphit writes to it.
-    # The write has happened; the command exits 0 and says nothing on stderr.
-    env = {**os.environ, "GRAPHIT_NO_DAEMON": "1"}
-    seed = run_graphit(
-        "memory", "upsert", "--title", "Seed", "--body", "s", cwd=project_dir, env=env
-    )
-    assert seed.returncode == 0, seed.stderr
+    # The write has happened; the command exits 0 and says nothing on stderr. The seed and the
+    # list after are the CLI's in this process: the piped command is the one under test.
+    monkeypatch.setenv("GRAPHIT_NO_DAEMON", "1")
+    env = {**os.environ}
+    seed = cli("memory", "upsert", "--title", "Seed", "--body", "s")
+    assert seed.exit_code == 0, seed.stderr
     args = {
         "upsert": ("memory", "upsert", "--title", "Piped", "--body", "b", "-f", "json"),
         "list": ("memory", "list", "-f", "json"),
@@ -168,6 +170,5 @@ def test_a_reader_that_leaves_early_is_no_error(command: str, project_dir: Path)
     proc.stdout.close()  # long before the interpreter has started and written anything
     _, stderr = proc.communicate(timeout=120)
     assert (proc.returncode, stderr) == (0, "")
-    listed = run_graphit("memory", "list", "-f", "json", cwd=project_dir, env=env)
-    titles = {m["title"] for m in json.loads(listed.stdout)}
+    titles = {m["title"] for m in cli("memory", "list", "-f", "json").json()}
     assert titles == ({"Seed", "Piped"} if command == "upsert" else {"Seed"})

@@ -146,7 +146,7 @@ async def _tools_listed(client: Any) -> None:
     "how",
     [
         "SIGINT",
-        "SIGTERM",
+        pytest.param("SIGTERM", marks=pytest.mark.slow),  # the handler SIGINT takes
         "close",
         pytest.param(
             "SIGINT-thread",
