@@ -178,12 +178,17 @@ def test_a_warm_process_that_does_not_answer_costs_the_prompt_nothing(
 def test_two_cold_answers_past_the_budget_start_a_warm_process(
     memories: Path, tmp_path: Path
 ) -> None:
-    for _ in range(2):
-        done, _ = hook(memories, GRAPHIT_HOOK_BUDGET="0.2")
+    # A budget no cold answer meets (0.3 s from the spawn); a call late before it found the
+    # project (a start slowed by load) does not count, so the test asks until one started.
+    for _ in range(30):
+        done, _ = hook(memories, GRAPHIT_HOOK_BUDGET="0.3")
         assert (done.returncode, done.stdout) == (0, "")
-    first, second = _calls()
-    assert first["outcome"] == second["outcome"] == "late"
-    assert "started" not in first and "graphit memory daemon" in str(second["started"])
+        if "started" in _calls()[-1]:
+            break
+    *before, second = _calls()
+    assert [c["outcome"] for c in before + [second]] == ["late"] * (len(before) + 1)
+    assert before and not any("started" in c for c in before)
+    assert "graphit memory daemon" in str(second["started"])
     assert "graphit memory daemon" in done.stderr  # said once, where the client shows it
     daemon = runstate.socket_path()
     pid = int(str(second["started"]).split("(pid ")[1].split(")")[0])
