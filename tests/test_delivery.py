@@ -186,7 +186,7 @@ def test_two_cold_answers_past_the_budget_start_a_warm_process(
         if "started" in _calls()[-1]:
             break
     *before, second = _calls()
-    assert [c["outcome"] for c in before + [second]] == ["late"] * (len(before) + 1)
+    assert [c["outcome"] for c in [*before, second]] == ["late"] * (len(before) + 1)
     assert before and not any("started" in c for c in before)
     assert "graphit memory daemon" in str(second["started"])
     assert "graphit memory daemon" in done.stderr  # said once, where the client shows it
