@@ -139,6 +139,22 @@ def untuned() -> None:
         f"{whole_tp / len(tps):.4f} refused, {whole_fp / len(fps):.4f} of false positives "
         f"({elapsed / (len(tps) + len(fps)) * 1e6:.0f} us a case)"
     )
+    # A rule's false cases are texts that rule must not match, often another rule's secret:
+    # some are another rule's true cases verbatim, more are found by gitleaks' rules as a whole
+    # (gitleaks itself reports them). What no gitleaks rule takes is a false case of the whole
+    # set: the rate a whole detector is held to.
+    true_texts = {t for _, t in tps}
+    verbatim = [t for _, t in fps if t in true_texts]
+    by_gitleaks = [t for _, t in fps if t not in true_texts and the_set.find(t, t.lower())]
+    whole_false = [t for _, t in fps if t not in true_texts and t not in by_gitleaks]
+    refused = [t for t in whole_false if secrets.find(t)]
+    print(
+        f"  of gitleaks' {len(fps)} false cases, {len(verbatim)} are another rule's true case "
+        f"verbatim and {len(by_gitleaks)} are found by its rule set as a whole; of the "
+        f"{len(whole_false)} no gitleaks rule takes, the whole detector refuses "
+        f"{len(refused)} ({len(refused) / len(whole_false):.4f}): "
+        + "; ".join(repr(t[:60]) for t in refused)
+    )
     held = [json.loads(line) for line in (root / "benchmarks/data/secrets_heldout.jsonl").open()]
     secret = [r for r in held if r["label"] == "secret"]
     benign = [r for r in held if r["label"] == "benign"]
@@ -267,6 +283,54 @@ def cli_cost(records: int, runs: int) -> None:
     )
 
 
+# What a cold prompt hook redacts (core/secrets.py through recall/prompt.py and recall/log.py):
+# the prompt's excerpt, then the log record's strings. Timed in a fresh process each run, as
+# the detector does it, and as it did before its pre-check and its literal-by-literal first
+# scans ("off": every text through the rule set, the literals' trie built at first use).
+_COLD = """
+import json, sys, time
+from graphit_cli.core import secret_gate, secrets
+if sys.argv[1] == "off":
+    secrets.worth_checking = lambda text: True
+    secret_gate._FIND_FIRST = 0
+prompt = json.loads(sys.argv[2])
+t0 = time.perf_counter()
+excerpt = secrets.redact(prompt)
+secrets.redacted_value({"prompt": excerpt, "outcome": "shown", "calls": [{"title": "Deploy"}]})
+print(time.perf_counter() - t0)
+"""
+COLD_PROMPTS = {
+    "a question": "how do we deploy the app to production?",
+    "a thank-you": "thanks!",
+    "a path and a name": "why does graphit_cli/service/writes.py raise SecretRefused here?",
+    "a key pasted": "deploy with AKIAERUWYPB5TD57UJZT, the staging key",
+}
+
+
+def cold_redaction(runs: int) -> None:
+    """A cold prompt hook's redaction, in a fresh process per run: the median as the detector
+    does it, as a ratio to the same process doing it as before ("off")."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    print(f"\ncold prompt redaction (fresh process, median of {runs}, interleaved):")
+    for label, prompt in COLD_PROMPTS.items():
+        times: dict[str, list[float]] = {"on": [], "off": []}
+        for _ in range(runs):
+            for mode in ("off", "on"):
+                out = subprocess.run(
+                    [sys.executable, "-c", _COLD, mode, json.dumps(prompt)],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+                times[mode].append(float(out))
+        on, off = (sorted(times[m])[runs // 2] for m in ("on", "off"))
+        print(
+            f"  {label:20} now {on * 1000:7.2f} ms, as before {off * 1000:7.2f} ms "
+            f"(ratio {on / off:.3f})"
+        )
+
+
 def help_imports() -> None:
     code = (
         "import sys\nfrom graphit_cli.cli.app import app\n"
@@ -295,7 +359,20 @@ def main() -> None:
         ],
         help="JSONL memories written by people and agents (no known secret in them)",
     )
+    parser.add_argument(
+        "--only",
+        choices=("cold", "untuned"),
+        help="one section: the cold prompt's redaction, or the corpora not tuned on",
+    )
+    parser.add_argument("--cold-runs", type=int, default=15)
     args = parser.parse_args()
+    if args.only == "cold":
+        cold_redaction(args.cold_runs)
+        return
+    if args.only == "untuned":
+        untuned()
+        real_memories(args.memories)
+        return
     for which in ("main", "heldout", "unseen"):
         records = corpus(which)
         texts = [t for _, _, t in records]
@@ -316,6 +393,7 @@ def main() -> None:
             )
     untuned()
     real_memories(args.memories)
+    cold_redaction(args.cold_runs)
     write_cost(args.records)
     if args.cli_runs:
         cli_cost(args.records, args.cli_runs)

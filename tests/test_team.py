@@ -221,6 +221,55 @@ def test_review_hides_proposals_from_teammates_until_approved(service: Any) -> N
     assert events.count(("wrote", "ana@example.com")) == 1
 
 
+def test_an_approval_and_a_restore_write_as_their_stamp_and_lend_the_writer_nothing(
+    service: Any,
+) -> None:
+    """The reviewer's writer keeps its own identity while it lands an approved proposal as
+    its proposer's (looked at inside the commit, where a concurrent write of the same writer
+    would read it) and while it restores a revision by way of `restore`."""
+    from contextlib import contextmanager
+
+    from graphit_cli.service.memory import MemoryService
+
+    policy = ReviewPolicy((REVIEWER,))
+    seen: list[tuple[str, str]] = []
+
+    @contextmanager
+    def hold() -> Any:
+        seen.append((reviewer.writes.stamp.author, reviewer.writes.stamp.provenance.via))
+        yield
+
+    reviewer = MemoryService(
+        service.store,
+        Scope("project", PROJECT_ID),
+        provenance=Provenance(author=REVIEWER, via="cli"),
+        review=policy,
+        embedder=lambda: None,
+        hold=hold,
+    )
+    agent = service_as(service.store, "ana@example.com", "mcp", policy)
+    made = reviewer.upsert(MemoryDraft(title="Runner", body="CI runs on the small runner."))
+    proposal = agent.upsert(
+        MemoryDraft(id=made.memory.id, body="CI runs on the large runner.", anchors=("ci.yml",))
+    )
+    landed = reviewer.review.approve(proposal.memory.key).memory
+    assert (landed.updated_by, landed.provenance.author, landed.provenance.via) == (
+        "ana@example.com",
+        "ana@example.com",
+        "mcp",
+    )
+    assert landed.anchors == ("ci.yml",) and landed.status == "approved"
+    first = reviewer.history(made.memory.id)[0]
+    restored = reviewer.restore(first.key).memory
+    assert (restored.body, restored.updated_by, restored.provenance.via) == (
+        "CI runs on the small runner.",
+        REVIEWER,
+        "restore",
+    )
+    assert len(seen) >= 3 and set(seen) == {(REVIEWER, "cli")}
+    assert reviewer.writes.stamp.author == REVIEWER and reviewer.writes.status == "approved"
+
+
 def test_a_delete_by_an_agent_is_a_proposal_and_the_approval_deletes(service: Any) -> None:
     policy = ReviewPolicy((REVIEWER,))
     reviewer = service_as(service.store, REVIEWER, "cli", policy)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 _TOKEN = "A-Za-z0-9_+/=-"
 _FORMAT = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+# The invisible format characters (the secret detector's pre-check looks for them too).
+FORMAT_CHARACTERS = _FORMAT
 _HIDERS = re.compile(
     rf"[{_FORMAT}]+"
     r"|(?<!\*)\*{1,3}(?!\*)"

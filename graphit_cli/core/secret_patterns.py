@@ -17,9 +17,11 @@ import re
 
 # gitleaks' rules (core/secret_rules.py) know ~220 providers. These are the formats they miss
 # or know only next to a keyword: a memory names keys in prose ("my key is sk-ant-..."), and
-# a PostHog personal key and an FCM legacy server key have no gitleaks rule at all.
+# a PostHog personal key and an FCM legacy server key have no gitleaks rule at all. An
+# Anthropic key has 93 characters and `AA` after its prefix: in prose, 80 or more are taken
+# (cut or not); a shorter run is made up (gitleaks' own false cases are).
 _PROVIDERS: tuple[tuple[str, str], ...] = (
-    ("anthropic-key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{32,}"),
+    ("anthropic-key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}"),
     ("openai-key", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
     ("openai-key", r"\bsk-[A-Za-z0-9]{48}\b"),
     ("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}\b"),

@@ -14,6 +14,7 @@ Pure: reads only the shipped JSON, standard library only.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -208,6 +209,17 @@ def names_allowed(the_set: RuleSet, match: str) -> bool:
     return any(
         a.target == "match" and any(r.search(match) for r in a.regexes) for a in generic.allow
     )
+
+
+@functools.lru_cache(maxsize=4)
+def public_values(the_set: RuleSet) -> frozenset[str]:
+    """The values gitleaks' generic rule knows to be public (the stopwords of its allowlists
+    that are no word: 12 or more characters, a digit among them, such as a vendor's published
+    demo key), for graphit's own assignment rule to leave alone too."""
+    if "generic-api-key" not in the_set.ids:
+        return frozenset()
+    words = [w for raw in the_set._raw["generic-api-key"]["allow"] for w in raw["stopwords"]]
+    return frozenset(w for w in words if len(w) >= 12 and any(c.isdigit() for c in w))
 
 
 def _semi_generic(rule: Rule, text: str, lowered: str) -> list[re.Match[str]]:

@@ -11,19 +11,23 @@ gitleaks misses, the context rules, and the look-alikes a memory holds left alon
 text as written and as unhidden (core/hiding.py); then a memory's fields and a log record's
 strings are checked, redacted and described by the same code.
 
+Before any of that, `worth_checking` (core/secret_gate.py) asks whether a text could hold a
+secret at all; a text that could not (most prompts and most notes) is answered without loading
+gitleaks' rules: a cold process (the prompt hook) pays microseconds for it, not tens of ms.
+
 A finding never carries the value itself into a message: `Finding` holds its kind and span, and
 `describe` names the kind and line:column only. Must not import anything heavy.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from graphit_cli.core import hiding, secret_rules
+from graphit_cli.core import hiding, secret_gate, secret_rules
 from graphit_cli.core import secret_patterns as patterns
+from graphit_cli.core.secret_gate import worth_checking
 
 if TYPE_CHECKING:
     from graphit_cli.core.models import Memory, MemoryDraft
@@ -54,7 +58,7 @@ def find(text: str) -> list[Finding]:
     a line break inside a token, percent-encoding), and each base64 run decoded: a secret
     found only in a view is reported at the span of the text it came from (a decoded one as
     `<kind>-base64`, over the whole encoded run)."""
-    if not text or len(text) < 8:
+    if not text or len(text) < 8 or not worth_checking(text):
         return []
     spans = _spans(text)
     view = hiding.unhidden(text)
@@ -75,14 +79,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     lowered = text.lower()
     # One pass finds every literal a rule needs (graphit's and gitleaks' keywords); a rule
     # runs only when one of its is there.
-    scan, prefixes, keywords = _scanner()
-    gate: dict[str, list[int]] = {}
-    hit = scan.search(lowered)
-    while hit is not None:
-        for literal in prefixes[hit.group(0)]:
-            gate.setdefault(literal, []).append(hit.start())
-        hit = scan.search(lowered, hit.start() + 1)  # literals may overlap
-    present = keywords & gate.keys()
+    gate = secret_gate.literals_in(lowered)
+    present = secret_gate.keywords() & gate.keys()
     spans: list[tuple[int, int, str]] = []
     for start, end, kind, secret in secret_rules.rules().find(text, lowered, present):
         if not patterns.look_alike(secret, generic=kind.startswith("generic")):
@@ -118,6 +116,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             begin -= 1
         if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
             continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
+        if value.strip().lower() in secret_rules.public_values(secret_rules.rules()):
+            continue  # a value gitleaks knows is published
         if patterns.credible(value, quoted=group == "quoted", name=named.group("name")):
             spans.append(
                 (named.start(group), named.end(group), patterns.assigned_kind(named["name"]))
@@ -147,21 +147,6 @@ def describe(finding: Finding, field: str) -> str:
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-_scanning: tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]] | None = None
-
-
-def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]], set[str]]:
-    """One trie-shaped pattern of graphit's literals and gitleaks' keywords (searched again
-    from the next character after each hit: literals may overlap); a literal found stands for
-    the literals it begins with ("sk-ant-" for "sk-"). Built once a process, on first use."""
-    global _scanning
-    if _scanning is None:
-        keywords = set(secret_rules.rules().keywords)
-        literals = sorted({*patterns.GATE_LITERALS, *keywords})
-        pattern = re.compile(secret_rules.trie(literals))
-        _scanning = (pattern, secret_rules.prefixes(literals), keywords)
-    return _scanning
 
 
 def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

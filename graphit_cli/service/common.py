@@ -96,8 +96,10 @@ def reread_on_damage(attempt: Callable[[], _T]) -> _T:
     raise AssertionError("unreachable")
 
 
-def restoring(old: Memory) -> MemoryDraft:
-    """The draft that makes revision `old` current again: its text, type, tags and flags."""
+def restoring(old: Memory, *, anchors: bool = False) -> MemoryDraft:
+    """The draft that makes revision `old` current again: its text, type, tags and flags;
+    with `anchors`, its anchors too (an approved proposal lands as it was proposed), else the
+    live row's anchors stay."""
     return MemoryDraft(
         id=old.id,
         title=old.title,
@@ -106,6 +108,7 @@ def restoring(old: Memory) -> MemoryDraft:
         tags=old.tags,
         important=old.important,
         mandatory=old.mandatory,
+        anchors=old.anchors if anchors else None,
     )
 
 

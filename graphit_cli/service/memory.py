@@ -264,7 +264,7 @@ class MemoryService:
         name in its handshake, which may come after the server opened the scope)."""
         stamp = self.writes.provenance
         if client and stamp.client != client:
-            self.writes._provenance = stamp.but(client=client)
+            self.writes.say_client(client)
 
     def folding(self, members: Sequence[Memory]) -> MemoryService:
         """This scope's service for writing a consolidation's survivor: its revision's

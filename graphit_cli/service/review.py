@@ -8,8 +8,9 @@ leaves proposal rows out of every chain, catalogue and search read), so teammate
 reading the last approved revision; its author's reads and the review queue ask for it
 (`Review.visible`). Approval claims the proposal (a compare-and-swap on its status) and then
 writes its text as the chain's next revision, provenance kept (the proposer as author, the
-reviewer as approver); rejection records the reviewer and the reason on the row, which stays
-in the chain as history.
+reviewer as approver): the proposer's stamp is passed into the write (`Stamp`), so nothing the
+writer holds is lent or changed. Rejection records the reviewer and the reason on the row,
+which stays in the chain as history.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from graphit_cli.core.provenance import (
 )
 from graphit_cli.errors import CommitContention, Conflict, InvalidInput, NotFound, NotReviewer
 from graphit_cli.service.common import MAX_ATTEMPTS, backoff, missing, phantom, restoring
+from graphit_cli.service.write_checks import Stamp
 
 if TYPE_CHECKING:
     from graphit_cli.access.policy import ReviewPolicy
@@ -96,18 +98,12 @@ class Review:
             raise Conflict(
                 f"memory {memory_id} is at revision {live.revision}, not {expected_revision}"
             )
-        row = replace(live, revision=live.revision + 1, updated_by=self.writer.author)
+        row = replace(live, revision=live.revision + 1, updated_by=self.writer.stamp_for().author)
         return self._insert(row, live, tail, change="delete")
 
     def restore(self, ref: str) -> WriteResult:
         if not self.proposing:  # a revision written by way of a restore says so
-            writer = self.writer
-            stamp = writer.provenance
-            writer._provenance = stamp.but(via="restore")
-            try:
-                return writer.restore(ref)
-            finally:
-                writer._provenance = stamp
+            return self.writer.restore(ref, stamp=self.writer.stamp.via("restore"))
         old = self.reader.source(ref)
         draft = restoring(old)
         return self._propose(self.writer.checked([draft])[0])
@@ -157,7 +153,8 @@ class Review:
             previous = revisions.archive_key(live.id, base_rid)
         elif tail is not None:
             previous = tail.key
-        stamp = self.writer.provenance.but(proposed_at=now.isoformat(), change=change)
+        own = self.writer.stamp_for().provenance
+        stamp = own.but(proposed_at=now.isoformat(), change=change)
         proposal = replace(
             row,
             key=revisions.archive_key(row.id, rid),
@@ -260,26 +257,10 @@ class Review:
         if not self._decide(row.key, ACCEPTED, stamp):
             raise Conflict(f"proposal {row.key} was decided meanwhile; see `graphit memory review`")
         landed = stamp.but(proposal=row.key)
-        writer = self.writer
-        saved = (writer._author, writer._provenance, writer.status)
-        writer._author, writer._provenance, writer.status = landed.author, landed, APPROVED
-        try:
-            if landed.change == "delete":
-                return writer.delete(row.id)
-            return writer.upsert(
-                MemoryDraft(
-                    id=row.id,
-                    title=row.title,
-                    body=row.body,
-                    type=row.type,
-                    tags=row.tags,
-                    important=row.important,
-                    mandatory=row.mandatory,
-                    anchors=row.anchors,
-                )
-            )
-        finally:
-            writer._author, writer._provenance, writer.status = saved
+        as_proposed = Stamp(author=landed.author, provenance=landed, status=APPROVED)
+        if landed.change == "delete":
+            return self.writer.delete(row.id, stamp=as_proposed)
+        return self.writer.upsert(restoring(row, anchors=True), stamp=as_proposed)
 
     def reject(self, key: str, reason: str) -> Memory:
         """Record the rejection of proposal `key` with `reason` (a reviewer only); the row

@@ -1,0 +1,111 @@
+"""What wakes the secret detector (core/secrets.py): whether a text could hold a secret at all
+(`worth_checking`), and where the literals that wake its rules are in a text (`literals_in`).
+
+The pre-check is a few small patterns compiled at import: a token that is not a word of prose,
+a credential's name before an assignment, a URL with a password, a command that takes one, or
+something hiding a token (core/hiding.py). A text without any of them is answered without
+loading gitleaks' rules (core/secret_rules.py). The literals (graphit's and gitleaks'
+keywords) are found one by one in a process's first short texts and by one trie-shaped
+pattern after that. Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graphit_cli.core import hiding, secret_rules
+from graphit_cli.core import secret_patterns as patterns
+
+# What hides a token (core/hiding.py): an invisible format character, percent-encoding.
+_HIDDEN = re.compile(rf"[{hiding.FORMAT_CHARACTERS}]|%[0-9A-Fa-f]{{2}}")
+# Emphasis and code marks, which hiding.py takes out from between two visible characters.
+_MARKS = str.maketrans("", "", "*`~")
+# A run of token characters as long as the shortest secret a rule takes without a name
+# before it; and words of prose (`self-care`, `artists/bands`; a sentence may end them),
+# which no rule takes alone.
+_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{8,}")
+_WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
+# Where a value is secret because of what names it or where it stands: a credential's name
+# (gitleaks' generic keywords and graphit's assignment names) before an assignment, a URL
+# with a password, a private key's header, the commands that take a password, an .npmrc.
+_CONTEXT = re.compile(
+    r"(?i:pass|pwd|secret|token|key|api|auth|cred|access|private|session|cookie|bearer|basic)"
+    r"[\w.-]{0,25}[\s'\"]{0,3}(?:[=:>,|]|\?=)"
+    r"|://[^\s/@]*:[^\s@]*@"
+    r"|(?i:private key|:_|\bcurl\b|\blogin\b|\bmysql|\bsshpass\b|\s-p|--pass|bearer\s)"
+)
+
+
+def worth_checking(text: str) -> bool:
+    """Whether `text` could hold a secret any rule finds: False only when it has no token
+    that is not a word of prose (8 or more token characters: a digit, an inner capital or
+    symbol among them), no credential's name before an assignment, no URL with a password, no
+    command that takes one and nothing that hides a token. A cheap, conservative look (a few
+    small patterns, compiled at import): `find` builds the rules only when it says yes.
+    tests/test_secrets_precheck.py holds it to every true case of gitleaks' rules and of
+    graphit's corpora."""
+    if _HIDDEN.search(text):
+        return True
+    plain = text.translate(_MARKS)  # `**password**: "..."` reads as the detector unhides it
+    if _CONTEXT.search(plain):
+        return True
+    return any(not _WORDLIKE.fullmatch(run) for run in _RUN.findall(plain))
+
+
+# --- the literals that wake the rules -------------------------------------------------------
+
+_scanning: tuple[re.Pattern[str], dict[str, tuple[str, ...]]] | None = None
+_literal_set: tuple[list[str], set[str]] | None = None
+# A process's first texts (up to this many, each this short) are scanned literal by literal
+# (~0.3 ms each), not by the trie, whose compilation costs 25-50 ms: a process that checks a
+# few texts (the prompt hook) never builds it, one that checks many builds it once.
+_FIND_FIRST = 64
+_FIND_CHARS = 2000
+_found_by_find = 0
+
+
+def _literals() -> tuple[list[str], set[str]]:
+    """graphit's literals and gitleaks' keywords, and the keywords alone. Loaded once."""
+    global _literal_set
+    if _literal_set is None:
+        keywords = set(secret_rules.rules().keywords)
+        _literal_set = (sorted({*patterns.GATE_LITERALS, *keywords}), keywords)
+    return _literal_set
+
+
+def literals_in(lowered: str) -> dict[str, list[int]]:
+    """Each literal in `lowered` (a text in lower case) -> where it begins, in order."""
+    global _found_by_find
+    gate: dict[str, list[int]] = {}
+    if _scanning is None and _found_by_find < _FIND_FIRST and len(lowered) <= _FIND_CHARS:
+        _found_by_find += 1
+        for literal in _literals()[0]:
+            at = lowered.find(literal)
+            while at >= 0:
+                gate.setdefault(literal, []).append(at)
+                at = lowered.find(literal, at + 1)
+        return gate
+    scan, prefixes = _scanner()
+    hit = scan.search(lowered)
+    while hit is not None:
+        for literal in prefixes[hit.group(0)]:
+            gate.setdefault(literal, []).append(hit.start())
+        hit = scan.search(lowered, hit.start() + 1)  # literals may overlap
+    return gate
+
+
+def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
+    """One trie-shaped pattern of graphit's literals and gitleaks' keywords (searched again
+    from the next character after each hit: literals may overlap); a literal found stands for
+    the literals it begins with ("sk-ant-" for "sk-"). Built once a process, when it has
+    checked more texts than a hook does."""
+    global _scanning
+    if _scanning is None:
+        literals = _literals()[0]
+        _scanning = (re.compile(secret_rules.trie(literals)), secret_rules.prefixes(literals))
+    return _scanning
+
+
+def keywords() -> set[str]:
+    """gitleaks' keywords (each wakes the rules that name it)."""
+    return _literals()[1]
