@@ -41,10 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-# This folder (sys.path[0] for a script) after the standard library: benchmarks/secrets.py
-# would shadow `secrets`, which the MCP server's web stack imports.
-sys.path.pop(0)
-sys.path.append(str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import TYPER_APP, graphit_command, log, reset_env, start_daemon

@@ -143,7 +143,7 @@ ARN = re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:$")
 # --- what wakes each rule -------------------------------------------------------------------
 
 # Each rule runs only when a literal it needs is in the text: `in` is a C scan,
-# a regex over a long body is not (benchmarks/secrets.py measures what a record costs).
+# a regex over a long body is not (benchmarks/secret_detection.py measures what a record costs).
 _TRIGGERS: dict[str, tuple[str, ...]] = {
     "anthropic-key": ("sk-ant-",),
     "openai-key": ("sk-",),

@@ -1,7 +1,7 @@
 """Secrets in a memory's text: where they are, of which kind, and the text with them redacted.
 
 Pure: no I/O, standard library only (so a write pays microseconds, and `graphit --help` and the
-warm path's cold client pay nothing; see benchmarks/secrets.py). Chosen by measurement over
+warm path's cold client pay nothing; see benchmarks/secret_detection.py). Chosen by measurement over
 detect-secrets and bc-detect-secrets (benchmarks/README.md "Secrets"): their entropy plugins
 refuse the commit SHAs, ULIDs and content hashes a memory is full of, their keyword plugin
 misses `.env` lines and connection strings, and a line costs them ~0.3 ms. This module is the

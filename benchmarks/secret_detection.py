@@ -6,7 +6,8 @@ bc-detect-secrets; then what the check costs a 10k batch write, and `graphit --h
 The two detectors install the same `detect_secrets` package, so each is run from its own
 directory (`pip install --target DIR detect-secrets`), in a subprocess:
 
-    python benchmarks/secrets.py [--detect-secrets DIR] [--bc-detect-secrets DIR] [--records N]
+    python benchmarks/secret_detection.py [--detect-secrets DIR] [--bc-detect-secrets DIR]
+        [--records N]
 """
 
 from __future__ import annotations
