@@ -14,6 +14,7 @@ from graphit_cli import config
 from graphit_cli.core.models import Memory, TableState
 from graphit_cli.errors import CommitContention
 from graphit_cli.store.engine import Merge
+from graphit_cli.store.failures import contention_as_conflict, is_commit_conflict, lance_words
 from graphit_cli.store.paths import version_hint
 from graphit_cli.store.schema import META_EMBED_MODEL
 from graphit_cli.store.table import (
@@ -23,10 +24,7 @@ from graphit_cli.store.table import (
     KEY_INDEX,
     VECTOR_INDEX,
     TableHandle,
-    contention_as_conflict,
     in_snapshot,
-    is_commit_conflict,
-    lance_words,
     log,
 )
 
