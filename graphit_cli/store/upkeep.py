@@ -262,17 +262,18 @@ class TableUpkeep:
         return problems
 
     @in_snapshot
-    def history_problems(self) -> list[str]:
+    def history_problems(self) -> list[str] | None:
         """Whether the newest versions are all there: lance records the newest version it
         committed (`_versions/latest_version_hint.json`) after writing its manifest, so a
         table whose newest manifest is older than that record lost its last commits (a
         manifest deleted by hand or by a partial restore: the table reads as it was before
         them, without an error). The record is read before the table looks for its newest
-        version, so a commit landing in between is never taken for a loss. A local table
-        only (an S3 table's record is not read here)."""
+        version, so a commit landing in between is never taken for a loss. None: no record to
+        compare with (lance keeps none for an S3 table, whose manifests it names so that a
+        listing finds the newest first: a lost one leaves no trace there)."""
         location = self.handle.pin.path if self.handle.pin is not None else self.handle.uri
         if "://" in location:
-            return []
+            return None
         recorded = version_hint(location)
         self.handle.refresh()
         newest = self.handle.engine.version()
