@@ -11,10 +11,11 @@ says otherwise) and `session.json` (prompts in order with `must` and `nice` keys
 optionally `client`); a `reversals.json` beside them (recall_ridgeline's) adds its
 `newer_memories` (key `R` + the older one's) and its `reversals` as `replaced_by`. By default:
 ../shared/data/recall_public and recall_ridgeline (beside the checkout), and
-benchmarks/data/recall_tally, recall_kestrel, recall_solo (fitted on), recall_harbor and
-recall_fjord (held out: never fitted on). The memories are written to a project scope in a
-temporary GRAPHIT_HOME and embedded with the e5 model; the session is replayed with one session
-id through `graphit_cli.recall.hook.prompt_context` / `session_context`, in each mode:
+benchmarks/data/recall_tally, recall_kestrel, recall_solo (fitted on), recall_harbor,
+recall_fjord and recall_pantry (held out: never fitted on). The memories are written to a
+project scope in a temporary GRAPHIT_HOME and embedded with the e5 model; the session is
+replayed with one session id through `graphit_cli.recall.hook.prompt_context` /
+`session_context`, in each mode:
 - `cold`: the search mode of the hook run in its own process, without a warm process
   (`recall.hook.COLD_MODE`; "fts" before the hook searched by meaning cold);
 - `warm`: "auto" with the model loaded (what the daemon serves);
@@ -54,7 +55,7 @@ FITTED = [
     HERE / "data" / "recall_kestrel",
     HERE / "data" / "recall_solo",
 ]
-HELD_OUT = [HERE / "data" / "recall_harbor", HERE / "data" / "recall_fjord"]
+HELD_OUT = [HERE / "data" / name for name in ("recall_harbor", "recall_fjord", "recall_pantry")]
 DEFAULT_DATA = FITTED + HELD_OUT
 BUG_KINDS = ("bug", "debug")
 NEED_NOTHING = ("chit-chat", "generic")

@@ -102,8 +102,9 @@ ENV_DESCRIPTIONS = {
     "take a write. A read then works in-process, a write the daemon has not taken too; a write "
     "it took and did not answer exits 7. Default: {DEFAULT_DAEMON_ANSWER_SECONDS:g} (or "
     "[daemon] answer_timeout).",
-    "GRAPHIT_HOOK_BUDGET": "Seconds the per-prompt hook may take (default {PROMPT_BUDGET:g}; "
-    "session start twice it); no answer by then prints nothing and exits 0.",
+    "GRAPHIT_HOOK_BUDGET": "Seconds the per-prompt hook may take from its spawn (default "
+    "{PROMPT_BUDGET:g}; session start twice it); no answer by then prints nothing, exits 0 and "
+    "is logged as late (as is a hook its client ends first with SIGTERM).",
     "GRAPHIT_PROMPT_RECALL": "Set to 0 (or false, no, off) to mute the per-prompt hook in this "
     "shell; `graphit agent install --no-prompt-recall` leaves it out of the client's settings.",
     "GRAPHIT_CAPTURE": "Set to 0 (or false, no, off) to mute the capture hooks in this shell; "

@@ -49,7 +49,7 @@ def _shell_env(**extra: str) -> dict[str, str]:
     """The environment a client gives its hooks: the user's, with graphit on PATH."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     # What the hooks print, not their budget (tests/test_hot_path.py): a cold hook on a busy
-    # test machine may pass the default 0.8 s and would then rightly print nothing.
+    # test machine may pass the default 0.9 s and would then rightly print nothing.
     return {**os.environ, "PATH": path, "GRAPHIT_HOOK_BUDGET": "120", **extra}
 
 

@@ -247,7 +247,7 @@ def test_a_frozen_daemon_costs_one_hook_its_answer_and_the_next_ones_nothing(
     os.kill(daemon.proc.pid, signal.SIGSTOP)
     first, seconds = hook(memories)
     assert first.returncode == 0 and first.stderr == ""
-    assert seconds < 3.0  # the budget is 0.8 s; a wide margin for a busy machine
+    assert seconds < 3.0  # the budget is 0.9 s; a wide margin for a busy machine
     # The hook asks the daemon and, past a grace of 0.15 s, searches in its own process too
     # (warm/race.py): when the daemon's ask timed out first, a marker names the stuck daemon;
     # when the search in this process answered first, the ask was dropped with the process.

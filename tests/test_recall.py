@@ -497,6 +497,25 @@ def test_the_rule_reasons_name_the_evidence_that_was_missing() -> None:
     assert policy.Spread.of([0.8, 0.81]) is not None and policy.Spread.of([]) is None
 
 
+def test_a_further_match_the_words_point_to_more_than_the_best_is_brought() -> None:
+    # "Add pagination to GET /v1/orders/{order_id}/refunds": the best match is about the
+    # refunds endpoint, the second about pagination, whose words carry more of the prompt.
+    spread = policy.Spread(count=30, mean=0.80, deviation=0.02, best=0.85)
+    base: dict[str, Any] = dict(memory=None, score=1.0, relative=0.95, words=("pagination",))
+    top = policy.Candidate(**{**base, "share": 0.19, "similarity": 0.845}, rank=1, spread=spread)
+    lead = policy.Candidate(**{**base, "share": 0.35, "similarity": 0.83}, rank=2, spread=spread)
+    assert policy.admit(lead, top) is None  # 1.5 deviations, more of the words than the best
+    # The same cosine with fewer of the words than the best's, or few words at all: not enough.
+    fewer = policy.Candidate(**{**base, "share": 0.15, "similarity": 0.83}, rank=2, spread=spread)
+    assert (policy.admit(fewer, top) or "").startswith("cosine 1.50 deviations")
+    scant = replace(top, share=0.1)
+    thin = policy.Candidate(**{**base, "share": 0.2, "similarity": 0.83}, rank=2, spread=spread)
+    assert (policy.admit(thin, scant) or "").startswith("cosine 1.50 deviations")
+    # Words alone do not bring a memory far from the prompt by meaning.
+    far = policy.Candidate(**{**base, "share": 0.5, "similarity": 0.81}, rank=2, spread=spread)
+    assert (policy.admit(far, top) or "").startswith("cosine 0.50 deviations")
+
+
 # --- capture ---------------------------------------------------------------------------------
 
 

@@ -145,10 +145,15 @@ class RecallRule:
     # crowd of memories on the prompt's subject narrows the spread, never the answer away.
     whole: float = 0.99
     # A further match: `z_next` deviations, within `gap` of the best's, and words that agree:
-    # `agree` of the best match's share at least.
+    # `agree` of the best match's share at least ...
     z_next: float = 1.8
     gap: float = 0.9
     agree: float = 0.6
+    # ... or `z_lead` deviations when it carries at least the best match's share of the
+    # query's weight and `lead` of it at all: a prompt of two subjects ("add pagination to the
+    # refunds endpoint") whose second answer the words point to more than the first's.
+    z_lead: float = 1.2
+    lead: float = 0.3
     # By words alone (no vectors: a table not yet embedded, a model that cannot load): the
     # best match's `share` of the query's term weight, further ones within `agree` of it.
     share: float = 0.25
@@ -189,6 +194,8 @@ def admit(c: Candidate, top: Candidate, rule: RecallRule = RULE) -> str | None:
             return None
         bar = rule.z if worded else rule.z_alone
         return None if z >= bar else f"cosine {z:.2f} deviations above the mean < {bar:.2f}"
+    if worded and share >= max(rule.lead, top.share or 0.0) and z >= rule.z_lead:
+        return None
     bar = max(rule.z_next, best - rule.gap)
     if z < bar:
         return f"cosine {z:.2f} deviations above the mean < {bar:.2f} (the best: {best:.2f})"

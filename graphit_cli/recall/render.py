@@ -20,7 +20,7 @@ from graphit_cli.core.models import Memory
 from graphit_cli.formats.visible import visible
 
 PROMPT_BUDGET = 1200  # characters a prompt's block may take
-BODY_MAX = 220  # a line's body at most, however much budget is left
+BODY_MAX = 120  # a line's body at most, however much budget is left (the title is whole)
 BODY_MIN = 80  # and at least this much of it (a title alone is rarely enough)
 POINTER = "Full text: graphit_memory_source ID."
 START_HEAD = "# Mandatory memories (graphit; full record: graphit_memory_source)"

@@ -52,7 +52,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-PROMPT_BUDGET = 0.8  # seconds from the start of `main`: the client's 1 s, less a loaded start
+# Seconds from the process's spawn (the clients' timeouts run from there): the product's 1 s
+# for a prompt and 2 s for session start, less the time to write the answer and exit.
+PROMPT_BUDGET = 0.9
 SESSION_BUDGET = 1.8
 ENV_HOOK_BUDGET = "GRAPHIT_HOOK_BUDGET"  # config.ENV_HOOK_BUDGET: the prompt's, session 2x
 RECORD_SECONDS = 10  # the recording child's bound
@@ -91,20 +93,27 @@ class Outlet:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.late: Callable[[], None] | None = None  # what the watchdog records before exit
+        # What the watchdog records before exit (given what ended the call, if not the budget).
+        self.late: Callable[[str | None], None] | None = None
 
     def watch(self, seconds: float) -> None:
-        def expire() -> None:
-            if self._lock.acquire(blocking=False):
-                try:
-                    if self.late is not None:
-                        self.late()
-                finally:
-                    os._exit(0)
+        """End the process at `seconds`, or when the client ends it first: a client stops a
+        hook past its own timeout with SIGTERM (Claude Code does, measured), and the call is
+        logged as late either way."""
+        import signal
 
-        timer = threading.Timer(seconds, expire)
+        timer = threading.Timer(seconds, self.expire)
         timer.daemon = True
         timer.start()
+        signal.signal(signal.SIGTERM, lambda _signum, _frame: self.expire("the client's timeout"))
+
+    def expire(self, by: str | None = None) -> None:
+        if self._lock.acquire(blocking=False):
+            try:
+                if self.late is not None:
+                    self.late(by)
+            finally:
+                os._exit(0)
 
     def write(self, text: str) -> bool:
         """Print `text` unless the budget ran out first; whether it is this call's to print
@@ -130,6 +139,18 @@ def budgets() -> tuple[float, float]:
     except ValueError:
         return PROMPT_BUDGET, SESSION_BUDGET
     return (given, 2 * given) if 0 < given < 3600 else (PROMPT_BUDGET, SESSION_BUDGET)
+
+
+def process_age() -> float:
+    """Seconds since this process was spawned (Linux's /proc; 0 where unknown), at most 10."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        spawned = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - spawned
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+    return min(max(age, 0.0), 10.0)
 
 
 def main(argv: list[str], *, watchdog: bool = True) -> int | None:
@@ -161,10 +182,13 @@ class Call:
 
         log.append({**self.entry, "outcome": outcome, **details})
 
-    def late(self) -> None:
-        """The budget ran out: nothing printed, nothing marked shown; logged as late, and a
-        cold answer late twice starts a warm process for the project (`warmup.py`)."""
+    def late(self, by: str | None = None) -> None:
+        """The budget ran out (or the client ended the call first, `by`): nothing printed,
+        nothing marked shown; logged as late, and a cold answer late twice starts a warm
+        process for the project (`warmup.py`)."""
         details: dict[str, Any] = {"ms": self.ms(), "waiting": self.stage}
+        if by:
+            details["ended_by"] = by
         if self.cold and self.project and self.root:
             from graphit_cli.warm import warmup
 
@@ -180,13 +204,15 @@ def run(
 ) -> int:
     """The hook; `stdin` None: read here, within the budget (a client that never closes it
     holds no prompt)."""
-    started = time.monotonic()
+    # The client's timeout runs from the spawn: a start slowed by a loaded machine spends the
+    # budget too, so the watchdog logs the call before the client ends it unrecorded.
+    started = time.monotonic() - (process_age() if watchdog else 0.0)
     budget = budgets()[0 if event == "prompt" else 1]
     call = Call(event, client, started)
     outlet = Outlet()
     outlet.late = call.late
     if watchdog:
-        outlet.watch(budget)
+        outlet.watch(max(0.0, started + budget - time.monotonic()))
     if stdin is None:
         stdin = read_stdin()
     try:

@@ -1,0 +1,76 @@
+"""The hook's budget runs from its spawn, as the clients' timeouts do, and a hook its client ends
+first is logged: on a loaded machine a slow start spent the budget, and Claude Code's SIGTERM at
+its timeout left a prompt with no log entry at all (every miss leaves its cause).
+
+Real processes and signals; the verdicts read the hook's own figures in the recalls log."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from graphit_cli.recall import log
+from tests.polling import wait_for
+from tests.test_hot_path import PROMPT, env
+
+
+def _prompts() -> list[dict[str, object]]:
+    return [e for e in log.read() if e.get("event") == "prompt"]
+
+
+def _catches_sigterm(pid: int) -> bool:
+    """Whether the process installed its SIGTERM handler (Linux: SigCgt in /proc)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+
+
+def test_a_hook_its_client_ends_with_sigterm_is_logged_late_and_prints_nothing(
+    project_dir: Path,
+) -> None:
+    hook = subprocess.Popen(
+        [sys.executable, "-m", "graphit_cli", "agent", "hook", "prompt"],
+        cwd=project_dir,
+        env=env(GRAPHIT_HOOK_BUDGET="120", GRAPHIT_NO_DAEMON="1"),
+        stdin=subprocess.PIPE,  # held open: the hook is still reading its event
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for(lambda: _catches_sigterm(hook.pid) or hook.poll() is not None, timeout=120)
+        hook.send_signal(signal.SIGTERM)  # what Claude Code sends at the hook's timeout
+        out, err = hook.communicate(timeout=60)
+    finally:
+        hook.kill()
+    assert hook.returncode == 0 and out == b"", err  # fail open: nothing printed
+    [entry] = _prompts()
+    assert entry["outcome"] == "late" and entry["ended_by"] == "the client's timeout", entry
+    assert entry["waiting"] == "reading the event", entry
+
+
+def test_a_slow_start_spends_the_budget_and_the_call_is_logged_before_the_client_gives_up(
+    project_dir: Path,
+) -> None:
+    """The process sleeps 1.5 s before Python starts (`exec` keeps the spawn time), with a 1 s
+    budget: the watchdog logs the call at once, its `ms` counted from the spawn."""
+    command = f"sleep 1.5; exec {sys.executable} -m graphit_cli agent hook prompt"
+    done = subprocess.run(
+        ["sh", "-c", command],
+        cwd=project_dir,
+        env=env(GRAPHIT_HOOK_BUDGET="1", GRAPHIT_NO_DAEMON="1"),
+        input=json.dumps({**PROMPT, "session_id": "slow-start"}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout == "", done.stderr
+    wait_for(lambda: bool(_prompts()), timeout=60, seen=log.read)
+    [entry] = _prompts()
+    assert entry["outcome"] == "late", entry
+    assert int(str(entry["ms"])) >= 1400, entry  # from the spawn, not from Python's start
