@@ -63,11 +63,36 @@ def refused_endpoint() -> Iterator[str]:
         yield f"http://{HOST}:{sock.getsockname()[1]}"
 
 
+_PUT_LOCK = threading.Lock()
+
+
+def _atomic_conditional_puts() -> None:
+    """Make moto's object PUT one step, as S3's is. moto checks `If-None-Match: *` (and
+    `If-Match`) and then stores the object, with no lock between: in its threaded server two
+    racing conditional PUTs of one key can both succeed, which S3 never allows. lance commits
+    a version with such a PUT, so two writers could both commit one version and one of them
+    be lost, a fault of the test server's, not of the code under test. Patched once."""
+    from moto.s3.responses import S3Response
+
+    if getattr(S3Response.put_object, "graphit_atomic", False):
+        return
+    unlocked = S3Response.put_object
+
+    def put_object(self: Any) -> Any:
+        with _PUT_LOCK:
+            return unlocked(self)
+
+    put_object.graphit_atomic = True  # type: ignore[attr-defined]
+    S3Response.put_object = put_object  # type: ignore[method-assign]
+
+
 class MotoServer:
     """moto's S3/STS/IAM server in this process, bound to 127.0.0.1."""
 
     def __init__(self) -> None:
         from moto.server import ThreadedMotoServer
+
+        _atomic_conditional_puts()
 
         # Port 0: the kernel picks a free port at bind time, so servers started at once (test
         # workers in parallel) never race for one picked in advance.
