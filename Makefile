@@ -79,6 +79,7 @@ demo: install-light
 
 docs: install-light
 	$(BIN)/python scripts/gen_docs.py
+	$(BIN)/python scripts/gen_argv.py
 
 bench: install
 	$(BIN)/python benchmarks/core.py

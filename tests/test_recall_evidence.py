@@ -90,18 +90,18 @@ def test_the_cold_hook_searches_by_meaning(project_dir: Path, scope: Scope) -> N
     records = [json.loads(x) for x in (KESTREL / "project.ndjson").read_text().splitlines()]
     key_of = _write(service, records)
     service.embed()
-    fields = {
-        "op": "hook",
-        "event": "prompt",
-        "client": "claude-code",
-        "prompt": "A customer places an order and it only shows up on their orders page a "
-        "minute later. Why?",
-        "session_id": str(uuid.uuid4()),
-        "root": str(project_dir),
-        "project": str(scope),
-        "user_level": False,
-    }
-    text = str(thin.in_process(fields).get("text") or "")
+    from graphit_cli.warm.calls import HookCall
+
+    call = HookCall(
+        "prompt",
+        "claude-code",
+        "A customer places an order and it only shows up on their orders page a minute later. Why?",
+        str(uuid.uuid4()),
+        str(project_dir),
+        str(scope),
+        False,
+    )
+    text = str(thin.in_process(call).get("text") or "")
     keys = [key_of[i] for i in dict.fromkeys(_ID.findall(text)) if i in key_of]
     # The amended rule (no cache: the replica) is shown; the older one only beside it.
     assert "N25" in keys and (keys == ["N25"] or set(keys) == {"N25", "N7"}), keys

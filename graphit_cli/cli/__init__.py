@@ -45,26 +45,21 @@ def main() -> None:
 
 def _capture(words: list[str]) -> int | None:
     """`agent hook capture --event EVENT [--user] [--for CLIENT]` (cli/capture_hook.py, which
-    needs no Typer); None for another spelling (Typer then parses it)."""
-    event, user, client = None, False, "claude-code"
-    while words:
-        word = words.pop(0)
-        name, _, inline = word.partition("=")
-        if word == "--user":
-            user = True
-        elif name in ("--event", "--for") and (inline or words):
-            value = inline if "=" in word else words.pop(0)
-            if name == "--event":
-                event = value
-            else:
-                client = value.strip().lower()
-        else:
-            return None
-    if event is None or client not in ("claude-code", "gemini"):
+    needs no Typer; `warm/argv.py` reads it with the command's Typer definition); None for
+    another spelling (Typer then parses it)."""
+    from graphit_cli.warm.argv import parse
+    from graphit_cli.warm.calls import CLIENTS
+
+    parsed = parse("agent hook capture", words)
+    if parsed is None or "event" not in parsed[1]:
+        return None
+    client = str(parsed[1].get("for_", "claude-code")).strip().lower()
+    if client not in CLIENTS:
         return None
     from graphit_cli.cli import capture_hook
 
-    return capture_hook.run(event, user, client, capture_hook.read_stdin())
+    event = parsed[1]["event"]
+    return capture_hook.run(event, bool(parsed[1].get("user")), client, capture_hook.read_stdin())
 
 
 def _reader_left() -> None:

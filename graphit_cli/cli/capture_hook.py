@@ -96,8 +96,8 @@ def _project() -> Path | None:
 
 def _project_has_own(root: Path, event: str, client: str) -> bool:
     """The project's settings run graphit's hook for `event` themselves (only asked at user
-    level, so the operation table's imports are paid there alone)."""
-    from graphit_cli.warm.ops import project_has_own
+    level)."""
+    from graphit_cli.warm.calls import project_has_own
 
     return project_has_own(root, event, client)
 

@@ -8,7 +8,9 @@ commit has returned (durable on return, with the rows embedded when it holds the
 write costs no `import lancedb` here. A daemon that took a write and gave no answer is an
 error, never a second attempt in-process. Nothing heavy is imported at module level.
 
-A request carries what decides its answer (`access/fingerprint.py`: the table each scope
+Both ways go through `warm/transport.py`: a `Socket` given the command's scopes, then
+`InProcess` on the scope's reader for the operation table's reads (`warm/ops.py`). A request
+carries what decides its answer (`access/fingerprint.py`: the table each scope
 resolves to, the grant, the settings that change a result); a daemon that would resolve it
 otherwise declines before doing anything, and the command then works in-process. The cross-
 scope reads (`portability/across.py`) go through here too: the use-cases below the adapters
@@ -87,25 +89,29 @@ class ScopeClient:
         return open_reader(self.scope)
 
     def _daemon(self, request: dict[str, Any], *, write: bool = False) -> Any:
-        """The daemon's answer to `request`, or None when no daemon answers (or it declines)."""
+        """The daemon's result for `request` on this scope (`transport.Socket`), or None when
+        no daemon answers (or it declines)."""
         if write and self.scope.kind not in ("project", "user"):
             return None  # a context scope's table may be another project's: in-process
         if write and self.reviewed:
             return None  # the review gate runs here, with this checkout's policy
-        from graphit_cli.errors import ExitCode, GraphitError
+        from graphit_cli.warm.transport import Socket
 
-        try:
-            reply = ask_daemon({**request, "scope": str(self.scope)}, [self.scope], write=write)
-        except GraphitError as exc:
-            if write or exc.exit_code != ExitCode.INTERNAL:
-                raise  # the daemon's answer (or a write it took: never a second attempt)
-            # A read the daemon failed for a reason of its own (not the table's, not the
-            # input's: those are GraphitErrors with their codes): in-process answers it.
-            import logging
+        socket = Socket(scopes=[self.scope], write=write)
+        return socket.send({**request, "scope": str(self.scope)})
 
-            logging.getLogger(__name__).warning("the daemon failed (%s): working in-process", exc)
-            return None
-        return None if reply is None else reply["result"]
+    def _read(self, call: Any, query: str | None = None) -> Any:
+        """A read of the operation table (`warm/ops.py`): the daemon's answer, else this
+        process's (`transport.InProcess` on the scope's reader), which hands `query` to the
+        model before the table opens."""
+        from graphit_cli.warm.transport import InProcess, Socket
+
+        found = Socket(scopes=[self.scope]).call(call)
+        if found is not None:
+            return found
+        if query:
+            expect_query(query)
+        return InProcess(lambda _: self.reader).call(call)
 
     # --- writes ----------------------------------------------------------------------------
 
@@ -212,35 +218,25 @@ class ScopeClient:
 
     # --- reads -----------------------------------------------------------------------------
 
-    def _read(self, call: Any) -> Any:
-        """A read of the operation table (`warm/ops.py`): the daemon's answer, else None."""
-        from graphit_cli.warm import ops
-
-        found = self._daemon(call.fields())
-        return None if found is None else ops.DECODE[call.fields()["op"]](found)
-
     def catalogue(
         self, flt: MemoryFilter, limit: int | None = None, *, include_proposed: bool = False
     ) -> list[Memory]:
         """Live memories in canonical order; with `include_proposed`, the open proposals
         after them (read here: the daemon does not carry them)."""
-        from graphit_cli.warm.hook import checkout
+        from graphit_cli.warm.calls import checkout
         from graphit_cli.warm.ops import CatalogueCall
 
         call = CatalogueCall(self.scope, flt, limit, checkout())
-        found = self._read(call)
-        found = found if found is not None else call.run(lambda _: self.reader)
+        found: list[Memory] = self._read(call)
         if include_proposed:
             found = found + self.reader.review.visible(include_all=True, flt=flt)
         return found
 
     def source(self, ref: str) -> Memory:
-        from graphit_cli.warm.hook import checkout
+        from graphit_cli.warm.calls import checkout
         from graphit_cli.warm.ops import SourceCall
 
-        call = SourceCall(self.scope, ref, checkout())
-        found = self._read(call)
-        return found if found is not None else call.run(lambda _: self.reader)
+        return self._read(SourceCall(self.scope, ref, checkout()))  # type: ignore[no-any-return]
 
     def search(
         self,
@@ -252,30 +248,21 @@ class ScopeClient:
         include_deleted: bool,
         mode: str,
     ) -> SearchResult:
-        from graphit_cli.warm.hook import checkout
+        from graphit_cli.warm.calls import checkout
         from graphit_cli.warm.ops import SearchCall
 
         call = SearchCall(
             self.scope, query, flt, top_k, exclude_mandatory, include_deleted, mode, checkout()
         )
-        found = self._read(call)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        if mode != "fts":
-            expect_query(query)
-        return call.run(lambda _: self.reader)
+        return self._read(call, query if mode != "fts" else None)  # type: ignore[no-any-return]
 
     def recall(self, context: str | None, *, top_k: int) -> RecallResult:
-        from graphit_cli.warm.hook import checkout
+        from graphit_cli.warm.calls import checkout
         from graphit_cli.warm.ops import RecallCall
 
         call = RecallCall(self.scope, context, top_k, checkout())
-        found = self._read(call)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        if context and context.strip():
-            expect_query(context)
-        return call.run(lambda _: self.reader)
+        ahead = context if context and context.strip() else None
+        return self._read(call, ahead)  # type: ignore[no-any-return]
 
     def history(self, memory_id: str, include_proposed: bool = False) -> list[Memory]:
         """Every revision of a memory (in-process: the daemon does not carry history); with
@@ -283,47 +270,6 @@ class ScopeClient:
         if include_proposed:
             return self.reader.review.history(memory_id, include_all=True)
         return self.reader.history(memory_id)
-
-
-def ask_daemon(
-    request: dict[str, Any], scopes: list[Scope], *, write: bool = False
-) -> dict[str, Any] | None:
-    """A running daemon's reply to `request` on `scopes`, or None: no daemon, one of another
-    protocol, `GRAPHIT_NO_DAEMON`, or a daemon that declined because it would resolve the
-    scopes to another table, grant or settings than this process does."""
-    from graphit_cli import config
-    from graphit_cli.access import runstate
-    from graphit_cli.access.fingerprint import fingerprint
-    from graphit_cli.warm import client as thin
-    from graphit_cli.warm import wire
-
-    if config.no_daemon():
-        return None
-    if write:  # claims left by forwarding CLIs killed mid-write: stale past any write's wait
-        runstate.sweep_claims(wire.WRITE_TIMEOUT + 600)
-    path = runstate.socket_path()
-    if not path.exists():
-        return None  # no daemon: nothing to fingerprint for (its imports cost a cold command)
-    run = str(path.parent)
-    if thin.remembered_stuck(run, str(path)):
-        # It gave no answer a moment ago and is still stopped: not waited for again.
-        wire.logger().warning("the daemon did not answer a moment ago: working in-process")
-        return None
-    message = {**request, "fingerprint": fingerprint(scopes)}
-    if write:
-        from graphit_cli.access import identity
-
-        # The command's checkout, not the daemon's.
-        stamp = identity.stamp("import" if request.get("op") == "import" else "cli")
-        message["author"] = stamp.author
-        message["provenance"] = stamp.to_dict()
-    return wire.call(
-        path,
-        message,
-        wire.WRITE_TIMEOUT if write else wire.REPLY_TIMEOUT,
-        write=write,
-        on_stuck=lambda: thin.remember_stuck(run, str(path), thin.listener_pid(str(path))),
-    )
 
 
 # --- recall and search across scopes --------------------------------------------------------
@@ -334,14 +280,14 @@ def recall_across(scopes: list[Scope], context: str | None, *, top_k: int) -> Ac
     process would, else here."""
     from graphit_cli.portability import across
     from graphit_cli.warm import values
-    from graphit_cli.warm.hook import checkout
+    from graphit_cli.warm.calls import checkout
+    from graphit_cli.warm.transport import Socket
 
     request = {"op": "across", "what": "recall", "scopes": [str(s) for s in scopes]}
     request["root"] = checkout()  # as the other reads send it; anchors are checked here
-    reply = ask_daemon({**request, "context": context, "top_k": top_k}, scopes)
-    if reply is None:
+    data = Socket(scopes=scopes).send({**request, "context": context, "top_k": top_k})
+    if data is None:
         return across.recall(scopes, context, top_k=top_k)
-    data = reply["result"]
     found = data.get("search")
     return across.AcrossRecall(
         list(data["scopes"]),
@@ -372,7 +318,8 @@ def search_across(
         "include_deleted": include_deleted,
         "mode": mode,
     }
-    from graphit_cli.warm.hook import checkout
+    from graphit_cli.warm.calls import checkout
+    from graphit_cli.warm.transport import Socket
 
     request = {
         "op": "across",
@@ -383,8 +330,8 @@ def search_across(
         "filter": values.filter_to_wire(flt),
         **args,
     }
-    reply = ask_daemon(request, scopes)
-    if reply is not None:
-        return values.search_from_wire(reply["result"])
+    found = Socket(scopes=scopes).send(request)
+    if found is not None:
+        return values.search_from_wire(found)
     services = [open_reader(s) for s in scopes]
     return across.search(services, query, flt=flt, **args)  # type: ignore[arg-type]

@@ -25,17 +25,17 @@ from pathlib import Path
 import typer
 
 from graphit_cli.core.events import PROMPT_EVENT
-from graphit_cli.warm import ops
+from graphit_cli.warm import calls
 from graphit_cli.warm.hook import ENV_PROMPT_RECALL as ENV_PROMPT_RECALL
 from graphit_cli.warm.hook import read_stdin as read_stdin
 
-SETTINGS = ops.SETTINGS
+SETTINGS = calls.SETTINGS
 
 
 def project_has_own(root: Path, event: str, client: str = "claude-code") -> bool:
     """The project's settings (.claude/ or .gemini/) run graphit's hook for `event` itself."""
     hook = "prompt" if event in PROMPT_EVENT.values() else "session-start"
-    return ops.project_has_own(root, hook, client)
+    return calls.project_has_own(root, hook, client)
 
 
 def run(event: str, user_level: bool, client: str, stdin: str | bytes) -> None:

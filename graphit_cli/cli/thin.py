@@ -2,7 +2,7 @@
 `mandatory` and `recall` (with a scope), answered by a warm process before Typer loads.
 
 `main` takes the command line as `cli/__init__.py` got it and reads the common spellings of
-these commands' arguments itself (an option and its value as two words or as `--opt=value`);
+these commands' arguments (`warm/argv.py`, with the table Typer's definitions give);
 anything else (a spelling it does not know, `--help`, `--scope all`, a context scope, a value
 it would have to refuse, GRAPHIT_DEBUG) returns None, and the Typer command runs instead, with
 its own messages. A command no warm process answers runs here with the command's own calls
@@ -23,77 +23,29 @@ COMMANDS = ("search", "source", "list", "important", "mandatory", "recall")
 MODES = ("auto", "hybrid", "fts", "vector")
 WAIT = 120.0  # seconds in all for a warm answer (wire.REPLY_TIMEOUT; silences: the answer
 # deadline, `warm/client.answer_seconds`)
-# (option spellings) -> (name, takes a value)
-OPTIONS: dict[str, tuple[str, bool]] = {
-    "--top-k": ("top_k", True),
-    "-k": ("top_k", True),
-    "--exclude-mandatory": ("exclude_mandatory", False),
-    "--include-deleted": ("include_deleted", False),
-    "--mode": ("mode", True),
-    "--type": ("types", True),
-    "-t": ("types", True),
-    "--tag": ("tags", True),
-    "--important": ("important", False),
-    "--mandatory": ("mandatory", False),
-    "--limit": ("limit", True),
-    "-n": ("limit", True),
-    "--scope": ("scope", True),
-    "-s": ("scope", True),
-    "--user": ("user", False),
-    "-u": ("user", False),
-    "--format": ("format", True),
-    "-f": ("format", True),
+# What the thin path reads of each command's options (by Typer's parameter names); any other
+# option the command takes leaves it to Typer.
+READS = {"top_k", "exclude_mandatory", "include_deleted", "mode", "types", "tags"} | {
+    "important",
+    "mandatory",
+    "limit",
+    "scope",
+    "user",
+    "fmt",
 }
-ACCEPTS = {
-    "search": {"top_k", "exclude_mandatory", "include_deleted", "mode", "types", "tags"}
-    | {"important", "mandatory", "scope", "user", "format"},
-    "source": {"scope", "user", "format"},
-    "list": {"types", "tags", "important", "mandatory", "limit", "scope", "user", "format"},
-    "important": {"types", "tags", "scope", "user", "format"},
-    "mandatory": {"types", "tags", "scope", "user", "format"},
-    "recall": {"top_k", "scope", "user", "format"},
-}
-POSITIONALS = {"search": (1, 1), "source": (1, 1), "recall": (0, 1)}
 
 
 def parse(argv: list[str]) -> tuple[str, list[str], dict[str, Any]] | None:
-    """(command, positional arguments, options) for `memory COMMAND ...`, or None."""
+    """(command, positional arguments, options) for `memory COMMAND ...`, or None (`warm/argv.py`
+    reads it with the command's Typer definition)."""
     if len(argv) < 2 or argv[0] != "memory" or argv[1] not in COMMANDS:
         return None
-    command, words = argv[1], argv[2:]
-    positional: list[str] = []
-    given: dict[str, Any] = {}
-    while words:
-        word = words.pop(0)
-        if word.startswith("-") and word != "-":
-            name, _, inline = word.partition("=")
-            found = OPTIONS.get(name)
-            if found is None or found[0] not in ACCEPTS[command]:
-                return None
-            key, takes = found
-            if not takes:
-                if inline or key in given:
-                    return None
-                given[key] = True
-                continue
-            if "=" in word and name.startswith("--"):
-                value = inline
-            elif "=" not in word and words:
-                value = words.pop(0)
-            else:
-                return None
-            if key in ("types", "tags"):
-                given.setdefault(key, []).append(value)
-            elif key in given:
-                return None
-            else:
-                given[key] = value
-        else:
-            positional.append(word)
-    low, high = POSITIONALS.get(command, (0, 0))
-    if not low <= len(positional) <= high:
+    from graphit_cli.warm import argv as words
+
+    parsed = words.parse(f"memory {argv[1]}", argv[2:])
+    if parsed is None or not set(parsed[1]) <= READS:
         return None
-    return command, positional, given
+    return argv[1], parsed[0], parsed[1]
 
 
 def _text(value: str) -> bool:
@@ -120,7 +72,7 @@ def request_of(command: str, positional: list[str], given: dict[str, Any]) -> di
     top_k = given.get("top_k", "10")
     if not top_k.isdigit() or not top_k.isascii():
         return None
-    from graphit_cli.warm.hook import checkout
+    from graphit_cli.warm.calls import checkout
 
     fields: dict[str, Any] = {"scope": scope, "root": checkout()}
     if command == "search":
@@ -171,7 +123,7 @@ def _scope(given: dict[str, Any]) -> str | None:
         return "user"
     if spec not in ("project", ""):
         return None
-    from graphit_cli.warm.hook import project
+    from graphit_cli.warm.calls import project
 
     try:
         found = project()
@@ -199,7 +151,7 @@ def _filter(command: str, given: dict[str, Any]) -> dict[str, Any] | None:
 def _format(given: dict[str, Any]) -> tuple[bool, str | None]:
     """(known, the --format asked for or GRAPHIT_FORMAT, None when none); not known when it
     is one the command would refuse."""
-    value = given.get("format")
+    value = given.get("fmt")
     if value is None:
         value = os.environ.get("GRAPHIT_FORMAT")
         if value is not None and not value.strip():
@@ -228,15 +180,16 @@ def main(argv: list[str]) -> int | None:
     if no_daemon is None:
         return None
     if not no_daemon:
-        from graphit_cli.warm.client import answer_seconds, ask
+        from graphit_cli.warm.client import answer_seconds
+        from graphit_cli.warm.transport import Socket, decode
 
         try:
             idle = answer_seconds()
         except Exception:  # a bad setting: the command says so
             return None
-        found = ask(fields, time.monotonic() + WAIT, idle)
+        found = Socket(time.monotonic() + WAIT, idle).send(fields)
         if found is not None:
-            _render(command, found, chosen)
+            _render(command, decode(fields["op"], found), chosen)
             return 0
     return _in_process(command, positional, given, chosen)
 
@@ -255,12 +208,9 @@ def _in_process(
     service code), without Typer. Any error: None, and the full command runs it again and
     says it in its words (a read: running it twice changes nothing)."""
     from graphit_cli import config
-    from graphit_cli.cli import output
     from graphit_cli.cli.client import ScopeClient
-    from graphit_cli.cli.plain import note
     from graphit_cli.formats.parse import filter_from
 
-    fmt = _output_format(command, chosen)
     types = [t.strip().lower() for t in given["types"]] if "types" in given else None
     tags = given.get("tags")
     important = True if given.get("important") or command == "important" else None
@@ -289,16 +239,7 @@ def _in_process(
             found = client.catalogue(flt, None if limit is None else int(limit))
     except Exception:
         return None
-    if command == "search":
-        if found.notice:
-            note(found.notice)
-        output.hits(found.hits, fmt)
-    elif command == "source":
-        output.one(found, fmt)
-    elif command == "recall":
-        output.recall(found, fmt)
-    else:
-        _memories(command, found, fmt)
+    _render(command, found, chosen)
     return 0
 
 
@@ -322,20 +263,19 @@ def _memories(command: str, memories: list[Any], fmt: Any) -> None:
         output.memories(memories, fmt, empty="No mandatory memories.")
 
 
-def _render(command: str, found: dict[str, Any], chosen: str | None) -> None:
+def _render(command: str, found: Any, chosen: str | None) -> None:
+    """A warm process's result (decoded) as the command prints it."""
     from graphit_cli.cli import output
     from graphit_cli.cli.plain import note
-    from graphit_cli.warm import values
 
     fmt = _output_format(command, chosen)
     if command == "search":
-        result = values.search_from_wire(found)
-        if result.notice:
-            note(result.notice)
-        output.hits(result.hits, fmt)
+        if found.notice:
+            note(found.notice)
+        output.hits(found.hits, fmt)
     elif command == "source":
-        output.one(values.memory_from_wire(found), fmt)
+        output.one(found, fmt)
     elif command == "recall":
-        output.recall(values.recall_from_wire(found), fmt)
+        output.recall(found, fmt)
     else:
-        _memories(command, [values.memory_from_wire(m) for m in found["value"]], fmt)
+        _memories(command, found, fmt)

@@ -21,9 +21,10 @@ threads still inside native code. While it works on a request it sends the calle
 second, so a CLI tells a slow daemon from a stopped one (`warm/wire.py`).
 
 One job, the process's life: its lock, its loops and its socket start and stop together.
-Where the rest lives: which scopes it serves, `scopes.py`; its open scopes, `services.py`; its
-model and the model's fair lock, `model.py`; the socket's server and handler, `serving.py`;
-what a request means, `warmpath.py` and the operation table (`warm/ops.py`).
+Where the rest lives: which scopes it serves, `scopes.py`; the loops' jobs, `jobs.py`; its
+open scopes, `services.py`; its model and the model's fair lock, `model.py`; the socket's
+server and handler, `serving.py`; what a request means, `warmpath.py` and the operation table
+(`warm/ops.py`).
 Must not import Typer or Rich; the CLI adapter is `cli/daemon.py`.
 """
 
@@ -44,6 +45,7 @@ from graphit_cli.access import providers, runstate, scopes
 from graphit_cli.access.scopes import Scope
 from graphit_cli.daemon import scopes as targets_
 from graphit_cli.daemon import serving, warmpath
+from graphit_cli.daemon.jobs import Jobs
 from graphit_cli.daemon.model import EmbeddingStopped as EmbeddingStopped
 from graphit_cli.daemon.model import FairEmbedder, SharedModel
 from graphit_cli.daemon.scopes import USER_TARGET, constant, gone_reason, login_now, present
@@ -82,6 +84,7 @@ class Daemon:
         self._named = scopes_named
         self.model = SharedModel(embedder, self.stop)
         self.services = ServiceCache(self.model)
+        self.jobs = Jobs(self.service, self._model_id, self.embedder, self.stop, self.log)
         self.warmpath = warmpath.Warmpath(
             self.services.writer,
             self.services.reader,
@@ -185,50 +188,6 @@ class Daemon:
     def _model_id(self) -> str | None:
         return self.model.model_id()
 
-    def embed_once(self, scope: Scope) -> None:
-        svc = self.service(scope)
-        if svc is None or not svc.needs_embedding(self._model_id()):
-            return  # empty tables, and tables with nothing to embed, cost no model load
-        if self.embedder() is None:
-            self.log.emit(
-                "warn",
-                "embed.unavailable",
-                scope=scope,
-                reason="the embedding model is not installed",
-            )
-            return
-        try:
-            report = svc.embed(should_stop=self.stop.is_set)
-        except InvalidInput as exc:  # a shared table of a model not installed here
-            self.log.emit("warn", "embed.skipped", scope=scope, reason=exc.message)
-            return
-        if report.embedded or report.skipped:
-            self.log.emit(
-                "info",
-                "embed.done",
-                scope=scope,
-                rows=report.embedded,
-                skipped=report.skipped,
-                seconds=f"{report.seconds:.2f}",
-            )
-
-    def maintain_once(self, scope: Scope) -> None:
-        svc = self.service(scope)
-        if svc is None or svc.is_empty():
-            return
-        report = svc.maintain()
-        if report.ran:
-            self.log.emit(
-                "info",
-                "maintain.done",
-                scope=scope,
-                reasons="; ".join(report.reasons),
-                fragments=f"{report.before.fragments}->{report.after.fragments}",
-                unindexed=f"{report.before.unindexed_rows}->{report.after.unindexed_rows}",
-                seconds=f"{report.seconds:.2f}",
-                retries=report.retries,
-            )
-
     # --- running ---------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -254,14 +213,14 @@ class Daemon:
         s = self.settings
         self._known.add(name)
         self.supervisor.start(
-            Loop("embed", name, s.embed_interval, lambda: self._job(self.embed_once, resolve))
+            Loop("embed", name, s.embed_interval, lambda: self._job(self.jobs.embed, resolve))
         )
         self.supervisor.start(
             Loop(
                 "maintain",
                 name,
                 s.maintain_interval,
-                lambda: self._job(self.maintain_once, resolve),
+                lambda: self._job(self.jobs.maintain, resolve),
             )
         )
 
@@ -305,7 +264,7 @@ class Daemon:
         (7 for an unreachable broker; 1 for an unexpected error)."""
         code = 0
         for name, resolve in self.targets():
-            for kind, job in (("embed", self.embed_once), ("maintain", self.maintain_once)):
+            for kind, job in (("embed", self.jobs.embed), ("maintain", self.jobs.maintain)):
                 try:
                     job(resolve())
                 except Exception as exc:

@@ -36,6 +36,7 @@ from graphit_cli.access import scopes
 from graphit_cli.core.provenance import Provenance
 from graphit_cli.errors import GraphitError, InvalidInput, in_words
 from graphit_cli.warm import ops, values, wire
+from graphit_cli.warm.calls import run_hook
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
@@ -128,7 +129,7 @@ class Warmpath:
             if operation.name == "hook" and self.loaded_model() is None:
                 # A process still starting answers a hook by full-text search, as the hook's
                 # own process would, rather than load the model on a prompt's budget.
-                found = ops.run_hook(self.open_reader, call, mode="fts")
+                found = run_hook(self.open_reader, call, mode="fts")
                 return {"result": operation.encode(found)}
             return {"result": operation.encode(operation.run(self.open_reader, call))}
         return answer(request, self.open_service, self.loaded_model, self.open_reader)

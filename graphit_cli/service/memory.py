@@ -6,11 +6,15 @@ LanceDB lives in `store/`. Must not import Typer or Rich.
 
 `MemoryService` is composed of collaborators with one job each, all working on the scope's
 store: `Writer` (service/writes.py: upsert, delete, restore, import of exported rows),
-`Reader` (service/reads.py: source, history, catalogue, search, recall, browse), `Upkeep`
+`Reader` (service/reads.py: source, history, catalogue, search, recall), `Browser`
+(service/browsing.py: the Explorer's pages), `Upkeep`
 (service/upkeep.py: embeddings, maintenance, status), `DuplicateGuard`
-(service/duplicates.py) and `SecretSweep` (service/secrets.py: scan, redact). Those that
-change the table do it through `Watching` (service/watching.py), which keeps the scope's
-mandatory block current (service/mandatory.py). `opening.open_service` builds one for a scope.
+(service/duplicates.py), `SecretSweep` (service/secrets.py: scan, redact) and `Review`
+(service/review.py: the gate every write passes). Each is built, and its module imported, at
+its first use: a read builds the reader alone, never a writer, a duplicate guard or a secret
+sweep. Those that change the table do it through `Watching` (service/watching.py), which keeps
+the scope's mandatory block current (service/mandatory.py). The use-cases are the
+collaborators' own methods (`_USES`). `opening.open_service` builds one for a scope.
 """
 
 from __future__ import annotations
@@ -18,40 +22,68 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import nullcontext
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from graphit_cli.access.scopes import Scope
-from graphit_cli.core.provenance import APPROVED
-from graphit_cli.service.common import (
-    Clock,
-    EmbedderFactory,
-)
-from graphit_cli.service.duplicates import DuplicateGuard
-from graphit_cli.service.reads import Reader
-from graphit_cli.service.review import Review
-from graphit_cli.service.secrets import SecretSweep
-from graphit_cli.service.upkeep import Upkeep
-from graphit_cli.service.watching import Watching
+from graphit_cli.service.common import Clock, EmbedderFactory
 
 if TYPE_CHECKING:
     from graphit_cli.access.policy import ReviewPolicy
     from graphit_cli.core.models import Memory
     from graphit_cli.core.provenance import Provenance
     from graphit_cli.embed import Embedder
+    from graphit_cli.service.browsing import Browser
+    from graphit_cli.service.duplicates import DuplicateGuard
+    from graphit_cli.service.reads import Reader
+    from graphit_cli.service.review import Review
+    from graphit_cli.service.secrets import SecretSweep
+    from graphit_cli.service.upkeep import Upkeep
     from graphit_cli.service.vectors import WriteVectors
-    from graphit_cli.service.writes import Hold
+    from graphit_cli.service.watching import Watching
+    from graphit_cli.service.writes import Hold, Writer
     from graphit_cli.store.base import Store
-
-
-from graphit_cli.service.writes import Writer
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+# Each use-case: (the collaborator whose job it is, its method). Writes pass the review gate.
+_USES: dict[str, tuple[str, str]] = {
+    "upsert": ("review", "upsert"),
+    "upsert_many": ("review", "upsert_many"),
+    "delete": ("review", "delete"),
+    "restore": ("review", "restore"),
+    "import_rows": ("review", "import_rows"),
+    "source": ("reads", "source"),
+    "history": ("reads", "history"),
+    "catalogue": ("reads", "catalogue"),
+    "search": ("reads", "search"),
+    "recall": ("reads", "recall"),
+    "browse": ("browser", "browse"),
+    "embed": ("upkeep", "embed"),
+    "embed_now": ("upkeep", "embed_now"),
+    "embed_step": ("upkeep", "embed_step"),
+    "needs_embedding": ("upkeep", "needs_embedding"),
+    "is_empty": ("upkeep", "is_empty"),
+    "query_vector": ("upkeep", "query_vector"),
+    "maintain": ("upkeep", "maintain"),
+    "table_state": ("upkeep", "table_state"),
+    "live_vectors": ("upkeep", "live_vectors"),
+    "find_duplicate": ("duplicates", "find_duplicate"),
+    "find_rival": ("duplicates", "find_rival"),
+    "live_duplicates": ("duplicates", "live_duplicates"),
+    "duplicate_notes": ("duplicates", "duplicate_notes"),
+    "scan_secrets": ("sweep", "scan"),
+    "redact": ("sweep", "redact"),
+    "interrupted_redactions": ("sweep", "interrupted"),
+}
+
+
 class MemoryService:
-    """One scope's memory use-cases, each carried out by the collaborator whose job it is."""
+    """One scope's memory use-cases, each carried out by the collaborator whose job it is
+    (built at its first use)."""
 
     def __init__(
         self,
@@ -69,59 +101,116 @@ class MemoryService:
     ) -> None:
         self.store = store
         self.scope = scope
-        embedder = embedder or _default_embedder
-        self._embedder = embedder
-        self.reads = Reader(store, scope, embedder)
-        # What changes the table goes through `Watching`: each commit keeps the scope's
-        # mandatory block current, for session starts that open no table (mandatory.py).
-        watched = Watching(store, scope)
-        self.writes = Writer(
-            watched,
-            scope,
+        self._embedder = embedder or _default_embedder
+        self._clock = clock
+        self._writer_args: dict[str, Any] = {
+            "author": author or (provenance.author if provenance else None),
+            "vectors": vectors,
+            "hold": hold,
+            "secrets": secrets,
+            "provenance": provenance,
+        }
+        self._policy = review
+        if secrets != "refuse":  # a policy the writer refuses is refused now, not at a write
+            self.writes  # noqa: B018
+        if TYPE_CHECKING:  # what `__getattr__` hands out, typed as the collaborators' methods
+            self.upsert = self.review.upsert
+            self.upsert_many = self.review.upsert_many
+            self.delete = self.review.delete
+            self.restore = self.review.restore
+            self.import_rows = self.review.import_rows
+            self.source = self.reads.source
+            self.history = self.reads.history
+            self.catalogue = self.reads.catalogue
+            self.search = self.reads.search
+            self.recall = self.reads.recall
+            self.browse = self.browser.browse
+            self.embed = self.upkeep.embed
+            self.embed_now = self.upkeep.embed_now
+            self.embed_step = self.upkeep.embed_step
+            self.needs_embedding = self.upkeep.needs_embedding
+            self.is_empty = self.upkeep.is_empty
+            self.query_vector = self.upkeep.query_vector
+            self.maintain = self.upkeep.maintain
+            self.table_state = self.upkeep.table_state
+            self.live_vectors = self.upkeep.live_vectors
+            self.find_duplicate = self.duplicates.find_duplicate
+            self.find_rival = self.duplicates.find_rival
+            self.live_duplicates = self.duplicates.live_duplicates
+            self.duplicate_notes = self.duplicates.duplicate_notes
+            self.scan_secrets = self.sweep.scan
+            self.redact = self.sweep.redact
+            self.interrupted_redactions = self.sweep.interrupted
+
+    def __getattr__(self, name: str) -> Any:
+        """A use-case (`_USES`): the method of the collaborator whose job it is."""
+        route = _USES.get(name)
+        if route is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        part, method = route
+        return getattr(getattr(self, part), method)
+
+    # --- the collaborators, each built at its first use --------------------------------------
+
+    @cached_property
+    def reads(self) -> Reader:
+        from graphit_cli.service.reads import Reader
+
+        return Reader(self.store, self.scope, self._embedder)
+
+    @cached_property
+    def browser(self) -> Browser:
+        from graphit_cli.service.browsing import Browser
+
+        return Browser(self.reads)
+
+    @cached_property
+    def watched(self) -> Watching:
+        """The store as every change goes through it: each commit keeps the scope's mandatory
+        block current, for session starts that open no table (mandatory.py)."""
+        from graphit_cli.service.watching import Watching
+
+        return Watching(self.store, self.scope)
+
+    @cached_property
+    def writes(self) -> Writer:
+        from graphit_cli.core.provenance import APPROVED
+        from graphit_cli.service.writes import Writer
+
+        reviewed = self._policy is not None and self.scope.kind == "project"
+        return Writer(
+            self.watched,
+            self.scope,
             self.reads,
-            author=author or (provenance.author if provenance else None),
-            clock=clock,
-            vectors=vectors,
-            hold=hold,
-            secrets=secrets,
-            provenance=provenance,
-            status=APPROVED if review is not None and scope.kind == "project" else None,
+            clock=self._clock,
+            status=APPROVED if reviewed else None,
+            **self._writer_args,
         )
-        self.review = Review(store, scope, self.writes, self.reads, review)
-        self.upkeep = Upkeep(watched, scope, embedder)
-        self.duplicates = DuplicateGuard(store, embedder)
-        self.sweep = SecretSweep(watched, embedder)
-        # The use-cases, as their collaborators define them (typed by those methods).
-        # Writes pass the review gate (service/review.py): proposals where the policy says so.
-        self.upsert = self.review.upsert
-        self.upsert_many = self.review.upsert_many
-        self.delete = self.review.delete
-        self.restore = self.review.restore
-        self.import_rows = self.review.import_rows
-        self.source = self.reads.source
-        self.history = self.reads.history
-        self.catalogue = self.reads.catalogue
-        self.search = self.reads.search
-        self.recall = self.reads.recall
-        self.browse = self.reads.browse
-        self.embed = self.upkeep.embed
-        self.embed_now = self.upkeep.embed_now
-        self.embed_step = self.upkeep.embed_step
-        self.needs_embedding = self.upkeep.needs_embedding
-        self.is_empty = self.upkeep.is_empty
-        self.has_vectors = self.upkeep.has_vectors
-        self.query_vector = self.upkeep.query_vector
-        self.maintain = self.upkeep.maintain
-        self.table_state = self.upkeep.table_state
-        self.live_vectors = self.upkeep.live_vectors
-        self.find_duplicate = self.duplicates.find_duplicate
-        self.find_rival = self.duplicates.find_rival
-        self.live_duplicates = self.duplicates.live_duplicates
-        self.duplicate_notes = self.duplicates.duplicate_notes
-        self.scan_secrets = self.sweep.scan
-        self.redact = self.sweep.redact
-        self.interrupted_redactions = self.sweep.interrupted
-        self.finish_redactions = self.sweep.finish
+
+    @cached_property
+    def review(self) -> Review:
+        """The gate every write passes: proposal rows where the project's policy says so."""
+        from graphit_cli.service.review import Review
+
+        return Review(self.store, self.scope, self.writes, self.reads, self._policy)
+
+    @cached_property
+    def upkeep(self) -> Upkeep:
+        from graphit_cli.service.upkeep import Upkeep
+
+        return Upkeep(self.watched, self.scope, self._embedder)
+
+    @cached_property
+    def duplicates(self) -> DuplicateGuard:
+        from graphit_cli.service.duplicates import DuplicateGuard
+
+        return DuplicateGuard(self.store, self._embedder)
+
+    @cached_property
+    def sweep(self) -> SecretSweep:
+        from graphit_cli.service.secrets import SecretSweep
+
+        return SecretSweep(self.watched, self._embedder)
 
     def verify(self, memory_id: str) -> Memory:
         """Record that the live memory still holds (its `verified_at` becomes now), in place:
@@ -194,7 +283,7 @@ class MemoryService:
     @property
     def secrets(self) -> str:
         """What a write holding a secret gets: "refuse", "redact" or "allow"."""
-        return self.writes.secrets
+        return str(self._writer_args["secrets"])
 
     @property
     def author(self) -> str:
@@ -204,11 +293,13 @@ class MemoryService:
     @property
     def clock(self) -> Clock:
         """The time the writes are stamped with (a test may set another)."""
-        return self.writes.clock
+        return self._clock
 
     @clock.setter
     def clock(self, clock: Clock) -> None:
-        self.writes.clock = clock
+        self._clock = clock
+        if "writes" in self.__dict__:  # a writer built already stamps with it too
+            self.writes.clock = clock
 
 
 def _default_embedder() -> Embedder | None:

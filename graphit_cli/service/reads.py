@@ -1,8 +1,7 @@
-"""The service's reads: source, history, catalogue, search, recall, the Explorer's browse.
+"""The service's reads: source, history, catalogue, search, recall.
 
 `Reader` is one of `MemoryService`'s collaborators (see memory.py); callers use it
-through `MemoryService`. Must not import Typer or Rich. Past 400 lines: search is one job
-(retrievers, fusion, match rule, chains, selection) and reads better whole.
+through `MemoryService`. Must not import Typer or Rich. The Explorer's browse is browsing.py.
 """
 
 from __future__ import annotations
@@ -14,10 +13,7 @@ from typing import TYPE_CHECKING
 from graphit_cli.core import ordering, profiles, ranking, relevance, revisions
 from graphit_cli.core.models import (
     SEARCH_MODES,
-    CatalogueEntry,
-    CataloguePage,
     LexicalHit,
-    LiveSummary,
     Memory,
     MemoryFilter,
     RecallResult,
@@ -40,7 +36,6 @@ if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
     from graphit_cli.store.base import Store
 
-BROWSE_TOP_K = 100  # memories the Explorer's search box selects (as `search --top-k 100`)
 REPLACED_POOL = 10  # the best matches: marked when replaced, and where the newer is looked for
 
 
@@ -52,8 +47,6 @@ class Reader:
         self.scope = scope
         # Loading the model costs time: it is asked for only when a query needs a vector.
         self._embedder_factory = embedder
-        # The Explorer's live index, by the table version it was read at (`_live_index`).
-        self._index_cache: tuple[int, list[LiveSummary]] | None = None
 
     @one_view
     def source(self, ref: str) -> Memory:
@@ -316,84 +309,6 @@ class Reader:
         if context and context.strip():
             found = self.search(context, top_k=top_k, exclude_mandatory=True)
         return RecallResult(mandatory, found)
-
-    # --- the Explorer's catalogue (graphit_cli/explorer) ------------------------------------
-
-    def _live_index(self) -> list[LiveSummary]:
-        """The store's live index, reused while the table has not moved (a version check costs
-        ~0.1 ms; the index ~30-100 ms at 10k rows). The version is read first: a write landing
-        in between only makes the cached index look older than it is."""
-        version = self.store.version()
-        cached = self._index_cache
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        index = self.store.live_index()
-        self._index_cache = (version, index)
-        return index
-
-    @one_view
-    def browse(
-        self,
-        query: str = "",
-        *,
-        memory_type: str | None = None,
-        tag: str | None = None,
-        important: bool | None = None,
-        mandatory: bool | None = None,
-        limit: int = 50,
-        offset: int = 0,
-        top_k: int = BROWSE_TOP_K,
-    ) -> CataloguePage:
-        """One page of the live catalogue, with its total and the scope's type and tag facets.
-
-        Without a query: live memories in canonical order. With one: the search's selection
-        of `top_k` memories (as `search --top-k`), in canonical order, with snippet and score;
-        pages slice that one selection, so they never overlap. `memory_type` and `tag`
-        compare case-insensitively; the facets cover every live memory of the scope, before
-        filtering.
-        """
-        if limit < 1 or offset < 0:
-            raise InvalidInput("limit must be positive and offset must not be negative")
-        index = self._live_index()
-        types = sorted({m.type for m in index})
-        tags = sorted({t for m in index for t in m.tags})
-        wanted_type = memory_type.strip().casefold() if memory_type else None
-        wanted_tag = tag.strip().casefold() if tag else None
-
-        def keep(memory: Memory | LiveSummary) -> bool:
-            if wanted_type is not None and memory.type.casefold() != wanted_type:
-                return False
-            if important is not None and memory.important != important:
-                return False
-            if mandatory is not None and memory.mandatory != mandatory:
-                return False
-            return wanted_tag is None or wanted_tag in {t.casefold() for t in memory.tags}
-
-        if query.strip():
-            # Stored types are lower case (validate_type): the type can go to the table.
-            flt = MemoryFilter(
-                types=(wanted_type,) if wanted_type else (),
-                important=important,
-                mandatory=mandatory,
-            )
-            found = self.search(query, top_k=top_k, flt=flt)
-            entries = [
-                CatalogueEntry(h.memory, h.snippet, h.score)
-                for h in found.hits
-                if h.memory.is_live and keep(h.memory)
-            ]
-            return CataloguePage(entries[offset : offset + limit], len(entries), types, tags)
-        # The canonical order (ordering.canonical_key) on the summaries: category, then
-        # updated_at descending, then id; only the page's rows are then read in full.
-        chosen = sorted((m for m in index if keep(m)), key=ordering.summary_key)
-        wanted = [m.id for m in chosen[offset : offset + limit]]
-        heads = self.store.heads(wanted, vectors=False) if wanted else {}
-        page = [
-            CatalogueEntry(live)
-            for memory_id in wanted
-            if (live := heads.get(memory_id, (None, None))[0]) is not None
-        ]
-        return CataloguePage(page, len(chosen), types, tags)
 
 
 def _mark_replaced(chosen: list[SearchHit], ranked: list[SearchHit]) -> list[SearchHit]:

@@ -89,7 +89,7 @@ def ask(
     deadline: float,
     idle: float | None = None,
     answered: list[str] | None = None,
-) -> dict[str, Any] | None:
+) -> Any:
     """The first warm process's answer to `fields` (its `result`), or None: none answered by
     `deadline` (monotonic) or within `idle` seconds of silence, each declined, or none runs.
     An error answer is None too: the caller's own path then says it, with the same words and
@@ -113,8 +113,7 @@ def ask(
         if reply is not None and reply.get("ok") and reply.get("protocol") == PROTOCOL:
             if answered is not None:
                 answered.append("session" if os.path.dirname(path) != run else "daemon")
-            result = reply.get("result")
-            return result if isinstance(result, dict) else {"value": result}
+            return reply.get("result")
     return None
 
 

@@ -11,7 +11,7 @@ first answer. Session start first reads the mandatory memories kept beside the t
 Shown means printed: the warm process returns the answer with the memories it shows and its
 log entry, and records nothing; this process, once it wrote the answer to stdout within the
 budget, marks those memories shown for the session and writes the call's one entry in the
-recalls log (in a detached child, `_detached`: the client waits for this process's exit), with
+recalls log (in a detached child, `recording.py`: the client waits for this process's exit), with
 its outcome: shown, nothing (nothing relevant), late (the budget ran out:
 nothing printed, nothing marked, the time and what it waited for), failed (the cause in words).
 A session start after a compaction (Claude Code's source "compact") empties the session's
@@ -29,9 +29,6 @@ project, at user level where the project installed its own hook, for a blank or 
 prompt, or with GRAPHIT_PROMPT_RECALL=0. Claude Code adds stdout to the model's context; Gemini
 CLI reads a JSON object (`--for gemini`). A hook never exits 2 (Claude Code reads 2 as "block
 this prompt"): an error is one line on stderr and exit 1.
-
-One job, past 400 lines: one hook call from its event on stdin to its printed answer and its
-one log entry (the budget and its watchdog, who answers, what is recorded once printed).
 """
 
 from __future__ import annotations
@@ -45,6 +42,7 @@ import time
 
 from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.core.flags import flag_value
+from graphit_cli.warm.calls import CLIENTS, HOOK_EVENTS, HookCall, project
 
 # `typing` stays unloaded on the hook's path (~5 ms): annotations only, for the type checker.
 TYPE_CHECKING = False
@@ -57,32 +55,25 @@ if TYPE_CHECKING:
 PROMPT_BUDGET = 0.9
 SESSION_BUDGET = 1.8
 ENV_HOOK_BUDGET = "GRAPHIT_HOOK_BUDGET"  # config.ENV_HOOK_BUDGET: the prompt's, session 2x
-RECORD_SECONDS = 10  # the recording child's bound
 KEPT_SECONDS = 0.6  # a session start with a stale kept block: the tables' time to answer
 WARM_SHARE = 0.85  # of the budget, for a warm process: a cold run after it would need ~0.5 s
 # anyway, so a warm process that is there gets nearly all of it
 ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"  # config.ENV_PROMPT_RECALL (no config import here)
-FOR = ("claude-code", "gemini")
 
 
 def parse_argv(argv: list[str]) -> tuple[str, bool, str] | None:
-    """(event, user level, client) for `agent hook EVENT [--user] [--for CLIENT]`; None for
-    anything else (Typer then parses it, and says what is wrong)."""
-    if len(argv) < 3 or argv[:2] != ["agent", "hook"] or argv[2] not in ("prompt", "session-start"):
+    """(event, user level, client) for `agent hook EVENT [--user] [--for CLIENT]` (`argv.py`,
+    with the command's Typer definition); None for anything else (Typer then parses it, and
+    says what is wrong)."""
+    if len(argv) < 3 or argv[:2] != ["agent", "hook"] or argv[2] not in HOOK_EVENTS:
         return None
-    user, client = False, "claude-code"
-    rest = argv[3:]
-    while rest:
-        word = rest.pop(0)
-        if word == "--user":
-            user = True
-        elif word == "--for" and rest:
-            client = rest.pop(0).strip().lower()
-        elif word.startswith("--for="):
-            client = word.removeprefix("--for=").strip().lower()
-        else:
-            return None
-    return (argv[2], user, client) if client in FOR else None
+    from graphit_cli.warm.argv import parse
+
+    parsed = parse(f"agent hook {argv[2]}", argv[3:])
+    if parsed is None:
+        return None
+    client = str(parsed[1].get("for_", "claude-code")).strip().lower()
+    return (argv[2], bool(parsed[1].get("user")), client) if client in CLIENTS else None
 
 
 class Outlet:
@@ -246,70 +237,11 @@ def run(
             printed = json.dumps(wrapped, ensure_ascii=False) + "\n"
     if outlet.write(printed):
         outcome = "shown" if text else "nothing"
-        if not (watchdog and _detached(lambda: _record(found, call, outcome))):
-            _record(found, call, outcome)
+        from graphit_cli.warm.recording import detached, record
+
+        if not (watchdog and detached(lambda: record(found, call, outcome))):
+            record(found, call, outcome)
     return 0
-
-
-def _detached(work: Callable[[], None]) -> bool:
-    """Run `work` (the recording, once the answer is out) in a child of this process, so the
-    client, which waits for this process to exit, does not wait for the state's and the log's
-    imports and writes; whether a child took it. The child holds none of the client's pipes
-    and ends within RECORD_SECONDS whatever happens (a thread of this process that held an
-    import lock at the fork would hold it there forever)."""
-    import warnings
-
-    try:
-        with warnings.catch_warnings():
-            # Forking a threaded process; lance's fork hook warns it is not fork-safe (the
-            # child never touches a table): nothing of it on the client's stderr.
-            warnings.simplefilter("ignore")
-            pid = os.fork()
-    except (AttributeError, OSError):
-        return False
-    if pid:
-        return True
-    try:
-        os.setsid()
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        import signal
-
-        signal.alarm(RECORD_SECONDS)  # the default action ends the child, even if stuck
-        work()
-    finally:
-        os._exit(0)
-
-
-def _record(found: dict[str, Any], call: Call, outcome: str) -> None:
-    """After the answer went out: the session's shown-set (only what was printed) and the
-    log's one entry for this call. A compaction (session start with source "compact")
-    empties the shown-set first: the agent lost what it was shown."""
-    from graphit_cli.recall import session
-
-    entry = found.get("entry")
-    if isinstance(entry, dict) and entry.get("silent"):
-        return  # the user-level hook where the project runs its own: that one tells it
-    shown = found.get("shown") if outcome == "shown" else None
-    pairs = [
-        (str(p[0]), int(p[1]))
-        for p in (shown if isinstance(shown, list) else [])
-        if isinstance(p, list) and len(p) == 2 and isinstance(p[1], int)
-    ]
-    sid = call.entry.get("session")
-    compact = call.entry.get("source") == "compact"
-    session.mark(call.entry["client"], sid, pairs, reset=compact)
-    if compact:  # the compaction happened: its capture request is spent (recall/capture.py)
-        from graphit_cli.recall import capture
-
-        capture.compacted(call.entry["client"], sid)
-    if isinstance(entry, dict):
-        call.entry = {**entry, **{k: v for k, v in call.entry.items() if k == "source"}}
-    details: dict[str, Any] = {"ms": call.ms()}
-    if found.get("via"):
-        details["via"] = found["via"]
-    call.log(outcome, **details)
 
 
 def read_event(stdin: str | bytes) -> dict[str, Any]:
@@ -363,16 +295,7 @@ def _answer(
         return None
     root, project_id = where
     call.project, call.root = f"project:{project_id}", root
-    fields: dict[str, Any] = {
-        "op": "hook",
-        "event": event,
-        "client": client,
-        "prompt": prompt,
-        "session_id": session_id,
-        "root": root,
-        "project": call.project,
-        "user_level": user_level,
-    }
+    hook = HookCall(event, client, prompt, session_id, root, call.project, user_level)
     no_daemon = flag_value(os.environ.get("GRAPHIT_NO_DAEMON")) is True
     kept = None
     if event == "session-start":
@@ -380,114 +303,61 @@ def _answer(
             from graphit_cli.warm.race import GRACE_SECONDS, warm_only
 
             call.stage = "a warm process"
-            found = warm_only(fields, min(warm_until, time.monotonic() + GRACE_SECONDS))
+            found = warm_only(hook, min(warm_until, time.monotonic() + GRACE_SECONDS))
             if found is not None:
                 return found
         call.stage = "the mandatory memories kept beside the tables"
-        kept, fresh = _kept(fields)
+        kept, fresh = _kept(hook)
         if kept is not None and fresh:
             return kept
     if no_daemon and kept is None:
         call.stage, call.cold = "the search in this process", True
-        return in_process(fields, until)
+        return in_process(hook, until)
     from graphit_cli.warm import race
 
     # With a kept block that may be stale, the tables get until KEPT_SECONDS to say what is
     # current; then the block is printed as it is (the mandatory memories are never lost).
     give_up = None if kept is None else min(warm_until, call.started + KEPT_SECONDS)
     cold = functools.partial(in_process, until=until)
-    found = race.first_answer(fields, call, warm_until, cold, give_up, warm=not no_daemon)
+    found = race.first_answer(hook, call, warm_until, cold, give_up, warm=not no_daemon)
     if found is None and kept is not None:
         return {**kept, "via": "kept block (the table did not answer in time)"}
     return found
 
 
-def _kept(fields: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+def _kept(hook: HookCall) -> tuple[dict[str, Any] | None, bool]:
     """The session start's answer from the blocks kept beside the tables (`recall/kept.py`),
     and whether they are known to be current."""
-    from graphit_cli.access.scopes import parse_scope_ref
     from graphit_cli.recall.kept import from_blocks
 
-    if fields["user_level"]:
+    if hook.user_level:
         from pathlib import Path
 
-        from graphit_cli.warm.ops import project_has_own
+        from graphit_cli.warm.calls import project_has_own
 
-        if project_has_own(Path(fields["root"]), "session-start", fields["client"]):
+        if project_has_own(Path(hook.root), "session-start", hook.client):
             return None, False
-    found, fresh = from_blocks(
-        parse_scope_ref(fields["project"]), fields["root"], fields["client"], fields["session_id"]
-    )
+    found, fresh = from_blocks(hook.scope, hook.root, hook.client, hook.session_id)
     if found is None:
         return None, False
     return {**found.to_json(), "via": "kept block"}, fresh
 
 
-def project() -> tuple[str, str] | None:
-    """(the checkout's root, the project id) as `access.scopes.current_project_id` finds
-    them (GRAPHIT_PROJECT_ID first, else graphit.lock.json here or above); None outside a
-    project. A broken lock file raises InvalidInput with the command's own message."""
-    from graphit_cli.core.ids import validate_ulid
-
-    here = os.path.realpath(os.getcwd())
-    lock = None
-    directory = here
-    while True:
-        candidate = os.path.join(directory, "graphit.lock.json")
-        if os.path.isfile(candidate):
-            lock = candidate
-            break
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    override = os.environ.get("GRAPHIT_PROJECT_ID", "").strip()
-    if override:
-        return (os.path.dirname(lock) if lock else here), validate_ulid(
-            override, "GRAPHIT_PROJECT_ID"
-        )
-    if lock is None:
-        return None
-    try:
-        with open(lock, encoding="utf-8") as handle:
-            raw = json.load(handle)["project"]["id"]
-        return os.path.dirname(lock), validate_ulid(raw)
-    except Exception:  # the command's own reader says what is wrong, in its words
-        from pathlib import Path
-
-        from graphit_cli.access.scopes import read_project_id
-
-        return os.path.dirname(lock), read_project_id(Path(lock))
-
-
-def checkout() -> str:
-    """The caller's checkout: the directory of the graphit.lock.json here or above, else the
-    working directory (absolute)."""
-    here = os.path.realpath(os.getcwd())
-    directory = here
-    while True:
-        if os.path.isfile(os.path.join(directory, "graphit.lock.json")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return here
-        directory = parent
-
-
-def in_process(fields: dict[str, Any], until: float | None = None) -> dict[str, Any]:
-    """The hook's operation in this process, searching by meaning as a warm process does
-    (`recall.hook.COLD_MODE`: the model loads here, ~0.15 s; by words alone, said in the
-    recalls log, when it cannot or when too little of the budget is left by `until`, a
-    `time.monotonic()` deadline)."""
+def in_process(hook: HookCall, until: float | None = None) -> dict[str, Any]:
+    """The hook's operation in this process (`transport.InProcess`), searching by meaning as a
+    warm process does (`recall.hook.COLD_MODE`: the model loads here, ~0.15 s; by words
+    alone, said in the recalls log, when it cannot or when too little of the budget is left by
+    `until`, a `time.monotonic()` deadline)."""
     from graphit_cli import config
     from graphit_cli.opening import open_reader
     from graphit_cli.recall.hook import COLD_MODE
-    from graphit_cli.warm import ops
+    from graphit_cli.warm.ops import check_hook
+    from graphit_cli.warm.transport import InProcess
 
     config.validate()  # a bad setting is the command's error, as in every command
-    call = ops.parse_hook(fields)
-    found = ops.run_hook(lambda s: open_reader(s), call, mode=COLD_MODE, until=until)
-    return {**found.to_json(), "via": "in-process"}
+    check_hook(hook)  # as a warm process would refuse it (a prompt past its bound)
+    found = InProcess(open_reader, mode=COLD_MODE, until=until).call(hook)
+    return {**found, "via": "in-process"}
 
 
 def read_stdin() -> bytes:

@@ -3,10 +3,11 @@
 An operation is its request's parameter object (`parse`: the request's fields validated as the
 CLI validates its arguments, with the same messages), how it runs on a process's services
 (`run`, with an opener: the daemon's cache, or `open_reader` in the command's own process) and
-how its result crosses the socket (`encode`; the client decodes with `wire`). The daemon and an
-agent session's warm server answer with it (`daemon/warmpath.py`), the hooks run it in their
-own process when no warm process answers (`warm/hook.py`). The writes, with their claims and
-locks, stay in `daemon/warmpath.py`.
+how its result crosses the socket (`encode`; the client's side is `DECODE`). The daemon and an
+agent session's warm server answer with it (`daemon/warmpath.py`); the commands and the hooks
+call it through `transport.py` (a warm process's socket, or `InProcess`). The hooks' parameter
+object and how a hook runs are `calls.py`'s (standard library only: the hook's path builds
+it). The writes, with their claims and locks, stay in `daemon/warmpath.py`.
 """
 
 from __future__ import annotations
@@ -14,27 +15,24 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from graphit_cli.access import scopes
-from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.errors import InvalidInput
 from graphit_cli.warm import values, wire
+from graphit_cli.warm.calls import (
+    CLIENTS,
+    HOOK_EVENTS,
+    HookCall,
+    run_hook,
+)
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
     from graphit_cli.core.models import Memory, MemoryFilter, RecallResult, SearchResult
-    from graphit_cli.recall.hook import Delivery
     from graphit_cli.service.memory import MemoryService
 
 Opener = Callable[["Scope"], "MemoryService"]
-HOOK_EVENTS = ("prompt", "session-start")
-CLIENTS = ("claude-code", "gemini")
-SETTINGS = {"claude-code": ".claude/settings.json", "gemini": ".gemini/settings.json"}
-EVENT_NAMES = {
-    **{("prompt", client): PROMPT_EVENT[client] for client in CLIENTS},
-    **{("session-start", client): SESSION_START for client in CLIENTS},
-}
 MAX_PROMPT = 200_000  # characters a hook request carries (the recall bounds what it searches)
 
 
@@ -49,80 +47,31 @@ class Operation:
 # --- the hooks ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HookCall:
-    event: str  # "prompt" | "session-start"
-    client: str  # "claude-code" | "gemini"
-    prompt: str
-    session_id: str | None
-    root: str  # the checkout the hook runs in (absolute)
-    project: Scope
-    user_level: bool  # the user-level hook: silent where the project runs its own
-
-
 def parse_hook(request: dict[str, Any]) -> HookCall:
-    event = wire.text_field(request, "event")
-    client = wire.text_field(request, "client")
-    if event not in HOOK_EVENTS or client not in CLIENTS:
-        raise InvalidInput(f"unknown hook {event!r} for {client!r}")
-    prompt = str(wire.text_field(request, "prompt", optional=True) or "")
-    root = str(wire.text_field(request, "root"))
-    if len(prompt) > MAX_PROMPT or not Path(root).is_absolute():
-        raise InvalidInput("a hook carries a bounded prompt and an absolute root")
-    project = scopes.parse_scope_ref(str(wire.text_field(request, "project")))
-    if project.kind != "project":
-        raise InvalidInput("project must be a project scope")
-    return HookCall(
-        event,
-        client,
-        prompt,
+    """A hook request's fields, validated, as the hook's parameter object (`calls.HookCall`)."""
+    call = HookCall(
+        str(wire.text_field(request, "event")),
+        str(wire.text_field(request, "client")),
+        str(wire.text_field(request, "prompt", optional=True) or ""),
         wire.text_field(request, "session_id", optional=True),
-        root,
-        project,
+        str(wire.text_field(request, "root")),
+        str(wire.text_field(request, "project")),
         wire.bool_field(request, "user_level"),
     )
+    check_hook(call)
+    call.project = str(call.scope)
+    return call
 
 
-def run_hook(
-    opener: Opener, call: HookCall, *, mode: str = "auto", until: float | None = None
-) -> Delivery:
-    """What the hook would print (Markdown, before a client's wrapping; "" for nothing), what
-    it shows and its log entry: nothing is marked shown or logged here, the hook's process
-    does that once it printed the answer (`warm/hook.py`). `until`: the `time.monotonic()`
-    by which it must have answered (a cold hook's budget)."""
-    from graphit_cli.portability import across
-    from graphit_cli.recall.hook import Delivery, PromptRequest, prompt_answer, session_answer
-
-    if call.user_level and project_has_own(Path(call.root), call.event, call.client):
-        return Delivery("", [], {"event": call.event, "client": call.client, "silent": "user"})
-    found, _ = across.recall_scopes(call.project)
-    services = [opener(s) for s in found]
-    request = PromptRequest(call.prompt, call.session_id, call.client, call.root, mode, until=until)
-    if call.event == "session-start":
-        return session_answer(services, request)
-    return prompt_answer(services, request)
-
-
-def project_has_own(root: Path, event: str, client: str = "claude-code") -> bool:
-    """The project's settings (.claude/ or .gemini/) run graphit's hook for `event` itself."""
-    name = EVENT_NAMES.get((event, client), event)
-    try:
-        text = (root / SETTINGS[client]).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    from graphit_cli.agents import jsonc
-    from graphit_cli.agents.clients import is_our_hook
-
-    try:
-        groups = jsonc.loads(text).get("hooks", {}).get(name, [])
-    except (jsonc.JsoncError, AttributeError):
-        return False
-    return any(
-        is_our_hook(h)
-        for g in (groups if isinstance(groups, list) else [])
-        if isinstance(g, dict)
-        for h in (g.get("hooks") or [])
-    )
+def check_hook(call: HookCall) -> None:
+    """InvalidInput unless `call` is a hook this process would run (a known event and client,
+    a bounded prompt, an absolute root, a project scope)."""
+    if call.event not in HOOK_EVENTS or call.client not in CLIENTS:
+        raise InvalidInput(f"unknown hook {call.event!r} for {call.client!r}")
+    if len(call.prompt) > MAX_PROMPT or not Path(call.root).is_absolute():
+        raise InvalidInput("a hook carries a bounded prompt and an absolute root")
+    if call.scope.kind != "project":
+        raise InvalidInput("project must be a project scope")
 
 
 # --- one scope's reads --------------------------------------------------------------------
@@ -151,6 +100,7 @@ def _root(request: dict[str, Any]) -> str | None:
 
 @dataclass(frozen=True)
 class SearchCall:
+    op: ClassVar[str] = "search"
     scope: Scope
     query: str
     filter: MemoryFilter
@@ -200,6 +150,7 @@ class SearchCall:
 
 @dataclass(frozen=True)
 class RecallCall:
+    op: ClassVar[str] = "recall"
     scope: Scope
     context: str | None
     top_k: int
@@ -226,6 +177,7 @@ class RecallCall:
 
 @dataclass(frozen=True)
 class SourceCall:
+    op: ClassVar[str] = "source"
     scope: Scope
     ref: str
 
@@ -244,6 +196,7 @@ class SourceCall:
 
 @dataclass(frozen=True)
 class CatalogueCall:
+    op: ClassVar[str] = "catalogue"
     scope: Scope
     filter: MemoryFilter
     limit: int | None
@@ -295,4 +248,4 @@ DECODE: dict[str, Callable[[Any], Any]] = {
 
 def scopes_of(name: str, call: Any) -> list[Scope]:
     """The scopes a call reads (what its fingerprint covers)."""
-    return [call.project if name == "hook" else call.scope]
+    return [call.scope]

@@ -3,10 +3,11 @@
 A warm process (the daemon, an agent session's server) that is ready answers in tens of
 milliseconds; one that is starting (a session's first prompt, while its MCP server loads) or
 busy may not answer in time. So the hook asks the warm processes on a thread and, unless one
-has answered within GRACE_SECONDS, searches in its own process too (full-text search, no
-model); the first answer wins and the other is dropped with the process. With no warm socket
-at all the search in this process starts at once. The watchdog (`hook.py`) ends the process at
-the budget whatever is still running, and logs the call as late. Standard library only.
+has answered within GRACE_SECONDS, runs the hook in its own process too (`hook.in_process`,
+through `transport.InProcess`); the first answer wins and the other is dropped with the
+process. With no warm socket at all the search in this process starts at once. The watchdog
+(`hook.py`) ends the process at the budget whatever is still running, and logs the call as
+late. Standard library only.
 """
 
 from __future__ import annotations
@@ -21,22 +22,24 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from graphit_cli.warm.calls import HookCall
+
 GRACE_SECONDS = 0.15  # a ready warm process answers well within it; a cold search takes ~0.5 s
 
 
 def first_answer(
-    fields: dict[str, Any],
+    hook: HookCall,
     call: Any,
     warm_until: float,
-    in_process: Callable[[dict[str, Any]], dict[str, Any]],
+    in_process: Callable[[HookCall], dict[str, Any]],
     give_up: float | None = None,
     *,
     warm: bool = True,
 ) -> dict[str, Any] | None:
-    """The first answer of the warm processes (unless `warm` is False: GRAPHIT_NO_DAEMON) and
-    of `in_process` (see the module), for the hook's `call` (`hook.Call`: where it is, for
-    the watchdog); None when none came by `give_up` (monotonic; None: wait, the watchdog ends
-    the process)."""
+    """The first answer to `hook` of the warm processes (unless `warm` is False:
+    GRAPHIT_NO_DAEMON) and of `in_process` (see the module), for the hook's `call`
+    (`hook.Call`: where it is, for the watchdog); None when none came by `give_up`
+    (monotonic; None: wait, the watchdog ends the process)."""
     from graphit_cli.warm import client
 
     answers: queue.Queue[tuple[str, dict[str, Any] | None, BaseException | None]] = queue.Queue()
@@ -57,13 +60,13 @@ def first_answer(
     def cold() -> None:
         call.cold = True
         call.stage = "the search in this process"
-        start("cold", lambda: in_process(fields))
+        start("cold", lambda: in_process(hook))
 
     sockets = client.sockets(client.run_dir()) if warm else []
     if sockets:
         call.stage = f"a warm process ({_names(sockets)})"
 
-        start("warm", lambda: warm_only(fields, warm_until))
+        start("warm", lambda: warm_only(hook, warm_until))
         try:
             name, found, error = answers.get(timeout=_left(GRACE_SECONDS, give_up))
             pending -= 1
@@ -87,14 +90,14 @@ def first_answer(
     raise failure
 
 
-def warm_only(fields: dict[str, Any], until: float) -> dict[str, Any] | None:
+def warm_only(hook: HookCall, until: float) -> dict[str, Any] | None:
     """A warm process's answer by `until` (monotonic), with which one answered; None."""
-    from graphit_cli.warm import client
+    from graphit_cli.warm.transport import Socket
 
-    via: list[str] = []
-    found = client.ask(fields, until, answered=via)
-    if found is not None and isinstance(found.get("text"), str):
-        return {**found, "via": via[0] if via else "warm"}
+    socket = Socket(until)
+    found = socket.call(hook)
+    if isinstance(found, dict) and isinstance(found.get("text"), str):
+        return {**found, "via": socket.answered[0] if socket.answered else "warm"}
     return None
 
 
