@@ -64,26 +64,30 @@ def refused_endpoint() -> Iterator[str]:
 
 
 _PUT_LOCK = threading.Lock()
+_PATCHED = False
 
 
 def _atomic_conditional_puts() -> None:
     """Make moto's object PUT one step, as S3's is. moto checks `If-None-Match: *` (and
     `If-Match`) and then stores the object, with no lock between: in its threaded server two
     racing conditional PUTs of one key can both succeed, which S3 never allows. lance commits
-    a version with such a PUT, so two writers could both commit one version and one of them
-    be lost, a fault of the test server's, not of the code under test. Patched once."""
+    every version after the first by such a PUT of its manifest (`If-None-Match: *`, seen on
+    the wire), so two writers could both commit one version and one write be lost: a fault of
+    the test server's, not of the code under test. Patched once per process."""
     from moto.s3.responses import S3Response
 
-    if getattr(S3Response.put_object, "graphit_atomic", False):
-        return
+    global _PATCHED
+    with _PUT_LOCK:
+        if _PATCHED:
+            return
+        _PATCHED = True
     unlocked = S3Response.put_object
 
     def put_object(self: Any) -> Any:
         with _PUT_LOCK:
             return unlocked(self)
 
-    put_object.graphit_atomic = True  # type: ignore[attr-defined]
-    S3Response.put_object = put_object  # type: ignore[method-assign]
+    S3Response.put_object = put_object
 
 
 class MotoServer:
