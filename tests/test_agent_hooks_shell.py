@@ -176,9 +176,9 @@ def test_a_user_entry_whose_graphit_is_gone_exits_0(
     pinned.parent.mkdir(parents=True)
     pinned.write_text(f'#!/bin/sh\nexec "{BIN / "graphit"}" "$@"\n')
     pinned.chmod(0o755)
-    from graphit_cli.agents import clients
+    from graphit_cli.agents import entries as written
 
-    monkeypatch.setattr(clients, "graphit_command", lambda: [str(pinned)])
+    monkeypatch.setattr(written, "graphit_command", lambda: [str(pinned)])
     for client in ("claude-code", "gemini"):
         assert cli("agent", "install", client, "--user").exit_code == 0
     user = {

@@ -39,9 +39,21 @@ MANDATORY = ("Deploys go through staging", "Never push to main", "Tag every rele
 
 @pytest.fixture
 def memories(project_dir: Path) -> Path:
-    _write(project_dir, "The CI pip cache lives in the ci-cache bucket", "Clear it on new wheels.")
+    """A memory a prompt finds and the mandatory ones, written in this process (with the warm
+    processes' embedder, `same_settings`): what the hooks deliver is the subject here; a write
+    in its own process is `test_the_block_follows_every_write_that_changes_a_mandatory_memory`."""
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.core.models import MemoryDraft
+    from graphit_cli.opening import open_service
+
+    service = open_service(Scope("project", PROJECT_ID))
+    service.upsert(
+        MemoryDraft(
+            title="The CI pip cache lives in the ci-cache bucket", body="Clear it on new wheels."
+        )
+    )
     for title in MANDATORY:
-        _write(project_dir, title, "Always.", "--mandatory")
+        service.upsert(MemoryDraft(title=title, body="Always.", mandatory=True))
     return project_dir
 
 
@@ -166,12 +178,17 @@ def test_a_warm_process_that_does_not_answer_costs_the_prompt_nothing(
 def test_two_cold_answers_past_the_budget_start_a_warm_process(
     memories: Path, tmp_path: Path
 ) -> None:
-    for _ in range(2):
-        done, _ = hook(memories, GRAPHIT_HOOK_BUDGET="0.2")
+    # A budget no cold answer meets (0.3 s from the spawn); a call late before it found the
+    # project (a start slowed by load) does not count, so the test asks until one started.
+    for _ in range(30):
+        done, _ = hook(memories, GRAPHIT_HOOK_BUDGET="0.3")
         assert (done.returncode, done.stdout) == (0, "")
-    first, second = _calls()
-    assert first["outcome"] == second["outcome"] == "late"
-    assert "started" not in first and "graphit memory daemon" in str(second["started"])
+        if "started" in _calls()[-1]:
+            break
+    *before, second = _calls()
+    assert [c["outcome"] for c in [*before, second]] == ["late"] * (len(before) + 1)
+    assert before and not any("started" in c for c in before)
+    assert "graphit memory daemon" in str(second["started"])
     assert "graphit memory daemon" in done.stderr  # said once, where the client shows it
     daemon = runstate.socket_path()
     pid = int(str(second["started"]).split("(pid ")[1].split(")")[0])
@@ -245,9 +262,12 @@ def _session_start(project_dir: Path, sid: str, **extra: str) -> tuple[str, dict
     return done.stdout, {**call, "seconds": seconds}
 
 
+@pytest.mark.parametrize(
+    "runs", [3, pytest.param(10, marks=pytest.mark.slow)], ids=["3-starts", "10-starts"]
+)
 @pytest.mark.parametrize("daemon_state", ["frozen", "absent", "starting"])
 def test_session_start_prints_every_mandatory_memory_at_once_whatever_the_daemon(
-    memories: Path, tmp_path: Path, processes: list[Process], daemon_state: str
+    memories: Path, tmp_path: Path, processes: list[Process], daemon_state: str, runs: int
 ) -> None:
     if daemon_state == "frozen":
         os.kill(_daemon(memories, tmp_path, processes).proc.pid, signal.SIGSTOP)
@@ -255,7 +275,7 @@ def test_session_start_prints_every_mandatory_memory_at_once_whatever_the_daemon
         processes.append(
             Process(["memory", "daemon", "--scope", "project"], memories, tmp_path / "d.log")
         )
-    for run in range(10):
+    for run in range(runs):
         # A budget no load reaches: what is under test is where the answer comes from.
         text, call = _session_start(memories, f"{daemon_state}-{run}", GRAPHIT_HOOK_BUDGET="10")
         assert all(f"## {title}" in text for title in MANDATORY), (run, text)

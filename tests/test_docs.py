@@ -4,6 +4,7 @@ help text shows policy numbers from where they live."""
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
@@ -29,10 +30,23 @@ SECTION = re.compile(r'((?:[\w.-]+/)*[\w-]+\.md),?\s*\(?"([^"]+)"')
 NOT_OURS = frozenset({"AGENTS.md", "CLAUDE.md", "GEMINI.md", "m.md", "notes.md", "all.md"})
 
 
-def _texts(path: Path) -> Iterator[tuple[int, str]]:
+# The module's tests share one worker under `make test`: each reads every module's comments,
+# and a module's are tokenized once (`_source_texts`, 3.11's tokenizer is pure Python).
+pytestmark = pytest.mark.xdist_group("test_docs")
+
+
+def _texts(path: Path) -> tuple[tuple[int, str], ...]:
     """(line, text) of every comment and docstring in a module; a block of comment lines is one
     text, so a reference wrapped onto the next line is still read whole."""
-    source = path.read_text(encoding="utf-8")
+    return _source_texts(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _source_texts(source: str) -> tuple[tuple[int, str], ...]:
+    return tuple(_read_texts(source))
+
+
+def _read_texts(source: str) -> Iterator[tuple[int, str]]:
     block: list[str] = []
     first = last = -2
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -59,6 +73,12 @@ def _texts(path: Path) -> Iterator[tuple[int, str]]:
 USERS_FILES = ("graphit_cli/anchors/", "tests/test_anchors.py", "benchmarks/stale.py")
 
 
+@functools.cache
+def _top_names(root: Path) -> frozenset[str]:
+    """The names at the repository's top and in graphit_cli/ (read once per root)."""
+    return frozenset(p.name for d in (root, root / "graphit_cli") for p in d.iterdir())
+
+
 def _exists(reference: str, module: Path, root: Path) -> bool:
     """Relative to the module's package or any package above it, the repository root, or
     graphit_cli/ (`store/s3.py` from tests/ is graphit_cli/store/s3.py). A path whose first
@@ -67,8 +87,7 @@ def _exists(reference: str, module: Path, root: Path) -> bool:
     if Path(reference).name in NOT_OURS or reference.startswith("."):  # .claude/, ../shared
         return True
     first, _, rest = reference.partition("/")
-    ours = {p.name for p in root.iterdir()} | {p.name for p in (root / "graphit_cli").iterdir()}
-    if rest and first not in ours:
+    if rest and first not in _top_names(root):
         return True
     if not rest and module.relative_to(root).as_posix().startswith(USERS_FILES):
         return True

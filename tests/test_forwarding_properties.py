@@ -376,7 +376,7 @@ PROPERTY = settings(
 )
 
 
-@settings(PROPERTY, max_examples=examples(6))
+@settings(PROPERTY, max_examples=examples(4))  # 100 in the slow tier (below)
 @given(drawn=environments, args=commands())
 def test_a_forwarded_command_has_the_in_process_outcome(
     world: World, drawn: dict[str, Any], args: list[str]

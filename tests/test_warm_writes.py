@@ -23,6 +23,7 @@ from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryFilter
 from graphit_cli.opening import open_service
 from graphit_cli.warm import wire
+from tests.conftest import run_cli
 from tests.embedders import HashingEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,7 +62,15 @@ def graphit(
 
 
 def cold(project_dir: Path, *args: str, input: str | None = None) -> tuple[int, str, str, bool]:
-    return graphit(project_dir, *args, input=input, GRAPHIT_NO_DAEMON="1")
+    """The same command without the daemon, the CLI's in-process path, run in this process
+    (in `project_dir`, with the daemon's embedder): what the warm answer must equal. The last
+    item says the table was opened here."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project_dir)
+        patch.setenv("GRAPHIT_NO_DAEMON", "1")
+        patch.setenv("GRAPHIT_EMBEDDER", EMBEDDER)
+        done = run_cli(list(args), input=input)
+    return done.exit_code, done.stdout, done.stderr, True
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
 from graphit_cli.service.vectors import WriteVectors
 from graphit_cli.warm import values
+from tests.conftest import run_cli
 from tests.embedders import HashingEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -142,6 +143,7 @@ def test_a_table_of_another_model_gets_no_vectors_from_a_write(scope: Scope) -> 
 
 
 def graphit(project_dir: Path, *args: str, input: str | None = None, **extra: str):
+    """`graphit ARGS` in its own process, without a daemon (`extra`: more environment)."""
     env = {
         **os.environ,
         "PYTHONPATH": str(REPO),
@@ -160,23 +162,35 @@ def graphit(project_dir: Path, *args: str, input: str | None = None, **extra: st
     )
 
 
+def here(project_dir: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    """`graphit ARGS` without a daemon, the CLI's code run in this process (the write path is
+    the one a `graphit` process runs; the real model's cold process is tested on its own)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project_dir)
+        patch.setenv("GRAPHIT_NO_DAEMON", "1")
+        for name, value in {"GRAPHIT_EMBEDDER": "tests.embedders:HashingEmbedder", **extra}.items():
+            patch.setenv(name, value)
+        done = run_cli(list(args))
+    return subprocess.CompletedProcess(list(args), done.exit_code, done.stdout, done.stderr)
+
+
 def test_cold_import_and_restore_write_their_rows_with_vectors(
     project_dir: Path, scope: Scope
 ) -> None:
     (project_dir / "AGENTS.md").write_text(
         "# Agents\n\n## Testing\n\nRun pytest before every push.\n\n## Style\n\nFormat with ruff.\n"
     )
-    done = graphit(project_dir, "memory", "import", "AGENTS.md")
+    done = here(project_dir, "memory", "import", "AGENTS.md")
     assert done.returncode == 0, done.stderr
     svc = service(scope)
     live = svc.catalogue()
     assert len(live) == 2 and all(vector(svc, m.id) is not None for m in live)
 
     memory_id = live[0].id
-    changed = graphit(project_dir, "memory", "upsert", "--id", memory_id, "--body", "other text")
+    changed = here(project_dir, "memory", "upsert", "--id", memory_id, "--body", "other text")
     assert changed.returncode == 0, changed.stderr
     first = next(r for r in svc.history(memory_id) if r.revision == 1)
-    done = graphit(project_dir, "memory", "restore", f"{memory_id}/{first.revision_id}")
+    done = here(project_dir, "memory", "restore", f"{memory_id}/{first.revision_id}")
     assert done.returncode == 0 and done.stderr == "", done.stderr
     restored = svc.store.get(memory_id, vectors=True)
     assert restored is not None and restored.body == first.body
@@ -184,10 +198,10 @@ def test_cold_import_and_restore_write_their_rows_with_vectors(
     assert close(restored.embedding, expected)
 
     # An export without vectors, imported into another scope: embedded on the way in.
-    exported = graphit(project_dir, "memory", "export", "--format", "ndjson")
+    exported = here(project_dir, "memory", "export", "--format", "ndjson")
     assert exported.returncode == 0, exported.stderr
     (project_dir / "export.ndjson").write_text(exported.stdout)
-    done = graphit(project_dir, "memory", "import", "export.ndjson", "--user")
+    done = here(project_dir, "memory", "import", "export.ndjson", "--user")
     assert done.returncode == 0, done.stderr
     from graphit_cli.access.providers import resolve_scope
     from graphit_cli.cli.common import scope_spec
@@ -208,7 +222,7 @@ def test_a_context_is_added_and_refreshed_with_its_vectors(
     (handbook / "AGENTS.md").write_text(
         "# Agents\n\n## Testing\n\nRun pytest before every push.\n\n## Style\n\nUse ruff.\n"
     )
-    done = graphit(project_dir, "memory", "context", "add", "team", "--from", str(handbook))
+    done = here(project_dir, "memory", "context", "add", "team", "--from", str(handbook))
     assert done.returncode == 0, done.stderr
     team = open_service(Scope("context", "team"), embedder=HashingEmbedder)
     rows = team.store.export_rows(archived=True, vectors=True)
@@ -217,7 +231,7 @@ def test_a_context_is_added_and_refreshed_with_its_vectors(
     (handbook / "AGENTS.md").write_text(
         (handbook / "AGENTS.md").read_text().replace("Use ruff.", "Use ruff and mypy.")
     )
-    done = graphit(project_dir, "memory", "context", "refresh", "team")
+    done = here(project_dir, "memory", "context", "refresh", "team")
     assert done.returncode == 0, done.stderr
     rows = team.store.export_rows(archived=True, vectors=True)
     assert len(rows) == 3 and all(r.embedding is not None for r in rows)
@@ -226,7 +240,7 @@ def test_a_context_is_added_and_refreshed_with_its_vectors(
 def test_a_cold_write_with_a_model_that_cannot_load_writes_and_says_so(
     project_dir: Path, scope: Scope
 ) -> None:
-    done = graphit(
+    done = here(
         project_dir,
         "memory",
         "upsert",
@@ -247,7 +261,7 @@ def test_a_cold_write_with_a_model_that_cannot_load_writes_and_says_so(
     memory_id = json.loads(done.stdout)[0]["id"]
     assert vector(service(scope), memory_id) is None
     # Reads stay reads: a search (lexical here) writes no vector and keeps its error clear.
-    found = graphit(project_dir, "memory", "search", "written", "--mode", "fts", "-f", "json")
+    found = here(project_dir, "memory", "search", "written", "--mode", "fts", "-f", "json")
     assert found.returncode == 0 and vector(service(scope), memory_id) is None
 
 

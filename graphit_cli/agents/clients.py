@@ -8,18 +8,9 @@ block in the client's instructions file. `--dry-run` shows the changes as a diff
 are written. Planning reads files and refuses a malformed one before anything is written, so a
 refused install leaves every file as it was.
 
-Project-level files are the team's: they run `graphit` from PATH and name nothing of this
-machine (no absolute path, no GRAPHIT_HOME), so a teammate who clones the project and has
-graphit installed gets a working server and hooks. User-level files are this user's own: they
-pin the absolute path of the graphit in use, and GRAPHIT_HOME when it is set.
-
-A hook entry never makes anyone wait or blocks a prompt: it carries an explicit timeout (the
-clients' defaults are 60 s for Gemini CLI and 600 s for Claude Code), and its command exits 0
-when graphit is not installed (a teammate who cloned the project without it: Gemini CLI reads
-the shell's 127 as "deny this prompt") and turns any other failure into exit 1 (Claude Code
-reads 2 as "block", Gemini CLI anything but 0 and 1 as "deny"; an older graphit without a
-subcommand exits 2). The command is POSIX sh: Claude Code runs it with `/bin/sh -c` (Node's
-`shell: true`), Gemini CLI with `bash -c`, on Linux and macOS.
+Project-level files are the team's and user-level files this user's own; what their entries
+run (and why a hook never blocks a prompt) is agents/entries.py's, where each client keeps
+them agents/registry.py's.
 
 One job: planning what install, uninstall and status touch for each client (its files, its
 entry, its hooks, what install says after writing); the text edits are files.py's and jsonc.py's.
@@ -29,278 +20,25 @@ from __future__ import annotations
 
 import difflib
 import os
-import platform
-import shlex
 import shutil
-import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from graphit_cli import config
 from graphit_cli.agents import files
-from graphit_cli.core import events
+from graphit_cli.agents.entries import PORTABLE_COMMAND, hook_entry, instructions_text, server_entry
+from graphit_cli.agents.registry import (
+    CAPTURE_EVENTS,
+    CLIENTS,
+    PROJECT,
+    SERVER_NAME,
+    AgentClient,
+    client,
+    project_root,
+)
 from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.errors import InvalidInput
-
-SERVER_NAME = "graphit"
-PROJECT, USER = "project", "user"
-PORTABLE_COMMAND = "graphit"  # what a project-level (committed) entry runs: found on PATH
-# The clients with hooks, and the name each gives the event before a prompt is answered (Gemini
-# CLI's BeforeAgent gets the prompt and adds `hookSpecificOutput.additionalContext` to the turn).
-# The events at which context is about to be lost (read in Claude Code 2.1.197's and Gemini
-# CLI 0.61's source, run with the real clients): Claude Code PreCompact (stdout instructs the
-# summariser), Stop (`additionalContext` reaches the model: one more turn, once a session),
-# SessionEnd (silent: nobody reads it); Gemini CLI PreCompress and SessionEnd (a
-# `systemMessage` the user sees; PreCompress fires before every turn with trigger "auto",
-# compression or not, so the hook speaks at a manual /compress only: recall/capture.py).
-CAPTURE_EVENTS: dict[str, tuple[str, ...]] = {
-    "claude-code": (events.PRE_COMPACT, events.STOP, events.SESSION_END),
-    "gemini": (events.PRE_COMPRESS, events.SESSION_END),
-}
-# Seconds the client lets a hook run before killing it: above the product's own budgets (1 s
-# for a prompt, 2 s for session start), so a slow start on a busy machine still answers, and
-# far below the clients' defaults. Claude Code reads `timeout` in seconds, Gemini CLI in ms.
-HOOK_SECONDS = {"session-start": 5, "prompt": 3, "capture": 3}
-TIMEOUT_UNIT = {"claude-code": 1, "gemini": 1000}
-
-
-# --- the clients -----------------------------------------------------------------------------
-
-
-def _home() -> Path:
-    return Path.home()
-
-
-def _codex_home() -> Path:
-    raw = os.environ.get("CODEX_HOME", "").strip()
-    return Path(raw).expanduser() if raw else _home() / ".codex"
-
-
-def _vscode_user() -> Path:
-    """VS Code's user-profile mcp.json (the default profile), per platform."""
-    system = platform.system()
-    if system == "Darwin":
-        base = _home() / "Library" / "Application Support"
-    elif system == "Windows":
-        base = Path(os.environ.get("APPDATA") or _home() / "AppData" / "Roaming")
-    else:
-        base = Path(os.environ.get("XDG_CONFIG_HOME") or _home() / ".config")
-    return base / "Code" / "User" / "mcp.json"
-
-
-@dataclass(frozen=True)
-class AgentClient:
-    name: str
-    label: str
-    key: str  # the object (JSON) or table (TOML) that holds the servers
-    project_file: str | None  # relative to the project root
-    user_file: Callable[[], Path] | None
-    project_instructions: str | None
-    user_instructions: Callable[[], Path] | None
-    typed: bool = False  # the entry says "type": "stdio"
-    toml: bool = False
-    default_level: str = PROJECT
-    first_run: str = ""  # what the user does once before the client uses a project server
-
-    def levels(self) -> tuple[str, ...]:
-        found = (PROJECT,) if self.project_file else ()
-        return found + ((USER,) if self.user_file else ())
-
-    def config_path(self, level: str, root: Path) -> Path:
-        if level == PROJECT and self.project_file:
-            return root / self.project_file
-        if level == USER and self.user_file:
-            return self.user_file()
-        where = "--user" if level == PROJECT else "--project"
-        raise InvalidInput(
-            f"{self.name} has no {level}-level MCP configuration: use {where} "
-            f"(or leave it out: {self.default_level} is the default for {self.name})"
-        )
-
-    def instructions_path(self, level: str, root: Path) -> Path | None:
-        if level == PROJECT:
-            return root / self.project_instructions if self.project_instructions else None
-        return self.user_instructions() if self.user_instructions else None
-
-
-CLIENTS: dict[str, AgentClient] = {
-    c.name: c
-    for c in (
-        AgentClient(
-            "claude-code",
-            "Claude Code",
-            "mcpServers",
-            ".mcp.json",
-            lambda: _home() / ".claude.json",
-            "CLAUDE.md",
-            lambda: _home() / ".claude" / "CLAUDE.md",
-            typed=True,
-            first_run=(
-                "start `claude` in the project and approve the graphit server when asked "
-                "(project servers wait for approval; `claude mcp get graphit` shows it)"
-            ),
-        ),
-        AgentClient(
-            "cursor",
-            "Cursor",
-            "mcpServers",
-            ".cursor/mcp.json",
-            lambda: _home() / ".cursor" / "mcp.json",
-            "AGENTS.md",
-            None,
-            first_run="enable graphit in Cursor's MCP settings when Cursor offers it",
-        ),
-        AgentClient(
-            "vscode",
-            "VS Code",
-            "servers",
-            ".vscode/mcp.json",
-            _vscode_user,
-            "AGENTS.md",
-            None,
-            typed=True,
-            first_run=(
-                "trust the graphit server when VS Code asks (or start it from `MCP: List Servers`)"
-            ),
-        ),
-        AgentClient(
-            "codex",
-            "Codex",
-            "mcp_servers",
-            ".codex/config.toml",
-            lambda: _codex_home() / "config.toml",
-            "AGENTS.md",
-            lambda: _codex_home() / "AGENTS.md",
-            toml=True,
-            first_run=(
-                "trust the project when `codex` asks (Codex reads .codex/config.toml only in "
-                "a trusted project; `codex mcp list` shows graphit once it is)"
-            ),
-        ),
-        AgentClient(
-            "gemini",
-            "Gemini CLI",
-            "mcpServers",
-            ".gemini/settings.json",
-            lambda: _home() / ".gemini" / "settings.json",
-            "GEMINI.md",
-            lambda: _home() / ".gemini" / "GEMINI.md",
-            first_run=(
-                "trust this folder when `gemini` asks (or `/permissions`): Gemini CLI starts "
-                "no MCP server in an untrusted folder"
-            ),
-        ),
-    )
-}
-
-
-def client(name: str) -> AgentClient:
-    found = CLIENTS.get(name.strip().lower())
-    if found is None:
-        raise InvalidInput(f"unknown client {name!r}: use one of {', '.join(CLIENTS)}")
-    return found
-
-
-def project_root(cwd: Path | None = None) -> Path:
-    """The directory holding graphit.lock.json (walking up), else the working directory."""
-    here = (cwd or Path.cwd()).resolve()
-    lock = config.find_project_lock(here)
-    return lock.parent if lock is not None else here
-
-
-# --- what the entry runs ---------------------------------------------------------------------
-
-
-def graphit_command() -> list[str]:
-    """The absolute path of the graphit executable in use: the script this process runs as,
-    else the one beside this interpreter (its virtualenv), else the one on PATH, else
-    `python -m graphit_cli` with this interpreter."""
-    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if argv0 is not None and argv0.name.startswith("graphit") and argv0.suffix != ".py":
-        found = shutil.which(str(argv0))
-        if found:
-            return [os.path.abspath(found)]
-    beside = Path(sys.executable).parent / "graphit"
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return [os.path.abspath(beside)]
-    on_path = shutil.which("graphit")
-    if on_path:
-        return [os.path.abspath(on_path)]
-    return [os.path.abspath(sys.executable), "-m", "graphit_cli"]
-
-
-def server_env(level: str, root: Path) -> dict[str, str]:
-    """What the server needs beyond its working directory: for a project-level entry the
-    project's id (a client may start the server elsewhere; the id is the team's, in the
-    committed graphit.lock.json); for a user-level one GRAPHIT_HOME when it is set."""
-    env: dict[str, str] = {}
-    if level == USER:
-        home = os.environ.get(config.ENV_HOME, "").strip()
-        if home:
-            env[config.ENV_HOME] = os.path.abspath(os.path.expanduser(home))
-        return env
-    from graphit_cli.access.scopes import read_project_id
-
-    lock = root / config.PROJECT_LOCK_FILE
-    if lock.is_file():
-        env[config.ENV_PROJECT_ID] = read_project_id(lock)
-    return env
-
-
-def command_for(level: str) -> list[str]:
-    """`graphit` from PATH for a file the team commits; this graphit's own path for a user's."""
-    return [PORTABLE_COMMAND] if level == PROJECT else graphit_command()
-
-
-def server_entry(c: AgentClient, level: str, root: Path) -> dict[str, Any]:
-    command, *prefix = command_for(level)
-    entry: dict[str, Any] = {"type": "stdio"} if c.typed else {}
-    entry |= {"command": command, "args": [*prefix, "memory", "mcp"]}
-    env = server_env(level, root)
-    if env:
-        entry["env"] = env
-    return entry
-
-
-def _hook_kind(event: str, name: str) -> str:
-    if event == SESSION_START:
-        return "session-start"
-    return "prompt" if event == PROMPT_EVENT.get(name) else "capture"
-
-
-def hook_command(event: str, level: str, name: str = "claude-code") -> str:
-    """The shell command of a hook: `graphit agent hook session-start|prompt|capture` (with
-    `--for gemini`, the JSON Gemini CLI reads), behind a guard that exits 0 when that graphit
-    is missing, and with any failure turned into exit 1 (never a block). At user level it pins
-    this graphit and GRAPHIT_HOME, and says `--user` so it stays silent in a project that has
-    the same hook of its own."""
-    kind = _hook_kind(event, name)
-    argv = [*command_for(level), "agent", "hook", kind]
-    if kind == "capture":
-        argv += ["--event", event]
-    if name != "claude-code":
-        argv += ["--for", name]
-    program = shlex.quote(argv[0])
-    if level == PROJECT:
-        guard = f"command -v {program} >/dev/null 2>&1 || exit 0"
-        run = shlex.join(argv)
-    else:
-        guard = f"[ -x {program} ] || exit 0"
-        env = [f"{k}={shlex.quote(v)}" for k, v in server_env(USER, Path(".")).items()]
-        run = " ".join([*env, shlex.join([*argv, "--user"])])
-    return f"{guard}; {run} || exit 1"
-
-
-def hook_entry(event: str, level: str, name: str = "claude-code") -> dict[str, Any]:
-    """The hook as the settings file holds it: the command and the client's timeout."""
-    seconds = HOOK_SECONDS[_hook_kind(event, name)]
-    return {
-        "type": "command",
-        "command": hook_command(event, level, name),
-        "timeout": seconds * TIMEOUT_UNIT[name],
-    }
 
 
 def is_our_hook(hook: Any) -> bool:
@@ -312,12 +50,6 @@ def is_our_hook(hook: Any) -> bool:
         and "graphit" in command
         and (" agent hook " in command or " memory recall" in command)
     )
-
-
-def instructions_text() -> str:
-    from graphit_cli.formats import guidance
-
-    return guidance.markdown("mcp")
 
 
 # --- changes ---------------------------------------------------------------------------------
@@ -429,7 +161,7 @@ def _one_hook(path: Path, text: str | None, event: str, entry: dict[str, Any] | 
 def _hook_path(c: AgentClient, level: str, root: Path) -> Path:
     if c.name == "gemini":  # the hooks sit beside the servers, in settings.json
         return c.config_path(level, root)
-    return (root if level == PROJECT else _home()) / ".claude" / "settings.json"
+    return (root if level == PROJECT else Path.home()) / ".claude" / "settings.json"
 
 
 def _hooks_wanted(

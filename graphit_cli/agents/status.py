@@ -13,19 +13,15 @@ from typing import Any
 
 from graphit_cli.agents import files
 from graphit_cli.agents.clients import (
-    CAPTURE_EVENTS,
-    CLIENTS,
     _entry_at,
     _hook_change,
     _hook_path,
     _read,
     _server_change,
-    hook_entry,
-    instructions_text,
     is_our_hook,
-    project_root,
-    server_entry,
 )
+from graphit_cli.agents.entries import hook_entry, instructions_text, server_entry
+from graphit_cli.agents.registry import CAPTURE_EVENTS, CLIENTS, project_root
 from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.errors import InvalidInput
 

@@ -58,7 +58,7 @@ _WROTE = re.compile(
 )
 _TOOL_CALL = re.compile(rb'"type"\s*:\s*"tool_use"|"functionCall"|"toolCalls"')
 STOP_MIN_TOOL_CALLS = 8
-FLUSH_WAIT_SECONDS = 1.0  # within the hook's 3 s (agents/clients.HOOK_SECONDS)
+FLUSH_WAIT_SECONDS = 1.0  # within the hook's 3 s (agents/entries.HOOK_SECONDS)
 _FLUSH_POLL_SECONDS = 0.02
 # A run of characters every JSON writer spells the same: the end of the last message, as the
 # transcript holds it whatever the escaping of quotes, newlines or non-ASCII text around it.

@@ -180,7 +180,10 @@ class Call:
         details: dict[str, Any] = {"ms": self.ms(), "waiting": self.stage}
         if by:
             details["ended_by"] = by
-        if self.cold and self.project and self.root:
+        # Late with the project known and no warm process waited on: the next prompt would
+        # be answered cold again (a start slowed by load counts, as a slow search does).
+        cold = self.cold or not self.stage.startswith("a warm process")
+        if cold and self.project and self.root:
             from graphit_cli.warm import warmup
 
             started = warmup.after_late(self.project, self.root)
