@@ -49,3 +49,17 @@ class SlowHashingEmbedder(HashingEmbedder):
 def no_model() -> None:
     """`GRAPHIT_EMBEDDER=tests.embedders:no_model`: a process with no embedding model."""
     return None
+
+
+def slow_to_load() -> HashingEmbedder:
+    """`GRAPHIT_EMBEDDER=tests.embedders:slow_to_load`: a model whose loading takes
+    TEST_MODEL_LOAD_SECONDS (default 300): a process still loading it when asked to stop.
+    TEST_MODEL_LOADING names a file created as the loading begins."""
+    import os
+    import time
+    from pathlib import Path
+
+    if os.environ.get("TEST_MODEL_LOADING"):
+        Path(os.environ["TEST_MODEL_LOADING"]).touch()
+    time.sleep(float(os.environ.get("TEST_MODEL_LOAD_SECONDS", "300")))
+    return HashingEmbedder()

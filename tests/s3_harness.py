@@ -63,11 +63,40 @@ def refused_endpoint() -> Iterator[str]:
         yield f"http://{HOST}:{sock.getsockname()[1]}"
 
 
+_PUT_LOCK = threading.Lock()
+_PATCHED = False
+
+
+def _atomic_conditional_puts() -> None:
+    """Make moto's object PUT one step, as S3's is. moto checks `If-None-Match: *` (and
+    `If-Match`) and then stores the object, with no lock between: in its threaded server two
+    racing conditional PUTs of one key can both succeed, which S3 never allows. lance commits
+    every version after the first by such a PUT of its manifest (`If-None-Match: *`, seen on
+    the wire), so two writers could both commit one version and one write be lost: a fault of
+    the test server's, not of the code under test. Patched once per process."""
+    from moto.s3.responses import S3Response
+
+    global _PATCHED
+    with _PUT_LOCK:
+        if _PATCHED:
+            return
+        _PATCHED = True
+    unlocked = S3Response.put_object
+
+    def put_object(self: Any) -> Any:
+        with _PUT_LOCK:
+            return unlocked(self)
+
+    S3Response.put_object = put_object
+
+
 class MotoServer:
     """moto's S3/STS/IAM server in this process, bound to 127.0.0.1."""
 
     def __init__(self) -> None:
         from moto.server import ThreadedMotoServer
+
+        _atomic_conditional_puts()
 
         # Port 0: the kernel picks a free port at bind time, so servers started at once (test
         # workers in parallel) never race for one picked in advance.

@@ -297,7 +297,7 @@ def _conflicts() -> list[BaseException]:
 
 
 def test_real_commit_conflicts_are_recognised_and_put_in_words() -> None:
-    from graphit_cli.store.table import is_commit_conflict, lance_words
+    from graphit_cli.store.failures import is_commit_conflict, lance_words
 
     conflicts = _conflicts()
     assert [type(e) for e in conflicts] == [OSError, RuntimeError]
@@ -317,7 +317,7 @@ def test_real_commit_conflicts_are_recognised_and_put_in_words() -> None:
     ],
 )
 def test_an_error_that_only_mentions_a_retry_is_not_contention(exc: BaseException) -> None:
-    from graphit_cli.store.table import is_commit_conflict
+    from graphit_cli.store.failures import is_commit_conflict
 
     assert not is_commit_conflict(exc)
 
@@ -325,7 +325,7 @@ def test_an_error_that_only_mentions_a_retry_is_not_contention(exc: BaseExceptio
 def test_maintenance_retries_contention_but_not_an_error_mentioning_retry(
     scope: Scope, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from graphit_cli.store.table import contention_as_conflict
+    from graphit_cli.store.failures import contention_as_conflict
 
     service = open_service(scope)
     service.upsert(MemoryDraft(title="t", body="b"))

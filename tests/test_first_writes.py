@@ -199,7 +199,7 @@ def test_a_creation_never_lands_on_a_table_that_holds_rows(service, scope) -> No
 def test_every_kind_of_lost_commit_is_contention() -> None:
     """Configuration, index and schema commits that lance will not rebase are retried like any
     lost commit (never an internal error)."""
-    from graphit_cli.store.table import is_commit_conflict
+    from graphit_cli.store.failures import is_commit_conflict
 
     for text in (
         "lance error: Incompatible transaction: This UpdateConfig transaction is incompatible"

@@ -13,7 +13,10 @@ across the model call, so a read or search waits at most for one small step.
 A sweep marks a scope clean at the version read before the step that found nothing missing,
 never at a later one: a commit that lands during the step is looked at by the next sweep.
 The thread is not a daemon thread: `stop` asks it to end after the step or load in progress,
-and `join` waits for that, so the process never exits with native code running under it.
+and `join` waits for that a moment; a thread still importing LanceDB or loading the model
+then is left to the end of the process, which exits without tearing the interpreter down
+(mcp/stdio.py), so a stop never waits for an import and native code is never torn down
+under a running thread.
 """
 
 from __future__ import annotations
@@ -128,7 +131,10 @@ class Background:
         self._stop.set()
         self.tools.wrote.set()
 
-    def join(self) -> None:
-        """Wait for the thread to end (a model load or one step at most, after `stop`)."""
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait for the thread to end (a model load or one step at most, after `stop`), at
+        most `timeout` seconds; whether it ended."""
         if self._thread is not None:
-            self._thread.join()
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True

@@ -11,7 +11,11 @@ answers to the requests already answered are dropped (and compared).
 Stopping: at the end of stdin, or on SIGINT or SIGTERM, the main thread stops reading; the SDK
 answers what it already has and returns; the background thread finishes its step and is
 joined; the process exits 0. No thread is a daemon thread, so the interpreter never tears down
-native code (LanceDB, onnxruntime) under a running thread.
+native code (LanceDB, onnxruntime) under a running thread. A background thread still busy
+STOP_GRACE_SECONDS after the stop (importing LanceDB or loading the model, which under load
+takes a minute) is not waited for: every answer is out, so the process ends at once with
+`os._exit`, which tears nothing down (a backfill commit cut there is a killed writer's, which
+the table survives).
 
 While serving, fd 0 reads /dev/null and fd 1 writes to stderr (the wire is on private
 descriptors), so a library's stray print never corrupts the protocol, as in the SDK's own stdio
@@ -28,6 +32,7 @@ import os
 import queue
 import select
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +50,8 @@ READ_SIZE = 1 << 16
 # Seconds the requests the SDK already has get to be answered once the input ends (a hang
 # bound: a tool call runs to its end whatever happens, as its thread is joined).
 DRAIN_SECONDS = 60.0
+# Seconds the background thread gets to end its step once stopping (see the docstring).
+STOP_GRACE_SECONDS = 2.0
 
 
 def _private_copy(fd: int) -> int:
@@ -266,6 +273,7 @@ class ServerThread(threading.Thread):
         super().__init__(name="graphit-mcp-server")
         self.wire, self.inbox, self.stopper = wire, inbox, stopper
         self.error: BaseException | None = None
+        self.unfinished = False  # the background thread outlived its grace (see `serve`)
 
     def run(self) -> None:
         background: Background | None = None
@@ -299,7 +307,7 @@ class ServerThread(threading.Thread):
                 session.close()
             if background is not None:
                 background.stop()
-                background.join()
+                self.unfinished = not background.join(STOP_GRACE_SECONDS)
             self.stopper.stop()
 
 
@@ -360,6 +368,18 @@ def serve() -> None:
         signal.set_wakeup_fd(previous)
     if server.error is not None and stopper.signalled is None and not _left(server.error):
         raise server.error
+    if server.unfinished:
+        _exit_now()
+
+
+def _exit_now() -> None:
+    """Exit 0 at once, without waiting for the background thread (see the docstring): what
+    Python buffers is flushed first, the interpreter is not torn down."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
 
 
 def _left(error: BaseException) -> bool:

@@ -156,6 +156,14 @@ def _chain_problem(chain: list[Memory]) -> str | None:
 
 def _history(store: Store, report: DoctorReport) -> None:
     problems = store.history_problems()
+    if problems is None:
+        report.add(
+            "unchecked",
+            "history",
+            "whether the newest commit is there is not known: the storage keeps no record of"
+            " it (an S3 table); a backup or an export is what can bring a lost one back",
+        )
+        return
     if not problems:
         report.add("ok", "history", "the newest version committed is there")
         return

@@ -20,14 +20,14 @@ version or finds the table another one made, and opens that; nothing ever overwr
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
 from typing import Any
 
 from graphit_cli.errors import StorageUnavailable
+from graphit_cli.store.failures import store_failure
 from graphit_cli.store.paths import table_path
 from graphit_cli.store.schema import memory_schema
-from graphit_cli.store.table import TABLE_NAME, lance_words
+from graphit_cli.store.table import TABLE_NAME
 from graphit_cli.store.upkeep import complete_indexes, index_specs
 
 log = logging.getLogger(__name__)
@@ -143,21 +143,3 @@ def _take_back_unwritten(uri: str, table: Any) -> None:
     except Exception:  # cannot tell: keep it
         return
     shutil.rmtree(table_path(uri), ignore_errors=True)
-
-
-def store_failure(uri: str, exc: BaseException, doing: str) -> str:
-    """Why a table could not be created or opened, in words: a full disk, a missing
-    permission, a path through a file, before the library's own text."""
-    errno_ = getattr(exc, "errno", None)
-    text = str(exc)
-    if errno_ == errno.ENOSPC or "No space left on device" in text:
-        cause = "the disk is full: free some space and retry"
-    elif errno_ == errno.EROFS or "Read-only file system" in text:
-        cause = "a read-only file system: set GRAPHIT_HOME to a writable directory"
-    elif errno_ in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
-        cause = "permission denied: make the directory writable, or set GRAPHIT_HOME elsewhere"
-    elif errno_ == errno.ENOTDIR or "Not a directory" in text:
-        cause = "a part of the path is a file, not a directory: set GRAPHIT_HOME elsewhere"
-    else:
-        cause = lance_words(exc)
-    return f"cannot {doing} the memory table at {uri}: {cause}"

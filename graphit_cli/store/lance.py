@@ -27,8 +27,15 @@ from graphit_cli.core.models import Memory
 from graphit_cli.errors import CommitContention, NoTable, StorageUnavailable, TableDamaged
 from graphit_cli.store import paths, sql
 from graphit_cli.store.base import MergeCounts
-from graphit_cli.store.creation import create_table, store_failure
+from graphit_cli.store.creation import create_table
 from graphit_cli.store.engine import Merge
+from graphit_cli.store.failures import (
+    contention_as_conflict,
+    damaged,
+    is_commit_conflict,
+    lance_words,
+    store_failure,
+)
 from graphit_cli.store.paths import local_table_exists, table_path
 from graphit_cli.store.reads import Reads
 from graphit_cli.store.schema import (
@@ -43,11 +50,7 @@ from graphit_cli.store.table import (
     KEY_INDEX,
     TABLE_NAME,
     TableHandle,
-    contention_as_conflict,
-    damaged,
     in_snapshot,
-    is_commit_conflict,
-    lance_words,
 )
 from graphit_cli.store.upkeep import TableUpkeep, index_specs
 

@@ -171,7 +171,7 @@ class StoreProxy:
     def index_problems(self) -> list[str]:
         return self._call(lambda s: s.index_problems())
 
-    def history_problems(self) -> list[str]:
+    def history_problems(self) -> list[str] | None:
         return self._call(lambda s: s.history_problems())
 
     def rebuild_indexes(self) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,17 +20,10 @@ from typing import Any, TypeVar
 
 from graphit_cli.core.models import Memory
 from graphit_cli.core.provenance import is_proposal
-from graphit_cli.errors import (
-    CommitContention,
-    GraphitError,
-    NoTable,
-    StorageUnavailable,
-    TableDamaged,
-    in_words,
-)
+from graphit_cli.errors import CommitContention, GraphitError, NoTable, StorageUnavailable
 from graphit_cli.store import sql
 from graphit_cli.store.engine import DatasetEngine, Engine, TableEngine
-from graphit_cli.store.paths import damage_message, damage_remedy
+from graphit_cli.store.failures import damaged, is_commit_conflict, lance_words, refused
 from graphit_cli.store.rowcache import CachedRow, RowCache
 from graphit_cli.store.schema import ADDED, COLUMNS_NO_VECTOR, from_record
 
@@ -134,12 +126,13 @@ class TableHandle:
 
     def failure(self, exc: BaseException) -> GraphitError | None:
         """What a library error while reading or writing this table means for the user: the
-        table was removed (NoTable), or it is damaged (TableDamaged, with what is wrong and
-        what to do); None for anything else (a bug, contention: raised as it is)."""
+        table was removed (NoTable), it is damaged (TableDamaged, with what is wrong and
+        what to do), or the storage refused the work (StorageUnavailable: a full disk, a
+        read-only file system); None for anything else (a bug, contention: raised as it is)."""
         if self.pin is not None and self.pin.gone():
             log.debug("%s: %s", self.uri, exc)
             return NoTable(f"the memory table at {self.uri} was removed")
-        return damaged(self.uri, exc)
+        return damaged(self.uri, exc) or refused(self.uri, exc)
 
     # --- snapshots and freshness -----------------------------------------------------------
 
@@ -356,91 +349,3 @@ def in_snapshot(method: _F) -> _F:
             return method(self, *args, **kwargs)
 
     return run  # type: ignore[return-value]
-
-
-@contextmanager
-def contention_as_conflict() -> Iterator[None]:
-    """A maintenance commit preempted by a writer becomes CommitContention (callers retry)."""
-    try:
-        yield
-    except (RuntimeError, OSError, ValueError) as exc:
-        if is_commit_conflict(exc):
-            raise CommitContention(f"commit contention: {lance_words(exc)}") from exc
-        raise
-
-
-# The exact Display of lance 13's contention errors, at the start of the message: lancedb 0.40
-# raises them as RuntimeError("lance error: ..."), pylance as OSError("..."), provoked and read
-# here. `RetryableCommitConflict` and `TooMuchWriteContention`: optimize and compaction
-# preempted by concurrent deletes and merges. `CommitConflict` and
-# `IncompatibleTransaction`: a commit lance will not rebase onto the one that beat it (two
-# configuration changes, an index added while a table was being created, a schema change);
-# made again against the newer version, it is a new commit like any other, so it is retried
-# the same way. Nothing else counts: a message that only mentions a retry or concurrency is
-# not contention.
-_CONTENTION = re.compile(
-    r"^(?:lance error: )?"
-    r"(?:Retryable commit conflict for version \d+: |Too many concurrent writers\. "
-    r"|Commit conflict for version \d+: |Incompatible transaction: )"
-)
-
-
-def is_commit_conflict(exc: BaseException) -> bool:
-    """A commit that lost to a concurrent writer (optimize is preempted, for one).
-
-    pylance's `lance.commit.CommitConflictError` is the type; lancedb 0.40 raises none on these
-    paths, so the lance error's exact message is the other sign (`_CONTENTION`).
-    """
-    from lance.commit import CommitConflictError  # pylance: compact_small_fragments uses it too
-
-    if isinstance(exc, CommitConflictError):
-        return True
-    return isinstance(exc, RuntimeError | OSError) and _CONTENTION.match(str(exc)) is not None
-
-
-# What lance says when a table's files are not what its manifest promises, and what that means
-# for a user (docs/troubleshooting.md has one entry per message).
-_DAMAGE = (
-    (re.compile(r"Not found: \S*/_indices/"), "an index file is missing", "index"),
-    (re.compile(r"Not found: \S*/data/"), "a data file is missing", "data"),
-    (re.compile(r"Not found: \S*/_versions"), "its version history is missing", "data"),
-    (re.compile(r"Not found: \S*/_deletions/"), "a deletion file is missing", "data"),
-    (
-        re.compile(
-            r"file size is too small|Invalid (?:manifest|data)|protobuf|failed to decode"
-            r"|Corrupt|corrupt|Invalid user input: .*manifest|Not a valid lance",
-        ),
-        "its manifest (the current version's file) is damaged",
-        "data",
-    ),
-    # A file shorter than lance expects (cut short by a full disk, a partial copy, a crash of
-    # the file system): the message names no file, so which one (an index's, whose rebuild
-    # loses nothing, or one of rows) is for `doctor` to find out.
-    (
-        re.compile(
-            r"Invalid range \d+\.\.\d+ for object of size|failed to fill whole buffer"
-            r"|unexpected end of file|Unexpected EOF|UnexpectedEof"
-        ),
-        "a file of the table is cut short",
-        "file",
-    ),
-)
-
-
-def damaged(uri: str, exc: BaseException, *, opening: bool = False) -> TableDamaged | None:
-    """`exc` as TableDamaged when it says the table at `uri` is damaged (else None). The raw
-    error goes to the debug log. `opening`: the error came as the table was opened, which
-    reads only its manifest (a file cut short then is the manifest)."""
-    text = str(exc)
-    for pattern, what, kind in _DAMAGE:
-        if pattern.search(text):
-            if opening and kind == "file":
-                what, kind = "its manifest (the current version's file) is damaged", "data"
-            log.debug("the memory table at %s is damaged: %s", uri, text)
-            return TableDamaged(damage_message(uri, what, kind), damage_remedy(uri, what, kind))
-    return None
-
-
-def lance_words(exc: BaseException) -> str:
-    """A LanceDB error's first line in words (`errors.in_words`: no Rust source location)."""
-    return in_words(exc)

@@ -14,6 +14,7 @@ from graphit_cli import config
 from graphit_cli.core.models import Memory, TableState
 from graphit_cli.errors import CommitContention
 from graphit_cli.store.engine import Merge
+from graphit_cli.store.failures import contention_as_conflict, is_commit_conflict, lance_words
 from graphit_cli.store.paths import version_hint
 from graphit_cli.store.schema import META_EMBED_MODEL
 from graphit_cli.store.table import (
@@ -23,10 +24,7 @@ from graphit_cli.store.table import (
     KEY_INDEX,
     VECTOR_INDEX,
     TableHandle,
-    contention_as_conflict,
     in_snapshot,
-    is_commit_conflict,
-    lance_words,
     log,
 )
 
@@ -264,17 +262,18 @@ class TableUpkeep:
         return problems
 
     @in_snapshot
-    def history_problems(self) -> list[str]:
+    def history_problems(self) -> list[str] | None:
         """Whether the newest versions are all there: lance records the newest version it
         committed (`_versions/latest_version_hint.json`) after writing its manifest, so a
         table whose newest manifest is older than that record lost its last commits (a
         manifest deleted by hand or by a partial restore: the table reads as it was before
         them, without an error). The record is read before the table looks for its newest
-        version, so a commit landing in between is never taken for a loss. A local table
-        only (an S3 table's record is not read here)."""
+        version, so a commit landing in between is never taken for a loss. None: no record to
+        compare with (lance keeps none for an S3 table, whose manifests it names so that a
+        listing finds the newest first: a lost one leaves no trace there)."""
         location = self.handle.pin.path if self.handle.pin is not None else self.handle.uri
         if "://" in location:
-            return []
+            return None
         recorded = version_hint(location)
         self.handle.refresh()
         newest = self.handle.engine.version()
