@@ -218,14 +218,14 @@ def features(
     older: dict[str, str],
 ) -> list[dict[str, Any]]:
     """Each prompt's search candidates with the policy's evidence and their label."""
-    from graphit_cli.recall import hook, policy
+    from graphit_cli.recall import candidates, policy
     from graphit_cli.recall import prompt as prompts
 
     rows = []
     for mode in modes:
         for step in session:
             query = prompts.query_text(step["prompt"])
-            found = hook._candidates(services, query, search_mode(mode))[0]
+            found = candidates.gather(services, query, search_mode(mode))[0]
             must = set(step["must"]) | {newest(k, older) for k in step["must"]}
             nice = set(step["nice"]) | {newest(k, older) for k in step["nice"]}
             for c in found:

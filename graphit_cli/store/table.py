@@ -2,7 +2,7 @@
 
 `MemoryStore` (store/lance.py) is composed of parts with one job each over one `TableHandle`:
 its reads (store/reads.py), searches (store/search.py), upkeep (store/upkeep.py) and writes
-(store/lance.py).
+(store/writes.py).
 Everything LanceDB-specific lives in store/ (the project's LanceDB notes hold the measured
 behaviour this code relies on). Callers speak in Memory rows and MemoryFilters.
 """

@@ -40,7 +40,7 @@ INDEX_ATTEMPTS = 12
 
 
 def index_specs() -> list[tuple[str, str, Any]]:
-    """(name, column, config) of every index a table is created with (store/lance.py) and
+    """(name, column, config) of every index a table is created with (store/creation.py) and
     `rebuild_indexes` builds again."""
     from lancedb.index import FTS, Bitmap, BTree
 
@@ -48,7 +48,7 @@ def index_specs() -> list[tuple[str, str, Any]]:
     fts = FTS(stem=True, remove_stop_words=True, lower_case=True, language="English")
     specs: list[tuple[str, str, Any]] = [(f"{c}_fts", c, fts) for c in FTS_COLUMNS]
     specs.append((ID_INDEX, "id", BTree()))
-    # Only merges that cannot insert a racing duplicate may use it (store/lance.py `merge`).
+    # Only merges that cannot insert a racing duplicate may use it (store/writes.py `merge`).
     specs.append((KEY_INDEX, "key", BTree()))
     specs += [(f"{c}_bitmap", c, Bitmap()) for c in BITMAP_COLUMNS]
     return specs
