@@ -396,12 +396,22 @@ def _thin(args: list[str]) -> tuple[int | None, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def _missing_vectors() -> int:
+    from graphit_cli.access.scopes import Scope
+    from graphit_cli.opening import open_service
+
+    return open_service(Scope("project", PROJECT_ID)).store.missing_vectors()
+
+
 @pytest.mark.parametrize("warm", [False, True], ids=["in-process", "daemon"])
 def test_the_thin_reads_print_what_the_commands_print(
     cli, memories: Path, tmp_path: Path, processes: list[Process], warm: bool
 ) -> None:
     if warm:
         _daemon(memories, tmp_path, processes)
+        # The daemon embeds what was written without a vector: compare once it did (a search
+        # between its passes says "lexical only" one time and not the next).
+        wait_for(lambda: _missing_vectors() == 0)
     listed = cli("memory", "list", "-f", "json")
     some_id = json.loads(listed.stdout)[0]["id"]
     for args in (
