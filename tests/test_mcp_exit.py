@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests import mcp_wire
 from tests.conftest import PROJECT_ID
 from tests.polling import wait_for
 
@@ -60,26 +61,8 @@ def test_exits_promptly_when_input_closes_during_the_model_load(
     assert server.stdin is not None
     try:
         for message in (
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "1"},
-                },
-            },
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {
-                    "name": "graphit_memory_insert",
-                    "arguments": {"title": "lone", "body": "half a pair: \ud800 here"},
-                },
-            },
+            *mcp_wire.opening("2025-06-18"),
+            mcp_wire.insert(2, "lone", "half a pair: \ud800 here"),
         ):
             server.stdin.write((json.dumps(message) + "\n").encode())  # "\ud800" escaped
         server.stdin.flush()

@@ -30,6 +30,7 @@ from anyio.streams.text import TextReceiveStream
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.mcp import handshake
+from tests import mcp_wire
 from tests.conftest import PROJECT_ID
 
 REPO = Path(__file__).resolve().parent.parent
@@ -292,28 +293,7 @@ def test_initialize_is_answered_as_the_sdk_answers_it(tmp_path: Path, versions: 
 def test_a_request_sent_before_stdin_closes_is_answered(tmp_path: Path) -> None:
     """The client writes an insert and closes stdin at once (reading on): the server answers
     the insert before it stops (the SDK alone drops the answer of a call still running)."""
-    requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {
-                "name": "graphit_memory_insert",
-                "arguments": {"title": "Sent last", "body": "Then stdin closed."},
-            },
-        },
-    ]
+    requests = [*mcp_wire.opening(), mcp_wire.insert(2, "Sent last", "Then stdin closed.")]
     done = subprocess.run(
         SERVER,
         input="".join(json.dumps(r) + "\n" for r in requests),
@@ -336,35 +316,9 @@ def test_a_request_the_sdk_cannot_read_is_answered_in_words(tmp_path: Path) -> N
     it. It is answered at once with an error in words, the next request still works, and the
     server exits once its input closes."""
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {
-                "name": "graphit_memory_insert",
-                "arguments": {"title": "Lone \ud800 surrogate", "body": "a body \udc00 here"},
-            },
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {
-                "name": "graphit_memory_insert",
-                "arguments": {"title": "After it", "body": "Still answered."},
-            },
-        },
+        *mcp_wire.opening(),
+        mcp_wire.insert(2, "Lone \ud800 surrogate", "a body \udc00 here"),
+        mcp_wire.insert(3, "After it", "Still answered."),
     ]
     done = subprocess.run(
         SERVER,

@@ -21,20 +21,12 @@ from types import ModuleType
 import pytest
 
 from graphit_cli.mcp import handshake, schemas
+from tests import mcp_wire
 from tests.conftest import PROJECT_ID
 
 REPO = Path(__file__).resolve().parent.parent
 SERVER = [sys.executable, "-m", "graphit_cli", "memory", "mcp"]
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
+INITIALIZE, INITIALIZED = mcp_wire.opening("2025-06-18")
 
 
 def _generator() -> ModuleType:
@@ -110,7 +102,7 @@ def test_a_fresh_server_lists_its_tools_before_the_sdk_is_imported(tmp_path: Pat
         assert process.stdin is not None and process.stdout is not None
         started = time.monotonic()
         process.stdin.write(json.dumps(INITIALIZE) + "\n")
-        process.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        process.stdin.write(json.dumps(INITIALIZED) + "\n")
         process.stdin.write('{"jsonrpc":"2.0","id":"list","method":"tools/list"}\n')
         process.stdin.flush()
         first = json.loads(process.stdout.readline())

@@ -41,6 +41,9 @@ def detached(work: Callable[[], None]) -> bool:
             os.dup2(null, fd)
         import signal
 
+        # The hook's SIGTERM handler (it logs the call as late) is not the child's: a SIGTERM
+        # ends the recording like any process.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.alarm(RECORD_SECONDS)  # the default action ends the child, even if stuck
         work()
     finally:
