@@ -74,3 +74,45 @@ def test_a_slow_start_spends_the_budget_and_the_call_is_logged_before_the_client
     [entry] = _prompts()
     assert entry["outcome"] == "late", entry
     assert int(str(entry["ms"])) >= 1400, entry  # from the spawn, not from Python's start
+
+
+# A process whose search thread is inside an import when the answer is printed: the recording
+# must not need that thread (a forked child waited on its lock until its bound ended it).
+_HELD_IMPORT = """
+import importlib.abc, importlib.util, sys, threading, time
+
+held = threading.Event()
+
+
+class Held(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path=None, target=None):
+        if name == "graphit_cli.recall.session" and threading.current_thread().name == "search":
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def exec_module(self, module):
+        held.set()
+        time.sleep(600)  # inside the import, holding the module's lock
+
+
+sys.meta_path.insert(0, Held())
+threading.Thread(target=lambda: __import__("graphit_cli.recall.session"), name="search",
+                 daemon=True).start()
+held.wait(60)
+from graphit_cli.warm.recording import detached
+
+entry = {"event": "prompt", "client": "claude-code", "session": "held-import", "prompt": "p"}
+found = {"text": "x", "shown": [["01ABC", 1]], "via": "the daemon"}
+sys.exit(0 if detached(found, entry, "shown", 42) else 3)
+"""
+
+
+def test_the_call_is_recorded_though_a_thread_of_the_hook_held_an_import(project_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _HELD_IMPORT], cwd=project_dir, env=env(), timeout=120
+    )
+    assert done.returncode == 0  # a recording process took it, and the hook did not wait
+    wait_for(lambda: bool(_prompts()), timeout=60, seen=log.read)
+    [entry] = _prompts()
+    assert entry["outcome"] == "shown" and entry["ms"] == 42, entry
+    assert entry["via"] == "the daemon" and entry["session"] == "held-import", entry

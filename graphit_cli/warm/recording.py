@@ -1,80 +1,98 @@
 """What a hook call records once its answer is out: the memories shown to the session and the
-call's one entry in the recalls log (`record`), in a child the hook forks and detaches
+call's one entry in the recalls log (`record`), in a fresh process the hook starts and leaves
 (`detached`), so that the client, which waits for the hook's exit, does not wait for the
 state's and the log's imports and writes. Standard library only at import.
+
+A fresh interpreter, not a fork: when the hook prints, the search in its own process may still
+be running on a thread (`race.py`: a warm answer came after the grace period), holding an
+import's lock; a forked child that needed that import waited for a thread it does not have
+until its bound ended it, and the call left no entry (CI, under load).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import sys
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
-RECORD_SECONDS = 10  # the recording child's bound
+RECORD_SECONDS = 60  # the recording process's bound (only a stuck file system reaches it)
+PIPE_BYTES = 60_000  # a record larger than a pipe holds unread is written by the hook itself
+
+# The recording process: the hook's import path, then `child` with what the hook sent.
+_CHILD = (
+    "import json,sys;p=json.load(sys.stdin);sys.path[:]=p['path'];"
+    "from graphit_cli.warm.recording import child;child(p)"
+)
 
 
-def detached(work: Callable[[], None]) -> bool:
-    """Run `work` (the recording, once the answer is out) in a child of this process, so the
-    client, which waits for this process to exit, does not wait for the state's and the log's
-    imports and writes; whether a child took it. The child holds none of the client's pipes
-    and ends within RECORD_SECONDS whatever happens (a thread of this process that held an
-    import lock at the fork would hold it there forever)."""
-    import warnings
-
+def detached(found: dict[str, Any], entry: dict[str, Any], outcome: str, ms: int) -> bool:
+    """Hand the recording of this call (`record`) to a new process of this interpreter, in a
+    session of its own and holding none of the client's pipes; whether one took it."""
+    payload = {"path": sys.path, "found": found, "entry": entry, "outcome": outcome,
+               "details": {"ms": ms, "at": time.time()}}  # fmt: skip
     try:
-        with warnings.catch_warnings():
-            # Forking a threaded process; lance's fork hook warns it is not fork-safe (the
-            # child never touches a table): nothing of it on the client's stderr.
-            warnings.simplefilter("ignore")
-            pid = os.fork()
-    except (AttributeError, OSError):
+        data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
+    except (TypeError, ValueError):
         return False
-    if pid:
-        return True
+    if len(data) > PIPE_BYTES:
+        return False  # the write would wait for the new process to start and read
+    import subprocess
+
     try:
-        os.setsid()
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        import signal
+        child_process = subprocess.Popen(
+            [sys.executable, "-c", _CHILD],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert child_process.stdin is not None
+        child_process.stdin.write(data)
+        child_process.stdin.close()
+    except (OSError, ValueError):
+        return False
+    return True
 
-        # The hook's SIGTERM handler (it logs the call as late) is not the child's: a SIGTERM
-        # ends the recording like any process.
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.alarm(RECORD_SECONDS)  # the default action ends the child, even if stuck
-        work()
-    finally:
-        os._exit(0)
+
+def child(payload: dict[str, Any]) -> None:
+    """The recording process's work, within RECORD_SECONDS."""
+    import signal
+
+    signal.alarm(RECORD_SECONDS)  # the default action ends the process, even if stuck
+    record(payload["found"], payload["entry"], payload["outcome"], payload["details"])
 
 
-def record(found: dict[str, Any], call: Any, outcome: str) -> None:
+def record(
+    found: dict[str, Any], entry: dict[str, Any], outcome: str, details: dict[str, Any]
+) -> None:
     """After the answer went out: the session's shown-set (only what was printed) and the
-    log's one entry for this call. A compaction (session start with source "compact")
-    empties the shown-set first: the agent lost what it was shown."""
-    from graphit_cli.recall import session
+    log's one entry for this call (`entry` as the hook knew it, with `details`: its time). A
+    compaction (session start with source "compact") empties the shown-set first."""
+    from graphit_cli.recall import log, session
 
-    entry = found.get("entry")
-    if isinstance(entry, dict) and entry.get("silent"):
+    answered = found.get("entry")
+    if isinstance(answered, dict) and answered.get("silent"):
         return  # the user-level hook where the project runs its own: that one tells it
     shown = found.get("shown") if outcome == "shown" else None
     pairs = [
         (str(p[0]), int(p[1]))
         for p in (shown if isinstance(shown, list) else [])
-        if isinstance(p, list) and len(p) == 2 and isinstance(p[1], int)
+        if isinstance(p, (list, tuple)) and len(p) == 2 and isinstance(p[1], int)
     ]
-    sid = call.entry.get("session")
-    compact = call.entry.get("source") == "compact"
-    session.mark(call.entry["client"], sid, pairs, reset=compact)
+    sid = entry.get("session")
+    compact = entry.get("source") == "compact"
+    session.mark(entry["client"], sid, pairs, reset=compact)
     if compact:  # the compaction happened: its capture request is spent (recall/capture.py)
         from graphit_cli.recall import capture
 
-        capture.compacted(call.entry["client"], sid)
-    if isinstance(entry, dict):
-        call.entry = {**entry, **{k: v for k, v in call.entry.items() if k == "source"}}
-    details: dict[str, Any] = {"ms": call.ms()}
+        capture.compacted(entry["client"], sid)
+    if isinstance(answered, dict):
+        entry = {**answered, **{k: v for k, v in entry.items() if k == "source"}}
     if found.get("via"):
-        details["via"] = found["via"]
-    call.log(outcome, **details)
+        details = {**details, "via": found["via"]}
+    log.append({**entry, "outcome": outcome, **details})
