@@ -3,10 +3,12 @@
 The provider formats gitleaks' rules (core/secret_rules.py) miss, the context rules (a value is
 a secret because of what names it: assignments, URLs, headers, command-line flags, .npmrc), the
 literals that wake each rule, and what stands for a secret without being one (placeholders,
-references, test plans' passwords, the providers' documented example keys, masked values).
+references, test plans' passwords, the providers' documented example keys, masked values,
+keys typed or made of words).
 core/secrets.py runs these and gitleaks' rules over a text. Tuned together against one corpus
 (benchmarks/secrets_corpus.py): a rule and the look-alikes it must leave alone change together.
-Pure: standard library only.
+Pure: standard library only, and core/commonness.py's shipped word table (read on the first
+value `words` weighs).
 """
 
 from __future__ import annotations
