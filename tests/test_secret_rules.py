@@ -177,7 +177,7 @@ def test_a_posthog_project_key_is_public_and_left_alone() -> None:
     [
         "DATADOG_API_KEY: Abc123Xyz789",
         'api_key = "abcd1234efgh5678"',
-        'secret_key = "Xyz789Abc456Def"',
+        'access_key = "Xyz789Abc456Def"',
         'auth_token: "SessionManagerDefaultProvider"',
         "SERVICE_TOKEN=RequestContextHeaderName",
         'token: "ref:RepositoryAccessToken"',
@@ -192,7 +192,7 @@ def test_a_key_typed_or_made_of_words_is_a_look_alike(text: str) -> None:
 
 def test_random_keys_and_chosen_passwords_are_still_refused() -> None:
     """What the typed and words look-alikes leave alone is never a random key, and a password
-    is a person's choice (typed or words, it stays one)."""
+    or a signing secret is a person's choice (typed or words, it stays one)."""
     rng = random.Random(44)
     alphabets = (string.ascii_letters + string.digits, "0123456789abcdef", string.ascii_lowercase)
     keys = [
@@ -208,5 +208,10 @@ def test_random_keys_and_chosen_passwords_are_still_refused() -> None:
         if not secrets.find(f'{name} = "{k}"')
     ]
     assert missed == []
-    for text in ('password = "CorrectHorseBatteryStaple"', "password: abc123xyz789"):
+    for text in (
+        'password = "CorrectHorseBatteryStaple"',
+        "password: abc123xyz789",
+        "JWT_SECRET=SuperSecretSigningKeyForProduction",
+        'secret_key = "Xyz789Abc456Def"',
+    ):
         assert secrets.find(text), text

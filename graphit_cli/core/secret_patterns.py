@@ -203,7 +203,7 @@ def typed(value: str) -> bool:
     """A value typed by a person, not generated: half or more of its letters and digits are runs
     of three or more consecutive ones (`abc`, `123`, `xyz`: `AbCeFG123`,
     `sk-ant-api03-abc123xyz-456def789ghij-...`). A random value of 8 characters or more is one
-    about once in 2,500 (1 in 10,000 of base62 ones of 8; none of 12 or more in 20,000)."""
+    at most once in 2,500 (20,000 of each length and alphabet; none of 16 or more)."""
     alnum = [c for c in value.lower() if c.isalnum()]
     if len(alnum) < 8:
         return False
@@ -217,15 +217,17 @@ def typed(value: str) -> bool:
     return covered * 2 >= len(alnum)
 
 
+# What a name holds when it is generated, never chosen by a person (assigned_kind's kinds).
+_GENERATED = frozenset({"api-key", "token"})
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def words(value: str) -> bool:
     """A value that reads as words: three quarters or more of its letters and digits are common
     words of three letters or more (`AgencyIdentificationCodeContentType`, `token:`), an
-    identifier or a label, not a generated key. Taken only for keys and tokens: a password is
-    chosen by a person and may be words. Random values of 12 characters or more are so about
-    once in 5,000 (benchmarks/secret_detection.py)."""
+    identifier or a label, not a generated key. Taken only for keys and tokens: a password or
+    a signing secret is chosen by a person and may be words. A random value of 12 characters or
+    more is one at most once in 5,000 (5,000 of each length and alphabet, base62 to hex)."""
     alnum = sum(c.isalnum() for c in value)
     segments = [s for s in _SEGMENT.findall(value) if len(s) >= 3]
     if sum(map(len, segments)) * 4 < alnum * 3:
@@ -258,8 +260,8 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
     lowered = value.lower().rstrip(".:")  # `token:` is a label
     if lowered in _NOT_VALUES or lowered == name.lower():
         return False
-    if name and assigned_kind(name) != "password" and (typed(value) or words(value)):
-        return False  # a key or token is generated; a person chooses a password
+    if name and assigned_kind(name) in _GENERATED and (typed(value) or words(value)):
+        return False  # a key or token is generated; a password or a secret may be chosen
     if url:
         return True
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
