@@ -323,7 +323,15 @@ def _answer(
     # current; then the block is printed as it is (the mandatory memories are never lost).
     give_up = None if kept is None else min(warm_until, call.started + KEPT_SECONDS)
     cold = functools.partial(in_process, until=until)
-    found = race.first_answer(hook, call, warm_until, cold, give_up, warm=not no_daemon)
+    try:
+        found = race.first_answer(hook, call, warm_until, cold, give_up, warm=not no_daemon)
+    except Exception as exc:  # the table failed: the block is what the session can still get
+        if kept is None:
+            raise
+        from graphit_cli.errors import in_words
+
+        cause = getattr(exc, "message", None) or in_words(exc)
+        return {**kept, "via": f"kept block (the table failed: {cause})"}
     if found is None and kept is not None:
         return {**kept, "via": "kept block (the table did not answer in time)"}
     return found
