@@ -322,7 +322,10 @@ def test_a_stale_block_is_printed_when_the_table_fails(memories: Path) -> None:
     text, call = _session_start(memories, "damaged")
     assert all(f"## {title}" in text for title in MANDATORY), text
     assert call["outcome"] == "shown", call
-    assert str(call["via"]).startswith("kept block (the table failed: "), call
+    # Why, as it came: the table's failure, or (a loaded machine) its silence past KEPT_SECONDS.
+    assert str(call["via"]).startswith(
+        ("kept block (the table failed: ", "kept block (the table did not answer in time)")
+    ), call
 
 
 def test_the_block_follows_every_write_that_changes_a_mandatory_memory(memories: Path) -> None:

@@ -11,8 +11,8 @@ first answer. Session start first reads the mandatory memories kept beside the t
 Shown means printed: the warm process returns the answer with the memories it shows and its
 log entry, and records nothing; this process, once it wrote the answer to stdout within the
 budget, marks those memories shown for the session and writes the call's one entry in the
-recalls log (in a process it starts and leaves, `recording.py`: the client waits for this process's exit), with
-its outcome: shown, nothing (nothing relevant), late (the budget ran out:
+recalls log (in a process it starts and leaves, `recording.py`: the client waits for this
+process's exit), with its outcome: shown, nothing (nothing relevant), late (the budget ran out:
 nothing printed, nothing marked, the time and what it waited for), failed (the cause in words).
 A session start after a compaction (Claude Code's source "compact") empties the session's
 shown-set first.
