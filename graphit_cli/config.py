@@ -14,43 +14,39 @@ import sys
 from pathlib import Path
 
 from graphit_cli.core.flags import flag_value
+from graphit_cli.environ import (  # the names are defined there, once
+    ENV_ACTIVE_DAYS,
+    ENV_AUTHOR,
+    ENV_BACKOFF_MAX,
+    ENV_BROKER_TOKEN,
+    ENV_DAEMON_ANSWER,
+    ENV_DAEMON_CONNECT,
+    ENV_DAEMON_SEND,
+    ENV_DEBUG,
+    ENV_DRAIN_SECONDS,
+    ENV_EMBED_INTERVAL,
+    ENV_EMBED_THREADS,
+    ENV_EMBEDDER,
+    ENV_FOLD_THRESHOLD,
+    ENV_FORMAT,
+    ENV_GRANT_CHECK,
+    ENV_HOME,
+    ENV_MAINTAIN_INTERVAL,
+    ENV_MAX_FAILURES,
+    ENV_MCP_BACKFILL_INTERVAL,
+    ENV_NO_DAEMON,
+    ENV_PROJECT_ID,
+    ENV_PROVIDER,
+    ENV_RETENTION,
+    ENV_S3_BUCKET,
+    ENV_S3_ENDPOINT,
+    ENV_S3_PREFIX,
+    ENV_SCOPE,
+    ENV_STABLE_SECONDS,
+    PROJECT_LOCK_FILE,
+    lock_dir,
+)
 
-ENV_HOME = "GRAPHIT_HOME"
-ENV_PROJECT_ID = "GRAPHIT_PROJECT_ID"
-ENV_DEBUG = "GRAPHIT_DEBUG"
-ENV_FORMAT = "GRAPHIT_FORMAT"
-ENV_AUTHOR = "GRAPHIT_AUTHOR"
-ENV_SCOPE = "GRAPHIT_SCOPE"
-ENV_FOLD_THRESHOLD = "GRAPHIT_FOLD_THRESHOLD"
-ENV_RETENTION = "GRAPHIT_VERSION_RETENTION"
-ENV_EMBEDDER = "GRAPHIT_EMBEDDER"
-ENV_EMBED_THREADS = "GRAPHIT_EMBED_THREADS"
-ENV_NO_DAEMON = "GRAPHIT_NO_DAEMON"
-ENV_EMBED_INTERVAL = "GRAPHIT_EMBED_INTERVAL"
-ENV_MCP_BACKFILL_INTERVAL = "GRAPHIT_MCP_BACKFILL_INTERVAL"
-ENV_MAINTAIN_INTERVAL = "GRAPHIT_MAINTAIN_INTERVAL"
-ENV_BACKOFF_MAX = "GRAPHIT_BACKOFF_MAX"
-ENV_STABLE_SECONDS = "GRAPHIT_STABLE_SECONDS"
-ENV_MAX_FAILURES = "GRAPHIT_MAX_FAILURES"
-ENV_ACTIVE_DAYS = "GRAPHIT_ACTIVE_DAYS"
-ENV_DRAIN_SECONDS = "GRAPHIT_DRAIN_SECONDS"
-ENV_DAEMON_CONNECT = "GRAPHIT_DAEMON_CONNECT_TIMEOUT"
-ENV_DAEMON_SEND = "GRAPHIT_DAEMON_SEND_TIMEOUT"
-ENV_DAEMON_ANSWER = "GRAPHIT_DAEMON_ANSWER_TIMEOUT"
-# The per-prompt hook's seconds (session start: twice); warm/hook.py reads it without config.
-ENV_HOOK_BUDGET = "GRAPHIT_HOOK_BUDGET"
-# Opt-outs of the agent hooks, per shell (warm/hook.py and recall/capture.py read them).
-ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"
-ENV_CAPTURE = "GRAPHIT_CAPTURE"
-# The environment-only provider (CI): GRAPHIT_PROVIDER=s3 plus these and the standard AWS_*.
-ENV_PROVIDER = "GRAPHIT_PROVIDER"
-ENV_S3_BUCKET = "GRAPHIT_S3_BUCKET"
-ENV_S3_PREFIX = "GRAPHIT_S3_PREFIX"
-ENV_S3_ENDPOINT = "GRAPHIT_S3_ENDPOINT"
-ENV_BROKER_TOKEN = "GRAPHIT_BROKER_TOKEN"
-ENV_GRANT_CHECK = "GRAPHIT_GRANT_CHECK_SECONDS"
-
-PROJECT_LOCK_FILE = "graphit.lock.json"
 # Both models' vectors (core/profiles.py names the models); the model id is stored in the
 # table metadata.
 EMBEDDING_DIM = 384
@@ -71,12 +67,8 @@ def home() -> Path:
 
 def find_project_lock(start: Path | None = None) -> Path | None:
     """Walk up from `start` (the working directory) to the nearest `graphit.lock.json`."""
-    here = (start or Path.cwd()).resolve()
-    for directory in (here, *here.parents):
-        candidate = directory / PROJECT_LOCK_FILE
-        if candidate.is_file():
-            return candidate
-    return None
+    found = lock_dir(str((start or Path.cwd()).resolve()))
+    return None if found is None else Path(found) / PROJECT_LOCK_FILE
 
 
 def memory_root() -> Path:

@@ -140,7 +140,7 @@ def os_failure(exc: OSError, home: str) -> GraphitError | None:
 def internal_error_text(exc: BaseException, debug_variable: str) -> str:
     """The one-line message for an unexpected exception (a bug), on every surface.
 
-    `debug_variable` is config.ENV_DEBUG (passed in: this module imports nothing of graphit's).
+    `debug_variable` is environ.ENV_DEBUG (passed in: this module imports nothing of graphit's).
     """
     first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return f"Error: internal error: {first} (run with {debug_variable}=1 for the traceback)"

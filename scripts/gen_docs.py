@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graphit_cli import environ
+
 ROOT = Path(__file__).resolve().parent.parent
 PROG = "graphit"
 SHELLS = ("bash", "zsh", "fish")
@@ -388,12 +390,12 @@ def _bound_options(tree: Command) -> dict[str, list[str]]:
 
 
 def _env_names() -> list[str]:
-    """Every GRAPHIT_* variable config.py names; each must be described here."""
-    from graphit_cli import config
+    """Every GRAPHIT_* variable environ.py names; each must be described here."""
+    from graphit_cli import environ
 
     names = sorted(
         value
-        for key, value in vars(config).items()
+        for key, value in vars(environ).items()
         if key.startswith("ENV_") and isinstance(value, str)
     )
     missing = [name for name in names if name not in ENV_DESCRIPTIONS]
@@ -427,11 +429,11 @@ def _files() -> list[str]:
     lock = scopes_lock_path().relative_to(config.home()).as_posix()
     rows = [
         (
-            config.PROJECT_LOCK_FILE,
+            environ.PROJECT_LOCK_FILE,
             "Marks a project root and holds its project id (a ULID). graphit looks for it in the "
             "working directory and its parents; `graphit init` creates it.",
         ),
-        (f"{home}/", f"graphit's home ({config.ENV_HOME} moves it)."),
+        (f"{home}/", f"graphit's home ({environ.ENV_HOME} moves it)."),
         (
             f"{memory}/{table}/",
             "One LanceDB table per scope: KIND is project, user or context, ID the project "

@@ -124,6 +124,7 @@ def test_no_import_cycle_anywhere_in_the_package() -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "threads", "__init__"),  # exit codes, one call on a thread, the version
     ("core",),  # the pure core
+    ("environ",),  # the GRAPHIT_* variables' names, where the lock file is (standard library)
     ("config",),  # every GRAPHIT_* setting (it checks ids with core.ids)
     ("access", "formats", "embed", "anchors"),  # scopes, grants; formats; models; anchors
     ("store", "agents"),  # the table; agents' configuration files
@@ -220,12 +221,13 @@ def test_only_the_store_imports_lancedb(module: str) -> None:
         ("graphit_cli.core.ids", {"graphit_cli.errors"}),
         ("graphit_cli.access.statefile", set()),
         ("graphit_cli.access.credentials", {"graphit_cli.errors"}),
-        # config checks the id settings with the ids leaf (GRAPHIT_PROJECT_ID, GRAPHIT_SCOPE) and
-        # reads its yes/no settings as core/flags.py spells them
+        # config checks the id settings with the ids leaf (GRAPHIT_PROJECT_ID, GRAPHIT_SCOPE),
+        # reads its yes/no settings as core/flags.py spells them and the names from environ
         (
             "graphit_cli.daemon.supervisor",
             {
                 "graphit_cli.config",
+                "graphit_cli.environ",
                 "graphit_cli.errors",
                 "graphit_cli.core.ids",
                 "graphit_cli.core.flags",
@@ -260,6 +262,7 @@ def test_the_wire_protocol_stays_cold() -> None:
     assert {m for m in reached if not m.startswith("graphit_cli.core.")} <= {
         "graphit_cli.errors",
         "graphit_cli.config",
+        "graphit_cli.environ",
         "graphit_cli.portability.model",
     }
     for module in reached | {"graphit_cli.warm.wire"}:

@@ -35,6 +35,8 @@ import hashlib
 import json
 import os
 
+from graphit_cli.environ import ENV_HOME
+
 # `typing` stays unloaded on the hook's path (~5 ms): annotations only.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,7 +61,7 @@ NO_ANSWER_SETTINGS = frozenset(
 
 def graphit_home() -> str:
     """GRAPHIT_HOME as `config.home()` reads it, absolute (standard library only)."""
-    value = os.environ.get("GRAPHIT_HOME")
+    value = os.environ.get(ENV_HOME)
     home = os.path.expanduser(value) if value else os.path.join(os.path.expanduser("~"), ".graphit")
     return os.path.abspath(home)
 

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphit_cli import config
+from graphit_cli import environ
 from graphit_cli.core.provenance import Provenance
 
 
@@ -41,7 +41,7 @@ _heads: dict[tuple[str, int, int], tuple[str | None, str | None, tuple[int, ...]
 
 def author(root: Path | None = None) -> str:
     """Who a write is attributed to: GRAPHIT_AUTHOR, git's user.email, else user@host."""
-    value = os.environ.get(config.ENV_AUTHOR, "").strip()
+    value = os.environ.get(environ.ENV_AUTHOR, "").strip()
     if value:
         return value
     email = checkout(root).email

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from graphit_cli import config
+from graphit_cli import config, environ
 from graphit_cli.access import runstate, statefile
 from graphit_cli.core.ids import validate_safe_id as validate_safe_id
 from graphit_cli.core.ids import validate_ulid as validate_ulid
@@ -62,9 +62,9 @@ def read_project_id(lock_file: Path) -> str:
 
 
 def current_project_id(start: Path | None = None) -> str:
-    override = os.environ.get(config.ENV_PROJECT_ID, "").strip()
+    override = os.environ.get(environ.ENV_PROJECT_ID, "").strip()
     if override:
-        return validate_ulid(override, f"{config.ENV_PROJECT_ID}")
+        return validate_ulid(override, f"{environ.ENV_PROJECT_ID}")
     lock_file = config.find_project_lock(start)
     if lock_file is None:
         raise NoProject(
@@ -78,7 +78,7 @@ def init_project(directory: Path) -> tuple[str, bool]:
     """Create `graphit.lock.json` in `directory`; return (project id, created?)."""
     from ulid import ULID
 
-    lock_file = directory / config.PROJECT_LOCK_FILE
+    lock_file = directory / environ.PROJECT_LOCK_FILE
     if lock_file.exists():
         return read_project_id(lock_file), False
     project_id = str(ULID())

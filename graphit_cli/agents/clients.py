@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graphit_cli import config
+from graphit_cli import config, environ
 from graphit_cli.agents import files
 from graphit_cli.agents.entries import PORTABLE_COMMAND, hook_entry, instructions_text, server_entry
 from graphit_cli.agents.registry import (
@@ -285,7 +285,7 @@ def notes_before(name: str, level: str | None = None, cwd: Path | None = None) -
     if level == PROJECT:
         if config.find_project_lock((cwd or Path.cwd()).resolve()) is None:
             found.append(
-                f"Warning: no graphit project here (no {config.PROJECT_LOCK_FILE} in "
+                f"Warning: no graphit project here (no {environ.PROJECT_LOCK_FILE} in "
                 f"{(cwd or Path.cwd()).resolve()} or above): run `graphit init` first; the "
                 "server has no project scope and the hooks stay silent until then."
             )

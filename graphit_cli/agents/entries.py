@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from graphit_cli import config
+from graphit_cli import environ
 from graphit_cli.agents.registry import PROJECT, USER, AgentClient
 from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 
@@ -63,15 +63,15 @@ def server_env(level: str, root: Path) -> dict[str, str]:
     committed graphit.lock.json); for a user-level one GRAPHIT_HOME when it is set."""
     env: dict[str, str] = {}
     if level == USER:
-        home = os.environ.get(config.ENV_HOME, "").strip()
+        home = os.environ.get(environ.ENV_HOME, "").strip()
         if home:
-            env[config.ENV_HOME] = os.path.abspath(os.path.expanduser(home))
+            env[environ.ENV_HOME] = os.path.abspath(os.path.expanduser(home))
         return env
     from graphit_cli.access.scopes import read_project_id
 
-    lock = root / config.PROJECT_LOCK_FILE
+    lock = root / environ.PROJECT_LOCK_FILE
     if lock.is_file():
-        env[config.ENV_PROJECT_ID] = read_project_id(lock)
+        env[environ.ENV_PROJECT_ID] = read_project_id(lock)
     return env
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from graphit_cli import __version__
+from graphit_cli import __version__, environ
 from graphit_cli.cli import agent_surface as _agent_surface  # noqa: F401  (registers)
 from graphit_cli.cli import consolidate as _consolidate_commands  # noqa: F401  (registers)
 from graphit_cli.cli import context as _context_commands  # noqa: F401  (registers commands)
@@ -76,10 +76,9 @@ def init(
     Run it once at the root of a repository; every directory below it then shares the
     project's memory. Running it again keeps the existing id.
     """
-    from graphit_cli import config
     from graphit_cli.access.scopes import init_project
 
     project_id, created = init_project(directory)
-    target = directory / config.PROJECT_LOCK_FILE
+    target = directory / environ.PROJECT_LOCK_FILE
     note(f"Created {target}" if created else f"{target} already exists; keeping its project id")
     out(project_id + "\n")

@@ -24,6 +24,7 @@ import os
 import sys
 from pathlib import Path
 
+from graphit_cli import environ
 from graphit_cli.core import events
 
 # The events whose plain stdout the client reads (the others take JSON).
@@ -91,7 +92,7 @@ def _project() -> Path | None:
     lock = config.find_project_lock(here)
     if lock is not None:
         return lock.parent
-    return here if os.environ.get(config.ENV_PROJECT_ID, "").strip() else None
+    return here if os.environ.get(environ.ENV_PROJECT_ID, "").strip() else None
 
 
 def _project_has_own(root: Path, event: str, client: str) -> bool:

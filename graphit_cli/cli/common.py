@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from typer.core import TyperGroup
 
-from graphit_cli import config
+from graphit_cli import config, environ
 from graphit_cli.cli.plain import DOCUMENT as DOCUMENT
 from graphit_cli.cli.plain import LISTING as LISTING
 from graphit_cli.cli.plain import TEXT as TEXT
@@ -81,7 +81,7 @@ ScopeOpt = Annotated[
     typer.Option(
         "--scope",
         "-s",
-        envvar=config.ENV_SCOPE,
+        envvar=environ.ENV_SCOPE,
         help="Scope whose table to use: project (default), user, or context:NAME.",
         show_default=False,
     ),
@@ -116,7 +116,7 @@ def format_option(output: Output, *, other: str = "") -> Any:
     return typer.Option(
         "--format",
         "-f",
-        envvar=config.ENV_FORMAT,
+        envvar=environ.ENV_FORMAT,
         parser=choice(Format, "format", other),
         help=output.help(),
         show_default=False,
@@ -248,7 +248,7 @@ def handle_errors(fn: F) -> F:
             if cause is not None:  # a full disk, a permission: said as itself (exit 7)
                 typer.echo(f"Error: {cause.message}", err=True)
                 raise typer.Exit(int(cause.exit_code)) from None
-            typer.echo(internal_error_text(exc, config.ENV_DEBUG), err=True)
+            typer.echo(internal_error_text(exc, environ.ENV_DEBUG), err=True)
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
 
     return wrapper  # type: ignore[return-value]

@@ -26,7 +26,6 @@ import typer
 
 from graphit_cli.core.events import PROMPT_EVENT
 from graphit_cli.warm import calls
-from graphit_cli.warm.hook import ENV_PROMPT_RECALL as ENV_PROMPT_RECALL
 from graphit_cli.warm.hook import read_stdin as read_stdin
 
 SETTINGS = calls.SETTINGS

@@ -19,6 +19,8 @@ import os
 import time
 from typing import Any
 
+from graphit_cli.environ import ENV_DEBUG, ENV_FORMAT, ENV_NO_DAEMON, ENV_SCOPE
+
 COMMANDS = ("search", "source", "list", "important", "mandatory", "recall")
 MODES = ("auto", "hybrid", "fts", "vector")
 WAIT = 120.0  # seconds in all for a warm answer (wire.REPLY_TIMEOUT; silences: the answer
@@ -116,7 +118,7 @@ def _scope(given: dict[str, Any]) -> str | None:
             return None
         spec = "user"
     if spec is None:
-        env = os.environ.get("GRAPHIT_SCOPE")
+        env = os.environ.get(ENV_SCOPE)
         spec = env.strip() if env is not None else "project"
     spec = spec.strip()
     if spec == "user":
@@ -153,7 +155,7 @@ def _format(given: dict[str, Any]) -> tuple[bool, str | None]:
     is one the command would refuse."""
     value = given.get("fmt")
     if value is None:
-        value = os.environ.get("GRAPHIT_FORMAT")
+        value = os.environ.get(ENV_FORMAT)
         if value is not None and not value.strip():
             return False, None
     if value is None:
@@ -171,12 +173,12 @@ def main(argv: list[str]) -> int | None:
         return None
     command, positional, given = parsed
     known, chosen = _format(given)
-    if not known or _flag("GRAPHIT_DEBUG") is not False:  # debugging: the full command
+    if not known or _flag(ENV_DEBUG) is not False:  # debugging: the full command
         return None
     fields = request_of(command, positional, given)
     if fields is None:
         return None
-    no_daemon = _flag("GRAPHIT_NO_DAEMON")
+    no_daemon = _flag(ENV_NO_DAEMON)
     if no_daemon is None:
         return None
     if not no_daemon:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from graphit_cli import config
+from graphit_cli import config, environ
 from graphit_cli.errors import Conflict, in_words
 
 DAEMON_SECTION = "daemon"
@@ -43,25 +43,25 @@ class DaemonSettings:
         d = cls()
         return cls(
             embed_interval=config.number(
-                config.ENV_EMBED_INTERVAL, "embed_interval", DAEMON_SECTION, d.embed_interval
+                environ.ENV_EMBED_INTERVAL, "embed_interval", DAEMON_SECTION, d.embed_interval
             ),
             maintain_interval=config.number(
-                config.ENV_MAINTAIN_INTERVAL,
+                environ.ENV_MAINTAIN_INTERVAL,
                 "maintain_interval",
                 DAEMON_SECTION,
                 d.maintain_interval,
             ),
             backoff_max=config.number(
-                config.ENV_BACKOFF_MAX, "backoff_max", DAEMON_SECTION, d.backoff_max
+                environ.ENV_BACKOFF_MAX, "backoff_max", DAEMON_SECTION, d.backoff_max
             ),
             stable_seconds=config.number(
-                config.ENV_STABLE_SECONDS, "stable_seconds", DAEMON_SECTION, d.stable_seconds
+                environ.ENV_STABLE_SECONDS, "stable_seconds", DAEMON_SECTION, d.stable_seconds
             ),
             max_failures=int(
-                config.number(config.ENV_MAX_FAILURES, "max_failures", DAEMON_SECTION, 10)
+                config.number(environ.ENV_MAX_FAILURES, "max_failures", DAEMON_SECTION, 10)
             ),
             drain_seconds=config.number(
-                config.ENV_DRAIN_SECONDS, "drain_seconds", DAEMON_SECTION, d.drain_seconds
+                environ.ENV_DRAIN_SECONDS, "drain_seconds", DAEMON_SECTION, d.drain_seconds
             ),
         )
 

@@ -26,8 +26,8 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
-from graphit_cli.config import ENV_EMBEDDER
 from graphit_cli.core.profiles import E5_MODEL, MINILM_MODEL
+from graphit_cli.environ import ENV_EMBEDDER
 
 DEFAULT_MODEL_ID = MINILM_MODEL  # MiniLM: the model every table had before e5 came
 CONFIG_SECTION, CONFIG_KEY = "embed", "backend"  # [embed] backend = "onnx" in config.toml

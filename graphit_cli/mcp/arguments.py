@@ -16,7 +16,7 @@ from typing import Annotated
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from graphit_cli import config
+from graphit_cli import config, environ
 from graphit_cli.core.models import MEMORY_TYPES
 from graphit_cli.core.relevance import MAX_TOP_K
 from graphit_cli.core.revisions import MAX_TITLE
@@ -69,7 +69,7 @@ def respond(tools: MemoryTools, fmt: str, call: Callable[[], ToolReply]) -> Call
     except Exception as exc:
         if config.debug():
             traceback.print_exc(file=sys.stderr)
-        return text_result(internal_error_text(exc, config.ENV_DEBUG), error=True)
+        return text_result(internal_error_text(exc, environ.ENV_DEBUG), error=True)
     # structuredContent always (its shape is the tool's outputSchema); `format` picks the text.
     text = json.dumps(reply.data, ensure_ascii=False, indent=2) if chosen == "json" else reply.text
     return CallToolResult(

@@ -26,7 +26,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from graphit_cli import config
+from graphit_cli import config, environ
 from graphit_cli.embed import ready_for_documents
 from graphit_cli.errors import AccessDenied
 
@@ -109,7 +109,7 @@ class Background:
         except Exception as exc:  # e.g. not inside a project: the tools will say so
             log.debug("warm-up skipped: %s", exc)
         interval = config.number(
-            config.ENV_MCP_BACKFILL_INTERVAL, "backfill_interval", "mcp", BACKFILL_INTERVAL
+            environ.ENV_MCP_BACKFILL_INTERVAL, "backfill_interval", "mcp", BACKFILL_INTERVAL
         )
         while not self._stop.is_set():
             self.tools.wrote.clear()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from graphit_cli import config
+from graphit_cli import environ
 from graphit_cli.core import revisions
 from graphit_cli.errors import InvalidInput
 from graphit_cli.portability.model import Item
@@ -71,7 +71,7 @@ def _repo_path(file: Path) -> str | None:
     """`file`'s path relative to the repository (or project) it is in; None outside one."""
     resolved = file.resolve()
     for folder in resolved.parents:
-        if (folder / ".git").exists() or (folder / config.PROJECT_LOCK_FILE).is_file():
+        if (folder / ".git").exists() or (folder / environ.PROJECT_LOCK_FILE).is_file():
             return resolved.relative_to(folder).as_posix()
     return None
 

@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from graphit_cli import config
+from graphit_cli import config, environ
 from graphit_cli.access import statefile
 from graphit_cli.core import events
 from graphit_cli.core.flags import flag_value
@@ -96,7 +96,7 @@ DEFAULT = "Before this context is lost (graphit memory): " + _SAVE
 
 def muted() -> bool:
     """GRAPHIT_CAPTURE is off (on when unset; a value it cannot read leaves it on)."""
-    return flag_value(os.environ.get(config.ENV_CAPTURE), default=True) is False
+    return flag_value(os.environ.get(environ.ENV_CAPTURE), default=True) is False
 
 
 def state_file() -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from graphit_cli import environ
 from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 
 TYPE_CHECKING = False
@@ -128,16 +129,9 @@ def project_has_own(root: Path, event: str, client: str = "claude-code") -> bool
 
 def lock_dir() -> tuple[str, str | None]:
     """(the working directory, the directory of the graphit.lock.json there or above, None
-    when there is none), both absolute, as `config.find_project_lock` walks up."""
+    when there is none), both absolute (`environ.lock_dir`, as config walks up)."""
     here = os.path.realpath(os.getcwd())
-    directory = here
-    while True:
-        if os.path.isfile(os.path.join(directory, "graphit.lock.json")):
-            return here, directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return here, None
-        directory = parent
+    return here, environ.lock_dir(here)
 
 
 def checkout() -> str:
@@ -154,12 +148,12 @@ def project() -> tuple[str, str] | None:
     from graphit_cli.core.ids import validate_ulid
 
     here, found = lock_dir()
-    override = os.environ.get("GRAPHIT_PROJECT_ID", "").strip()
+    override = os.environ.get(environ.ENV_PROJECT_ID, "").strip()
     if override:
-        return (found or here), validate_ulid(override, "GRAPHIT_PROJECT_ID")
+        return (found or here), validate_ulid(override, environ.ENV_PROJECT_ID)
     if found is None:
         return None
-    lock = os.path.join(found, "graphit.lock.json")
+    lock = os.path.join(found, environ.PROJECT_LOCK_FILE)
     try:
         import json
 

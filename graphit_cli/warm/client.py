@@ -24,6 +24,8 @@ import socket
 import struct
 import time
 
+from graphit_cli.environ import ENV_DAEMON_ANSWER
+
 # `typing` stays unloaded on the hook's path (~5 ms): annotations only, for the type checker.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,7 +78,7 @@ def answer_seconds() -> float:
     A warm process at work sends a keep-alive every second."""
     from graphit_cli.access.fingerprint import graphit_home
 
-    given = os.environ.get("GRAPHIT_DAEMON_ANSWER_TIMEOUT", "").strip()
+    given = os.environ.get(ENV_DAEMON_ANSWER, "").strip()
     if given or os.path.exists(os.path.join(graphit_home(), "config.toml")):
         from graphit_cli import config
 

@@ -11,8 +11,8 @@ first answer. Session start first reads the mandatory memories kept beside the t
 Shown means printed: the warm process returns the answer with the memories it shows and its
 log entry, and records nothing; this process, once it wrote the answer to stdout within the
 budget, marks those memories shown for the session and writes the call's one entry in the
-recalls log (in a process it starts and leaves, `recording.py`: the client waits for this process's exit), with
-its outcome: shown, nothing (nothing relevant), late (the budget ran out:
+recalls log (in a process it starts and leaves, `recording.py`: the client waits for this
+process's exit), with its outcome: shown, nothing (nothing relevant), late (the budget ran out:
 nothing printed, nothing marked, the time and what it waited for), failed (the cause in words).
 A session start after a compaction (Claude Code's source "compact") empties the session's
 shown-set first.
@@ -42,6 +42,12 @@ import time
 
 from graphit_cli.core.events import PROMPT_EVENT, SESSION_START
 from graphit_cli.core.flags import flag_value
+from graphit_cli.environ import (
+    ENV_DEBUG,
+    ENV_HOOK_BUDGET,
+    ENV_NO_DAEMON,
+    ENV_PROMPT_RECALL,
+)
 from graphit_cli.warm.calls import CLIENTS, HOOK_EVENTS, HookCall, project
 
 # `typing` stays unloaded on the hook's path (~5 ms): annotations only, for the type checker.
@@ -54,11 +60,9 @@ if TYPE_CHECKING:
 # for a prompt and 2 s for session start, less the time to write the answer and exit.
 PROMPT_BUDGET = 0.9
 SESSION_BUDGET = 1.8
-ENV_HOOK_BUDGET = "GRAPHIT_HOOK_BUDGET"  # config.ENV_HOOK_BUDGET: the prompt's, session 2x
 KEPT_SECONDS = 0.6  # a session start with a stale kept block: the tables' time to answer
 WARM_SHARE = 0.85  # of the budget, for a warm process: a cold run after it would need ~0.5 s
 # anyway, so a warm process that is there gets nearly all of it
-ENV_PROMPT_RECALL = "GRAPHIT_PROMPT_RECALL"  # config.ENV_PROMPT_RECALL (no config import here)
 
 
 def parse_argv(argv: list[str]) -> tuple[str, bool, str] | None:
@@ -219,7 +223,7 @@ def run(
             call.log("failed", cause=str(exc), ms=call.ms())
         return 0
     except Exception as exc:  # a hook must not take the session down, nor block a prompt
-        if flag_value(os.environ.get("GRAPHIT_DEBUG")) is True:
+        if flag_value(os.environ.get(ENV_DEBUG)) is True:
             raise
         from graphit_cli.errors import in_words
 
@@ -300,7 +304,7 @@ def _answer(
     root, project_id = where
     call.project, call.root = f"project:{project_id}", root
     hook = HookCall(event, client, prompt, session_id, root, call.project, user_level)
-    no_daemon = flag_value(os.environ.get("GRAPHIT_NO_DAEMON")) is True
+    no_daemon = flag_value(os.environ.get(ENV_NO_DAEMON)) is True
     kept = None
     if event == "session-start":
         if not no_daemon:  # a ready warm process answers before the blocks' imports would
@@ -323,7 +327,15 @@ def _answer(
     # current; then the block is printed as it is (the mandatory memories are never lost).
     give_up = None if kept is None else min(warm_until, call.started + KEPT_SECONDS)
     cold = functools.partial(in_process, until=until)
-    found = race.first_answer(hook, call, warm_until, cold, give_up, warm=not no_daemon)
+    try:
+        found = race.first_answer(hook, call, warm_until, cold, give_up, warm=not no_daemon)
+    except Exception as exc:  # the table failed: the block is what the session can still get
+        if kept is None:
+            raise
+        from graphit_cli.errors import in_words
+
+        cause = getattr(exc, "message", None) or in_words(exc)
+        return {**kept, "via": f"kept block (the table failed: {cause})"}
     if found is None and kept is not None:
         return {**kept, "via": "kept block (the table did not answer in time)"}
     return found

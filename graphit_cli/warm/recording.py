@@ -12,7 +12,6 @@ until its bound ended it, and the call left no entry (CI, under load).
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 

@@ -18,6 +18,7 @@ import sys
 import time
 
 from graphit_cli.core.flags import flag_value
+from graphit_cli.environ import ENV_NO_DAEMON
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def state_path() -> str:
 def after_late(project: str, root: str) -> str | None:
     """Note a cold answer that was late for `project`; start a daemon when it is the second
     within LATE_WINDOW (see the module). What to tell the user, or None."""
-    if flag_value(os.environ.get("GRAPHIT_NO_DAEMON")) is True:
+    if flag_value(os.environ.get(ENV_NO_DAEMON)) is True:
         return None
     now = time.time()
     path = state_path()

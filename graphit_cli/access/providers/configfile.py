@@ -10,7 +10,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from graphit_cli import config
+from graphit_cli import config, environ
 from graphit_cli.access import statefile
 from graphit_cli.access.providers.model import (
     ENV_PROVIDER_NAME,
@@ -145,21 +145,23 @@ def list_providers() -> tuple[str, list[Provider]]:
 
 
 def env_provider() -> Provider:
-    bucket = os.environ.get(config.ENV_S3_BUCKET, "").strip()
+    bucket = os.environ.get(environ.ENV_S3_BUCKET, "").strip()
     if not bucket:
-        raise InvalidInput(f"{config.ENV_PROVIDER}=s3 needs {config.ENV_S3_BUCKET}")
+        raise InvalidInput(f"{environ.ENV_PROVIDER}=s3 needs {environ.ENV_S3_BUCKET}")
     return Provider(
         ENV_PROVIDER_NAME,
         "s3",
         bucket=validate_bucket(bucket),
-        prefix=normalise_prefix(os.environ.get(config.ENV_S3_PREFIX)),
-        endpoint=validate_endpoint(os.environ.get(config.ENV_S3_ENDPOINT), config.ENV_S3_ENDPOINT),
+        prefix=normalise_prefix(os.environ.get(environ.ENV_S3_PREFIX)),
+        endpoint=validate_endpoint(
+            os.environ.get(environ.ENV_S3_ENDPOINT), environ.ENV_S3_ENDPOINT
+        ),
     )
 
 
 def active_provider() -> Provider:
     """GRAPHIT_PROVIDER (s3 = by environment, local, or a configured name), else the file's."""
-    chosen = os.environ.get(config.ENV_PROVIDER, "").strip()
+    chosen = os.environ.get(environ.ENV_PROVIDER, "").strip()
     if chosen == ENV_PROVIDER_NAME:
         return env_provider()
     cfg = load_config()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from graphit_cli import config
+from graphit_cli import environ
 from graphit_cli.access.providers.broker import BrokerClient, validate_subject
 from graphit_cli.access.providers.configfile import active_provider
 from graphit_cli.access.providers.model import Provider
@@ -17,7 +17,7 @@ from graphit_cli.errors import InvalidInput
 
 
 def broker_token(provider: Provider) -> str | None:
-    return os.environ.get(config.ENV_BROKER_TOKEN, "").strip() or provider.token or None
+    return os.environ.get(environ.ENV_BROKER_TOKEN, "").strip() or provider.token or None
 
 
 def user_subject(provider: Provider | None = None) -> str:
@@ -42,7 +42,7 @@ def user_id(provider: Provider | None = None) -> str:
 
 def resolve_scope(spec: str | None, start: Path | None = None) -> Scope:
     """Turn `project`, `user` or `context:<name>` into a validated Scope."""
-    value = (spec or os.environ.get(config.ENV_SCOPE) or "project").strip()
+    value = (spec or os.environ.get(environ.ENV_SCOPE) or "project").strip()
     if value == "project":
         return Scope("project", current_project_id(start))
     if value == "user":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from graphit_cli import config
+from graphit_cli import environ
 from graphit_cli.access.credentials import Location, RemoteAccess
 from graphit_cli.access.providers.aws import aws_credentials, aws_region
 from graphit_cli.access.providers.broker import BrokerClient
@@ -90,6 +90,6 @@ def _grant(provider: Provider, scope: Scope, again: Callable[[], RemoteAccess]) 
         raise AccessDenied(
             f"not logged in to broker provider {provider.name!r}: anonymous callers get no S3 "
             "credentials (store a token with `graphit provider add ... --token-stdin` or set "
-            f"{config.ENV_BROKER_TOKEN})"
+            f"{environ.ENV_BROKER_TOKEN})"
         )
     return replace(BrokerClient(provider, token).grant(scope), renew=again, confirm=again)
