@@ -156,6 +156,25 @@ def untuned() -> None:
         f"{len(refused)} ({len(refused) / len(whole_false):.4f}): "
         + "; ".join(repr(t[:60]) for t in refused)
     )
+    # A key cut short (a paste that lost its end) is still one: each rule's true cases with
+    # the secret two characters shorter, where the rule alone no longer takes it.
+    cut = []
+    for rule_id, case in cases.items():
+        if rule_id.startswith("generic"):
+            continue
+        single = secret_rules.RuleSet(
+            {"rules": [the_set._raw[rule_id]], "allow": the_set._global_raw}
+        )
+        for text in case["tps"]:
+            found = single.find(text, text.lower())
+            if found and len(found[0][3]) >= 20:
+                shorter = text[: found[0][1] - 2] + text[found[0][1] :]
+                if not single.find(shorter, shorter.lower()):
+                    cut.append(shorter)
+    print(
+        f"  the true cases cut two characters short: {len(cut)}, the whole detector refuses "
+        f"{sum(bool(secrets.find(t)) for t in cut)}"
+    )
     held = [json.loads(line) for line in (root / "benchmarks/data/secrets_heldout.jsonl").open()]
     secret = [r for r in held if r["label"] == "secret"]
     benign = [r for r in held if r["label"] == "benign"]

@@ -6,7 +6,9 @@ tuned on: gitleaks' cases and benchmarks/data/secrets_heldout.jsonl."""
 from __future__ import annotations
 
 import json
+import random
 import re
+import string
 import tomllib
 import warnings
 from pathlib import Path
@@ -107,8 +109,9 @@ def test_the_detector_refuses_gitleaks_true_positives() -> None:
 def test_gitleaks_false_cases_of_the_whole_rule_set_are_left_alone() -> None:
     """A rule's false cases are what that rule must not match: some are another rule's true
     case verbatim, more are found by gitleaks' rules as a whole. Of those no gitleaks rule
-    takes, the whole detector refuses at most 5 % (what it refuses: values named as tokens
-    and keys by graphit's assignment rule, `telegram_api_token = "3800:A5y5fk96..."`)."""
+    takes, the whole detector refuses at most 3.5 % (what it refuses: random values named as
+    tokens by graphit's assignment rule, `telegram_api_token = "3800:A5y5fk96..."`; the typed
+    and made-of-words ones, `SUMO_ACCESS_KEY: AbCeFG123`, are look-alikes)."""
     the_set = secret_rules.rules()
     true_texts = {t for c in CASES.values() for t in c["tps"]}
     false = [
@@ -118,7 +121,7 @@ def test_gitleaks_false_cases_of_the_whole_rule_set_are_left_alone() -> None:
         if t not in true_texts and not the_set.find(t, t.lower())
     ]
     refused = [t for t in false if secrets.find(t)]
-    assert len(false) >= 300 and len(refused) / len(false) <= 0.05, refused
+    assert len(false) >= 300 and len(refused) / len(false) <= 0.035, refused
 
 
 @pytest.mark.parametrize(
@@ -167,3 +170,48 @@ def test_a_posthog_personal_key_and_an_fcm_server_key_are_refused(
 
 def test_a_posthog_project_key_is_public_and_left_alone() -> None:
     assert secrets.find("posthog.init('phc_Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2Mx4Lz6Qw8Er')") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "DATADOG_API_KEY: Abc123Xyz789",
+        'api_key = "abcd1234efgh5678"',
+        'access_key = "Xyz789Abc456Def"',
+        'auth_token: "SessionManagerDefaultProvider"',
+        "SERVICE_TOKEN=RequestContextHeaderName",
+        'token: "ref:RepositoryAccessToken"',
+        "my key is sk-ant-api03-" + ("abcd1234efgh5678" * 6)[:93] + "BB for now",
+    ],
+)
+def test_a_key_typed_or_made_of_words_is_a_look_alike(text: str) -> None:
+    """A key or token is generated: a value named as one that is half runs of consecutive
+    letters or digits (`abc`, `123`) was typed, one that reads as words is a name."""
+    assert secrets.find(text) == [], text
+
+
+def test_random_keys_and_chosen_passwords_are_still_refused() -> None:
+    """What the typed and words look-alikes leave alone is never a random key, and a password
+    or a signing secret is a person's choice (typed or words, it stays one)."""
+    rng = random.Random(44)
+    alphabets = (string.ascii_letters + string.digits, "0123456789abcdef", string.ascii_lowercase)
+    keys = [
+        "".join(rng.choice(alphabet) for _ in range(length))
+        for alphabet in alphabets
+        for length in (16, 24, 32, 40, 64)
+        for _ in range(25)
+    ]
+    missed = [
+        k
+        for k in keys
+        for name in ("API_TOKEN", "secret_key")
+        if not secrets.find(f'{name} = "{k}"')
+    ]
+    assert missed == []
+    for text in (
+        'password = "CorrectHorseBatteryStaple"',
+        "password: abc123xyz789",
+        "JWT_SECRET=SuperSecretSigningKeyForProduction",
+        'secret_key = "Xyz789Abc456Def"',
+    ):
+        assert secrets.find(text), text

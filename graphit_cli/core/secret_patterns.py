@@ -3,15 +3,19 @@
 The provider formats gitleaks' rules (core/secret_rules.py) miss, the context rules (a value is
 a secret because of what names it: assignments, URLs, headers, command-line flags, .npmrc), the
 literals that wake each rule, and what stands for a secret without being one (placeholders,
-references, test plans' passwords, the providers' documented example keys, masked values).
+references, test plans' passwords, the providers' documented example keys, masked values,
+keys typed or made of words).
 core/secrets.py runs these and gitleaks' rules over a text. Tuned together against one corpus
 (benchmarks/secrets_corpus.py): a rule and the look-alikes it must leave alone change together.
-Pure: standard library only.
+Pure: standard library only, and core/commonness.py's shipped word table (read on the first
+value `words` weighs).
 """
 
 from __future__ import annotations
 
 import re
+
+from graphit_cli.core import commonness
 
 # --- provider formats: the token alone is the secret ------------------------------------------
 
@@ -195,15 +199,52 @@ def example(token: str) -> bool:
     return len(set(body)) <= 2
 
 
-def look_alike(secret: str, *, generic: bool = False) -> bool:
+def typed(value: str) -> bool:
+    """A value typed by a person, not generated: half or more of its letters and digits are runs
+    of three or more consecutive ones (`abc`, `123`, `xyz`: `AbCeFG123`,
+    `sk-ant-api03-abc123xyz-456def789ghij-...`). A random value of 8 characters or more is one
+    at most once in 2,500 (20,000 of each length and alphabet; none of 16 or more)."""
+    alnum = [c for c in value.lower() if c.isalnum()]
+    if len(alnum) < 8:
+        return False
+    covered, run = 0, 1
+    for before, after in zip(alnum, [*alnum[1:], ""], strict=True):
+        if after and ord(after) - ord(before) == 1 and before.isdigit() == after.isdigit():
+            run += 1
+            continue
+        covered += run if run >= 3 else 0
+        run = 1
+    return covered * 2 >= len(alnum)
+
+
+# What a name holds when it is generated, never chosen by a person (assigned_kind's kinds).
+_GENERATED = frozenset({"api-key", "token"})
+_SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def words(value: str) -> bool:
+    """A value that reads as words: three quarters or more of its letters and digits are common
+    words of three letters or more (`AgencyIdentificationCodeContentType`, `token:`), an
+    identifier or a label, not a generated key. Taken only for keys and tokens: a password or
+    a signing secret is chosen by a person and may be words. A random value of 12 characters or
+    more is one at most once in 5,000 (5,000 of each length and alphabet, base62 to hex)."""
+    alnum = sum(c.isalnum() for c in value)
+    segments = [s for s in _SEGMENT.findall(value) if len(s) >= 3]
+    if sum(map(len, segments)) * 4 < alnum * 3:
+        return False
+    known = sum(len(s) for s in segments if commonness.zipf(s.lower()) > 0)
+    return known * 4 >= alnum * 3
+
+
+def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
     """A provider rule's match that stands for a secret without being one: a documented
-    example, a placeholder, a test plan's password; for a generic rule (a value named as a key),
-    anything `credible` would not take from an assignment."""
+    example, a placeholder, a test plan's password; for a generic rule (a value named as a key,
+    `name`), anything `credible` would not take from an assignment."""
     if secret in DOCUMENTED_EXAMPLES or example(secret):
         return True
     if _PLACEHOLDER.match(secret) or _TEST_PASSWORD.match(secret):
         return True
-    return generic and not credible(secret, quoted=True)
+    return generic and not credible(secret, quoted=True, name=name)
 
 
 def credible(value: str, *, quoted: bool = False, url: bool = False, name: str = "") -> bool:
@@ -216,9 +257,11 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False
     if example(value) or _YAML_TAG.fullmatch(value):  # all one letter, masked; `!vault`
         return False
-    lowered = value.lower().rstrip(".")
+    lowered = value.lower().rstrip(".:")  # `token:` is a label
     if lowered in _NOT_VALUES or lowered == name.lower():
         return False
+    if name and assigned_kind(name) in _GENERATED and (typed(value) or words(value)):
+        return False  # a key or token is generated; a password or a secret may be chosen
     if url:
         return True
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password

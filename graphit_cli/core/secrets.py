@@ -82,16 +82,26 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     gate = secret_gate.literals_in(lowered)
     present = secret_gate.keywords() & gate.keys()
     spans: list[tuple[int, int, str]] = []
+    exact: list[tuple[int, int]] = []  # what gitleaks' rules take, look-alikes among them
     for start, end, kind, secret in secret_rules.rules().find(text, lowered, present):
-        if not patterns.look_alike(secret, generic=kind.startswith("generic")):
+        exact.append((start, end))
+        generic = kind.startswith("generic")
+        name = _name_before(text, start) if generic else ""
+        if not patterns.look_alike(secret, generic=generic, name=name):
             spans.append((start, end, kind))
     awake = sorted({i for literal in gate for i in patterns.WAKES.get(literal, ())})
     for kind, pattern, _ in (patterns.PROVIDER_RULES[i] for i in awake):
         for match in pattern.finditer(text):
-            if match.group(0) not in patterns.DOCUMENTED_EXAMPLES and not patterns.example(
-                match.group(0)
+            key = match.group(0)
+            if key in patterns.DOCUMENTED_EXAMPLES or patterns.example(key):
+                continue
+            # graphit's formats are looser than the providers' (a key cut short in prose): a
+            # typed value in one is made up, unless a provider's exact format holds it too.
+            if patterns.typed(key) and not any(
+                a <= match.start() and match.end() <= b for a, b in exact
             ):
-                spans.append((match.start(), match.end(), kind))
+                continue
+            spans.append((match.start(), match.end(), kind))
     for rule, kind, needs in patterns.CONTEXT_RULES:
         if not any(literal in gate for literal in needs):
             continue
@@ -147,6 +157,17 @@ def describe(finding: Finding, field: str) -> str:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+
+def _name_before(text: str, start: int) -> str:
+    """The name a value at `start` is assigned to (`api_key` in `api_key = "..."`)."""
+    at = start
+    while at > max(0, start - 10) and text[at - 1] in " \t'\"`=:>,|?":
+        at -= 1
+    begin = at
+    while begin > max(0, at - 50) and (text[begin - 1].isalnum() or text[begin - 1] in "_.-"):
+        begin -= 1
+    return text[begin:at]
 
 
 def _merged(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
