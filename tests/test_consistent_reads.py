@@ -233,12 +233,16 @@ def on_s3(moto, monkeypatch, tmp_path) -> None:
     use_moto(monkeypatch, moto.endpoint, BUCKET, f"t-{uuid.uuid4().hex[:12]}", tmp_path)
 
 
+# The S3 variants of the two local tests above run in the slow tier (CI); the default tier
+# reads another process's write on S3 in tests/test_reliability.py.
+@pytest.mark.slow
 def test_on_s3_a_long_lived_handle_sees_another_process_write_at_once(
     on_s3, scope, project_dir
 ) -> None:
     assert read_after_write(scope, project_dir, rounds=4) == []
 
 
+@pytest.mark.slow
 def test_on_s3_searches_during_writes_miss_nothing(on_s3, scope, monkeypatch) -> None:
     monkeypatch.setenv("GRAPHIT_FOLD_THRESHOLD", "2")
     assert searches_during_writes(_open(scope, keep=True), searches=12) == []

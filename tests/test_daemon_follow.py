@@ -74,7 +74,15 @@ def _lines_about(log: Path, name: str) -> list[str]:
     return [line for line in log.read_text().splitlines() if f"scope={name}" in line]
 
 
-@pytest.mark.parametrize("how", ["context remove", "prune", "rm -rf"])
+# A directory removed outright in the default tier; by graphit's own commands in the slow one.
+@pytest.mark.parametrize(
+    "how",
+    [
+        pytest.param("context remove", marks=pytest.mark.slow),
+        pytest.param("prune", marks=pytest.mark.slow),
+        "rm -rf",
+    ],
+)
 def test_a_scope_that_goes_away_loses_its_loops_at_once(
     how: str, cli: Any, daemon_proc: tuple[subprocess.Popen[str], Path], graphit_home: Path
 ) -> None:

@@ -325,9 +325,22 @@ def test_a_write_declined_after_it_was_taken_goes_back_to_the_cli(
     assert claim.give_up()  # the claim is the CLI's again
 
 
+def test_a_daemon_with_an_idle_exit_stops_by_itself(project_dir: Path, tmp_path: Path):
+    """`--idle-exit` (what the prompt hook gives a daemon it starts on its own): nobody asks,
+    and it stops by itself, cleanly."""
+    daemon = Running(project_dir, tmp_path / "idle.log", "--idle-exit", "1")
+    try:
+        code = daemon.proc.wait(timeout=120)
+    finally:
+        daemon.end()
+    assert code == 0, daemon.log()
+    assert "daemon.idle" in daemon.log()
+
+
+@pytest.mark.slow
 def test_a_daemon_with_an_idle_exit_stops_once_nobody_asks(project_dir: Path, tmp_path: Path):
-    """`--idle-exit` (what the prompt hook gives a daemon it starts on its own): requests keep
-    it running past the idle time; without them it stops by itself, cleanly."""
+    """Requests keep a daemon with `--idle-exit` running past the idle time; without them it
+    stops by itself, cleanly."""
     daemon = Running(project_dir, tmp_path / "idle.log", "--idle-exit", "4")
     try:
         asked_until = time.monotonic() + 8  # twice the idle time, a request every second

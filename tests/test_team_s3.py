@@ -304,6 +304,7 @@ def run_concurrent_team(team: Path, tmp_path: Path, per_agent: int, seconds: flo
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
 
 
+@pytest.mark.slow  # the same run as the two hundred below, at four per agent
 def test_concurrent_proposals_and_approvals_lose_nothing(team: Path, tmp_path: Path) -> None:
     run_concurrent_team(team, tmp_path, per_agent=4, seconds=600)
 
