@@ -145,6 +145,23 @@ class MotoServer:
         self._server.stop()
 
 
+def moto_with_bucket(bucket: str) -> Any:
+    """A module's moto server with `bucket` made, as a module-scoped fixture (`moto =
+    moto_with_bucket("name")` at the module's top): one server per module, stopped with it
+    (skipped without moto's server, the dev extra)."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def moto() -> Iterator[MotoServer]:
+        pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
+        server = MotoServer()
+        server.client("s3").create_bucket(Bucket=bucket)
+        yield server
+        server.stop()
+
+    return moto
+
+
 # --- a counting, fault-injecting proxy ----------------------------------------------------
 
 _CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/")

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.s3_harness import moto_with_bucket
 from tests.test_anchors import CRONJOB, RETRY, git, make_repo, refactor
 
 REPO = Path(__file__).resolve().parent.parent
@@ -204,15 +205,7 @@ def test_through_the_daemon_the_note_arrives_and_stale_is_the_callers(
 # --- one shared S3 table, two checkouts ---------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[Any]:
-    pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
-    from tests.s3_harness import MotoServer
-
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket="graphit-anchors")
-    yield server
-    server.stop()
+moto = moto_with_bucket("graphit-anchors")
 
 
 def test_a_shared_table_is_stale_only_in_the_checkout_whose_code_changed(

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,6 +28,7 @@ from graphit_cli.core.models import MemoryDraft
 from graphit_cli.errors import NotFound
 from graphit_cli.opening import open_service
 from graphit_cli.service.memory import MemoryService
+from tests.s3_harness import moto_with_bucket
 
 WRITER = Path(__file__).with_name("ack_writer.py")
 BUCKET = "graphit-reads"
@@ -215,15 +216,7 @@ def test_searches_during_writes_soak(scope, monkeypatch, keep) -> None:
 # --- S3 (moto) ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[object]:
-    pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
-    from tests.s3_harness import MotoServer
-
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket=BUCKET)
-    yield server
-    server.stop()
+moto = moto_with_bucket(BUCKET)
 
 
 @pytest.fixture

@@ -120,6 +120,7 @@ def test_comments_and_docstrings_name_only_files_that_exist() -> None:
 MARKDOWN = ("README.md", "docs", "benchmarks/README.md")
 
 
+@functools.cache
 def _headings(path: Path) -> list[str]:
     text = path.read_text(encoding="utf-8")
     text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # a `# comment` in a code block

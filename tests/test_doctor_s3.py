@@ -6,26 +6,18 @@ and still passes a whole table (exit 0)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import PROJECT_ID
+from tests.s3_harness import moto_with_bucket
 
 BUCKET = "graphit-doctor-s3"
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[Any]:
-    pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
-    from tests.s3_harness import MotoServer
-
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket=BUCKET)
-    yield server
-    server.stop()
+moto = moto_with_bucket(BUCKET)
 
 
 def test_doctor_on_s3_says_the_newest_commit_is_unchecked(

@@ -14,13 +14,13 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import PROJECT_ID
+from tests.s3_harness import moto_with_bucket
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,14 +121,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[object]:
-    from tests.s3_harness import MotoServer
-
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket="first-writes")
-    yield server
-    server.stop()
+moto = moto_with_bucket("first-writes")
 
 
 def _s3_env(home: Path, moto: Any, prefix: str, tmp_path: Path) -> dict[str, str]:

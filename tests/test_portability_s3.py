@@ -3,25 +3,19 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
 
-from tests.s3_harness import MotoServer, use_moto
+from tests.s3_harness import MotoServer, moto_with_bucket, use_moto
 
 BUCKET = "graphit-portability"
 OTHER_PROJECT = "01JE0000000000000000000077"
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[MotoServer]:
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket=BUCKET)
-    yield server
-    server.stop()
+moto = moto_with_bucket(BUCKET)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,19 +16,12 @@ from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from graphit_cli.opening import open_service
 from tests.conftest import PROJECT_ID
+from tests.s3_harness import moto_with_bucket
 
 BUCKET = "graphit-probe"
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[Any]:
-    pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
-    from tests.s3_harness import MotoServer
-
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket=BUCKET)
-    yield server
-    server.stop()
+moto = moto_with_bucket(BUCKET)
 
 
 def test_a_failed_index_warm_up_is_a_warning_not_a_failed_search(

@@ -25,7 +25,6 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ import pytest
 from graphit_cli.access.scopes import Scope
 from graphit_cli.core.models import MemoryDraft
 from tests.conftest import PROJECT_ID
+from tests.s3_harness import moto_with_bucket
 from tests.test_concurrency import assert_chain_intact
 
 WRITER = Path(__file__).with_name("reliability_writer.py")
@@ -242,15 +242,7 @@ def test_soak_local_campaign(local: None) -> None:
 # --- S3 (moto) --------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[Any]:
-    pytest.importorskip("moto.server", reason="needs moto[server] (the dev extra)")
-    from tests.s3_harness import MotoServer
-
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket=BUCKET)
-    yield server
-    server.stop()
+moto = moto_with_bucket(BUCKET)
 
 
 @pytest.fixture

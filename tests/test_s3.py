@@ -34,6 +34,7 @@ from tests.s3_harness import (
     MotoServer,
     Proxy,
     enforced_moto,
+    moto_with_bucket,
     refused_endpoint,
 )
 
@@ -43,12 +44,7 @@ OTHER_PROJECT = "01JE0000000000000000000000"
 WORKER = Path(__file__).with_name("s3_worker.py")
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[MotoServer]:
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket=BUCKET)
-    yield server
-    server.stop()
+moto = moto_with_bucket(BUCKET)
 
 
 @pytest.fixture

@@ -25,19 +25,14 @@ from mcp import Client, StdioServerParameters
 from mcp.types import Implementation
 
 from tests.conftest import PROJECT_ID, run_cli, run_graphit
-from tests.s3_harness import MotoServer, use_moto
+from tests.s3_harness import MotoServer, moto_with_bucket, use_moto
 
 BUCKET = "graphit-team"
 REVIEWER = "rev@example.com"
 AGENTS = ("ana@example.com", "bo@example.com")
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[MotoServer]:
-    server = MotoServer()
-    server.client("s3").create_bucket(Bucket=BUCKET)
-    yield server
-    server.stop()
+moto = moto_with_bucket(BUCKET)
 
 
 @pytest.fixture
