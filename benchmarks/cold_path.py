@@ -1,4 +1,4 @@
-"""The cold path, writes through the daemon and the MCP server, against issue 18's targets.
+"""The cold path, writes through the daemon and the MCP server, against their targets.
 
 Run from the repository root (see benchmarks/README.md, "cold_path.py"):
 
@@ -53,13 +53,13 @@ from _common import (
 )
 
 TARGETS = {
-    "cold hybrid search": 3.0,  # issue 32
+    "cold hybrid search": 3.0,
     "cold fts search": 3.0,
     "cold source": 4.0,
     "cold list": 4.0,
     "cold upsert": 4.0,
     "daemon upsert": 2.5,
-    "daemon search": 0.6,  # issue 32: the thin path
+    "daemon search": 0.6,  # the thin path
     "mcp first search after initialize": 8.0,
 }
 RSS_TARGET_MB = 400.0

@@ -1,4 +1,4 @@
-"""Consistent reads through the daemon (issue #28, item 2): soak figures, local and S3 (moto).
+"""Consistent reads through the daemon: soak figures, local and S3 (moto).
 
 Run from the repository root (see benchmarks/README.md, "consistent_reads.py"):
 

@@ -16,7 +16,7 @@ Two sets of labelled pairs of realistic agent memories:
   thresholds were not tuned on.
 
 A pair is flagged when `rivals(b, [a], similarity)` names `a` (the write of `b` would name `a`
-as the memory it may update). Targets (issue 35): >= 90 % of reversals flagged, <= 5 % of
+as the memory it may update). Targets: >= 90 % of reversals flagged, <= 5 % of
 related pairs. Without --embedder everything is lexical (as in a hook with no model); with it,
 each memory's vector gives the detector its optional subject score (`cosine_similarity` from
 --floor, by default the model's near-duplicate cosine less FLOOR_MARGIN, to 1); --floor

@@ -1,4 +1,4 @@
-"""Daemon benchmark for graphit (issue 4): the warm path, search under writes, one maintenance pass.
+"""Daemon benchmark for graphit: the warm path, search under writes, one maintenance pass.
 
 Run from the repository root (see benchmarks/README.md):
 
@@ -258,7 +258,7 @@ def bench_warm_path(base_home: Path, project_id: str, runs: int, workdir: Path) 
         times = [socket_search(home, project_id, q, "fts") for q in QUERIES]
         out["socket_fts"] = summary_ms(times)
         # The model's share of a warm search: hybrid minus fts (the daemon has no op that
-        # embeds alone; issue 14 removed it as dead code).
+        # embeds alone; removed since as dead code).
         out["socket_model_share_ms"] = round(
             out["socket_hybrid"]["p50_ms"] - out["socket_fts"]["p50_ms"], 1
         )

@@ -1,4 +1,4 @@
-"""What idle scopes cost a running daemon (issue 13: "an idle scope costs nothing").
+"""What idle scopes cost a running daemon ("an idle scope costs nothing").
 
 Run from the repository root:
 

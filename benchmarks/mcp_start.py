@@ -1,5 +1,4 @@
-"""How fast `graphit memory mcp` answers `initialize` and `tools/list`, and how fast it stops
-(issue 29, item 6; issue 32, item 5).
+"""How fast `graphit memory mcp` answers `initialize` and `tools/list`, and how fast it stops.
 
 Run from the repository root (see benchmarks/README.md, "mcp_start.py"):
 

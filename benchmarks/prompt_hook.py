@@ -1,4 +1,4 @@
-"""The agent's hot path per prompt and per session (issues #29 and #32).
+"""The agent's hot path per prompt and per session.
 
 Run from the repository root (see benchmarks/README.md, "prompt_hook.py"):
 

@@ -1,4 +1,4 @@
-"""Ranking ideas for search, measured one at a time under the spec's rule (issue 19, round 3).
+"""Ranking ideas for search, measured one at a time under the spec's rule.
 
     .venv/bin/python benchmarks/ranking_ideas.py --embed-cache /tmp/graphit-embed-cache-search \\
         [--memories ../shared/data/locomo-dev/memories_observations.jsonl] \\

@@ -1,4 +1,4 @@
-"""Search speed benchmark for graphit (issue 3, "Speed"): query latency, embedding, freshness.
+"""Search speed benchmark for graphit: query latency, embedding, freshness.
 
 Run from the repository root (see benchmarks/README.md):
 

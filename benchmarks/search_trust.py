@@ -1,4 +1,4 @@
-"""Search trust benchmark (issue 9): freshness, and latency with another process busy.
+"""Search trust benchmark: freshness, and latency with another process busy.
 
     .venv/bin/python benchmarks/search_trust.py [--size 1500] [--fresh 30] [--queries 80]
         [--data FILE] [--json OUT]

@@ -1,4 +1,4 @@
-"""Reliability of the daemon's shutdown and of the CLI beside a stopped daemon (issue 28).
+"""Reliability of the daemon's shutdown and of the CLI beside a stopped daemon.
 
     python benchmarks/shutdown_stalls.py --rounds 20          # SIGTERM soak, then the stalls
     python benchmarks/shutdown_stalls.py --rounds 20 --after 1.5   # any tree (main's too)

@@ -1,4 +1,4 @@
-"""Every write embedded (issue 27 item 5) and embedding outside the write lock (issue 28 item 5).
+"""Every write embedded, and embedding outside the write lock.
 
 Run from the repository root (see benchmarks/README.md, "write_embedding.py"):
 
@@ -43,8 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import data_path, graphit_command, loadavg, log, require_data, reset_env
 from cold_path import TYPER_APP, build, run, start_daemon
 
-COLD_UPSERT_TARGET = 4.5  # issue 27: a cold upsert including its row's embedding
-BESIDE_TARGET = 3.0  # issue 28: a one-row write beside a 3,000-row forwarded batch
+COLD_UPSERT_TARGET = 4.5  # a cold upsert including its row's embedding
+BESIDE_TARGET = 3.0  # a one-row write beside a 3,000-row forwarded batch
 WORDS = ["deploy", "queue", "worker", "retries", "database", "postgres", "redis", "cache"]
 WORDS += ["invalidation", "token", "auth", "session", "migration", "schema", "index", "shard"]
 

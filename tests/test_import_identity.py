@@ -1,7 +1,7 @@
 """Import identity by path: a record of an instructions file is keyed by the file's
 path in its repository and its heading, so two files of one name in different folders are
 different memories and re-importing one updates only its own; memories imported under the old
-key (the file's name) keep their ids. graphit's own managed block is never imported (#34)."""
+key (the file's name) keep their ids. graphit's own managed block is never imported."""
 
 from __future__ import annotations
 
