@@ -1,4 +1,4 @@
-"""Settings: every GRAPHIT_* environment variable is named here, and only here.
+"""Settings: every GRAPHIT_* environment variable is read here (environ.py names them).
 
 Precedence is flag > environment > default; values are read when asked for (not at import),
 so tests can point `GRAPHIT_HOME` at a tmp dir per test. The syntax of the names a setting
