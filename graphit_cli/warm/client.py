@@ -132,6 +132,9 @@ def _exchange(
                 _forget_dead(path)
                 return None
             pid = peer_pid(sock)
+            if _stopped(pid):  # stopped (SIGSTOP): it cannot answer; the next socket is asked
+                remember_stuck(run, path, pid)
+                return None
             sock.sendall(line)
             chunks = []
             while True:
