@@ -136,6 +136,26 @@ def test_a_plain_prompt_never_loads_the_rules_in_a_fresh_process() -> None:
     assert done.stdout.strip() == "deploy with key [REDACTED:aws-access-key]"
 
 
+def test_the_prompt_hooks_excerpt_of_prose_imports_no_detector() -> None:
+    """The prompt hook logs an excerpt of every prompt, redacted: for prose, the pre-check
+    alone decides, and neither the detector nor its rules are imported (~30 ms a prompt)."""
+    code = (
+        "import sys\n"
+        "from graphit_cli.recall.prompt import excerpt\n"
+        "assert excerpt('how do we deploy the app to production?') == "
+        "'how do we deploy the app to production?'\n"
+        "print(sorted(m for m in sys.modules if m.startswith('graphit_cli.core.secret')"
+        " or m in ('graphit_cli.core.secrets', 'dataclasses')))\n"
+        "print(excerpt('deploy with key AKIAERUWYPB5TD57UJZT'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    loaded, redacted = done.stdout.splitlines()
+    assert loaded == "['graphit_cli.core.secret_gate']", loaded
+    assert redacted == "deploy with key [REDACTED:aws-access-key]"
+
+
 def _hidden_variants(text: str) -> list[str]:
     """`text` with its longest token hidden the ways core/hiding.py undoes: a zero-width
     space, emphasis, a line break, percent-encoding inside it; and the whole text base64."""

@@ -22,10 +22,11 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
+from graphit_cli.core.secret_gate import FORMAT_CHARACTERS
+
 _TOKEN = "A-Za-z0-9_+/=-"
-_FORMAT = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
-# The invisible format characters (the secret detector's pre-check looks for them too).
-FORMAT_CHARACTERS = _FORMAT
+# The invisible format characters (named by the detector's pre-check, which looks for them too).
+_FORMAT = FORMAT_CHARACTERS
 _HIDERS = re.compile(
     rf"[{_FORMAT}]+"
     r"|(?<!\*)\*{1,3}(?!\*)"

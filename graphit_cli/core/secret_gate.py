@@ -6,18 +6,20 @@ a credential's name before an assignment, a URL with a password, a command that 
 something hiding a token (core/hiding.py). A text without any of them is answered without
 loading gitleaks' rules (core/secret_rules.py). The literals (graphit's and gitleaks'
 keywords) are found one by one in a process's first short texts and by one trie-shaped
-pattern after that. Pure: standard library only.
+pattern after that. Pure: standard library only; the rules load when the literals are first
+looked for, so the pre-check alone (the prompt hook's) imports nothing of the detector.
 """
 
 from __future__ import annotations
 
 import re
 
-from graphit_cli.core import hiding, secret_rules
-from graphit_cli.core import secret_patterns as patterns
-
+# The invisible format characters that hide a token (zero-width space, joiners, soft hyphen,
+# byte-order mark, direction marks): core/hiding.py takes them out. Named here, where the
+# prompt hook's pre-check reads them without loading the detector.
+FORMAT_CHARACTERS = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
 # What hides a token (core/hiding.py): an invisible format character, percent-encoding.
-_HIDDEN = re.compile(rf"[{hiding.FORMAT_CHARACTERS}]|%[0-9A-Fa-f]{{2}}")
+_HIDDEN = re.compile(rf"[{FORMAT_CHARACTERS}]|%[0-9A-Fa-f]{{2}}")
 # Emphasis and code marks, which hiding.py takes out from between two visible characters.
 _MARKS = str.maketrans("", "", "*`~")
 # A run of token characters as long as the shortest secret a rule takes without a name
@@ -68,6 +70,9 @@ def _literals() -> tuple[list[str], set[str]]:
     """graphit's literals and gitleaks' keywords, and the keywords alone. Loaded once."""
     global _literal_set
     if _literal_set is None:
+        from graphit_cli.core import secret_patterns as patterns
+        from graphit_cli.core import secret_rules
+
         keywords = set(secret_rules.rules().keywords)
         _literal_set = (sorted({*patterns.GATE_LITERALS, *keywords}), keywords)
     return _literal_set
@@ -102,6 +107,8 @@ def _scanner() -> tuple[re.Pattern[str], dict[str, tuple[str, ...]]]:
     global _scanning
     if _scanning is None:
         literals = _literals()[0]
+        from graphit_cli.core import secret_rules
+
         _scanning = (re.compile(secret_rules.trie(literals)), secret_rules.prefixes(literals))
     return _scanning
 

@@ -95,7 +95,12 @@ def query_text(prompt: str, limit: int = QUERY_CHARS) -> str:
 def excerpt(prompt: str, limit: int = EXCERPT_CHARS) -> str:
     """One line of the user's words for the recalls log, each secret in them redacted first
     (a key cut by the limit would no longer be recognised)."""
-    from graphit_cli.core import secrets
+    from graphit_cli.core.secret_gate import worth_checking
 
-    flat = " ".join(secrets.redact(clean(prompt)).split())
+    text = clean(prompt)
+    if worth_checking(text):  # else nothing any rule finds: the detector is not even loaded
+        from graphit_cli.core import secrets
+
+        text = secrets.redact(text)
+    flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
