@@ -12,6 +12,7 @@ until its bound ended it, and the call left no entry (CI, under load).
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -38,23 +39,35 @@ def detached(found: dict[str, Any], entry: dict[str, Any], outcome: str, ms: int
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
     except (TypeError, ValueError):
         return False
-    if len(data) > PIPE_BYTES:
-        return False  # the write would wait for the new process to start and read
-    import subprocess
-
+    if len(data) > PIPE_BYTES or not sys.executable:
+        return False  # a write past the pipe's room would wait for the new process to read
+    # posix_spawn (a vfork): 0.3 ms here, where subprocess's import and Popen took ~13 ms.
+    read, write = os.pipe()
+    null = os.open(os.devnull, os.O_RDWR)
     try:
-        child_process = subprocess.Popen(
+        streams = [
+            (os.POSIX_SPAWN_DUP2, read, 0),
+            *((os.POSIX_SPAWN_DUP2, null, fd) for fd in (1, 2)),
+        ]
+        os.posix_spawn(
+            sys.executable,
             [sys.executable, "-c", _CHILD],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
+            os.environ,
+            file_actions=streams,
+            setsid=True,  # a session of its own: the client's signals to the hook's group miss it
         )
-        assert child_process.stdin is not None
-        child_process.stdin.write(data)
-        child_process.stdin.close()
-    except (OSError, ValueError):
+    except (OSError, AttributeError, NotImplementedError):
+        os.close(write)
         return False
+    finally:
+        os.close(read)
+        os.close(null)
+    try:
+        os.write(write, data)
+    except OSError:
+        return False
+    finally:
+        os.close(write)
     return True
 
 
