@@ -120,6 +120,14 @@ def test_what_the_precheck_looks_at(
         assert _unchecked(monkeypatch, text), text
 
 
+def _printed_by(code: str) -> list[str]:
+    """The lines `code` prints in a fresh interpreter (a process's first texts, cold)."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return done.stdout.splitlines()
+
+
 def test_a_plain_prompt_never_loads_the_rules_in_a_fresh_process() -> None:
     """The cold hook's case: redacting plain prose loads no rule and builds no scan, while
     a prompt with a key in it is redacted as before."""
@@ -130,10 +138,7 @@ def test_a_plain_prompt_never_loads_the_rules_in_a_fresh_process() -> None:
         "assert secret_rules._loaded is None and secret_gate._scanning is None\n"
         "print(secrets.redact('deploy with key AKIAERUWYPB5TD57UJZT'))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert done.stdout.strip() == "deploy with key [REDACTED:aws-access-key]"
+    assert _printed_by(code) == ["deploy with key [REDACTED:aws-access-key]"]
 
 
 def test_the_prompt_hooks_excerpt_of_prose_imports_no_detector() -> None:
@@ -148,10 +153,7 @@ def test_the_prompt_hooks_excerpt_of_prose_imports_no_detector() -> None:
         " or m in ('graphit_cli.core.secrets', 'dataclasses')))\n"
         "print(excerpt('deploy with key AKIAERUWYPB5TD57UJZT'))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    loaded, redacted = done.stdout.splitlines()
+    loaded, redacted = _printed_by(code)
     assert loaded == "['graphit_cli.core.secret_gate']", loaded
     assert redacted == "deploy with key [REDACTED:aws-access-key]"
 
