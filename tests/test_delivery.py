@@ -63,7 +63,7 @@ def hook(*args: Any, **extra: str) -> Any:
     hook's process, after the process printed and exited: the client does not wait for it)."""
     before = len(log.read())
     done, seconds = _run_hook(*args, **extra)
-    wait_for(lambda: len(log.read()) > before, timeout=60)
+    wait_for(lambda: len(log.read()) > before, timeout=60, seen=lambda: (done, log.read()[-3:]))
     return done, seconds
 
 
@@ -144,18 +144,25 @@ def test_an_answer_past_the_budget_is_logged_late_never_marked_and_shown_next_ti
     daemon = _daemon(memories, tmp_path, processes)
     os.kill(daemon.proc.pid, signal.SIGSTOP)
     wanted = _pip_cache_id(memories)
-    given = {**PROMPT, "session_id": "late-1"}
-    done, seconds = hook(memories, given=given, GRAPHIT_HOOK_BUDGET="0.2")
-    assert (done.returncode, done.stdout) == (0, "") and seconds < 10
-    [call] = _calls()
-    assert call["outcome"] == "late" and call["session"] == "late-1"
-    assert isinstance(call["ms"], int) and call["ms"] >= 200
+    # 0.15 s from the spawn: the frozen daemon's share and a cold answer (~0.3 s on a quiet
+    # machine) both miss it. A call late before it read the event knows no session (a start
+    # slowed by load): the test asks again, in a new session, until one was late knowing it.
+    for attempt in range(10):
+        given = {**PROMPT, "session_id": f"late-{attempt}"}
+        done, seconds = hook(memories, given=given, GRAPHIT_HOOK_BUDGET="0.15")
+        assert (done.returncode, done.stdout) == (0, "") and seconds < 10
+        call = _calls()[-1]
+        assert call["outcome"] == "late", call
+        if call["session"] == given["session_id"]:
+            break
+    assert call["session"] == given["session_id"], _calls()
+    assert isinstance(call["ms"], int) and call["ms"] >= 150
     assert call["waiting"]  # what it waited for, in words
-    assert wanted not in _shown("late-1")
+    assert wanted not in _shown(given["session_id"])
     # The next prompt of the session shows it (the frozen daemon is not asked again).
     later, _ = hook(memories, given=given, GRAPHIT_HOOK_BUDGET="60")
     assert "ci-cache bucket" in later.stdout, later.stderr
-    assert _calls()[-1]["outcome"] == "shown" and wanted in _shown("late-1")
+    assert _calls()[-1]["outcome"] == "shown" and wanted in _shown(given["session_id"])
 
 
 def test_a_warm_process_that_does_not_answer_costs_the_prompt_nothing(
@@ -179,10 +186,11 @@ def test_a_warm_process_that_does_not_answer_costs_the_prompt_nothing(
 def test_two_cold_answers_past_the_budget_start_a_warm_process(
     memories: Path, tmp_path: Path
 ) -> None:
-    # A budget no cold answer meets (0.3 s from the spawn); a call late before it found the
-    # project (a start slowed by load) does not count, so the test asks until one started.
+    # A budget no cold answer meets (0.15 s from the spawn: a quiet machine answers in ~0.3 s);
+    # a call late before it found the project (a start slowed by load) does not count, so the
+    # test asks until one started.
     for _ in range(30):
-        done, _ = hook(memories, GRAPHIT_HOOK_BUDGET="0.3")
+        done, _ = hook(memories, GRAPHIT_HOOK_BUDGET="0.15")
         assert (done.returncode, done.stdout) == (0, "")
         if "started" in _calls()[-1]:
             break
@@ -405,7 +413,8 @@ def test_with_both_cores_busy_every_prompt_is_printed_or_logged_late_and_only_pr
             sid = f"busy-{run}"
             done, _ = hook(memories, given={**PROMPT, "session_id": sid}, GRAPHIT_NO_DAEMON="1")
             assert done.returncode == 0, done.stderr
-            [call] = [c for c in _calls() if c["session"] == sid]
+            # Late before it read the event (a start slowed past the budget): no session known.
+            [call] = [c for c in _calls() if c["session"] == sid] or _calls()[-1:]
             if "ci-cache bucket" in done.stdout:
                 assert call["outcome"] == "shown" and _shown(sid) == {wanted: 1}, call
             else:

@@ -49,6 +49,7 @@ def test_a_hook_its_client_ends_with_sigterm_is_logged_late_and_prints_nothing(
     finally:
         hook.kill()
     assert hook.returncode == 0 and out == b"", err  # fail open: nothing printed
+    wait_for(lambda: bool(_prompts()), timeout=60, seen=log.read)  # a process it started
     [entry] = _prompts()
     assert entry["outcome"] == "late" and entry["ended_by"] == "the client's timeout", entry
     assert entry["waiting"] == "reading the event", entry
@@ -103,7 +104,7 @@ from graphit_cli.warm.recording import detached
 
 entry = {"event": "prompt", "client": "claude-code", "session": "held-import", "prompt": "p"}
 found = {"text": "x", "shown": [["01ABC", 1]], "via": "the daemon"}
-sys.exit(0 if detached(found, entry, "shown", 42) else 3)
+sys.exit(0 if detached(found, entry, "shown", {"ms": 42}) else 3)
 """
 
 
@@ -116,3 +117,43 @@ def test_the_call_is_recorded_though_a_thread_of_the_hook_held_an_import(project
     [entry] = _prompts()
     assert entry["outcome"] == "shown" and entry["ms"] == 42, entry
     assert entry["via"] == "the daemon" and entry["session"] == "held-import", entry
+
+
+# A hook whose watchdog ran out the budget while the search went on: the watchdog's record
+# takes 3 s (a loaded machine), and the search answers meanwhile.
+_SLOW_WATCHDOG = """
+import sys, time
+
+from graphit_cli.warm import hook
+
+on_time = hook.Call.late
+
+
+def slowly(call, by=None):
+    time.sleep(3)  # the watchdog's imports and write, on a loaded machine
+    on_time(call, by)
+
+
+hook.Call.late = slowly
+sys.exit(hook.main(["agent", "hook", "prompt"]))
+"""
+
+
+def test_a_call_the_watchdog_took_is_logged_late_though_the_search_answered_meanwhile(
+    project_dir: Path,
+) -> None:
+    """The search's answer comes after the budget and before the watchdog wrote its entry:
+    the process must not end (and with it the watchdog's thread) before the entry is out."""
+    done = subprocess.run(
+        [sys.executable, "-c", _SLOW_WATCHDOG],
+        cwd=project_dir,
+        env=env(GRAPHIT_HOOK_BUDGET="0.05", GRAPHIT_NO_DAEMON="1"),
+        input=json.dumps({**PROMPT, "session_id": "slow-watchdog"}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout == "", done.stderr  # the budget ran out
+    wait_for(lambda: bool(_prompts()), timeout=60, seen=log.read)
+    [entry] = _prompts()
+    assert entry["outcome"] == "late" and entry["session"] == "slow-watchdog", entry

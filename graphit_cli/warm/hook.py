@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 PROMPT_BUDGET = 0.9
 SESSION_BUDGET = 1.8
 KEPT_SECONDS = 0.6  # a session start with a stale kept block: the tables' time to answer
+LATE_SECONDS = 10.0  # the watchdog's time to record a late call (a spawn, on a loaded machine)
 WARM_SHARE = 0.85  # of the budget, for a warm process: a cold run after it would need ~0.5 s
 # anyway, so a warm process that is there gets nearly all of it
 
@@ -112,8 +113,11 @@ class Outlet:
 
     def write(self, text: str) -> bool:
         """Print `text` unless the budget ran out first; whether it is this call's to print
-        (an empty text is "printed" too: nothing to show, in time)."""
+        (an empty text is "printed" too: nothing to show, in time). When the watchdog took the
+        call, this waits for it to end the process (within LATE_SECONDS): returning would end
+        the interpreter, and with it the watchdog's thread before its record (CI, loaded)."""
         if not self._lock.acquire(blocking=False):
+            self._lock.acquire(timeout=LATE_SECONDS)  # never released: the watchdog exits
             return False
         if text:
             sys.stdout.write(text)
@@ -177,10 +181,21 @@ class Call:
 
         log.append({**self.entry, "outcome": outcome, **details})
 
+    def record(
+        self, found: dict[str, Any], outcome: str, details: dict[str, Any], *, detach: bool = True
+    ) -> None:
+        """The call's record (`recording.py`): by a process this one starts and leaves (the
+        client waits for this one's exit), or here when `detach` is off or none can take it."""
+        from graphit_cli.warm.recording import detached, record
+
+        if not (detach and detached(found, self.entry, outcome, details)):
+            record(found, self.entry, outcome, details)
+
     def late(self, by: str | None = None) -> None:
         """The budget ran out (or the client ended the call first, `by`): nothing printed,
-        nothing marked shown; logged as late, and a cold answer late twice starts a warm
-        process for the project (`warmup.py`)."""
+        nothing marked shown; logged as late (a compaction's session start still empties the
+        shown-set: the context lost them either way), and a cold answer late twice starts a
+        warm process for the project (`warmup.py`)."""
         details: dict[str, Any] = {"ms": self.ms(), "waiting": self.stage}
         if by:
             details["ended_by"] = by
@@ -194,7 +209,7 @@ class Call:
             if started:
                 details["started"] = started
                 sys.stderr.write(f"graphit: {started}\n")
-        self.log("late", **details)
+        self.record({}, "late", details)
 
 
 def run(
@@ -243,12 +258,8 @@ def run(
             wrapped = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
             printed = json.dumps(wrapped, ensure_ascii=False) + "\n"
     if outlet.write(printed):
-        outcome = "shown" if text else "nothing"
-        from graphit_cli.warm.recording import detached, record
-
-        ms = call.ms()
-        if not (watchdog and detached(found, call.entry, outcome, ms)):
-            record(found, call.entry, outcome, {"ms": ms})
+        details = {"ms": call.ms()}
+        call.record(found, "shown" if text else "nothing", details, detach=watchdog)
     return 0
 
 

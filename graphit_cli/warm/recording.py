@@ -30,11 +30,14 @@ _CHILD = (
 )
 
 
-def detached(found: dict[str, Any], entry: dict[str, Any], outcome: str, ms: int) -> bool:
+def detached(
+    found: dict[str, Any], entry: dict[str, Any], outcome: str, details: dict[str, Any]
+) -> bool:
     """Hand the recording of this call (`record`) to a new process of this interpreter, in a
     session of its own and holding none of the client's pipes; whether one took it."""
+    details = {**details, "at": time.time()}  # the call's time, not the recording's
     payload = {"path": sys.path, "found": found, "entry": entry, "outcome": outcome,
-               "details": {"ms": ms, "at": time.time()}}  # fmt: skip
+               "details": details}  # fmt: skip
     try:
         data = json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8")
     except (TypeError, ValueError):
