@@ -513,6 +513,8 @@ def test_two_daemons_started_at_once_one_exits_5(scope: Scope, project_dir: Path
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            if proc.stderr is not None:
+                proc.stderr.close()
 
 
 def test_only_active_scopes_get_loops_and_background_work_is_no_use(
