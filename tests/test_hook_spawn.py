@@ -61,20 +61,27 @@ def test_a_slow_start_spends_the_budget_and_the_call_is_logged_before_the_client
     """The process sleeps 1.5 s before Python starts (`exec` keeps the spawn time), with a 1 s
     budget: the watchdog logs the call at once, its `ms` counted from the spawn."""
     command = f"sleep 1.5; exec {sys.executable} -m graphit_cli agent hook prompt"
+    entry = _late(["sh", "-c", command], project_dir, "1", "slow-start")
+    assert int(str(entry["ms"])) >= 1400, entry  # from the spawn, not from Python's start
+
+
+def _late(argv: list[str], project_dir: Path, budget: str, sid: str) -> dict[str, object]:
+    """The hook run by `argv` with `budget`: it prints nothing, exits 0, and its one entry in
+    the recalls log (written by a process it started) says late."""
     done = subprocess.run(
-        ["sh", "-c", command],
+        argv,
         cwd=project_dir,
-        env=env(GRAPHIT_HOOK_BUDGET="1", GRAPHIT_NO_DAEMON="1"),
-        input=json.dumps({**PROMPT, "session_id": "slow-start"}),
+        env=env(GRAPHIT_HOOK_BUDGET=budget, GRAPHIT_NO_DAEMON="1"),
+        input=json.dumps({**PROMPT, "session_id": sid}),
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert done.returncode == 0 and done.stdout == "", done.stderr
+    assert done.returncode == 0 and done.stdout == "", done.stderr  # the budget ran out
     wait_for(lambda: bool(_prompts()), timeout=60, seen=log.read)
     [entry] = _prompts()
     assert entry["outcome"] == "late", entry
-    assert int(str(entry["ms"])) >= 1400, entry  # from the spawn, not from Python's start
+    return entry
 
 
 # A process whose search thread is inside an import when the answer is printed: the recording
@@ -144,16 +151,5 @@ def test_a_call_the_watchdog_took_is_logged_late_though_the_search_answered_mean
 ) -> None:
     """The search's answer comes after the budget and before the watchdog wrote its entry:
     the process must not end (and with it the watchdog's thread) before the entry is out."""
-    done = subprocess.run(
-        [sys.executable, "-c", _SLOW_WATCHDOG],
-        cwd=project_dir,
-        env=env(GRAPHIT_HOOK_BUDGET="0.05", GRAPHIT_NO_DAEMON="1"),
-        input=json.dumps({**PROMPT, "session_id": "slow-watchdog"}),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0 and done.stdout == "", done.stderr  # the budget ran out
-    wait_for(lambda: bool(_prompts()), timeout=60, seen=log.read)
-    [entry] = _prompts()
-    assert entry["outcome"] == "late" and entry["session"] == "slow-watchdog", entry
+    entry = _late([sys.executable, "-c", _SLOW_WATCHDOG], project_dir, "0.05", "slow-watchdog")
+    assert entry["session"] == "slow-watchdog", entry  # the event was read meanwhile

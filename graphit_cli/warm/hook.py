@@ -188,8 +188,9 @@ class Call:
         client waits for this one's exit), or here when `detach` is off or none can take it."""
         from graphit_cli.warm.recording import detached, record
 
-        if not (detach and detached(found, self.entry, outcome, details)):
-            record(found, self.entry, outcome, details)
+        entry = {**self.entry}  # as it is now: the watchdog's thread records while main reads on
+        if not (detach and detached(found, entry, outcome, details)):
+            record(found, entry, outcome, details)
 
     def late(self, by: str | None = None) -> None:
         """The budget ran out (or the client ended the call first, `by`): nothing printed,
