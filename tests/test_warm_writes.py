@@ -105,7 +105,7 @@ def test_writes_go_through_the_daemon_durable_and_embedded(
     code, out, err, heavy = graphit(
         project_dir, "memory", "upsert", "--title", "Gateway", "--body", "mutual TLS", "-f", "json"
     )
-    assert (code, err, heavy) == (0, "", False)  # the CLI process never imported lancedb
+    assert (code, err, heavy) == (0, "", False), err  # the CLI process never imported lancedb
     created = json.loads(out)[0]
     assert (created["action"], created["revision"]) == ("created", 1)
     # Durable on return, and embedded by the daemon's model before it answered.

@@ -22,11 +22,12 @@ to the model first (cli/inprocess.py).
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
-from graphit_cli.cli.inprocess import embedding_bar, expect_query, say_notice, write_vectors
+from graphit_cli.cli.inprocess import embedding_bar, expect_query, write_vectors
 from graphit_cli.cli.plain import scope_spec
+from graphit_cli.warm.writes import DeleteCall, ImportCall, RestoreCall, UpsertCall
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from graphit_cli.portability.across import AcrossRecall
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service.memory import MemoryService
+    from graphit_cli.service.vectors import WriteVectors
+    from graphit_cli.warm.writes import WriteCall, Written
 
 
 class ScopeClient:
@@ -88,17 +91,33 @@ class ScopeClient:
 
         return open_reader(self.scope)
 
-    def _daemon(self, request: dict[str, Any], *, write: bool = False) -> Any:
-        """The daemon's result for `request` on this scope (`transport.Socket`), or None when
-        no daemon answers (or it declines)."""
-        if write and self.scope.kind not in ("project", "user"):
-            return None  # a context scope's table may be another project's: in-process
-        if write and self.reviewed:
-            return None  # the review gate runs here, with this checkout's policy
-        from graphit_cli.warm.transport import Socket
+    def _write(
+        self, call: WriteCall, vectors: Callable[[], WriteVectors] | None, **options: Any
+    ) -> Written:
+        """A write (`warm/writes.py`): the daemon's, else this process's (`transport.InProcess`
+        on a writing view embedding with `vectors()`, a bar on a terminal; `options` go to the
+        call's `run`). A context scope's table may be another project's, and a reviewed
+        project's writes pass this checkout's review gate: both are written here."""
+        from graphit_cli.warm.transport import InProcess, Socket
 
-        socket = Socket(scopes=[self.scope], write=write)
-        return socket.send({**request, "scope": str(self.scope)})
+        if self.scope.kind in ("project", "user") and not self.reviewed:
+            found = Socket(scopes=[self.scope], write=True).call(call)
+            if found is not None:
+                return found  # type: ignore[no-any-return]
+        # The model loads on a thread from here (its first texts with it) while the table opens.
+        embedding = vectors() if vectors is not None else None  # None: nothing to embed
+        stamp = None
+        if isinstance(call, ImportCall):
+            stamp = self.service.writes.provenance.but(via="import")
+        view = self.service.writing(vectors=embedding, secrets=call.secrets, provenance=stamp)
+        if embedding is None:
+            return InProcess(lambda _: view, **options).call(call)  # type: ignore[no-any-return]
+        with embedding_bar(embedding):
+            written: Written = InProcess(lambda _: view, **options).call(call)
+        notice = embedding.notice()
+        if notice:
+            written.notes.append(notice)
+        return written
 
     def _read(self, call: Any, query: str | None = None) -> Any:
         """A read of the operation table (`warm/ops.py`): the daemon's answer, else this
@@ -118,61 +137,24 @@ class ScopeClient:
     def upsert(
         self, drafts: list[MemoryDraft], *, warn: Callable[[str], None], secrets: str = "refuse"
     ) -> list[WriteResult]:
-        """Write the drafts; `warn` gets each duplicate warning before the write, and a line
-        after it when some rows were written without their vector. `secrets`: what a draft
-        holding a secret gets ("refuse", "redact", "allow"; the daemon is told the same)."""
+        """Write the drafts; `warn` gets each duplicate warning (before the write, when it is
+        written here), and a line after it when some rows were written without their vector.
+        `secrets`: what a draft holding a secret gets ("refuse", "redact", "allow")."""
         from graphit_cli.service.vectors import texts_ahead
-        from graphit_cli.warm import values
 
-        request = {
-            "op": "upsert",
-            "drafts": [values.draft_to_wire(d) for d in drafts],
-            "warn": True,
-            "secrets": secrets,
-        }
-        found = self._daemon(request, write=True)
-        if found is not None:
-            for line in found["notes"]:
-                warn(line)
-            return [values.write_from_wire(w) for w in found["writes"]]
-        vectors = write_vectors(texts_ahead(drafts), expected=len(drafts))
-        for line in self.service.duplicate_notes(drafts):
-            warn(line)
-        with embedding_bar(vectors):
-            service = self.service.writing(vectors=vectors, secrets=secrets)
-            results = service.upsert_many(drafts).results
-        say_notice(vectors, warn)
-        return results
+        call = UpsertCall(self.scope, drafts, secrets)
+        vectors = partial(write_vectors, texts_ahead(drafts), expected=len(drafts))
+        return _told(self._write(call, vectors, tell=warn), warn).results
 
     def delete(self, memory_id: str) -> WriteResult:
-        return self._one_write("delete", memory_id)
+        [result] = self._write(DeleteCall(self.scope, memory_id), None).results
+        return result
 
     def restore(
         self, ref: str, *, warn: Callable[[str], None] | None = None, secrets: str = "refuse"
     ) -> WriteResult:
-        return self._one_write("restore", ref, warn, secrets)
-
-    def _one_write(
-        self,
-        op: str,
-        ref: str,
-        warn: Callable[[str], None] | None = None,
-        secrets: str = "refuse",
-    ) -> WriteResult:
-        from graphit_cli.warm import values
-
-        found = self._daemon({"op": op, "ref": ref, "secrets": secrets}, write=True)
-        if found is not None:
-            for line in found.get("notes", []):
-                if warn is not None:
-                    warn(line)
-            return values.write_from_wire(found["writes"][0])
-        if op == "delete":
-            return self.service.delete(ref)
-        vectors = write_vectors(expected=2)  # the revision, and a deleted memory's revival
-        result = self.service.writing(vectors=vectors, secrets=secrets).restore(ref)
-        if warn is not None:
-            say_notice(vectors, warn)
+        vectors = partial(write_vectors, expected=2)  # the revision, and a revival's
+        [result] = _told(self._write(RestoreCall(self.scope, ref, secrets), vectors), warn).results
         return result
 
     def import_(
@@ -185,35 +167,12 @@ class ScopeClient:
         warn: Callable[[str], None] | None = None,
         secrets: str = "refuse",
     ) -> ImportReport:
-        """`import PATH`: the daemon reads PATH itself (same user, same machine). `warn` gets
+        """`import PATH` (the daemon reads PATH itself: same user, same machine). `warn` gets
         a line when some rows were written without their vector."""
-        from graphit_cli.warm import values
-
-        request = {
-            "op": "import",
-            "path": str(path.absolute()),
-            "source": str(path),
-            "format": fmt,
-            "dry_run": dry_run,
-            "secrets": secrets,
-        }
-        found = self._daemon(request, write=True)
-        if found is not None:
-            for line in found.get("notes", []):
-                if warn is not None:
-                    warn(line)
-            return values.report_from_wire(found)
-        from graphit_cli.portability import importer
-
-        stamp = self.service.writes.provenance.but(via="import")
-        if dry_run:  # writes nothing: nothing to embed
-            service = self.service.writing(secrets=secrets, provenance=stamp)
-            return importer.run(service, path, fmt=fmt, dry_run=True, progress=progress)
-        vectors = write_vectors()
-        service = self.service.writing(vectors=vectors, secrets=secrets, provenance=stamp)
-        report = importer.run(service, path, fmt=fmt, dry_run=False, progress=progress)
-        if warn is not None:
-            say_notice(vectors, warn)
+        call = ImportCall(self.scope, path, str(path), fmt, dry_run, secrets)
+        vectors = None if dry_run else write_vectors  # a dry run writes nothing to embed
+        report = _told(self._write(call, vectors, progress=progress), warn).report
+        assert report is not None  # an import's outcome is its report
         return report
 
     # --- reads -----------------------------------------------------------------------------
@@ -270,6 +229,14 @@ class ScopeClient:
         if include_proposed:
             return self.reader.review.history(memory_id, include_all=True)
         return self.reader.history(memory_id)
+
+
+def _told(written: Written, warn: Callable[[str], None] | None) -> Written:
+    """`written`, its notes said through `warn` (kept unsaid without one)."""
+    if warn is not None:
+        for line in written.notes:
+            warn(line)
+    return written
 
 
 # --- recall and search across scopes --------------------------------------------------------

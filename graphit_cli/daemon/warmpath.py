@@ -3,8 +3,9 @@
 `Warmpath.answer` takes one request line and returns its reply: the protocol checked, a write
 taken by its claim (`wire.Claim`), the request answered, any failure turned into the reply the
 client reads (an error with its class and message, or `declined`). The reads are the operation
-table's (`warm/ops.py`: search, recall, source, the catalogue, the hooks); the cross-scope reads
-and the writes are here. The daemon (`process.py`) and an agent session's warm server
+table's (`warm/ops.py`: search, recall, source, the catalogue, the hooks), the writes its
+`warm/writes.py` (run here on a view with the scope's lock, the command's author and the warm
+model); the cross-scope reads are here. The daemon (`process.py`) and an agent session's warm server
 (`session.py`, reads only) answer with it.
 
 Search, recall, source and the catalogue for one scope, the cross-scope reads (`across`), the
@@ -28,27 +29,24 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphit_cli.access import scopes
 from graphit_cli.core.provenance import Provenance
 from graphit_cli.errors import GraphitError, InvalidInput, in_words
-from graphit_cli.warm import ops, values, wire
+from graphit_cli.warm import ops, values, wire, writes
 from graphit_cli.warm.calls import run_hook
 
 if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
-    from graphit_cli.core.models import WriteResult
     from graphit_cli.daemon.supervisor import EventLog
     from graphit_cli.embed import Embedder
     from graphit_cli.service.memory import MemoryService
 
 READ_OPS = tuple(ops.TABLE)
-WRITE_OPS = ("upsert", "delete", "restore", "import")
+WRITE_OPS = tuple(writes.PARSE)
 SCOPE_OPS = READ_OPS + WRITE_OPS
-MAX_RECORDS = 100_000  # one upsert request (a CLI batch from stdin)
 
 # One committer per scope inside the daemon: the commits are compare-and-swaps anyway; this
 # keeps two requests' commits from retrying against each other. Held around each commit only
@@ -247,32 +245,28 @@ def _write(
     lock: threading.Lock,
     loaded_model: Callable[[], Embedder | None],
 ) -> Any:
-    """One write request, as the CLI's author (`GRAPHIT_AUTHOR` of the command, not the
-    daemon's), on a service view of its own: its rows embedded by the warm model before the
-    commit (only a model already loaded: loading one is the embedding loop's job), the scope's
-    lock held around each commit."""
+    """One write request (`warm/writes.py`), as the CLI's author (`GRAPHIT_AUTHOR` of the
+    command, not the daemon's), on a service view of its own: its rows embedded by the warm
+    model before the commit (only a model already loaded: loading one is the embedding loop's
+    job), the scope's lock held around each commit."""
     from graphit_cli.service.vectors import WriteVectors
+    from graphit_cli.warm.transport import InProcess
 
-    dry_run = op == "import" and wire.bool_field(request, "dry_run")
+    call = writes.PARSE[op](request)
+    dry_run = isinstance(call, writes.ImportCall) and call.dry_run
     vectors = None if dry_run else WriteVectors(loaded_model, later=DAEMON_LATER)
-    secrets = str(wire.text_field(request, "secrets", optional=True) or "refuse")
     svc = scope_svc.writing(
         author=author,
         vectors=vectors,
         hold=lambda: lock,
-        secrets=secrets,
+        secrets=call.secrets,
         provenance=_provenance(request, author),
     )
-    if op == "import":
-        found = _import(request, svc)
-        notice = vectors.notice() if vectors is not None else None
-        return {**found, "notes": [notice]} if notice else found
-    notes, results = _changes(op, request, svc)
+    written = InProcess(lambda _: svc).call(call)
     notice = vectors.notice() if vectors is not None else None
-    return {
-        "writes": [values.write_to_wire(r) for r in results],
-        "notes": notes + ([notice] if notice else []),
-    }
+    if notice:
+        written.notes.append(notice)
+    return writes.encode(written)
 
 
 def _provenance(request: dict[str, Any], author: str | None) -> Provenance | None:
@@ -288,48 +282,3 @@ def _provenance(request: dict[str, Any], author: str | None) -> Provenance | Non
 
 
 DAEMON_LATER = "until the daemon's embedding loop reaches them (within minutes)"
-
-
-def _changes(
-    op: str, request: dict[str, Any], svc: MemoryService
-) -> tuple[list[str], list[WriteResult]]:
-    if op == "upsert":
-        records = request.get("drafts")
-        if not isinstance(records, list) or not records or len(records) > MAX_RECORDS:
-            raise InvalidInput(f"drafts must be a list of 1 to {MAX_RECORDS} records")
-        drafts = [values.draft_from_wire(d) for d in records]
-        notes = svc.duplicate_notes(drafts) if wire.bool_field(request, "warn") else []
-        results = svc.upsert_many(drafts).results
-    elif op == "delete":
-        notes, results = [], [svc.delete(str(wire.text_field(request, "ref")))]
-    else:
-        notes, results = [], [svc.restore(str(wire.text_field(request, "ref")))]
-    return notes, results
-
-
-def _import(request: dict[str, Any], svc: MemoryService) -> dict[str, Any]:
-    """`graphit memory import PATH` run here: the daemon reads PATH (made absolute by the CLI;
-    same user, same machine) and every message names it as the user typed it."""
-    from pathlib import Path
-
-    from graphit_cli.errors import GraphitError
-    from graphit_cli.portability import importer
-
-    path = Path(str(wire.text_field(request, "path")))
-    given = str(wire.text_field(request, "source"))
-    if not path.is_absolute():
-        raise InvalidInput("path must be absolute")
-    try:
-        report = importer.run(
-            svc,
-            path,
-            fmt=str(wire.text_field(request, "format")),
-            dry_run=wire.bool_field(request, "dry_run"),
-        )
-    except GraphitError as exc:
-        raise type(exc)(exc.message.replace(str(path), given)) from None
-    report.source = given
-    report.problems = [
-        replace(p, path=given) if p.path == str(path) else p for p in report.problems
-    ]
-    return values.report_to_wire(report)

@@ -7,7 +7,7 @@ how its result crosses the socket (`encode`; the client's side is `DECODE`). The
 agent session's warm server answer with it (`daemon/warmpath.py`); the commands and the hooks
 call it through `transport.py` (a warm process's socket, or `InProcess`). The hooks' parameter
 object and how a hook runs are `calls.py`'s (standard library only: the hook's path builds
-it). The writes, with their claims and locks, stay in `daemon/warmpath.py`.
+it). The writes are `writes.py`'s; their claims and locks stay in `daemon/warmpath.py`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from graphit_cli.access import scopes
 from graphit_cli.errors import InvalidInput
-from graphit_cli.warm import values, wire
+from graphit_cli.warm import values, wire, writes
 from graphit_cli.warm.calls import (
     CLIENTS,
     HOOK_EVENTS,
@@ -237,12 +237,13 @@ TABLE: dict[str, Operation] = {
         ),
     )
 }
-# How each read's result comes back (the client's side of `encode`).
+# How each call's result comes back (the client's side of `encode`; the writes' `writes.py`).
 DECODE: dict[str, Callable[[Any], Any]] = {
     "search": values.search_from_wire,
     "recall": values.recall_from_wire,
     "source": values.memory_from_wire,
     "catalogue": lambda found: [values.memory_from_wire(m) for m in found],
+    **dict.fromkeys(writes.PARSE, writes.decode),
 }
 
 

@@ -1,9 +1,10 @@
 """One transport for every call that can go to a warm process, reads and writes.
 
 A call is one of the operation table's parameter objects (`ops.py`: `SearchCall`,
-`RecallCall`, `SourceCall`, `CatalogueCall`; `calls.HookCall`), each with its `op`, its
-request `fields()` and its `run(opener)`; a write or a cross-scope read is its request's fields
-(`send`). Two transports carry them, in the manner of httpx's:
+`RecallCall`, `SourceCall`, `CatalogueCall`; `calls.HookCall`; `writes.py`: `UpsertCall`,
+`DeleteCall`, `RestoreCall`, `ImportCall`), each with its `op`, its request `fields()` and its
+`run(opener)`; a cross-scope read is its request's fields (`send`). Two transports carry
+them, in the manner of httpx's:
 
 - `InProcess(opener)`: the operation runs here, on the scopes `opener` opens (`open_reader`,
   or a warm process's cache): the parameter object's `run`, its result as it is. Nothing is
@@ -18,9 +19,11 @@ request `fields()` and its `run(opener)`; a write or a cross-scope read is its r
   full commands, `cli/client.py`).
 
 A warm process answers with the same operations (`daemon/warmpath.py`), so a command's answer
-is the same whichever transport carried it. A write the daemon did not carry out is written by
-`cli/client.py` itself (its vectors, its bar, its notices), not through `InProcess`. Standard
-library only at import: the hook's path loads it before it knows whether a socket exists.
+is the same whichever transport carried it. A write (`writes.py`: upsert, delete, restore,
+import) is a parameter object too: the daemon runs it `InProcess` on its view of the scope
+(its lock, the command's author, its warm model), and a command the daemon did not serve runs
+it `InProcess` on its own (its model, its bar: `cli/client.py`). Standard library only at
+import: the hook's path loads it before it knows whether a socket exists.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ if TYPE_CHECKING:
     from graphit_cli.access.scopes import Scope
 
     class Carried(Protocol):
-        op: str
+        @property
+        def op(self) -> str: ...
 
         def fields(self) -> dict[str, Any]: ...
 
@@ -94,7 +98,7 @@ class Socket:
 
 
 def decode(op: str, found: Any) -> Any:
-    """A read's result from its form on the wire (a hook's answer stays as it is)."""
+    """A call's result from its form on the wire (a hook's answer stays as it is)."""
     if op == "hook":
         return found
     from graphit_cli.warm.ops import DECODE
