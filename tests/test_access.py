@@ -255,10 +255,10 @@ def test_daemon_warm_path_refuses_a_revoked_grant_within_the_interval(
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(timeout=60)
+            proc.communicate(timeout=60)  # its exit, its stderr pipe closed
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait()
+            proc.communicate()
 
 
 # --- commit contention --------------------------------------------------------------------

@@ -176,7 +176,8 @@ def daemon(project_dir: Path) -> Iterator[subprocess.Popen[str]]:
         time.sleep(0.1)
     yield proc
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=180) == 0
+    _, err = proc.communicate(timeout=180)  # its exit, its stderr pipe closed
+    assert proc.returncode == 0, err
 
 
 def test_through_the_daemon_the_note_arrives_and_stale_is_the_callers(

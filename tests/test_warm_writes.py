@@ -90,7 +90,8 @@ def daemon(project_dir: Path) -> Iterator[subprocess.Popen[str]]:
     yield proc
     proc.send_signal(signal.SIGTERM)
     # A loaded machine took over 20 s to schedule an exiting daemon (test_daemon.py).
-    assert proc.wait(timeout=180) == 0
+    _, err = proc.communicate(timeout=180)  # its exit, its stderr pipe closed
+    assert proc.returncode == 0, err
 
 
 def vector_of(scope: Scope, memory_id: str) -> list[float] | None:
