@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from graphit_cli.cli.inprocess import embedding_bar, expect_query, write_vectors
 from graphit_cli.cli.plain import scope_spec
-from graphit_cli.warm.writes import DeleteCall, ImportCall, RestoreCall, UpsertCall
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -99,6 +98,7 @@ class ScopeClient:
         call's `run`). A context scope's table may be another project's, and a reviewed
         project's writes pass this checkout's review gate: both are written here."""
         from graphit_cli.warm.transport import InProcess, Socket
+        from graphit_cli.warm.writes import ImportCall
 
         if self.scope.kind in ("project", "user") and not self.reviewed:
             found = Socket(scopes=[self.scope], write=True).call(call)
@@ -141,18 +141,23 @@ class ScopeClient:
         written here), and a line after it when some rows were written without their vector.
         `secrets`: what a draft holding a secret gets ("refuse", "redact", "allow")."""
         from graphit_cli.service.vectors import texts_ahead
+        from graphit_cli.warm.writes import UpsertCall
 
         call = UpsertCall(self.scope, drafts, secrets)
         vectors = partial(write_vectors, texts_ahead(drafts), expected=len(drafts))
         return _told(self._write(call, vectors, tell=warn), warn).results
 
     def delete(self, memory_id: str) -> WriteResult:
+        from graphit_cli.warm.writes import DeleteCall
+
         [result] = self._write(DeleteCall(self.scope, memory_id), None).results
         return result
 
     def restore(
         self, ref: str, *, warn: Callable[[str], None] | None = None, secrets: str = "refuse"
     ) -> WriteResult:
+        from graphit_cli.warm.writes import RestoreCall
+
         vectors = partial(write_vectors, expected=2)  # the revision, and a revival's
         [result] = _told(self._write(RestoreCall(self.scope, ref, secrets), vectors), warn).results
         return result
@@ -169,6 +174,8 @@ class ScopeClient:
     ) -> ImportReport:
         """`import PATH` (the daemon reads PATH itself: same user, same machine). `warn` gets
         a line when some rows were written without their vector."""
+        from graphit_cli.warm.writes import ImportCall
+
         call = ImportCall(self.scope, path, str(path), fmt, dry_run, secrets)
         vectors = None if dry_run else write_vectors  # a dry run writes nothing to embed
         report = _told(self._write(call, vectors, progress=progress), warn).report
