@@ -53,6 +53,7 @@ class Worker:
             text=True,
         )
         self.lines: list[dict[str, Any]] = []
+        self.said = ""  # its stderr's end, once it ended
         self.done = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -69,11 +70,15 @@ class Worker:
             self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(timeout=120)
         self.done.wait(timeout=120)
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        if not self.proc.stderr.closed:  # read to the end (it ended) and closed, as stdout
+            self.said = self.proc.stderr.read()[-2000:]
+            self.proc.stderr.close()
+            self.proc.stdout.close()
         return self.lines
 
     def stderr(self) -> str:
-        assert self.proc.stderr is not None
-        return self.proc.stderr.read()[-2000:]
+        return self.said
 
 
 def make_hot_ids() -> list[str]:

@@ -62,9 +62,8 @@ class Writer:
         return memory_id
 
     def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        assert self.process.wait(timeout=120) == 0
+        self.process.communicate(timeout=120)  # stdin closed (it ends), stdout read and closed
+        assert self.process.returncode == 0
 
 
 class Busy:

@@ -55,6 +55,7 @@ class Writer:
             text=True,
         )
         self.lines: list[dict[str, Any]] = []
+        self.said = ""
         self._arrived: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -93,6 +94,9 @@ class Writer:
 
     def _drain(self) -> list[dict[str, Any]]:
         self._reader.join(timeout=60)
+        self._stderr()  # read to the end (the process ended) and closed, as stdout
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
         while True:
             line = self._arrived.get_nowait() if not self._arrived.empty() else None
             if line is None:
@@ -101,8 +105,12 @@ class Writer:
         return self.lines
 
     def _stderr(self) -> str:
+        """The end of what it said on stderr, once it ended."""
         assert self.proc.stderr is not None
-        return self.proc.stderr.read()[-2000:]
+        if not self.proc.stderr.closed:
+            self.said = self.proc.stderr.read()[-2000:]
+            self.proc.stderr.close()
+        return self.said
 
 
 # --- checking a table ---------------------------------------------------------------------
