@@ -114,10 +114,7 @@ class ScopeClient:
             return InProcess(lambda _: view, **options).call(call)  # type: ignore[no-any-return]
         with embedding_bar(embedding):
             written: Written = InProcess(lambda _: view, **options).call(call)
-        notice = embedding.notice()
-        if notice:
-            written.notes.append(notice)
-        return written
+        return written.noting(embedding)
 
     def _read(self, call: Any, query: str | None = None) -> Any:
         """A read of the operation table (`warm/ops.py`): the daemon's answer, else this

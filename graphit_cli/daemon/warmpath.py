@@ -5,8 +5,8 @@ taken by its claim (`wire.Claim`), the request answered, any failure turned into
 client reads (an error with its class and message, or `declined`). The reads are the operation
 table's (`warm/ops.py`: search, recall, source, the catalogue, the hooks), the writes its
 `warm/writes.py` (run here on a view with the scope's lock, the command's author and the warm
-model); the cross-scope reads are here. The daemon (`process.py`) and an agent session's warm server
-(`session.py`, reads only) answer with it.
+model); the cross-scope reads are here. The daemon (`process.py`) and an agent session's warm
+server (`session.py`, reads only) answer with it.
 
 Search, recall, source and the catalogue for one scope, the cross-scope reads (`across`), the
 writes (upsert, delete, restore, import), and embedding the rows a CLI write just made with the
@@ -262,11 +262,8 @@ def _write(
         secrets=call.secrets,
         provenance=_provenance(request, author),
     )
-    written = InProcess(lambda _: svc).call(call)
-    notice = vectors.notice() if vectors is not None else None
-    if notice:
-        written.notes.append(notice)
-    return writes.encode(written)
+    written: writes.Written = InProcess(lambda _: svc).call(call)
+    return writes.encode(written.noting(vectors))
 
 
 def _provenance(request: dict[str, Any], author: str | None) -> Provenance | None:

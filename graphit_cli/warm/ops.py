@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from graphit_cli.access import scopes
 from graphit_cli.errors import InvalidInput
-from graphit_cli.warm import values, wire, writes
+from graphit_cli.warm import values, wire
 from graphit_cli.warm.calls import (
     CLIENTS,
     HOOK_EVENTS,
@@ -237,13 +237,12 @@ TABLE: dict[str, Operation] = {
         ),
     )
 }
-# How each call's result comes back (the client's side of `encode`; the writes' `writes.py`).
+# How each read's result comes back (the client's side of `encode`; the writes': `writes.py`).
 DECODE: dict[str, Callable[[Any], Any]] = {
     "search": values.search_from_wire,
     "recall": values.recall_from_wire,
     "source": values.memory_from_wire,
     "catalogue": lambda found: [values.memory_from_wire(m) for m in found],
-    **dict.fromkeys(writes.PARSE, writes.decode),
 }
 
 

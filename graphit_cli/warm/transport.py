@@ -103,7 +103,11 @@ def decode(op: str, found: Any) -> Any:
         return found
     from graphit_cli.warm.ops import DECODE
 
-    return DECODE[op](found)
+    if op in DECODE:
+        return DECODE[op](found)
+    from graphit_cli.warm import writes  # a write's (not loaded on a read's path)
+
+    return writes.decode(found)
 
 
 def first(transports: list[Any], call: Carried) -> Any:

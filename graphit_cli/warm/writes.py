@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from graphit_cli.core.models import MemoryDraft, WriteResult
     from graphit_cli.portability.model import ImportReport
     from graphit_cli.service.memory import MemoryService
+    from graphit_cli.service.vectors import WriteVectors
 
 Opener = Callable[["Scope"], "MemoryService"]
 Tell = Callable[[str], None]
@@ -41,6 +42,13 @@ class Written:
     results: list[WriteResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     report: ImportReport | None = None
+
+    def noting(self, vectors: WriteVectors | None) -> Written:
+        """This outcome, with the line that says when rows were left without their vector."""
+        notice = vectors.notice() if vectors is not None else None
+        if notice:
+            self.notes.append(notice)
+        return self
 
 
 def _scope(request: dict[str, Any]) -> Scope:
