@@ -109,9 +109,10 @@ def test_the_detector_refuses_gitleaks_true_positives() -> None:
 def test_gitleaks_false_cases_of_the_whole_rule_set_are_left_alone() -> None:
     """A rule's false cases are what that rule must not match: some are another rule's true
     case verbatim, more are found by gitleaks' rules as a whole. Of those no gitleaks rule
-    takes, the whole detector refuses at most 3.5 % (what it refuses: random values named as
-    tokens by graphit's assignment rule, `telegram_api_token = "3800:A5y5fk96..."`; the typed
-    and made-of-words ones, `SUMO_ACCESS_KEY: AbCeFG123`, are look-alikes)."""
+    takes, the whole detector refuses at most 1 % (what it refuses: a random value named as a
+    token, `task_test_...`, and a Mailchimp key gitleaks marks as its own miss; the typed and
+    made-of-words ones, `SUMO_ACCESS_KEY: AbCeFG123`, and an id and a secret joined by a colon,
+    `telegram_api_token = "3800:A5y5fk96..."`, are left to the provider rules)."""
     the_set = secret_rules.rules()
     true_texts = {t for c in CASES.values() for t in c["tps"]}
     false = [
@@ -121,7 +122,7 @@ def test_gitleaks_false_cases_of_the_whole_rule_set_are_left_alone() -> None:
         if t not in true_texts and not the_set.find(t, t.lower())
     ]
     refused = [t for t in false if secrets.find(t)]
-    assert len(false) >= 300 and len(refused) / len(false) <= 0.035, refused
+    assert len(false) >= 300 and len(refused) / len(false) <= 0.01, refused
 
 
 @pytest.mark.parametrize(
@@ -215,3 +216,26 @@ def test_random_keys_and_chosen_passwords_are_still_refused() -> None:
         'secret_key = "Xyz789Abc456Def"',
     ):
         assert secrets.find(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # An id and a secret joined by a colon, named as a token: the provider rules judge it.
+        ('telegram_api_token = "3800:A5y5fk96yfr3m5cnxncf9ypl28rccej347l"', False),
+        ("SERVICE_TOKEN=ci-bot:q8Zm2Xv4Rt6Yp1Nw3Ks5Hd7F", False),
+        # ... and one they know stays refused, whole or cut two characters short in prose.
+        ('telegram_token = "1102015437:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1"', True),
+        ("the bot runs as 1102015437:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsa", True),
+        # A password or a secret is a person's choice: a colon in it is one more character.
+        ('db_password = "ci-bot:q8Zm2Xv4Rt6Yp1Nw3Ks5Hd7F"', True),
+        ("CLIENT_SECRET=ci-bot:q8Zm2Xv4Rt6Yp1Nw3Ks5Hd7F", True),
+        # A token with more than a pair's shape (an Azure SAS token's timestamps) is judged.
+        ('sas_token = "sv=2022-11-02&se=2026-12-31T23:59:59Z&sig=q8Zm2Xv4Rt6Yp1Nw3Ks5Hd7F"', True),
+    ],
+)
+def test_a_pair_named_as_a_token_is_the_provider_rules_to_judge(text: str, refused: bool) -> None:
+    """gitleaks' generic rule takes a token of one run of `[\\w.=-]`; a bot id and a secret
+    joined by a colon is a provider's pair, and gitleaks' own false cases hold such pairs a
+    character too long or a digit short."""
+    assert bool(secrets.find(text)) is refused, text

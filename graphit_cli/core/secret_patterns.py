@@ -23,7 +23,8 @@ from graphit_cli.core import commonness
 # or know only next to a keyword: a memory names keys in prose ("my key is sk-ant-..."), and
 # a PostHog personal key and an FCM legacy server key have no gitleaks rule at all. An
 # Anthropic key has 93 characters and `AA` after its prefix: in prose, 80 or more are taken
-# (cut or not); a shorter run is made up (gitleaks' own false cases are).
+# (cut or not); a shorter run is made up (gitleaks' own false cases are). A Telegram bot token
+# has `AA` and 33 more after its bot id: 30 or more are taken, cut short or not.
 _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("anthropic-key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}"),
     ("openai-key", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
@@ -33,7 +34,7 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
     ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
     ("square-token", r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}(?![A-Za-z0-9_-])"),
-    ("telegram-bot-token", r"\b\d{8,10}:AA[0-9A-Za-z_-]{33}(?![A-Za-z0-9_-])"),
+    ("telegram-bot-token", r"\b\d{8,10}:AA[0-9A-Za-z_-]{30,33}(?![A-Za-z0-9_-])"),
     (
         "discord-webhook",
         r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{30,}",
@@ -219,6 +220,10 @@ def typed(value: str) -> bool:
 
 # What a name holds when it is generated, never chosen by a person (assigned_kind's kinds).
 _GENERATED = frozenset({"api-key", "token"})
+# An id and a secret joined by one colon (`<bot id>:<secret>`): a provider's pair, not one
+# generated token. gitleaks' generic rule takes a token of `[\w.=-]` only; a pair is the
+# provider rules' to judge (Telegram's, FCM's), as in gitleaks.
+_PAIR = re.compile(r"[\w.=-]+:[\w.=-]+")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
@@ -260,8 +265,11 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
     lowered = value.lower().rstrip(".:")  # `token:` is a label
     if lowered in _NOT_VALUES or lowered == name.lower():
         return False
-    if name and assigned_kind(name) in _GENERATED and (typed(value) or words(value)):
-        return False  # a key or token is generated; a password or a secret may be chosen
+    if name and assigned_kind(name) in _GENERATED:
+        if typed(value) or words(value):
+            return False  # a key or token is generated; a password or a secret may be chosen
+        if _PAIR.fullmatch(value):
+            return False  # an id and a secret: the provider rules' (a Telegram bot token)
     if url:
         return True
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
