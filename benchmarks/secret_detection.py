@@ -113,7 +113,8 @@ def report(name: str, which: str, records: list[tuple[str, str, str]], hits: lis
 def untuned() -> None:
     """The corpora the rules were not tuned on: gitleaks' own true and false positives
     (tests/fixtures/gitleaks_cases.json), each rule alone and the whole detector, and
-    benchmarks/data/secrets_heldout.jsonl (written before any tuning)."""
+    benchmarks/data/secrets_heldout.jsonl (written before any tuning), and the corpora written
+    by someone who had not read the detector (blind_secrets.py, blind_secrets_2.py)."""
     from graphit_cli.core import secret_rules, secrets
 
     root = Path(__file__).resolve().parent.parent
@@ -185,6 +186,19 @@ def untuned() -> None:
         f"({len(secret) - len(missed)}/{len(secret)}; missed {missed}), look-alikes refused "
         f"{len(refused) / len(benign):.3f} ({len(refused)}/{len(benign)}: {refused})"
     )
+    for name in ("blind_secrets", "blind_secrets_2"):
+        if not (root / "benchmarks" / f"{name}.py").exists():
+            continue
+        rows = __import__(name).corpus()
+        secret = [r for r in rows if r["label"] == "secret"]
+        benign = [r for r in rows if r["label"] == "benign"]
+        missed = [r["kind"] for r in secret if not secrets.find(r["text"])]
+        refused = [r["kind"] for r in benign if secrets.find(r["text"])]
+        print(
+            f"{name} (written blind): secrets refused {1 - len(missed) / len(secret):.3f} "
+            f"({len(secret) - len(missed)}/{len(secret)}; missed {missed}), look-alikes refused "
+            f"{len(refused) / len(benign):.3f} ({len(refused)}/{len(benign)}: {refused})"
+        )
 
 
 def real_memories(paths: list[str]) -> None:

@@ -7,7 +7,8 @@ refuse the commit SHAs, ULIDs and content hashes a memory is full of, their keyw
 misses `.env` lines and connection strings, and a line costs them ~0.3 ms. This module is the
 detector: one pass over a text finds the literals that wake a rule, then runs gitleaks' rules
 (core/secret_rules.py) and graphit's own (core/secret_patterns.py: the provider formats
-gitleaks misses, the context rules, and the look-alikes a memory holds left alone) over the
+gitleaks misses and the context rules; core/secret_values.py: what a found value must be to
+count, the look-alikes a memory holds left alone) over the
 text as written and as unhidden (core/hiding.py); then a memory's fields and a log record's
 strings are checked, redacted and described by the same code.
 
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from graphit_cli.core import hiding, secret_gate, secret_rules
 from graphit_cli.core import secret_patterns as patterns
+from graphit_cli.core import secret_values as values
 from graphit_cli.core.secret_gate import worth_checking
 
 if TYPE_CHECKING:
@@ -87,17 +89,17 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         exact.append((start, end))
         generic = kind.startswith("generic")
         name = _name_before(text, start) if generic else ""
-        if not patterns.look_alike(secret, generic=generic, name=name):
+        if not values.look_alike(secret, generic=generic, name=name):
             spans.append((start, end, kind))
     awake = sorted({i for literal in gate for i in patterns.WAKES.get(literal, ())})
     for kind, pattern, _ in (patterns.PROVIDER_RULES[i] for i in awake):
         for match in pattern.finditer(text):
             key = match.group(0)
-            if key in patterns.DOCUMENTED_EXAMPLES or patterns.example(key):
+            if key in values.DOCUMENTED_EXAMPLES or values.example(key):
                 continue
             # graphit's formats are looser than the providers' (a key cut short in prose): a
             # typed value in one is made up, unless a provider's exact format holds it too.
-            if patterns.typed(key) and not any(
+            if values.typed(key) and not any(
                 a <= match.start() and match.end() <= b for a, b in exact
             ):
                 continue
@@ -109,9 +111,13 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             value = match.group("value") if "value" in rule.groupindex else match.group(0)
             if rule is patterns.PRIVATE_KEY:
                 spans.append((match.start(), match.end(), kind))
+            elif rule is patterns.PROSE:
+                if values.random_looking(value):
+                    said = values.assigned_kind(match["name"])
+                    spans.append((match.start("value"), match.end("value"), said))
             elif rule is patterns.BASIC or (
-                patterns.credible(value, url=rule is patterns.URL_PASSWORD)
-                and (rule is not patterns.BEARER or patterns.mixed(value))
+                values.credible(value, url=rule is patterns.URL_PASSWORD)
+                and (rule is not patterns.BEARER or values.mixed(value))
             ):
                 spans.append((match.start("value"), match.end("value"), kind))
     starts = sorted({at for word in patterns.NAME_STARTS for at in gate.get(word, ())})
@@ -128,9 +134,9 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
         if value.strip().lower() in secret_rules.public_values(secret_rules.rules()):
             continue  # a value gitleaks knows is published
-        if patterns.credible(value, quoted=group == "quoted", name=named.group("name")):
+        if values.credible(value, quoted=group == "quoted", name=named.group("name")):
             spans.append(
-                (named.start(group), named.end(group), patterns.assigned_kind(named["name"]))
+                (named.start(group), named.end(group), values.assigned_kind(named["name"]))
             )
     return spans
 
@@ -224,8 +230,8 @@ def in_draft(
     if body:
         text = body.replace("\r\n", "\n").replace("\r", "\n").strip("\n").rstrip()
         found += [("body", f) for f in find(text)]
-    for name, values in (("tag", tags), ("anchor", anchors)):
-        for number, value in enumerate(values or (), start=1):
+    for name, strings in (("tag", tags), ("anchor", anchors)):
+        for number, value in enumerate(strings or (), start=1):
             found += [(f"{name} {number}", f) for f in find(value)]
     if author:
         found += [("author", f) for f in find(author)]

@@ -1,0 +1,258 @@
+"""What a value a secret rule found must be to count as a secret, and the look-alikes left alone.
+
+A placeholder, a reference to where a secret lives (a path, `op://`, `settings.DB_PASSWORD`),
+a name (`stripe-webhook-secret`), a type or a prose word, a test plan's password, a provider's
+documented example, a masked value, a key public by design (`pk_live_`, an anon JWT), a key
+typed or made of words, a numeric id and a secret joined by a colon: core/secret_patterns.py's
+rules and gitleaks' generic rule ask these before they report a value. Pure: standard library
+only, and core/commonness.py's shipped word table (read on the first value `words` weighs).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+from graphit_cli.core import commonness
+
+# Values that stand for a secret without being one: placeholders, references, redactions.
+_PLACEHOLDER = re.compile(
+    r"""^(?:
+        <[^<>]*> | \[[^\[\]]*\] | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
+        %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% |
+        [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
+        .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
+              fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
+              password_here|xxxx|\.\.\.).*
+    )$""",
+    re.VERBOSE,
+)
+# The passwords of test plans and tutorials (`Password: Test@123`, `WrongPassword123`,
+# `P@ssw0rd!`): a common word (a qualifier before it) and at most a few digits or symbols.
+# Public and guessable, they protect nothing a memory could leak; test plans are full of them.
+_TEST_PASSWORD = re.compile(
+    r"^(?i:(?:wrong|invalid|bad|incorrect|valid|correct|new|old|my|weak|strong|secure)[_-]?)?"
+    r"(?i:pass(?:word)?|p[a@]ssw[o0]rd|test(?:er|ing|user)?|admin(?:istrator)?|demo|guest|"
+    r"user|qwerty|letmein|welcome|root|default|abc|secret|hunter|changeit)"
+    r"[\W_]{0,2}\d{0,6}[\W_]{0,2}$"
+)
+# Bare words that follow `password:` in prose or in a type annotation, not credentials.
+_NOT_VALUES = frozenset(
+    """str string int bool bytes none null nil true false undefined optional required yes no
+    see stored kept lives is are in from via the a an none_ set unset empty missing any env
+    environ getenv secret secrets password passwords token tokens key keys credential
+    credentials vault keychain keyring 1password bitwarden lastpass doppler sops ssm
+    secretsmanager param parameter prompt prompted input stdin file literal type hidden
+    masked omitted n/a tbd same default""".split()  # noqa: SIM905 (a word list reads better)
+)
+_WORD = re.compile(r"^[A-Za-z]+$")
+_PATH = re.compile(r"^/[\w.-]+/[\w./-]+$")
+# settings.DB_PASSWORD, process.env.OPERATOR_KEY_2: a lowercase word, then attributes.
+_IDENTIFIER_PATH = re.compile(
+    r"^(?:[A-Za-z_]+|[a-z_$]+(?:\.[A-Za-z_$][\w$]*)*)(?:\.[A-Za-z_]\w*)+$"
+)
+# A name for what identifies a value without opening anything: `key fingerprint: 01cc...`.
+_DIGEST_NAME = re.compile(r"(?i)(?:fingerprint|hash|digest|checksum|sha\d*|md5)$")
+# A reference to where a secret lives, by its scheme: `https://`, `op://`, `vault://`.
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]{1,20}://")
+# A lowercase name that says what it names: `db-password`, `stripe-webhook-secret`.
+_NAMED = re.compile(
+    r"^[a-z0-9]+(?:[-_][a-z0-9]+)*[-_](?:password|passwd|secret|token|key|credentials?)"
+    r"(?:[-_][a-z0-9]+)*$"
+)
+# An environment variable's or a constant's name: DB_PASSWORD, STRIPE_SECRET_KEY.
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+_CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[][\w\"'.]*$")
+
+# Keys the providers publish in their documentation, quoted everywhere: not secrets.
+DOCUMENTED_EXAMPLES = frozenset(
+    {
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+        "pk_test_TYooMQauvdEDq54NiTphI7jx",
+        "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
+        "JBSWY3DPEHPK3PXP",  # the TOTP secret of Google Authenticator's documentation
+    }
+)
+# jwt.io's sample token, signed with the documented key "your-256-bit-secret".
+_DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
+# A value shown masked (`hf_***`, `ghp_****abcd`, `••••`): what is left of it is no secret.
+_MASKED = re.compile(r"[*•]{3,}")
+# A YAML tag before the value (`api_key: !vault |`), not the value.
+_YAML_TAG = re.compile(r"!!?[A-Za-z]+")
+
+
+def example(token: str) -> bool:
+    """A provider's example key: documentation spells them with EXAMPLE, or all one letter."""
+    upper = token.upper()
+    if "EXAMPLE" in upper or "XXXXXXXX" in upper or "00000000" in token:
+        return True
+    if token.endswith(_DOCUMENTED_SIGNATURES) or _MASKED.search(token):
+        return True
+    body = token[-16:]
+    return len(set(body)) <= 2
+
+
+def typed(value: str) -> bool:
+    """A value typed by a person, not generated: half or more of its letters and digits are runs
+    of three or more consecutive ones (`abc`, `123`, `xyz`: `AbCeFG123`,
+    `sk-ant-api03-abc123xyz-456def789ghij-...`). A random value of 8 characters or more is one
+    at most once in 2,500 (20,000 of each length and alphabet; none of 16 or more)."""
+    alnum = [c for c in value.lower() if c.isalnum()]
+    if len(alnum) < 8:
+        return False
+    covered, run = 0, 1
+    for before, after in zip(alnum, [*alnum[1:], ""], strict=True):
+        if after and ord(after) - ord(before) == 1 and before.isdigit() == after.isdigit():
+            run += 1
+            continue
+        covered += run if run >= 3 else 0
+        run = 1
+    return covered * 2 >= len(alnum)
+
+
+# What a name holds when it is generated, never chosen by a person (assigned_kind's kinds).
+_GENERATED = frozenset({"api-key", "token"})
+# A numeric id and a secret joined by one colon (`<bot id>:<secret>`): a provider's pair, not one
+# generated token. gitleaks' generic rule takes a token of `[\w.=-]` only; a pair is the
+# provider rules' to judge (Telegram's, FCM's), as in gitleaks.
+_PAIR = re.compile(r"\d{1,20}:[\w.=-]+")
+_SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def words(value: str) -> bool:
+    """A value that reads as words: three quarters or more of its letters and digits are common
+    words of three letters or more (`AgencyIdentificationCodeContentType`, `token:`), an
+    identifier or a label, not a generated key. Taken only for keys and tokens: a password or
+    a signing secret is chosen by a person and may be words. A random value of 12 characters or
+    more is one at most once in 5,000 (5,000 of each length and alphabet, base62 to hex)."""
+    alnum = sum(c.isalnum() for c in value)
+    segments = [s for s in _SEGMENT.findall(value) if len(s) >= 3]
+    if sum(map(len, segments)) * 4 < alnum * 3:
+        return False
+    known = sum(len(s) for s in segments if commonness.zipf(s.lower()) > 0)
+    return known * 4 >= alnum * 3
+
+
+def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
+    """A provider rule's match that stands for a secret without being one: a documented
+    example, a placeholder, a test plan's password, a key public by design; for a generic rule
+    (a value named as a key, `name`), anything `credible` would not take from an assignment."""
+    if secret in DOCUMENTED_EXAMPLES or example(secret) or public(secret):
+        return True
+    if _PLACEHOLDER.match(secret) or _TEST_PASSWORD.match(secret):
+        return True
+    return generic and not credible(secret, quoted=True, name=name)
+
+
+# Keys their providers publish by design (a browser or an app holds them): Stripe's publishable
+# keys, PostHog's project keys, Supabase's publishable keys, Mapbox's public tokens.
+PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "phc_", "sb_publishable_", "pk.eyJ")
+
+
+def public(value: str) -> bool:
+    """A key public by design: one of PUBLIC_PREFIXES, or a JWT whose role is `anon` (Supabase's
+    anon key, which its clients ship)."""
+    if value.startswith(PUBLIC_PREFIXES):
+        return True
+    if not value.startswith("eyJ") or value.count(".") != 2:
+        return False
+    payload = value.split(".")[1]
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(claims, dict) and claims.get("role") == "anon"
+
+
+def credible(value: str, *, quoted: bool = False, url: bool = False, name: str = "") -> bool:
+    """Whether a value named as a credential is one, rather than a placeholder, a reference
+    to where it lives, a type or a prose word."""
+    value = value.strip().rstrip("!?")  # `String!`, `process.env.KEY!` (TypeScript)
+    if len(value) < 6 or len(value) > 300:
+        return False
+    if value in DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
+        return False
+    if (
+        example(value) or public(value) or _YAML_TAG.fullmatch(value)
+    ):  # all one letter, masked; `!vault`
+        return False
+    lowered = value.lower().rstrip(".:")  # `token:` is a label
+    if lowered in _NOT_VALUES or lowered == name.lower() or _DIGEST_NAME.search(name):
+        return False
+    if name and assigned_kind(name) in _GENERATED:
+        if typed(value) or words(value):
+            return False  # a key or token is generated; a password or a secret may be chosen
+        if _PAIR.fullmatch(value):
+            return False  # an id and a secret: the provider rules' (a Telegram bot token)
+    if url:
+        return True
+    if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
+        return False
+    if _CALL.search(value) or _ENV_NAME.match(value) or _NAMED.match(value):
+        return False  # os.environ["X"], get_token(), BEE_CLIENT_SECRET, stripe-webhook-secret
+    if _IDENTIFIER_PATH.match(value) and all(map(_a_name, value.split("."))):
+        return False  # settings.DB_PASSWORD, process.env.API_KEY (not `dp.st.prd.hZJJmRYUm...`)
+    if value.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?[a-z]{0,3}", value):
+        return False  # a count or a duration: token_ttl=3600, password_length: 12
+    if not quoted and (_SNAKE.match(value) or value.endswith(":")):
+        return False  # password=user_password (a variable), `token:` opening a list
+    if not quoted and _WORD.match(value) and (value.islower() or value.istitle()):
+        return len(value) >= 10 and not value.islower()  # prose: `password: Required`
+    if value.startswith(("~/", "./", "file:")) or _PATH.match(value) or _SCHEME.match(value):
+        return False  # a path or an address: where the secret lives (`op://vault/item`)
+    return not value.endswith((".env", ".json", ".yaml", ".yml", ".pem", ".key", ".txt"))
+
+
+def _a_name(segment: str) -> bool:
+    """A segment of an attribute path that reads as a name: `settings`, `DB_PASSWORD`, `apiKey`
+    (not `OcbHpRgiw` or a generated run)."""
+    letters = segment.strip("_$")
+    if len(letters) > 24:
+        return False
+    if not letters or letters.islower() or letters.isupper():
+        return True
+    pieces = _SEGMENT.findall(letters)
+    known = sum(len(p) for p in pieces if len(p) <= 2 or commonness.zipf(p.lower()) > 0)
+    return known * 4 >= sum(c.isalpha() for c in letters) * 3
+
+
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def random_looking(value: str) -> bool:
+    """A value named in prose that was generated, not written: 10 characters or more mixing two
+    of lowercase, uppercase and digits, neither words nor typed, not a commit or a digest, and
+    `credible` (no placeholder, path or reference)."""
+    if len(value) < 10 or words(value) or typed(value):
+        return False
+    if _HEX.fullmatch(value) and len(value) in (40, 64):
+        return False
+    kinds = (any(c.islower() for c in value), any(c.isupper() for c in value))
+    if sum((*kinds, any(c.isdigit() for c in value))) < 2:
+        return False
+    return credible(value, quoted=True)
+
+
+def mixed(value: str) -> bool:
+    """A bearer token has digits or mixed case; `Bearer authentication-required` does not."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def assigned_kind(name: str) -> str:
+    lowered = name.lower().replace("-", "_")
+    if "pass" in lowered or "pwd" in lowered:
+        return "password"
+    if "private" in lowered:
+        return "private-key"
+    if "secret" in lowered:
+        return "secret"
+    if "token" in lowered:
+        return "token"
+    if "key" in lowered:
+        return "api-key"
+    return "credential"
