@@ -373,7 +373,8 @@ def expand(template: str) -> str:
     return re.sub("«([^»]+)»", one, template.replace("\\n", "\n").replace("\\t", "\t"))
 
 
-def records() -> list[dict]:
+def corpus() -> list[dict]:
+    RNG.seed(SEED)  # the same values on every call
     label, rows = "", []
     for line in DATA.splitlines():
         if line.startswith("= "):
@@ -387,7 +388,7 @@ def records() -> list[dict]:
 
 
 def main() -> None:
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records())
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in corpus())
     if len(sys.argv) > 1:
         with open(sys.argv[1], "w", encoding="utf-8") as f:
             f.write(lines)

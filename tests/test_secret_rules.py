@@ -255,11 +255,11 @@ def test_a_pair_named_as_a_token_is_the_provider_rules_to_judge(text: str, refus
     assert bool(secrets.find(text)) is refused, text
 
 
-@pytest.mark.parametrize("name", ["blind_secrets"])
+@pytest.mark.parametrize("name", ["blind_secrets", "blind_secrets_2"])
 def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
-    """Its first look found 146 of 172 secrets and refused 5 of 176 look-alikes; the classes it
-    showed are rules now (the prose, flag, SAS and .pgpass rules, three provider formats, keys
-    public by design), so it holds them."""
+    """Each was written by someone who had not read the detector. Their first looks found 146
+    of 172 and 134 of 157 secrets and refused 5 of 176 and 6 of 164 look-alikes; the classes
+    they showed are rules now (test_the_classes_a_blind_corpus_showed), so they hold them."""
     rows = blind(name)
     secret = [r["text"] for r in rows if r["label"] == "secret"]
     benign = [r["text"] for r in rows if r["label"] == "benign"]
@@ -306,6 +306,46 @@ def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
         ("MY_TOKEN=ab.cd.efg.Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2Mx4", True),
         ("APP_KEY=base64:Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2Mx4Lz6Qw8=", True),
         ("password = settings.DB_PASSWORD", False),
+        # Code: a literal's prefix, a conversion, a type before `=`.
+        ('app.secret_key = b"Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0"', True),
+        ('var hmacKey = []byte("Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0")', True),
+        ('const MASTER_KEY: &str = "Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0";', True),
+        # A bare `key` in prose, named for what it opens or for what it is not.
+        ("the Mistral key for the summariser is Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7", True),
+        ("retries reuse the idempotency key 1508daa8-2c04-460f-b216-4a615f38b0ab", False),
+        ("cache key is user:42:profile:v3:870eb6392a0f", False),
+        ("release tags are signed with key 0x46BCCD2C2127DA88", False),
+        ("WireGuard public key of the laptop: PI81WIw200t684EPg8MH2HkR/DHFyXB0U7h94K2q0mq=", False),
+        ('{ "key": "X-Content-Type-Options", "value": "nosniff" }', False),
+        # Session cookies, recovery codes, seed phrases, keys in a table, private JWKs, PuTTY.
+        ("Cookie: sessionid=Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9; theme=dark", True),
+        ("trace session_id=1508daa8-2c04-460f-b216-4a615f38b0ab", False),
+        ("backup codes for the ops account: 4bfb6-31b1d, 9c1f5-d4fdd, d711e-c7e6c", True),
+        (
+            "wallet seed: chalk bacon captain adapt cloud bamboo falcon cactus cattle access "
+            "alarm believe",
+            True,
+        ),
+        ("| host | user | password |\n|---|---|---|\n| db1 | app | Zq8Lm2.Xv4Rt6Y |", True),
+        ("| host | user | password |\n|---|---|---|\n| db1 | app | (in Vault) |", False),
+        ('{"kty": "EC", "crv": "P-256", "x": "abc", "d": "Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9"}', True),
+        ('{"kty": "EC", "crv": "P-256", "x": "Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9"}', False),
+        (
+            "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 1\nAAAAC3Nz\n"
+            "Private-Lines: 1\nAAAAIZq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9",
+            True,
+        ),
+        # Hashes, redactions and public keys named like passwords.
+        ("password = '$2b$12$5jgqMdQa31b/K3ihv5MIwpfwm0f8m6Cs7IsozFwQ7gNLp2PkqjW7S'", False),
+        ("password=[FILTERED] login failed for user dana", False),
+        (
+            '<div class="g-recaptcha" data-sitekey="6Lb3ykzjb4FeuKW5-Xq7KgjTE9gQkfz_3-Fw5AXn">',
+            False,
+        ),
+        (
+            'firebaseConfig = { apiKey: "AIzaZq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2", authDomain: "a" }',
+            False,
+        ),
         # Keys public by design.
         ("NEXT_PUBLIC_STRIPE_KEY=pk_live_Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2Mx4", False),
         ("POSTHOG_API_KEY=phc_Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2Mx4Lz6Qw8", False),

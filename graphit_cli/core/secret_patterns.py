@@ -66,8 +66,12 @@ PRIVATE_KEY = re.compile(
 ASSIGNMENT = re.compile(
     r"(?P<name>(?i:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|"
     r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?(?:token|key)|credentials?|"
-    r"(?:app|master|signing|encryption|session|license)[_-]?key))"
-    r"[\"']?\]?[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}"
+    r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher)[_-]?key))"
+    # a type between the name and `=` (`SECRET_KEY: str =`, `MASTER_KEY: &str =`)
+    r"[\"']?\]?(?:[ \t]*:[ \t]*&?[A-Za-z][\w.]*(?:<[^>\n]{0,40}>)?(?=[ \t]*=))?"
+    r"[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}"
+    # a literal's prefix or a conversion around it (`b"..."`, `[]byte("...")`)
+    r"(?:[bBrRuU]?(?=[\"'`])|[\w.\[\]]{1,20}\((?=[\"'`]))?"
     r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\n]{1,300})(?P=q)|(?P<bare>[^\s\"'`,;)\]}>]{1,300}))"
 )
 # user:password@host in a URL or connection string.
@@ -91,11 +95,32 @@ _FLAG = re.compile(
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
-    r"(?P<name>(?i:\b(?:(?:password|passphrase|passcode|secret(?: access)? key|api key|access key|"
-    r"auth key|token|pat|seed)\b|login is [\w.@-]+ /)))"
-    r"(?:[ \t]+(?:is|was)|[^\n:=.;]{0,60}?:)?[ \t]+[\"'`]?"
-    r"(?P<value>[^\s\"'`,;)]{9,199}[^\s\"'`,;).:!?])"
+    r"(?P<name>(?i:\b(?:(?:password|passphrase|passcode|pw|secret|key|token|pat|seed)\b|"
+    r"login\b[^\n:=;]{0,40}?\bis [\w.@-]+ /)))(?![\"'])"  # not a JSON field `"key":`
+    r"(?P<label>[ \t]+(?:is|was)|(?:[^\n:=.;]|\.(?=\S)){0,60}?(?::|[ \t](?:is|was)))?"
+    r"[ \t]+[\"'`]?(?P<value>[\w+/~.-][^\s\"'`,;()|]{8,198}[^\s\"'`,;().:!?|])"
 )
+# A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
+SESSION_COOKIE = re.compile(
+    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|\.sid))=(?P<value>[^\s;,\"'&]{16,400})"
+)
+# A PuTTY private key file: its private lines.
+PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?Private-Lines: *\d+\s+[A-Za-z0-9+/=]{16,}", re.S)
+# A JSON Web Key with its private part `d`.
+JWK_PRIVATE = re.compile(r"\"kty\".{0,400}?\"d\"\s*:\s*\"[A-Za-z0-9_-]{20,}\"", re.S)
+# Recovery or backup codes listed after their name.
+RECOVERY_CODES = re.compile(
+    r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?[:\n][ \t]*\n?"
+    r"(?P<value>(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}[ \t]*[,;\n][ \t]*){2,}"
+    r"[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5})"
+)
+# A wallet's seed phrase after its name: 12 to 24 short lowercase words.
+SEED_PHRASE = re.compile(
+    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup)\b)[^\n]{0,80}?:[ \t]*"
+    r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
+)
+# A markdown table's row: its cells, under a header row (`| service | user | password |`).
+TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
 # An Azure shared access signature's `sig=` in a URL or a connection string.
 SAS_SIGNATURE = re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})")
 # A .pgpass line: `host:port:database:user:password`.
@@ -133,8 +158,36 @@ PROVIDER_RULES = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pa
 # Where an assignment's name can begin: the rule is tried at these words only.
 NAME_STARTS = (
     *("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
-    *("app", "master", "signing", "encryption", "session", "license"),
+    *("app", "master", "signing", "encryption", "session", "license", "jwt", "hmac", "aes"),
+    "cipher",
 )
+# Rules whose whole match is the secret; rules whose value counts only when it looks generated.
+WHOLE = (PRIVATE_KEY, PUTTY, JWK_PRIVATE, RECOVERY_CODES)
+GENERATED = (PROSE, SESSION_COOKIE)
+
+
+def table_cells(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, header) of each cell of a markdown table under a header that names a
+    credential (`password`, `token`, `api key`)."""
+    cells: list[tuple[int, int, str]] = []
+    headers: list[str] = []
+    for row in TABLE_ROW.finditer(text):
+        parts = [
+            (m.start() + row.start(), m.end() + row.start(), m.group().strip())
+            for m in re.finditer(r"(?<=\|)[^|\n]*(?=\|)", row.group())
+        ]
+        if all(set(cell) <= set(":- ") for _, _, cell in parts):
+            continue  # the separator row
+        if not headers:
+            headers = [cell for _, _, cell in parts]
+            continue
+        for (start, end, cell), header in zip(parts, headers, strict=False):
+            if cell and re.search(r"(?i)pass|secret|token|\bkey\b|credential", header):
+                offset = text.index(cell, start, end)
+                cells.append((offset, offset + len(cell), header))
+    return cells
+
+
 # The context rules: (rule, kind, the lowercase literals that wake it).
 CONTEXT_RULES = (
     (PRIVATE_KEY, "private-key", ("private key",)),
@@ -143,7 +196,12 @@ CONTEXT_RULES = (
     (BASIC, "basic-auth", ("basic",)),
     (_FLAG, "password", ("-p", "curl", "redis-cli", "--")),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
-    (PROSE, "credential", ("pass", "key", "token", "pat", "seed", "login")),
+    (PROSE, "credential", ("pass", "pw", "secret", "key", "token", "pat", "seed", "login")),
+    (SESSION_COOKIE, "session-cookie", ("sess", "sid=")),
+    (PUTTY, "private-key", ("putty-user-key-file",)),
+    (JWK_PRIVATE, "private-key", ('"kty"',)),
+    (RECOVERY_CODES, "recovery-codes", ("codes",)),
+    (SEED_PHRASE, "seed-phrase", ("seed", "mnemonic", "phrase", "backup")),
     (PGPASS, "password", (":",)),
     (_NPMRC, "npm-token", (":_",)),
 )

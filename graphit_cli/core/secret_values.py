@@ -19,7 +19,7 @@ from graphit_cli.core import commonness
 # Values that stand for a secret without being one: placeholders, references, redactions.
 _PLACEHOLDER = re.compile(
     r"""^(?:
-        <[^<>]*> | \[[^\[\]]*\] | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
+        <[^<>]*> | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
@@ -151,7 +151,57 @@ def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
 
 # Keys their providers publish by design (a browser or an app holds them): Stripe's publishable
 # keys, PostHog's project keys, Supabase's publishable keys, Mapbox's public tokens.
-PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "phc_", "sb_publishable_", "pk.eyJ")
+PUBLIC_PREFIXES = (
+    *("pk_live_", "pk_test_", "phc_", "sb_publishable_", "pk.eyJ"),
+    # public keys: SSH's, age's
+    *("ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "AAAAC3NzaC1", "AAAAB3NzaC1", "age1"),
+)
+# A Firebase web config, whose apiKey its clients ship.
+FIREBASE_CONFIG = re.compile(r"authDomain|firebaseapp\.com|firebaseConfig")
+# What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
+_PUBLIC_NAME = re.compile(r"(?i)\bpublic\b|publishable|site[_-]?key|anon[_-]?key|client[_-]?id\b")
+UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+# A password's hash (bcrypt, argon2, scrypt, pbkdf2, crypt): not the password.
+_HASHED = re.compile(r"^\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7)\$")
+# Words between a credential's name and a value that say the value is something else.
+_LABELS = re.compile(
+    r"(?i)\b(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|version|name|arn|alias|"
+    r"length|size|format|prefix|header|type|public|example|sample)\b"
+)
+# What a word before `key` or `token` makes of it: no credential.
+_NOT_CREDENTIALS = frozenset(
+    """cache idempotency sort partition primary foreign composite public search-only search site
+    gpg pgp ssh host routing shard lookup dedup dedupe hotkey""".split()  # noqa: SIM905
+)
+# Words no seed phrase holds (BIP-39's words are nouns, verbs and adjectives).
+_FUNCTION_WORDS = frozenset(
+    """the and for with that this from into are was were has have not but you our its then than
+    when will""".split()  # noqa: SIM905
+)
+
+
+def public_or_id(before: str, value: str) -> bool:
+    """A generic rule's value that its name calls public (`public key of the laptop:`,
+    `data-sitekey=`), or an object's id joined to its name (`acme-api:<uuid>`)."""
+    line = before.rsplit("\n", 1)[-1]
+    if _PUBLIC_NAME.search(line):
+        return True
+    return line.endswith(":") and not line[-2:-1].isspace() and bool(UUID.fullmatch(value))
+
+
+def names_no_secret(label: str, before: str = "") -> bool:
+    """Whether the words around a credential's name say its value is something else: `key
+    id:`, `key fingerprint:`, `token format:`, `cache key`, `idempotency key`, `public key`."""
+    if _LABELS.search(label.split(None, 1)[1] if " " in label.strip() else ""):
+        return True
+    word = re.findall(r"[\w-]+", before[-30:])
+    return bool(word) and word[-1].lower() in _NOT_CREDENTIALS
+
+
+def seed_phrase(value: str) -> bool:
+    """12, 15, 18, 21 or 24 words and none a function word: a wallet's seed phrase."""
+    words = value.lower().split()
+    return len(words) in (12, 15, 18, 21, 24) and not _FUNCTION_WORDS & set(words)
 
 
 def public(value: str) -> bool:
@@ -177,12 +227,14 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False
     if value in DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
         return False
-    if (
-        example(value) or public(value) or _YAML_TAG.fullmatch(value)
-    ):  # all one letter, masked; `!vault`
-        return False
+    if example(value) or public(value) or _HASHED.match(value):
+        return False  # all one letter, masked, public by design; a password's hash
+    if _YAML_TAG.fullmatch(value):
+        return False  # `!vault`
     lowered = value.lower().rstrip(".:")  # `token:` is a label
     if lowered in _NOT_VALUES or lowered == name.lower() or _DIGEST_NAME.search(name):
+        return False
+    if name and _PUBLIC_NAME.search(name):
         return False
     if name and assigned_kind(name) in _GENERATED:
         if typed(value) or words(value):
@@ -226,12 +278,12 @@ _HEX = re.compile(r"[0-9a-f]+")
 
 def random_looking(value: str) -> bool:
     """A value named in prose that was generated, not written: 10 characters or more mixing two
-    of lowercase, uppercase and digits, neither words nor typed, not a commit or a digest, and
+    of lowercase, uppercase and digits, neither words nor typed, not a commit, and
     `credible` (no placeholder, path or reference)."""
     if len(value) < 10 or words(value) or typed(value):
         return False
-    if _HEX.fullmatch(value) and len(value) in (40, 64):
-        return False
+    if (_HEX.fullmatch(value) and len(value) == 40) or value.lower().startswith("0x"):
+        return False  # a commit, a number
     kinds = (any(c.islower() for c in value), any(c.isupper() for c in value))
     if sum((*kinds, any(c.isdigit() for c in value))) < 2:
         return False

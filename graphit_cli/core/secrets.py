@@ -89,8 +89,11 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         exact.append((start, end))
         generic = kind.startswith("generic")
         name = _name_before(text, start) if generic else ""
-        if not values.look_alike(secret, generic=generic, name=name):
-            spans.append((start, end, kind))
+        if values.look_alike(secret, generic=generic, name=name):
+            continue
+        if generic and values.public_or_id(text[max(0, start - 60) : start], secret):
+            continue  # `public key of the laptop: ...`, `data-sitekey=`, `acme-api:<uuid>`
+        spans.append((start, end, kind))
     awake = sorted({i for literal in gate for i in patterns.WAKES.get(literal, ())})
     for kind, pattern, _ in (patterns.PROVIDER_RULES[i] for i in awake):
         for match in pattern.finditer(text):
@@ -109,17 +112,28 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             continue
         for match in rule.finditer(text):
             value = match.group("value") if "value" in rule.groupindex else match.group(0)
-            if rule is patterns.PRIVATE_KEY:
+            if rule in patterns.WHOLE:
                 spans.append((match.start(), match.end(), kind))
-            elif rule is patterns.PROSE:
-                if values.random_looking(value):
-                    said = values.assigned_kind(match["name"])
+            elif rule in patterns.GENERATED:
+                label = match.group(0)[: match.start("value") - match.start()]
+                before = text[max(0, match.start() - 30) : match.start()]
+                if rule is patterns.SESSION_COOKIE and values.UUID.fullmatch(value):
+                    continue  # a session's id in a trace, not its cookie
+                if values.random_looking(value) and not values.names_no_secret(label, before):
+                    said = values.assigned_kind(match["name"]) if rule is patterns.PROSE else kind
                     spans.append((match.start("value"), match.end("value"), said))
+            elif rule is patterns.SEED_PHRASE:
+                if values.seed_phrase(value):
+                    spans.append((match.start("value"), match.end("value"), kind))
             elif rule is patterns.BASIC or (
                 values.credible(value, url=rule is patterns.URL_PASSWORD)
                 and (rule is not patterns.BEARER or values.mixed(value))
             ):
                 spans.append((match.start("value"), match.end("value"), kind))
+    if "|" in text:
+        for start, end, header in patterns.table_cells(text):
+            if values.random_looking(text[start:end]):
+                spans.append((start, end, values.assigned_kind(header)))
     starts = sorted({at for word in patterns.NAME_STARTS for at in gate.get(word, ())})
     for at in starts:
         named = patterns.ASSIGNMENT.match(text, at)
@@ -138,6 +152,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             spans.append(
                 (named.start(group), named.end(group), values.assigned_kind(named["name"]))
             )
+    if values.FIREBASE_CONFIG.search(text):  # a Firebase web config's apiKey, public by design
+        spans = [span for span in spans if not text.startswith("AIza", span[0])]
     return spans
 
 
