@@ -112,7 +112,7 @@ def _fill(rng: random.Random, code: str, n: int) -> str:
         else:
             claims = {"sub": _fill(rng, "x", 0), "scope": "orders:read orders:write"}
         claims |= {"iat": now, "exp": now + 3600 * (1 + n * 87600)}
-        head = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+        head = _b64url(b'{"alg":"HS256","typ":"JWT"}')
         body = _b64url(json.dumps(claims, separators=(",", ":")).encode())
         return f"{head}.{body}.{_fill(rng, 'u', 43)}"
     if code == "K":  # n lines of a PEM body
