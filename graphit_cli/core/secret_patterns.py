@@ -66,10 +66,10 @@ PRIVATE_KEY = re.compile(
 ASSIGNMENT = re.compile(
     r"(?P<name>(?i:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|"
     r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?(?:token|key)|credentials?|"
-    r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher)[_-]?key))"
+    r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher)[_-]?key|\bkey))"
     # a type between the name and `=` (`SECRET_KEY: str =`, `MASTER_KEY: &str =`)
     r"[\"']?\]?(?:[ \t]*:[ \t]*&?[A-Za-z][\w.]*(?:<[^>\n]{0,40}>)?(?=[ \t]*=))?"
-    r"[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}"
+    r"[ \t]{0,3}(?::=|=>|=|:|(?<=[A-Za-z])(?=[ \t]+[\"']))[ \t]{0,3}"
     # a literal's prefix or a conversion around it (`b"..."`, `[]byte("...")`)
     r"(?:[bBrRuU]?(?=[\"'`])|[\w.\[\]]{1,20}\((?=[\"'`]))?"
     r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\n]{1,300})(?P=q)|(?P<bare>[^\s\"'`,;)\]}>]{1,300}))"
@@ -82,22 +82,34 @@ URL_PASSWORD = re.compile(
 BEARER = re.compile(
     r"(?i:\b(?:bearer|token|ssws)\s+)(?P<value>[A-Za-z0-9._~+/:-]{20,}=*)(?![\w.~+/:-])"
 )
-BASIC = re.compile(r"(?i:authorization:\s*basic\s+)(?P<value>[A-Za-z0-9+/]{12,}=*)")
+BASIC = re.compile(
+    r"(?i:authorization[\"']?\s*[:=]\s*[\"']?basic\s+)(?P<value>[A-Za-z0-9+/]{12,}=*)"
+)
+# A user and a password passed as a pair (`auth=("bot", "...")`, `basic_auth=(...)`), a Twilio
+# account's SID and auth token (`Client("AC...", "...")`), a JWT signed with a literal.
+AUTH_PAIR = re.compile(
+    r"(?:\b(?:basic_)?auth\s*=\s*\(\s*[\"'][^\"'\n]{1,100}[\"']\s*,|"
+    r"\bAC[0-9a-f]{32}[\"']?\s*[,:]|\bjwt\.(?:sign|encode)\(\s*[^,()\n]{1,60},)"
+    r"\s*[\"'`]?(?P<value>[^\s\"'`,)]{8,300})"
+)
 # A password passed on a command line: `docker login -p X`, `mysql -pX`, `--password=X`,
 # `curl -u user:X`.
 _FLAG = re.compile(
     r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
     r"client-secret)[= ]|\b(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
-    r"\bredis-cli\b[^\n]{0,60}?\s-a ?|"
+    r"\bredis-cli\b[^\n]{0,60}?\s-a ?|\bwandb login |\bpoetry config http-basic\.\S+ \S+ |"
     r"\bcurl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
-    r"(?P<name>(?i:\b(?:(?:password|passphrase|passcode|pw|secret|key|token|pat|seed)\b|"
-    r"login\b[^\n:=;]{0,40}?\bis [\w.@-]+ /)))(?![\"'])"  # not a JSON field `"key":`
-    r"(?P<label>[ \t]+(?:is|was)|(?:[^\n:=.;]|\.(?=\S)){0,60}?(?::|[ \t](?:is|was)))?"
+    r"(?P<name>(?i:\b(?:(?:password|passphrase|passcode|pw|secret|key|token|pat|seed|passwort|"
+    r"kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord)\b|"
+    r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b[^\n:=;]{0,50}?[\"'`]?[\w.@-]+[\"'`]?"
+    r"[ \t]*(?:/|\bwith\b))))(?![\"'])"  # not a JSON field `"key":`
+    r"(?P<label>[ \t]+(?:is|was|ist|es|est|é)|(?:[^\n=.;]|\.(?=\S)){0,60}?"
+    r"(?::|[ \t](?:is|was|ist|es|est|é)))?(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
     r"[ \t]+[\"'`]?(?P<value>[\w+/~.-][^\s\"'`,;()|]{8,198}[^\s\"'`,;().:!?|])"
 )
 # A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
@@ -152,14 +164,14 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "fcm-server-key": (":APA91b",),
     "dockerhub-pat": ("dckr_pat_",),
     "stripe-webhook-secret": ("whsec_",),
-    "discord-bot-token": ("discord", "bot", "token"),
+    "discord-bot-token": ("discord", "bot", "token", ".run("),
 }
 PROVIDER_RULES = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
 # Where an assignment's name can begin: the rule is tried at these words only.
 NAME_STARTS = (
     *("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
     *("app", "master", "signing", "encryption", "session", "license", "jwt", "hmac", "aes"),
-    "cipher",
+    *("cipher", "key"),
 )
 # Rules whose whole match is the secret; rules whose value counts only when it looks generated.
 WHOLE = (PRIVATE_KEY, PUTTY, JWK_PRIVATE, RECOVERY_CODES)
@@ -194,9 +206,17 @@ CONTEXT_RULES = (
     (URL_PASSWORD, "password-in-url", ("://",)),
     (BEARER, "bearer-token", ("bearer", "token", "ssws")),
     (BASIC, "basic-auth", ("basic",)),
-    (_FLAG, "password", ("-p", "curl", "redis-cli", "--")),
+    (_FLAG, "password", ("-p", "curl", "redis-cli", "--", "wandb", "poetry")),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
-    (PROSE, "credential", ("pass", "pw", "secret", "key", "token", "pat", "seed", "login")),
+    (
+        PROSE,
+        "credential",
+        (
+            *("pass", "pw", "secret", "key", "token", "pat", "seed", "log", "sign"),
+            *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord"),
+        ),
+    ),
+    (AUTH_PAIR, "password", ("auth", "ac", "jwt.")),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=")),
     (PUTTY, "private-key", ("putty-user-key-file",)),
     (JWK_PRIVATE, "private-key", ('"kty"',)),

@@ -146,6 +146,8 @@ def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
         return True
     if _PLACEHOLDER.match(secret) or _TEST_PASSWORD.match(secret):
         return True
+    if generic and _JSON_IN_BASE64.fullmatch(secret) and _decodes_to_json(secret):
+        return True  # a cursor or a state (its contents are read as the base64 view)
     return generic and not credible(secret, quoted=True, name=name)
 
 
@@ -157,16 +159,25 @@ PUBLIC_PREFIXES = (
     *("ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "AAAAC3NzaC1", "AAAAB3NzaC1", "age1"),
 )
 # A Firebase web config, whose apiKey its clients ship.
-FIREBASE_CONFIG = re.compile(r"authDomain|firebaseapp\.com|firebaseConfig")
+FIREBASE_CONFIG = re.compile(r"authDomain|firebaseapp\.com|(?i:firebase)|google-services\.json")
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
-_PUBLIC_NAME = re.compile(r"(?i)\bpublic\b|publishable|site[_-]?key|anon[_-]?key|client[_-]?id\b")
+_PUBLIC_NAME = re.compile(
+    r"(?i)\bpublic\b|publishable|search-only|site[ _-]?key|anon[_-]?key|client[_-]?id\b"
+)
+# A name and a hash joined: a cache key, an asset, a build (`node-modules-Linux-ce40a58b...`).
+_NAME_AND_HASH = re.compile(r"(?:[A-Za-z]+[-_.])+[0-9a-f]{16,}")
+# Google's app passwords: four groups of four lowercase letters (`czfo abhy sjjw dymx`).
+_RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
+_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")
+# A name whose value says where a secret is (`existingSecret`, `secretName`, `secretRef`).
+REFERENCE_NAME = re.compile(r"(?i)^existing|secret[_-]?(?:name|ref)$")
 UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 # A password's hash (bcrypt, argon2, scrypt, pbkdf2, crypt): not the password.
 _HASHED = re.compile(r"^\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7)\$")
 # Words between a credential's name and a value that say the value is something else.
 _LABELS = re.compile(
-    r"(?i)\b(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|version|name|arn|alias|"
-    r"length|size|format|prefix|header|type|public|example|sample)\b"
+    r"(?i)\b(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|revision|fix|fixed|merged?|"
+    r"version|name|arn|alias|length|size|format|prefix|header|type|public)\b"
 )
 # What a word before `key` or `token` makes of it: no credential.
 _NOT_CREDENTIALS = frozenset(
@@ -178,6 +189,17 @@ _FUNCTION_WORDS = frozenset(
     """the and for with that this from into are was were has have not but you our its then than
     when will""".split()  # noqa: SIM905
 )
+
+
+_JSON_IN_BASE64 = re.compile(r"eyJ[A-Za-z0-9+/_-]{8,}={0,2}")
+
+
+def _decodes_to_json(value: str) -> bool:
+    try:
+        json.loads(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return True
 
 
 def public_or_id(before: str, value: str) -> bool:
@@ -243,6 +265,8 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
             return False  # an id and a secret: the provider rules' (a Telegram bot token)
     if url:
         return True
+    if _APP_PASSWORD.fullmatch(value):
+        return True  # a Google app password
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
         return False
     if _CALL.search(value) or _ENV_NAME.match(value) or _NAMED.match(value):
@@ -266,10 +290,13 @@ def _a_name(segment: str) -> bool:
     letters = segment.strip("_$")
     if len(letters) > 24:
         return False
+    digits = sum(c.isdigit() for c in letters)
+    if (len(letters) >= 12 and digits >= 2) or (digits >= 3 and not letters.isdigit()):
+        return False  # `l9TcN1m8wXI9HTMwR6fEhWP5`, `maple4720`
     if not letters or letters.islower() or letters.isupper():
         return True
     pieces = _SEGMENT.findall(letters)
-    known = sum(len(p) for p in pieces if len(p) <= 2 or commonness.zipf(p.lower()) > 0)
+    known = sum(len(p) for p in pieces if commonness.zipf(p.lower()) > 0)
     return known * 4 >= sum(c.isalpha() for c in letters) * 3
 
 
@@ -282,12 +309,55 @@ def random_looking(value: str) -> bool:
     `credible` (no placeholder, path or reference)."""
     if len(value) < 10 or words(value) or typed(value):
         return False
-    if (_HEX.fullmatch(value) and len(value) == 40) or value.lower().startswith("0x"):
-        return False  # a commit, a number
+    if value.lower().startswith("0x") or _NAME_AND_HASH.fullmatch(value):
+        return False  # a number; a cache key or an asset (`node-modules-Linux-<sha256>`)
+    if all(_a_word(part) for part in re.split(r"[-_./:]+", value) if part):
+        return False  # a header's or a class's name (`X-XSS-Protection`, `Referrer-Policy`)
     kinds = (any(c.islower() for c in value), any(c.isupper() for c in value))
     if sum((*kinds, any(c.isdigit() for c in value))) < 2:
         return False
     return credible(value, quoted=True)
+
+
+def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
+    """The kind of the value a prose or cookie rule found, or None when the words around it
+    say it is something else or it does not look like one (a password chosen, a key
+    generated)."""
+    value, name = match["value"], match.groupdict().get("name") or ""
+    label = match.group(0)[: match.start("value") - match.start()]
+    before = text[max(0, match.start() - 30) : match.start()]
+    if names_no_secret(label, before) or _PUBLIC_NAME.search(before.rsplit("\n", 1)[-1] + label):
+        return None
+    if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
+        return None if UUID.fullmatch(value) or not random_looking(value) else kind
+    said = "password" if re.match(r"(?i)log|sign", name) else assigned_kind(name)
+    if said == "password":
+        return said if chosen_password(value) else None
+    return said if random_looking(value) else None
+
+
+def random_key(value: str) -> bool:
+    """A value assigned to a bare `key` that is one: generated with digits in it (not a
+    header's name), not a uuid (an idempotency key)."""
+    digits = sum(c.isdigit() for c in value)
+    return digits >= 2 and random_looking(value) and not UUID.fullmatch(value)
+
+
+def chosen_password(value: str) -> bool:
+    """A password named in prose: 8 characters or more, letters with digits or symbols, none of
+    a test plan's, and `credible` (`Cobalt.maple4720`, not `required` or `P@ssw0rd`)."""
+    if len(value) < 8 or not any(c.isalpha() for c in value) or _RELATIVE_PATH.fullmatch(value):
+        return False
+    if not any(c.isdigit() or not c.isalnum() for c in value):
+        return False
+    return credible(value, quoted=True, name="password")
+
+
+def _a_word(part: str) -> bool:
+    """A part of a name: an acronym (`XSS`) or a word (`Policy`)."""
+    return part.isalpha() and (
+        (part.isupper() and len(part) <= 5) or commonness.zipf(part.lower()) > 0
+    )
 
 
 def mixed(value: str) -> bool:
@@ -297,7 +367,7 @@ def mixed(value: str) -> bool:
 
 def assigned_kind(name: str) -> str:
     lowered = name.lower().replace("-", "_")
-    if "pass" in lowered or "pwd" in lowered:
+    if any(word in lowered for word in ("pass", "pwd", "wort", "contrase", "senha", "wachtwoord")):
         return "password"
     if "private" in lowered:
         return "private-key"

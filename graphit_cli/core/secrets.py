@@ -115,25 +115,27 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             if rule in patterns.WHOLE:
                 spans.append((match.start(), match.end(), kind))
             elif rule in patterns.GENERATED:
-                label = match.group(0)[: match.start("value") - match.start()]
-                before = text[max(0, match.start() - 30) : match.start()]
-                if rule is patterns.SESSION_COOKIE and values.UUID.fullmatch(value):
-                    continue  # a session's id in a trace, not its cookie
-                if values.random_looking(value) and not values.names_no_secret(label, before):
-                    said = values.assigned_kind(match["name"]) if rule is patterns.PROSE else kind
+                said = values.named_value(match, kind, text)
+                if said is not None:
                     spans.append((match.start("value"), match.end("value"), said))
             elif rule is patterns.SEED_PHRASE:
                 if values.seed_phrase(value):
                     spans.append((match.start("value"), match.end("value"), kind))
-            elif rule is patterns.BASIC or (
-                values.credible(value, url=rule is patterns.URL_PASSWORD)
-                and (rule is not patterns.BEARER or values.mixed(value))
+            elif (
+                rule is patterns.BASIC
+                or (rule is patterns.AUTH_PAIR and values.credible(value, quoted=True))
+                or (
+                    values.credible(value, url=rule is patterns.URL_PASSWORD)
+                    and (rule is not patterns.BEARER or values.mixed(value))
+                )
             ):
                 spans.append((match.start("value"), match.end("value"), kind))
     if "|" in text:
         for start, end, header in patterns.table_cells(text):
-            if values.random_looking(text[start:end]):
-                spans.append((start, end, values.assigned_kind(header)))
+            said = values.assigned_kind(header)
+            cell = text[start:end]
+            if values.chosen_password(cell) if said == "password" else values.random_looking(cell):
+                spans.append((start, end, said))
     starts = sorted({at for word in patterns.NAME_STARTS for at in gate.get(word, ())})
     for at in starts:
         named = patterns.ASSIGNMENT.match(text, at)
@@ -146,6 +148,13 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             begin -= 1
         if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
             continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
+        if values.REFERENCE_NAME.search(text[begin : named.end("name")]):
+            continue  # `existingSecret: keycloak-admin` names where the secret is
+        if named["name"].lower() == "key" and (
+            not values.random_key(value)
+            or values.names_no_secret("", text[max(0, begin - 30) : begin])
+        ):
+            continue  # `key = "orders"`: a key of a map, a cache, a sort; `site key:`
         if value.strip().lower() in secret_rules.public_values(secret_rules.rules()):
             continue  # a value gitleaks knows is published
         if values.credible(value, quoted=group == "quoted", name=named.group("name")):
