@@ -114,7 +114,7 @@ def untuned() -> None:
     """The corpora the rules were not tuned on: gitleaks' own true and false positives
     (tests/fixtures/gitleaks_cases.json), each rule alone and the whole detector, and
     benchmarks/data/secrets_heldout.jsonl (written before any tuning), and the corpora written
-    by someone who had not read the detector (blind_secrets.py, blind_secrets_2.py)."""
+    by someone who had not read the detector (data/blind_secrets/)."""
     from graphit_cli.core import secret_rules, secrets
 
     root = Path(__file__).resolve().parent.parent
@@ -186,10 +186,10 @@ def untuned() -> None:
         f"({len(secret) - len(missed)}/{len(secret)}; missed {missed}), look-alikes refused "
         f"{len(refused) / len(benign):.3f} ({len(refused)}/{len(benign)}: {refused})"
     )
-    for name in ("blind_secrets", "blind_secrets_2"):
-        if not (root / "benchmarks" / f"{name}.py").exists():
-            continue
-        rows = __import__(name).corpus()
+    sys.path.insert(0, str(root / "benchmarks" / "data" / "blind_secrets"))
+    for path in sorted((root / "benchmarks" / "data" / "blind_secrets").glob("*.py")):
+        rows = __import__(path.stem).corpus()
+        name = path.stem
         secret = [r for r in rows if r["label"] == "secret"]
         benign = [r for r in rows if r["label"] == "benign"]
         missed = [r["kind"] for r in secret if not secrets.find(r["text"])]

@@ -28,8 +28,9 @@ HELDOUT = [
 
 
 def blind(name: str) -> list[dict[str, str]]:
-    """A corpus written by someone who had not read the detector, a module under benchmarks."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    """A corpus written by someone who had not read the detector (benchmarks/data/blind_secrets)."""
+    path = ROOT / "benchmarks" / "data" / "blind_secrets" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

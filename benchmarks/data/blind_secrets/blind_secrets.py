@@ -14,7 +14,7 @@ that it must store).
 
 Run from the repository root:
 
-    .venv/bin/python benchmarks/blind_secrets.py [OUT.jsonl]
+    .venv/bin/python benchmarks/data/blind_secrets/blind_secrets.py [OUT.jsonl]
 
 It writes one JSON object a line, {"label": "secret"|"benign", "kind": ..., "text": ...}, to
 OUT.jsonl or stdout. In CORPUS below a line is `S kind | text ‖ text...` (secret) or
