@@ -6,7 +6,7 @@ names a credential, .npmrc and .pgpass lines, SAS signatures) and the literals t
 rule. What a value found by a rule must be to count (not a placeholder, a reference, a name,
 a key public by design) is core/secret_values.py. core/secrets.py runs both and gitleaks'
 rules over a text. Tuned against graphit's corpora (benchmarks/secrets_corpus.py) and the
-classes a blind corpus showed (benchmarks/blind_secrets.py); measured on corpora not tuned on.
+classes blind corpora showed (benchmarks/data/blind_secrets); measured on corpora not tuned on.
 Pure: standard library only.
 """
 

@@ -9,7 +9,7 @@ earlier corpora (blind_secrets.py, blind_secrets_2.py, secrets_corpus.py), nor a
 fixtures. Token shapes come from general knowledge. Every value is generated from a seeded
 random.Random, so none is a real credential, and the output is reproducible.
 
-Run:  python benchmarks/data/blind_secrets/blind_secrets_3.py [OUT.jsonl]   (JSONL to stdout without OUT)
+Run:  python benchmarks/data/blind_secrets/blind_secrets_3.py [OUT.jsonl]   (or to stdout)
 Rows: {"label": "secret"|"benign", "kind": "<short kind>", "text": "<memory text>"}
 
 Secret kinds, grouped:
