@@ -10,7 +10,7 @@ grants access to a real system, else "benign" (a look-alike).
 Written blind on 2026-12-06: without reading graphit's detector, its tests, its docs or any
 earlier corpus. Every credential-shaped value is generated here from a fixed seed; none is real.
 
-Run: python benchmarks/blind_secrets_5.py [out.jsonl]   (JSONL to stdout without a path)
+Run: python benchmarks/data/blind_secrets/blind_secrets_5.py [out.jsonl]   (or to stdout)
 
 Secret kinds (83): cloud (aws-key-pair, aws-session-token, gcp-service-account, google-api-key,
 google-oauth-secret, azure-storage-conn, azure-sas, azure-client-secret, digitalocean-token,
