@@ -11,7 +11,7 @@ here from a fixed seed; none is real.
 
 Written blind on 2026-12-06: without reading graphit's detector, its tests or earlier corpora.
 
-Run: python benchmarks/data/blind_secrets/blind_secrets_4.py [out.jsonl]  (JSONL to stdout without a path)
+Run: python benchmarks/data/blind_secrets/blind_secrets_4.py [out.jsonl]   (or to stdout)
 Rows: {"label": "secret"|"benign", "kind": "...", "text": "..."}
 
 Kinds, secrets (147 rows, 109 kinds)
