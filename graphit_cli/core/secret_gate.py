@@ -35,7 +35,8 @@ _CONTEXT = re.compile(
     r"[\w.-]{0,25}[\s'\"]{0,3}(?:[=:>,|]|\?=)"
     r"|://[^\s/@]*:[^\s@]*@"
     r"|(?i:private key|:_|\bcurl\b|\blogin\b|\bmysql|\bsshpass\b|\s-p|--pass|bearer\s)"
-    r"|(?i:\b(?:seed|mnemonic|recovery|backup|2fa|mfa)\b[^\n]{0,80}?[:\n])"
+    r"|(?i:\b(?:seed|mnemonic|recovery|backup|2fa|mfa|password|passwort|passphrase)\b"
+    r"[^\n]{0,80}?[:\n])"
 )
 
 

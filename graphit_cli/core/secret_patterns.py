@@ -42,6 +42,9 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     # Firebase Cloud Messaging's legacy server key: `AAAA` + 7, `:APA91b` + ~134.
     ("fcm-server-key", r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
     ("dockerhub-pat", r"\bdckr_pat_[A-Za-z0-9_-]{24,}"),
+    ("stripe-secret-key", r"\b[rs]k_live_[A-Za-z0-9]{24,}"),
+    ("atlassian-api-token", r"\bATATT3[A-Za-z0-9_=-]{100,}"),
+    ("woocommerce-key", r"\bc[ks]_[0-9a-f]{40}\b"),
     ("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/]{24,}"),
     # A Discord bot token: the bot's id in base64 (`M`, `N` or `O` first), a time, an HMAC.
     ("discord-bot-token", r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b"),
@@ -65,7 +68,8 @@ PRIVATE_KEY = re.compile(
 # the word on (no scan back over the name, which would backtrack on long identifiers).
 ASSIGNMENT = re.compile(
     r"(?P<name>(?i:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|"
-    r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?(?:token|key)|credentials?|"
+    r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?(?:token|key|tok)|credentials?|"
+    r"psk|wpa[_-]?passphrase|"
     r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher)[_-]?key|\bkey))"
     # a type between the name and `=` (`SECRET_KEY: str =`, `MASTER_KEY: &str =`)
     r"[\"']?\]?(?:[ \t]*:[ \t]*&?[A-Za-z][\w.]*(?:<[^>\n]{0,40}>)?(?=[ \t]*=))?"
@@ -76,15 +80,14 @@ ASSIGNMENT = re.compile(
 )
 # user:password@host in a URL or connection string.
 URL_PASSWORD = re.compile(
-    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@\"'<>]{0,100}:(?P<value>[^\s@/\"'<>]{1,200})@[\w.-]"
+    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://(?P<user>[^\s:/@\"'<>]{0,100}):"
+    r"(?P<value>[^\s@/\"'<>]{1,200})@[\w.-]"
 )
 # An Authorization header's credential, or a bearer token written out.
 BEARER = re.compile(
     r"(?i:\b(?:bearer|token|ssws)\s+)(?P<value>[A-Za-z0-9._~+/:-]{20,}=*)(?![\w.~+/:-])"
 )
-BASIC = re.compile(
-    r"(?i:authorization[\"']?\s*[:=]\s*[\"']?basic\s+)(?P<value>[A-Za-z0-9+/]{12,}=*)"
-)
+BASIC = re.compile(r"(?<![\w-])(?i:basic)\s+(?P<value>[A-Za-z0-9+/]{12,}={0,2})(?![\w+/=])")
 # A user and a password passed as a pair (`auth=("bot", "...")`, `basic_auth=(...)`), a Twilio
 # account's SID and auth token (`Client("AC...", "...")`), a JWT signed with a literal.
 AUTH_PAIR = re.compile(
@@ -97,7 +100,8 @@ AUTH_PAIR = re.compile(
 _FLAG = re.compile(
     r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
     r"client-secret)[= ]|\b(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
-    r"\bredis-cli\b[^\n]{0,60}?\s-a ?|\bwandb login |\bpoetry config http-basic\.\S+ \S+ |"
+    r"\bredis-cli\b[^\n]{0,60}?\s-a ?|\b(?:wandb|cargo) login |"
+    r"\bpoetry config http-basic\.\S+ \S+ |"
     r"\bcurl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
@@ -105,13 +109,40 @@ _FLAG = re.compile(
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
     r"(?P<name>(?i:\b(?:(?:password|passphrase|passcode|pw|secret|key|token|pat|seed|passwort|"
-    r"kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord)\b|"
-    r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b[^\n:=;]{0,50}?[\"'`]?[\w.@-]+[\"'`]?"
-    r"[ \t]*(?:/|\bwith\b))))(?![\"'])"  # not a JSON field `"key":`
-    r"(?P<label>[ \t]+(?:is|was|ist|es|est|é)|(?:[^\n=.;]|\.(?=\S)){0,60}?"
-    r"(?::|[ \t](?:is|was|ist|es|est|é)))?(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
-    r"[ \t]+[\"'`]?(?P<value>[\w+/~.-][^\s\"'`,;()|]{8,198}[^\s\"'`,;().:!?|])"
+    r"kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|"
+    r"(?:app|api|auth|access|secret|private|master|signing|encryption)[ _-]?key)\b|"
+    r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
+    r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN)\b))"
+    r"(?![\"'])"  # not a JSON field `"key":`
+    r"(?P<label>[ \t]+(?:is|was|ist|es|est|é)|(?:[^\n=.;]|\.(?=\S)){0,80}?"
+    r"(?::|[ \t](?:is|was|ist|es|est|é)|'s))?"
+    r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?[ \t]+[\"'`]?"
+    r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,5}\b|"  # an app password in groups
+    r"[^\s\"'`,;()|<>\[\]{}][^\s\"'`,;()|<>\[\]{}]{8,198}[^\s\"'`,;().:!?|<>\[\]{}])"
 )
+# A user and a password written as `user / password` after what they open (`admin / ...`,
+# `login ADMIN / ...`, `cn=svc,dc=acme / ...`).
+USER_PASS = re.compile(
+    r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn)\b)[^\n]{0,60}?"
+    r"(?:[:\s]|(?<=\w))[ \t]*[\"'`]?[\w.@+=,-]{2,80}[\"'`]?[ \t]+/[ \t]+"
+    r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
+)
+# PHP's define('DB_PASSWORD', '...'), WordPress's keys and salts.
+DEFINE = re.compile(
+    r"\bdefine\(\s*[\"'](?P<name>\w*(?:PASSWORD|PASS|KEY|SALT|SECRET|TOKEN))[\"']\s*,\s*"
+    r"[\"'](?P<value>[^\"'\n]{6,300})[\"']"
+)
+# An XML element that holds one (`<password>...</password>` in Maven's settings.xml, NuGet).
+XML_ELEMENT = re.compile(
+    r"(?i:<(?P<name>[\w:-]*(?:password|passwd|secret|token|apikey|api-key|cleartextpassword))>)"
+    r"(?P<value>[^<\s]{6,300})</"
+)
+# A secret written to a file named for one (`echo '...' > ~/.vault_pass.txt`).
+ECHO_TO_FILE = re.compile(
+    r"\becho\s+[\"']?(?P<value>[^\s\"']{6,300})[\"']?\s*>\s*\S*(?i:pass|secret|token|key)"
+)
+# A wallet's private key in a Hardhat or Truffle config (`accounts: ["0x..."]`).
+WALLET_KEY = re.compile(r"\baccounts\s*:\s*\[\s*[\"'](?P<value>(?:0x)?[0-9a-fA-F]{64})[\"']")
 # A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
 SESSION_COOKIE = re.compile(
     r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|\.sid))=(?P<value>[^\s;,\"'&]{16,400})"
@@ -128,7 +159,7 @@ RECOVERY_CODES = re.compile(
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
 SEED_PHRASE = re.compile(
-    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup)\b)[^\n]{0,80}?:[ \t]*"
+    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup)\b)[^\n]{0,80}?[:=][ \t]*[\"']?"
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
 )
 # A markdown table's row: its cells, under a header row (`| service | user | password |`).
@@ -163,6 +194,9 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "posthog-personal-api-key": ("phx_",),
     "fcm-server-key": (":APA91b",),
     "dockerhub-pat": ("dckr_pat_",),
+    "stripe-secret-key": ("sk_live_", "rk_live_"),
+    "atlassian-api-token": ("ATATT3",),
+    "woocommerce-key": ("ck_", "cs_"),
     "stripe-webhook-secret": ("whsec_",),
     "discord-bot-token": ("discord", "bot", "token", ".run("),
 }
@@ -171,11 +205,25 @@ PROVIDER_RULES = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pa
 NAME_STARTS = (
     *("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
     *("app", "master", "signing", "encryption", "session", "license", "jwt", "hmac", "aes"),
-    *("cipher", "key"),
+    *("cipher", "key", "psk", "wpa"),
 )
-# Rules whose whole match is the secret; rules whose value counts only when it looks generated.
-WHOLE = (PRIVATE_KEY, PUTTY, JWK_PRIVATE, RECOVERY_CODES)
-GENERATED = (PROSE, SESSION_COOKIE)
+# How each context rule's value is judged (core/secret_values.py `judged`): the whole match is
+# the secret; the value counts when it is credible; when it looks generated or chosen, for
+# the words around it; a seed phrase's words; a Basic credential's `user:password`.
+ROLES = {
+    PRIVATE_KEY: "whole",
+    PUTTY: "whole",
+    JWK_PRIVATE: "whole",
+    RECOVERY_CODES: "whole",
+    WALLET_KEY: "whole",
+    PROSE: "named",
+    SESSION_COOKIE: "named",
+    USER_PASS: "chosen",
+    SEED_PHRASE: "seed",
+    BASIC: "basic",
+    URL_PASSWORD: "url",
+    BEARER: "bearer",
+}
 
 
 def table_cells(text: str) -> list[tuple[int, int, str]]:
@@ -206,7 +254,7 @@ CONTEXT_RULES = (
     (URL_PASSWORD, "password-in-url", ("://",)),
     (BEARER, "bearer-token", ("bearer", "token", "ssws")),
     (BASIC, "basic-auth", ("basic",)),
-    (_FLAG, "password", ("-p", "curl", "redis-cli", "--", "wandb", "poetry")),
+    (_FLAG, "password", ("-p", "curl", "redis-cli", "--", "wandb", "cargo", "poetry")),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
     (
         PROSE,
@@ -217,6 +265,11 @@ CONTEXT_RULES = (
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "ac", "jwt.")),
+    (USER_PASS, "password", (" / ",)),
+    (DEFINE, "secret", ("define(",)),
+    (XML_ELEMENT, "password", ("<",)),
+    (ECHO_TO_FILE, "password", ("echo",)),
+    (WALLET_KEY, "private-key", ("accounts",)),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=")),
     (PUTTY, "private-key", ("putty-user-key-file",)),
     (JWK_PRIVATE, "private-key", ('"kty"',)),

@@ -19,12 +19,12 @@ from graphit_cli.core import commonness
 # Values that stand for a secret without being one: placeholders, references, redactions.
 _PLACEHOLDER = re.compile(
     r"""^(?:
-        <[^<>]*> | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
+        <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
               fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
-              password_here|xxxx|\.\.\.).*
+              password_here|xxxx|\.\.\.|…|test[-_]?only|[-_]test[-_]0{3,}$).*
     )$""",
     re.VERBOSE,
 )
@@ -64,7 +64,7 @@ _NAMED = re.compile(
 # An environment variable's or a constant's name: DB_PASSWORD, STRIPE_SECRET_KEY.
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
-_CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[][\w\"'.]*$")
+_CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[][\w\"'.=, ]*$")
 
 # Keys the providers publish in their documentation, quoted everywhere: not secrets.
 DOCUMENTED_EXAMPLES = frozenset(
@@ -89,7 +89,7 @@ _YAML_TAG = re.compile(r"!!?[A-Za-z]+")
 def example(token: str) -> bool:
     """A provider's example key: documentation spells them with EXAMPLE, or all one letter."""
     upper = token.upper()
-    if "EXAMPLE" in upper or "XXXXXXXX" in upper or "00000000" in token:
+    if "EXAMPLE" in upper or "XXXXXXXX" in upper or "00000000" in token or _AZURITE in token:
         return True
     if token.endswith(_DOCUMENTED_SIGNATURES) or _MASKED.search(token):
         return True
@@ -158,37 +158,25 @@ PUBLIC_PREFIXES = (
     # public keys: SSH's, age's
     *("ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "AAAAC3NzaC1", "AAAAB3NzaC1", "age1"),
 )
-# A Firebase web config, whose apiKey its clients ship.
-FIREBASE_CONFIG = re.compile(r"authDomain|firebaseapp\.com|(?i:firebase)|google-services\.json")
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
-_PUBLIC_NAME = re.compile(
-    r"(?i)\bpublic\b|publishable|search-only|site[ _-]?key|anon[_-]?key|client[_-]?id\b"
+PUBLIC_NAME = re.compile(
+    r"(?i)\bpublic\b|publishable|search-only|site[ _-]?key|anon[ _-]?key|client[_-]?id\b"
 )
+# The Azure Storage emulator's account key, published in Microsoft's documentation.
+_AZURITE = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tOAJ"
+_BASE64_TEXT = re.compile(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+# A value that is itself an assignment (`NEXT_PUBLIC_KEY=...`): the assignment rule's.
+_ASSIGNED = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*=|[a-z][a-z0-9]*_[a-z0-9_]*=")
+# A command-line flag (`--with-decryption`), not a value.
+_FLAG_SHAPE = re.compile(r"--?[a-z][a-z0-9-]*")
 # A name and a hash joined: a cache key, an asset, a build (`node-modules-Linux-ce40a58b...`).
-_NAME_AND_HASH = re.compile(r"(?:[A-Za-z]+[-_.])+[0-9a-f]{16,}")
+_NAME_AND_HASH = re.compile(r"(?:[A-Za-z]{3,}[-_.])+[0-9a-f]{16,}")
 # Google's app passwords: four groups of four lowercase letters (`czfo abhy sjjw dymx`).
 _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
+_WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")
-# A name whose value says where a secret is (`existingSecret`, `secretName`, `secretRef`).
-REFERENCE_NAME = re.compile(r"(?i)^existing|secret[_-]?(?:name|ref)$")
-UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 # A password's hash (bcrypt, argon2, scrypt, pbkdf2, crypt): not the password.
 _HASHED = re.compile(r"^\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7)\$")
-# Words between a credential's name and a value that say the value is something else.
-_LABELS = re.compile(
-    r"(?i)\b(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|revision|fix|fixed|merged?|"
-    r"version|name|arn|alias|length|size|format|prefix|header|type|public)\b"
-)
-# What a word before `key` or `token` makes of it: no credential.
-_NOT_CREDENTIALS = frozenset(
-    """cache idempotency sort partition primary foreign composite public search-only search site
-    gpg pgp ssh host routing shard lookup dedup dedupe hotkey""".split()  # noqa: SIM905
-)
-# Words no seed phrase holds (BIP-39's words are nouns, verbs and adjectives).
-_FUNCTION_WORDS = frozenset(
-    """the and for with that this from into are was were has have not but you our its then than
-    when will""".split()  # noqa: SIM905
-)
 
 
 _JSON_IN_BASE64 = re.compile(r"eyJ[A-Za-z0-9+/_-]{8,}={0,2}")
@@ -202,28 +190,15 @@ def _decodes_to_json(value: str) -> bool:
     return True
 
 
-def public_or_id(before: str, value: str) -> bool:
-    """A generic rule's value that its name calls public (`public key of the laptop:`,
-    `data-sitekey=`), or an object's id joined to its name (`acme-api:<uuid>`)."""
-    line = before.rsplit("\n", 1)[-1]
-    if _PUBLIC_NAME.search(line):
-        return True
-    return line.endswith(":") and not line[-2:-1].isspace() and bool(UUID.fullmatch(value))
-
-
-def names_no_secret(label: str, before: str = "") -> bool:
-    """Whether the words around a credential's name say its value is something else: `key
-    id:`, `key fingerprint:`, `token format:`, `cache key`, `idempotency key`, `public key`."""
-    if _LABELS.search(label.split(None, 1)[1] if " " in label.strip() else ""):
-        return True
-    word = re.findall(r"[\w-]+", before[-30:])
-    return bool(word) and word[-1].lower() in _NOT_CREDENTIALS
-
-
-def seed_phrase(value: str) -> bool:
-    """12, 15, 18, 21 or 24 words and none a function word: a wallet's seed phrase."""
-    words = value.lower().split()
-    return len(words) in (12, 15, 18, 21, 24) and not _FUNCTION_WORDS & set(words)
+def _base64_text(value: str) -> str | None:
+    """What a base64 value encodes, when it is printable text (`cGxhY2Vob2xkZXI=`)."""
+    if len(value) < 8 or not _BASE64_TEXT.fullmatch(value) or not value.endswith("="):
+        return None
+    try:
+        plain = base64.b64decode(value).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return plain if plain.isprintable() and len(plain) >= 3 else None
 
 
 def public(value: str) -> bool:
@@ -249,14 +224,17 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False
     if value in DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
         return False
-    if example(value) or public(value) or _HASHED.match(value):
-        return False  # all one letter, masked, public by design; a password's hash
+    if example(value) or public(value) or _HASHED.match(value) or value.startswith("arn:"):
+        return False  # all one letter, masked, public by design; a password's hash; an ARN
+    plain = _base64_text(value)
+    if plain is not None:  # a Kubernetes Secret's data: judge what it encodes
+        return credible(plain, quoted=True, name=name)
     if _YAML_TAG.fullmatch(value):
         return False  # `!vault`
     lowered = value.lower().rstrip(".:")  # `token:` is a label
     if lowered in _NOT_VALUES or lowered == name.lower() or _DIGEST_NAME.search(name):
         return False
-    if name and _PUBLIC_NAME.search(name):
+    if name and PUBLIC_NAME.search(name):
         return False
     if name and assigned_kind(name) in _GENERATED:
         if typed(value) or words(value):
@@ -265,8 +243,8 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
             return False  # an id and a secret: the provider rules' (a Telegram bot token)
     if url:
         return True
-    if _APP_PASSWORD.fullmatch(value):
-        return True  # a Google app password
+    if _APP_PASSWORD.fullmatch(value) or (_WP_PASSWORD.fullmatch(value) and mixed(value)):
+        return True  # a Google or WordPress application password
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
         return False
     if _CALL.search(value) or _ENV_NAME.match(value) or _NAMED.match(value):
@@ -277,6 +255,8 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False  # a count or a duration: token_ttl=3600, password_length: 12
     if not quoted and (_SNAKE.match(value) or value.endswith(":")):
         return False  # password=user_password (a variable), `token:` opening a list
+    if not quoted and _WORD.match(value) and len(value) < 12 and words(value):
+        return False  # a type: `stripe_secret_key: SecretStr`
     if not quoted and _WORD.match(value) and (value.islower() or value.istitle()):
         return len(value) >= 10 and not value.islower()  # prose: `password: Required`
     if value.startswith(("~/", "./", "file:")) or _PATH.match(value) or _SCHEME.match(value):
@@ -307,10 +287,14 @@ def random_looking(value: str) -> bool:
     """A value named in prose that was generated, not written: 10 characters or more mixing two
     of lowercase, uppercase and digits, neither words nor typed, not a commit, and
     `credible` (no placeholder, path or reference)."""
-    if len(value) < 10 or words(value) or typed(value):
+    if len(value) < 10 or words(value) or typed(value) or _FLAG_SHAPE.fullmatch(value):
         return False
-    if value.lower().startswith("0x") or _NAME_AND_HASH.fullmatch(value):
-        return False  # a number; a cache key or an asset (`node-modules-Linux-<sha256>`)
+    if _ASSIGNED.match(value):
+        return False
+    if re.fullmatch(r"0x[0-9a-fA-F]{1,40}", value) or _NAME_AND_HASH.fullmatch(value):
+        return (
+            False  # a number, an address; a cache key or an asset (`node-modules-Linux-<sha256>`)
+        )
     if all(_a_word(part) for part in re.split(r"[-_./:]+", value) if part):
         return False  # a header's or a class's name (`X-XSS-Protection`, `Referrer-Policy`)
     kinds = (any(c.islower() for c in value), any(c.isupper() for c in value))
@@ -319,35 +303,13 @@ def random_looking(value: str) -> bool:
     return credible(value, quoted=True)
 
 
-def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
-    """The kind of the value a prose or cookie rule found, or None when the words around it
-    say it is something else or it does not look like one (a password chosen, a key
-    generated)."""
-    value, name = match["value"], match.groupdict().get("name") or ""
-    label = match.group(0)[: match.start("value") - match.start()]
-    before = text[max(0, match.start() - 30) : match.start()]
-    if names_no_secret(label, before) or _PUBLIC_NAME.search(before.rsplit("\n", 1)[-1] + label):
-        return None
-    if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
-        return None if UUID.fullmatch(value) or not random_looking(value) else kind
-    said = "password" if re.match(r"(?i)log|sign", name) else assigned_kind(name)
-    if said == "password":
-        return said if chosen_password(value) else None
-    return said if random_looking(value) else None
-
-
-def random_key(value: str) -> bool:
-    """A value assigned to a bare `key` that is one: generated with digits in it (not a
-    header's name), not a uuid (an idempotency key)."""
-    digits = sum(c.isdigit() for c in value)
-    return digits >= 2 and random_looking(value) and not UUID.fullmatch(value)
-
-
 def chosen_password(value: str) -> bool:
     """A password named in prose: 8 characters or more, letters with digits or symbols, none of
     a test plan's, and `credible` (`Cobalt.maple4720`, not `required` or `P@ssw0rd`)."""
     if len(value) < 8 or not any(c.isalpha() for c in value) or _RELATIVE_PATH.fullmatch(value):
         return False
+    if _FLAG_SHAPE.fullmatch(value) or _ASSIGNED.match(value):
+        return False  # a flag (`--with-decryption`), an assignment
     if not any(c.isdigit() or not c.isalnum() for c in value):
         return False
     return credible(value, quoted=True, name="password")

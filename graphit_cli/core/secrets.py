@@ -8,7 +8,8 @@ misses `.env` lines and connection strings, and a line costs them ~0.3 ms. This 
 detector: one pass over a text finds the literals that wake a rule, then runs gitleaks' rules
 (core/secret_rules.py) and graphit's own (core/secret_patterns.py: the provider formats
 gitleaks misses and the context rules; core/secret_values.py: what a found value must be to
-count, the look-alikes a memory holds left alone) over the
+count, the look-alikes a memory holds left alone; core/secret_context.py: what the words
+around it say of it) over the
 text as written and as unhidden (core/hiding.py); then a memory's fields and a log record's
 strings are checked, redacted and described by the same code.
 
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphit_cli.core import hiding, secret_gate, secret_rules
+from graphit_cli.core import secret_context as context
 from graphit_cli.core import secret_patterns as patterns
 from graphit_cli.core import secret_values as values
 from graphit_cli.core.secret_gate import worth_checking
@@ -91,7 +93,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         name = _name_before(text, start) if generic else ""
         if values.look_alike(secret, generic=generic, name=name):
             continue
-        if generic and values.public_or_id(text[max(0, start - 60) : start], secret):
+        if generic and context.public_or_id(text[max(0, start - 60) : start], secret):
             continue  # `public key of the laptop: ...`, `data-sitekey=`, `acme-api:<uuid>`
         spans.append((start, end, kind))
     awake = sorted({i for literal in gate for i in patterns.WAKES.get(literal, ())})
@@ -110,26 +112,12 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     for rule, kind, needs in patterns.CONTEXT_RULES:
         if not any(literal in gate for literal in needs):
             continue
+        role = patterns.ROLES.get(rule, "credible")
         for match in rule.finditer(text):
-            value = match.group("value") if "value" in rule.groupindex else match.group(0)
-            if rule in patterns.WHOLE:
-                spans.append((match.start(), match.end(), kind))
-            elif rule in patterns.GENERATED:
-                said = values.named_value(match, kind, text)
-                if said is not None:
-                    spans.append((match.start("value"), match.end("value"), said))
-            elif rule is patterns.SEED_PHRASE:
-                if values.seed_phrase(value):
-                    spans.append((match.start("value"), match.end("value"), kind))
-            elif (
-                rule is patterns.BASIC
-                or (rule is patterns.AUTH_PAIR and values.credible(value, quoted=True))
-                or (
-                    values.credible(value, url=rule is patterns.URL_PASSWORD)
-                    and (rule is not patterns.BEARER or values.mixed(value))
-                )
-            ):
-                spans.append((match.start("value"), match.end("value"), kind))
+            said = context.judged(role, match, kind, text)
+            if said is not None:
+                where = match.span() if role == "whole" else match.span("value")
+                spans.append((*where, said))
     if "|" in text:
         for start, end, header in patterns.table_cells(text):
             said = values.assigned_kind(header)
@@ -148,22 +136,22 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             begin -= 1
         if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
             continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
-        if values.REFERENCE_NAME.search(text[begin : named.end("name")]):
+        if context.REFERENCE_NAME.search(text[begin : named.end("name")]):
             continue  # `existingSecret: keycloak-admin` names where the secret is
+        before = text[max(0, begin - 30) : begin]
         if named["name"].lower() == "key" and (
-            not values.random_key(value)
-            or values.names_no_secret("", text[max(0, begin - 30) : begin])
+            not context.random_key(value) or context.names_no_secret("", before)
         ):
             continue  # `key = "orders"`: a key of a map, a cache, a sort; `site key:`
+        if context.public_or_id(before + named["name"], ""):
+            continue  # `search-only apiKey:`, `anon key`
         if value.strip().lower() in secret_rules.public_values(secret_rules.rules()):
             continue  # a value gitleaks knows is published
         if values.credible(value, quoted=group == "quoted", name=named.group("name")):
             spans.append(
                 (named.start(group), named.end(group), values.assigned_kind(named["name"]))
             )
-    if values.FIREBASE_CONFIG.search(text):  # a Firebase web config's apiKey, public by design
-        spans = [span for span in spans if not text.startswith("AIza", span[0])]
-    return spans
+    return [span for span in spans if not context.in_the_clear(text, span[0])]
 
 
 def redact(text: str, findings: list[Finding] | None = None) -> str:

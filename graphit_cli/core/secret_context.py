@@ -1,0 +1,138 @@
+"""What the words around a value say of it: the secret detector's judgement of a context rule's
+find (core/secret_patterns.py ROLES) and of what surrounds any find.
+
+A credential named in prose counts when its value looks generated, or chosen for a password;
+words between the name and the value can say it is something else (`key id:`, `cache key`,
+`public key`); a value under `encryptedData:` is ciphertext; a Firebase config's key is
+public by design; a Basic credential is base64 of `user:password`; a seed phrase is 12 to 24
+words. What a value is on its own (a placeholder, a reference, a name, a hash) is
+core/secret_values.py. Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+
+from graphit_cli.core.secret_values import (
+    PUBLIC_NAME,
+    assigned_kind,
+    chosen_password,
+    credible,
+    mixed,
+    random_looking,
+)
+
+# A Firebase web config, whose apiKey its clients ship.
+FIREBASE_CONFIG = re.compile(r"authDomain|firebaseapp\.com|(?i:firebase)|google-services\.json")
+# A name whose value says where a secret is (`existingSecret`, `secretName`, `secretRef`).
+REFERENCE_NAME = re.compile(r"(?i)^existing|secret[_-]?(?:name|ref)$")
+# A uuid: an id, a trace (an idempotency key, a session's id in a log).
+UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+# Words between a credential's name and a value that say the value is something else.
+_LABELS = re.compile(
+    r"(?i)\b(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|revision|fix|fixed|merged?|"
+    r"version|name|arn|alias|length|size|format|prefix|header|type|public)\b"
+)
+# What a word before `key` or `token` makes of it: no credential.
+_NOT_CREDENTIALS = frozenset(
+    """cache idempotency sort partition primary foreign composite public search-only search site
+    gpg pgp ssh host routing shard lookup dedup dedupe hotkey""".split()  # noqa: SIM905
+)
+# What says a value is encrypted: kubeseal's `encryptedData`, SOPS, Ansible Vault.
+_CIPHERTEXT = re.compile(r"(?i)encrypted_?data|sealedsecret|\bENC\[|\$ANSIBLE_VAULT|sops:")
+# Words no seed phrase holds (BIP-39's words are nouns, verbs and adjectives).
+_FUNCTION_WORDS = frozenset(
+    """the and for with that this from into are was were has have not but you our its then than
+    when will""".split()  # noqa: SIM905
+)
+
+
+def in_the_clear(text: str, start: int) -> bool:
+    """Whether a secret found at `start` is in fact public or encrypted: a Firebase config's
+    `AIza` key; a value under `encryptedData:`, in a SealedSecret, SOPS or Ansible Vault."""
+    if text.startswith("AIza", start) and FIREBASE_CONFIG.search(text):
+        return True
+    return bool(_CIPHERTEXT.search(text, max(0, start - 200), start))
+
+
+def public_or_id(before: str, value: str) -> bool:
+    """A generic rule's value that its name calls public (`public key of the laptop:`,
+    `data-sitekey=`), or an object's id joined to its name (`acme-api:<uuid>`)."""
+    line = before.rsplit("\n", 1)[-1]
+    if PUBLIC_NAME.search(line):
+        return True
+    return line.endswith(":") and not line[-2:-1].isspace() and bool(UUID.fullmatch(value))
+
+
+def names_no_secret(label: str, before: str = "") -> bool:
+    """Whether the words around a credential's name say its value is something else: `key
+    id:`, `key fingerprint:`, `token format:`, `cache key`, `idempotency key`, `public key`."""
+    if _LABELS.search(label.split(None, 1)[1] if " " in label.strip() else ""):
+        return True
+    word = re.findall(r"[\w-]+", before[-30:])
+    return bool(word) and word[-1].lower().strip("-") in _NOT_CREDENTIALS
+
+
+def seed_phrase(value: str) -> bool:
+    """12, 15, 18, 21 or 24 words and none a function word: a wallet's seed phrase."""
+    words = value.lower().split()
+    return len(words) in (12, 15, 18, 21, 24) and not _FUNCTION_WORDS & set(words)
+
+
+def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
+    """The kind of the value a prose or cookie rule found, or None when the words around it
+    say it is something else or it does not look like one (a password chosen, a key
+    generated)."""
+    value, name = match["value"], match.groupdict().get("name") or ""
+    if text.startswith(("..", "…", "[", "*"), match.end("value")):
+        return None  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`, `ghp_abc…`
+    label = match.group(0)[: match.start("value") - match.start()]
+    before = text[max(0, match.start() - 30) : match.start()]
+    if names_no_secret(label, before) or PUBLIC_NAME.search(before.rsplit("\n", 1)[-1] + label):
+        return None
+    if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
+        return None if UUID.fullmatch(value) or not random_looking(value) else kind
+    said = "password" if re.match(r"(?i)log|sign", name) else assigned_kind(name)
+    if said == "password":
+        return said if chosen_password(value) else None
+    return said if random_looking(value) else None
+
+
+def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
+    """The kind of what a context rule found (core/secret_patterns.py ROLES), or None when
+    it is none: a placeholder, a reference, a default, ciphertext, words."""
+    if role == "whole":
+        return kind
+    value = match["value"]
+    if _CIPHERTEXT.search(text, max(0, match.start("value") - 200), match.start("value")):
+        return None  # `encryptedData:`, a SealedSecret, SOPS, Ansible Vault
+    if role == "named":
+        return named_value(match, kind, text)
+    if role == "seed":
+        return kind if seed_phrase(value) else None
+    if role == "basic":  # base64 of `user:password`
+        try:
+            plain = base64.b64decode(value + "=" * (-len(value) % 4)).decode()
+        except (ValueError, UnicodeDecodeError):
+            return None
+        _user, colon, password = plain.partition(":")
+        return kind if colon and plain.isprintable() and credible(password, quoted=True) else None
+    if role == "url":
+        if value == match["user"]:
+            return None  # `postgres:postgres@localhost`, a default
+        return kind if credible(value, url=True) else None
+    if role == "bearer":
+        return kind if credible(value) and mixed(value) else None
+    name = match.groupdict().get("name") or kind
+    said = assigned_kind(name) if match.groupdict().get("name") else kind
+    if role == "chosen":
+        return said if chosen_password(value) else None
+    return said if credible(value, quoted=True, name=name) else None
+
+
+def random_key(value: str) -> bool:
+    """A value assigned to a bare `key` that is one: generated with digits in it (not a
+    header's name), not a uuid (an idempotency key)."""
+    digits = sum(c.isdigit() for c in value)
+    return digits >= 2 and random_looking(value) and not UUID.fullmatch(value)
