@@ -39,8 +39,14 @@ _NOT_CREDENTIALS = frozenset(
     """cache idempotency sort partition primary foreign composite public search-only search site
     gpg pgp ssh host routing shard lookup dedup dedupe hotkey""".split()  # noqa: SIM905
 )
+_NOT_A_CREDENTIAL = re.compile(
+    r"(?i)\b(?:cache|idempotency|sort|partition|primary|foreign)[ _-]?key\b"
+)
+_TEMPLATE = re.compile(r"\{\{[^{}]*$")
 # What says a value is encrypted: kubeseal's `encryptedData`, SOPS, Ansible Vault.
-_CIPHERTEXT = re.compile(r"(?i)encrypted_?data|sealedsecret|\bENC\[|\$ANSIBLE_VAULT|sops:")
+_CIPHERTEXT = re.compile(
+    r"(?i)encrypted_?data|sealedsecret|\bENC\[|\$ANSIBLE_VAULT|sops:|_ENC(?:RYPTED)?\s*[=:]\s*\S*$"
+)
 # Words no seed phrase holds (BIP-39's words are nouns, verbs and adjectives).
 _FUNCTION_WORDS = frozenset(
     """the and for with that this from into are was were has have not but you our its then than
@@ -51,8 +57,12 @@ _FUNCTION_WORDS = frozenset(
 def in_the_clear(text: str, start: int) -> bool:
     """Whether a secret found at `start` is in fact public or encrypted: a Firebase config's
     `AIza` key; a value under `encryptedData:`, in a SealedSecret, SOPS or Ansible Vault."""
-    if text.startswith("AIza", start) and FIREBASE_CONFIG.search(text):
-        return True
+    if text.startswith("AIza", start) and (
+        FIREBASE_CONFIG.search(text) or "maps/api/js" in text[max(0, start - 100) : start]
+    ):
+        return True  # a Firebase config's key; a Maps JavaScript key in a page, by design
+    if _TEMPLATE.search(text, max(0, start - 200), start) and "}}" in text[start : start + 200]:
+        return True  # inside a `{{ ... }}` template: a lookup, not a value
     return bool(_CIPHERTEXT.search(text, max(0, start - 200), start))
 
 
@@ -60,7 +70,7 @@ def public_or_id(before: str, value: str) -> bool:
     """A generic rule's value that its name calls public (`public key of the laptop:`,
     `data-sitekey=`), or an object's id joined to its name (`acme-api:<uuid>`)."""
     line = before.rsplit("\n", 1)[-1]
-    if PUBLIC_NAME.search(line):
+    if PUBLIC_NAME.search(line) or _NOT_A_CREDENTIAL.search(line):
         return True
     return line.endswith(":") and not line[-2:-1].isspace() and bool(UUID.fullmatch(value))
 

@@ -45,6 +45,7 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("stripe-secret-key", r"\b[rs]k_live_[A-Za-z0-9]{24,}"),
     ("atlassian-api-token", r"\bATATT3[A-Za-z0-9_=-]{100,}"),
     ("woocommerce-key", r"\bc[ks]_[0-9a-f]{40}\b"),
+    ("sendgrid-api-token", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
     ("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/]{24,}"),
     # A Discord bot token: the bot's id in base64 (`M`, `N` or `O` first), a time, an HMAC.
     ("discord-bot-token", r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b"),
@@ -72,16 +73,17 @@ ASSIGNMENT = re.compile(
     r"psk|wpa[_-]?passphrase|"
     r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher)[_-]?key|\bkey))"
     # a type between the name and `=` (`SECRET_KEY: str =`, `MASTER_KEY: &str =`)
-    r"[\"']?\]?(?:[ \t]*:[ \t]*&?[A-Za-z][\w.]*(?:<[^>\n]{0,40}>)?(?=[ \t]*=))?"
+    r"[\"']?\]?(?:[ \t]*:[ \t]*&?(?:\[[\w; ]{1,10}\]|[A-Za-z][\w.]*)(?:<[^>\n]{0,40}>)?"
+    r"(?=[ \t]*=))?"
     r"[ \t]{0,3}(?::=|=>|=|:|(?<=[A-Za-z])(?=[ \t]+[\"']))[ \t]{0,3}"
     # a literal's prefix or a conversion around it (`b"..."`, `[]byte("...")`)
-    r"(?:[bBrRuU]?(?=[\"'`])|[\w.\[\]]{1,20}\((?=[\"'`]))?"
+    r"(?:[bBrRuU]?(?=[\"'`])|[\w.\[\]()]{1,40}\((?=[\"'`]))?"
     r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\n]{1,300})(?P=q)|(?P<bare>[^\s\"'`,;)\]}>]{1,300}))"
 )
 # user:password@host in a URL or connection string.
 URL_PASSWORD = re.compile(
     r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://(?P<user>[^\s:/@\"'<>]{0,100}):"
-    r"(?P<value>[^\s@/\"'<>]{1,200})@[\w.-]"
+    r"(?P<value>(?!\d+/)[^\s@\"'<>]{1,200}?)@[\w.-]"
 )
 # An Authorization header's credential, or a bearer token written out.
 BEARER = re.compile(
@@ -101,7 +103,7 @@ _FLAG = re.compile(
     r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
     r"client-secret)[= ]|\b(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
     r"\bredis-cli\b[^\n]{0,60}?\s-a ?|\b(?:wandb|cargo) login |"
-    r"\bpoetry config http-basic\.\S+ \S+ |"
+    r"\bpoetry config http-basic\.\S+ \S+ |\bngrok (?:config add-)?authtoken |"
     r"\bcurl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
@@ -110,15 +112,17 @@ _FLAG = re.compile(
 PROSE = re.compile(
     r"(?P<name>(?i:\b(?:(?:password|passphrase|passcode|pw|secret|key|token|pat|seed|passwort|"
     r"kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|"
-    r"(?:app|api|auth|access|secret|private|master|signing|encryption)[ _-]?key)\b|"
+    r"(?:app|api|auth|access|secret|private|master|signing|encryption)[ _-]?key)\b|密码|"
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
     r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é)|(?:[^\n=.;]|\.(?=\S)){0,80}?"
-    r"(?::|[ \t](?:is|was|ist|es|est|é)|'s))?"
-    r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?[ \t]+[\"'`]?"
+    r"(?::|：|[ \t](?:is|was|ist|es|est|é)|'s|是))?"
+    r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
+    r"(?:[ \t]*[«“][ \t]?|(?<=[是：])[ \t]*|[ \t]+[\"'`]?)"
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,5}\b|"  # an app password in groups
-    r"[^\s\"'`,;()|<>\[\]{}][^\s\"'`,;()|<>\[\]{}]{8,198}[^\s\"'`,;().:!?|<>\[\]{}])"
+    r"[^\s\"'`,;()|<>\[\]{}，。；：»”][^\s\"'`,;()|<>\[\]{}，。；：»”]{8,198}"
+    r"[^\s\"'`,;().:!?|<>\[\]{}，。；：»”])"
 )
 # A user and a password written as `user / password` after what they open (`admin / ...`,
 # `login ADMIN / ...`, `cn=svc,dc=acme / ...`).
@@ -126,6 +130,17 @@ USER_PASS = re.compile(
     r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn)\b)[^\n]{0,60}?"
     r"(?:[:\s]|(?<=\w))[ \t]*[\"'`]?[\w.@+=,-]{2,80}[\"'`]?[ \t]+/[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
+)
+# A name and its value as attributes or fields (`<add key="ClearTextPassword" value="..."/>`,
+# Postman's `{"key": "apiKey", "value": "..."}`), a config directive (`requirepass ...`), a
+# Postfix `sasl_passwd` line (`[host]:587 user:password`).
+KEY_VALUE = re.compile(
+    r"(?i:\bkey[\"']?\s*[=:]\s*[\"'](?P<name>[\w.-]*(?:password|passwd|secret|token|api_?key))"
+    r"[\"']\s*,?\s*[\"']?value[\"']?\s*[=:]\s*[\"'])(?P<value>[^\"'\n]{6,300})[\"']"
+)
+DIRECTIVE = re.compile(
+    r"(?:\b(?:requirepass|masterauth)|\[[\w-]+(?:\.[\w-]+)+\]:\d+[ \t]+[^\s:@]+@[^\s:]+:)"
+    r"[ \t]*(?P<value>\S{6,300})"
 )
 # PHP's define('DB_PASSWORD', '...'), WordPress's keys and salts.
 DEFINE = re.compile(
@@ -159,7 +174,8 @@ RECOVERY_CODES = re.compile(
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
 SEED_PHRASE = re.compile(
-    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup)\b)[^\n]{0,80}?[:=][ \t]*[\"']?"
+    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup)\b|助记词)"
+    r"[^\n]{0,80}?[:=：][ \t]*[\"']?"
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
 )
 # A markdown table's row: its cells, under a header row (`| service | user | password |`).
@@ -168,7 +184,7 @@ TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
 SAS_SIGNATURE = re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})")
 # A .pgpass line: `host:port:database:user:password`.
 PGPASS = re.compile(
-    r"(?m)^[ \t]*[\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<value>[^\s:]+)[ \t]*$"
+    r"(?m)(?:^|(?<=[\s]))[\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<value>[^\s:]+)[ \t]*$"
 )
 # `//registry.npmjs.org/:_authToken=...` in an .npmrc.
 _NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']{7,})")
@@ -197,6 +213,7 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "stripe-secret-key": ("sk_live_", "rk_live_"),
     "atlassian-api-token": ("ATATT3",),
     "woocommerce-key": ("ck_", "cs_"),
+    "sendgrid-api-token": ("SG.",),
     "stripe-webhook-secret": ("whsec_",),
     "discord-bot-token": ("discord", "bot", "token", ".run("),
 }
@@ -224,6 +241,30 @@ ROLES = {
     URL_PASSWORD: "url",
     BEARER: "bearer",
 }
+
+
+# An SQL insert's columns and values (`INSERT INTO t (name, api_key) VALUES ('x', '...')`).
+SQL_INSERT = re.compile(
+    r"(?i:insert\s+into)\s+[\w.\"`]+\s*\((?P<columns>[^)]*)\)\s*(?i:values)\s*\("
+)
+_SQL_VALUE = re.compile(r"\s*(?:'(?P<quoted>[^'\n]*)'|(?P<bare>[^,)\s]+))\s*[,)]")
+
+
+def sql_cells(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, column) of each quoted value of an SQL insert under a column that names a
+    credential (`api_key`, `token`, `password`)."""
+    cells: list[tuple[int, int, str]] = []
+    for insert in SQL_INSERT.finditer(text):
+        columns = [c.strip(' "`') for c in insert["columns"].split(",")]
+        at = insert.end()
+        for column in columns:
+            value = _SQL_VALUE.match(text, at)
+            if value is None:
+                break
+            if value["quoted"] and re.search(r"(?i)pass|secret|token|key", column):
+                cells.append((value.start("quoted"), value.end("quoted"), column))
+            at = value.end()
+    return cells
 
 
 def table_cells(text: str) -> list[tuple[int, int, str]]:
@@ -254,19 +295,21 @@ CONTEXT_RULES = (
     (URL_PASSWORD, "password-in-url", ("://",)),
     (BEARER, "bearer-token", ("bearer", "token", "ssws")),
     (BASIC, "basic-auth", ("basic",)),
-    (_FLAG, "password", ("-p", "curl", "redis-cli", "--", "wandb", "cargo", "poetry")),
+    (_FLAG, "password", ("-p", "curl", "redis-cli", "--", "wandb", "cargo", "poetry", "ngrok")),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
     (
         PROSE,
         "credential",
         (
             *("pass", "pw", "secret", "key", "token", "pat", "seed", "log", "sign"),
-            *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord"),
+            *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "ac", "jwt.")),
     (USER_PASS, "password", (" / ",)),
     (DEFINE, "secret", ("define(",)),
+    (KEY_VALUE, "secret", ("value",)),
+    (DIRECTIVE, "password", ("requirepass", "masterauth", "]:")),
     (XML_ELEMENT, "password", ("<",)),
     (ECHO_TO_FILE, "password", ("echo",)),
     (WALLET_KEY, "private-key", ("accounts",)),
@@ -274,7 +317,7 @@ CONTEXT_RULES = (
     (PUTTY, "private-key", ("putty-user-key-file",)),
     (JWK_PRIVATE, "private-key", ('"kty"',)),
     (RECOVERY_CODES, "recovery-codes", ("codes",)),
-    (SEED_PHRASE, "seed-phrase", ("seed", "mnemonic", "phrase", "backup")),
+    (SEED_PHRASE, "seed-phrase", ("seed", "mnemonic", "phrase", "backup", "助记词")),
     (PGPASS, "password", (":",)),
     (_NPMRC, "npm-token", (":_",)),
 )

@@ -170,13 +170,23 @@ _ASSIGNED = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*=|[a-z][a-z0-9]*_[a-z0-9_]*=")
 # A command-line flag (`--with-decryption`), not a value.
 _FLAG_SHAPE = re.compile(r"--?[a-z][a-z0-9-]*")
 # A name and a hash joined: a cache key, an asset, a build (`node-modules-Linux-ce40a58b...`).
-_NAME_AND_HASH = re.compile(r"(?:[A-Za-z]{3,}[-_.])+[0-9a-f]{16,}")
+_NAME_AND_HASH = re.compile(
+    r"(?:[A-Za-z]{2,}[-_.]){2,}[0-9a-f]{16,}|[A-Za-z]{4,}[-_.][0-9a-f]{16,}"
+)
 # Google's app passwords: four groups of four lowercase letters (`czfo abhy sjjw dymx`).
 _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
 _WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")
 # A password's hash (bcrypt, argon2, scrypt, pbkdf2, crypt): not the password.
-_HASHED = re.compile(r"^\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7)\$")
+_HASHED = re.compile(
+    r"^(?:\w+:)?\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7)\$"
+)
+# A name and a path (`db-password:/etc/credstore/db-password`), a reference (`@Microsoft.
+# KeyVault(...)`), a fixture's value (`test_...`, `mock_...`), a label (`Passwort`).
+_REFERENCE = re.compile(
+    r"^(?:[\w.-]+:/[\w./-]+|@[A-Za-z][\w.]*\(.*|(?i:test|mock|fake|dummy)[_-].*|"
+    r"(?i:[^\W\d_]*(?:passw|kennwort|contrase)[^\W\d_]*[ ?]*))$"
+)
 
 
 _JSON_IN_BASE64 = re.compile(r"eyJ[A-Za-z0-9+/_-]{8,}={0,2}")
@@ -224,7 +234,9 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False
     if value in DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
         return False
-    if example(value) or public(value) or _HASHED.match(value) or value.startswith("arn:"):
+    if _REFERENCE.match(value) or value.startswith(("arn:", "AQICAH")):
+        return False  # a reference, a fixture, a label; an ARN, AWS KMS ciphertext
+    if example(value) or public(value) or _HASHED.match(value):
         return False  # all one letter, masked, public by design; a password's hash; an ARN
     plain = _base64_text(value)
     if plain is not None:  # a Kubernetes Secret's data: judge what it encodes
@@ -310,6 +322,11 @@ def chosen_password(value: str) -> bool:
         return False
     if _FLAG_SHAPE.fullmatch(value) or _ASSIGNED.match(value):
         return False  # a flag (`--with-decryption`), an assignment
+    if _APP_PASSWORD.fullmatch(value) or _WP_PASSWORD.fullmatch(value):
+        return credible(value, quoted=True, name="password")
+    symbols = sum(not c.isalnum() for c in value)
+    if not any(c.isdigit() for c in value) and (symbols < 2 or value.islower()):
+        return False  # a scope or a word (`read:packages`); a chosen password has a digit
     if not any(c.isdigit() or not c.isalnum() for c in value):
         return False
     return credible(value, quoted=True, name="password")

@@ -118,8 +118,11 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             if said is not None:
                 where = match.span() if role == "whole" else match.span("value")
                 spans.append((*where, said))
-    if "|" in text:
-        for start, end, header in patterns.table_cells(text):
+    cells = patterns.table_cells(text) if "|" in text else []
+    if "insert" in lowered:
+        cells += patterns.sql_cells(text)
+    if cells:
+        for start, end, header in cells:
             said = values.assigned_kind(header)
             cell = text[start:end]
             if values.chosen_password(cell) if said == "password" else values.random_looking(cell):
