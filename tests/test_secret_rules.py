@@ -257,11 +257,14 @@ def test_a_pair_named_as_a_token_is_the_provider_rules_to_judge(text: str, refus
 
 
 # Look-alikes by their writers' labels that graphit refuses on purpose: an AWS access key id
-# is half a credential (gitleaks' rule takes it), a token said to be used up may not be.
-DISAGREED = {"access_key_id_alone", "aws-key-id-only", "expired-otp"}
+# is half a credential (gitleaks' rule takes it), a token said to be used up may not be, a
+# `write key` is one whatever the writer says of its scope.
+DISAGREED = {"access_key_id_alone", "aws-key-id-only", "expired-otp", "public_client_id"}
 
 
-@pytest.mark.parametrize("name", [f"blind_secrets{n}" for n in ("", "_2", "_3", "_4", "_5")])
+@pytest.mark.parametrize(
+    "name", [f"blind_secrets{n}" for n in ("", "_2", "_3", "_4", "_5", "_6", "_7")]
+)
 def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
     """Each was written by someone who had not read the detector (first looks in decision
     0011); the classes they showed are rules now (test_the_classes_a_blind_corpus_showed), so
@@ -410,6 +413,50 @@ def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
         ("aws ssm get-parameter --name /prod/DB_PASSWORD --with-decryption", False),
         ("SLACK_BOT_TOKEN=xoxb-test-0000, password 'correct-horse-test-only'", False),
         ("the tx hash is 0x52000faf972fcd2571de8cbf3f4d466651d01783", False),
+        # Prose in more languages, config lines, seeds and dumps.
+        ("Le mot de passe root du bastion est « +qO1f#3kDkV*rh », à changer", True),
+        ("测试环境数据库的 root 密码是 e#h7*D0XxK=Uk6，不要发到群里。", True),
+        ("Das Passwort für den Zugang ist %pYBeTwDsK++!K, Benutzer upload", True),
+        ('<add key="ClearTextPassword" value="Orbitb2v3GoWNq" />', True),
+        ('{"key": "apiKey", "value": "fe225eeb0670e767ff953dbf479ef1ba", "type": "secret"}', True),
+        ("redis.conf on cache01: requirepass Saddle12Zunir3ll#10", True),
+        ("[smtp.office365.com]:587 noreply@acme.io:Harvestjy6DK1GN4O!34", True),
+        (
+            "INSERT INTO svc (name, token) VALUES ('sync', 'sat_e74bf54b7c7a1079b9343172c9c46a76')",
+            True,
+        ),
+        ('const JWT_SECRET: &[u8] = b"59d8637a79abd4326bed3c5d12afccf2324a445e9f283f63";', True),
+        (
+            'byte[] KEY = Base64.getDecoder().decode("zaZpMsDEMoc9yQsz1a3vts2vqRNZKvTWzbve44D=");',
+            True,
+        ),
+        (
+            "key 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, marketing",
+            True,
+        ),
+        (
+            "remote_write: https://653201:glc_pV3RR5vtPnSuw9oWlTXs/Ami6jouXMq@prometheus.grafana.net",
+            True,
+        ),
+        ("ngrok config add-authtoken opEnBtjgYUje0t4HtpTGil2jpZl_vbEpXAcJbmtT6x", True),
+        ("docker login ghcr.io uses your GitHub username and a PAT with read:packages", False),
+        ("db_password: \"{{ lookup('hashi_vault', 'secret=secret/data/db:password') }}\"", False),
+        (
+            '"SqlPassword": "@Microsoft.KeyVault(SecretUri=https://kv.vault.azure.net/secrets/sql/)"',
+            False,
+        ),
+        ("LoadCredential=db-password:/etc/credstore/db-password", False),
+        (
+            "DB_PASSWORD_ENC=AQICAHhVThxOEr+F3OOvPR53xq3/e7fHU7NxIssgCNltzdv2aefphJhvUgyzYTO48",
+            False,
+        ),
+        (
+            'c.ServerApp.password = "argon2:$argon2id$v=19$m=65536,t=3,p=4$GEjoSgJGN9u0v1zSTjgjF9"',
+            False,
+        ),
+        ('login.password="Passwort", login.forgot="Passwort vergessen?"', False),
+        ('Test fixture api_key = "test_08lnlKihDw3yVHwpgMgKYwBi" for the mock server', False),
+        ("curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/", False),
         # Hashes, redactions and public keys named like passwords.
         ("password = '$2b$12$5jgqMdQa31b/K3ihv5MIwpfwm0f8m6Cs7IsozFwQ7gNLp2PkqjW7S'", False),
         ("password=[FILTERED] login failed for user dana", False),

@@ -184,7 +184,7 @@ TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
 SAS_SIGNATURE = re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})")
 # A .pgpass line: `host:port:database:user:password`.
 PGPASS = re.compile(
-    r"(?m)(?:^|(?<=[\s]))[\w.*-]+:(?:\d{2,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<value>[^\s:]+)[ \t]*$"
+    r"(?m)(?:^|(?<=[\s]))[\w.*-]+:(?:\d{4,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<value>[^\s:]+)[ \t]*$"
 )
 # `//registry.npmjs.org/:_authToken=...` in an .npmrc.
 _NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']{7,})")

@@ -10,7 +10,7 @@ is generated here from a seeded random.Random; none is real.
 Written blind on 2026-12-06: without reading the detector, its tests or any earlier corpus;
 token formats come from the author's own knowledge of the vendors' formats.
 
-Run: python benchmarks/blind_secrets_6.py [out.jsonl]  (JSONL to stdout without an argument;
+Run: python benchmarks/data/blind_secrets/blind_secrets_6.py [out.jsonl]  (to stdout without one;
 each line is {"label": "secret"|"benign", "kind": ..., "text": ...}). corpus() returns the rows.
 
 Secret kinds (at most 4 texts each):

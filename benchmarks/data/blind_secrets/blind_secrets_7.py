@@ -11,7 +11,7 @@ ids, documentation examples, random-looking values that grant nothing).
 
 Written blind on 2026-12-06, without reading the detector, its tests or earlier corpora;
 every credential-shaped value is generated from a fixed seed (none is real). Run:
-  python benchmarks/blind_secrets_7.py [out.jsonl]   (JSONL to stdout or to the path)
+  python benchmarks/data/blind_secrets/blind_secrets_7.py [out.jsonl]   (or to stdout)
 
 Kinds, grouped:
   secret / cloud: aws-credentials-file aws-env-export aws-terraform-provider aws-sts-session
