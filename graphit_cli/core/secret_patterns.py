@@ -101,10 +101,11 @@ AUTH_PAIR = re.compile(
 # `curl -u user:X`.
 _FLAG = re.compile(
     r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
-    r"client-secret)[= ]|\b(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
-    r"\bredis-cli\b[^\n]{0,60}?\s-a ?|\b(?:wandb|cargo) login |"
-    r"\bpoetry config http-basic\.\S+ \S+ |\bngrok (?:config add-)?authtoken |"
-    r"\bcurl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)[\"']?(?P<value>[^\s\"'`]{6,200})"
+    r"client-secret)[= ]|(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
+    r"redis-cli\b[^\n]{0,60}?\s-a ?|(?:wandb|cargo) login |"
+    r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
+    # no `\b` before the words: each branch begins with a letter `re` can look for
+    r"curl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
@@ -184,7 +185,7 @@ TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
 SAS_SIGNATURE = re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})")
 # A .pgpass line: `host:port:database:user:password`.
 PGPASS = re.compile(
-    r"(?m)(?:^|(?<=[\s]))[\w.*-]+:(?:\d{4,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<value>[^\s:]+)[ \t]*$"
+    r"(?m):(?<=[\w.*-]:)(?:\d{4,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<value>[^\s:]+)[ \t]*$"
 )
 # `//registry.npmjs.org/:_authToken=...` in an .npmrc.
 _NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']{7,})")
@@ -219,11 +220,16 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
 }
 PROVIDER_RULES = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
 # Where an assignment's name can begin: the rule is tried at these words only.
+_KEYED = ("app", "master", "signing", "encryption", "session", "license", "jwt", "hmac", "aes")
 NAME_STARTS = (
     *("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
-    *("app", "master", "signing", "encryption", "session", "license", "jwt", "hmac", "aes"),
-    *("cipher", "key", "psk", "wpa"),
+    # `app` and its kind begin too many words (`application`): tried where `_key` follows
+    *(f"{word}{sep}key" for word in (*_KEYED, "cipher") for sep in ("", "_", "-")),
+    *("key", "psk", "wpa"),
 )
+# Rules tried only where one of their literals begins a word (the whole detector's cost is in
+# the rules that run over every text holding a common word: `key`, `pass`, `token`).
+AT_WORDS = (PROSE,)
 # How each context rule's value is judged (core/secret_values.py `judged`): the whole match is
 # the secret; the value counts when it is credible; when it looks generated or chosen, for
 # the words around it; a seed phrase's words; a Basic credential's `user:password`.
@@ -295,22 +301,31 @@ CONTEXT_RULES = (
     (URL_PASSWORD, "password-in-url", ("://",)),
     (BEARER, "bearer-token", ("bearer", "token", "ssws")),
     (BASIC, "basic-auth", ("basic",)),
-    (_FLAG, "password", ("-p", "curl", "redis-cli", "--", "wandb", "cargo", "poetry", "ngrok")),
+    (
+        _FLAG,
+        "password",
+        (
+            *("--pass", "-key", "-token", "-secret", "login", "mysql", "sshpass", "-p", "curl"),
+            *("redis-cli", "wandb", "cargo", "poetry", "ngrok"),
+        ),
+    ),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
     (
         PROSE,
         "credential",
         (
-            *("pass", "pw", "secret", "key", "token", "pat", "seed", "log", "sign"),
+            *("pass", "pw", "secret", "key", "token", "pat ", "pat:", "pat(", "seed"),
+            *("login", "log in", "logs in", "logged in", "log-in", "signin", "sign in"),
+            *("sign-in", "signs in", "signed in"),
             *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码"),
         ),
     ),
-    (AUTH_PAIR, "password", ("auth", "ac", "jwt.")),
+    (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
     (USER_PASS, "password", (" / ",)),
     (DEFINE, "secret", ("define(",)),
-    (KEY_VALUE, "secret", ("value",)),
+    (KEY_VALUE, "secret", ("value=", 'value":', "value':", 'value" :')),
     (DIRECTIVE, "password", ("requirepass", "masterauth", "]:")),
-    (XML_ELEMENT, "password", ("<",)),
+    (XML_ELEMENT, "password", ("password>", "passwd>", "secret>", "token>", "apikey>", "api-key>")),
     (ECHO_TO_FILE, "password", ("echo",)),
     (WALLET_KEY, "private-key", ("accounts",)),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=")),
@@ -318,7 +333,7 @@ CONTEXT_RULES = (
     (JWK_PRIVATE, "private-key", ('"kty"',)),
     (RECOVERY_CODES, "recovery-codes", ("codes",)),
     (SEED_PHRASE, "seed-phrase", ("seed", "mnemonic", "phrase", "backup", "助记词")),
-    (PGPASS, "password", (":",)),
+    (PGPASS, "password", ()),  # no literal: its pattern begins with `:`, which `re` looks for
     (_NPMRC, "npm-token", (":_",)),
 )
 # lowercase literal -> the provider rules it wakes (indexes into PROVIDER_RULES)

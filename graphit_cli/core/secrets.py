@@ -23,7 +23,8 @@ A finding never carries the value itself into a message: `Finding` holds its kin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -110,10 +111,10 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
                 continue
             spans.append((match.start(), match.end(), kind))
     for rule, kind, needs in patterns.CONTEXT_RULES:
-        if not any(literal in gate for literal in needs):
+        if needs and not any(literal in gate for literal in needs):
             continue
         role = patterns.ROLES.get(rule, "credible")
-        for match in rule.finditer(text):
+        for match in _matches(rule, text, gate, needs):
             said = context.judged(role, match, kind, text)
             if said is not None:
                 where = match.span() if role == "whole" else match.span("value")
@@ -155,6 +156,27 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
                 (named.start(group), named.end(group), values.assigned_kind(named["name"]))
             )
     return [span for span in spans if not context.in_the_clear(text, span[0])]
+
+
+def _matches(
+    rule: re.Pattern[str], text: str, gate: dict[str, list[int]], needs: tuple[str, ...]
+) -> Iterator[re.Match[str]]:
+    """A rule's matches: over the whole text, or (AT_WORDS) tried at the start of each word
+    that holds one of its literals (`DJANGO_SECRET_KEY` from `D`), as one pass would find."""
+    if rule not in patterns.AT_WORDS:
+        yield from rule.finditer(text)
+        return
+    end = 0
+    for at in sorted({at for literal in needs for at in gate.get(literal, ())}):
+        begin = at
+        while begin > max(0, at - 60) and (text[begin - 1].isalnum() or text[begin - 1] == "_"):
+            begin -= 1
+        if begin < end:
+            continue
+        match = rule.match(text, begin)
+        if match is not None:
+            end = match.end()
+            yield match
 
 
 def redact(text: str, findings: list[Finding] | None = None) -> str:
