@@ -258,12 +258,15 @@ def test_a_pair_named_as_a_token_is_the_provider_rules_to_judge(text: str, refus
 
 # Look-alikes by their writers' labels that graphit refuses on purpose: an AWS access key id
 # is half a credential (gitleaks' rule takes it), a token said to be used up may not be, a
-# `write key` is one whatever the writer says of its scope.
-DISAGREED = {"access_key_id_alone", "aws-key-id-only", "expired-otp", "public_client_id"}
+# `write key` or a `project token` is one whatever the writer says of its scope.
+DISAGREED = {
+    *("access_key_id_alone", "aws-key-id-only", "access-key-id-alone"),
+    *("expired-otp", "public_client_id", "analytics-ids"),
+}
 
 
 @pytest.mark.parametrize(
-    "name", [f"blind_secrets{n}" for n in ("", "_2", "_3", "_4", "_5", "_6", "_7")]
+    "name", [f"blind_secrets{n}" for n in ("", "_2", "_3", "_4", "_5", "_6", "_7", "_8")]
 )
 def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
     """Each was written by someone who had not read the detector (first looks in decision
@@ -457,6 +460,31 @@ def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
         ('login.password="Passwort", login.forgot="Passwort vergessen?"', False),
         ('Test fixture api_key = "test_08lnlKihDw3yVHwpgMgKYwBi" for the mock server', False),
         ("curl --user neo4j:[PASSWORD] http://[IP]:7474/db/data/", False),
+        # More languages, devices and headers.
+        ("倉庫の管理画面のパスワードは rQs_JoTtB!DRLh です", True),
+        (
+            "Unseal keys (3 of 5): 4Wa477Shwj/SRYF8qHgUIH8ZlE8EnrbBxioWhsjPvcv= / iyRtZT1aUB",
+            True,
+        ),
+        ("username netops privilege 15 password 7 176EA372F3F739A55ECEDDB3", True),
+        ("IKEv2, AES-256, PSK qFQ2tkEfaf9YePXJFhJgfZPfoI5EtdqO, peer 203.0.113.40", True),
+        (
+            'new ethers.Wallet("50a0f2256163dced28cc8c93153254ef5133e43ab372646e8ca932f30ab1d3da")',
+            True,
+        ),
+        ("ldapsearch -x -D svc@corp.local -w 'MyE9KBN1Zs5J*3my' -b DC=corp", True),
+        ("mosquitto_pub -h mqtt.local -u sensor -P 'ZZgGd966Dy09b_lR' -t temp", True),
+        ("Authorization: Splunk c2b8659f-dbf1-4bff-b4aa-ff21387c5673", True),
+        (
+            "indexer: ALGOLIA_ADMIN_KEY=83985c8d51768b6a39f58970d6e6f01d, app id Q5UH6YUE54",
+            True,
+        ),
+        ("RDP password for the workstation is now Maple037!, not the old one", True),
+        ("gpg --recv-keys 784A075D67F1ACCE before verifying", False),
+        ("User passwords: argon2id with m=64MiB, t=3, p=1", False),
+        ('s3_key = "uploads/2024/abc123.png"', False),
+        ("Figma file key of the design system: EeZviyJ63zyiqRYYf3XCgW", False),
+        ("reCAPTCHA test keys: site 6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI", False),
         # Hashes, redactions and public keys named like passwords.
         ("password = '$2b$12$5jgqMdQa31b/K3ihv5MIwpfwm0f8m6Cs7IsozFwQ7gNLp2PkqjW7S'", False),
         ("password=[FILTERED] login failed for user dana", False),

@@ -37,7 +37,8 @@ _LABELS = re.compile(
 # What a word before `key` or `token` makes of it: no credential.
 _NOT_CREDENTIALS = frozenset(
     """cache idempotency sort partition primary foreign composite public search-only search site
-    gpg pgp ssh host routing shard lookup dedup dedupe hotkey""".split()  # noqa: SIM905
+    gpg pgp ssh host routing shard lookup dedup dedupe hotkey file s3 object storage redis i18n
+    translation message map dict row column group""".split()  # noqa: SIM905
 )
 _NOT_A_CREDENTIAL = re.compile(
     r"(?i)\b(?:cache|idempotency|sort|partition|primary|foreign)[ _-]?key\b"
@@ -80,7 +81,7 @@ def names_no_secret(label: str, before: str = "") -> bool:
     id:`, `key fingerprint:`, `token format:`, `cache key`, `idempotency key`, `public key`."""
     if _LABELS.search(label.split(None, 1)[1] if " " in label.strip() else ""):
         return True
-    word = re.findall(r"[\w-]+", before[-30:])
+    word = re.findall(r"[A-Za-z0-9-]+", before[-30:])
     return bool(word) and word[-1].lower().strip("-") in _NOT_CREDENTIALS
 
 

@@ -37,8 +37,9 @@ _CONTEXT = re.compile(
     r"|(?i:private key|:_|\bcurl\b|\blogin\b|\bmysql|\bsshpass\b|\s-p|--pass|bearer\s)"
     r"|(?i:\b(?:seed|mnemonic|recovery|backup|2fa|mfa|password|passwort|passphrase)\b"
     r"[^\n]{0,80}?[:\n])"
-    r"|(?i:pass(?:word|wort|phrase)|mot de passe|contrase[ñn]a|senha|wachtwoord|密码|助记词)"
-    r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|era|war|was)\s|是)"
+    r"|(?i:pass(?:word|wort|phrase)|mot de passe|contrase[ñn]a|senha|wachtwoord|hasło|密码|助记词|"
+    r"パスワード)"
+    r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|era|war|was)\s|是|は)"
     r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b)"
 )
 

@@ -43,6 +43,8 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("fcm-server-key", r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
     ("dockerhub-pat", r"\bdckr_pat_[A-Za-z0-9_-]{24,}"),
     ("stripe-secret-key", r"\b[rs]k_live_[A-Za-z0-9]{24,}"),
+    ("flyio-access-token", r"\bFlyV1 fm[12][ar]?_[A-Za-z0-9+/_=,-]{50,}"),
+    ("openvpn-static-key", r"-----BEGIN OpenVPN Static key V1-----\s+[0-9a-f]{32}"),
     ("atlassian-api-token", r"\bATATT3[A-Za-z0-9_=-]{100,}"),
     ("woocommerce-key", r"\bc[ks]_[0-9a-f]{40}\b"),
     ("sendgrid-api-token", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
@@ -71,7 +73,7 @@ ASSIGNMENT = re.compile(
     r"(?P<name>(?i:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|"
     r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?(?:token|key|tok)|credentials?|"
     r"psk|wpa[_-]?passphrase|"
-    r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher)[_-]?key|\bkey))"
+    r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher)[_-]?key|\bkey|_key))"
     # a type between the name and `=` (`SECRET_KEY: str =`, `MASTER_KEY: &str =`)
     r"[\"']?\]?(?:[ \t]*:[ \t]*&?(?:\[[\w; ]{1,10}\]|[A-Za-z][\w.]*)(?:<[^>\n]{0,40}>)?"
     r"(?=[ \t]*=))?"
@@ -87,7 +89,9 @@ URL_PASSWORD = re.compile(
 )
 # An Authorization header's credential, or a bearer token written out.
 BEARER = re.compile(
-    r"(?i:\b(?:bearer|token|ssws)\s+)(?P<value>[A-Za-z0-9._~+/:-]{20,}=*)(?![\w.~+/:-])"
+    r"(?i:\b(?:bearer|token|ssws)\s+|"
+    r"authorization[\"']?\s*[:=]\s*[\"']?(?!basic\b)[a-z][\w-]*\s+)"
+    r"(?P<value>[A-Za-z0-9._~+/:-]{20,}=*)(?![\w.~+/:-])"
 )
 BASIC = re.compile(r"(?<![\w-])(?i:basic)\s+(?P<value>[A-Za-z0-9+/]{12,}={0,2})(?![\w+/=])")
 # A user and a password passed as a pair (`auth=("bot", "...")`, `basic_auth=(...)`), a Twilio
@@ -105,30 +109,34 @@ _FLAG = re.compile(
     r"redis-cli\b[^\n]{0,60}?\s-a ?|(?:wandb|cargo) login |"
     r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
     # no `\b` before the words: each branch begins with a letter `re` can look for
+    r"ldap\w+\b[^\n]{0,120}?\s-w ?|mosquitto_(?:pub|sub)\b[^\n]{0,80}?\s-P ?|"
+    r"oathtool\b[^\n]{0,30}?\s-b |"
     r"curl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
-    r"(?P<name>(?i:\b(?:(?:password|passphrase|passcode|pw|secret|key|token|pat|seed|passwort|"
-    r"kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|"
-    r"(?:app|api|auth|access|secret|private|master|signing|encryption)[ _-]?key)\b|密码|"
+    r"(?P<name>(?i:密码|密钥|パスワード|\b(?:(?:password|passphrase|passcode|pw|secrets?|keys?|tokens?|pat|seed|psk|"
+    r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
+    r"(?:app|api|auth|access|secret|private|master|signing|encryption)[ _-]?key|"
+    r"client[ _-]?secret)\b|"
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
     r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é)|(?:[^\n=.;]|\.(?=\S)){0,80}?"
-    r"(?::|：|[ \t](?:is|was|ist|es|est|é)|'s|是))?"
+    r"(?::|：|[ \t](?:is|was|ist|es|est|é)|'s|是|は))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
-    r"(?:[ \t]*[«“][ \t]?|(?<=[是：])[ \t]*|[ \t]+[\"'`]?)"
+    r"(?:[ \t]*[«“][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?)"
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,5}\b|"  # an app password in groups
-    r"[^\s\"'`,;()|<>\[\]{}，。；：»”][^\s\"'`,;()|<>\[\]{}，。；：»”]{8,198}"
+    r"[^\s\"'`,;()|<>\[\]{}，。；：»”][^\s\"'`,;()|<>\[\]{}，。；：»”]{6,198}"
     r"[^\s\"'`,;().:!?|<>\[\]{}，。；：»”])"
 )
 # A user and a password written as `user / password` after what they open (`admin / ...`,
 # `login ADMIN / ...`, `cn=svc,dc=acme / ...`).
 USER_PASS = re.compile(
-    r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn)\b)[^\n]{0,60}?"
+    r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn|password|"
+    r"contrase[ñn]a|passwort)\b)[^\n]{0,90}?"
     r"(?:[:\s]|(?<=\w))[ \t]*[\"'`]?[\w.@+=,-]{2,80}[\"'`]?[ \t]+/[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
 )
@@ -140,7 +148,8 @@ KEY_VALUE = re.compile(
     r"[\"']\s*,?\s*[\"']?value[\"']?\s*[=:]\s*[\"'])(?P<value>[^\"'\n]{6,300})[\"']"
 )
 DIRECTIVE = re.compile(
-    r"(?:\b(?:requirepass|masterauth)|\[[\w-]+(?:\.[\w-]+)+\]:\d+[ \t]+[^\s:@]+@[^\s:]+:)"
+    r"(?:\b(?:requirepass|masterauth)|\[[\w-]+(?:\.[\w-]+)+\]:\d+[ \t]+[^\s:@]+@[^\s:]+:|"
+    r"\b(?:password|secret) [57] )"
     r"[ \t]*(?P<value>\S{6,300})"
 )
 # PHP's define('DB_PASSWORD', '...'), WordPress's keys and salts.
@@ -158,7 +167,9 @@ ECHO_TO_FILE = re.compile(
     r"\becho\s+[\"']?(?P<value>[^\s\"']{6,300})[\"']?\s*>\s*\S*(?i:pass|secret|token|key)"
 )
 # A wallet's private key in a Hardhat or Truffle config (`accounts: ["0x..."]`).
-WALLET_KEY = re.compile(r"\baccounts\s*:\s*\[\s*[\"'](?P<value>(?:0x)?[0-9a-fA-F]{64})[\"']")
+WALLET_KEY = re.compile(
+    r"(?:\baccounts\s*:\s*\[|\bWallet\()\s*[\"'](?P<value>(?:0x)?[0-9a-fA-F]{64})[\"']"
+)
 # A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
 SESSION_COOKIE = re.compile(
     r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|\.sid))=(?P<value>[^\s;,\"'&]{16,400})"
@@ -212,6 +223,8 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "fcm-server-key": (":APA91b",),
     "dockerhub-pat": ("dckr_pat_",),
     "stripe-secret-key": ("sk_live_", "rk_live_"),
+    "flyio-access-token": ("FlyV1 ",),
+    "openvpn-static-key": ("OpenVPN Static key",),
     "atlassian-api-token": ("ATATT3",),
     "woocommerce-key": ("ck_", "cs_"),
     "sendgrid-api-token": ("SG.",),
@@ -225,7 +238,7 @@ NAME_STARTS = (
     *("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
     # `app` and its kind begin too many words (`application`): tried where `_key` follows
     *(f"{word}{sep}key" for word in (*_KEYED, "cipher") for sep in ("", "_", "-")),
-    *("key", "psk", "wpa"),
+    *("key", "_key", "psk", "wpa"),
 )
 # Rules tried only where one of their literals begins a word (the whole detector's cost is in
 # the rules that run over every text holding a common word: `key`, `pass`, `token`).
@@ -299,14 +312,14 @@ def table_cells(text: str) -> list[tuple[int, int, str]]:
 CONTEXT_RULES = (
     (PRIVATE_KEY, "private-key", ("private key",)),
     (URL_PASSWORD, "password-in-url", ("://",)),
-    (BEARER, "bearer-token", ("bearer", "token", "ssws")),
+    (BEARER, "bearer-token", ("bearer", "token", "ssws", "authorization")),
     (BASIC, "basic-auth", ("basic",)),
     (
         _FLAG,
         "password",
         (
             *("--pass", "-key", "-token", "-secret", "login", "mysql", "sshpass", "-p", "curl"),
-            *("redis-cli", "wandb", "cargo", "poetry", "ngrok"),
+            *("redis-cli", "wandb", "cargo", "poetry", "ngrok", "ldap", "mosquitto", "oathtool"),
         ),
     ),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
@@ -317,17 +330,19 @@ CONTEXT_RULES = (
             *("pass", "pw", "secret", "key", "token", "pat ", "pat:", "pat(", "seed"),
             *("login", "log in", "logs in", "logged in", "log-in", "signin", "sign in"),
             *("sign-in", "signs in", "signed in"),
-            *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码"),
+            *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码", "密钥"),
+            *("パスワード", "hasło", "chave", "clave", "clé", "psk"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
     (USER_PASS, "password", (" / ",)),
     (DEFINE, "secret", ("define(",)),
     (KEY_VALUE, "secret", ("value=", 'value":', "value':", 'value" :')),
-    (DIRECTIVE, "password", ("requirepass", "masterauth", "]:")),
+    (DIRECTIVE, "password", ("requirepass", "masterauth", "]:", "password 7", "password 5")),
+    (DIRECTIVE, "secret", ("secret 5", "secret 7")),
     (XML_ELEMENT, "password", ("password>", "passwd>", "secret>", "token>", "apikey>", "api-key>")),
     (ECHO_TO_FILE, "password", ("echo",)),
-    (WALLET_KEY, "private-key", ("accounts",)),
+    (WALLET_KEY, "private-key", ("accounts", "wallet(")),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=")),
     (PUTTY, "private-key", ("putty-user-key-file",)),
     (JWK_PRIVATE, "private-key", ('"kty"',)),

@@ -76,6 +76,9 @@ DOCUMENTED_EXAMPLES = frozenset(
         "pk_test_TYooMQauvdEDq54NiTphI7jx",
         "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
         "JBSWY3DPEHPK3PXP",  # the TOTP secret of Google Authenticator's documentation
+        # reCAPTCHA's test keys, published by Google for automated tests
+        "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
+        "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
     }
 )
 # jwt.io's sample token, signed with the documented key "your-256-bit-secret".
@@ -174,6 +177,9 @@ _NAME_AND_HASH = re.compile(
     r"(?:[A-Za-z]{2,}[-_.]){2,}[0-9a-f]{16,}|[A-Za-z]{4,}[-_.][0-9a-f]{16,}"
 )
 # Google's app passwords: four groups of four lowercase letters (`czfo abhy sjjw dymx`).
+# A number, an address, a PGP key's id or fingerprint (`784A075D67F1ACCE`).
+_NUMBER_OR_KEY_ID = re.compile(r"0x[0-9a-fA-F]{1,40}|[0-9A-F]{8}|[0-9A-F]{16}|[0-9A-F]{40}")
+_SHORT_PATH = re.compile(r"(?:[\w.-]{1,40}/)+[\w.-]{1,40}")
 _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
 _WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")
@@ -301,9 +307,9 @@ def random_looking(value: str) -> bool:
     `credible` (no placeholder, path or reference)."""
     if len(value) < 10 or words(value) or typed(value) or _FLAG_SHAPE.fullmatch(value):
         return False
-    if _ASSIGNED.match(value):
-        return False
-    if re.fullmatch(r"0x[0-9a-fA-F]{1,40}", value) or _NAME_AND_HASH.fullmatch(value):
+    if _ASSIGNED.match(value) or _SHORT_PATH.fullmatch(value):
+        return False  # `uploads/2024/abc123.png` (not base64, whose runs are longer)
+    if _NUMBER_OR_KEY_ID.fullmatch(value) or _NAME_AND_HASH.fullmatch(value):
         return (
             False  # a number, an address; a cache key or an asset (`node-modules-Linux-<sha256>`)
         )

@@ -143,8 +143,9 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         if context.REFERENCE_NAME.search(text[begin : named.end("name")]):
             continue  # `existingSecret: keycloak-admin` names where the secret is
         before = text[max(0, begin - 30) : begin]
-        if named["name"].lower() == "key" and (
-            not context.random_key(value) or context.names_no_secret("", before)
+        if named["name"].lower() in ("key", "_key") and (
+            not context.random_key(value)
+            or context.names_no_secret("", before + text[begin : named.start("name")])
         ):
             continue  # `key = "orders"`: a key of a map, a cache, a sort; `site key:`
         if context.public_or_id(before + named["name"], ""):
@@ -169,7 +170,9 @@ def _matches(
     end = 0
     for at in sorted({at for literal in needs for at in gate.get(literal, ())}):
         begin = at
-        while begin > max(0, at - 60) and (text[begin - 1].isalnum() or text[begin - 1] == "_"):
+        while begin > max(0, at - 60) and (
+            (text[begin - 1].isascii() and text[begin - 1].isalnum()) or text[begin - 1] == "_"
+        ):
             begin -= 1
         if begin < end:
             continue

@@ -9,7 +9,7 @@ Label: "secret" if storing the text would leak something that grants access to a
 else "benign". Texts mix prose notes, runbooks with commands and config or code snippets, in
 several languages.
 
-Run:  python benchmarks/blind_secrets_8.py [out.jsonl]   (JSONL to stdout without a path)
+Run:  python benchmarks/data/blind_secrets/blind_secrets_8.py [out.jsonl]   (or to stdout)
 Each row: {"label": "secret"|"benign", "kind": "...", "text": "..."}; corpus() returns the rows.
 
 Kinds, secrets (grouped):
