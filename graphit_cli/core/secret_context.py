@@ -38,7 +38,7 @@ _LABELS = re.compile(
 _NOT_CREDENTIALS = frozenset(
     """cache idempotency sort partition primary foreign composite public search-only search site
     gpg pgp ssh host routing shard lookup dedup dedupe hotkey file s3 object storage redis i18n
-    translation message map dict row column group""".split()  # noqa: SIM905
+    translation message map dict row column group sha1 sha256 sha512 md5 hash""".split()  # noqa: SIM905
 )
 _NOT_A_CREDENTIAL = re.compile(
     r"(?i)\b(?:cache|idempotency|sort|partition|primary|foreign)[ _-]?key\b"

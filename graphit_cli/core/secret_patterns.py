@@ -44,6 +44,10 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("dockerhub-pat", r"\bdckr_pat_[A-Za-z0-9_-]{24,}"),
     ("stripe-secret-key", r"\b[rs]k_live_[A-Za-z0-9]{24,}"),
     ("flyio-access-token", r"\bFlyV1 fm[12][ar]?_[A-Za-z0-9+/_=,-]{50,}"),
+    ("netlify-token", r"\bnfp_[A-Za-z0-9]{36}\b"),
+    ("buildkite-token", r"\bbkua_[0-9a-f]{40}\b"),
+    ("xai-api-key", r"\bxai-[A-Za-z0-9]{70,}"),
+    ("oracle-jdbc-password", r"jdbc:oracle:thin:[^/\s@]+/[^@\s]{6,}@"),
     ("openvpn-static-key", r"-----BEGIN OpenVPN Static key V1-----\s+[0-9a-f]{32}"),
     ("atlassian-api-token", r"\bATATT3[A-Za-z0-9_=-]{100,}"),
     ("woocommerce-key", r"\bc[ks]_[0-9a-f]{40}\b"),
@@ -105,7 +109,7 @@ AUTH_PAIR = re.compile(
 # `curl -u user:X`.
 _FLAG = re.compile(
     r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
-    r"client-secret)[= ]|(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
+    r"client-secret|auth)[= ]|(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
     r"redis-cli\b[^\n]{0,60}?\s-a ?|(?:wandb|cargo) login |"
     r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
     # no `\b` before the words: each branch begins with a letter `re` can look for
@@ -117,8 +121,9 @@ _FLAG = re.compile(
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
-    r"(?P<name>(?i:密码|密钥|パスワード|\b(?:(?:password|passphrase|passcode|pw|secrets?|keys?|tokens?|pat|seed|psk|"
+    r"(?P<name>(?i:密码|密钥|パスワード|キー|\b(?:(?:password|passphrase|passcode|pw|secrets?|keys?|tokens?|pat|seed|psk|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
+    r"schlüssel|"
     r"(?:app|api|auth|access|secret|private|master|signing|encryption)[ _-]?key|"
     r"client[ _-]?secret)\b|"
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
@@ -181,7 +186,7 @@ JWK_PRIVATE = re.compile(r"\"kty\".{0,400}?\"d\"\s*:\s*\"[A-Za-z0-9_-]{20,}\"", 
 # Recovery or backup codes listed after their name.
 RECOVERY_CODES = re.compile(
     r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?[:\n][ \t]*\n?"
-    r"(?P<value>(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}[ \t]*[,;\n][ \t]*){2,}"
+    r"(?P<value>(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}(?:[ \t]*[,;\n][ \t]*|[ \t]+)){2,}"
     r"[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5})"
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
@@ -224,6 +229,10 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "dockerhub-pat": ("dckr_pat_",),
     "stripe-secret-key": ("sk_live_", "rk_live_"),
     "flyio-access-token": ("FlyV1 ",),
+    "netlify-token": ("nfp_",),
+    "buildkite-token": ("bkua_",),
+    "xai-api-key": ("xai-",),
+    "oracle-jdbc-password": ("jdbc:oracle",),
     "openvpn-static-key": ("OpenVPN Static key",),
     "atlassian-api-token": ("ATATT3",),
     "woocommerce-key": ("ck_", "cs_"),
@@ -331,7 +340,7 @@ CONTEXT_RULES = (
             *("login", "log in", "logs in", "logged in", "log-in", "signin", "sign in"),
             *("sign-in", "signs in", "signed in"),
             *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码", "密钥"),
-            *("パスワード", "hasło", "chave", "clave", "clé", "psk"),
+            *("パスワード", "キー", "hasło", "chave", "clave", "clé", "schlüssel", "psk"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),

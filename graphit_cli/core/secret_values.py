@@ -24,7 +24,7 @@ _PLACEHOLDER = re.compile(
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
               fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
-              password_here|xxxx|\.\.\.|…|test[-_]?only|[-_]test[-_]0{3,}$).*
+              password_here|xxxx|\.\.\.|…|test[-_]?only|[-_]test(?:[-_]0{3,})?$).*
     )$""",
     re.VERBOSE,
 )
@@ -163,7 +163,8 @@ PUBLIC_PREFIXES = (
 )
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
 PUBLIC_NAME = re.compile(
-    r"(?i)\bpublic\b|publishable|search-only|site[ _-]?key|anon[ _-]?key|client[_-]?id\b"
+    r"(?i)\bpublic\b|publishable|search-only|site[ _-]?key|anon[ _-]?key|client[_-]?id\b|"
+    r"docsearch|csrf"
 )
 # The Azure Storage emulator's account key, published in Microsoft's documentation.
 _AZURITE = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tOAJ"

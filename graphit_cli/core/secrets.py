@@ -148,8 +148,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             or context.names_no_secret("", before + text[begin : named.start("name")])
         ):
             continue  # `key = "orders"`: a key of a map, a cache, a sort; `site key:`
-        if context.public_or_id(before + named["name"], ""):
-            continue  # `search-only apiKey:`, `anon key`
+        if context.public_or_id(text[max(0, begin - 80) : named.end("name")], ""):
+            continue  # `search-only apiKey:`, `anon key`, `docsearch({ apiKey:`, `csrf...token`
         if value.strip().lower() in secret_rules.public_values(secret_rules.rules()):
             continue  # a value gitleaks knows is published
         if values.credible(value, quoted=group == "quoted", name=named.group("name")):
