@@ -266,7 +266,7 @@ DISAGREED = {
 
 
 @pytest.mark.parametrize(
-    "name", [f"blind_secrets{n}" for n in ("", "_2", "_3", "_4", "_5", "_6", "_7", "_8")]
+    "name", [f"blind_secrets{n}" for n in ("", "_2", "_3", "_4", "_5", "_6", "_7", "_8", "_9")]
 )
 def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
     """Each was written by someone who had not read the detector (first looks in decision
@@ -485,6 +485,14 @@ def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
         ('s3_key = "uploads/2024/abc123.png"', False),
         ("Figma file key of the design system: EeZviyJ63zyiqRYYf3XCgW", False),
         ("reCAPTCHA test keys: site 6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI", False),
+        ("netlify deploy --auth nfp_MzfHcSswEt1RplFBi1VWyzFMSpAAU5WGgDJU --prod", True),
+        ("jdbc:oracle:thin:scott/g6fcIscROdgXYE@//ora-prod:1521/ORCLPDB1", True),
+        ("GitHub recovery codes: 37a86-d91a1 1461e-1320d 45160-7c9c7 27ab1-40e81", True),
+        ("API-Schlüssel für den Zugang: 8661abc4c7c76e7db2a661d24a8c9a76", True),
+        ("docsearch({ apiKey: 'c32810f0acf2af0f9488d812682b84eb' })", False),
+        ("csrfmiddlewaretoken=aeTBqP3SGMJFCKiJ7GTzvJkoRMo2R1Xm2DVNboAgmUKZIX3hu35tVQ", False),
+        ("We store only sha256(api_key): 92f8bd3054ff7f40f036521f394f800546f4ae785419cc6d", False),
+        ('the fake Slack client accepts token="xoxb-test".', False),
         # Hashes, redactions and public keys named like passwords.
         ("password = '$2b$12$5jgqMdQa31b/K3ihv5MIwpfwm0f8m6Cs7IsozFwQ7gNLp2PkqjW7S'", False),
         ("password=[FILTERED] login failed for user dana", False),

@@ -5,7 +5,7 @@ earlier corpus, fixture or test. Every credential-shaped value is generated here
 seeded `random.Random`; none is real. A row is "secret" when storing its text would leak
 something that grants access to a real system, "benign" otherwise.
 
-Run:  python benchmarks/blind_secrets_9.py [OUT.jsonl]   (JSONL to stdout without OUT)
+Run:  python benchmarks/data/blind_secrets/blind_secrets_9.py [OUT.jsonl]   (or to stdout)
 Use:  from blind_secrets_9 import corpus; rows = corpus()   # same rows on every call
 
 Kinds, grouped:
