@@ -177,28 +177,26 @@ def untuned() -> None:
         f"{sum(bool(secrets.find(t)) for t in cut)}"
     )
     held = [json.loads(line) for line in (root / "benchmarks/data/secrets_heldout.jsonl").open()]
-    secret = [r for r in held if r["label"] == "secret"]
-    benign = [r for r in held if r["label"] == "benign"]
-    missed = [r["kind"] for r in secret if not secrets.find(r["text"])]
-    refused = [r["kind"] for r in benign if secrets.find(r["text"])]
+    labelled("held-out file", held)
+    blind = root / "benchmarks" / "data" / "blind_secrets"
+    sys.path.insert(0, str(blind))
+    for path in sorted(blind.glob("*.py")):
+        labelled(f"{path.stem} (written blind)", __import__(path.stem).corpus())
+
+
+def labelled(name: str, rows: list[dict[str, str]]) -> None:
+    """A labelled corpus's line: secrets refused, look-alikes refused, the kinds of each miss."""
+    from graphit_cli.core import secrets
+
+    missed = [r["kind"] for r in rows if r["label"] == "secret" and not secrets.find(r["text"])]
+    refused = [r["kind"] for r in rows if r["label"] == "benign" and secrets.find(r["text"])]
+    total = sum(r["label"] == "secret" for r in rows)
+    benign = len(rows) - total
     print(
-        f"held-out file: secrets refused {1 - len(missed) / len(secret):.3f} "
-        f"({len(secret) - len(missed)}/{len(secret)}; missed {missed}), look-alikes refused "
-        f"{len(refused) / len(benign):.3f} ({len(refused)}/{len(benign)}: {refused})"
+        f"{name}: secrets refused {1 - len(missed) / total:.3f} ({total - len(missed)}/{total}; "
+        f"missed {missed}), look-alikes refused {len(refused) / benign:.3f} "
+        f"({len(refused)}/{benign}: {refused})"
     )
-    sys.path.insert(0, str(root / "benchmarks" / "data" / "blind_secrets"))
-    for path in sorted((root / "benchmarks" / "data" / "blind_secrets").glob("*.py")):
-        rows = __import__(path.stem).corpus()
-        name = path.stem
-        secret = [r for r in rows if r["label"] == "secret"]
-        benign = [r for r in rows if r["label"] == "benign"]
-        missed = [r["kind"] for r in secret if not secrets.find(r["text"])]
-        refused = [r["kind"] for r in benign if secrets.find(r["text"])]
-        print(
-            f"{name} (written blind): secrets refused {1 - len(missed) / len(secret):.3f} "
-            f"({len(secret) - len(missed)}/{len(secret)}; missed {missed}), look-alikes refused "
-            f"{len(refused) / len(benign):.3f} ({len(refused)}/{len(benign)}: {refused})"
-        )
 
 
 def real_memories(paths: list[str]) -> None:
