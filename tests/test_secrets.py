@@ -30,6 +30,8 @@ GHP = "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"
 PASSWORD = "Tr0ub4dor&3xq"
 BODY = f"Deploy with:\naws_access_key_id = {AWS}\npostgres://app:{PASSWORD}@db.internal/app"
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def values_absent(text: str) -> bool:
     return all(v not in text for v in (AWS, GHP, PASSWORD))
@@ -178,6 +180,28 @@ def test_mcp_insert_and_update_answer_is_error_without_a_way_past(
     assert "github-token in the body at 1:3" in text and values_absent(text)
     source = session.ok("graphit_memory_source", id=created["id"])
     assert "Keys in Vault." in source and values_absent(source)
+
+
+def test_the_blind_corpora_through_the_real_mcp_server(
+    mcp_server: Session,  # noqa: F811 (the fixture imported above)
+) -> None:
+    """What an agent's client sends: a sample of every corpus written blind (a text in twenty of
+    each label) through `graphit_memory_insert`; each secret refused as a secret, no look-alike
+    refused for one."""
+    from tests.test_secret_rules import DISAGREED, blind
+
+    names = sorted(p.stem for p in (ROOT / "benchmarks/data/blind_secrets").glob("*.py"))
+    assert len(names) >= 9
+    for name in names:
+        rows = [r for r in blind(name) if r["kind"] not in DISAGREED]
+        for label in ("secret", "benign"):
+            for row in [r for r in rows if r["label"] == label][::20]:
+                result = mcp_server.call(
+                    "graphit_memory_insert", title=f"{name} {row['kind']}", body=row["text"]
+                )
+                text = result.content[0].text
+                refused = result.is_error and text.startswith("Error: refused: a secret")
+                assert refused is (label == "secret"), (name, row["kind"], text[:200])
 
 
 def test_explorer_create_and_edit_answer_422(project_dir: Path, service) -> None:

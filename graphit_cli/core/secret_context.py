@@ -38,11 +38,14 @@ _LABELS = re.compile(
 _NOT_CREDENTIALS = frozenset(
     """cache idempotency sort partition primary foreign composite public search-only search site
     gpg pgp ssh host routing shard lookup dedup dedupe hotkey file s3 object storage redis i18n
-    translation message map dict row column group sha1 sha256 sha512 md5 hash""".split()  # noqa: SIM905
+    translation message map dict row column group sha1 sha256 sha512 md5 hash node captcha random
+    rng""".split()  # noqa: SIM905
 )
 _NOT_A_CREDENTIAL = re.compile(
     r"(?i)\b(?:cache|idempotency|sort|partition|primary|foreign)[ _-]?key\b"
 )
+# What a whole line says of a key in it: a public widget's config, a public variable.
+_PUBLIC_CONTEXT = re.compile(r"(?i)docsearch|csrf|(?:^|[^a-z])public_")
 _TEMPLATE = re.compile(r"\{\{[^{}]*$")
 # What says a value is encrypted: kubeseal's `encryptedData`, SOPS, Ansible Vault.
 _CIPHERTEXT = re.compile(
@@ -102,6 +105,9 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     before = text[max(0, match.start() - 30) : match.start()]
     if names_no_secret(label, before) or PUBLIC_NAME.search(before.rsplit("\n", 1)[-1] + label):
         return None
+    line = text[max(0, match.start() - 80) : match.start()].rsplit("\n", 1)[-1]
+    if _PUBLIC_CONTEXT.search(line):
+        return None  # `docsearch({ ... apiKey:`, `NEXT_PUBLIC_...`
     if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
         return None if UUID.fullmatch(value) or not random_looking(value) else kind
     said = "password" if re.match(r"(?i)log|sign", name) else assigned_kind(name)

@@ -40,7 +40,7 @@ _CONTEXT = re.compile(
     r"|(?i:pass(?:word|wort|phrase)|mot de passe|contrase[ñn]a|senha|wachtwoord|hasło|密码|助记词|"
     r"パスワード)"
     r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|era|war|was)\s|是|は)"
-    r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b)"
+    r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b)"
 )
 
 

@@ -45,6 +45,10 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("stripe-secret-key", r"\b[rs]k_live_[A-Za-z0-9]{24,}"),
     ("flyio-access-token", r"\bFlyV1 fm[12][ar]?_[A-Za-z0-9+/_=,-]{50,}"),
     ("netlify-token", r"\bnfp_[A-Za-z0-9]{36}\b"),
+    ("bitbucket-app-password", r"\bATBB[A-Za-z0-9_=.-]{24,}"),
+    ("pulumi-api-token", r"\bpul-[a-f0-9]{40}\b"),
+    ("notion-token", r"\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})\b"),
+    ("mapbox-secret-token", r"\bsk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
     ("buildkite-token", r"\bbkua_[0-9a-f]{40}\b"),
     ("xai-api-key", r"\bxai-[A-Za-z0-9]{70,}"),
     ("oracle-jdbc-password", r"jdbc:oracle:thin:[^/\s@]+/[^@\s]{6,}@"),
@@ -89,7 +93,7 @@ ASSIGNMENT = re.compile(
 # user:password@host in a URL or connection string.
 URL_PASSWORD = re.compile(
     r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://(?P<user>[^\s:/@\"'<>]{0,100}):"
-    r"(?P<value>(?!\d+/)[^\s@\"'<>]{1,200}?)@[\w.-]"
+    r"(?P<value>(?!\d+/)[^\s\"'<>]{1,200})@(?=[\w.-]|/)"
 )
 # An Authorization header's credential, or a bearer token written out.
 BEARER = re.compile(
@@ -97,7 +101,10 @@ BEARER = re.compile(
     r"authorization[\"']?\s*[:=]\s*[\"']?(?!basic\b)[a-z][\w-]*\s+)"
     r"(?P<value>[A-Za-z0-9._~+/:-]{20,}=*)(?![\w.~+/:-])"
 )
-BASIC = re.compile(r"(?<![\w-])(?i:basic)\s+(?P<value>[A-Za-z0-9+/]{12,}={0,2})(?![\w+/=])")
+BASIC = re.compile(
+    r"(?<![\w-])(?i:basic(?:[ -]auth)?(?: header)?):?\s+"
+    r"(?P<value>[A-Za-z0-9+/]{12,}={0,2})(?![\w+/=])"
+)
 # A user and a password passed as a pair (`auth=("bot", "...")`, `basic_auth=(...)`), a Twilio
 # account's SID and auth token (`Client("AC...", "...")`), a JWT signed with a literal.
 AUTH_PAIR = re.compile(
@@ -130,7 +137,7 @@ PROSE = re.compile(
     r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é)|(?:[^\n=.;]|\.(?=\S)){0,80}?"
-    r"(?::|：|[ \t](?:is|was|ist|es|est|é)|'s|是|は))?"
+    r"(?::|：|\)|[ \t]*(?:→|->|=>)|[ \t](?:is|was|ist|es|est|é|lautet)|'s|是|は))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
     r"(?:[ \t]*[«“][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?)"
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,5}\b|"  # an app password in groups
@@ -140,9 +147,10 @@ PROSE = re.compile(
 # A user and a password written as `user / password` after what they open (`admin / ...`,
 # `login ADMIN / ...`, `cn=svc,dc=acme / ...`).
 USER_PASS = re.compile(
-    r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn|password|"
+    r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn|password|ssh|wi-?fi|"
+    r"ssid|root|"
     r"contrase[ñn]a|passwort)\b)[^\n]{0,90}?"
-    r"(?:[:\s]|(?<=\w))[ \t]*[\"'`]?[\w.@+=,-]{2,80}[\"'`]?[ \t]+/[ \t]+"
+    r"(?:[:\s]|(?<=\w))[ \t]*(?:[\"'`]?[\w.@+=,-]{2,80}[\"'`]?)?[ \t]+/[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
 )
 # A name and its value as attributes or fields (`<add key="ClearTextPassword" value="..."/>`,
@@ -169,7 +177,8 @@ XML_ELEMENT = re.compile(
 )
 # A secret written to a file named for one (`echo '...' > ~/.vault_pass.txt`).
 ECHO_TO_FILE = re.compile(
-    r"\becho\s+[\"']?(?P<value>[^\s\"']{6,300})[\"']?\s*>\s*\S*(?i:pass|secret|token|key)"
+    r"\becho\s+[\"']?(?P<value>[^\s\"']{6,300})[\"']?\s*(?:>\s*\S*(?i:pass|secret|token|key)|"
+    r"\|\s*(?:docker|podman|helm|oras|nerdctl)\s+(?:registry\s+)?login\b)"
 )
 # A wallet's private key in a Hardhat or Truffle config (`accounts: ["0x..."]`).
 WALLET_KEY = re.compile(
@@ -177,7 +186,7 @@ WALLET_KEY = re.compile(
 )
 # A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
 SESSION_COOKIE = re.compile(
-    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|\.sid))=(?P<value>[^\s;,\"'&]{16,400})"
+    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|\.sid)|(?<![\w.-])sid)=(?P<value>[^\s;,\"'&]{16,400})"
 )
 # A PuTTY private key file: its private lines.
 PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?Private-Lines: *\d+\s+[A-Za-z0-9+/=]{16,}", re.S)
@@ -230,6 +239,10 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "stripe-secret-key": ("sk_live_", "rk_live_"),
     "flyio-access-token": ("FlyV1 ",),
     "netlify-token": ("nfp_",),
+    "bitbucket-app-password": ("ATBB",),
+    "pulumi-api-token": ("pul-",),
+    "notion-token": ("secret_", "ntn_"),
+    "mapbox-secret-token": ("sk.eyJ",),
     "buildkite-token": ("bkua_",),
     "xai-api-key": ("xai-",),
     "oracle-jdbc-password": ("jdbc:oracle",),

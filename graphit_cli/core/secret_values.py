@@ -19,7 +19,7 @@ from graphit_cli.core import commonness
 # Values that stand for a secret without being one: placeholders, references, redactions.
 _PLACEHOLDER = re.compile(
     r"""^(?:
-        <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\) | \$[A-Za-z_]\w* |
+        <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\)? | \$[A-Za-z_]\w* |
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
@@ -79,6 +79,11 @@ DOCUMENTED_EXAMPLES = frozenset(
         # reCAPTCHA's test keys, published by Google for automated tests
         "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
         "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
+        "8f742231b10e8888abcd99yyyzzz85a5",  # Slack's documented signing secret
+        "android",  # the Android debug keystore's published password
+        # FIPS-197's AES test vectors
+        "000102030405060708090a0b0c0d0e0f",
+        "00112233445566778899aabbccddeeff",
     }
 )
 # jwt.io's sample token, signed with the documented key "your-256-bit-secret".
@@ -160,11 +165,14 @@ PUBLIC_PREFIXES = (
     *("pk_live_", "pk_test_", "phc_", "sb_publishable_", "pk.eyJ"),
     # public keys: SSH's, age's
     *("ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "AAAAC3NzaC1", "AAAAB3NzaC1", "age1"),
+    # a key's fingerprint, a Tailscale node's public key
+    *("SHA256:", "MD5:", "nodekey:"),
 )
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
 PUBLIC_NAME = re.compile(
-    r"(?i)\bpublic\b|publishable|search-only|site[ _-]?key|anon[ _-]?key|client[_-]?id\b|"
-    r"docsearch|csrf"
+    r"(?i)\bpublic\b|(?:^|[^a-z])public_|publishable|search-only|site[ _-]?key|anon[ _-]?key|"
+    r"client[_-]?id\b|"
+    r"docsearch|csrf|nodekey"
 )
 # The Azure Storage emulator's account key, published in Microsoft's documentation.
 _AZURITE = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tOAJ"
@@ -183,16 +191,17 @@ _NUMBER_OR_KEY_ID = re.compile(r"0x[0-9a-fA-F]{1,40}|[0-9A-F]{8}|[0-9A-F]{16}|[0
 _SHORT_PATH = re.compile(r"(?:[\w.-]{1,40}/)+[\w.-]{1,40}")
 _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
 _WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
-_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}")
+_APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3}")
 # A password's hash (bcrypt, argon2, scrypt, pbkdf2, crypt): not the password.
 _HASHED = re.compile(
-    r"^(?:\w+:)?\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7)\$"
+    r"^(?:\w+:)?\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7)\$|"
+    r"^(?:pbkdf2_sha\d+|bcrypt_sha256|argon2|scrypt)\$"
 )
 # A name and a path (`db-password:/etc/credstore/db-password`), a reference (`@Microsoft.
 # KeyVault(...)`), a fixture's value (`test_...`, `mock_...`), a label (`Passwort`).
 _REFERENCE = re.compile(
     r"^(?:[\w.-]+:/[\w./-]+|@[A-Za-z][\w.]*\(.*|(?i:test|mock|fake|dummy)[_-].*|"
-    r"(?i:[^\W\d_]*(?:passw|kennwort|contrase)[^\W\d_]*[ ?]*))$"
+    r"(?i:[^\W\d_]*(?:passw|kennwort|contrase)[^\W\d_]*(?:[ ?!.]+[^\W\d_]*)*))$"
 )
 
 
@@ -308,6 +317,8 @@ def random_looking(value: str) -> bool:
     `credible` (no placeholder, path or reference)."""
     if len(value) < 10 or words(value) or typed(value) or _FLAG_SHAPE.fullmatch(value):
         return False
+    if any(c >= "\u3000" for c in value):
+        return False
     if _ASSIGNED.match(value) or _SHORT_PATH.fullmatch(value):
         return False  # `uploads/2024/abc123.png` (not base64, whose runs are longer)
     if _NUMBER_OR_KEY_ID.fullmatch(value) or _NAME_AND_HASH.fullmatch(value):
@@ -331,8 +342,14 @@ def chosen_password(value: str) -> bool:
         return False  # a flag (`--with-decryption`), an assignment
     if _APP_PASSWORD.fullmatch(value) or _WP_PASSWORD.fullmatch(value):
         return credible(value, quoted=True, name="password")
+    if any(c >= "\u3000" for c in value):
+        return False  # a phrase in Chinese or Japanese, not a password
     symbols = sum(not c.isalnum() for c in value)
-    if not any(c.isdigit() for c in value) and (symbols < 2 or value.islower()):
+    mixed_case = not value.islower() and not value.isupper()
+    chosen = symbols >= 2 or (
+        len(value) >= 12 and mixed_case and value.isascii() and not words(value)
+    )
+    if not any(c.isdigit() for c in value) and (not chosen or value.islower()):
         return False  # a scope or a word (`read:packages`); a chosen password has a digit
     if not any(c.isdigit() or not c.isalnum() for c in value):
         return False
@@ -351,9 +368,23 @@ def mixed(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+# The words a password's name holds, in the languages the prose rule reads.
+_PASSWORD_WORDS = (
+    "pass",
+    "pwd",
+    "wort",
+    "contrase",
+    "senha",
+    "wachtwoord",
+    "パスワード",
+    "密码",
+    "hasło",
+)
+
+
 def assigned_kind(name: str) -> str:
     lowered = name.lower().replace("-", "_")
-    if any(word in lowered for word in ("pass", "pwd", "wort", "contrase", "senha", "wachtwoord")):
+    if lowered == "pw" or any(word in lowered for word in _PASSWORD_WORDS):
         return "password"
     if "private" in lowered:
         return "private-key"

@@ -249,6 +249,7 @@ class MemoryTools(ScopeServices):
             anchors=tuple(anchors_given) if anchors_given is not None else None,
         )
         draft = anchors.with_anchors(draft, self.root)
+        service.writes.checked([draft])  # a secret is refused as one, before "already says this"
         if not force:
             existing = service.find_duplicate(draft)
             if existing is not None:

@@ -93,6 +93,8 @@ class UpsertCall:
 
     def run(self, opener: Opener, tell: Tell | None = None) -> Written:
         service = opener(self.scope)
+        if self.warn:  # a secret is refused before a warning could quote the draft it is in
+            service.writes.checked(self.drafts)
         notes = service.duplicate_notes(self.drafts) if self.warn else []
         notes = _told(notes, tell)
         return Written(service.upsert_many(self.drafts).results, notes)
