@@ -10,7 +10,7 @@ from a fixed seed; none is a real credential.
 Written blind on 2026-12-06: the author did not read the detector, its tests or
 any earlier corpus. Token formats come from the author's own knowledge.
 
-Run: ``python benchmarks/blind_secrets_11.py [OUT.jsonl]`` (JSONL to stdout
+Run: ``python benchmarks/data/blind_secrets/blind_secrets_11.py [OUT.jsonl]`` (JSONL to stdout
 without an argument), or import it and call ``corpus()``.
 
 Kinds (91 secret, 83 benign), grouped:
