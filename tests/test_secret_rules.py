@@ -266,7 +266,11 @@ DISAGREED = {
 
 
 @pytest.mark.parametrize(
-    "name", [f"blind_secrets{n}" for n in ("", "_2", "_3", "_4", "_5", "_6", "_7", "_8", "_9")]
+    "name",
+    [
+        f"blind_secrets{n}"
+        for n in ("", "_2", "_3", "_4", "_5", "_6", "_7", "_8", "_9", "_10", "_11")
+    ],
 )
 def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
     """Each was written by someone who had not read the detector (first looks in decision
@@ -493,6 +497,39 @@ def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
         ("csrfmiddlewaretoken=aeTBqP3SGMJFCKiJ7GTzvJkoRMo2R1Xm2DVNboAgmUKZIX3hu35tVQ", False),
         ("We store only sha256(api_key): 92f8bd3054ff7f40f036521f394f800546f4ae785419cc6d", False),
         ('the fake Slack client accepts token="xoxb-test".', False),
+        # Terse notes: arrows, parentheses, `pw`, pairs after what they open.
+        ("cloudflare token → WMpVTK5T7STFwkWSHwxi_uVGiDSsxIO2Nqd46yu3 (DNS edit)", True),
+        ("okta api token (SSWS) 00uVGC8Ivnn68kt0217yYXdvp3Y1B_Q11dSA-p3iei", True),
+        ("prod db pw: access-acoustic-acquire70", True),
+        ("ssh in with svc_etl / 3DlM6CjOpMWVNRqOv on db-prod-01", True),
+        ("Proxmox host 192.168.1.10: root / Falcon-Willow18#.", True),
+        ("staging basic auth header YWRtaW46TXBFSjloTD0mQWdBZFoheDlQRUol", True),
+        (
+            "echo 'QjaLPWUe1?YLP9sFP#z' | docker login registry.acme.io -u deploy --password-stdin",
+            True,
+        ),
+        ("snowflake://etl_user:&JQZ2@R^AggXe7zzr6@/?account=xy12345", True),
+        ("Cookie: sid=00DfUHbhzgurRZJ!saxAKe8HA0qUrEU9S4VbWrr9UDrnqn0gbjzSvE2wV1f", True),
+        ("Der Jenkins-Admin hat das Passwort _gAyugtZqnzbfX, Benutzer admin.", True),
+        ("smtp: user alerts@acme.io, app pw uifv vyzq yiup aovz", True),
+        ("BB_AUTH=agency-deployer:ATBBIp2WwUEEwBGiHht4lkvEdDaRCBYs6ZcNCDF6D0FF", True),
+        ("Pulumi login in CI uses pul-2bcb987814a1f0cc1f56af92963a9a9c9c0c0b0c.", True),
+        ("export DB_PASSWORD=$(vault kv get -field=password secret/prod/db)", False),
+        ('"password": "pbkdf2_sha256$720000$CymUCWfX2ctLkevEUkDDeK$Hhzw8k9NSnkMvYFubLwzZ1"', False),
+        (
+            "fingerprint of the deploy key: SHA256:HvVUswxyfqMpiKpM4jjZqmHuGwxzd/w8EOiYS84TF2x",
+            False,
+        ),
+        (
+            "NEXT_PUBLIC_VAPID_KEY=B1Eg1nlCM1z62-q3KK-NtrMD9rnnJtvKTTfCKfPKkZ6b4Dau6rte8z7SqxSD",
+            False,
+        ),
+        (
+            'de.json: "forgot_password": "Passwort vergessen?", "api_key_label": "API-Schlüssel"',
+            False,
+        ),
+        ("AES test vector: key 000102030405060708090a0b0c0d0e0f (FIPS-197)", False),
+        ("captcha seed cd7b3f186653c2864b29d89e569028f0 for the load test", False),
         # Hashes, redactions and public keys named like passwords.
         ("password = '$2b$12$5jgqMdQa31b/K3ihv5MIwpfwm0f8m6Cs7IsozFwQ7gNLp2PkqjW7S'", False),
         ("password=[FILTERED] login failed for user dana", False),

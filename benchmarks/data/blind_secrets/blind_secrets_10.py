@@ -6,7 +6,7 @@ Each row is a memory a coding agent might write after a working session, labelle
 the author did not read the detector's rules, its tests, or any earlier corpus. Every
 credential-shaped value is generated from a seeded random.Random; none is real.
 
-Run:  python benchmarks/data/blind_secrets/blind_secrets_10.py [out.jsonl]   (JSONL to stdout without a path)
+Run:  python benchmarks/data/blind_secrets/blind_secrets_10.py [out.jsonl]   (or to stdout)
 Rows: {"label": "secret" | "benign", "kind": "<kind>", "text": "<memory text>"}
 
 Secret kinds, grouped:
