@@ -79,6 +79,22 @@ def test_upsert_refuses_a_secret_with_exit_3_naming_kind_and_position(cli, servi
     assert service.catalogue() == []
 
 
+def test_a_secret_repeating_a_memory_is_refused_before_any_duplicate_warning(cli, service) -> None:
+    """The duplicate warning quotes nothing of the draft, but it must not come first: a secret
+    is refused as one (exit 3), whatever else the draft repeats."""
+    note = (
+        "Deploys go through the release workflow on GitHub Actions: tag the commit, wait for "
+        "the staging smoke tests, approve the production job, then watch the error rate for "
+        "twenty minutes before closing the ticket. The database password lives in Vault."
+    )
+    assert cli("memory", "upsert", "--title", "Deploy", "--body", note).exit_code == 0
+    result = cli("memory", "upsert", "--title", "Deploy", "--body", f"{note} pw: {PASSWORD}")
+    output = result.stdout + result.stderr
+    assert result.exit_code == 3, output
+    assert "already says this" not in output and PASSWORD not in output
+    assert [m.body for m in service.catalogue()] == [note]
+
+
 def test_a_batch_with_one_secret_writes_nothing(cli, service) -> None:
     records = [
         {"title": "Plain", "body": "We use uv."},

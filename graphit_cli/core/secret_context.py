@@ -121,9 +121,7 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
     it is none: a placeholder, a reference, a default, ciphertext, words."""
     if role == "whole":
         return kind
-    value = match["value"]
-    if _CIPHERTEXT.search(text, max(0, match.start("value") - 200), match.start("value")):
-        return None  # `encryptedData:`, a SealedSecret, SOPS, Ansible Vault
+    value = match["value"]  # ciphertext and templates around it: `in_the_clear`, for every find
     if role == "named":
         return named_value(match, kind, text)
     if role == "seed":
@@ -141,11 +139,11 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return kind if credible(value, url=True) else None
     if role == "bearer":
         return kind if credible(value) and mixed(value) else None
-    name = match.groupdict().get("name") or kind
-    said = assigned_kind(name) if match.groupdict().get("name") else kind
+    name = match.groupdict().get("name")
+    said = assigned_kind(name) if name else kind
     if role == "chosen":
         return said if chosen_password(value) else None
-    return said if credible(value, quoted=True, name=name) else None
+    return said if credible(value, quoted=True, name=name or kind) else None
 
 
 def random_key(value: str) -> bool:

@@ -122,12 +122,11 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     cells = patterns.table_cells(text) if "|" in text else []
     if "insert" in lowered:
         cells += patterns.sql_cells(text)
-    if cells:
-        for start, end, header in cells:
-            said = values.assigned_kind(header)
-            cell = text[start:end]
-            if values.chosen_password(cell) if said == "password" else values.random_looking(cell):
-                spans.append((start, end, said))
+    for start, end, header in cells:
+        said = values.assigned_kind(header)
+        cell = text[start:end]
+        if values.chosen_password(cell) if said == "password" else values.random_looking(cell):
+            spans.append((start, end, said))
     starts = sorted({at for word in patterns.NAME_STARTS for at in gate.get(word, ())})
     for at in starts:
         named = patterns.ASSIGNMENT.match(text, at)
