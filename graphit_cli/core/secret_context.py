@@ -15,6 +15,7 @@ import base64
 import re
 
 from graphit_cli.core.secret_values import (
+    KEY_ID,
     PUBLIC_NAME,
     assigned_kind,
     chosen_password,
@@ -31,15 +32,32 @@ REFERENCE_NAME = re.compile(r"(?i)^existing|secret[_-]?(?:name|ref)$")
 UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 # Words between a credential's name and a value that say the value is something else.
 _LABELS = re.compile(
-    r"(?i)\b(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|revision|fix|fixed|merged?|"
-    r"version|name|arn|alias|length|size|format|prefix|header|type|public)\b"
+    r"(?i)(?:\b|_)(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|revision|fix|fixed|"
+    r"merged?|version|name|arn|alias|length|size|format|prefix|header|type|public|sid|guid|"
+    r"uuid|serial|thumbprint|device)\b"
 )
+# A hash of what follows: `sha256 of the key`, `the digest of this token`.
+_DIGEST_OF = re.compile(
+    r"(?i)\b(?:sha-?\d*|md5|hash(?:ed)?|digest|checksum)\s+of\s+(?:the\s+|an?\s+|this\s+)?$"
+)
+# What a word in an identifier before `_key` or `_token` makes of it: a key of data.
+_DATA_KEY_PARTS = frozenset(
+    """idempotency dedup dedupe deduplication cache sort partition routing lookup device
+    surrogate csrf xsrf i18n translation hotkey""".split()  # noqa: SIM905
+)
+# A digest named before a hex value: `checksum`, `sha256`, `hash`.
+_HEX_VALUE = re.compile(r"[0-9a-f]{32,128}|[0-9A-F]{32,128}")
+_DIGEST_NEAR = re.compile(r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|digest|hash)\b")
+# A value with no prefix of its own: hex, or letters and digits only.
+_BARE = re.compile(r"[0-9a-fA-F]+|[A-Za-z0-9]+")
+# A namespaced key (`session:447657:ios`, `user:{id}:refresh`): a cache's or a store's.
+_NAMESPACED = re.compile(r"[a-z]+(?::(?:[a-z_]+|\d+|\{\w+\})){2,}")
 # What a word before `key` or `token` makes of it: no credential.
 _NOT_CREDENTIALS = frozenset(
     """cache idempotency sort partition primary foreign composite public search-only search site
     gpg pgp ssh host routing shard lookup dedup dedupe hotkey file s3 object storage redis i18n
     translation message map dict row column group sha1 sha256 sha512 md5 hash node captcha random
-    rng""".split()  # noqa: SIM905
+    rng device surrogate bucket kms deduplication tokenization natural business""".split()  # noqa: SIM905
 )
 _NOT_A_CREDENTIAL = re.compile(
     r"(?i)\b(?:cache|idempotency|sort|partition|primary|foreign)[ _-]?key\b"
@@ -49,7 +67,8 @@ _PUBLIC_CONTEXT = re.compile(r"(?i)docsearch|csrf|(?:^|[^a-z])public_")
 _TEMPLATE = re.compile(r"\{\{[^{}]*$")
 # What says a value is encrypted: kubeseal's `encryptedData`, SOPS, Ansible Vault.
 _CIPHERTEXT = re.compile(
-    r"(?i)encrypted_?data|sealedsecret|\bENC\[|\$ANSIBLE_VAULT|sops:|_ENC(?:RYPTED)?\s*[=:]\s*\S*$"
+    r"(?i)encrypted_?data|sealedsecret|\bENC\[|\$ANSIBLE_VAULT|sops:|_ENC(?:RYPTED)?\s*[=:]\s*\S*$|"
+    r"ciphertext|kubeseal|\bkms\b[^\n]{0,30}\bencrypt"
 )
 # Words no seed phrase holds (BIP-39's words are nouns, verbs and adjectives).
 _FUNCTION_WORDS = frozenset(
@@ -70,20 +89,36 @@ def in_the_clear(text: str, start: int) -> bool:
     return bool(_CIPHERTEXT.search(text, max(0, start - 200), start))
 
 
-def public_or_id(before: str, value: str) -> bool:
+def public_or_id(before: str, value: str, *, exact: bool = False) -> bool:
     """A generic rule's value that its name calls public (`public key of the laptop:`,
-    `data-sitekey=`), or an object's id joined to its name (`acme-api:<uuid>`)."""
+    `data-sitekey=`), or an object's id joined to its name (`acme-api:<uuid>`). A provider's
+    rule (`exact`) holds a value the words before call public (`search-only API key =`) only
+    when the value itself has no prefix of its own (hex, a bare run)."""
     line = before.rsplit("\n", 1)[-1]
-    if PUBLIC_NAME.search(line) or _NOT_A_CREDENTIAL.search(line):
+    if exact:
+        return bool(_BARE.fullmatch(value)) and bool(PUBLIC_NAME.search(line))
+    if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line[-60:]):
+        return True  # `checksum for tokenizer.json: <sha256>`: a digest
+    field = re.split(r"[,;]", line)[-1]  # not `public_key='...', private_key=`
+    if PUBLIC_NAME.search(field) or _NOT_A_CREDENTIAL.search(field) or "docsearch" in line:
         return True
     return line.endswith(":") and not line[-2:-1].isspace() and bool(UUID.fullmatch(value))
+
+
+def names_a_key_of_data(name: str) -> bool:
+    """Whether a word of an identifier before its credential-like end says it names a key of
+    data, not a credential: `insert_deduplication_token`, `cache_key`, `routing_key`."""
+    return bool(_DATA_KEY_PARTS & set(re.split(r"[_.-]", name.lower())))
 
 
 def names_no_secret(label: str, before: str = "") -> bool:
     """Whether the words around a credential's name say its value is something else: `key
     id:`, `key fingerprint:`, `token format:`, `cache key`, `idempotency key`, `public key`."""
-    if _LABELS.search(label.split(None, 1)[1] if " " in label.strip() else ""):
+    after_name = re.split(r"[\s(]", label.strip(), maxsplit=1)
+    if _LABELS.search(after_name[1] if len(after_name) > 1 else ""):
         return True
+    if _DIGEST_OF.search(before):
+        return True  # `sha256 of the key:`: a hash of it
     word = re.findall(r"[A-Za-z0-9-]+", before[-30:])
     return bool(word) and word[-1].lower().strip("-") in _NOT_CREDENTIALS
 
@@ -108,6 +143,10 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     line = text[max(0, match.start() - 80) : match.start()].rsplit("\n", 1)[-1]
     if _PUBLIC_CONTEXT.search(line):
         return None  # `docsearch({ ... apiKey:`, `NEXT_PUBLIC_...`
+    if _NAMESPACED.fullmatch(value) or KEY_ID.fullmatch(value):
+        return None  # a cache's key (`session:447657:ios`); a GPG key's id
+    if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line):
+        return None  # `token_sha256 for the CI token is <hex>`: its hash
     if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
         return None if UUID.fullmatch(value) or not random_looking(value) else kind
     said = "password" if re.match(r"(?i)log|sign", name) else assigned_kind(name)
@@ -124,6 +163,8 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
     value = match["value"]  # ciphertext and templates around it: `in_the_clear`, for every find
     if role == "named":
         return named_value(match, kind, text)
+    if role == "printed":  # what a command printed: generated, or chosen for a password
+        return kind if random_looking(value) or chosen_password(value) else None
     if role == "seed":
         return kind if seed_phrase(value) else None
     if role == "basic":  # base64 of `user:password`
@@ -137,7 +178,9 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         if value == match["user"]:
             return None  # `postgres:postgres@localhost`, a default
         return kind if credible(value, url=True) else None
-    if role == "bearer":
+    if role == "bearer":  # not a `device token`, a `dedup token`
+        if names_no_secret("", text[max(0, match.start() - 30) : match.start()]):
+            return None
         return kind if credible(value) and mixed(value) else None
     name = match.groupdict().get("name")
     said = assigned_kind(name) if name else kind

@@ -38,9 +38,10 @@ _CONTEXT = re.compile(
     r"|(?i:\b(?:seed|mnemonic|recovery|backup|2fa|mfa|password|passwort|passphrase)\b"
     r"[^\n]{0,80}?[:\n])"
     r"|(?i:pass(?:word|wort|phrase)|mot de passe|contrase[ñn]a|senha|wachtwoord|hasło|密码|助记词|"
-    r"パスワード)"
-    r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|era|war|was)\s|是|は)"
+    r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ)"
+    r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|è|là|era|war|was)\s|是|は)"
     r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b)"
+    r"|(?i:\bpass(?:word)?[ \t]+)(?=\S*[\d#!$%^&*@])\S{8}"
 )
 
 

@@ -59,6 +59,10 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/]{24,}"),
     # A Discord bot token: the bot's id in base64 (`M`, `N` or `O` first), a time, an HMAC.
     ("discord-bot-token", r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b"),
+    (
+        "feishu-webhook",
+        r"https://open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/[0-9a-f-]{36}",
+    ),
 )
 
 # A private key block: the header and at least one line of key material (a header alone, in a
@@ -81,14 +85,16 @@ ASSIGNMENT = re.compile(
     r"(?P<name>(?i:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|"
     r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?(?:token|key|tok)|credentials?|"
     r"psk|wpa[_-]?passphrase|"
-    r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher)[_-]?key|\bkey|_key))"
+    r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher|fernet)[_-]?key|\bkey|"
+    r"_key))"
     # a type between the name and `=` (`SECRET_KEY: str =`, `MASTER_KEY: &str =`)
     r"[\"']?\]?(?:[ \t]*:[ \t]*&?(?:\[[\w; ]{1,10}\]|[A-Za-z][\w.]*)(?:<[^>\n]{0,40}>)?"
     r"(?=[ \t]*=))?"
     r"[ \t]{0,3}(?::=|=>|=|:|(?<=[A-Za-z])(?=[ \t]+[\"']))[ \t]{0,3}"
     # a literal's prefix or a conversion around it (`b"..."`, `[]byte("...")`)
     r"(?:[bBrRuU]?(?=[\"'`])|[\w.\[\]()]{1,40}\((?=[\"'`]))?"
-    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\n]{1,300})(?P=q)|(?P<bare>[^\s\"'`,;)\]}>]{1,300}))"
+    r"(?:(?P<q>[\"'`])(?P<quoted>[^\"'`\n]{1,300})(?P=q)|"
+    r"(?P<bare>[a-z]{4}(?: [a-z]{4}){3}(?![ \w])|[^\s\"'`,;)\]}>]{1,300}))"
 )
 # user:password@host in a URL or connection string.
 URL_PASSWORD = re.compile(
@@ -102,7 +108,7 @@ BEARER = re.compile(
     r"(?P<value>[A-Za-z0-9._~+/:-]{20,}=*)(?![\w.~+/:-])"
 )
 BASIC = re.compile(
-    r"(?<![\w-])(?i:basic(?:[ -]auth)?(?: header)?):?\s+"
+    r"(?<![\w-])(?i:basic(?:[ -]auth)?(?: header)?|auth):?\s+"
     r"(?P<value>[A-Za-z0-9+/]{12,}={0,2})(?![\w+/=])"
 )
 # A user and a password passed as a pair (`auth=("bot", "...")`, `basic_auth=(...)`), a Twilio
@@ -121,26 +127,38 @@ _FLAG = re.compile(
     r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
     # no `\b` before the words: each branch begins with a letter `re` can look for
     r"ldap\w+\b[^\n]{0,120}?\s-w ?|mosquitto_(?:pub|sub)\b[^\n]{0,80}?\s-P ?|"
-    r"oathtool\b[^\n]{0,30}?\s-b |"
+    r"oathtool\b[^\n]{0,30}?\s-b |-(?:src|dest)?(?:storepass|keypass)[ :]|"
+    r"security (?:import|unlock-keychain|create-keychain)\b[^\n]{0,80}?\s-[Pp] |"
+    r"vault operator unseal |sentinel auth-pass \S+ |"
+    r"rabbitmqctl (?:add_user|change_password) \S+ |mc alias set \S+ \S+ \S+ |"
     r"curl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
-    r"(?P<name>(?i:密码|密钥|パスワード|キー|\b(?:(?:password|passphrase|passcode|pw|secrets?|keys?|tokens?|pat|seed|psk|"
+    r"(?P<name>(?i:密码|密钥|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
+    r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|"
+    r"passcode|pw|"
+    r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
-    r"schlüssel|"
-    r"(?:app|api|auth|access|secret|private|master|signing|encryption)[ _-]?key|"
+    r"schlüssel|klucz|sleutel|anahtar\w*|ключ\w*|парол\w*|şifre\w*|parola|chiave|sekret|"
+    r"segreto|secreto|khóa|mật khẩu|"
+    r"(?:app|api|auth|access|secret|private|master|signing|encryption|fernet)[ _-]?key|"
+    r"new (?:value|key|token|password|secret)|neue[rn]? (?:wert|schlüssel|key|token)|"
+    r"nuov[ao] (?:chiave|token|valore)|nouvel(?:le)? (?:clé|valeur)|новый|новое значение|yenisi|"
     r"client[ _-]?secret)\b|"
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
     r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
-    r"(?P<label>[ \t]+(?:is|was|ist|es|est|é)|(?:[^\n=.;]|\.(?=\S)){0,80}?"
-    r"(?::|：|\)|[ \t]*(?:→|->|=>)|[ \t](?:is|was|ist|es|est|é|lautet)|'s|是|は))?"
+    r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
+    r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t](?:is|was|ist|es|est|é|è|là|lautet|contains|"
+    r"changed to|set to)|'s|是|は|(?=[ \t]*[«“])))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
     r"(?:[ \t]*[«“][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?)"
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,5}\b|"  # an app password in groups
+    # a digit, a capital or a symbol in it (`the key ... DB is encrypted` reads on to `: j3nK`)
+    r"(?=[^\s\"'`]*[0-9A-Z!#$%&*+/=?@^_~-])"
     r"[^\s\"'`,;()|<>\[\]{}，。；：»”][^\s\"'`,;()|<>\[\]{}，。；：»”]{6,198}"
     r"[^\s\"'`,;().:!?|<>\[\]{}，。；：»”])"
 )
@@ -186,7 +204,8 @@ WALLET_KEY = re.compile(
 )
 # A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
 SESSION_COOKIE = re.compile(
-    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|\.sid)|(?<![\w.-])sid)=(?P<value>[^\s;,\"'&]{16,400})"
+    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|\.sid)|(?<![\w.-])sid)(?:=|(?<=sessionid)[ \t]+)"
+    r"(?P<value>[^\s;,\"'&]{16,400})"
 )
 # A PuTTY private key file: its private lines.
 PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?Private-Lines: *\d+\s+[A-Za-z0-9+/=]{16,}", re.S)
@@ -200,8 +219,8 @@ RECOVERY_CODES = re.compile(
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
 SEED_PHRASE = re.compile(
-    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup)\b|助记词)"
-    r"[^\n]{0,80}?[:=：][ \t]*[\"']?"
+    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup)\b|助记词|фраза восстановления)"
+    r"[^\n]{0,80}?[:=：][ \t]*\n?[ \t]*[\"']?"
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
 )
 # A markdown table's row: its cells, under a header row (`| service | user | password |`).
@@ -214,6 +233,26 @@ PGPASS = re.compile(
 )
 # `//registry.npmjs.org/:_authToken=...` in an .npmrc.
 _NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']{7,})")
+
+# A credential's variable named in prose, its value a few words on (`the job reads DD_API_KEY,
+# now 88e9...`, `P24_API_KEY padhta hai, abhi value ...`): taken when the value looks generated.
+ENV_PROSE = re.compile(
+    r"\b(?P<name>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|SECRET|PASSWORD|PASS|TOKEN|PAT))\b(?![=:])"
+    r"[^\n=(){}\[\];$]{1,50}?[\s`'\"«“](?![A-Za-z_]\w*\.[A-Za-z_])(?P<value>[^\s\"'`,;()«»“”$]{11,200}[^\s\"'`,;().:!?«»“”$])"
+)
+# A command that prints a secret and what it printed on the next line or two (`$ cat
+# config/master.key`, `terraform output -raw db_password`, `kubectl get secret ... | base64 -d`,
+# `elasticsearch-reset-password` and its `New value: ...`).
+PRINTED = re.compile(
+    r"(?m)^[ \t]*(?:\$|#|>|PS>)?[ \t]*(?:cat[ \t]+\S*(?i:key|secret|pass|token|cred)\S*|"
+    r"terraform[ \t]+output[ \t]+(?:-raw[ \t]+)?\S*(?i:pass|secret|key|token)\S*|"
+    r"kubectl\b[^\n]*\bsecret\b[^\n]*(?:base64[ \t]+(?:-d|--decode|-D)|base64decode)[^\n]*|"
+    r"[^\n]*reset-password\b[^\n]*)[ \t]*\n(?:[^\n]*\n)?"
+    r"(?:(?i:new value|new password|password)[ \t]*:[ \t]*)?"
+    r"(?P<value>[^\s\"'`]{8,300})[ \t]*$"
+)
+# A Wi-Fi QR code's string: `WIFI:T:WPA;S:<ssid>;P:<password>;;`.
+WIFI_QR = re.compile(r"WIFI:(?:[^;\n]*;)*?P:(?P<value>[^;\n]{8,63});")
 
 # `arn:aws:secretsmanager:...:secret:prod/db-AbCdEf`: an ARN's `secret:` names a resource.
 ARN = re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:$")
@@ -252,10 +291,14 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "sendgrid-api-token": ("SG.",),
     "stripe-webhook-secret": ("whsec_",),
     "discord-bot-token": ("discord", "bot", "token", ".run("),
+    "feishu-webhook": ("open-apis/bot",),
 }
 PROVIDER_RULES = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
 # Where an assignment's name can begin: the rule is tried at these words only.
-_KEYED = ("app", "master", "signing", "encryption", "session", "license", "jwt", "hmac", "aes")
+_KEYED = (
+    *("app", "master", "signing", "encryption", "session", "license", "jwt", "hmac", "aes"),
+    "fernet",
+)
 NAME_STARTS = (
     *("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
     # `app` and its kind begin too many words (`application`): tried where `_key` follows
@@ -275,6 +318,8 @@ ROLES = {
     RECOVERY_CODES: "whole",
     WALLET_KEY: "whole",
     PROSE: "named",
+    ENV_PROSE: "named",
+    PRINTED: "printed",
     SESSION_COOKIE: "named",
     USER_PASS: "chosen",
     SEED_PHRASE: "seed",
@@ -335,15 +380,20 @@ CONTEXT_RULES = (
     (PRIVATE_KEY, "private-key", ("private key",)),
     (URL_PASSWORD, "password-in-url", ("://",)),
     (BEARER, "bearer-token", ("bearer", "token", "ssws", "authorization")),
-    (BASIC, "basic-auth", ("basic",)),
+    (BASIC, "basic-auth", ("basic", "auth")),
     (
         _FLAG,
         "password",
         (
             *("--pass", "-key", "-token", "-secret", "login", "mysql", "sshpass", "-p", "curl"),
             *("redis-cli", "wandb", "cargo", "poetry", "ngrok", "ldap", "mosquitto", "oathtool"),
+            *("storepass", "keypass", "security", "unseal", "auth-pass", "rabbitmqctl"),
+            "mc alias",
         ),
     ),
+    (ENV_PROSE, "credential", ("_key", "_secret", "_pass", "_token", "_pat")),
+    (PRINTED, "password", ("cat ", "terraform output", "base64", "reset-password")),
+    (WIFI_QR, "wifi-password", ("wifi:",)),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
     (
         PROSE,
@@ -354,6 +404,10 @@ CONTEXT_RULES = (
             *("sign-in", "signs in", "signed in"),
             *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码", "密钥"),
             *("パスワード", "キー", "hasło", "chave", "clave", "clé", "schlüssel", "psk"),
+            *("klucz", "sleutel", "anahtar", "ключ", "парол", "şifre", "parola", "chiave"),
+            *("sekret", "segreto", "secreto", "khóa", "mật khẩu", "비밀번호", "시크릿", "토큰"),
+            *("トークン", "シークレット", "키", "new ", "neue", "nuov", "nouvel", "новый", "новое"),
+            *("yenisi", "fernet", "changed to", "contains", "snmp"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
@@ -369,7 +423,7 @@ CONTEXT_RULES = (
     (PUTTY, "private-key", ("putty-user-key-file",)),
     (JWK_PRIVATE, "private-key", ('"kty"',)),
     (RECOVERY_CODES, "recovery-codes", ("codes",)),
-    (SEED_PHRASE, "seed-phrase", ("seed", "mnemonic", "phrase", "backup", "助记词")),
+    (SEED_PHRASE, "seed-phrase", ("seed", "mnemonic", "phrase", "backup", "助记词", "фраза")),
     (PGPASS, "password", ()),  # no literal: its pattern begins with `:`, which `re` looks for
     (_NPMRC, "npm-token", (":_",)),
 )

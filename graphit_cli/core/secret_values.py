@@ -24,7 +24,9 @@ _PLACEHOLDER = re.compile(
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
               fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
-              password_here|xxxx|\.\.\.|…|test[-_]?only|[-_]test(?:[-_]0{3,})?$).*
+              password_here|xxxx|\.\.\.|…|test[-_]?only|[-_]test(?:[-_]0{3,})?$|
+              _hier$|_ici$|_aqu[ií]$).* |
+        \((?i:sensitive|known\ after)\b.*
     )$""",
     re.VERBOSE,
 )
@@ -128,7 +130,7 @@ _GENERATED = frozenset({"api-key", "token"})
 # A numeric id and a secret joined by one colon (`<bot id>:<secret>`): a provider's pair, not one
 # generated token. gitleaks' generic rule takes a token of `[\w.=-]` only; a pair is the
 # provider rules' to judge (Telegram's, FCM's), as in gitleaks.
-_PAIR = re.compile(r"\d{1,20}:[\w.=-]+")
+PAIR = re.compile(r"\d{1,20}:[\w.=-]+")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
@@ -167,12 +169,18 @@ PUBLIC_PREFIXES = (
     *("ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "AAAAC3NzaC1", "AAAAB3NzaC1", "age1"),
     # a key's fingerprint, a Tailscale node's public key
     *("SHA256:", "MD5:", "nodekey:"),
+    # RevenueCat's public SDK keys, which its apps ship
+    *("appl_", "goog_", "amzn_"),
 )
+# Datadog's client tokens (browser logs and RUM), public by design.
+_PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
+_GA_COOKIE = re.compile(r"(?:_ga=)?GA\d\.\d\.\d+\.\d+")
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
 PUBLIC_NAME = re.compile(
     r"(?i)\bpublic\b|(?:^|[^a-z])public_|publishable|search-only|site[ _-]?key|anon[ _-]?key|"
-    r"client[_-]?id\b|"
-    r"docsearch|csrf|nodekey"
+    r"client[_-]?id\b|client[ _-]?(?:key|token)\b|tokenization[ _-]?key|search[ _-]key|"
+    r"\bbrowser\b[^\n]{0,20}?\bkey\b|applicationserverkey|"
+    r"docsearch|csrf|authenticity|nodekey"
 )
 # The Azure Storage emulator's account key, published in Microsoft's documentation.
 _AZURITE = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tOAJ"
@@ -187,7 +195,9 @@ _NAME_AND_HASH = re.compile(
 )
 # Google's app passwords: four groups of four lowercase letters (`czfo abhy sjjw dymx`).
 # A number, an address, a PGP key's id or fingerprint (`784A075D67F1ACCE`).
-_NUMBER_OR_KEY_ID = re.compile(r"0x[0-9a-fA-F]{1,40}|[0-9A-F]{8}|[0-9A-F]{16}|[0-9A-F]{40}")
+# A GPG key's id (8 or 16 hex digits, uppercase) or fingerprint (40).
+KEY_ID = re.compile(r"[0-9A-F]{8}|[0-9A-F]{16}|[0-9A-F]{40}")
+_NUMBER_OR_KEY_ID = re.compile(rf"0x[0-9a-fA-F]{{1,40}}|{KEY_ID.pattern}")
 _SHORT_PATH = re.compile(r"(?:[\w.-]{1,40}/)+[\w.-]{1,40}")
 _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
 _WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
@@ -201,6 +211,7 @@ _HASHED = re.compile(
 # KeyVault(...)`), a fixture's value (`test_...`, `mock_...`), a label (`Passwort`).
 _REFERENCE = re.compile(
     r"^(?:[\w.-]+:/[\w./-]+|@[A-Za-z][\w.]*\(.*|(?i:test|mock|fake|dummy)[_-].*|"
+    r"(?:data|var|local|module)\.[\w.\[\]\"-]+|[a-z]+(?::(?:[a-z_]+|\d+|\{\w+\})){2,}|"
     r"(?i:[^\W\d_]*(?:passw|kennwort|contrase)[^\W\d_]*(?:[ ?!.]+[^\W\d_]*)*))$"
 )
 
@@ -230,8 +241,10 @@ def _base64_text(value: str) -> str | None:
 def public(value: str) -> bool:
     """A key public by design: one of PUBLIC_PREFIXES, or a JWT whose role is `anon` (Supabase's
     anon key, which its clients ship)."""
-    if value.startswith(PUBLIC_PREFIXES):
+    if value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value):
         return True
+    if _GA_COOKIE.fullmatch(value):
+        return True  # Google Analytics' `_ga` cookie: a visitor's id and a time
     if not value.startswith("eyJ") or value.count(".") != 2:
         return False
     payload = value.split(".")[1]
@@ -267,7 +280,7 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
     if name and assigned_kind(name) in _GENERATED:
         if typed(value) or words(value):
             return False  # a key or token is generated; a password or a secret may be chosen
-        if _PAIR.fullmatch(value):
+        if PAIR.fullmatch(value):
             return False  # an id and a secret: the provider rules' (a Telegram bot token)
     if url:
         return True
@@ -275,6 +288,8 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return True  # a Google or WordPress application password
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
         return False
+    if _GOOGLE_APP_PASSWORD.fullmatch(value) and not words(value):
+        return True  # a Google app password written without its spaces
     if _CALL.search(value) or _ENV_NAME.match(value) or _NAMED.match(value):
         return False  # os.environ["X"], get_token(), BEE_CLIENT_SECRET, stripe-webhook-secret
     if _IDENTIFIER_PATH.match(value) and all(map(_a_name, value.split("."))):
@@ -287,8 +302,10 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False  # a type: `stripe_secret_key: SecretStr`
     if not quoted and _WORD.match(value) and (value.islower() or value.istitle()):
         return len(value) >= 10 and not value.islower()  # prose: `password: Required`
-    if value.startswith(("~/", "./", "file:")) or _PATH.match(value) or _SCHEME.match(value):
+    if value.startswith(("~/", "./", "file:")) or _SCHEME.match(value):
         return False  # a path or an address: where the secret lives (`op://vault/item`)
+    if _PATH.match(value) and not any(_GENERATED_RUN.fullmatch(p) for p in value.split("/")):
+        return False  # `/etc/app/secret` (not base64 that begins with `/`: `/bNLNEHBa59b4...`)
     return not value.endswith((".env", ".json", ".yaml", ".yml", ".pem", ".key", ".txt"))
 
 
@@ -309,6 +326,13 @@ def _a_name(segment: str) -> bool:
 
 
 _HEX = re.compile(r"[0-9a-f]+")
+_CAPITALISED = re.compile(r"[A-Z][a-z]+")
+_GOOGLE_APP_PASSWORD = re.compile(r"[a-z]{16}")
+_BASE32 = re.compile(r"[A-Z2-7]{24,}=*|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,7}")
+# A passphrase of four or more words joined by dashes (`pylon-quartz-ember-sorrel-fjord`).
+_PASSPHRASE = re.compile(r"[a-z]{3,}(?:-[a-z]{3,}){3,}\d{0,4}")
+# A run no path segment is: 16 or more letters and digits, both cases and a digit among them.
+_GENERATED_RUN = re.compile(r"(?=[^/]*[a-z])(?=[^/]*[A-Z])(?=[^/]*\d)[A-Za-z0-9+=]{16,}")
 
 
 def random_looking(value: str) -> bool:
@@ -317,6 +341,10 @@ def random_looking(value: str) -> bool:
     `credible` (no placeholder, path or reference)."""
     if len(value) < 10 or words(value) or typed(value) or _FLAG_SHAPE.fullmatch(value):
         return False
+    if _CAPITALISED.fullmatch(value):
+        return False  # one word, capitalised (`Integrations`)
+    if _BASE32.fullmatch(value) and not words(value):
+        return credible(value, quoted=True)  # base32, as TOTP seeds and some keys are
     if any(c >= "\u3000" for c in value):
         return False
     if _ASSIGNED.match(value) or _SHORT_PATH.fullmatch(value):
@@ -344,6 +372,8 @@ def chosen_password(value: str) -> bool:
         return credible(value, quoted=True, name="password")
     if any(c >= "\u3000" for c in value):
         return False  # a phrase in Chinese or Japanese, not a password
+    if _PASSPHRASE.fullmatch(value):
+        return credible(value, quoted=True, name="password")
     symbols = sum(not c.isalnum() for c in value)
     mixed_case = not value.islower() and not value.isupper()
     chosen = symbols >= 2 or (
@@ -370,15 +400,8 @@ def mixed(value: str) -> bool:
 
 # The words a password's name holds, in the languages the prose rule reads.
 _PASSWORD_WORDS = (
-    "pass",
-    "pwd",
-    "wort",
-    "contrase",
-    "senha",
-    "wachtwoord",
-    "パスワード",
-    "密码",
-    "hasło",
+    *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "hasło"),
+    *("mật khẩu", "парол", "şifre", "parola", "비밀번호", "community"),
 )
 
 

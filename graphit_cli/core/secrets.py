@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from graphit_cli.core import hiding, secret_gate, secret_rules
 from graphit_cli.core import secret_context as context
+from graphit_cli.core import secret_model as model
 from graphit_cli.core import secret_patterns as patterns
 from graphit_cli.core import secret_values as values
 from graphit_cli.core.secret_gate import worth_checking
@@ -94,7 +95,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         name = _name_before(text, start) if generic else ""
         if values.look_alike(secret, generic=generic, name=name):
             continue
-        if generic and context.public_or_id(text[max(0, start - 60) : start], secret):
+        if context.public_or_id(text[max(0, start - 60) : start], secret, exact=not generic):
             continue  # `public key of the laptop: ...`, `data-sitekey=`, `acme-api:<uuid>`
         spans.append((start, end, kind))
     awake = sorted({i for literal in gate for i in patterns.WAKES.get(literal, ())})
@@ -139,8 +140,12 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             begin -= 1
         if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
             continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
+        if text[max(0, begin - 2) : begin].endswith("{"):
+            continue  # `${DB_PASSWORD:?unset}`, `{{ api_key }}`: a variable, not its value
         if context.REFERENCE_NAME.search(text[begin : named.end("name")]):
             continue  # `existingSecret: keycloak-admin` names where the secret is
+        if context.names_a_key_of_data(text[begin : named.start("name")]):
+            continue  # `insert_deduplication_token =`, `routing_key:`: no credential
         before = text[max(0, begin - 30) : begin]
         if named["name"].lower() in ("key", "_key") and (
             not context.random_key(value)
@@ -155,6 +160,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             spans.append(
                 (named.start(group), named.end(group), values.assigned_kind(named["name"]))
             )
+    spans = model.reviewed(text, spans)
     return [span for span in spans if not context.in_the_clear(text, span[0])]
 
 

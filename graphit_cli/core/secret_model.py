@@ -1,0 +1,341 @@
+"""A second opinion on the values no rule took: a small linear model that reads a value's shape
+and the words around it (core/secrets.py asks it last).
+
+The rules (gitleaks' and graphit's, core/secret_patterns.py) know a credential by a format or a
+name they were written for; a person writes a password down in more ways than any rule list
+holds (`prod db pw → ...`, `ssh in with svc / ...`, `La contraseña ... es ...`). The model scores
+each value-like run of a text: its shape (length, alphabet, entropy, a chosen password's or a
+generated key's look, a hash's or an id's) and the words before and after it (`pw`, `token`,
+`fingerprint`, `commit`), and the two crossed, so a word counts for the shapes it was seen with.
+
+Its weights are data (data/secret_model.json), trained by scripts/train_secret_model.py on the
+corpora written blind under benchmarks/data/blind_secrets/ and measured there corpus by corpus
+on corpora it was not trained on (benchmarks/README.md "Secrets"). It only adds: what a rule
+took stays taken, and a value the model takes still passes the detector's look-alike and
+in-the-clear judgments. Pure: standard library only, weights loaded at the first score.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from importlib import resources
+
+from graphit_cli.core import secret_context as context
+from graphit_cli.core import secret_values as values
+
+# A value-like run: no whitespace, quotes or brackets. `name=value` and `name:value` are split.
+_RUN = re.compile(r"[^\s'\"`<>()\[\]{},;|]+")
+_NAME = re.compile(r"[A-Za-z_][\w.\-]{0,40}")
+_WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+")
+_WORD = re.compile(r"[^\W\d_]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
+_NAME_PARTS = re.compile(r"[_.\-]|(?<=[a-z])(?=[A-Z])")
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_SYMBOL = r"[-_.!#$%&*?@+]"
+# Words joined by a symbol or a capital (one way to split them: no backtracking), digits.
+_NEXT_WORD = rf"(?:{_SYMBOL}?[A-Z][a-z]+|{_SYMBOL}[A-Za-z][a-z]+)"
+_CHOSEN = re.compile(
+    rf"[A-Za-z][a-z]+{_NEXT_WORD}{{0,3}}{_SYMBOL}?\d{{1,6}}{_SYMBOL}?(?:[A-Za-z][a-z]+)?{_SYMBOL}?"
+)
+_PHRASE = re.compile(r"[a-z]+(?:-[a-z]+){1,5}\d*[!?]?")
+_WORDS_DIGITS = re.compile(rf"[A-Za-z][a-z]+{_NEXT_WORD}+[-_.]?\d{{0,4}}[!@#$%^&*?.]?")
+_PATH = re.compile(r"[a-z]{3,}/[a-z]{3,}")
+_DOMAIN = re.compile(
+    r"[\w.-]+\.(?:com|io|net|org|dev|int|local|internal|cloud|app|co|de|eu)(?::\d+)?"
+)
+_NUMERIC = re.compile(r"\d[\d.:/-]+")
+_IDENT = re.compile(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")
+_PREFIX = re.compile(r"([A-Za-z]{2,6})[_\-.]")
+_PREFIX4 = re.compile(r"([A-Z]{4})[A-Z0-9]{12,}")
+_STANDS_IN = re.compile(
+    r"(?i)x{4,}|example|sample|dummy|placeholder|changeme|your|redacted|\*{3,}|\.\.\.|<|\$\{|\{\{"
+)
+# A value with a host after an `@` or a scheme before one (Freenet's `USK@...`, a public
+# identity), or a dotted attribute of code (`X25519.secret_length`).
+_HOST_OR_CODE = re.compile(r"^@|^[A-Z]{2,5}@|@[\w-]+\.[\w.-]+|^[A-Za-z_]\w*\.[a-z_]+$")
+_CROSSED = ("p1:", "p2:", "n:", "b:", "lex:")
+
+# Words that name a credential, a new value, or something that is no secret, in the languages
+# the users write: a word the corpora never showed still counts as its kind (`klucz`, `키`).
+# Latin-script words match at a word's start (`anahtarını`), others anywhere.
+_LEXICON = {
+    "cred": (
+        *("password", "passwd", "passphrase", "passcode", "pw", "pwd", "pass", "secret"),
+        *("key", "token", "apikey", "credential", "creds", "pat", "auth", "login"),
+        *("passwort", "kennwort", "schlüssel", "schluessel", "geheim", "contraseña"),
+        *("contrasena", "clave", "secreto", "mot de passe", "clé", "cle", "jeton", "senha"),
+        *("chave", "segredo", "parola", "chiave", "segreto", "wachtwoord", "sleutel"),
+        *("hasło", "haslo", "klucz", "sekret", "heslo", "klíč", "jelszó", "kulcs", "şifre"),
+        *("sifre", "anahtar", "parolă", "cheie", "mật khẩu", "mat khau", "khóa", "khoa"),
+        *("kata sandi", "kunci", "пароль", "ключ", "секрет", "токен", "passord", "nøgle"),
+        *("nyckel", "lösenord", "salasana", "avain", "κωδικός", "κλειδί", "סיסמה", "كلمة"),
+        *("密码", "密碼", "密钥", "密鑰", "口令", "令牌", "秘钥", "パスワード", "キー", "鍵"),
+        *("シークレット", "トークン", "暗証", "비밀번호", "암호", "키", "시크릿", "토큰"),
+        *("पासवर्ड", "कुंजी", "टोकन"),
+    ),
+    "new": (
+        *("new", "now", "value", "current", "neuer", "neue", "wert", "jetzt", "nuevo", "nueva"),
+        *("valor", "ahora", "nouveau", "nouvelle", "valeur", "nuova", "nuovo", "valore"),
+        *("nova", "novo", "agora", "nieuwe", "waarde", "nowy", "nowe", "wartość", "yeni"),
+        *("yenisi", "değer", "mới", "giá trị", "новый", "новое", "значение", "сейчас"),
+        *("新", "现在", "値", "現在", "새", "값", "현재"),
+    ),
+    "not": (
+        *("public", "publishable", "client", "search-only", "hash", "sha", "checksum"),
+        *("fingerprint", "digest", "id", "ids", "sid", "uuid", "guid", "tenant", "thumbprint"),
+        *("serial", "device", "nonce", "ciphertext", "encrypted", "kms", "sealed", "example"),
+        *("sample", "placeholder", "redacted", "masked", "commit", "build", "run", "order"),
+        *("tracking", "trace", "request", "object", "account", "issuer", "surrogate"),
+        *("öffentlich", "público", "publique", "pubblica", "openbaar", "публичный", "公開"),
+        *("公开", "공개", "ejemplo", "beispiel", "exemple", "esempio", "voorbeeld", "例"),
+    ),
+}
+_LETTER_BEFORE, _LETTER_AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"
+
+
+def _lexicon_word(word: str) -> str:
+    """A word as the lexicon matches it: a CJK, kana or Hangul word anywhere; another at a
+    word's start, and a short one (4 letters or fewer) as a whole word."""
+    if _CJK.search(word):
+        return re.escape(word)
+    whole = _LETTER_AFTER if len(word) <= 4 else ""
+    return _LETTER_BEFORE + re.escape(word) + whole
+
+
+_LEXICON_PATTERNS = {
+    kind: re.compile("|".join(_lexicon_word(w) for w in sorted(words, key=len, reverse=True)))
+    for kind, words in _LEXICON.items()
+}
+
+# What graphit's context rules and gitleaks' generic rule call a find: a value judged by the words
+# that name it. The model may overrule these (a provider's format it never does).
+CONTEXT_KINDS = frozenset(
+    {
+        *("generic-api-key", "password", "api-key", "token", "secret", "credential"),
+        *("password-in-url", "curl-auth-header", "bearer-token", "curl-auth-user", "basic-auth"),
+        "session-cookie",
+    }
+)
+
+_model: tuple[float, float, float, dict[str, float]] | None = None
+
+
+def candidates(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, name) of each run of `text` that could be a value: 6 or more characters,
+    not a word of prose, of a shape secrets have (`coarse_shape`: one kind of character, as in
+    `github.com` or `--token`, is left out); `name` is the left side of a `name=value` or
+    `name:value` run."""
+    found = []
+    for match in _RUN.finditer(text):
+        start, end = match.span()
+        token = text[start:end]
+        name = ""
+        for sep in "=:":
+            at = token.find(sep)
+            if (
+                0 < at < len(token) - 1
+                and "//" not in token[at : at + 3]
+                and _NAME.fullmatch(token[:at])
+            ):
+                name, start, token = token[:at], start + at + 1, token[at + 1 :]
+                break
+        while len(token) > 1 and token[-1] in ".,:;":
+            token = token[:-1]
+        end = start + len(token)
+        if len(token) < 6 or _WORDLIKE.fullmatch(token) or (token.isdigit() and len(token) < 10):
+            continue
+        if coarse_shape(token) != "other":
+            found.append((start, end, name))
+    return found
+
+
+def _bucket(value: float, cuts: tuple[float, ...]) -> str:
+    for cut in cuts:
+        if value < cut:
+            return str(cut)
+    return "max"
+
+
+def coarse_shape(value: str) -> str:
+    """What a value looks like, in one word: `uuid`, `hex`, `chosen` (words and digits, as a
+    person picks a password), `mixed` (three or more kinds of character) or `alnum2`, long
+    (`L`, 24 characters or more) or short (`S`); else `other`."""
+    if _UUID.fullmatch(value):
+        return "uuid"
+    if _HEX.fullmatch(value):
+        return "hex"
+    if _CHOSEN.fullmatch(value):
+        return "chosen"
+    size = "L" if len(value) >= 24 else "S"
+    lower, upper, digit, other = _classes(value)
+    if lower + upper + digit + other >= 3 and len(value) >= 8:
+        return "mixed" + size
+    if digit and (lower or upper):
+        return "alnum2" + size
+    return "other"
+
+
+_LOWER, _UPPER = frozenset("abcdefghijklmnopqrstuvwxyz"), frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGITS = frozenset("0123456789")
+
+
+def _classes(value: str) -> tuple[bool, bool, bool, bool]:
+    """Whether `value` holds a lowercase letter, an uppercase one, a digit, anything else."""
+    chars = set(value)
+    lower, upper, digit = bool(chars & _LOWER), bool(chars & _UPPER), bool(chars & _DIGITS)
+    return lower, upper, digit, bool(chars - _LOWER - _UPPER - _DIGITS)
+
+
+def _shape(value: str) -> list[str]:
+    lower, upper, digit, other = _classes(value)
+    size = len(value)
+    counts = Counter(value).values()
+    entropy = -sum(n / size * math.log2(n / size) for n in counts)
+    shape = [
+        "cls:" + "L" * lower + "U" * upper + "D" * digit + "S" * other,
+        "len:" + _bucket(size, (8, 12, 16, 24, 32, 48, 64)),
+        "ent:" + _bucket(entropy, (2.5, 3, 3.5, 4, 4.5, 5)),
+        "entlen:" + _bucket(entropy / math.log2(max(size, 2)), (0.7, 0.8, 0.9, 0.95)),
+        "vow:" + _bucket(sum(map(value.count, "aeiouAEIOU")) / size, (0.1, 0.2, 0.3, 0.4)),
+        "dig:" + _bucket(sum(map(value.count, "0123456789")) / size, (0.05, 0.2, 0.4, 0.7, 0.99)),
+    ]
+    if _HEX.fullmatch(value):
+        shape.append("hex:" + _bucket(size, (16, 32, 33, 40, 41, 64, 65)))
+    checks = (
+        ("uuid", _UUID),
+        ("phrase", _PHRASE),
+        ("wordsdig", _WORDS_DIGITS),
+        ("domain", _DOMAIN),
+        ("numeric", _NUMERIC),
+        ("ident", _IDENT),
+    )
+    shape += [feature for feature, pattern in checks if pattern.fullmatch(value)]
+    if "/" in value and _PATH.search(value):
+        shape.append("path")
+    if "@" in value:
+        shape.append("at")
+    if "://" in value:
+        shape.append("url")
+    if (prefix := _PREFIX.match(value)) is not None:
+        shape.append("pre:" + prefix.group(1).lower())
+    if (prefix := _PREFIX4.match(value)) is not None:
+        shape.append("pre4:" + prefix.group(1))
+    if value.startswith("eyJ"):
+        shape.append("jwt")
+    if _STANDS_IN.search(value):
+        shape.append("placeholder")
+    if value.startswith("$"):
+        shape.append("dollar")
+    return shape
+
+
+def _words(text: str) -> list[str]:
+    """Lowercased words; a run of CJK characters as its two-character pieces."""
+    found = []
+    for word in _WORD.findall(text.lower()):
+        if len(word) > 2 and _CJK.search(word):
+            found += [word[i : i + 2] for i in range(len(word) - 1)]
+        else:
+            found.append(word)
+    return found
+
+
+def features(text: str, start: int, end: int, name: str) -> list[str]:
+    """The features of the value at `text[start:end]`: its shape, the words before it on its
+    line (`b:`, the nearest `p1:` and `p2:`), after it (`a:`), on the line before (`pl:`),
+    its name's parts (`n:`), the characters before it (`sep:`), a PEM block it stands in, and
+    each nearby word crossed with its coarse shape."""
+    value = text[start:end]
+    found = _shape(value)
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[max(line_start, start - 60) : start]
+    words_before = _words(before)[-6:]
+    found += ["b:" + word for word in set(words_before)]
+    found += ["a:" + word for word in set(_words(text[end : end + 30])[:3])]
+    if words_before:
+        found.append("p1:" + words_before[-1])
+    if len(words_before) > 1:
+        found.append("p2:" + words_before[-2])
+    tail = before[-3:]
+    if re.search(r"\w", tail):
+        found.append("sep:" + ("sp" if before.endswith(" ") else "w"))
+    else:
+        found.append("sep:" + tail.strip())
+    if name:
+        found += ["n:" + part.lower() for part in _NAME_PARTS.split(name) if part]
+        found.append("hasname")
+    line_before = text[max(0, line_start - 80) : max(0, line_start - 1)]
+    found += ["pl:" + word for word in set(_words(line_before)[-5:])]
+    lowered = (line_before + "\n" + before).lower()
+    found += [f"lex:{kind}" for kind, words in _LEXICON_PATTERNS.items() if words.search(lowered)]
+    coarse = coarse_shape(value)
+    found.append("shape:" + coarse)
+    header = text.rfind("-----BEGIN ", 0, start)
+    pem = _PEM.match(text, header) if header >= 0 else None
+    if pem is not None and "-----END" not in text[pem.end() : start]:
+        found.append("pem:" + pem.group(1).lower().replace(" ", "_"))
+    found += [f"{feature}&{coarse}" for feature in set(found) if feature.startswith(_CROSSED)]
+    return found
+
+
+def _load() -> tuple[float, float, float, dict[str, float]]:
+    global _model
+    if _model is None:
+        raw = json.loads(
+            resources.files("graphit_cli.core").joinpath("data/secret_model.json").read_text()
+        )
+        _model = (float(raw["bias"]), float(raw["threshold"]), float(raw["veto"]), raw["weights"])
+    return _model
+
+
+def probability(weights: dict[str, float], bias: float, found: list[str]) -> float:
+    """The model's probability that a value with these features is a secret."""
+    total = bias + sum(weights.get(feature, 0.0) for feature in set(found))
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))
+
+
+def reviewed(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The rules' finds in `text` (start, end, kind) as the model sees them: a context rule's
+    find whose values all score under the veto is dropped (`fingerprint: SHA256:...` named as
+    a key); a value over the threshold that no find covers is added as a `credential`, unless
+    it is a look-alike (core/secret_values.py: a placeholder, an example, a public key)."""
+    bias, threshold, veto, weights = _load()
+    found = candidates(text)
+    scored = [
+        (start, end, probability(weights, bias, features(text, start, end, name)))
+        for start, end, name in found
+    ]
+    kept = []
+    for span in spans:
+        over = [p for start, end, p in scored if start < span[1] and span[0] < end]
+        if span[2] in CONTEXT_KINDS and over and max(over) < veto:
+            continue
+        kept.append(span)
+    for (start, end, name), (_, _, p) in zip(found, scored, strict=True):
+        if p <= threshold or any(a < end and start < b for a, b, _ in kept):
+            continue
+        if _judged_alike(text, start, end, name):
+            continue
+        kept.append((start, end, "credential"))
+    return kept
+
+
+def _judged_alike(text: str, start: int, end: int, name: str) -> bool:
+    """Whether the value at `text[start:end]` is one the rules judge a look-alike whatever
+    names it: a URL (the URL rule's to judge), a bot id and its token (the provider rules'), a
+    placeholder, a reference, a made-up or public key (core/secret_values.py `credible`), or a
+    value the words before call public (`csrf`, `client key`)."""
+    value = text[start:end]
+    if "://" in value or values.PAIR.fullmatch(value) or values.typed(value):
+        return True
+    if _HOST_OR_CODE.search(value):
+        return True  # `root@127.0.0.1`, `X25519.secret_length`: a host, an attribute
+    if not values.credible(value, quoted=True, name=name or "credential"):
+        return True
+    return context.public_or_id(text[max(0, start - 60) : start], value)
