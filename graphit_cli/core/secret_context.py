@@ -17,6 +17,7 @@ import re
 from graphit_cli.core.secret_values import (
     KEY_ID,
     PUBLIC_NAME,
+    TEST_MNEMONICS,
     assigned_kind,
     chosen_password,
     credible,
@@ -48,6 +49,8 @@ _DATA_KEY_PARTS = frozenset(
 # A digest named before a hex value: `checksum`, `sha256`, `hash`.
 _HEX_VALUE = re.compile(r"[0-9a-f]{32,128}|[0-9A-F]{32,128}")
 _DIGEST_NEAR = re.compile(r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|digest|hash)\b")
+# Where the next of several fields begins: `, name=` or `; name:`.
+_FIELDS = re.compile(r"[,;]\s*(?=[\w.-]+\s*[=:])")
 # A value with no prefix of its own: hex, or letters and digits only.
 _BARE = re.compile(r"[0-9a-fA-F]+|[A-Za-z0-9]+")
 # A namespaced key (`session:447657:ios`, `user:{id}:refresh`): a cache's or a store's.
@@ -99,7 +102,7 @@ def public_or_id(before: str, value: str, *, exact: bool = False) -> bool:
         return bool(_BARE.fullmatch(value)) and bool(PUBLIC_NAME.search(line))
     if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line[-60:]):
         return True  # `checksum for tokenizer.json: <sha256>`: a digest
-    field = re.split(r"[,;]", line)[-1]  # not `public_key='...', private_key=`
+    field = _FIELDS.split(line)[-1]  # not `public_key='...', private_key=`
     if PUBLIC_NAME.search(field) or _NOT_A_CREDENTIAL.search(field) or "docsearch" in line:
         return True
     return line.endswith(":") and not line[-2:-1].isspace() and bool(UUID.fullmatch(value))
@@ -126,6 +129,8 @@ def names_no_secret(label: str, before: str = "") -> bool:
 def seed_phrase(value: str) -> bool:
     """12, 15, 18, 21 or 24 words and none a function word: a wallet's seed phrase."""
     words = value.lower().split()
+    if " ".join(words) in TEST_MNEMONICS:
+        return False  # BIP-39's test vectors
     return len(words) in (12, 15, 18, 21, 24) and not _FUNCTION_WORDS & set(words)
 
 
@@ -138,7 +143,11 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
         return None  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`, `ghp_abc…`
     label = match.group(0)[: match.start("value") - match.start()]
     before = text[max(0, match.start() - 30) : match.start()]
-    if names_no_secret(label, before) or PUBLIC_NAME.search(before.rsplit("\n", 1)[-1] + label):
+    # the word before says what a `key` or a `token` is (`redis key`); not what a password is
+    keyed = assigned_kind(name) != "password"
+    if names_no_secret(label, before if keyed else "") or PUBLIC_NAME.search(
+        before.rsplit("\n", 1)[-1] + label
+    ):
         return None
     line = text[max(0, match.start() - 80) : match.start()].rsplit("\n", 1)[-1]
     if _PUBLIC_CONTEXT.search(line):
@@ -150,6 +159,8 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
         return None if UUID.fullmatch(value) or not random_looking(value) else kind
     said = "password" if re.match(r"(?i)log|sign", name) else assigned_kind(name)
+    if re.match(r"(?i)\s*(?:pass(?:word|phrase)|pw)\b", match.groupdict().get("label") or ""):
+        said = "password"  # `CA key passphrase (...): ...`
     if said == "password":
         return said if chosen_password(value) else None
     return said if random_looking(value) else None

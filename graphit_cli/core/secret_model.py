@@ -59,6 +59,7 @@ _STANDS_IN = re.compile(
 # A value with a host after an `@` or a scheme before one (Freenet's `USK@...`, a public
 # identity), or a dotted attribute of code (`X25519.secret_length`).
 _HOST_OR_CODE = re.compile(r"^@|^[A-Z]{2,5}@|@[\w-]+\.[\w.-]+|^[A-Za-z_]\w*\.[a-z_]+$")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 _CROSSED = ("p1:", "p2:", "n:", "b:", "lex:")
 
 # Words that name a credential, a new value, or something that is no secret, in the languages
@@ -332,10 +333,16 @@ def _judged_alike(text: str, start: int, end: int, name: str) -> bool:
     placeholder, a reference, a made-up or public key (core/secret_values.py `credible`), or a
     value the words before call public (`csrf`, `client key`)."""
     value = text[start:end]
+    if text.startswith(("..", "…", "[", "*"), end):
+        return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`
     if "://" in value or values.PAIR.fullmatch(value) or values.typed(value):
         return True
     if _HOST_OR_CODE.search(value):
         return True  # `root@127.0.0.1`, `X25519.secret_length`: a host, an attribute
+    if value.startswith(("sha256-", "sha384-", "sha512-")) or values.json_in_base64(value):
+        return True  # an integrity hash; an encrypted payload or a cursor (base64 JSON)
+    if _ADDRESS.fullmatch(value):
+        return True  # an Ethereum address: public
     if not values.credible(value, quoted=True, name=name or "credential"):
         return True
     return context.public_or_id(text[max(0, start - 60) : start], value)

@@ -59,6 +59,19 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/]{24,}"),
     # A Discord bot token: the bot's id in base64 (`M`, `N` or `O` first), a time, an HMAC.
     ("discord-bot-token", r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b"),
+    # A BIP-32 extended private key; a Bitcoin private key in WIF after what names one.
+    ("bip32-xprv", r"\b[xt]prv[1-9A-HJ-NP-Za-km-z]{100,112}\b"),
+    ("bitcoin-wif", r"(?i:wif|privkey)\b[^\n]{0,40}?\b[5KLc][1-9A-HJ-NP-Za-km-z]{50,51}\b"),
+    # Node providers' endpoints, whose path is the key.
+    ("alchemy-api-key", r"\.g\.alchemy\.com/v2/[A-Za-z0-9_-]{32}\b"),
+    ("quicknode-token", r"\.quiknode\.pro/[0-9a-f]{40}\b"),
+    # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
+    ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
+    ("zigbee-network-key", r"network_key:\s*\[\s*(?:\d{1,3}\s*,\s*){15}\d{1,3}\s*\]"),
+    # A BitLocker recovery password: eight groups of six digits.
+    ("bitlocker-recovery-key", r"\b\d{6}(?:-\d{6}){7}\b"),
+    # A dumped Windows hash line (`user:RID:LM:NT:::`), which passes for the password.
+    ("ntlm-hash", r"[\w.$-]+:\d+:[0-9a-fA-F]{32}:[0-9a-fA-F]{32}:::"),
     (
         "feishu-webhook",
         r"https://open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/[0-9a-f-]{36}",
@@ -122,8 +135,8 @@ AUTH_PAIR = re.compile(
 # `curl -u user:X`.
 _FLAG = re.compile(
     r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
-    r"client-secret|auth)[= ]|(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
-    r"redis-cli\b[^\n]{0,60}?\s-a ?|(?:wandb|cargo) login |"
+    r"client-secret|auth|pin|jwt-secret(?:-hex)?)[= ]|\+sv_setsteamaccount |(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
+    r"(?:redis-cli|fs_cli)\b[^\n]{0,60}?\s-[ap] ?|(?:wandb|cargo) login |"
     r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
     # no `\b` before the words: each branch begins with a letter `re` can look for
     r"ldap\w+\b[^\n]{0,120}?\s-w ?|mosquitto_(?:pub|sub)\b[^\n]{0,80}?\s-P ?|"
@@ -147,7 +160,8 @@ PROSE = re.compile(
     r"(?:app|api|auth|access|secret|private|master|signing|encryption|fernet)[ _-]?key|"
     r"new (?:value|key|token|password|secret)|neue[rn]? (?:wert|schlüssel|key|token)|"
     r"nuov[ao] (?:chiave|token|valore)|nouvel(?:le)? (?:clé|valeur)|новый|новое значение|yenisi|"
-    r"client[ _-]?secret)\b|"
+    r"client[ _-]?secret|unseal (?:key|share)|wg genkey output|privkey|priv[ _]key|gslt|"
+    r"requirepass|nwkskey|appskey|appkey|networkkey|network[ _-]key)\b|"
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
     r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
@@ -156,7 +170,7 @@ PROSE = re.compile(
     r"changed to|set to)|'s|是|は|(?=[ \t]*[«“])))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
     r"(?:[ \t]*[«“][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?)"
-    r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,5}\b|"  # an app password in groups
+    r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,7}\b|[a-z]{16}\b|"  # an app password
     # a digit, a capital or a symbol in it (`the key ... DB is encrypted` reads on to `: j3nK`)
     r"(?=[^\s\"'`]*[0-9A-Z!#$%&*+/=?@^_~-])"
     r"[^\s\"'`,;()|<>\[\]{}，。；：»”][^\s\"'`,;()|<>\[\]{}，。；：»”]{6,198}"
@@ -175,14 +189,16 @@ USER_PASS = re.compile(
 # Postman's `{"key": "apiKey", "value": "..."}`), a config directive (`requirepass ...`), a
 # Postfix `sasl_passwd` line (`[host]:587 user:password`).
 KEY_VALUE = re.compile(
-    r"(?i:\bkey[\"']?\s*[=:]\s*[\"'](?P<name>[\w.-]*(?:password|passwd|secret|token|api_?key))"
+    r"(?i:\b(?:key|name)[\"']?\s*[=:]\s*[\"'](?P<name>[\w.-]*(?:password|passwd|secret|token|api_?key))"
     r"[\"']\s*,?\s*[\"']?value[\"']?\s*[=:]\s*[\"'])(?P<value>[^\"'\n]{6,300})[\"']"
 )
 DIRECTIVE = re.compile(
     r"(?:\b(?:requirepass|masterauth)|\[[\w-]+(?:\.[\w-]+)+\]:\d+[ \t]+[^\s:@]+@[^\s:]+:|"
-    r"\b(?:password|secret) [57] )"
+    r"\b(?:password|secret|key) [057] )"
     r"[ \t]*(?P<value>\S{6,300})"
 )
+# A FIX logon's password (tag 554).
+FIX_PASSWORD = re.compile(r"[|\x01]554=(?P<value>[^|\x01\n]{6,100})[|\x01]")
 # PHP's define('DB_PASSWORD', '...'), WordPress's keys and salts.
 DEFINE = re.compile(
     r"\bdefine\(\s*[\"'](?P<name>\w*(?:PASSWORD|PASS|KEY|SALT|SECRET|TOKEN))[\"']\s*,\s*"
@@ -219,7 +235,8 @@ RECOVERY_CODES = re.compile(
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
 SEED_PHRASE = re.compile(
-    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup)\b|助记词|фраза восстановления)"
+    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup|semente|semilla)\b|助记词|"
+    r"фраза восстановления)"
     r"[^\n]{0,80}?[:=：][ \t]*\n?[ \t]*[\"']?"
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
 )
@@ -292,6 +309,14 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "stripe-webhook-secret": ("whsec_",),
     "discord-bot-token": ("discord", "bot", "token", ".run("),
     "feishu-webhook": ("open-apis/bot",),
+    "bitlocker-recovery-key": ("bitlocker", "recovery", "récupération", "wiederherstellung"),
+    "ntlm-hash": (":::",),
+    "bip32-xprv": ("xprv", "tprv"),
+    "bitcoin-wif": ("wif", "privkey"),
+    "alchemy-api-key": ("alchemy.com/v2/",),
+    "quicknode-token": ("quiknode.pro/",),
+    "solana-keypair": ("keypair",),
+    "zigbee-network-key": ("network_key",),
 }
 PROVIDER_RULES = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
 # Where an assignment's name can begin: the rule is tried at these words only.
@@ -388,6 +413,7 @@ CONTEXT_RULES = (
             *("--pass", "-key", "-token", "-secret", "login", "mysql", "sshpass", "-p", "curl"),
             *("redis-cli", "wandb", "cargo", "poetry", "ngrok", "ldap", "mosquitto", "oathtool"),
             *("storepass", "keypass", "security", "unseal", "auth-pass", "rabbitmqctl"),
+            *("--pin", "jwt-secret", "setsteamaccount", "fs_cli"),
             "mc alias",
         ),
     ),
@@ -407,15 +433,22 @@ CONTEXT_RULES = (
             *("klucz", "sleutel", "anahtar", "ключ", "парол", "şifre", "parola", "chiave"),
             *("sekret", "segreto", "secreto", "khóa", "mật khẩu", "비밀번호", "시크릿", "토큰"),
             *("トークン", "シークレット", "키", "new ", "neue", "nuov", "nouvel", "новый", "новое"),
-            *("yenisi", "fernet", "changed to", "contains", "snmp"),
+            *("yenisi", "fernet", "changed to", "contains", "snmp", "unseal", "genkey"),
+            *("privkey", "priv_key", "priv key", "gslt", "requirepass", "skey", "appkey"),
+            *("networkkey", "network key", "network_key"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
     (USER_PASS, "password", (" / ",)),
     (DEFINE, "secret", ("define(",)),
     (KEY_VALUE, "secret", ("value=", 'value":', "value':", 'value" :')),
-    (DIRECTIVE, "password", ("requirepass", "masterauth", "]:", "password 7", "password 5")),
-    (DIRECTIVE, "secret", ("secret 5", "secret 7")),
+    (FIX_PASSWORD, "password", ("|554=", "\x01554=")),
+    (
+        DIRECTIVE,
+        "password",
+        ("requirepass", "masterauth", "]:", "password 7", "password 5", "password 0", "key 0"),
+    ),
+    (DIRECTIVE, "secret", ("secret 5", "secret 7", "secret 0")),
     (XML_ELEMENT, "password", ("password>", "passwd>", "secret>", "token>", "apikey>", "api-key>")),
     (ECHO_TO_FILE, "password", ("echo",)),
     (WALLET_KEY, "private-key", ("accounts", "wallet(")),
@@ -423,7 +456,11 @@ CONTEXT_RULES = (
     (PUTTY, "private-key", ("putty-user-key-file",)),
     (JWK_PRIVATE, "private-key", ('"kty"',)),
     (RECOVERY_CODES, "recovery-codes", ("codes",)),
-    (SEED_PHRASE, "seed-phrase", ("seed", "mnemonic", "phrase", "backup", "助记词", "фраза")),
+    (
+        SEED_PHRASE,
+        "seed-phrase",
+        ("seed", "mnemonic", "phrase", "backup", "助记词", "фраза", "semente", "semilla"),
+    ),
     (PGPASS, "password", ()),  # no literal: its pattern begins with `:`, which `re` looks for
     (_NPMRC, "npm-token", (":_",)),
 )

@@ -55,7 +55,7 @@ _IDENTIFIER_PATH = re.compile(
     r"^(?:[A-Za-z_]+|[a-z_$]+(?:\.[A-Za-z_$][\w$]*)*)(?:\.[A-Za-z_]\w*)+$"
 )
 # A name for what identifies a value without opening anything: `key fingerprint: 01cc...`.
-_DIGEST_NAME = re.compile(r"(?i)(?:fingerprint|hash|digest|checksum|sha\d*|md5)$")
+_DIGEST_NAME = re.compile(r"(?i)(?:fingerprint|hash|digest|checksum|sha\d*|md5|keygrip)$")
 # A reference to where a secret lives, by its scheme: `https://`, `op://`, `vault://`.
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]{1,20}://")
 # A lowercase name that says what it names: `db-password`, `stripe-webhook-secret`.
@@ -64,7 +64,7 @@ _NAMED = re.compile(
     r"(?:[-_][a-z0-9]+)*$"
 )
 # An environment variable's or a constant's name: DB_PASSWORD, STRIPE_SECRET_KEY.
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]*)+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[][\w\"'.=, ]*$")
 
@@ -86,6 +86,19 @@ DOCUMENTED_EXAMPLES = frozenset(
         # FIPS-197's AES test vectors
         "000102030405060708090a0b0c0d0e0f",
         "00112233445566778899aabbccddeeff",
+        # Hardhat's and Anvil's account #0, printed by every local node and tutorial
+        "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+        "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+        "5A6967426565416C6C69616E63653039",  # Zigbee's default link key, "ZigBeeAlliance09"
+    }
+)
+# BIP-39's published test vectors, in fixtures everywhere.
+TEST_MNEMONICS = frozenset(
+    {
+        " ".join(["abandon"] * 11 + ["about"]),
+        "legal winner thank year wave sausage worth useful legal winner thank yellow",
+        "letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
+        " ".join(["zoo"] * 11 + ["wrong"]),
     }
 )
 # jwt.io's sample token, signed with the documented key "your-256-bit-secret".
@@ -174,6 +187,10 @@ PUBLIC_PREFIXES = (
 )
 # Datadog's client tokens (browser logs and RUM), public by design.
 _PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
+_ID_NAME = re.compile(r"(?:^|[ _-])(?:ID|id)$|Id$")
+_COLON_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}:){7,}[0-9A-Fa-f]{2}")
+# Duo's integration key (`DI` and 18): an application's id, its secret key is another.
+_DUO_IKEY = re.compile(r"DI[A-Z0-9]{18}")
 _GA_COOKIE = re.compile(r"(?:_ga=)?GA\d\.\d\.\d+\.\d+")
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
 PUBLIC_NAME = re.compile(
@@ -219,6 +236,11 @@ _REFERENCE = re.compile(
 _JSON_IN_BASE64 = re.compile(r"eyJ[A-Za-z0-9+/_-]{8,}={0,2}")
 
 
+def json_in_base64(value: str) -> bool:
+    """Base64 (no dots: not a JWT) of a JSON object: a cursor, a state, a Laravel payload."""
+    return bool(_JSON_IN_BASE64.fullmatch(value)) and _decodes_to_json(value)
+
+
 def _decodes_to_json(value: str) -> bool:
     try:
         json.loads(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)))
@@ -242,6 +264,8 @@ def public(value: str) -> bool:
     """A key public by design: one of PUBLIC_PREFIXES, or a JWT whose role is `anon` (Supabase's
     anon key, which its clients ship)."""
     if value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value):
+        return True
+    if _DUO_IKEY.fullmatch(value):
         return True
     if _GA_COOKIE.fullmatch(value):
         return True  # Google Analytics' `_ga` cookie: a visitor's id and a time
@@ -275,8 +299,10 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
     lowered = value.lower().rstrip(".:")  # `token:` is a label
     if lowered in _NOT_VALUES or lowered == name.lower() or _DIGEST_NAME.search(name):
         return False
-    if name and PUBLIC_NAME.search(name):
-        return False
+    if name and (PUBLIC_NAME.search(name) or _ID_NAME.search(name)):
+        return False  # `AUTH_GITHUB_ID=`, `Password ID:`: an id
+    if _COLON_HEX.search(value):
+        return False  # `keyid:B6:EF:4E:...`: a key's identifier or fingerprint
     if name and assigned_kind(name) in _GENERATED:
         if typed(value) or words(value):
             return False  # a key or token is generated; a password or a secret may be chosen
@@ -302,7 +328,7 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False  # a type: `stripe_secret_key: SecretStr`
     if not quoted and _WORD.match(value) and (value.islower() or value.istitle()):
         return len(value) >= 10 and not value.islower()  # prose: `password: Required`
-    if value.startswith(("~/", "./", "file:")) or _SCHEME.match(value):
+    if value.startswith(("~/", "./", "file:", "@/", "@-")) or _SCHEME.match(value):
         return False  # a path or an address: where the secret lives (`op://vault/item`)
     if _PATH.match(value) and not any(_GENERATED_RUN.fullmatch(p) for p in value.split("/")):
         return False  # `/etc/app/secret` (not base64 that begins with `/`: `/bNLNEHBa59b4...`)
@@ -328,6 +354,7 @@ def _a_name(segment: str) -> bool:
 _HEX = re.compile(r"[0-9a-f]+")
 _CAPITALISED = re.compile(r"[A-Z][a-z]+")
 _GOOGLE_APP_PASSWORD = re.compile(r"[a-z]{16}")
+_ERROR_CODE = re.compile(r"[A-Z]{2,10}\d{3,}")
 _BASE32 = re.compile(r"[A-Z2-7]{24,}=*|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,7}")
 # A passphrase of four or more words joined by dashes (`pylon-quartz-ember-sorrel-fjord`).
 _PASSPHRASE = re.compile(r"[a-z]{3,}(?:-[a-z]{3,}){3,}\d{0,4}")
@@ -343,8 +370,8 @@ def random_looking(value: str) -> bool:
         return False
     if _CAPITALISED.fullmatch(value):
         return False  # one word, capitalised (`Integrations`)
-    if _BASE32.fullmatch(value) and not words(value):
-        return credible(value, quoted=True)  # base32, as TOTP seeds and some keys are
+    if _BASE32.fullmatch(value) and not words(value):  # base32, as TOTP seeds are
+        return credible(value.replace(" ", ""), quoted=True)
     if any(c >= "\u3000" for c in value):
         return False
     if _ASSIGNED.match(value) or _SHORT_PATH.fullmatch(value):
@@ -372,8 +399,10 @@ def chosen_password(value: str) -> bool:
         return credible(value, quoted=True, name="password")
     if any(c >= "\u3000" for c in value):
         return False  # a phrase in Chinese or Japanese, not a password
-    if _PASSPHRASE.fullmatch(value):
+    if _PASSPHRASE.fullmatch(value) or (_GOOGLE_APP_PASSWORD.fullmatch(value) and not words(value)):
         return credible(value, quoted=True, name="password")
+    if _ERROR_CODE.fullmatch(value):
+        return False  # `AADSTS7000215`: an error's code
     symbols = sum(not c.isalnum() for c in value)
     mixed_case = not value.islower() and not value.isupper()
     chosen = symbols >= 2 or (
@@ -381,8 +410,8 @@ def chosen_password(value: str) -> bool:
     )
     if not any(c.isdigit() for c in value) and (not chosen or value.islower()):
         return False  # a scope or a word (`read:packages`); a chosen password has a digit
-    if not any(c.isdigit() or not c.isalnum() for c in value):
-        return False
+    if not any(c.isdigit() or not c.isalnum() for c in value) and not chosen:
+        return False  # letters alone: a word, unless long, of both cases and no words
     return credible(value, quoted=True, name="password")
 
 
