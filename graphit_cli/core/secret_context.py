@@ -14,10 +14,9 @@ from __future__ import annotations
 import base64
 import re
 
+from graphit_cli.core.secret_public import PUBLIC_NAME, TEST_MNEMONICS
 from graphit_cli.core.secret_values import (
     KEY_ID,
-    PUBLIC_NAME,
-    TEST_MNEMONICS,
     assigned_kind,
     chosen_password,
     credible,

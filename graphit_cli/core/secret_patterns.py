@@ -1,82 +1,20 @@
 """graphit's own secret rules: what the detector looks for, besides gitleaks' rules.
 
-The provider formats gitleaks' rules (core/secret_rules.py) miss, the context rules (a value is
-a secret because of what names it: assignments, URLs, headers, command-line flags, prose that
-names a credential, .npmrc and .pgpass lines, SAS signatures) and the literals that wake each
-rule. What a value found by a rule must be to count (not a placeholder, a reference, a name,
-a key public by design) is core/secret_values.py. core/secrets.py runs both and gitleaks'
-rules over a text. Tuned against graphit's corpora (benchmarks/secrets_corpus.py) and the
-classes blind corpora showed (benchmarks/data/blind_secrets); measured on corpora not tuned on.
-Pure: standard library only.
+The context rules (a value is a secret because of what names it: assignments, URLs, headers,
+command-line flags, prose that names a credential, what a command printed, .npmrc and .pgpass
+lines, SAS signatures) and the literals that wake each rule; the provider formats gitleaks'
+rules (core/secret_rules.py) miss are core/secret_formats.py. What a value found by a rule must
+be to count (not a placeholder, a reference, a name, a key public by design) is
+core/secret_values.py. core/secrets.py runs them all over a text. Tuned against graphit's
+corpora (benchmarks/secrets_corpus.py) and the classes blind corpora showed
+(benchmarks/data/blind_secrets); measured on corpora not tuned on. Pure: standard library only.
 """
 
 from __future__ import annotations
 
 import re
 
-# --- provider formats: the token alone is the secret ------------------------------------------
-
-# gitleaks' rules (core/secret_rules.py) know ~220 providers. These are the formats they miss
-# or know only next to a keyword: a memory names keys in prose ("my key is sk-ant-..."), and
-# a PostHog personal key and an FCM legacy server key have no gitleaks rule at all. An
-# Anthropic key has 93 characters and `AA` after its prefix: in prose, 80 or more are taken
-# (cut or not); a shorter run is made up (gitleaks' own false cases are). A Telegram bot token
-# has `AA` and 33 more after its bot id: 30 or more are taken, cut short or not.
-_PROVIDERS: tuple[tuple[str, str], ...] = (
-    ("anthropic-key", r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}"),
-    ("openai-key", r"\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}"),
-    ("openai-key", r"\bsk-[A-Za-z0-9]{48}\b"),
-    ("google-oauth-secret", r"\bGOCSPX-[A-Za-z0-9_-]{28}\b"),
-    ("mailgun-key", r"\bkey-[0-9a-z]{32}\b"),
-    ("shopify-token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-    ("databricks-token", r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),
-    ("square-token", r"\bsq0(?:atp|csp)-[0-9A-Za-z_-]{22,43}(?![A-Za-z0-9_-])"),
-    ("telegram-bot-token", r"(?:\b|(?<=bot))\d{8,10}:AA[0-9A-Za-z_-]{30,33}(?![A-Za-z0-9_-])"),
-    (
-        "discord-webhook",
-        r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[\w-]{30,}",
-    ),
-    ("azure-storage-key", r"(?i:AccountKey)=[A-Za-z0-9+/]{86}==(?=;|\s|$|[\"'])"),
-    # PostHog: `phx_` is a personal API key (its `phc_` project key is public by design).
-    ("posthog-personal-api-key", r"\bphx_[A-Za-z0-9]{30,}\b"),
-    # Firebase Cloud Messaging's legacy server key: `AAAA` + 7, `:APA91b` + ~134.
-    ("fcm-server-key", r"\bAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
-    ("dockerhub-pat", r"\bdckr_pat_[A-Za-z0-9_-]{24,}"),
-    ("stripe-secret-key", r"\b[rs]k_live_[A-Za-z0-9]{24,}"),
-    ("flyio-access-token", r"\bFlyV1 fm[12][ar]?_[A-Za-z0-9+/_=,-]{50,}"),
-    ("netlify-token", r"\bnfp_[A-Za-z0-9]{36}\b"),
-    ("bitbucket-app-password", r"\bATBB[A-Za-z0-9_=.-]{24,}"),
-    ("pulumi-api-token", r"\bpul-[a-f0-9]{40}\b"),
-    ("notion-token", r"\b(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{40,})\b"),
-    ("mapbox-secret-token", r"\bsk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
-    ("buildkite-token", r"\bbkua_[0-9a-f]{40}\b"),
-    ("xai-api-key", r"\bxai-[A-Za-z0-9]{70,}"),
-    ("oracle-jdbc-password", r"jdbc:oracle:thin:[^/\s@]+/[^@\s]{6,}@"),
-    ("openvpn-static-key", r"-----BEGIN OpenVPN Static key V1-----\s+[0-9a-f]{32}"),
-    ("atlassian-api-token", r"\bATATT3[A-Za-z0-9_=-]{100,}"),
-    ("woocommerce-key", r"\bc[ks]_[0-9a-f]{40}\b"),
-    ("sendgrid-api-token", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
-    ("stripe-webhook-secret", r"\bwhsec_[A-Za-z0-9+/]{24,}"),
-    # A Discord bot token: the bot's id in base64 (`M`, `N` or `O` first), a time, an HMAC.
-    ("discord-bot-token", r"\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b"),
-    # A BIP-32 extended private key; a Bitcoin private key in WIF after what names one.
-    ("bip32-xprv", r"\b[xt]prv[1-9A-HJ-NP-Za-km-z]{100,112}\b"),
-    ("bitcoin-wif", r"(?i:wif|privkey)\b[^\n]{0,40}?\b[5KLc][1-9A-HJ-NP-Za-km-z]{50,51}\b"),
-    # Node providers' endpoints, whose path is the key.
-    ("alchemy-api-key", r"\.g\.alchemy\.com/v2/[A-Za-z0-9_-]{32}\b"),
-    ("quicknode-token", r"\.quiknode\.pro/[0-9a-f]{40}\b"),
-    # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
-    ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
-    ("zigbee-network-key", r"network_key:\s*\[\s*(?:\d{1,3}\s*,\s*){15}\d{1,3}\s*\]"),
-    # A BitLocker recovery password: eight groups of six digits.
-    ("bitlocker-recovery-key", r"\b\d{6}(?:-\d{6}){7}\b"),
-    # A dumped Windows hash line (`user:RID:LM:NT:::`), which passes for the password.
-    ("ntlm-hash", r"[\w.$-]+:\d+:[0-9a-fA-F]{32}:[0-9a-fA-F]{32}:::"),
-    (
-        "feishu-webhook",
-        r"https://open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/[0-9a-f-]{36}",
-    ),
-)
+from graphit_cli.core.secret_formats import WAKES
 
 # A private key block: the header and at least one line of key material (a header alone, in a
 # note saying what a file starts with, is no secret). A public key or certificate never matches.
@@ -135,7 +73,8 @@ AUTH_PAIR = re.compile(
 # `curl -u user:X`.
 _FLAG = re.compile(
     r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
-    r"client-secret|auth|pin|jwt-secret(?:-hex)?)[= ]|\+sv_setsteamaccount |(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
+    r"client-secret|auth|pin|jwt-secret(?:-hex)?)[= ]|\+sv_setsteamaccount |"
+    r"(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
     r"(?:redis-cli|fs_cli)\b[^\n]{0,60}?\s-[ap] ?|(?:wandb|cargo) login |"
     r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
     # no `\b` before the words: each branch begins with a letter `re` can look for
@@ -275,50 +214,6 @@ WIFI_QR = re.compile(r"WIFI:(?:[^;\n]*;)*?P:(?P<value>[^;\n]{8,63});")
 ARN = re.compile(r"\barn:[\w-]+:[\w-]*:[\w-]*:\d*:$")
 
 # --- what wakes each rule -------------------------------------------------------------------
-
-# Each rule runs only when a literal it needs is in the text: `in` is a C scan,
-# a regex over a long body is not (benchmarks/secret_detection.py measures what a record costs).
-_TRIGGERS: dict[str, tuple[str, ...]] = {
-    "anthropic-key": ("sk-ant-",),
-    "openai-key": ("sk-",),
-    "google-oauth-secret": ("GOCSPX-",),
-    "mailgun-key": ("key-",),
-    "shopify-token": ("shpat_", "shpca_", "shppa_", "shpss_"),
-    "databricks-token": ("dapi",),
-    "square-token": ("sq0",),
-    "telegram-bot-token": (":AA",),
-    "discord-webhook": ("/api/webhooks/",),
-    "azure-storage-key": ("ccountKey=", "CCOUNTKEY=", "ccountkey="),
-    "posthog-personal-api-key": ("phx_",),
-    "fcm-server-key": (":APA91b",),
-    "dockerhub-pat": ("dckr_pat_",),
-    "stripe-secret-key": ("sk_live_", "rk_live_"),
-    "flyio-access-token": ("FlyV1 ",),
-    "netlify-token": ("nfp_",),
-    "bitbucket-app-password": ("ATBB",),
-    "pulumi-api-token": ("pul-",),
-    "notion-token": ("secret_", "ntn_"),
-    "mapbox-secret-token": ("sk.eyJ",),
-    "buildkite-token": ("bkua_",),
-    "xai-api-key": ("xai-",),
-    "oracle-jdbc-password": ("jdbc:oracle",),
-    "openvpn-static-key": ("OpenVPN Static key",),
-    "atlassian-api-token": ("ATATT3",),
-    "woocommerce-key": ("ck_", "cs_"),
-    "sendgrid-api-token": ("SG.",),
-    "stripe-webhook-secret": ("whsec_",),
-    "discord-bot-token": ("discord", "bot", "token", ".run("),
-    "feishu-webhook": ("open-apis/bot",),
-    "bitlocker-recovery-key": ("bitlocker", "recovery", "récupération", "wiederherstellung"),
-    "ntlm-hash": (":::",),
-    "bip32-xprv": ("xprv", "tprv"),
-    "bitcoin-wif": ("wif", "privkey"),
-    "alchemy-api-key": ("alchemy.com/v2/",),
-    "quicknode-token": ("quiknode.pro/",),
-    "solana-keypair": ("keypair",),
-    "zigbee-network-key": ("network_key",),
-}
-PROVIDER_RULES = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
 # Where an assignment's name can begin: the rule is tried at these words only.
 _KEYED = (
     *("app", "master", "signing", "encryption", "session", "license", "jwt", "hmac", "aes"),
@@ -464,11 +359,7 @@ CONTEXT_RULES = (
     (PGPASS, "password", ()),  # no literal: its pattern begins with `:`, which `re` looks for
     (_NPMRC, "npm-token", (":_",)),
 )
-# lowercase literal -> the provider rules it wakes (indexes into PROVIDER_RULES)
-WAKES: dict[str, tuple[int, ...]] = {}
-for _i, (_kind, _, _literals) in enumerate(PROVIDER_RULES):
-    for _literal in _literals:
-        WAKES[_literal.lower()] = (*WAKES.get(_literal.lower(), ()), _i)
+
 GATE_LITERALS = sorted(
     {*WAKES, *NAME_STARTS, *(n for _, _, needs in CONTEXT_RULES for n in needs)},
     key=len,

@@ -15,6 +15,7 @@ import json
 import re
 
 from graphit_cli.core import commonness
+from graphit_cli.core.secret_public import DOCUMENTED_EXAMPLES, PUBLIC_NAME, public
 
 # Values that stand for a secret without being one: placeholders, references, redactions.
 _PLACEHOLDER = re.compile(
@@ -68,39 +69,6 @@ _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]*)+$")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 _CALL = re.compile(r"^[A-Za-z_][\w.]*[(\[][\w\"'.=, ]*$")
 
-# Keys the providers publish in their documentation, quoted everywhere: not secrets.
-DOCUMENTED_EXAMPLES = frozenset(
-    {
-        "AKIAIOSFODNN7EXAMPLE",
-        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-        "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
-        "pk_test_TYooMQauvdEDq54NiTphI7jx",
-        "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
-        "JBSWY3DPEHPK3PXP",  # the TOTP secret of Google Authenticator's documentation
-        # reCAPTCHA's test keys, published by Google for automated tests
-        "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
-        "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
-        "8f742231b10e8888abcd99yyyzzz85a5",  # Slack's documented signing secret
-        "android",  # the Android debug keystore's published password
-        # FIPS-197's AES test vectors
-        "000102030405060708090a0b0c0d0e0f",
-        "00112233445566778899aabbccddeeff",
-        # Hardhat's and Anvil's account #0, printed by every local node and tutorial
-        "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
-        "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
-        "5A6967426565416C6C69616E63653039",  # Zigbee's default link key, "ZigBeeAlliance09"
-    }
-)
-# BIP-39's published test vectors, in fixtures everywhere.
-TEST_MNEMONICS = frozenset(
-    {
-        " ".join(["abandon"] * 11 + ["about"]),
-        "legal winner thank year wave sausage worth useful legal winner thank yellow",
-        "letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
-        " ".join(["zoo"] * 11 + ["wrong"]),
-    }
-)
 # jwt.io's sample token, signed with the documented key "your-256-bit-secret".
 _DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
 # A value shown masked (`hf_***`, `ghp_****abcd`, `••••`): what is left of it is no secret.
@@ -174,31 +142,8 @@ def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
     return generic and not credible(secret, quoted=True, name=name)
 
 
-# Keys their providers publish by design (a browser or an app holds them): Stripe's publishable
-# keys, PostHog's project keys, Supabase's publishable keys, Mapbox's public tokens.
-PUBLIC_PREFIXES = (
-    *("pk_live_", "pk_test_", "phc_", "sb_publishable_", "pk.eyJ"),
-    # public keys: SSH's, age's
-    *("ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "AAAAC3NzaC1", "AAAAB3NzaC1", "age1"),
-    # a key's fingerprint, a Tailscale node's public key
-    *("SHA256:", "MD5:", "nodekey:"),
-    # RevenueCat's public SDK keys, which its apps ship
-    *("appl_", "goog_", "amzn_"),
-)
-# Datadog's client tokens (browser logs and RUM), public by design.
-_PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
 _ID_NAME = re.compile(r"(?:^|[ _-])(?:ID|id)$|Id$")
 _COLON_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}:){7,}[0-9A-Fa-f]{2}")
-# Duo's integration key (`DI` and 18): an application's id, its secret key is another.
-_DUO_IKEY = re.compile(r"DI[A-Z0-9]{18}")
-_GA_COOKIE = re.compile(r"(?:_ga=)?GA\d\.\d\.\d+\.\d+")
-# What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
-PUBLIC_NAME = re.compile(
-    r"(?i)\bpublic\b|(?:^|[^a-z])public_|publishable|search-only|site[ _-]?key|anon[ _-]?key|"
-    r"client[_-]?id\b|client[ _-]?(?:key|token)\b|tokenization[ _-]?key|search[ _-]key|"
-    r"\bbrowser\b[^\n]{0,20}?\bkey\b|applicationserverkey|"
-    r"docsearch|csrf|authenticity|nodekey"
-)
 # The Azure Storage emulator's account key, published in Microsoft's documentation.
 _AZURITE = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tOAJ"
 _BASE64_TEXT = re.compile(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
@@ -258,25 +203,6 @@ def _base64_text(value: str) -> str | None:
     except (ValueError, UnicodeDecodeError):
         return None
     return plain if plain.isprintable() and len(plain) >= 3 else None
-
-
-def public(value: str) -> bool:
-    """A key public by design: one of PUBLIC_PREFIXES, or a JWT whose role is `anon` (Supabase's
-    anon key, which its clients ship)."""
-    if value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value):
-        return True
-    if _DUO_IKEY.fullmatch(value):
-        return True
-    if _GA_COOKIE.fullmatch(value):
-        return True  # Google Analytics' `_ga` cookie: a visitor's id and a time
-    if not value.startswith("eyJ") or value.count(".") != 2:
-        return False
-    payload = value.split(".")[1]
-    try:
-        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    except (ValueError, UnicodeDecodeError):
-        return False
-    return isinstance(claims, dict) and claims.get("role") == "anon"
 
 
 def credible(value: str, *, quoted: bool = False, url: bool = False, name: str = "") -> bool:

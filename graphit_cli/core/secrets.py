@@ -6,12 +6,14 @@ detect-secrets and bc-detect-secrets (benchmarks/README.md "Secrets"): their ent
 refuse the commit SHAs, ULIDs and content hashes a memory is full of, their keyword plugin
 misses `.env` lines and connection strings, and a line costs them ~0.3 ms. This module is the
 detector: one pass over a text finds the literals that wake a rule, then runs gitleaks' rules
-(core/secret_rules.py) and graphit's own (core/secret_patterns.py: the provider formats
-gitleaks misses and the context rules; core/secret_values.py: what a found value must be to
-count, the look-alikes a memory holds left alone; core/secret_context.py: what the words
-around it say of it) over the
-text as written and as unhidden (core/hiding.py); then a memory's fields and a log record's
-strings are checked, redacted and described by the same code.
+(core/secret_rules.py) and graphit's own (core/secret_formats.py: the provider formats gitleaks
+misses; core/secret_patterns.py: the context rules; core/secret_assignments.py: a credential's
+name assigned a value) over the text as written and as unhidden (core/hiding.py). What a found
+value must be to count is core/secret_values.py (and core/secret_public.py: what is published),
+what the words around it say of it core/secret_context.py; last, a small model
+(core/secret_model.py) reads each value's shape and words, drops a context rule's find it is
+sure of and adds one no rule took. A memory's fields and a log record's strings are checked,
+redacted and described by the same code.
 
 Before any of that, `worth_checking` (core/secret_gate.py) asks whether a text could hold a
 secret at all; a text that could not (most prompts and most notes) is answered without loading
@@ -29,9 +31,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphit_cli.core import hiding, secret_gate, secret_rules
+from graphit_cli.core import secret_assignments as assignments
 from graphit_cli.core import secret_context as context
+from graphit_cli.core import secret_formats as formats
 from graphit_cli.core import secret_model as model
 from graphit_cli.core import secret_patterns as patterns
+from graphit_cli.core import secret_public as published
 from graphit_cli.core import secret_values as values
 from graphit_cli.core.secret_gate import worth_checking
 
@@ -98,11 +103,11 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         if context.public_or_id(text[max(0, start - 60) : start], secret, exact=not generic):
             continue  # `public key of the laptop: ...`, `data-sitekey=`, `acme-api:<uuid>`
         spans.append((start, end, kind))
-    awake = sorted({i for literal in gate for i in patterns.WAKES.get(literal, ())})
-    for kind, pattern, _ in (patterns.PROVIDER_RULES[i] for i in awake):
+    awake = sorted({i for literal in gate for i in formats.WAKES.get(literal, ())})
+    for kind, pattern, _ in (formats.PROVIDER_RULES[i] for i in awake):
         for match in pattern.finditer(text):
             key = match.group(0)
-            if key in values.DOCUMENTED_EXAMPLES or values.example(key):
+            if key in published.DOCUMENTED_EXAMPLES or values.example(key):
                 continue
             # graphit's formats are looser than the providers' (a key cut short in prose): a
             # typed value in one is made up, unless a provider's exact format holds it too.
@@ -128,38 +133,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         cell = text[start:end]
         if values.chosen_password(cell) if said == "password" else values.random_looking(cell):
             spans.append((start, end, said))
-    starts = sorted({at for word in patterns.NAME_STARTS for at in gate.get(word, ())})
-    for at in starts:
-        named = patterns.ASSIGNMENT.match(text, at)
-        if named is None or patterns.ARN.search(text, max(0, at - 120), at):
-            continue
-        group = "quoted" if named.group("quoted") is not None else "bare"
-        value = named.group(group)
-        begin = at
-        while begin > max(0, at - 50) and (text[begin - 1].isalnum() or text[begin - 1] in "_.-"):
-            begin -= 1
-        if secret_rules.names_allowed(secret_rules.rules(), text[begin : named.end()]):
-            continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
-        if text[max(0, begin - 2) : begin].endswith("{"):
-            continue  # `${DB_PASSWORD:?unset}`, `{{ api_key }}`: a variable, not its value
-        if context.REFERENCE_NAME.search(text[begin : named.end("name")]):
-            continue  # `existingSecret: keycloak-admin` names where the secret is
-        if context.names_a_key_of_data(text[begin : named.start("name")]):
-            continue  # `insert_deduplication_token =`, `routing_key:`: no credential
-        before = text[max(0, begin - 30) : begin]
-        if named["name"].lower() in ("key", "_key") and (
-            not context.random_key(value)
-            or context.names_no_secret("", before + text[begin : named.start("name")])
-        ):
-            continue  # `key = "orders"`: a key of a map, a cache, a sort; `site key:`
-        if context.public_or_id(text[max(0, begin - 80) : named.end("name")], ""):
-            continue  # `search-only apiKey:`, `anon key`, `docsearch({ apiKey:`, `csrf...token`
-        if value.strip().lower() in secret_rules.public_values(secret_rules.rules()):
-            continue  # a value gitleaks knows is published
-        if values.credible(value, quoted=group == "quoted", name=named.group("name")):
-            spans.append(
-                (named.start(group), named.end(group), values.assigned_kind(named["name"]))
-            )
+    spans += assignments.found(text, gate)
     spans = model.reviewed(text, spans)
     return [span for span in spans if not context.in_the_clear(text, span[0])]
 

@@ -1,0 +1,87 @@
+"""What is published, so no secret whatever names it: keys the providers print in their
+documentation, test vectors, and keys public by design (a browser or an app ships them), by
+their prefix, their shape or the name they go by. core/secret_values.py asks it of every value
+a rule finds. Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+# Keys the providers publish in their documentation, quoted everywhere: not secrets.
+DOCUMENTED_EXAMPLES = frozenset(
+    {
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+        "pk_test_TYooMQauvdEDq54NiTphI7jx",
+        "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
+        "JBSWY3DPEHPK3PXP",  # the TOTP secret of Google Authenticator's documentation
+        # reCAPTCHA's test keys, published by Google for automated tests
+        "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
+        "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
+        "8f742231b10e8888abcd99yyyzzz85a5",  # Slack's documented signing secret
+        "android",  # the Android debug keystore's published password
+        # FIPS-197's AES test vectors
+        "000102030405060708090a0b0c0d0e0f",
+        "00112233445566778899aabbccddeeff",
+        # Hardhat's and Anvil's account #0, printed by every local node and tutorial
+        "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+        "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+        "5A6967426565416C6C69616E63653039",  # Zigbee's default link key, "ZigBeeAlliance09"
+    }
+)
+# BIP-39's published test vectors, in fixtures everywhere.
+TEST_MNEMONICS = frozenset(
+    {
+        " ".join(["abandon"] * 11 + ["about"]),
+        "legal winner thank year wave sausage worth useful legal winner thank yellow",
+        "letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
+        " ".join(["zoo"] * 11 + ["wrong"]),
+    }
+)
+# Keys their providers publish by design (a browser or an app holds them): Stripe's publishable
+# keys, PostHog's project keys, Supabase's publishable keys, Mapbox's public tokens.
+PUBLIC_PREFIXES = (
+    *("pk_live_", "pk_test_", "phc_", "sb_publishable_", "pk.eyJ"),
+    # public keys: SSH's, age's
+    *("ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "AAAAC3NzaC1", "AAAAB3NzaC1", "age1"),
+    # a key's fingerprint, a Tailscale node's public key
+    *("SHA256:", "MD5:", "nodekey:"),
+    # RevenueCat's public SDK keys, which its apps ship
+    *("appl_", "goog_", "amzn_"),
+)
+# Datadog's client tokens (browser logs and RUM), public by design.
+_PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
+# Duo's integration key (`DI` and 18): an application's id, its secret key is another.
+_DUO_IKEY = re.compile(r"DI[A-Z0-9]{18}")
+_GA_COOKIE = re.compile(r"(?:_ga=)?GA\d\.\d\.\d+\.\d+")
+# What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
+PUBLIC_NAME = re.compile(
+    r"(?i)\bpublic\b|(?:^|[^a-z])public_|publishable|search-only|site[ _-]?key|anon[ _-]?key|"
+    r"client[_-]?id\b|client[ _-]?(?:key|token)\b|tokenization[ _-]?key|search[ _-]key|"
+    r"\bbrowser\b[^\n]{0,20}?\bkey\b|applicationserverkey|"
+    r"docsearch|csrf|authenticity|nodekey"
+)
+
+
+def public(value: str) -> bool:
+    """A key public by design: one of PUBLIC_PREFIXES, or a JWT whose role is `anon` (Supabase's
+    anon key, which its clients ship)."""
+    if value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value):
+        return True
+    if _DUO_IKEY.fullmatch(value):
+        return True
+    if _GA_COOKIE.fullmatch(value):
+        return True  # Google Analytics' `_ga` cookie: a visitor's id and a time
+    if not value.startswith("eyJ") or value.count(".") != 2:
+        return False
+    payload = value.split(".")[1]
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(claims, dict) and claims.get("role") == "anon"
