@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import re
 
-from graphit_cli.core.secret_public import PUBLIC_NAME, TEST_MNEMONICS
+from graphit_cli.core.secret_public import DOCUMENTED_EXAMPLES, PUBLIC_NAME, TEST_MNEMONICS
 from graphit_cli.core.secret_values import (
     KEY_ID,
     assigned_kind,
@@ -25,7 +25,9 @@ from graphit_cli.core.secret_values import (
 )
 
 # A Firebase web config, whose apiKey its clients ship.
-FIREBASE_CONFIG = re.compile(r"authDomain|firebaseapp\.com|(?i:firebase)|google-services\.json")
+FIREBASE_CONFIG = re.compile(
+    r"authDomain|firebaseapp\.com|(?i:firebase)|google-services\.json|GoogleService-Info\.plist"
+)
 # A name whose value says where a secret is (`existingSecret`, `secretName`, `secretRef`).
 REFERENCE_NAME = re.compile(r"(?i)^existing|secret[_-]?(?:name|ref)$")
 # A uuid: an id, a trace (an idempotency key, a session's id in a log).
@@ -48,6 +50,8 @@ _DATA_KEY_PARTS = frozenset(
 # A digest named before a hex value: `checksum`, `sha256`, `hash`.
 _HEX_VALUE = re.compile(r"[0-9a-f]{32,128}|[0-9A-F]{32,128}")
 _DIGEST_NEAR = re.compile(r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|digest|hash)\b")
+# An aside in parentheses.
+_ASIDE = re.compile(r"\([^()\n]*\)")
 # Where the next of several fields begins: `, name=` or `; name:`.
 _FIELDS = re.compile(r"[,;]\s*(?=[\w.-]+\s*[=:])")
 # A value with no prefix of its own: hex, or letters and digits only.
@@ -116,6 +120,7 @@ def names_a_key_of_data(name: str) -> bool:
 def names_no_secret(label: str, before: str = "") -> bool:
     """Whether the words around a credential's name say its value is something else: `key
     id:`, `key fingerprint:`, `token format:`, `cache key`, `idempotency key`, `public key`."""
+    label = _ASIDE.sub("", label)  # `(the key id is in the sheet)` says nothing of the value
     after_name = re.split(r"[\s(]", label.strip(), maxsplit=1)
     if _LABELS.search(after_name[1] if len(after_name) > 1 else ""):
         return True
@@ -173,6 +178,11 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
     value = match["value"]  # ciphertext and templates around it: `in_the_clear`, for every find
     if role == "named":
         return named_value(match, kind, text)
+    if role == "pin":  # a PIN, a door's or a safe's code: not one typed (`1234`, `0000`)
+        digits = value.rstrip("#*").replace("-", "")
+        if len(set(digits)) < 3 or digits in "0123456789" or digits in DOCUMENTED_EXAMPLES:
+            return None
+        return kind
     if role == "printed":  # what a command printed: generated, or chosen for a password
         return kind if random_looking(value) or chosen_password(value) else None
     if role == "seed":

@@ -42,6 +42,9 @@ _CONTEXT = re.compile(
     r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|è|là|era|war|was)\s|是|は)"
     r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b)"
     r"|(?i:\bpass(?:word)?[ \t]+)(?=\S*[\d#!$%^&*@])\S{8}"
+    # a PIN or a code that opens a door, a safe, a voicemail box (core/secret_patterns.py PIN)
+    r"|(?i:\b(?:pin|passcode|host key|lockbox|combination|combo|(?:door|keypad|alarm|disarm|"
+    r"entry|entrance|master user|safe|admin) code)\b)[^\n\d]{0,50}?\d{2}"
 )
 
 

@@ -314,7 +314,8 @@ def reviewed(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, in
     ]
     kept = []
     for span in spans:
-        over = [p for start, end, p in scored if start < span[1] and span[0] < end]
+        # the value itself (a URL around it, `wss://...?access_token=...`, is not)
+        over = [p for start, end, p in scored if span[0] - 2 <= start and end <= span[1] + 2]
         if span[2] in CONTEXT_KINDS and over and max(over) < veto:
             continue
         kept.append(span)

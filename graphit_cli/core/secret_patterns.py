@@ -37,7 +37,7 @@ ASSIGNMENT = re.compile(
     r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?(?:token|key|tok)|credentials?|"
     r"psk|wpa[_-]?passphrase|"
     r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher|fernet)[_-]?key|\bkey|"
-    r"_key))"
+    r"_key|_pat))"
     # a type between the name and `=` (`SECRET_KEY: str =`, `MASTER_KEY: &str =`)
     r"[\"']?\]?(?:[ \t]*:[ \t]*&?(?:\[[\w; ]{1,10}\]|[A-Za-z][\w.]*)(?:<[^>\n]{0,40}>)?"
     r"(?=[ \t]*=))?"
@@ -83,7 +83,10 @@ _FLAG = re.compile(
     r"security (?:import|unlock-keychain|create-keychain)\b[^\n]{0,80}?\s-[Pp] |"
     r"vault operator unseal |sentinel auth-pass \S+ |"
     r"rabbitmqctl (?:add_user|change_password) \S+ |mc alias set \S+ \S+ \S+ |"
-    r"curl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:)[\"']?(?P<value>[^\s\"'`]{6,200})"
+    r"curl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:|"
+    r"\bhttps?\b[^\n]{0,80}?\s(?:-a|--auth)[ =]?['\"]?[^\s:\"']{1,100}:|"
+    r"(?:altool|vsce publish|ovsx publish)\b[^\n]{0,120}?\s-p |signtool\b[^\n]{0,80}?\s/p |"
+    r"snyk auth |\bsc\b[^\n]{0,40}?\s-k )[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
@@ -100,7 +103,8 @@ PROSE = re.compile(
     r"new (?:value|key|token|password|secret)|neue[rn]? (?:wert|schlüssel|key|token)|"
     r"nuov[ao] (?:chiave|token|valore)|nouvel(?:le)? (?:clé|valeur)|новый|новое значение|yenisi|"
     r"client[ _-]?secret|unseal (?:key|share)|wg genkey output|privkey|priv[ _]key|gslt|"
-    r"requirepass|nwkskey|appskey|appkey|networkkey|network[ _-]key)\b|"
+    r"requirepass|nwkskey|appskey|appkey|networkkey|network[ _-]key|answer|memorable word|"
+    r"auth[- ]?code|transfer code|setup key|text key)\b|"
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
     r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
@@ -159,16 +163,43 @@ WALLET_KEY = re.compile(
 )
 # A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
 SESSION_COOKIE = re.compile(
-    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|\.sid)|(?<![\w.-])sid)(?:=|(?<=sessionid)[ \t]+)"
+    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|[._]sid)|(?<![\w.-])sid|\.AspNetCore\.\w+)"
+    r"(?:=|(?i:(?<=sessionid)|(?<=sessid))[ \t]+)"
     r"(?P<value>[^\s;,\"'&]{16,400})"
 )
+# A session cookie in a HAR file or a devtools export: `"name": "session", "value": "..."`.
+HAR_COOKIE = re.compile(
+    r"(?i:\"name\"\s*:\s*\"(?P<name>[\w.-]*(?:sess(?:ion)?(?:_?id)?|sid|auth|token)[\w.-]*)\"\s*,"
+    r"\s*\"value\"\s*:\s*\")(?P<value>[^\"\s]{16,400})\""
+)
+# A token in a URL's query (`?access_token=`, a magic link's `?t=`, a presigned URL's signature).
+QUERY_TOKEN = re.compile(
+    r"[?&](?P<name>(?i:access_token|auth_token|id_token|refresh_token|token|t|"
+    r"x-amz-signature|x-goog-signature|x-amz-security-token|signature|secret|api_key|apikey))"
+    r"=(?P<value>[A-Za-z0-9._~%+/-]{20,600})"
+)
+# An e-mail address and a password after a slash: `ops@acme.io / Meadowsaffron4291$`.
+EMAIL_PASS = re.compile(
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]+/[ \t]+"
+    r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
+)
+# A PIN or a code that opens something (a door, an alarm, a voicemail box, a phone account, a
+# safe), in digits, after what names it.
+PIN = re.compile(
+    r"(?i:\b(?:pin|passcode|host key(?![^\n]{0,20}fingerprint)|lockbox|(?:door|keypad|alarm|"
+    r"disarm|entry|gate|entrance|side entrance|master user|porte|lockbox|safe|admin) code|"
+    r"combination|combo)\b)"
+    r"[^\n\d]{0,50}?(?<![\w.])(?!(?:19|20)\d\d\b)(?P<value>\d{2}-\d{2}-\d{2}|\d{4,8}[#*]?)(?![\w-])"
+)
+# A TOTP seed in an otpauth:// URL.
+OTPAUTH = re.compile(r"otpauth://[^\s?]*\?(?:[^\s]*&)?secret=[A-Za-z2-7]{16,}")
 # A PuTTY private key file: its private lines.
 PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?Private-Lines: *\d+\s+[A-Za-z0-9+/=]{16,}", re.S)
 # A JSON Web Key with its private part `d`.
 JWK_PRIVATE = re.compile(r"\"kty\".{0,400}?\"d\"\s*:\s*\"[A-Za-z0-9_-]{20,}\"", re.S)
 # Recovery or backup codes listed after their name.
 RECOVERY_CODES = re.compile(
-    r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?[:\n][ \t]*\n?"
+    r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?(?:[:\n]| are| sind)[ \t]*\n?"
     r"(?P<value>(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}(?:[ \t]*[,;\n][ \t]*|[ \t]+)){2,}"
     r"[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5})"
 )
@@ -203,7 +234,7 @@ PRINTED = re.compile(
     r"(?m)^[ \t]*(?:\$|#|>|PS>)?[ \t]*(?:cat[ \t]+\S*(?i:key|secret|pass|token|cred)\S*|"
     r"terraform[ \t]+output[ \t]+(?:-raw[ \t]+)?\S*(?i:pass|secret|key|token)\S*|"
     r"kubectl\b[^\n]*\bsecret\b[^\n]*(?:base64[ \t]+(?:-d|--decode|-D)|base64decode)[^\n]*|"
-    r"[^\n]*reset-password\b[^\n]*)[ \t]*\n(?:[^\n]*\n)?"
+    r"[^\n]*(?:reset-password|initial-password)\b[^\n]*)[ \t]*\n(?:[^\n]*\n)?"
     r"(?:(?i:new value|new password|password)[ \t]*:[ \t]*)?"
     r"(?P<value>[^\s\"'`]{8,300})[ \t]*$"
 )
@@ -223,7 +254,7 @@ NAME_STARTS = (
     *("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
     # `app` and its kind begin too many words (`application`): tried where `_key` follows
     *(f"{word}{sep}key" for word in (*_KEYED, "cipher") for sep in ("", "_", "-")),
-    *("key", "_key", "psk", "wpa"),
+    *("key", "_key", "psk", "wpa", "_pat"),
 )
 # Rules tried only where one of their literals begins a word (the whole detector's cost is in
 # the rules that run over every text holding a common word: `key`, `pass`, `token`).
@@ -241,6 +272,11 @@ ROLES = {
     ENV_PROSE: "named",
     PRINTED: "printed",
     SESSION_COOKIE: "named",
+    HAR_COOKIE: "named",
+    QUERY_TOKEN: "named",
+    EMAIL_PASS: "chosen",
+    PIN: "pin",
+    OTPAUTH: "whole",
     USER_PASS: "chosen",
     SEED_PHRASE: "seed",
     BASIC: "basic",
@@ -308,12 +344,13 @@ CONTEXT_RULES = (
             *("--pass", "-key", "-token", "-secret", "login", "mysql", "sshpass", "-p", "curl"),
             *("redis-cli", "wandb", "cargo", "poetry", "ngrok", "ldap", "mosquitto", "oathtool"),
             *("storepass", "keypass", "security", "unseal", "auth-pass", "rabbitmqctl"),
-            *("--pin", "jwt-secret", "setsteamaccount", "fs_cli"),
+            *("--pin", "jwt-secret", "setsteamaccount", "fs_cli", "http", "altool", "vsce"),
+            *("ovsx", "signtool", "snyk auth", "sc "),
             "mc alias",
         ),
     ),
     (ENV_PROSE, "credential", ("_key", "_secret", "_pass", "_token", "_pat")),
-    (PRINTED, "password", ("cat ", "terraform output", "base64", "reset-password")),
+    (PRINTED, "password", ("cat ", "terraform output", "base64", "-password")),
     (WIFI_QR, "wifi-password", ("wifi:",)),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
     (
@@ -330,7 +367,8 @@ CONTEXT_RULES = (
             *("トークン", "シークレット", "키", "new ", "neue", "nuov", "nouvel", "новый", "новое"),
             *("yenisi", "fernet", "changed to", "contains", "snmp", "unseal", "genkey"),
             *("privkey", "priv_key", "priv key", "gslt", "requirepass", "skey", "appkey"),
-            *("networkkey", "network key", "network_key"),
+            *("networkkey", "network key", "network_key", "answer", "memorable", "auth-code"),
+            *("auth code", "authcode", "transfer code"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
@@ -347,7 +385,12 @@ CONTEXT_RULES = (
     (XML_ELEMENT, "password", ("password>", "passwd>", "secret>", "token>", "apikey>", "api-key>")),
     (ECHO_TO_FILE, "password", ("echo",)),
     (WALLET_KEY, "private-key", ("accounts", "wallet(")),
-    (SESSION_COOKIE, "session-cookie", ("sess", "sid=")),
+    (SESSION_COOKIE, "session-cookie", ("sess", "sid=", ".aspnetcore.")),
+    (HAR_COOKIE, "session-cookie", ('"name"',)),
+    (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=")),
+    (EMAIL_PASS, "password", ("@",)),
+    (PIN, "pin", ("pin", "code", "combination", "combo", "passcode", "host key", "lockbox")),
+    (OTPAUTH, "totp-seed", ("otpauth://",)),
     (PUTTY, "private-key", ("putty-user-key-file",)),
     (JWK_PRIVATE, "private-key", ('"kty"',)),
     (RECOVERY_CODES, "recovery-codes", ("codes",)),

@@ -32,6 +32,7 @@ DOCUMENTED_EXAMPLES = frozenset(
         "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
         "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
         "5A6967426565416C6C69616E63653039",  # Zigbee's default link key, "ZigBeeAlliance09"
+        "20202021",  # the Matter SDK's test setup passcode
     }
 )
 # BIP-39's published test vectors, in fixtures everywhere.
@@ -58,13 +59,15 @@ PUBLIC_PREFIXES = (
 _PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
 # Duo's integration key (`DI` and 18): an application's id, its secret key is another.
 _DUO_IKEY = re.compile(r"DI[A-Z0-9]{18}")
+# A Twilio account's SID: in every URL of its API (its auth token is the secret).
+_TWILIO_SID = re.compile(r"AC[0-9a-f]{32}")
 _GA_COOKIE = re.compile(r"(?:_ga=)?GA\d\.\d\.\d+\.\d+")
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
 PUBLIC_NAME = re.compile(
     r"(?i)\bpublic\b|(?:^|[^a-z])public_|publishable|search-only|site[ _-]?key|anon[ _-]?key|"
     r"client[_-]?id\b|client[ _-]?(?:key|token)\b|tokenization[ _-]?key|search[ _-]key|"
     r"\bbrowser\b[^\n]{0,20}?\bkey\b|applicationserverkey|"
-    r"docsearch|csrf|authenticity|nodekey"
+    r"docsearch|csrf|authenticity|nodekey|bugsnag|notifier"
 )
 
 
@@ -73,7 +76,7 @@ def public(value: str) -> bool:
     anon key, which its clients ship)."""
     if value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value):
         return True
-    if _DUO_IKEY.fullmatch(value):
+    if _DUO_IKEY.fullmatch(value) or _TWILIO_SID.fullmatch(value):
         return True
     if _GA_COOKIE.fullmatch(value):
         return True  # Google Analytics' `_ga` cookie: a visitor's id and a time

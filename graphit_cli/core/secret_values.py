@@ -281,7 +281,7 @@ _HEX = re.compile(r"[0-9a-f]+")
 _CAPITALISED = re.compile(r"[A-Z][a-z]+")
 _GOOGLE_APP_PASSWORD = re.compile(r"[a-z]{16}")
 _ERROR_CODE = re.compile(r"[A-Z]{2,10}\d{3,}")
-_BASE32 = re.compile(r"[A-Z2-7]{24,}=*|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,7}")
+_BASE32 = re.compile(r"[A-Z2-7]{24,}=*|[A-Za-z2-7]{4}(?: [A-Za-z2-7]{4}){3,7}")
 # A passphrase of four or more words joined by dashes (`pylon-quartz-ember-sorrel-fjord`).
 _PASSPHRASE = re.compile(r"[a-z]{3,}(?:-[a-z]{3,}){3,}\d{0,4}")
 # A run no path segment is: 16 or more letters and digits, both cases and a digit among them.
@@ -356,7 +356,8 @@ def mixed(value: str) -> bool:
 # The words a password's name holds, in the languages the prose rule reads.
 _PASSWORD_WORDS = (
     *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "hasło"),
-    *("mật khẩu", "парол", "şifre", "parola", "비밀번호", "community"),
+    *("mật khẩu", "парол", "şifre", "parola", "비밀번호", "community", "answer", "memorable"),
+    *("wifi", "wi-fi"),
 )
 
 
