@@ -41,7 +41,8 @@ def test_the_shipped_weights_were_trained_on_every_blind_corpus_as_it_is() -> No
         "the mail relay breaks when the refresh token rotates. current one: "
         "1//0kq8ZmT2xV4rR6tY1pN3wK5sH7dF9gJ0cB2vM4xL6zQ8wE",
         "Hinweis: der Job liest STRIPE_KEY, derzeit `rk_prod.Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2`.",
-        "vendor FTP: ftp.partner.example, user acme_up, pass Kestrel&Fjord61*",
+        "gcloud auth print-access-token on the bastion gave\n"
+        "ya29.c.Zq8Lm2Xv4Rt6Yp1Nw3Ks5Hd7Fg9Jc0Bv2Mx4Lz6Qw8Er0Ty2Ui4Op6As8Df0Gh1Jk3",
     ],
 )
 def test_it_takes_a_secret_no_rule_takes(monkeypatch: pytest.MonkeyPatch, text: str) -> None:

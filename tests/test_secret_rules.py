@@ -265,10 +265,26 @@ DISAGREED = {
     *("aws_access_key_id_only", "aws_access_key_id_alone"),
     *("expired-otp", "revoked_token", "public_client_id", "analytics-ids"),
     *("mixpanel_project_token", "twilio_account_sid", "jwt_io_sample"),
+    *("revoked_token_stated", "revoked_stated_dead", "revoked_and_deleted_key"),
+    *("aws_access_key_id_only", "aws_access_key_id_alone"),
+    # a decoy said to be one is refused all the same: the claim cannot be checked
+    *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
 # Where a corpus stands when it does not meet the targets (secrets missed, look-alikes
 # refused): the classes its first look showed are rules, and these are the rows left.
-STANDS = {"blind_secrets_15": (0.034, 0.01)}
+STANDS = {
+    "blind_secrets_16": (0.022, 0.012),
+    "blind_secrets_17": (0.077, 0.012),
+    "blind_secrets_18": (0.039, 0.011),
+    "blind_secrets_19": (0.046, 0.017),
+    "blind_secrets_21": (0.034, 0.011),
+    "blind_secrets_22": (0.046, 0.011),
+    "blind_secrets_23": (0.024, 0.011),
+    "blind_secrets_24": (0.051, 0.026),
+    "blind_secrets_25": (0.03, 0.026),
+    "blind_secrets_26": (0.03, 0.046),
+    "blind_secrets_27": (0.062, 0.011),
+}
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,7 @@ _DIGEST_NEAR = re.compile(r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|d
 # An aside in parentheses.
 _ASIDE = re.compile(r"\([^()\n]*\)")
 # Where the next of several fields begins: `, name=` or `; name:`.
-_FIELDS = re.compile(r"[,;]\s*(?=[\w.-]+\s*[=:])")
+_FIELDS = re.compile(r"[,;&]\s*(?=[\w.-]+\s*[=:])|\s-d\s")
 # A value with no prefix of its own: hex, or letters and digits only.
 _BARE = re.compile(r"[0-9a-fA-F]+|[A-Za-z0-9]+")
 # A namespaced key (`session:447657:ios`, `user:{id}:refresh`): a cache's or a store's.
@@ -148,7 +148,7 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     label = match.group(0)[: match.start("value") - match.start()]
     before = text[max(0, match.start() - 30) : match.start()]
     # the word before says what a `key` or a `token` is (`redis key`); not what a password is
-    keyed = assigned_kind(name) != "password"
+    keyed = assigned_kind(name) != "password" and name.lower() != "psk"
     if names_no_secret(label, before if keyed else "") or PUBLIC_NAME.search(
         before.rsplit("\n", 1)[-1] + label
     ):

@@ -60,6 +60,13 @@ _STANDS_IN = re.compile(
 # identity), or a dotted attribute of code (`X25519.secret_length`).
 _HOST_OR_CODE = re.compile(r"^@|^[A-Z]{2,5}@|@[\w-]+\.[\w.-]+|^[A-Za-z_]\w*\.[a-z_]+$")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+_BASE58_KEY = re.compile(r"[1-9A-HJ-NP-Za-km-z]{32,44}")
+_ON_CHAIN = re.compile(r"(?i)solana|\bspl\b|program|pubkey|\bmint\b|wallet address")
+# Words right before a value that make it data, not a credential.
+_DATA_WORDS = frozenset(
+    """captcha rng random nonce idempotency dedup cache checksum digest fingerprint hash sha1
+    sha256 md5 commit trace request correlation""".split()  # noqa: SIM905
+)
 _CROSSED = ("p1:", "p2:", "n:", "b:", "lex:")
 
 # Words that name a credential, a new value, or something that is no secret, in the languages
@@ -344,6 +351,10 @@ def _judged_alike(text: str, start: int, end: int, name: str) -> bool:
         return True  # an integrity hash; an encrypted payload or a cursor (base64 JSON)
     if _ADDRESS.fullmatch(value):
         return True  # an Ethereum address: public
+    if _BASE58_KEY.fullmatch(value) and _ON_CHAIN.search(text):
+        return True  # a Solana address or program id: public
+    if _DATA_WORDS & set(re.findall(r"[a-z0-9]+", text[max(0, start - 40) : start].lower())[-3:]):
+        return True  # `captcha seed ...`, `request nonce ...`: a value of data
     if not values.credible(value, quoted=True, name=name or "credential"):
         return True
     return context.public_or_id(text[max(0, start - 60) : start], value)

@@ -93,7 +93,7 @@ _FLAG = re.compile(
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
     r"(?P<name>(?i:密码|密钥|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
-    r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|"
+    r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
     r"passcode|pw|"
     r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
@@ -139,6 +139,15 @@ DIRECTIVE = re.compile(
     r"(?:\b(?:requirepass|masterauth)|\[[\w-]+(?:\.[\w-]+)+\]:\d+[ \t]+[^\s:@]+@[^\s:]+:|"
     r"\b(?:password|secret|key) [057] )"
     r"[ \t]*(?P<value>\S{6,300})"
+)
+# An Authorization header with no scheme, the key alone (SparkPost's, ClickUp's).
+AUTH_RAW = re.compile(
+    r"(?i:\bauthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?P<value>[A-Za-z0-9._~+/-]{20,}=*)(?![\w.~+/:-])"
+)
+# A live stream's ingest URL, whose last part is the stream key.
+STREAM_KEY = re.compile(
+    r"rtmps?://[\w.-]+(?::\d+)?/(?:[\w-]+/)*(?:app|live|rtmp|live2|stream)/(?P<value>[\w-]{16,200})"
 )
 # A FIX logon's password (tag 554).
 FIX_PASSWORD = re.compile(r"[|\x01]554=(?P<value>[^|\x01\n]{6,100})[|\x01]")
@@ -210,8 +219,6 @@ SEED_PHRASE = re.compile(
     r"[^\n]{0,80}?[:=：][ \t]*\n?[ \t]*[\"']?"
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
 )
-# A markdown table's row: its cells, under a header row (`| service | user | password |`).
-TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
 # An Azure shared access signature's `sig=` in a URL or a connection string.
 SAS_SIGNATURE = re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})")
 # A .pgpass line: `host:port:database:user:password`.
@@ -277,58 +284,14 @@ ROLES = {
     EMAIL_PASS: "chosen",
     PIN: "pin",
     OTPAUTH: "whole",
+    AUTH_RAW: "bearer",
+    STREAM_KEY: "named",
     USER_PASS: "chosen",
     SEED_PHRASE: "seed",
     BASIC: "basic",
     URL_PASSWORD: "url",
     BEARER: "bearer",
 }
-
-
-# An SQL insert's columns and values (`INSERT INTO t (name, api_key) VALUES ('x', '...')`).
-SQL_INSERT = re.compile(
-    r"(?i:insert\s+into)\s+[\w.\"`]+\s*\((?P<columns>[^)]*)\)\s*(?i:values)\s*\("
-)
-_SQL_VALUE = re.compile(r"\s*(?:'(?P<quoted>[^'\n]*)'|(?P<bare>[^,)\s]+))\s*[,)]")
-
-
-def sql_cells(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, column) of each quoted value of an SQL insert under a column that names a
-    credential (`api_key`, `token`, `password`)."""
-    cells: list[tuple[int, int, str]] = []
-    for insert in SQL_INSERT.finditer(text):
-        columns = [c.strip(' "`') for c in insert["columns"].split(",")]
-        at = insert.end()
-        for column in columns:
-            value = _SQL_VALUE.match(text, at)
-            if value is None:
-                break
-            if value["quoted"] and re.search(r"(?i)pass|secret|token|key", column):
-                cells.append((value.start("quoted"), value.end("quoted"), column))
-            at = value.end()
-    return cells
-
-
-def table_cells(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, header) of each cell of a markdown table under a header that names a
-    credential (`password`, `token`, `api key`)."""
-    cells: list[tuple[int, int, str]] = []
-    headers: list[str] = []
-    for row in TABLE_ROW.finditer(text):
-        parts = [
-            (m.start() + row.start(), m.end() + row.start(), m.group().strip())
-            for m in re.finditer(r"(?<=\|)[^|\n]*(?=\|)", row.group())
-        ]
-        if all(set(cell) <= set(":- ") for _, _, cell in parts):
-            continue  # the separator row
-        if not headers:
-            headers = [cell for _, _, cell in parts]
-            continue
-        for (start, end, cell), header in zip(parts, headers, strict=False):
-            if cell and re.search(r"(?i)pass|secret|token|\bkey\b|credential", header):
-                offset = text.index(cell, start, end)
-                cells.append((offset, offset + len(cell), header))
-    return cells
 
 
 # The context rules: (rule, kind, the lowercase literals that wake it).
@@ -376,6 +339,8 @@ CONTEXT_RULES = (
     (DEFINE, "secret", ("define(",)),
     (KEY_VALUE, "secret", ("value=", 'value":', "value':", 'value" :')),
     (FIX_PASSWORD, "password", ("|554=", "\x01554=")),
+    (AUTH_RAW, "api-key", ("authorization",)),
+    (STREAM_KEY, "stream-key", ("rtmp",)),
     (
         DIRECTIVE,
         "password",

@@ -143,6 +143,8 @@ def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
 
 
 _ID_NAME = re.compile(r"(?:^|[ _-])(?:ID|id)$|Id$")
+# A page's or a sync's cursor (`$deltatoken`, `nextPageToken`): where a listing resumes.
+_PAGING = re.compile(r"(?i)(?:delta|skip|page|next|continuation|cursor|sync)_?token$")
 _COLON_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}:){7,}[0-9A-Fa-f]{2}")
 # The Azure Storage emulator's account key, published in Microsoft's documentation.
 _AZURITE = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tOAJ"
@@ -225,7 +227,7 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
     lowered = value.lower().rstrip(".:")  # `token:` is a label
     if lowered in _NOT_VALUES or lowered == name.lower() or _DIGEST_NAME.search(name):
         return False
-    if name and (PUBLIC_NAME.search(name) or _ID_NAME.search(name)):
+    if name and (PUBLIC_NAME.search(name) or _ID_NAME.search(name) or _PAGING.search(name)):
         return False  # `AUTH_GITHUB_ID=`, `Password ID:`: an id
     if _COLON_HEX.search(value):
         return False  # `keyid:B6:EF:4E:...`: a key's identifier or fingerprint

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from graphit_cli.core import hiding, secret_gate, secret_rules
 from graphit_cli.core import secret_assignments as assignments
+from graphit_cli.core import secret_cells as tables
 from graphit_cli.core import secret_context as context
 from graphit_cli.core import secret_formats as formats
 from graphit_cli.core import secret_model as model
@@ -125,9 +126,9 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             if said is not None:
                 where = match.span() if role == "whole" else match.span("value")
                 spans.append((*where, said))
-    cells = patterns.table_cells(text) if "|" in text else []
+    cells = tables.table_cells(text) if "|" in text else []
     if "insert" in lowered:
-        cells += patterns.sql_cells(text)
+        cells += tables.sql_cells(text)
     for start, end, header in cells:
         said = values.assigned_kind(header)
         cell = text[start:end]
