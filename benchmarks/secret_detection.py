@@ -180,8 +180,32 @@ def untuned() -> None:
     labelled("held-out file", held)
     blind = root / "benchmarks" / "data" / "blind_secrets"
     sys.path.insert(0, str(blind))
-    for path in sorted(blind.glob("*.py")):
-        labelled(f"{path.stem} (written blind)", __import__(path.stem).corpus())
+    corpora = [__import__(path.stem).corpus() for path in sorted(blind.glob("*.py"))]
+    for path, rows in zip(sorted(blind.glob("*.py")), corpora, strict=True):
+        labelled(f"{path.stem} (written blind)", rows)
+    every = [row for rows in corpora for row in rows]
+    print(f"all {len(corpora)} blind corpora, the whole detector: {refusals(every)}")
+    from graphit_cli.core import secret_model
+
+    reviewed = secret_model.reviewed
+    secret_model.reviewed = lambda _text, spans: spans
+    try:
+        print(f"  the rules alone, without the model's second opinion: {refusals(every)}")
+    finally:
+        secret_model.reviewed = reviewed
+
+
+def refusals(rows: list[dict[str, str]]) -> str:
+    """Secrets and look-alikes refused over labelled rows, as shares and counts."""
+    from graphit_cli.core import secrets
+
+    found = [bool(secrets.find(r["text"])) for r in rows]
+    secret = [hit for hit, r in zip(found, rows, strict=True) if r["label"] == "secret"]
+    benign = [hit for hit, r in zip(found, rows, strict=True) if r["label"] != "secret"]
+    return (
+        f"secrets refused {sum(secret) / len(secret):.3f} ({sum(secret)}/{len(secret)}), "
+        f"look-alikes refused {sum(benign) / len(benign):.3f} ({sum(benign)}/{len(benign)})"
+    )
 
 
 def labelled(name: str, rows: list[dict[str, str]]) -> None:

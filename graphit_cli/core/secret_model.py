@@ -21,7 +21,7 @@ import json
 import math
 import re
 from collections import Counter
-from importlib import resources
+from pathlib import Path
 
 from graphit_cli.core import secret_context as context
 from graphit_cli.core import secret_values as values
@@ -31,7 +31,17 @@ _RUN = re.compile(r"[^\s'\"`<>()\[\]{},;|]+")
 _NAME = re.compile(r"[A-Za-z_][\w.\-]{0,40}")
 _WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+")
 _WORD = re.compile(r"[^\W\d_]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _cjk(text: str) -> bool:
+    """Whether `text` holds kana, a CJK ideograph or Hangul (a function, not a character
+    class: compiling that class costs ~5 ms at import)."""
+    return any(
+        "\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af"
+        for c in text
+    )
+
+
 _PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
 _NAME_PARTS = re.compile(r"[_.\-]|(?<=[a-z])(?=[A-Z])")
 
@@ -71,7 +81,8 @@ _CROSSED = ("p1:", "p2:", "n:", "b:", "lex:")
 
 # Words that name a credential, a new value, or something that is no secret, in the languages
 # the users write: a word the corpora never showed still counts as its kind (`klucz`, `키`).
-# Latin-script words match at a word's start (`anahtarını`), others anywhere.
+# A short word matches whole, a longer one at a word's start (`anahtarını`), a phrase or a CJK
+# word anywhere.
 _LEXICON = {
     "cred": (
         *("password", "passwd", "passphrase", "passcode", "pw", "pwd", "pass", "secret"),
@@ -104,22 +115,34 @@ _LEXICON = {
         *("公开", "공개", "ejemplo", "beispiel", "exemple", "esempio", "voorbeeld", "例"),
     ),
 }
-_LETTER_BEFORE, _LETTER_AFTER = r"(?<![^\W\d_])", r"(?![^\W\d_])"
 
 
-def _lexicon_word(word: str) -> str:
-    """A word as the lexicon matches it: a CJK, kana or Hangul word anywhere; another at a
-    word's start, and a short one (4 letters or fewer) as a whole word."""
-    if _CJK.search(word):
-        return re.escape(word)
-    whole = _LETTER_AFTER if len(word) <= 4 else ""
-    return _LETTER_BEFORE + re.escape(word) + whole
+def _lexicon(words: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
+    """A kind's words as the lexicon matches them: a short word (4 letters or fewer) whole,
+    a longer one at a word's start (`anahtarını`), a phrase or a CJK, kana or Hangul word
+    anywhere."""
+    anywhere = tuple(w for w in words if " " in w or _cjk(w))
+    single = [w for w in words if w not in anywhere]
+    return (
+        frozenset(w for w in single if len(w) <= 4),
+        tuple(w for w in single if len(w) > 4),
+        anywhere,
+    )
 
 
-_LEXICON_PATTERNS = {
-    kind: re.compile("|".join(_lexicon_word(w) for w in sorted(words, key=len, reverse=True)))
-    for kind, words in _LEXICON.items()
-}
+_LEXICON_WORDS = {kind: _lexicon(words) for kind, words in _LEXICON.items()}
+
+
+def _lexicon_kinds(lowered: str) -> list[str]:
+    """The lexicon's kinds among the words of `lowered`."""
+    words = _WORD.findall(lowered)
+    return [
+        kind
+        for kind, (whole, starts, anywhere) in _LEXICON_WORDS.items()
+        if any(w in whole or w.startswith(starts) for w in words)
+        or any(phrase in lowered for phrase in anywhere)
+    ]
+
 
 # What graphit's context rules and gitleaks' generic rule call a find: a value judged by the words
 # that name it. The model may overrule these (a provider's format it never does).
@@ -247,7 +270,7 @@ def _words(text: str) -> list[str]:
     """Lowercased words; a run of CJK characters as its two-character pieces."""
     found = []
     for word in _WORD.findall(text.lower()):
-        if len(word) > 2 and _CJK.search(word):
+        if len(word) > 2 and _cjk(word):
             found += [word[i : i + 2] for i in range(len(word) - 1)]
         else:
             found.append(word)
@@ -281,7 +304,7 @@ def features(text: str, start: int, end: int, name: str) -> list[str]:
     line_before = text[max(0, line_start - 80) : max(0, line_start - 1)]
     found += ["pl:" + word for word in set(_words(line_before)[-5:])]
     lowered = (line_before + "\n" + before).lower()
-    found += [f"lex:{kind}" for kind, words in _LEXICON_PATTERNS.items() if words.search(lowered)]
+    found += [f"lex:{kind}" for kind in _lexicon_kinds(lowered)]
     coarse = coarse_shape(value)
     found.append("shape:" + coarse)
     header = text.rfind("-----BEGIN ", 0, start)
@@ -295,9 +318,8 @@ def features(text: str, start: int, end: int, name: str) -> list[str]:
 def _load() -> tuple[float, float, float, dict[str, float]]:
     global _model
     if _model is None:
-        raw = json.loads(
-            resources.files("graphit_cli.core").joinpath("data/secret_model.json").read_text()
-        )
+        # read by path: importlib.resources alone costs ~15 ms to import in a cold process
+        raw = json.loads((Path(__file__).parent / "data" / "secret_model.json").read_text())
         _model = (float(raw["bias"]), float(raw["threshold"]), float(raw["veto"]), raw["weights"])
     return _model
 
@@ -310,47 +332,50 @@ def probability(weights: dict[str, float], bias: float, found: list[str]) -> flo
 
 def reviewed(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """The rules' finds in `text` (start, end, kind) as the model sees them: a context rule's
-    find whose values all score under the veto is dropped (`fingerprint: SHA256:...` named as
+    find whose own value scores under the veto is dropped (`fingerprint: SHA256:...` named as
     a key); a value over the threshold that no find covers is added as a `credential`, unless
-    it is a look-alike (core/secret_values.py: a placeholder, an example, a public key)."""
+    it is a look-alike (core/secret_values.py: a placeholder, an example, a public key). Only
+    those values are scored: a context find's, and a free one no cheap look proves harmless."""
     bias, threshold, veto, weights = _load()
-    found = candidates(text)
-    scored = [
-        (start, end, probability(weights, bias, features(text, start, end, name)))
-        for start, end, name in found
-    ]
     kept = []
+    found = candidates(text)
     for span in spans:
-        # the value itself (a URL around it, `wss://...?access_token=...`, is not)
-        over = [p for start, end, p in scored if span[0] - 2 <= start and end <= span[1] + 2]
-        if span[2] in CONTEXT_KINDS and over and max(over) < veto:
-            continue
+        if span[2] in CONTEXT_KINDS:
+            # the value itself (a URL around it, `wss://...?access_token=...`, is not)
+            own = [c for c in found if span[0] - 2 <= c[0] and c[1] <= span[1] + 2]
+            scores = [probability(weights, bias, features(text, *c)) for c in own]
+            if scores and max(scores) < veto:
+                continue
         kept.append(span)
-    for (start, end, name), (_, _, p) in zip(found, scored, strict=True):
-        if p <= threshold or any(a < end and start < b for a, b, _ in kept):
+    for start, end, name in found:
+        if any(a < end and start < b for a, b, _ in kept) or _plainly_alike(text, start, end):
             continue
-        if _judged_alike(text, start, end, name):
+        if probability(weights, bias, features(text, start, end, name)) <= threshold:
             continue
-        kept.append((start, end, "credential"))
+        if not _judged_alike(text, start, end, name):
+            kept.append((start, end, "credential"))
     return kept
+
+
+def _plainly_alike(text: str, start: int, end: int) -> bool:
+    """The look-alikes a glance tells (no model, no rule): shown cut, a URL, a host, an
+    attribute of code, an integrity hash, an address, an id pair."""
+    value = text[start:end]
+    if text.startswith(("..", "…", "[", "*"), end) or "://" in value:
+        return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`; the URL rule's
+    if _HOST_OR_CODE.search(value) or _ADDRESS.fullmatch(value):
+        return True  # `root@127.0.0.1`, `X25519.secret_length`; an Ethereum address
+    return value.startswith(("sha256-", "sha384-", "sha512-")) or bool(values.PAIR.fullmatch(value))
 
 
 def _judged_alike(text: str, start: int, end: int, name: str) -> bool:
     """Whether the value at `text[start:end]` is one the rules judge a look-alike whatever
-    names it: a URL (the URL rule's to judge), a bot id and its token (the provider rules'), a
-    placeholder, a reference, a made-up or public key (core/secret_values.py `credible`), or a
+    names it (besides `_plainly_alike`): a placeholder, a reference, a made-up or public key
+    (core/secret_values.py `credible`), a Solana address, a value after data's words, or a
     value the words before call public (`csrf`, `client key`)."""
     value = text[start:end]
-    if text.startswith(("..", "…", "[", "*"), end):
-        return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`
-    if "://" in value or values.PAIR.fullmatch(value) or values.typed(value):
-        return True
-    if _HOST_OR_CODE.search(value):
-        return True  # `root@127.0.0.1`, `X25519.secret_length`: a host, an attribute
-    if value.startswith(("sha256-", "sha384-", "sha512-")) or values.json_in_base64(value):
-        return True  # an integrity hash; an encrypted payload or a cursor (base64 JSON)
-    if _ADDRESS.fullmatch(value):
-        return True  # an Ethereum address: public
+    if values.typed(value) or values.json_in_base64(value):
+        return True  # made up; an encrypted payload or a cursor (base64 JSON)
     if _BASE58_KEY.fullmatch(value) and _ON_CHAIN.search(text):
         return True  # a Solana address or program id: public
     if _DATA_WORDS & set(re.findall(r"[a-z0-9]+", text[max(0, start - 40) : start].lower())[-3:]):
