@@ -630,9 +630,45 @@ def test_the_classes_a_blind_corpus_showed(text: str, refused: bool) -> None:
             "private_key='abd3a34a9aaf91a61238f1d7079f4887')",
             True,
         ),
+        # Corpora 16-27: IT administration, chat, IoT and crypto, QA, non-engineers, CI/CD,
+        # regulated IT, ad tech, SaaS integrations, pentests.
+        ("enable secret 0 Kv8Lm2Xq4Rt6Yp (type 9 after the window)", True),
+        ("pkcs11-tool --login --pin 7R1CPYXhZl62ZzJ6 --list-objects", True),
+        ("BitLocker recovery: 426118-504658-002343-332882-615494-620554-585893-252725", True),
+        ("dump: svc_bk:1107:" + "aa" * 16 + ":" + "b2ae92f4ff2e5849811977346cb2ba77:::", True),
+        ("8=FIX.4.4|35=A|553=acme_fix|554=mea56THIS#WG58|10=071|", True),
+        (
+            "master xprv9s21ZrQH143KC8AhNDzXid2sUWneRBRLNECLdmrf44jZiTjxXqsngSUsdERTiwmb5amUq"
+            "nAgvPYgqcYRFZncXLpc47yLmJn9ww5AVvwok6L",
+            True,
+        ),
+        ("RPC_URL=https://eth-mainnet.g.alchemy.com/v2/PrBxqLMSyP_jA6jBsHBXZfxU1gbXvAKg", True),
+        ("ws URL: wss://live.example.io/v2?access_token=LH3mmit5UYP8KZ-5MFeJpNbKPH_UI6bEm", True),
+        ("http -a tester@example.io:Copper%93eU4uU GET https://api.example.io/v1/me", True),
+        ('"cookies": [{"name": "session", "value": "64RHDpbqXLtihq9h9cPdk-a6D-uSaV3vz"}]', True),
+        ("Figma shared seat: marketing@orchard.example / Meadowsaffron4291$", True),
+        ("Front door keypad code for the Elm St office: 3815*", True),
+        ("Main line voicemail PIN: 130734 (dial *86)", True),
+        ("otpauth://totp/App:qa?secret=LQTYNH7WOCC23MWQLJTXNZ7PULQZ4DOT&issuer=App", True),
+        ("Bank security question answer for the business acct: Corolla28", True),
+        ("Authorization: 961c54c479a5cec7c4c866161e374ef23ce052e7  # the raw key", True),
+        ("ffmpeg -f flv rtmp://live.twitch.tv/app/live_717031035_fYDNhdijFK6AuePyuBY9bZgOB", True),
+        ("-d client_id=erp-sync -d client_secret=jv5TxxjjLrT2RqW8zLm4Xv", True),
+        ("SFTP drop: host sftp.partner.example user st_837 pass Orchid88#lJEXSk", True),
+        ("RSA host key fingerprint changed in 2023; ours pins SHA256:inwD2itca+A0+Tgtn6Qs", False),
+        ("the Matter SDK test setup passcode 20202021 is fine for the lab", False),
+        ("Twilio Account SID (not secret): AC9ed0886aeb273b0e182c932d40c28022", False),
+        ("gpg --with-keygrip: Keygrip = 6ED868C1E6DFF4624340BEFFF069EB23A6C4B1FC", False),
+        ("@odata.nextLink: users/delta?$deltatoken=5fqn3YoFr4kSeVAod2knXHRzF9MKDt_YYW28XZf", False),
+        ("anvil #0: 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80", False),
+        (
+            "seed phrase: legal winner thank year wave sausage worth useful legal winner "
+            "thank yellow",
+            False,
+        ),
     ],
 )
-def test_the_classes_blind_corpora_12_to_15_showed(text: str, refused: bool) -> None:
+def test_the_classes_blind_corpora_12_to_27_showed(text: str, refused: bool) -> None:
     assert bool(secrets.find(text)) is refused, (text, secrets.find(text))
 
 

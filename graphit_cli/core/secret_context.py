@@ -54,6 +54,8 @@ _DIGEST_NEAR = re.compile(r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|d
 _ASIDE = re.compile(r"\([^()\n]*\)")
 # Where the next of several fields begins: `, name=` or `; name:`.
 _FIELDS = re.compile(r"[,;&]\s*(?=[\w.-]+\s*[=:])|\s-d\s")
+# What begins a paging token's name (`$deltatoken`, `next_page_token`).
+_PAGING_PREFIX = re.compile(r"(?i)(?:delta|skip|page|next|continuation|cursor|sync)[_-]?$")
 # A value with no prefix of its own: hex, or letters and digits only.
 _BARE = re.compile(r"[0-9a-fA-F]+|[A-Za-z0-9]+")
 # A namespaced key (`session:447657:ios`, `user:{id}:refresh`): a cache's or a store's.
@@ -114,6 +116,8 @@ def public_or_id(before: str, value: str, *, exact: bool = False) -> bool:
 def names_a_key_of_data(name: str) -> bool:
     """Whether a word of an identifier before its credential-like end says it names a key of
     data, not a credential: `insert_deduplication_token`, `cache_key`, `routing_key`."""
+    if _PAGING_PREFIX.search(name):
+        return True  # `$deltatoken=`, `nextPageToken:`: where a listing resumes
     return bool(_DATA_KEY_PARTS & set(re.split(r"[_.-]", name.lower())))
 
 
