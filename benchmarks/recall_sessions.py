@@ -3,7 +3,7 @@
 Run from the repository root (see benchmarks/README.md, "recall_sessions.py"):
 
     .venv/bin/python benchmarks/recall_sessions.py [--data DIR ...] [--mode cold|warm|lexical|all]
-        [--json OUT] [--verbose] [--features OUT] [--calibrate FEATURES]
+        [--json OUT] [--verbose] [--features OUT] [--calibrate FEATURES] [--refold]
 
 Each data folder holds `project.ndjson` (memories with a `key`, title, body, type, tags,
 important, mandatory, optionally `date` and `replaced_by`: the key of a newer memory that
@@ -27,6 +27,10 @@ again in the session; a mandatory one counts as one), memories on chit-chat and 
 an older belief (a memory with `replaced_by`) injected without its newer counterpart, the bug
 reports (kind `bug`, or `debug`) whose must memories were all brought by then, characters
 injected, and whether the `paste` and `wrapped` prompts found their must.
+
+`--refold` replays each session once more after `maintain()` has folded every row into the
+indexes (the writes leave them outside: BM25 over such rows uses other statistics) and adds a
+column `refold_differs`: the prompts whose injected memories changed.
 """
 
 from __future__ import annotations
@@ -292,6 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--calibrate", type=Path, help="fit the rule on a --features file (each project left out)"
     )
+    parser.add_argument(
+        "--refold",
+        action="store_true",
+        help="replay again once every row is in the indexes; count the prompts that differ",
+    )
     args = parser.parse_args(argv)
     if args.calibrate:
         from _recall_fit import calibrate
@@ -320,9 +329,16 @@ def main(argv: list[str] | None = None) -> int:
             result = replay([service], key_of, session, mode, older, args.verbose)
             name = folder.name + (" (held out)" if folder.name in held_out else "")
             rows.append({"data": name, "mode": mode, **result})
-    print(" | ".join(COLUMNS))
+        if args.refold:
+            service.maintain()
+            for row in rows[-len(modes) :]:
+                again = replay([service], key_of, session, row["mode"], older, False)
+                pairs = zip(row["per_prompt"], again["per_prompt"], strict=True)
+                row["refold_differs"] = sum(1 for a, b in pairs if a["got"] != b["got"])
+    columns = [*COLUMNS, "refold_differs"] if args.refold else COLUMNS
+    print(" | ".join(columns))
     for row in rows:
-        print(" | ".join(str(row.get(c, "")) for c in COLUMNS))
+        print(" | ".join(str(row.get(c, "")) for c in columns))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

@@ -158,6 +158,12 @@ def test_cli_search_via_socket_matches_in_process(
     svc.upsert(MemoryDraft(title="Other", body="unrelated text about caching"))
     svc.embed()
     running.start()
+    # Each answer is compared with the in-process one given just after it, so the table must
+    # not change in between: the daemon's first maintenance folds the four rows into the
+    # indexes, and BM25 over rows outside the full-text index scores a filtered query (recall
+    # leaves mandatory memories out) by the filtered rows' statistics, not the table's
+    # (LanceDB's own; benchmarks/recall_sessions.md, "Scores before and after a fold").
+    wait_for(lambda: svc.store.state().unindexed_rows == 0)
     socket_file = Path(os.environ["GRAPHIT_HOME"]) / "run" / "daemon.sock"
     assert socket_file.stat().st_mode & 0o777 == 0o600
     monkeypatch.setenv("GRAPHIT_EMBEDDER", "tests.embedders:HashingEmbedder")
