@@ -265,7 +265,7 @@ DISAGREED = {
     *("aws_access_key_id_only", "aws_access_key_id_alone"),
     *("expired-otp", "revoked_token", "public_client_id", "analytics-ids"),
     *("mixpanel_project_token", "twilio_account_sid", "jwt_io_sample"),
-    *("revoked_token_stated", "revoked_stated_dead", "revoked_and_deleted_key"),
+    *("revoked_token_stated", "revoked_stated_dead", "revoked_and_deleted_key", "revoked_key_note"),
     *("aws_access_key_id_only", "aws_access_key_id_alone"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
@@ -273,23 +273,24 @@ DISAGREED = {
 # Where a corpus stands when it does not meet the targets (secrets missed, look-alikes
 # refused): the classes its first look showed are rules, and these are the rows left.
 STANDS = {
-    "blind_secrets_16": (0.022, 0.012),
-    "blind_secrets_17": (0.077, 0.012),
-    "blind_secrets_18": (0.039, 0.011),
-    "blind_secrets_19": (0.046, 0.017),
-    "blind_secrets_21": (0.034, 0.011),
-    "blind_secrets_22": (0.046, 0.011),
-    "blind_secrets_23": (0.024, 0.011),
-    "blind_secrets_24": (0.051, 0.026),
-    "blind_secrets_25": (0.03, 0.026),
-    "blind_secrets_26": (0.03, 0.046),
-    "blind_secrets_27": (0.062, 0.011),
+    "blind_secrets_16": (0.021, 0.011),
+    "blind_secrets_17": (0.06, 0.011),
+    "blind_secrets_18": (0.032, 0.01),
+    "blind_secrets_19": (0.045, 0.011),
+    "blind_secrets_21": (0.028, 0.01),
+    "blind_secrets_22": (0.045, 0.01),
+    "blind_secrets_24": (0.04, 0.025),
+    "blind_secrets_25": (0.025, 0.025),
+    "blind_secrets_26": (0.029, 0.035),
+    "blind_secrets_27": (0.061, 0.01),
+    "blind_secrets_29": (0.059, 0.011),
+    "blind_secrets_30": (0.02, 0.013),
 }
 
 
 @pytest.mark.parametrize(
     "name",
-    [f"blind_secrets{n}" for n in ("", *(f"_{i}" for i in range(2, 16)))],
+    sorted(p.stem for p in (ROOT / "benchmarks" / "data" / "blind_secrets").glob("*.py")),
 )
 def test_a_corpus_written_blind_meets_the_targets(name: str) -> None:
     """Each was written by someone who had not read the detector (first looks in decision
@@ -670,6 +671,65 @@ def test_the_classes_a_blind_corpus_showed(text: str, refused: bool) -> None:
 )
 def test_the_classes_blind_corpora_12_to_27_showed(text: str, refused: bool) -> None:
     assert bool(secrets.find(text)) is refused, (text, secrets.find(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 28-31: an open-source library's maintainers, games and IoT, databases, a
+        # developer's own machine.
+        ("sqlplus app_owner/Qv7tLm2xRz9K@//db.internal:1521/ORCL", True),
+        ("rman target sys/K2!vbn8Qwx7Lp@PRODCDB", True),
+        ("mosquitto_passwd -b /etc/mosquitto/passwd gateway07 harbor512$maple", True),
+        ("mkstore -wrl ./wallet -createCredential REPORTS rpt_ro Zq3~pLv8Nx2Rw", True),
+        ("CREATE USER 'etl'@'%' IDENTIFIED BY 'p4Rk!Lm7Vx2QwZ';", True),
+        ("ACL SETUSER reports on >Tq8vLm2!Rx7Kp ~report:* +@read", True),
+        ('OTA.setPassword("lantern42!fjord");', True),
+        ("$ op read op://Work/db-admin/password\nHarbor!maple2291&", True),
+        ("$ pass show infra/router\nQuartz-lantern5512#", True),
+        ("wg genkey printed sKb3HkP0qv8Wm2RzY7nL4tXc9aF6dJ1eU5iO3gB2hQ0=", True),
+        ('"reporting" "Vn4!tQ8pLx2Rk7"', True),
+        ('"https://mail.example.org","ana@example.org","Cedar-river8841!",""', True),
+        (
+            "client-key-data: "
+            + "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFcE"
+            + "A1b2" * 12,
+            True,
+        ),
+        ('"billing" "md5' + "4f9c2a7be1d03e56a8b7c6d5e4f3a2b1" + '"', True),
+        (
+            "SCRAM-SHA-256$4096:c2FsdHNhbHRzYWx0c2FsdA==$"
+            "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmE=:"
+            "YmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm8=",
+            True,
+        ),
+        ("OAuth app: client_id=etl-sync client_secret=ux83kq2mvz7w9tLp4Rn6yB1c", True),
+        ("Event Hubs primary key: K8xv2LqP9zR4tW7mN1bY6cF3hJ5dS0aG8eU2iO4pQ7w=", True),
+        ("recovery codes: 9f2c4b8a1e7d3c6b 4a8e2d7c9b1f3e5a 7c1e9a3d5b8f2c4e", True),
+        ("GET /api/v1/player?key=7E3A9C41D2B85F6A0C19E47B3D28A5F1&id=42", True),
+        ("Private-Lines: 2\nAAAAgQDk8xv2LqP9zR4tW7mN1bY6cF3hJ5dS0aG8eU2iO4pQ7wXc9aF6", True),
+        (
+            "docs use jwt.io's sample: "
+            + ".".join(
+                (
+                    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9",
+                    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ",
+                    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+                )
+            ),
+            False,
+        ),
+        ("GitHub's docs show ghp_16C7e42F292c6912E7710c838347Ae178B4a as the sample", False),
+        ("export DB_PASSWORD=$(op read op://Shared/db/password)", False),
+        ("sqlplus /nolog then connect / as sysdba on the host", False),
+        ("primary key: order_id, composite with tenant_id", False),
+        ("CREATE USER 'app'@'%' IDENTIFIED BY '${APP_DB_PASSWORD}';", False),
+        ('"Content-Type" "application/json"', False),
+    ],
+)
+def test_the_classes_blind_corpora_28_to_31_showed(text: str, refused: bool) -> None:
+    """What corpora 28-31 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
 
 
 def test_an_anon_jwt_is_public_and_a_service_role_one_is_not() -> None:

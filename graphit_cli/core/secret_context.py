@@ -67,6 +67,10 @@ _NOT_CREDENTIALS = frozenset(
     translation message map dict row column group sha1 sha256 sha512 md5 hash node captcha random
     rng device surrogate bucket kms deduplication tokenization natural business""".split()  # noqa: SIM905
 )
+# An account's primary or secondary key (Azure Cosmos DB, Storage, IoT Hub): base64 of 32 or 64
+# bytes, padded; a database's primary key is never one.
+_ACCOUNT_KEY = re.compile(r"[A-Za-z0-9+/]{42,86}={1,2}")
+_PRIMARY = re.compile(r"(?i)\b(?:primary|secondary)\s*$")
 _NOT_A_CREDENTIAL = re.compile(
     r"(?i)\b(?:cache|idempotency|sort|partition|primary|foreign)[ _-]?key\b"
 )
@@ -108,6 +112,9 @@ def public_or_id(before: str, value: str, *, exact: bool = False) -> bool:
     if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line[-60:]):
         return True  # `checksum for tokenizer.json: <sha256>`: a digest
     field = _FIELDS.split(line)[-1]  # not `public_key='...', private_key=`
+    pairs = field.split()
+    if len(pairs) > 1 and "=" in pairs[-2] and "=" not in pairs[-1]:
+        field = pairs[-1]  # not `client_id=... client_secret=`: the field before is another
     if PUBLIC_NAME.search(field) or _NOT_A_CREDENTIAL.search(field) or "docsearch" in line:
         return True
     return line.endswith(":") and not line[-2:-1].isspace() and bool(UUID.fullmatch(value))
@@ -153,9 +160,10 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     before = text[max(0, match.start() - 30) : match.start()]
     # the word before says what a `key` or a `token` is (`redis key`); not what a password is
     keyed = assigned_kind(name) != "password" and name.lower() != "psk"
-    if names_no_secret(label, before if keyed else "") or PUBLIC_NAME.search(
-        before.rsplit("\n", 1)[-1] + label
-    ):
+    if (
+        names_no_secret(label, before if keyed else "")
+        and not (_ACCOUNT_KEY.fullmatch(value) and _PRIMARY.search(before))
+    ) or PUBLIC_NAME.search(before.rsplit("\n", 1)[-1] + label):
         return None
     line = text[max(0, match.start() - 80) : match.start()].rsplit("\n", 1)[-1]
     if _PUBLIC_CONTEXT.search(line):
@@ -191,6 +199,9 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return kind if random_looking(value) or chosen_password(value) else None
     if role == "seed":
         return kind if seed_phrase(value) else None
+    if role == "pem64":  # base64 whose header decodes to a PEM private key's
+        head = value[: min(64, len(value) // 4 * 4)]  # whole groups: no padding to add
+        return kind if b"PRIVATE KEY" in base64.b64decode(head) else None
     if role == "basic":  # base64 of `user:password`
         try:
             plain = base64.b64decode(value + "=" * (-len(value) % 4)).decode()

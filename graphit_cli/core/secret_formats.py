@@ -62,7 +62,14 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("quicknode-token", r"\.quiknode\.pro/[0-9a-f]{40}\b"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
-    ("zigbee-network-key", r"network_key:\s*\[\s*(?:\d{1,3}\s*,\s*){15}\d{1,3}\s*\]"),
+    ("zigbee-network-key", r"network_key(?::| is| =)\s*\[\s*(?:\d{1,3}\s*,\s*){15}\d{1,3}\s*\]"),
+    # Z-Wave JS's security keys, by their names; minisign's secret key file.
+    (
+        "zwave-security-key",
+        r"\bS(?:0_Legacy|2_(?:Unauthenticated|Authenticated|AccessControl))[\"']?\s*[:=]\s*[\"']?"
+        r"[0-9A-Fa-f]{32}\b",
+    ),
+    ("minisign-secret-key", r"untrusted comment:[^\n]*secret key\s*\n\s*RW[A-Za-z0-9+/]{40,}"),
     # A BitLocker recovery password: eight groups of six digits.
     ("bitlocker-recovery-key", r"\b\d{6}(?:-\d{6}){7}\b"),
     # A dumped Windows hash line (`user:RID:LM:NT:::`), which passes for the password.
@@ -71,6 +78,16 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
         "feishu-webhook",
         r"https://open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/[0-9a-f-]{36}",
     ),
+    # PostgreSQL's stored password verifiers, which log in where they are kept (pgbouncer's
+    # userlist, `pg_authid`): `md5` + md5(password + user), a SCRAM verifier.
+    ("postgres-md5-verifier", r"\bmd5[0-9a-f]{32}\b"),
+    (
+        "scram-verifier",
+        r"\bSCRAM-SHA-(?:1|256)\$\d+:[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}:[A-Za-z0-9+/]+={0,2}",
+    ),
+    ("adafruit-io-key", r"\baio_[A-Za-z0-9]{28}\b"),
+    # An X (Twitter) app's bearer token: a run of `A` and the token.
+    ("twitter-bearer-token", r"\bA{20,22}[A-Za-z0-9%]{50,}"),
 )
 
 
@@ -115,6 +132,12 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "quicknode-token": ("quiknode.pro/",),
     "solana-keypair": ("keypair",),
     "zigbee-network-key": ("network_key",),
+    "postgres-md5-verifier": ("md5",),
+    "scram-verifier": ("SCRAM-SHA-",),
+    "adafruit-io-key": ("aio_",),
+    "zwave-security-key": ("S0_Legacy", "S2_"),
+    "minisign-secret-key": ("untrusted comment",),
+    "twitter-bearer-token": ("AAAAAAAAAAAAAAAAAAAA",),
 }
 PROVIDER_RULES = tuple((kind, re.compile(pattern), _TRIGGERS[kind]) for kind, pattern in _PROVIDERS)
 # lowercase literal -> the provider rules it wakes (indexes into PROVIDER_RULES)

@@ -25,7 +25,7 @@ _MARKS = str.maketrans("", "", "*`~")
 # A run of token characters as long as the shortest secret a rule takes without a name
 # before it; and words of prose (`self-care`, `artists/bands`; a sentence may end them),
 # which no rule takes alone.
-_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{8,}")
+_RUN = re.compile(r"[A-Za-z0-9+/=_.~!#$%&*?^-]{8,}")  # a chosen password's symbols too
 _WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
 # Where a value is secret because of what names it or where it stands: a credential's name
 # (gitleaks' generic keywords and graphit's assignment names) before an assignment, a URL
@@ -61,7 +61,8 @@ def worth_checking(text: str) -> bool:
     plain = text.translate(_MARKS)  # `**password**: "..."` reads as the detector unhides it
     if _CONTEXT.search(plain):
         return True
-    return any(not _WORDLIKE.fullmatch(run) for run in _RUN.findall(plain))
+    runs = (run.rstrip("!?") for run in _RUN.findall(plain))  # `SwiftUI?` ends a question
+    return any(len(run) >= 8 and not _WORDLIKE.fullmatch(run) for run in runs)
 
 
 # --- the literals that wake the rules -------------------------------------------------------

@@ -1,12 +1,12 @@
 """graphit's own secret rules: what the detector looks for, besides gitleaks' rules.
 
 The context rules (a value is a secret because of what names it: assignments, URLs, headers,
-command-line flags, prose that names a credential, what a command printed, .npmrc and .pgpass
-lines, SAS signatures) and the literals that wake each rule; the provider formats gitleaks'
-rules (core/secret_rules.py) miss are core/secret_formats.py. What a value found by a rule must
-be to count (not a placeholder, a reference, a name, a key public by design) is
-core/secret_values.py. core/secrets.py runs them all over a text. Tuned against graphit's
-corpora (benchmarks/secrets_corpus.py) and the classes blind corpora showed
+prose that names a credential, .npmrc and .pgpass lines, SAS signatures; what commands and
+tools hold is core/secret_commands.py) and the literals that wake each rule; the provider
+formats gitleaks' rules (core/secret_rules.py) miss are core/secret_formats.py. What a value
+found by a rule must be to count (not a placeholder, a reference, a name, a key public by
+design) is core/secret_values.py. core/secrets.py runs them all over a text. Tuned against
+graphit's corpora (benchmarks/secrets_corpus.py) and the classes blind corpora showed
 (benchmarks/data/blind_secrets); measured on corpora not tuned on. Pure: standard library only.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from graphit_cli.core import secret_commands as commands
 from graphit_cli.core.secret_formats import WAKES
 
 # A private key block: the header and at least one line of key material (a header alone, in a
@@ -69,25 +70,6 @@ AUTH_PAIR = re.compile(
     r"\bAC[0-9a-f]{32}[\"']?\s*[,:]|\bjwt\.(?:sign|encode)\(\s*[^,()\n]{1,60},)"
     r"\s*[\"'`]?(?P<value>[^\s\"'`,)]{8,300})"
 )
-# A password passed on a command line: `docker login -p X`, `mysql -pX`, `--password=X`,
-# `curl -u user:X`.
-_FLAG = re.compile(
-    r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
-    r"client-secret|auth|pin|jwt-secret(?:-hex)?)[= ]|\+sv_setsteamaccount |"
-    r"(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
-    r"(?:redis-cli|fs_cli)\b[^\n]{0,60}?\s-[ap] ?|(?:wandb|cargo) login |"
-    r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
-    # no `\b` before the words: each branch begins with a letter `re` can look for
-    r"ldap\w+\b[^\n]{0,120}?\s-w ?|mosquitto_(?:pub|sub)\b[^\n]{0,80}?\s-P ?|"
-    r"oathtool\b[^\n]{0,30}?\s-b |-(?:src|dest)?(?:storepass|keypass)[ :]|"
-    r"security (?:import|unlock-keychain|create-keychain)\b[^\n]{0,80}?\s-[Pp] |"
-    r"vault operator unseal |sentinel auth-pass \S+ |"
-    r"rabbitmqctl (?:add_user|change_password) \S+ |mc alias set \S+ \S+ \S+ |"
-    r"curl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:|"
-    r"\bhttps?\b[^\n]{0,80}?\s(?:-a|--auth)[ =]?['\"]?[^\s:\"']{1,100}:|"
-    r"(?:altool|vsce publish|ovsx publish)\b[^\n]{0,120}?\s-p |signtool\b[^\n]{0,80}?\s/p |"
-    r"snyk auth |\bsc\b[^\n]{0,40}?\s-k )[\"']?(?P<value>[^\s\"'`]{6,200})"
-)
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
@@ -122,7 +104,7 @@ PROSE = re.compile(
 # A user and a password written as `user / password` after what they open (`admin / ...`,
 # `login ADMIN / ...`, `cn=svc,dc=acme / ...`).
 USER_PASS = re.compile(
-    r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn|password|ssh|wi-?fi|"
+    r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn|password|ssh|wi-?fi|conn|"
     r"ssid|root|"
     r"contrase[ñn]a|passwort)\b)[^\n]{0,90}?"
     r"(?:[:\s]|(?<=\w))[ \t]*(?:[\"'`]?[\w.@+=,-]{2,80}[\"'`]?)?[ \t]+/[ \t]+"
@@ -158,13 +140,9 @@ DEFINE = re.compile(
 )
 # An XML element that holds one (`<password>...</password>` in Maven's settings.xml, NuGet).
 XML_ELEMENT = re.compile(
-    r"(?i:<(?P<name>[\w:-]*(?:password|passwd|secret|token|apikey|api-key|cleartextpassword))>)"
+    r"(?i:<(?P<name>[\w:-]*(?:password|passwd|secret|token|apikey|api-key|cleartextpassword|"
+    r"(?:shared|secret|private|access|auth|master|signing|encryption)key))>)"
     r"(?P<value>[^<\s]{6,300})</"
-)
-# A secret written to a file named for one (`echo '...' > ~/.vault_pass.txt`).
-ECHO_TO_FILE = re.compile(
-    r"\becho\s+[\"']?(?P<value>[^\s\"']{6,300})[\"']?\s*(?:>\s*\S*(?i:pass|secret|token|key)|"
-    r"\|\s*(?:docker|podman|helm|oras|nerdctl)\s+(?:registry\s+)?login\b)"
 )
 # A wallet's private key in a Hardhat or Truffle config (`accounts: ["0x..."]`).
 WALLET_KEY = re.compile(
@@ -184,7 +162,7 @@ HAR_COOKIE = re.compile(
 # A token in a URL's query (`?access_token=`, a magic link's `?t=`, a presigned URL's signature).
 QUERY_TOKEN = re.compile(
     r"[?&](?P<name>(?i:access_token|auth_token|id_token|refresh_token|token|t|"
-    r"x-amz-signature|x-goog-signature|x-amz-security-token|signature|secret|api_key|apikey))"
+    r"x-amz-signature|x-goog-signature|x-amz-security-token|signature|secret|api_key|apikey|key))"
     r"=(?P<value>[A-Za-z0-9._~%+/-]{20,600})"
 )
 # An e-mail address and a password after a slash: `ops@acme.io / Meadowsaffron4291$`.
@@ -203,18 +181,20 @@ PIN = re.compile(
 # A TOTP seed in an otpauth:// URL.
 OTPAUTH = re.compile(r"otpauth://[^\s?]*\?(?:[^\s]*&)?secret=[A-Za-z2-7]{16,}")
 # A PuTTY private key file: its private lines.
-PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?Private-Lines: *\d+\s+[A-Za-z0-9+/=]{16,}", re.S)
+PUTTY = re.compile(r"(?m:^)[ \t]*Private-Lines: *\d+\s+[A-Za-z0-9+/=]{16,}")
 # A JSON Web Key with its private part `d`.
 JWK_PRIVATE = re.compile(r"\"kty\".{0,400}?\"d\"\s*:\s*\"[A-Za-z0-9_-]{20,}\"", re.S)
 # Recovery or backup codes listed after their name.
 RECOVERY_CODES = re.compile(
     r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?(?:[:\n]| are| sind)[ \t]*\n?"
-    r"(?P<value>(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}(?:[ \t]*[,;\n][ \t]*|[ \t]+)){2,}"
-    r"[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5})"
+    r"(?P<value>(?:(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16})"
+    r"(?:[ \t]*[,;\n][ \t]*|[ \t]+)){2,}"
+    r"(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16}))"
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
 SEED_PHRASE = re.compile(
-    r"(?i:\b(?:seed|mnemonic|recovery phrase|secret phrase|backup|semente|semilla)\b|助记词|"
+    r"(?i:\b(?:seed|mnemonic|recovery (?:phrase|words)|secret phrase|backup|semente|semilla|"
+    r"wallet words|(?:12|18|24)[ -]words)\b|助记词|"
     r"фраза восстановления)"
     r"[^\n]{0,80}?[:=：][ \t]*\n?[ \t]*[\"']?"
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
@@ -233,17 +213,6 @@ _NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']
 ENV_PROSE = re.compile(
     r"\b(?P<name>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|SECRET|PASSWORD|PASS|TOKEN|PAT))\b(?![=:])"
     r"[^\n=(){}\[\];$]{1,50}?[\s`'\"«“](?![A-Za-z_]\w*\.[A-Za-z_])(?P<value>[^\s\"'`,;()«»“”$]{11,200}[^\s\"'`,;().:!?«»“”$])"
-)
-# A command that prints a secret and what it printed on the next line or two (`$ cat
-# config/master.key`, `terraform output -raw db_password`, `kubectl get secret ... | base64 -d`,
-# `elasticsearch-reset-password` and its `New value: ...`).
-PRINTED = re.compile(
-    r"(?m)^[ \t]*(?:\$|#|>|PS>)?[ \t]*(?:cat[ \t]+\S*(?i:key|secret|pass|token|cred)\S*|"
-    r"terraform[ \t]+output[ \t]+(?:-raw[ \t]+)?\S*(?i:pass|secret|key|token)\S*|"
-    r"kubectl\b[^\n]*\bsecret\b[^\n]*(?:base64[ \t]+(?:-d|--decode|-D)|base64decode)[^\n]*|"
-    r"[^\n]*(?:reset-password|initial-password)\b[^\n]*)[ \t]*\n(?:[^\n]*\n)?"
-    r"(?:(?i:new value|new password|password)[ \t]*:[ \t]*)?"
-    r"(?P<value>[^\s\"'`]{8,300})[ \t]*$"
 )
 # A Wi-Fi QR code's string: `WIFI:T:WPA;S:<ssid>;P:<password>;;`.
 WIFI_QR = re.compile(r"WIFI:(?:[^;\n]*;)*?P:(?P<value>[^;\n]{8,63});")
@@ -277,7 +246,7 @@ ROLES = {
     WALLET_KEY: "whole",
     PROSE: "named",
     ENV_PROSE: "named",
-    PRINTED: "printed",
+    commands.PRINTED: "printed",
     SESSION_COOKIE: "named",
     HAR_COOKIE: "named",
     QUERY_TOKEN: "named",
@@ -291,6 +260,14 @@ ROLES = {
     BASIC: "basic",
     URL_PASSWORD: "url",
     BEARER: "bearer",
+    commands.CONNECT: "printed",
+    commands.POSITIONAL: "printed",
+    commands.SQL_PASSWORD: "printed",
+    commands.REDIS_ACL: "printed",
+    commands.MANAGER_OUTPUT: "printed",
+    commands.USERLIST: "printed",
+    commands.BROWSER_CSV: "printed",
+    commands.PEM_BASE64: "pem64",
 }
 
 
@@ -301,19 +278,19 @@ CONTEXT_RULES = (
     (BEARER, "bearer-token", ("bearer", "token", "ssws", "authorization")),
     (BASIC, "basic-auth", ("basic", "auth")),
     (
-        _FLAG,
+        commands.FLAG,
         "password",
         (
             *("--pass", "-key", "-token", "-secret", "login", "mysql", "sshpass", "-p", "curl"),
             *("redis-cli", "wandb", "cargo", "poetry", "ngrok", "ldap", "mosquitto", "oathtool"),
             *("storepass", "keypass", "security", "unseal", "auth-pass", "rabbitmqctl"),
             *("--pin", "jwt-secret", "setsteamaccount", "fs_cli", "http", "altool", "vsce"),
-            *("ovsx", "signtool", "snyk auth", "sc "),
+            *("ovsx", "signtool", "snyk auth", "sc ", "--auth", "--pop"),
             "mc alias",
         ),
     ),
     (ENV_PROSE, "credential", ("_key", "_secret", "_pass", "_token", "_pat")),
-    (PRINTED, "password", ("cat ", "terraform output", "base64", "-password")),
+    (commands.PRINTED, "password", ("cat ", "terraform output", "base64", "-password")),
     (WIFI_QR, "wifi-password", ("wifi:",)),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
     (
@@ -347,25 +324,56 @@ CONTEXT_RULES = (
         ("requirepass", "masterauth", "]:", "password 7", "password 5", "password 0", "key 0"),
     ),
     (DIRECTIVE, "secret", ("secret 5", "secret 7", "secret 0")),
-    (XML_ELEMENT, "password", ("password>", "passwd>", "secret>", "token>", "apikey>", "api-key>")),
-    (ECHO_TO_FILE, "password", ("echo",)),
+    (
+        XML_ELEMENT,
+        "password",
+        ("password>", "passwd>", "secret>", "token>", "apikey>", "api-key>", "key>"),
+    ),
+    (commands.ECHO_TO_FILE, "password", ("echo",)),
     (WALLET_KEY, "private-key", ("accounts", "wallet(")),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=", ".aspnetcore.")),
     (HAR_COOKIE, "session-cookie", ('"name"',)),
-    (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=")),
+    (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=", "key=")),
     (EMAIL_PASS, "password", ("@",)),
     (PIN, "pin", ("pin", "code", "combination", "combo", "passcode", "host key", "lockbox")),
     (OTPAUTH, "totp-seed", ("otpauth://",)),
-    (PUTTY, "private-key", ("putty-user-key-file",)),
+    (PUTTY, "private-key", ("private-lines:",)),
     (JWK_PRIVATE, "private-key", ('"kty"',)),
     (RECOVERY_CODES, "recovery-codes", ("codes",)),
     (
         SEED_PHRASE,
         "seed-phrase",
-        ("seed", "mnemonic", "phrase", "backup", "助记词", "фраза", "semente", "semilla"),
+        (
+            *("seed", "mnemonic", "phrase", "backup", "助记词", "фраза", "semente", "semilla"),
+            *("recovery words", "wallet words", "12 words", "24 words", "18 words", "12-words"),
+        ),
     ),
     (PGPASS, "password", ()),  # no literal: its pattern begins with `:`, which `re` looks for
     (_NPMRC, "npm-token", (":_",)),
+    (
+        commands.CONNECT,
+        "password",
+        ("sqlplus", "rman", "sqlldr", "expdp", "impdp", "dgmgrl", "exp ", "imp "),
+    ),
+    (
+        commands.POSITIONAL,
+        "password",
+        ("mosquitto_passwd", "htpasswd", "mkstore", "steamcmd", "api-key store", "setapikey"),
+    ),
+    (commands.POSITIONAL, "token", ("anaconda", "codecov")),
+    (commands.SQL_PASSWORD, "password", ("identified",)),
+    (commands.REDIS_ACL, "password", ("setuser",)),
+    (commands.SETTER, "secret", ("set", "with", "use")),
+    (
+        commands.MANAGER_OUTPUT,
+        "password",
+        ("op read", "op item", "pass show", "bw ", "find-generic-password", "keepassxc"),
+    ),
+    (commands.MANAGER_OUTPUT, "private-key", ("wg genkey",)),
+    (commands.MANAGER_OUTPUT, "password", ("rclone obscure", "vault kv get")),
+    (commands.USERLIST, "password", ('" "', '"\t"')),
+    (commands.BROWSER_CSV, "password", ('","',)),
+    (commands.PEM_BASE64, "private-key", ("ls0tls1crudjti",)),
 )
 
 GATE_LITERALS = sorted(

@@ -252,7 +252,10 @@ def corpus() -> list[dict]:
         body = (
             base64.urlsafe_b64encode(
                 json.dumps(
-                    {"sub": r.choice(["maint", "admin", "docs"]), "exp": r.randint(1.9e9, 2.1e9)}
+                    {
+                        "sub": r.choice(["maint", "admin", "docs"]),
+                        "exp": r.randint(1_900_000_000, 2_100_000_000),
+                    }
                 ).encode()
             )
             .decode()

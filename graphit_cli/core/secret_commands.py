@@ -1,0 +1,108 @@
+"""Context rules for what commands, code and tools' files hold: a password a command takes by
+a flag (`--password=`, `mysql -p`, `curl -u user:pw`) or as an argument (`sqlplus user/pw@db`,
+`mosquitto_passwd -b file user pw`, `IDENTIFIED BY '...'`), one echoed into a file or a login,
+a setter called with one (`ArduinoOTA.setPassword("...")`), what a command, a password manager
+or a key generator printed (`cat master.key`, `op read ...`, `wg genkey`), a pgbouncer
+userlist's and a browser export's entries, a PEM private key in base64 (a kubeconfig's
+`client-key-data`).
+
+Each is a pattern with a `value` group (or a whole match), judged as core/secret_patterns.py
+ROLES says; core/secret_patterns.py CONTEXT_RULES lists them with the literals that wake
+them. Tuned on the classes blind corpora showed (benchmarks/data/blind_secrets). Pure: standard
+library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A password passed on a command line: `docker login -p X`, `mysql -pX`, `--password=X`,
+# `curl -u user:X`.
+FLAG = re.compile(
+    r"(?:--(?:[\w-]*-)?(?:pass(?:word|wd)?|(?:api|account|access|auth|secret|private)-key|token|"
+    r"client-secret|auth|pin|pop|jwt-secret(?:-hex)?)[= ]|\+?sv_setsteamaccount |"
+    r"(?:login|mysql|mysqldump|mysqladmin|sshpass)\b[^\n]{0,60}?\s-p ?|"
+    r"(?:redis-cli|fs_cli)\b[^\n]{0,60}?\s-[ap] ?|(?:wandb|cargo) login |"
+    r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
+    # no `\b` before the words: each branch begins with a letter `re` can look for
+    r"ldap\w+\b[^\n]{0,120}?\s-w ?|mosquitto_(?:pub|sub)\b[^\n]{0,80}?\s-P ?|"
+    r"oathtool\b[^\n]{0,30}?\s-b |-(?:src|dest)?(?:storepass|keypass)[ :]|"
+    r"security (?:import|unlock-keychain|create-keychain)\b[^\n]{0,80}?\s-[Pp] |"
+    r"vault operator unseal |sentinel auth-pass \S+ |"
+    r"rabbitmqctl (?:add_user|change_password) \S+ |mc alias set \S+ \S+ \S+ |"
+    r"curl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:|"
+    r"\bhttps?\b[^\n]{0,80}?\s(?:-a|--auth)[ =]?['\"]?[^\s:\"']{1,100}:|"
+    r"(?:altool|vsce publish|ovsx publish)\b[^\n]{0,120}?\s-p |signtool\b[^\n]{0,80}?\s/p |"
+    r"snyk auth |\bsc\b[^\n]{0,40}?\s-k )[\"']?(?P<value>[^\s\"'`]{6,200})"
+)
+# A secret written to a file named for one (`echo '...' > ~/.vault_pass.txt`).
+ECHO_TO_FILE = re.compile(
+    r"\becho\s+[\"']?(?P<value>[^\s\"']{6,300})[\"']?\s*(?:>\s*\S*(?i:pass|secret|token|key)|"
+    r"\|\s*(?:docker|podman|helm|oras|nerdctl)\s+(?:registry\s+)?login\b|"
+    r"\|\s*(?:gpg\b[^\n]*--passphrase-fd|sudo -S|passwd --stdin|chpasswd))"
+)
+# A command that prints a secret and what it printed on the next line or two (`$ cat
+# config/master.key`, `terraform output -raw db_password`, `kubectl get secret ... | base64 -d`,
+# `elasticsearch-reset-password` and its `New value: ...`).
+PRINTED = re.compile(
+    r"(?m)^[ \t]*(?:\$|#|>|PS>)?[ \t]*(?:cat[ \t]+\S*(?i:key|secret|pass|token|cred)\S*|"
+    r"terraform[ \t]+output[ \t]+(?:-raw[ \t]+)?\S*(?i:pass|secret|key|token)\S*|"
+    r"kubectl\b[^\n]*\bsecret\b[^\n]*(?:base64[ \t]+(?:-d|--decode|-D)|base64decode)[^\n]*|"
+    r"[^\n]*(?:reset-password|initial-password)\b[^\n]*)[ \t]*\n(?:[^\n]*\n)?"
+    r"(?:(?i:new value|new password|password)[ \t]*:[ \t]*)?"
+    r"(?P<value>[^\s\"'`]{8,300})[ \t]*$"
+)
+# A database client's `user/password@connect`: SQL*Plus, RMAN, Data Pump, a saved connection
+# (`conn for DWH: etl / ...` is USER_PASS's). The value stops at `@`, `/` or a space.
+CONNECT = re.compile(
+    r"(?i:\b(?:sqlplus|rman|sqlldr|expdp|impdp|dgmgrl|exp|imp)\b)[^\n]{0,40}?"
+    r"(?<![\w/])[\w$#]{1,30}/(?P<value>[^\s/@\"'`]{6,100})(?=@|\s|$)"
+)
+# A password given as a command's positional argument after the user, or a tool's own
+# store command: `mosquitto_passwd -b FILE USER PW`, `htpasswd -bc FILE USER PW`, `mkstore ...
+# -createCredential ALIAS USER PW`, `steamcmd +login USER PW`, `confluent api-key store KEY
+# SECRET`, `nuget setapikey KEY`, `anaconda -t TOKEN`.
+POSITIONAL = re.compile(
+    r"(?:mosquitto_passwd\b[^\n]{0,40}?\s-b\s+\S+\s+\S+|htpasswd\b[^\n]{0,20}?\s-\w*b\w*\s+\S+\s+\S+|"
+    r"mkstore\b[^\n]{0,120}?\s-(?:create|modify)Credential\s+\S+\s+\S+|"
+    r"steamcmd\b[^\n]{0,60}?\+login\s+\S+|confluent api-key store\s+\S+|nuget setapikey|"
+    r"anaconda\b[^\n]{0,20}?\s-t|codecov\b[^\n]{0,80}?\s-t)"
+    r"[ \t]+[\"']?(?P<value>[^\s\"'`]{6,200})"
+)
+# SQL that sets a password: `CREATE USER ... IDENTIFIED BY '...'` (MySQL, Oracle).
+SQL_PASSWORD = re.compile(
+    r"(?i:\bidentified\s+(?:with\s+\w+\s+)?by\s+)(?!password\b)"
+    r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`;]{6,200})(?P=q)"
+)
+# Redis's `ACL SETUSER name on >password`.
+REDIS_ACL = re.compile(r"(?i:\bacl\s+setuser\s+\S+)[^\n]*?\s>(?P<value>[^\s]{6,200})")
+# A setter called with a literal: `ArduinoOTA.setPassword("...")`, `.withApiKey('...')`.
+SETTER = re.compile(
+    r"(?i:\b(?:set|with|use)_?(?P<name>password|passwd|passphrase|secret|api_?key|auth_?token|"
+    r"access_?token|token|private_?key))\s*\(\s*(?P<q>[\"'])(?P<value>[^\"'\n]{6,300})(?P=q)\s*[,)]"
+)
+# What a password manager or a key generator printed, on the line after its command
+# (`$ op read op://...`, `$ pass show email/x`, `$ security find-generic-password ... -w`) or on
+# its own line after a word that says so (`bw unlock --raw printed ...`, `wg genkey output
+# for the laptop: ...`).
+MANAGER_OUTPUT = re.compile(
+    r"(?i:\b(?:op read|op item get\b[^\n]*--reveal|pass show|gopass show|bw get password|"
+    r"bw unlock|security find-generic-password\b[^\n]*\s-w|keepassxc-cli show|wg genkey|"
+    r"rclone obscure|vault kv get\b[^\n]*-field[= ]\S*pass\S*))"
+    r"(?:[^\n]*\n|[^\n:]{0,60}?(?:\bprinted|\boutputs?|\bgave|\breturned|->|→|:(?=[ \t])))"
+    r"[ \t]*(?P<value>[^\s\"'`]{8,300})"
+)
+# A pgbouncer userlist's entry: `"user" "password"` (the md5 and SCRAM forms are provider
+# formats: core/secret_formats.py), on its own line or after `userlist`.
+USERLIST = re.compile(
+    r"(?:(?m:^)|(?i:\buserlist\b)[^\n\"]{0,20})[ \t]*\"[\w.@-]{1,63}\"[ \t]+"
+    r"\"(?P<value>[^\"\n]{6,300})\"[ \t]*(?:$|\n)"
+)
+# A browser's password export row: `"https://site","user","password"` (Firefox's order; Chrome's
+# begins with a name).
+BROWSER_CSV = re.compile(
+    r"\"https?://[^\"\n]{1,300}\"\s*,\s*\"[^\"\n]{0,200}\"\s*,\s*\"(?P<value>[^\"\n]{6,200})\""
+)
+# A PEM private key in base64 (`client-key-data: LS0tLS1CRUdJTi...`): the header decodes to
+# `-----BEGIN ... PRIVATE KEY-----` (core/secret_context.py `judged`, role "pem64").
+PEM_BASE64 = re.compile(r"(?P<value>LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2})")
