@@ -88,7 +88,7 @@ SETTER = re.compile(
 MANAGER_OUTPUT = re.compile(
     r"(?i:\b(?:op read|op item get\b[^\n]*--reveal|pass show|gopass show|bw get password|"
     r"bw unlock|security find-generic-password\b[^\n]*\s-w|keepassxc-cli show|wg genkey|"
-    r"rclone obscure|vault kv get\b[^\n]*-field[= ]\S*pass\S*))"
+    r"rclone obscure|consul keygen|vault kv get\b[^\n]*-field[= ]\S*pass\S*))"
     r"(?:[^\n]*\n|[^\n:]{0,60}?(?:\bprinted|\boutputs?|\bgave|\breturned|->|→|:(?=[ \t])))"
     r"[ \t]*(?P<value>[^\s\"'`]{8,300})"
 )
@@ -106,3 +106,22 @@ BROWSER_CSV = re.compile(
 # A PEM private key in base64 (`client-key-data: LS0tLS1CRUdJTi...`): the header decodes to
 # `-----BEGIN ... PRIVATE KEY-----` (core/secret_context.py `judged`, role "pem64").
 PEM_BASE64 = re.compile(r"(?P<value>LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2})")
+# An SMTP session's credentials: `AUTH PLAIN <base64 of \0user\0password>`, or the line after
+# the server's `334 UGFzc3dvcmQ6` ("Password:") in an `AUTH LOGIN` exchange.
+SMTP_PLAIN = re.compile(r"(?i:\bAUTH PLAIN)[ \t]+(?P<value>[A-Za-z0-9+/]{8,}={0,2})")
+SMTP_LOGIN = re.compile(r"334 UGFzc3dvcmQ6[ \t]*\r?\n[ \t]*(?P<value>[A-Za-z0-9+/]{4,}={0,2})")
+# An expect script that answers a password prompt: `expect "password:"` then `send "...\r"`.
+EXPECT_SEND = re.compile(
+    r"(?i:\bexpect)[ \t]+[\"'{][^\n]*(?i:password|passphrase|passcode)[^\n]*\n[ \t]*"
+    r"send[ \t]+(?:--[ \t]+)?[\"'{](?P<value>[^\"'}\n\\]{4,200})"
+)
+# A key given to a cipher's or a MAC's constructor: `Fernet(b"...")`, `hmac.new(b"...", ...)`.
+KEY_CONSTRUCTOR = re.compile(
+    r"\b(?:Fernet|AESGCM|AESSIV|ChaCha20Poly1305|SecretBox|hmac\.new)\(\s*b?"
+    r"(?P<q>[\"'])(?P<value>[^\"'\n]{16,300})(?P=q)"
+)
+# A Consul or Nomad ACL token's, a Vault AppRole's secret id: a uuid after its name.
+SECRET_ID = re.compile(
+    r"(?i:\bsecret[ _-]?id)\b[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?P<value>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b"
+)

@@ -65,7 +65,8 @@ _NOT_CREDENTIALS = frozenset(
     """cache idempotency sort partition primary foreign composite public search-only search site
     gpg pgp ssh host routing shard lookup dedup dedupe hotkey file s3 object storage redis i18n
     translation message map dict row column group sha1 sha256 sha512 md5 hash node captcha random
-    rng device surrogate bucket kms deduplication tokenization natural business""".split()  # noqa: SIM905
+    rng device surrogate bucket kms deduplication tokenization tokenisation natural business
+    card wrapped encrypted""".split()  # noqa: SIM905
 )
 # An account's primary or secondary key (Azure Cosmos DB, Storage, IoT Hub): base64 of 32 or 64
 # bytes, padded; a database's primary key is never one.
@@ -141,6 +142,20 @@ def names_no_secret(label: str, before: str = "") -> bool:
     return bool(word) and word[-1].lower().strip("-") in _NOT_CREDENTIALS
 
 
+# Words that make a name a credential's whatever else it holds (`SECRET_DEVICE_KEY`).
+_CREDENTIAL_WORDS = frozenset(
+    {"secret", "private", "api", "auth", "access", "master", "signing", "encryption", "client"}
+    | {"admin"}
+)
+
+
+def data_key_before(before: str) -> bool:
+    """Whether the words right before a value name a key or a token of data (`card token`,
+    `idempotency key`): no credential, whatever its shape."""
+    words = re.findall(r"[A-Za-z0-9-]+", before.rsplit("\n", 1)[-1][-40:].lower())
+    return len(words) >= 2 and words[-1] in ("key", "token") and words[-2] in _NOT_CREDENTIALS
+
+
 def seed_phrase(value: str) -> bool:
     """12, 15, 18, 21 or 24 words and none a function word: a wallet's seed phrase."""
     words = value.lower().split()
@@ -158,15 +173,20 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
         return None  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`, `ghp_abc…`
     label = match.group(0)[: match.start("value") - match.start()]
     before = text[max(0, match.start() - 30) : match.start()]
+    # what a name is said to be is said in its own field (not `public_key ..., private_key ...`)
+    field = re.split(r"[,;]\s*", before.rsplit("\n", 1)[-1])[-1]
+    parts = set(re.findall(r"[a-z0-9]+", name.lower())[:-1])
+    if parts & _NOT_CREDENTIALS and not parts & _CREDENTIAL_WORDS:
+        return None  # `idempotency_key: ...`, `card_token in ...`: a key of data
     # the word before says what a `key` or a `token` is (`redis key`); not what a password is
     keyed = assigned_kind(name) != "password" and name.lower() != "psk"
     if (
         names_no_secret(label, before if keyed else "")
         and not (_ACCOUNT_KEY.fullmatch(value) and _PRIMARY.search(before))
-    ) or PUBLIC_NAME.search(before.rsplit("\n", 1)[-1] + label):
+    ) or PUBLIC_NAME.search(field + label):
         return None
     line = text[max(0, match.start() - 80) : match.start()].rsplit("\n", 1)[-1]
-    if _PUBLIC_CONTEXT.search(line):
+    if _PUBLIC_CONTEXT.search(line if field else line.replace("public_", "")):
         return None  # `docsearch({ ... apiKey:`, `NEXT_PUBLIC_...`
     if _NAMESPACED.fullmatch(value) or KEY_ID.fullmatch(value):
         return None  # a cache's key (`session:447657:ios`); a GPG key's id
@@ -202,6 +222,15 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
     if role == "pem64":  # base64 whose header decodes to a PEM private key's
         head = value[: min(64, len(value) // 4 * 4)]  # whole groups: no padding to add
         return kind if b"PRIVATE KEY" in base64.b64decode(head) else None
+    if role == "as-is":  # its name and shape are enough (a uuid after `SecretID:`)
+        return kind
+    if role == "login64":  # base64 of a password, or of `\0user\0password` (SMTP AUTH PLAIN)
+        try:
+            plain = base64.b64decode(value + "=" * (-len(value) % 4)).decode()
+        except (ValueError, UnicodeDecodeError):
+            return None
+        password = plain.split("\0")[-1]
+        return kind if password.isprintable() and credible(password, quoted=True) else None
     if role == "basic":  # base64 of `user:password`
         try:
             plain = base64.b64decode(value + "=" * (-len(value) % 4)).decode()
@@ -214,7 +243,8 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
             return None  # `postgres:postgres@localhost`, a default
         return kind if credible(value, url=True) else None
     if role == "bearer":  # not a `device token`, a `dedup token`
-        if names_no_secret("", text[max(0, match.start() - 30) : match.start()]):
+        before = text[max(0, match.start() - 30) : match.start()].rsplit("\n", 1)[-1]
+        if names_no_secret("", before):  # the line's own words (not `purge_cache\n> Auth...`)
             return None
         return kind if credible(value) and mixed(value) else None
     name = match.groupdict().get("name")

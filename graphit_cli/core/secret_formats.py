@@ -86,6 +86,8 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
         r"\bSCRAM-SHA-(?:1|256)\$\d+:[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}:[A-Za-z0-9+/]+={0,2}",
     ),
     ("adafruit-io-key", r"\baio_[A-Za-z0-9]{28}\b"),
+    ("tailscale-key", r"\btskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}"),
+    ("helicone-key", r"\bsk-helicone-[a-z0-9]{7}(?:-[a-z0-9]{7}){3}\b"),
     # An X (Twitter) app's bearer token: a run of `A` and the token.
     ("twitter-bearer-token", r"\bA{20,22}[A-Za-z0-9%]{50,}"),
 )
@@ -135,6 +137,8 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "postgres-md5-verifier": ("md5",),
     "scram-verifier": ("SCRAM-SHA-",),
     "adafruit-io-key": ("aio_",),
+    "tailscale-key": ("tskey-",),
+    "helicone-key": ("sk-helicone-",),
     "zwave-security-key": ("S0_Legacy", "S2_"),
     "minisign-secret-key": ("untrusted comment",),
     "twitter-bearer-token": ("AAAAAAAAAAAAAAAAAAAA",),

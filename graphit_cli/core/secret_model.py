@@ -365,6 +365,15 @@ def _plainly_alike(text: str, start: int, end: int) -> bool:
         return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`; the URL rule's
     if _HOST_OR_CODE.search(value) or _ADDRESS.fullmatch(value):
         return True  # `root@127.0.0.1`, `X25519.secret_length`; an Ethereum address
+    quotes = ("'", '"')
+    if (
+        value.endswith("=")
+        and text[end : end + 1] in quotes
+        and text[start - 1 : start] not in quotes
+    ):
+        return True  # an attribute's name: `y0Accessor="p5"`
+    if text[start - 1 : start] == "<" and text.startswith(">", end) and _HEX.fullmatch(value):
+        return True  # a crash log's binary image uuid: `<A6D44DB7AC0B95C3...>`
     return value.startswith(("sha256-", "sha384-", "sha512-")) or bool(values.PAIR.fullmatch(value))
 
 
@@ -380,6 +389,8 @@ def _judged_alike(text: str, start: int, end: int, name: str) -> bool:
         return True  # a Solana address or program id: public
     if _DATA_WORDS & set(re.findall(r"[a-z0-9]+", text[max(0, start - 40) : start].lower())[-3:]):
         return True  # `captcha seed ...`, `request nonce ...`: a value of data
+    if context.data_key_before(text[max(0, start - 40) : start]):
+        return True  # `card token ...`, `idempotency key ...`
     if not values.credible(value, quoted=True, name=name or "credential"):
         return True
     return context.public_or_id(text[max(0, start - 60) : start], value)

@@ -81,8 +81,9 @@ PROSE = re.compile(
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
     r"schlüssel|klucz|sleutel|anahtar\w*|ключ\w*|парол\w*|şifre\w*|parola|chiave|sekret|"
     r"segreto|secreto|khóa|mật khẩu|"
-    r"(?:app|api|auth|access|secret|private|master|signing|encryption|fernet)[ _-]?key|"
-    r"new (?:value|key|token|password|secret)|neue[rn]? (?:wert|schlüssel|key|token)|"
+    r"(?:app|api|auth|access|secret|private|master|signing|encryption|fernet|hmac|certificate)"
+    r"[ _-]?key|dek|data[ _-]?key|new (?:value|key|token|password|secret)|"
+    r"neue[rn]? (?:wert|schlüssel|key|token)|"
     r"nuov[ao] (?:chiave|token|valore)|nouvel(?:le)? (?:clé|valeur)|новый|новое значение|yenisi|"
     r"client[ _-]?secret|unseal (?:key|share)|wg genkey output|privkey|priv[ _]key|gslt|"
     r"requirepass|nwkskey|appskey|appkey|networkkey|network[ _-]key|answer|memorable word|"
@@ -200,7 +201,7 @@ SEED_PHRASE = re.compile(
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
 )
 # An Azure shared access signature's `sig=` in a URL or a connection string.
-SAS_SIGNATURE = re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})")
+SAS_SIGNATURE = re.compile(r"(?:[?&;]|\b)sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})")
 # A .pgpass line: `host:port:database:user:password`.
 PGPASS = re.compile(
     r"(?m):(?<=[\w.*-]:)(?:\d{4,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<value>[^\s:]+)[ \t]*$"
@@ -268,6 +269,11 @@ ROLES = {
     commands.USERLIST: "printed",
     commands.BROWSER_CSV: "printed",
     commands.PEM_BASE64: "pem64",
+    commands.SMTP_PLAIN: "login64",
+    commands.SMTP_LOGIN: "login64",
+    commands.EXPECT_SEND: "printed",
+    commands.KEY_CONSTRUCTOR: "printed",
+    commands.SECRET_ID: "as-is",
 }
 
 
@@ -308,7 +314,7 @@ CONTEXT_RULES = (
             *("yenisi", "fernet", "changed to", "contains", "snmp", "unseal", "genkey"),
             *("privkey", "priv_key", "priv key", "gslt", "requirepass", "skey", "appkey"),
             *("networkkey", "network key", "network_key", "answer", "memorable", "auth-code"),
-            *("auth code", "authcode", "transfer code"),
+            *("auth code", "authcode", "transfer code", "dek"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
@@ -374,6 +380,15 @@ CONTEXT_RULES = (
     (commands.USERLIST, "password", ('" "', '"\t"')),
     (commands.BROWSER_CSV, "password", ('","',)),
     (commands.PEM_BASE64, "private-key", ("ls0tls1crudjti",)),
+    (commands.SMTP_PLAIN, "password", ("auth plain",)),
+    (commands.SMTP_LOGIN, "password", ("334 ugfzc3dvcmq6",)),
+    (commands.EXPECT_SEND, "password", ("expect",)),
+    (
+        commands.KEY_CONSTRUCTOR,
+        "secret",
+        ("fernet(", "aesgcm(", "aessiv(", "chacha20", "secretbox(", "hmac.new("),
+    ),
+    (commands.SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),
 )
 
 GATE_LITERALS = sorted(

@@ -34,6 +34,7 @@ DOCUMENTED_EXAMPLES = frozenset(
         "5A6967426565416C6C69616E63653039",  # Zigbee's default link key, "ZigBeeAlliance09"
         "20202021",  # the Matter SDK's test setup passcode
         "ghp_16C7e42F292c6912E7710c838347Ae178B4a",  # GitHub's REST docs' sample token
+        "abcdef.0123456789abcdef",  # kubeadm's documented bootstrap token
     }
 )
 # BIP-39's published test vectors, in fixtures everywhere.

@@ -256,7 +256,7 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False  # a type: `stripe_secret_key: SecretStr`
     if not quoted and _WORD.match(value) and (value.islower() or value.istitle()):
         return len(value) >= 10 and not value.islower()  # prose: `password: Required`
-    if value.startswith(("~/", "./", "file:", "@/", "@-")) or _SCHEME.match(value):
+    if value.startswith(("~/", "./", "file:", "@/", "@-", "vault:")) or _SCHEME.match(value):
         return False  # a path or an address: where the secret lives (`op://vault/item`)
     if _PATH.match(value) and not any(_GENERATED_RUN.fullmatch(p) for p in value.split("/")):
         return False  # `/etc/app/secret` (not base64 that begins with `/`: `/bNLNEHBa59b4...`)
