@@ -266,7 +266,7 @@ DISAGREED = {
     *("expired-otp", "revoked_token", "public_client_id", "analytics-ids"),
     *("mixpanel_project_token", "twilio_account_sid", "jwt_io_sample"),
     *("revoked_token_stated", "revoked_stated_dead", "revoked_and_deleted_key", "revoked_key_note"),
-    *("revoked_pat_stated", "invalidated_session_stated"),
+    *("revoked_pat_stated", "invalidated_session_stated", "twilio_api_key_sid_only"),
     *("aws_access_key_id_only", "aws_access_key_id_alone"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
@@ -274,19 +274,23 @@ DISAGREED = {
 # Where a corpus stands when it does not meet the targets (secrets missed, look-alikes
 # refused): the classes its first look showed are rules, and these are the rows left.
 STANDS = {
-    "blind_secrets_16": (0.027, 0.011),
-    "blind_secrets_17": (0.06, 0.011),
-    "blind_secrets_18": (0.032, 0.01),
+    "blind_secrets_16": (0.021, 0.011),
+    "blind_secrets_17": (0.055, 0.011),
+    "blind_secrets_18": (0.027, 0.01),
     "blind_secrets_19": (0.04, 0.011),
     "blind_secrets_21": (0.028, 0.01),
     "blind_secrets_22": (0.045, 0.01),
     "blind_secrets_24": (0.035, 0.02),
     "blind_secrets_25": (0.029, 0.025),
     "blind_secrets_26": (0.029, 0.035),
-    "blind_secrets_27": (0.056, 0.01),
-    "blind_secrets_29": (0.059, 0.011),
+    "blind_secrets_27": (0.051, 0.01),
+    "blind_secrets_29": (0.065, 0.011),
     "blind_secrets_30": (0.02, 0.013),
-    "blind_secrets_32": (0.039, 0.029),
+    "blind_secrets_32": (0.033, 0.029),
+    "blind_secrets_36": (0.021, 0.01),
+    "blind_secrets_37": (0.02, 0.023),
+    "blind_secrets_38": (0.088, 0.01),
+    "blind_secrets_39": (0.02, 0.017),
 }
 
 
@@ -780,6 +784,49 @@ def test_the_classes_blind_corpora_28_to_31_showed(text: str, refused: bool) -> 
 )
 def test_the_classes_blind_corpora_32_to_35_showed(text: str, refused: bool) -> None:
     """What corpora 32-35 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 36-39: healthcare and biotech labs, e-commerce operations, network and
+        # telecom engineers, a solo developer's side projects.
+        ("conf t\n enable secret 0 Harbor@fiber35\n end", True),
+        ("key chain KC\n key 1\n  key-string Vq8pLx2Rk7Tz4", True),
+        ("ip ospf message-digest-key 1 md5 Qm7xLv2Rt9Yw4", True),
+        ("vrrp_instance VI_1 {\n  authentication {\n    auth_pass Lq7vX2pR\n  }\n}", True),
+        (
+            "snmpwalk -v3 -l authPriv -u mon -a SHA -A in-vault -x AES -X 'Kv8Lm2Xq4Rt6' 10.0.0.1",
+            True,
+        ),
+        ("snmp-server user nms NMS v3 auth sha Copper*maple77 priv aes 128 Lantern#5512", True),
+        ("chrony.keys on the NTP boxes: 5 SHA1 Harbor%maple90", True),
+        ("IMSI 001010000012345 Ki 73BF7EC0FCE8AAA634ED9AABA5266593", True),
+        ("register => 4415550100:maple175%Q70OXS@sip.provider.example/4415550100", True),
+        ('/etc/ppp/chap-secrets\n"branch7@isp.example" * "yRsAx*yX=_G8MHQp" *', True),
+        ("set system ntp authentication-key 1 type md5 value " + '"$9$abDPR6fFksr9KlkVIxZZ"', True),
+        ('reg add "HKLM\\...\\Winlogon" /v DefaultPassword /t REG_SZ /d Lantern!9217x /f', True),
+        ("lftp -u genomics_xfer,'Pipette#175maple$' sftp://xfer.lab.example", True),
+        ("keystore /opt/app/keystore.jks storepass Kq8!vX2pLm7Rz keypass same", True),
+        ('jwks-private.json -> "d": "' + "m3FRILDhoD_Abb7IJBihC5qKuab-aM1BZc" * 2 + '"', True),
+        ("PSEUDONYM_PEPPER: pkNEeNhl4OgYfgNX8y5DLydJIVI4fVu3NtTbeXRp", True),
+        ("trigger URL: https://hooks.zapier.com/hooks/catch/2141243/zg6ovp/", True),
+        ("deploy hook https://api.netlify.com/build_hooks/1773fe69a05acc1e4a582803", True),
+        ("new Resend('re_SqDQfdCu_qIWTS8KWmCafdDEeJXMyj1a0') in lib/mail.ts", True),
+        (
+            "3GPP TS 35.208 test set 1: OP = cdc202d5123e20f62b6d676ac72cb318 for the unit tests",
+            False,
+        ),
+        ("Key Data:\n  30820122 300D0609 2A864886 F70D0101 01050003 82010F00 59FF7ED3", False),
+        ("X-Shopify-Storefront-Access-Token: e6655f9038e55916efec8d027af981df (public)", False),
+        ("TWILIO_ACCOUNT_SID=ACf0406f3d8ad9a4aace69e10d4d182618", False),
+        ("debug.keystore defaults: storepass android, keypass android", False),
+        ("snmpwalk -v2c -c public 10.0.0.1 ifDescr", False),
+    ],
+)
+def test_the_classes_blind_corpora_36_to_39_showed(text: str, refused: bool) -> None:
+    """What corpora 36-39 showed at their first look, each class in a text of its own."""
     assert bool(secrets.find(text)) is refused, text
 
 

@@ -26,14 +26,15 @@ FLAG = re.compile(
     r"poetry config http-basic\.\S+ \S+ |ngrok (?:config add-)?authtoken |"
     # no `\b` before the words: each branch begins with a letter `re` can look for
     r"ldap\w+\b[^\n]{0,120}?\s-w ?|mosquitto_(?:pub|sub)\b[^\n]{0,80}?\s-P ?|"
-    r"oathtool\b[^\n]{0,30}?\s-b |-(?:src|dest)?(?:storepass|keypass)[ :]|"
+    r"oathtool\b[^\n]{0,30}?\s-b |(?<![\w-])-?(?:src|dest)?(?:storepass|keypass)[ :]|"
+    r"lftp\b[^\n]{0,40}?\s-u\s+[^\s,]+,|"
     r"security (?:import|unlock-keychain|create-keychain)\b[^\n]{0,80}?\s-[Pp] |"
     r"vault operator unseal |sentinel auth-pass \S+ |"
     r"rabbitmqctl (?:add_user|change_password) \S+ |mc alias set \S+ \S+ \S+ |"
     r"curl\b[^\n]{0,80}?\s(?:-u|--user)[ =]?[^\s:\"']{1,100}:|"
     r"\bhttps?\b[^\n]{0,80}?\s(?:-a|--auth)[ =]?['\"]?[^\s:\"']{1,100}:|"
     r"(?:altool|vsce publish|ovsx publish)\b[^\n]{0,120}?\s-p |signtool\b[^\n]{0,80}?\s/p |"
-    r"snyk auth |\bsc\b[^\n]{0,40}?\s-k )[\"']?(?P<value>[^\s\"'`]{6,200})"
+    r"snyk auth |\bsc\b[^\n]{0,40}?\s-k )[\"']?(?P<value>[^\s\"'`,;]{6,200})"
 )
 # A secret written to a file named for one (`echo '...' > ~/.vault_pass.txt`).
 ECHO_TO_FILE = re.compile(
@@ -55,7 +56,7 @@ PRINTED = re.compile(
 # A database client's `user/password@connect`: SQL*Plus, RMAN, Data Pump, a saved connection
 # (`conn for DWH: etl / ...` is USER_PASS's). The value stops at `@`, `/` or a space.
 CONNECT = re.compile(
-    r"(?i:\b(?:sqlplus|rman|sqlldr|expdp|impdp|dgmgrl|exp|imp)\b)[^\n]{0,40}?"
+    r"(?i:\b(?:sqlplus|rman|sqlldr|expdp|impdp|dgmgrl|exp|imp|connect as)\b)[^\n]{0,40}?"
     r"(?<![\w/])[\w$#]{1,30}/(?P<value>[^\s/@\"'`]{6,100})(?=@|\s|$)"
 )
 # A password given as a command's positional argument after the user, or a tool's own
@@ -66,7 +67,7 @@ POSITIONAL = re.compile(
     r"(?:mosquitto_passwd\b[^\n]{0,40}?\s-b\s+\S+\s+\S+|htpasswd\b[^\n]{0,20}?\s-\w*b\w*\s+\S+\s+\S+|"
     r"mkstore\b[^\n]{0,120}?\s-(?:create|modify)Credential\s+\S+\s+\S+|"
     r"steamcmd\b[^\n]{0,60}?\+login\s+\S+|confluent api-key store\s+\S+|nuget setapikey|"
-    r"anaconda\b[^\n]{0,20}?\s-t|codecov\b[^\n]{0,80}?\s-t)"
+    r"anaconda\b[^\n]{0,20}?\s-t|codecov\b[^\n]{0,80}?\s-t|radtest(?:\s+\S+){4})"
     r"[ \t]+[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # SQL that sets a password: `CREATE USER ... IDENTIFIED BY '...'` (MySQL, Oracle).
@@ -118,10 +119,130 @@ EXPECT_SEND = re.compile(
 # A key given to a cipher's or a MAC's constructor: `Fernet(b"...")`, `hmac.new(b"...", ...)`.
 KEY_CONSTRUCTOR = re.compile(
     r"\b(?:Fernet|AESGCM|AESSIV|ChaCha20Poly1305|SecretBox|hmac\.new)\(\s*b?"
+    r"(?:base64\.b64decode\(|bytes\.fromhex\()?"
     r"(?P<q>[\"'])(?P<value>[^\"'\n]{16,300})(?P=q)"
 )
 # A Consul or Nomad ACL token's, a Vault AppRole's secret id: a uuid after its name.
 SECRET_ID = re.compile(
     r"(?i:\bsecret[ _-]?id)\b[\"']?[ \t]*[:=][ \t]*[\"']?"
     r"(?P<value>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b"
+)
+# A network device's or daemon's configured secret, after the keyword that takes it (Cisco,
+# Arista, HP: `key-string`, `message-digest-key 1 md5`, `authentication-key 1 md5`, `plaintext`;
+# keepalived's `auth_pass`, VRRP's `authentication text`; an ntp.keys or chrony.keys line).
+NET_CONFIG = re.compile(
+    r"(?i:\b(?:key-string|message-digest-key[ \t]+\d+[ \t]+md5|"
+    r"authentication-key[ \t]+\d+[ \t]+(?:md5|sha\d*)|authentication text|auth_pass|"
+    r"user-name[ \t]+\S+[ \t]+plaintext|v3[ \t]+auth[ \t]+(?:sha|md5)\w*|priv[ \t]+(?:aes|des)\w*"
+    r"(?:[ \t]+\d{3})?)(?:[ \t]+[07])?|(?:(?m:^)|:)[ \t]*\d{1,5}[ \t]+(?:MD5|SHA1|SHA256|SHA512))"
+    r"[ \t]+[\"']?(?P<value>[^\s\"'<>]{6,200})"
+)
+# Net-SNMP's commands: a community (`-c`), an SNMPv3 auth or privacy passphrase (`-A`, `-X`);
+# tried only in a text that names one (core/secret_patterns.py CONTEXT_RULES).
+SNMP_FLAG = re.compile(r"[ \t]-[cAX][ \t]*[\"']?(?P<value>[^\s\"']{6,200})")
+# A SIM's secret key `Ki`, its `OPc` or its operator's `OP` (32 hex), by name or as pySim's flag.
+SIM_KEY = re.compile(
+    r"(?:\b(?:Ki|KI|ki|OPc|OPC|opc|OP|op)\b[ \t]*[:=]?[ \t]*|"
+    r"\bpySim\S*\b[^\n]*?\s(?:-k|--op|--opc)[ \t]+)"
+    r"(?P<value>[0-9A-Fa-f]{32})\b"
+)
+# A SIP trunk registration with its password (Asterisk: `register => user:secret@host`), a PPP
+# chap-secrets line (`"client" * "secret" *`), a Windows registry value set from a command line
+# (`reg add ... /v DefaultPassword /t REG_SZ /d ...`).
+SIP_REGISTER = re.compile(r"\bregister[ \t]*=>[ \t]*[^:\s]+:(?P<value>[^@\s:]{6,100})@")
+CHAP_SECRET = re.compile(r"(?m)^[ \t]*\"?[^\s\"]+\"?[ \t]+\*[ \t]+\"(?P<value>[^\"\n]{6,200})\"")
+REG_VALUE = re.compile(
+    r"/v[ \t]+\"?\w*(?i:password|secret|token|key)\w*\"?[ \t]+(?:/t[ \t]+\w+[ \t]+)?/d[ \t]+"
+    r"\"?(?P<value>[^\s\"]{6,200})"
+)
+
+# How each rule's value is judged (core/secret_context.py `judged`; core/secret_patterns.py ROLES).
+ROLES = {
+    PRINTED: "printed",
+    CONNECT: "printed",
+    POSITIONAL: "printed",
+    SQL_PASSWORD: "printed",
+    REDIS_ACL: "printed",
+    MANAGER_OUTPUT: "printed",
+    USERLIST: "printed",
+    BROWSER_CSV: "printed",
+    PEM_BASE64: "pem64",
+    SMTP_PLAIN: "login64",
+    SMTP_LOGIN: "login64",
+    EXPECT_SEND: "printed",
+    KEY_CONSTRUCTOR: "printed",
+    SECRET_ID: "as-is",
+    NET_CONFIG: "credible",
+    SNMP_FLAG: "printed",
+    SIM_KEY: "as-is",
+    SIP_REGISTER: "printed",
+    CHAP_SECRET: "printed",
+    REG_VALUE: "printed",
+}
+# The rules: (rule, kind, the lowercase literals that wake it), as core/secret_patterns.py
+# CONTEXT_RULES lists its own.
+RULES = (
+    (
+        FLAG,
+        "password",
+        (
+            *("--pass", "-key", "-token", "-secret", "login", "mysql", "sshpass", "-p", "curl"),
+            *("redis-cli", "wandb", "cargo", "poetry", "ngrok", "ldap", "mosquitto", "oathtool"),
+            *("storepass", "keypass", "security", "unseal", "auth-pass", "rabbitmqctl"),
+            *("--pin", "jwt-secret", "setsteamaccount", "fs_cli", "http", "altool", "vsce"),
+            *("ovsx", "signtool", "snyk auth", "sc ", "--auth", "--pop", "lftp"),
+            "mc alias",
+        ),
+    ),
+    (PRINTED, "password", ("cat ", "terraform output", "base64", "-password")),
+    (ECHO_TO_FILE, "password", ("echo",)),
+    (
+        CONNECT,
+        "password",
+        ("sqlplus", "rman", "sqlldr", "expdp", "impdp", "dgmgrl", "exp ", "imp ", "connect as"),
+    ),
+    (
+        POSITIONAL,
+        "password",
+        ("mosquitto_passwd", "htpasswd", "mkstore", "steamcmd", "api-key store", "setapikey"),
+    ),
+    (POSITIONAL, "token", ("anaconda", "codecov")),
+    (POSITIONAL, "secret", ("radtest",)),
+    (SQL_PASSWORD, "password", ("identified",)),
+    (REDIS_ACL, "password", ("setuser",)),
+    (SETTER, "secret", ("set", "with", "use")),
+    (
+        MANAGER_OUTPUT,
+        "password",
+        ("op read", "op item", "pass show", "bw ", "find-generic-password", "keepassxc"),
+    ),
+    (MANAGER_OUTPUT, "private-key", ("wg genkey",)),
+    (MANAGER_OUTPUT, "password", ("rclone obscure", "vault kv get")),
+    (USERLIST, "password", ('" "', '"\t"')),
+    (BROWSER_CSV, "password", ('","',)),
+    (PEM_BASE64, "private-key", ("ls0tls1crudjti",)),
+    (SMTP_PLAIN, "password", ("auth plain",)),
+    (SMTP_LOGIN, "password", ("334 ugfzc3dvcmq6",)),
+    (EXPECT_SEND, "password", ("expect",)),
+    (
+        KEY_CONSTRUCTOR,
+        "secret",
+        ("fernet(", "aesgcm(", "aessiv(", "chacha20", "secretbox(", "hmac.new("),
+    ),
+    (SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),
+    (
+        NET_CONFIG,
+        "password",
+        ("key-string", "message-digest-key", "authentication-key", "authentication text"),
+    ),
+    (
+        NET_CONFIG,
+        "password",
+        ("auth_pass", "plaintext", "v3 auth", "priv ", "sha1", "md5"),
+    ),
+    (SNMP_FLAG, "password", ("snmpwalk", "snmpget", "snmpset", "snmpbulk", "snmptable")),
+    (SIM_KEY, "sim-key", ("ki", "opc", "op", "pysim")),
+    (SIP_REGISTER, "password", ("register",)),
+    (CHAP_SECRET, "password", ('" * "', '* "')),
+    (REG_VALUE, "password", ("/d ",)),
 )

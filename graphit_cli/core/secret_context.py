@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import re
 
-from graphit_cli.core.secret_public import DOCUMENTED_EXAMPLES, PUBLIC_NAME, TEST_MNEMONICS
+from graphit_cli.core.secret_public import DOCUMENTED_EXAMPLES, PUBLIC_NAME, TEST_MNEMONICS, public
 from graphit_cli.core.secret_values import (
     KEY_ID,
     assigned_kind,
@@ -53,7 +53,7 @@ _DIGEST_NEAR = re.compile(r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|d
 # An aside in parentheses.
 _ASIDE = re.compile(r"\([^()\n]*\)")
 # Where the next of several fields begins: `, name=` or `; name:`.
-_FIELDS = re.compile(r"[,;&]\s*(?=[\w.-]+\s*[=:])|\s-d\s")
+_FIELDS = re.compile(r"[,;&]\s*(?=[\"']?[\w.-]+[\"']?\s*[=:])|\s-d\s")
 # What begins a paging token's name (`$deltatoken`, `next_page_token`).
 _PAGING_PREFIX = re.compile(r"(?i)(?:delta|skip|page|next|continuation|cursor|sync)[_-]?$")
 # A value with no prefix of its own: hex, or letters and digits only.
@@ -193,7 +193,7 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line):
         return None  # `token_sha256 for the CI token is <hex>`: its hash
     if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
-        return None if UUID.fullmatch(value) or not random_looking(value) else kind
+        return None if UUID.fullmatch(value) or public(value) or not random_looking(value) else kind
     said = "password" if re.match(r"(?i)log|sign", name) else assigned_kind(name)
     if re.match(r"(?i)\s*(?:pass(?:word|phrase)|pw)\b", match.groupdict().get("label") or ""):
         said = "password"  # `CA key passphrase (...): ...`
@@ -223,7 +223,7 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         head = value[: min(64, len(value) // 4 * 4)]  # whole groups: no padding to add
         return kind if b"PRIVATE KEY" in base64.b64decode(head) else None
     if role == "as-is":  # its name and shape are enough (a uuid after `SecretID:`)
-        return kind
+        return None if value.lower() in DOCUMENTED_EXAMPLES else kind
     if role == "login64":  # base64 of a password, or of `\0user\0password` (SMTP AUTH PLAIN)
         try:
             plain = base64.b64decode(value + "=" * (-len(value) % 4)).decode()

@@ -88,6 +88,20 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("adafruit-io-key", r"\baio_[A-Za-z0-9]{28}\b"),
     ("tailscale-key", r"\btskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}"),
     ("helicone-key", r"\bsk-helicone-[a-z0-9]{7}(?:-[a-z0-9]{7}){3}\b"),
+    ("resend-api-key", r"\bre_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}\b"),
+    ("klaviyo-private-key", r"Klaviyo-API-Key\s+pk_[A-Za-z0-9]{30,}"),
+    # Juniper's `$9$` strings, which any tool turns back into the password.
+    ("juniper-type9-secret", r"\$9\$[A-Za-z0-9./\-]{10,}"),
+    # Capability URLs: whoever holds one triggers a workflow or a deploy.
+    ("zapier-webhook", r"https://hooks\.zapier\.com/hooks/catch/\d+/[a-z0-9]{6}\b"),
+    ("make-webhook", r"https://hook\.[a-z]{2}\d\.make\.com/[a-z0-9]{32}\b"),
+    ("vercel-deploy-hook", r"https://api\.vercel\.com/v1/integrations/deploy/prj_\w+/\w{8,}"),
+    ("netlify-build-hook", r"https://api\.netlify\.com/build_hooks/[0-9a-f]{24}\b"),
+    ("render-deploy-hook", r"https://api\.render\.com/deploy/srv-[a-z0-9]+\?key=[\w-]{8,}"),
+    (
+        "cloudflare-tunnel-token",
+        r"\bcloudflared\b[^\n]{0,40}?(?:install|--token)\s+eyJ[A-Za-z0-9+/=]{50,}",
+    ),
     # An X (Twitter) app's bearer token: a run of `A` and the token.
     ("twitter-bearer-token", r"\bA{20,22}[A-Za-z0-9%]{50,}"),
 )
@@ -139,6 +153,15 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "adafruit-io-key": ("aio_",),
     "tailscale-key": ("tskey-",),
     "helicone-key": ("sk-helicone-",),
+    "resend-api-key": ("re_",),
+    "klaviyo-private-key": ("Klaviyo-API-Key",),
+    "juniper-type9-secret": ("$9$",),
+    "zapier-webhook": ("hooks.zapier.com",),
+    "make-webhook": ("make.com/",),
+    "vercel-deploy-hook": ("integrations/deploy/",),
+    "netlify-build-hook": ("build_hooks/",),
+    "render-deploy-hook": ("api.render.com/deploy",),
+    "cloudflare-tunnel-token": ("cloudflared",),
     "zwave-security-key": ("S0_Legacy", "S2_"),
     "minisign-secret-key": ("untrusted comment",),
     "twitter-bearer-token": ("AAAAAAAAAAAAAAAAAAAA",),

@@ -25,7 +25,9 @@ _MARKS = str.maketrans("", "", "*`~")
 # A run of token characters as long as the shortest secret a rule takes without a name
 # before it; and words of prose (`self-care`, `artists/bands`; a sentence may end them),
 # which no rule takes alone.
-_RUN = re.compile(r"[A-Za-z0-9+/=_.~!#$%&*?^-]{8,}")  # a chosen password's symbols too
+_RUN = re.compile(r"[A-Za-z0-9+/=_.~!#$%&*?^@-]{8,}")  # a chosen password's symbols too
+# An e-mail address: its parts are runs of their own.
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?")
 _WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
 # Where a value is secret because of what names it or where it stands: a credential's name
 # (gitleaks' generic keywords and graphit's assignment names) before an assignment, a URL
@@ -62,7 +64,9 @@ def worth_checking(text: str) -> bool:
     if _CONTEXT.search(plain):
         return True
     runs = (run.rstrip("!?") for run in _RUN.findall(plain))  # `SwiftUI?` ends a question
-    return any(len(run) >= 8 and not _WORDLIKE.fullmatch(run) for run in runs)
+    # an address counts by its parts, as before `@` joined a run (`it-ops`, `example.org`)
+    parts = (p for run in runs for p in (run.split("@") if _ADDRESS.fullmatch(run) else (run,)))
+    return any(len(part) >= 8 and not _WORDLIKE.fullmatch(part) for part in parts)
 
 
 # --- the literals that wake the rules -------------------------------------------------------

@@ -9,10 +9,9 @@ generated key's look, a hash's or an id's) and the words before and after it (`p
 `fingerprint`, `commit`), and the two crossed, so a word counts for the shapes it was seen with.
 
 Its weights are data (data/secret_model.json), trained by scripts/train_secret_model.py on the
-corpora written blind under benchmarks/data/blind_secrets/ and measured there corpus by corpus
-on corpora it was not trained on (benchmarks/README.md "Secrets"). It only adds: what a rule
-took stays taken, and a value the model takes still passes the detector's look-alike and
-in-the-clear judgments. Pure: standard library only, weights loaded at the first score.
+corpora written blind (benchmarks/data/blind_secrets/). It only adds: what a rule took stays
+taken, and a value the model takes still passes the detector's look-alike and in-the-clear
+judgments. Pure: standard library only, weights loaded at the first score.
 """
 
 from __future__ import annotations
@@ -47,6 +46,8 @@ _NAME_PARTS = re.compile(r"[_.\-]|(?<=[a-z])(?=[A-Z])")
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_QUOTED_AFTER = re.compile(r"(?:^|[^'\"])[^\s'\"]+=['\"]")  # `name="`, not `"abc="`
+_HEX_DUMP = re.compile(r"(?:[0-9A-Fa-f]{2,8}[ \t]+){3,}[0-9A-Fa-f]{2,8}")
 _SYMBOL = r"[-_.!#$%&*?@+]"
 # Words joined by a symbol or a capital (one way to split them: no backtracking), digits.
 _NEXT_WORD = rf"(?:{_SYMBOL}?[A-Z][a-z]+|{_SYMBOL}[A-Za-z][a-z]+)"
@@ -365,13 +366,13 @@ def _plainly_alike(text: str, start: int, end: int) -> bool:
         return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`; the URL rule's
     if _HOST_OR_CODE.search(value) or _ADDRESS.fullmatch(value):
         return True  # `root@127.0.0.1`, `X25519.secret_length`; an Ethereum address
-    quotes = ("'", '"')
-    if (
-        value.endswith("=")
-        and text[end : end + 1] in quotes
-        and text[start - 1 : start] not in quotes
-    ):
+    if value.endswith("=") and _QUOTED_AFTER.match(text, start - 1 if start else 0):
         return True  # an attribute's name: `y0Accessor="p5"`
+    if _HEX.fullmatch(value) and any(
+        m.start() <= start and end <= m.end()
+        for m in _HEX_DUMP.finditer(text, max(0, start - 40), end + 40)
+    ):
+        return True  # a group of a hex dump (`30820122 300D0609 2A864886 ...`)
     if text[start - 1 : start] == "<" and text.startswith(">", end) and _HEX.fullmatch(value):
         return True  # a crash log's binary image uuid: `<A6D44DB7AC0B95C3...>`
     return value.startswith(("sha256-", "sha384-", "sha512-")) or bool(values.PAIR.fullmatch(value))

@@ -36,7 +36,7 @@ PRIVATE_KEY = re.compile(
 ASSIGNMENT = re.compile(
     r"(?P<name>(?i:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|"
     r"api[_-]?key|access[_-]?key(?:[_-]?id)?|private[_-]?key|auth[_-]?(?:token|key|tok)|credentials?|"
-    r"psk|wpa[_-]?passphrase|"
+    r"psk|wpa[_-]?passphrase|pepper|"
     r"(?:app|master|signing|encryption|session|license|jwt|hmac|aes|cipher|fernet)[_-]?key|\bkey|"
     r"_key|_pat))"
     # a type between the name and `=` (`SECRET_KEY: str =`, `MASTER_KEY: &str =`)
@@ -82,14 +82,15 @@ PROSE = re.compile(
     r"schlüssel|klucz|sleutel|anahtar\w*|ключ\w*|парол\w*|şifre\w*|parola|chiave|sekret|"
     r"segreto|secreto|khóa|mật khẩu|"
     r"(?:app|api|auth|access|secret|private|master|signing|encryption|fernet|hmac|certificate)"
-    r"[ _-]?key|dek|data[ _-]?key|new (?:value|key|token|password|secret)|"
+    r"[ _-]?key|dek|data[ _-]?key|pepper|new (?:value|key|token|password|secret)|"
     r"neue[rn]? (?:wert|schlüssel|key|token)|"
     r"nuov[ao] (?:chiave|token|valore)|nouvel(?:le)? (?:clé|valeur)|новый|новое значение|yenisi|"
     r"client[ _-]?secret|unseal (?:key|share)|wg genkey output|privkey|priv[ _]key|gslt|"
     r"requirepass|nwkskey|appskey|appkey|networkkey|network[ _-]key|answer|memorable word|"
     r"auth[- ]?code|transfer code|setup key|text key)\b|"
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
-    r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN)\b))"
+    r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|"
+    r"\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN|PEPPER)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
     r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t](?:is|was|ist|es|est|é|è|là|lautet|contains|"
@@ -163,7 +164,8 @@ HAR_COOKIE = re.compile(
 # A token in a URL's query (`?access_token=`, a magic link's `?t=`, a presigned URL's signature).
 QUERY_TOKEN = re.compile(
     r"[?&](?P<name>(?i:access_token|auth_token|id_token|refresh_token|token|t|"
-    r"x-amz-signature|x-goog-signature|x-amz-security-token|signature|secret|api_key|apikey|key))"
+    r"x-amz-signature|x-goog-signature|x-amz-security-token|signature|secret|api_key|apikey|key|"
+    r"client_secret))"
     r"=(?P<value>[A-Za-z0-9._~%+/-]{20,600})"
 )
 # An e-mail address and a password after a slash: `ops@acme.io / Meadowsaffron4291$`.
@@ -184,7 +186,9 @@ OTPAUTH = re.compile(r"otpauth://[^\s?]*\?(?:[^\s]*&)?secret=[A-Za-z2-7]{16,}")
 # A PuTTY private key file: its private lines.
 PUTTY = re.compile(r"(?m:^)[ \t]*Private-Lines: *\d+\s+[A-Za-z0-9+/=]{16,}")
 # A JSON Web Key with its private part `d`.
-JWK_PRIVATE = re.compile(r"\"kty\".{0,400}?\"d\"\s*:\s*\"[A-Za-z0-9_-]{20,}\"", re.S)
+JWK_PRIVATE = re.compile(
+    r"\"kty\".{0,400}?\"d\"\s*:\s*\"[A-Za-z0-9_-]{20,}\"|\"d\"\s*:\s*\"[A-Za-z0-9_-]{40,}\"", re.S
+)
 # Recovery or backup codes listed after their name.
 RECOVERY_CODES = re.compile(
     r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?(?:[:\n]| are| sind)[ \t]*\n?"
@@ -231,7 +235,7 @@ NAME_STARTS = (
     *("pass", "pwd", "secret", "token", "api", "access", "private", "auth", "credential"),
     # `app` and its kind begin too many words (`application`): tried where `_key` follows
     *(f"{word}{sep}key" for word in (*_KEYED, "cipher") for sep in ("", "_", "-")),
-    *("key", "_key", "psk", "wpa", "_pat"),
+    *("key", "_key", "psk", "wpa", "_pat", "pepper"),
 )
 # Rules tried only where one of their literals begins a word (the whole detector's cost is in
 # the rules that run over every text holding a common word: `key`, `pass`, `token`).
@@ -247,7 +251,6 @@ ROLES = {
     WALLET_KEY: "whole",
     PROSE: "named",
     ENV_PROSE: "named",
-    commands.PRINTED: "printed",
     SESSION_COOKIE: "named",
     HAR_COOKIE: "named",
     QUERY_TOKEN: "named",
@@ -261,19 +264,7 @@ ROLES = {
     BASIC: "basic",
     URL_PASSWORD: "url",
     BEARER: "bearer",
-    commands.CONNECT: "printed",
-    commands.POSITIONAL: "printed",
-    commands.SQL_PASSWORD: "printed",
-    commands.REDIS_ACL: "printed",
-    commands.MANAGER_OUTPUT: "printed",
-    commands.USERLIST: "printed",
-    commands.BROWSER_CSV: "printed",
-    commands.PEM_BASE64: "pem64",
-    commands.SMTP_PLAIN: "login64",
-    commands.SMTP_LOGIN: "login64",
-    commands.EXPECT_SEND: "printed",
-    commands.KEY_CONSTRUCTOR: "printed",
-    commands.SECRET_ID: "as-is",
+    **commands.ROLES,
 }
 
 
@@ -283,20 +274,7 @@ CONTEXT_RULES = (
     (URL_PASSWORD, "password-in-url", ("://",)),
     (BEARER, "bearer-token", ("bearer", "token", "ssws", "authorization")),
     (BASIC, "basic-auth", ("basic", "auth")),
-    (
-        commands.FLAG,
-        "password",
-        (
-            *("--pass", "-key", "-token", "-secret", "login", "mysql", "sshpass", "-p", "curl"),
-            *("redis-cli", "wandb", "cargo", "poetry", "ngrok", "ldap", "mosquitto", "oathtool"),
-            *("storepass", "keypass", "security", "unseal", "auth-pass", "rabbitmqctl"),
-            *("--pin", "jwt-secret", "setsteamaccount", "fs_cli", "http", "altool", "vsce"),
-            *("ovsx", "signtool", "snyk auth", "sc ", "--auth", "--pop"),
-            "mc alias",
-        ),
-    ),
     (ENV_PROSE, "credential", ("_key", "_secret", "_pass", "_token", "_pat")),
-    (commands.PRINTED, "password", ("cat ", "terraform output", "base64", "-password")),
     (WIFI_QR, "wifi-password", ("wifi:",)),
     (SAS_SIGNATURE, "azure-sas-token", ("sig=",)),
     (
@@ -314,7 +292,7 @@ CONTEXT_RULES = (
             *("yenisi", "fernet", "changed to", "contains", "snmp", "unseal", "genkey"),
             *("privkey", "priv_key", "priv key", "gslt", "requirepass", "skey", "appkey"),
             *("networkkey", "network key", "network_key", "answer", "memorable", "auth-code"),
-            *("auth code", "authcode", "transfer code", "dek"),
+            *("auth code", "authcode", "transfer code", "dek", "pepper"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
@@ -335,7 +313,6 @@ CONTEXT_RULES = (
         "password",
         ("password>", "passwd>", "secret>", "token>", "apikey>", "api-key>", "key>"),
     ),
-    (commands.ECHO_TO_FILE, "password", ("echo",)),
     (WALLET_KEY, "private-key", ("accounts", "wallet(")),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=", ".aspnetcore.")),
     (HAR_COOKIE, "session-cookie", ('"name"',)),
@@ -344,7 +321,7 @@ CONTEXT_RULES = (
     (PIN, "pin", ("pin", "code", "combination", "combo", "passcode", "host key", "lockbox")),
     (OTPAUTH, "totp-seed", ("otpauth://",)),
     (PUTTY, "private-key", ("private-lines:",)),
-    (JWK_PRIVATE, "private-key", ('"kty"',)),
+    (JWK_PRIVATE, "private-key", ('"kty"', '"d"')),
     (RECOVERY_CODES, "recovery-codes", ("codes",)),
     (
         SEED_PHRASE,
@@ -356,39 +333,7 @@ CONTEXT_RULES = (
     ),
     (PGPASS, "password", ()),  # no literal: its pattern begins with `:`, which `re` looks for
     (_NPMRC, "npm-token", (":_",)),
-    (
-        commands.CONNECT,
-        "password",
-        ("sqlplus", "rman", "sqlldr", "expdp", "impdp", "dgmgrl", "exp ", "imp "),
-    ),
-    (
-        commands.POSITIONAL,
-        "password",
-        ("mosquitto_passwd", "htpasswd", "mkstore", "steamcmd", "api-key store", "setapikey"),
-    ),
-    (commands.POSITIONAL, "token", ("anaconda", "codecov")),
-    (commands.SQL_PASSWORD, "password", ("identified",)),
-    (commands.REDIS_ACL, "password", ("setuser",)),
-    (commands.SETTER, "secret", ("set", "with", "use")),
-    (
-        commands.MANAGER_OUTPUT,
-        "password",
-        ("op read", "op item", "pass show", "bw ", "find-generic-password", "keepassxc"),
-    ),
-    (commands.MANAGER_OUTPUT, "private-key", ("wg genkey",)),
-    (commands.MANAGER_OUTPUT, "password", ("rclone obscure", "vault kv get")),
-    (commands.USERLIST, "password", ('" "', '"\t"')),
-    (commands.BROWSER_CSV, "password", ('","',)),
-    (commands.PEM_BASE64, "private-key", ("ls0tls1crudjti",)),
-    (commands.SMTP_PLAIN, "password", ("auth plain",)),
-    (commands.SMTP_LOGIN, "password", ("334 ugfzc3dvcmq6",)),
-    (commands.EXPECT_SEND, "password", ("expect",)),
-    (
-        commands.KEY_CONSTRUCTOR,
-        "secret",
-        ("fernet(", "aesgcm(", "aessiv(", "chacha20", "secretbox(", "hmac.new("),
-    ),
-    (commands.SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),
+    *commands.RULES,
 )
 
 GATE_LITERALS = sorted(

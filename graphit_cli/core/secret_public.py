@@ -35,6 +35,11 @@ DOCUMENTED_EXAMPLES = frozenset(
         "20202021",  # the Matter SDK's test setup passcode
         "ghp_16C7e42F292c6912E7710c838347Ae178B4a",  # GitHub's REST docs' sample token
         "abcdef.0123456789abcdef",  # kubeadm's documented bootstrap token
+        "0123456789abcdef0123456789abcdef01234567",  # NetBox's documented API token
+        # 3GPP TS 35.208's test set 1 (Milenage): K, OP, OPc, in every SIM tool's examples
+        "465b5ce8b199b49faa5f0a2ee238a6bc",
+        "cdc202d5123e20f62b6d676ac72cb318",
+        "cd63cb71954a9f4e48a5994e37a02baf",
     }
 )
 # BIP-39's published test vectors, in fixtures everywhere.
@@ -69,7 +74,7 @@ PUBLIC_NAME = re.compile(
     r"(?i)\bpublic\b|(?:^|[^a-z])public_|publishable|search-only|site[ _-]?key|anon[ _-]?key|"
     r"client[_-]?id\b|client[ _-]?(?:key|token)\b|tokenization[ _-]?key|search[ _-]key|"
     r"\bbrowser\b[^\n]{0,20}?\bkey\b|applicationserverkey|"
-    r"docsearch|csrf|authenticity|nodekey|bugsnag|notifier"
+    r"docsearch|csrf|authenticity|nodekey|bugsnag|notifier|storefront-access-token"
 )
 
 
