@@ -201,8 +201,8 @@ def test_mcp_insert_and_update_answer_is_error_without_a_way_past(
 def test_the_blind_corpora_through_the_real_mcp_server(
     mcp_server: Session,  # noqa: F811 (the fixture imported above)
 ) -> None:
-    """What an agent's client sends: a sample of every corpus written blind (a text in sixty of
-    each label, ~190 writes over the 27 corpora) through `graphit_memory_insert`; what the
+    """What an agent's client sends: a sample of every corpus written blind (a text in 120 of
+    each label, ~160 writes over the 39 corpora) through `graphit_memory_insert`; what the
     detector finds refused as a secret, and nothing else (tests/test_secret_rules.py holds the
     detector to the labels)."""
     from graphit_cli.core import secrets
@@ -213,7 +213,7 @@ def test_the_blind_corpora_through_the_real_mcp_server(
     for name in names:
         rows = [r for r in blind(name) if r["kind"] not in DISAGREED]
         for label in ("secret", "benign"):
-            for row in [r for r in rows if r["label"] == label][::60]:
+            for row in [r for r in rows if r["label"] == label][::120]:
                 result = mcp_server.call(
                     "graphit_memory_insert", title=f"{name} {row['kind']}", body=row["text"]
                 )
