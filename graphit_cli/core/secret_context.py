@@ -221,7 +221,10 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return kind if seed_phrase(value) else None
     if role == "pem64":  # base64 whose header decodes to a PEM private key's
         head = value[: min(64, len(value) // 4 * 4)]  # whole groups: no padding to add
-        return kind if b"PRIVATE KEY" in base64.b64decode(head) else None
+        try:
+            return kind if b"PRIVATE KEY" in base64.b64decode(head) else None
+        except ValueError:
+            return None
     if role == "as-is":  # its name and shape are enough (a uuid after `SecretID:`)
         return None if value.lower() in DOCUMENTED_EXAMPLES else kind
     if role == "login64":  # base64 of a password, or of `\0user\0password` (SMTP AUTH PLAIN)
