@@ -122,9 +122,9 @@ def corpus() -> list[dict]:
             + s(string.ascii_letters, rng.randint(3, 5))
         )
 
-    def pem(label: str, nbytes: int) -> str:
+    def pem(label: str, nbytes: int, width: int = 64) -> str:
         body = b64(nbytes)
-        lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+        lines = [body[i : i + width] for i in range(0, len(body), width)]
         return f"-----BEGIN {label}-----\n" + "\n".join(lines) + f"\n-----END {label}-----"
 
     def jwt(claims: dict) -> str:
@@ -159,7 +159,7 @@ def corpus() -> list[dict]:
     )
     sec(
         "ssh_private_key_openssh",
-        lambda: pem("OPENSSH PRIVATE KEY", 280),
+        lambda: pem("OPENSSH PRIVATE KEY", 200, 70),
         [
             "deploy key for the data-mover node (keep!):\n{v}",
             "Saved the key I use to hop from the bastion to gpu-a07:\n{v}\nchmod 600 it before use",
@@ -167,10 +167,10 @@ def corpus() -> list[dict]:
     )
     sec(
         "ssh_private_key_rsa",
-        lambda: pem("RSA PRIVATE KEY", 360),
+        lambda: pem("RSA PRIVATE KEY", 1190).replace("\n", "\\n"),
         [
-            "~/.ssh/id_rsa_instrument (the Krios PC pushes frames with this):\n{v}",
-            "old rsync key for the sequencing core, still authorized on archive01:\n{v}",
+            'KRIOS_PUSH_KEY="{v}"  # id_rsa the Krios PC pushes frames with, from the .env on the PC',
+            'ansible vault decrypted (seqcore rsync key, still authorized on archive01): rsync_private_key: "{v}"',
         ],
     )
     sec(
@@ -669,7 +669,7 @@ def corpus() -> list[dict]:
     )
     sec(
         "pgp_private_key",
-        lambda: pem("PGP PRIVATE KEY BLOCK", 400),
+        lambda: pem("PGP PRIVATE KEY BLOCK", 220),
         [
             "lab data-officer signing key (export):\n{v}",
         ],
@@ -1149,16 +1149,16 @@ def corpus() -> list[dict]:
     )
     ben(
         "pgp_public_key",
-        lambda: pem("PGP PUBLIC KEY BLOCK", 300),
+        lambda: pem("PGP PUBLIC KEY BLOCK", 200),
         [
             "encrypt transfers to the core with their public key:\n{v}",
         ],
     )
     ben(
         "x509_certificate",
-        lambda: pem("CERTIFICATE", 500),
+        lambda: pem("CERTIFICATE", 900).replace("\n", "\\n"),
         [
-            "InCommon cert for the data portal (public part, for the ops team):\n{v}",
+            'InCommon cert for the data portal (public part, for the ops team): tls_cert: "{v}"',
         ],
     )
     ben(
@@ -1471,7 +1471,7 @@ def corpus() -> list[dict]:
     )
     ben(
         "pem_public_key",
-        lambda: pem("PUBLIC KEY", 294),
+        lambda: pem("PUBLIC KEY", 91),
         [
             "slurmrestd JWT verification key (public):\n{v}",
             "the portal verifies webhook signatures with this public key:\n{v}",
