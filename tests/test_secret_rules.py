@@ -267,6 +267,7 @@ DISAGREED = {
     *("mixpanel_project_token", "twilio_account_sid", "jwt_io_sample"),
     *("revoked_token_stated", "revoked_stated_dead", "revoked_and_deleted_key", "revoked_key_note"),
     *("revoked_pat_stated", "invalidated_session_stated", "twilio_api_key_sid_only"),
+    "revoked_infura_key",
     *("aws_access_key_id_only", "aws_access_key_id_alone"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
@@ -275,7 +276,7 @@ DISAGREED = {
 # refused): the classes its first look showed are rules, and these are the rows left.
 STANDS = {
     "blind_secrets_16": (0.021, 0.011),
-    "blind_secrets_17": (0.055, 0.011),
+    "blind_secrets_17": (0.06, 0.011),
     "blind_secrets_18": (0.027, 0.01),
     "blind_secrets_19": (0.04, 0.011),
     "blind_secrets_21": (0.028, 0.01),
@@ -827,6 +828,83 @@ def test_the_classes_blind_corpora_32_to_35_showed(text: str, refused: bool) -> 
 )
 def test_the_classes_blind_corpora_36_to_39_showed(text: str, refused: bool) -> None:
     """What corpora 36-39 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+# 24 words of BIP-39's list, `you`, `all` and `also` among them (function words elsewhere).
+_BIP39_WITH_COMMON_WORDS = (
+    "also gravity ocean any cliff nurse all ribbon drastic velvet oyster above "
+    "you lunar spike harvest blame orbit cradle timber mango fossil rebel width"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 40-43: a web agency's client projects, a university research group, media and
+        # broadcast engineers, web3 and trading-bot developers.
+        ("seed backup, copied off the steel plate:\n" + _BIP39_WITH_COMMON_WORDS, True),
+        ("WALLET_MNEMONIC=" + '"' + _BIP39_WITH_COMMON_WORDS + '"', True),
+        ("seed_phrase: |\n  " + _BIP39_WITH_COMMON_WORDS, True),
+        ("keeper signer pk: 0x" + "3f9a1c7e5b2d8f4a" * 4, True),
+        ("DEPLOYER_PK=" + "8c1e5a9f3b7d2c6e" * 4, True),
+        ("geth and lighthouse share jwt.hex: 0x" + "5e2b9d4f7a1c8e3b" * 4, True),
+        (
+            "nostr bot key nsec1" + "q2w3e4r5t6y7u8a9s0d2f3g4h5j6k7l8z9x0c2v3b4n5m6q7w8e9r0t2y3u4",
+            True,
+        ),
+        (
+            "lncli --macaroonpath x; the admin macaroon hex: 0201036c6e6402f801"
+            + "9c4e1a7f3b8d2c6e" * 5,
+            True,
+        ),
+        ("RPC_URL=https://mainnet.infura.io/v3/4f9c2a7e1b8d3c6f5a0e9d2b7c4a1f8e", True),
+        ("https://rpc.ankr.com/eth/" + "9d4b" * 16 + " is the paid endpoint", True),
+        ("deploy keypair: [" + ",".join(str((i * 37 + 11) % 256) for i in range(64)) + "]", True),
+        (
+            "B2: keyID 0051a2b3c4d5e6f0000000004, applicationKey K004Zq8vLm2Xr7Tp4Yw9Nb3Kc6Hd1Fg",
+            True,
+        ),
+        ("ftp host / user / pass: ftp.client.example / webmaster / Qv8mLz-Tr4pXk", True),
+        ("<Server><User>deploy</User><Pass>Kq8!vX2pLm7Rz</Pass></Server>", True),
+        ("wpa_passphrase LAB-WIFI Tq7vLm2Xr9Kp4Zw > /etc/wpa_supplicant.conf", True),
+        ("globus bearer (valid 48h): Ag7xVq2LmR9tK4pZ8wYc3Nb6Hd1Fg5Js0Ue2Io", True),
+        ("FPS_ASK=7c2e9a4f1b8d3c6e5a0f9d2b7c4a1e8f", True),
+        ("Agora App Certificate 3b8e1f6a9c2d7e4b5a0c9f2e7d4b1a8c for the token server", True),
+        ("client.session.start('9a4c1e7f2b8d3e6c5f0a9e2d7b4c1f8a', 'ops@news', ADMIN)", True),
+        ("users.acl:\nuser etl on >Lq7vX2pRm9Tz4Kw ~jobs:* +@all", True),
+        ("add token 0x6B175474E89094C44Da98b954EedeAC495271d0F to the allowlist", False),
+        ("redeem script key #2: 02" + "7a1c" * 16, False),
+        ("anvil default mnemonic: " + "test " * 11 + "junk (public accounts)", False),
+        ("signer image pinned: ghcr.io/acme/signer@sha256:" + "4e1a" * 16, False),
+        ("content key ID (KID, public): 5f2a9c1e7b3d8f4a6c0e9b7d5f3a1c8e", False),
+        ("X-SLURM-USER-TOKEN: eyJhbGciOiJIUzI1NiJ9.<payload>.<signature>", False),
+        ("slurm: scontrol token lifespan=3600 for the REST API", False),
+        (
+            "native app client_id (no secret needed): 5b1c8d4e-3a2f-4e6b-9c7d-1a2b3c4d5e6f",
+            False,
+        ),
+        (
+            "typeform response token 8c2d4e6f-1a3b-4c5d-8e9f-0a1b2c3d4e5f has the broken upload",
+            False,
+        ),
+        ("VITE_PUSHER_APP_KEY=3f8a1c9e5b2d7f4a6c0e (frontend key)", False),
+        (
+            "new GhostContentAPI({ url: 'https://b.example', key: '6e1a9c4f2b8d7e3c5a0f9b' })",
+            False,
+        ),
+        ("rotate LiveKit key APIq8Lm2Xr7Tp4Y next sprint", False),
+        ("export script reads file_key=rgQ7vLm2Xr9Kp4ZwTb8c", False),
+        ("note: Laravel Password::defaults() -> min(12)->mixedCase()", False),
+        (
+            "the CMC sandbox's documented key b54bcf4d-1bca-4e8e-9a24-22ff2c3d462c",
+            False,
+        ),
+        ("Twitch needs a 2s key frame interval: keyint=60:min-keyint=60", False),
+    ],
+)
+def test_the_classes_blind_corpora_40_to_43_showed(text: str, refused: bool) -> None:
+    """What corpora 40-43 showed at their first look, each class in a text of its own."""
     assert bool(secrets.find(text)) is refused, text
 
 

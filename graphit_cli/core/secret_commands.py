@@ -67,7 +67,8 @@ POSITIONAL = re.compile(
     r"(?:mosquitto_passwd\b[^\n]{0,40}?\s-b\s+\S+\s+\S+|htpasswd\b[^\n]{0,20}?\s-\w*b\w*\s+\S+\s+\S+|"
     r"mkstore\b[^\n]{0,120}?\s-(?:create|modify)Credential\s+\S+\s+\S+|"
     r"steamcmd\b[^\n]{0,60}?\+login\s+\S+|confluent api-key store\s+\S+|nuget setapikey|"
-    r"anaconda\b[^\n]{0,20}?\s-t|codecov\b[^\n]{0,80}?\s-t|radtest(?:\s+\S+){4})"
+    r"anaconda\b[^\n]{0,20}?\s-t|codecov\b[^\n]{0,80}?\s-t|radtest(?:\s+\S+){4}|"
+    r"wpa_passphrase\s+\S+)"
     r"[ \t]+[\"']?(?P<value>[^\s\"'`]{6,200})"
 )
 # SQL that sets a password: `CREATE USER ... IDENTIFIED BY '...'` (MySQL, Oracle).
@@ -76,7 +77,9 @@ SQL_PASSWORD = re.compile(
     r"(?P<q>[\"'`]?)(?P<value>[^\s\"'`;]{6,200})(?P=q)"
 )
 # Redis's `ACL SETUSER name on >password`.
-REDIS_ACL = re.compile(r"(?i:\bacl\s+setuser\s+\S+)[^\n]*?\s>(?P<value>[^\s]{6,200})")
+REDIS_ACL = re.compile(
+    r"(?i:\bacl\s+setuser\s+\S+|^user\s+\S+\s+on\b)[^\n]*?\s>(?P<value>[^\s]{6,200})", re.MULTILINE
+)
 # A setter called with a literal: `ArduinoOTA.setPassword("...")`, `.withApiKey('...')`.
 SETTER = re.compile(
     r"(?i:\b(?:set|with|use)_?(?P<name>password|passwd|passphrase|secret|api_?key|auth_?token|"
@@ -118,9 +121,19 @@ EXPECT_SEND = re.compile(
 )
 # A key given to a cipher's or a MAC's constructor: `Fernet(b"...")`, `hmac.new(b"...", ...)`.
 KEY_CONSTRUCTOR = re.compile(
-    r"\b(?:Fernet|AESGCM|AESSIV|ChaCha20Poly1305|SecretBox|hmac\.new)\(\s*b?"
+    r"\b(?:Fernet|AESGCM|AESSIV|ChaCha20Poly1305|SecretBox|hmac\.new|session\.start)\(\s*b?"
     r"(?:base64\.b64decode\(|bytes\.fromhex\()?"
     r"(?P<q>[\"'])(?P<value>[^\"'\n]{16,300})(?P=q)"
+)
+# A Basic header built inline: `Basic $(echo -n key: | base64)` (the key is the user).
+BASIC_INLINE = re.compile(
+    r"(?i:basic\s+\$\(\s*(?:echo|printf)(?:\s+-n)?\s+[\"']?)(?P<value>[^\s:\"'$]{12,200})"
+    r":[^\s|\"']*[\"']?\s*\|\s*base64"
+)
+# Media's keys: a DRM content key, FairPlay's ASk, an Agora app certificate (16 bytes in hex).
+MEDIA_KEY = re.compile(
+    r"(?:(?i:\b(?:app certificate|primary certificate|content key|key bytes|fps[ _-]?ask)\b)|"
+    r"\bASk\b)(?P<between>[^\n]{0,60}?)(?<![0-9A-Za-z])(?P<value>[0-9a-fA-F]{32})(?![0-9A-Za-z])"
 )
 # A Consul or Nomad ACL token's, a Vault AppRole's secret id: a uuid after its name.
 SECRET_ID = re.compile(
@@ -158,6 +171,8 @@ REG_VALUE = re.compile(
 
 # How each rule's value is judged (core/secret_context.py `judged`; core/secret_patterns.py ROLES).
 ROLES = {
+    MEDIA_KEY: "key-near",
+    BASIC_INLINE: "printed",
     PRINTED: "printed",
     CONNECT: "printed",
     POSITIONAL: "printed",
@@ -208,8 +223,9 @@ RULES = (
     ),
     (POSITIONAL, "token", ("anaconda", "codecov")),
     (POSITIONAL, "secret", ("radtest",)),
+    (POSITIONAL, "wifi-password", ("wpa_passphrase",)),
     (SQL_PASSWORD, "password", ("identified",)),
-    (REDIS_ACL, "password", ("setuser",)),
+    (REDIS_ACL, "password", ("setuser", " on >", " on ~")),
     (SETTER, "secret", ("set", "with", "use")),
     (
         MANAGER_OUTPUT,
@@ -227,8 +243,10 @@ RULES = (
     (
         KEY_CONSTRUCTOR,
         "secret",
-        ("fernet(", "aesgcm(", "aessiv(", "chacha20", "secretbox(", "hmac.new("),
+        ("fernet(", "aesgcm(", "aessiv(", "chacha20", "secretbox(", "hmac.new(", "session.start("),
     ),
+    (BASIC_INLINE, "api-key", ("| base64",)),
+    (MEDIA_KEY, "secret", ("certificate", "content key", "key bytes", "fps_ask", "fps ask", "ask")),
     (SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),
     (
         NET_CONFIG,

@@ -12,9 +12,17 @@ core/secret_values.py. Pure: standard library only.
 from __future__ import annotations
 
 import base64
+import importlib.util
 import re
+from pathlib import Path
 
-from graphit_cli.core.secret_public import DOCUMENTED_EXAMPLES, PUBLIC_NAME, TEST_MNEMONICS, public
+from graphit_cli.core.secret_public import (
+    DOCUMENTED_EXAMPLES,
+    PUBLIC_AFTER,
+    PUBLIC_NAME,
+    TEST_MNEMONICS,
+    public,
+)
 from graphit_cli.core.secret_values import (
     KEY_ID,
     assigned_kind,
@@ -45,11 +53,13 @@ _DIGEST_OF = re.compile(
 # What a word in an identifier before `_key` or `_token` makes of it: a key of data.
 _DATA_KEY_PARTS = frozenset(
     """idempotency dedup dedupe deduplication cache sort partition routing lookup device
-    surrogate csrf xsrf i18n translation hotkey""".split()  # noqa: SIM905
+    surrogate csrf xsrf i18n translation hotkey file""".split()  # noqa: SIM905
 )
 # A digest named before a hex value: `checksum`, `sha256`, `hash`.
 _HEX_VALUE = re.compile(r"[0-9a-f]{32,128}|[0-9A-F]{32,128}")
-_DIGEST_NEAR = re.compile(r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|digest|hash)\b")
+_DIGEST_NEAR = re.compile(
+    r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|digest|hash|iv|nonce|scrypt|kdf\w*)\b"
+)
 # An aside in parentheses.
 _ASIDE = re.compile(r"\([^()\n]*\)")
 # Where the next of several fields begins: `, name=` or `; name:`.
@@ -66,17 +76,25 @@ _NOT_CREDENTIALS = frozenset(
     gpg pgp ssh host routing shard lookup dedup dedupe hotkey file s3 object storage redis i18n
     translation message map dict row column group sha1 sha256 sha512 md5 hash node captcha random
     rng device surrogate bucket kms deduplication tokenization tokenisation natural business
-    card wrapped encrypted""".split()  # noqa: SIM905
+    card wrapped encrypted response""".split()  # noqa: SIM905
 )
 # An account's primary or secondary key (Azure Cosmos DB, Storage, IoT Hub): base64 of 32 or 64
 # bytes, padded; a database's primary key is never one.
 _ACCOUNT_KEY = re.compile(r"[A-Za-z0-9+/]{42,86}={1,2}")
 _PRIMARY = re.compile(r"(?i)\b(?:primary|secondary)\s*$")
 _NOT_A_CREDENTIAL = re.compile(
-    r"(?i)\b(?:cache|idempotency|sort|partition|primary|foreign)[ _-]?key\b"
+    r"(?i)\b(?:cache|idempotency|sort|partition|primary|foreign|file)[ _-]?key\b"
 )
 # What a whole line says of a key in it: a public widget's config, a public variable.
 _PUBLIC_CONTEXT = re.compile(r"(?i)docsearch|csrf|(?:^|[^a-z])public_")
+# A line that configures a widget a browser runs, whose key is public by design.
+_PUBLIC_WIDGET = re.compile(r"(?i)docsearch|ghostcontentapi|mux\.monitor")
+# On a chain, what everyone sees: an address, a compressed public key (secp256k1).
+_ON_CHAIN_PUBLIC = re.compile(r"0x[0-9a-fA-F]{40}|(?:0x)?0[23](?:[0-9a-f]{64}|[0-9A-F]{64})")
+_RUN_AT = re.compile(r"[0-9A-Za-z]+")
+_HCAPTCHA_SECRET = re.compile(r"0x[0-9a-fA-F]{40}")
+# An hCaptcha secret has an address's shape: `secret ...: 0x` + 40 hex.
+_SECRET_BEFORE = re.compile(r"(?i)\bsecret\b[^\n]*$")
 _TEMPLATE = re.compile(r"\{\{[^{}]*$")
 # What says a value is encrypted: kubeseal's `encryptedData`, SOPS, Ansible Vault.
 _CIPHERTEXT = re.compile(
@@ -97,9 +115,30 @@ def in_the_clear(text: str, start: int) -> bool:
         FIREBASE_CONFIG.search(text) or "maps/api/js" in text[max(0, start - 100) : start]
     ):
         return True  # a Firebase config's key; a Maps JavaScript key in a page, by design
+    run = _RUN_AT.match(text, _run_start(text, start))
+    if (
+        run is not None
+        and _ON_CHAIN_PUBLIC.fullmatch(run.group(0))
+        and not _SECRET_BEFORE.search(text, max(0, start - 60), start)
+    ):
+        return True  # a contract's or a wallet's address, a public key: on chain for all
     if _TEMPLATE.search(text, max(0, start - 200), start) and "}}" in text[start : start + 200]:
         return True  # inside a `{{ ... }}` template: a lookup, not a value
     return bool(_CIPHERTEXT.search(text, max(0, start - 200), start))
+
+
+# What a hex value after a key's name is when it is no key: a chain's data, a key's id.
+_NOT_KEY_BETWEEN = re.compile(
+    r"(?i)\b(?:tx|txn|transaction|hash|block|slot|topic|address|pub(?:lic)?[ _-]?key|salt|"
+    r"sha\d*|digest|image|ids?|kid|pssh|iv|fingerprint)\b|@"
+)
+
+
+def _run_start(text: str, start: int) -> int:
+    """Where the run of letters and digits around `start` begins."""
+    while start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
+        start -= 1
+    return start
 
 
 def public_or_id(before: str, value: str, *, exact: bool = False) -> bool:
@@ -116,7 +155,7 @@ def public_or_id(before: str, value: str, *, exact: bool = False) -> bool:
     pairs = field.split()
     if len(pairs) > 1 and "=" in pairs[-2] and "=" not in pairs[-1]:
         field = pairs[-1]  # not `client_id=... client_secret=`: the field before is another
-    if PUBLIC_NAME.search(field) or _NOT_A_CREDENTIAL.search(field) or "docsearch" in line:
+    if PUBLIC_NAME.search(field) or _NOT_A_CREDENTIAL.search(field) or _PUBLIC_WIDGET.search(line):
         return True
     return line.endswith(":") and not line[-2:-1].isspace() and bool(UUID.fullmatch(value))
 
@@ -157,11 +196,26 @@ def data_key_before(before: str) -> bool:
 
 
 def seed_phrase(value: str) -> bool:
-    """12, 15, 18, 21 or 24 words and none a function word: a wallet's seed phrase."""
+    """12, 15, 18, 21 or 24 words, each of BIP-39's English list or none a function word: a
+    wallet's seed phrase (BIP-39's list holds `you`, `all`, `also`)."""
     words = value.lower().split()
-    if " ".join(words) in TEST_MNEMONICS:
-        return False  # BIP-39's test vectors
-    return len(words) in (12, 15, 18, 21, 24) and not _FUNCTION_WORDS & set(words)
+    if " ".join(words) in TEST_MNEMONICS or len(words) not in (12, 15, 18, 21, 24):
+        return False  # BIP-39's test vectors, Hardhat's default accounts
+    return not _FUNCTION_WORDS & set(words) or set(words) <= bip39_words()
+
+
+_bip39: frozenset[str] | None = None
+
+
+def bip39_words() -> frozenset[str]:
+    """BIP-39's 2,048 English words, from the `mnemonic` package's list (read once)."""
+    global _bip39
+    if _bip39 is None:
+        spec = importlib.util.find_spec("mnemonic")  # not imported: its list is all we read
+        folders = (spec.submodule_search_locations or []) if spec else []
+        paths = [Path(folder) / "wordlist" / "english.txt" for folder in folders]
+        _bip39 = frozenset(paths[0].read_text().split()) if paths else frozenset()
+    return _bip39
 
 
 def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
@@ -169,8 +223,15 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     say it is something else or it does not look like one (a password chosen, a key
     generated)."""
     value, name = match["value"], match.groupdict().get("name") or ""
-    if text.startswith(("..", "…", "[", "*"), match.end("value")):
-        return None  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`, `ghp_abc…`
+    if text.startswith(("..", "…", "[", "*", ".<"), match.end("value")):
+        return (
+            None  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`, `ghp_abc…`, `eyJ...<payload>`
+        )
+    if re.search(
+        r"(?i)\b(?:no|without(?: an?)?|not the)\s+$",
+        text[max(0, match.start() - 12) : match.start()],
+    ):
+        return None  # `no secret needed for native apps: <client id>`
     label = match.group(0)[: match.start("value") - match.start()]
     before = text[max(0, match.start() - 30) : match.start()]
     # what a name is said to be is said in its own field (not `public_key ..., private_key ...`)
@@ -186,8 +247,12 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     ) or PUBLIC_NAME.search(field + label):
         return None
     line = text[max(0, match.start() - 80) : match.start()].rsplit("\n", 1)[-1]
-    if _PUBLIC_CONTEXT.search(line if field else line.replace("public_", "")):
+    if _PUBLIC_CONTEXT.search(
+        line if field else line.replace("public_", "")
+    ) or _PUBLIC_WIDGET.search(line):
         return None  # `docsearch({ ... apiKey:`, `NEXT_PUBLIC_...`
+    if PUBLIC_AFTER.match(text, match.end("value")):
+        return None  # `content key ... is fine in the frontend bundle per Ghost docs`
     if _NAMESPACED.fullmatch(value) or KEY_ID.fullmatch(value):
         return None  # a cache's key (`session:447657:ios`); a GPG key's id
     if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line):
@@ -199,6 +264,8 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
         said = "password"  # `CA key passphrase (...): ...`
     if said == "password":
         return said if chosen_password(value) else None
+    if _HCAPTCHA_SECRET.fullmatch(value) and "secret" in (name + label).lower():
+        return said  # hCaptcha's secret has an address's shape: `0x` and 40 hex
     return said if random_looking(value) else None
 
 
@@ -217,6 +284,8 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return kind
     if role == "printed":  # what a command printed: generated, or chosen for a password
         return kind if random_looking(value) or chosen_password(value) else None
+    if role == "key-near":  # not a transaction's, a block's, a public key's or a key id's hex
+        return None if _NOT_KEY_BETWEEN.search(match["between"]) else kind
     if role == "seed":
         return kind if seed_phrase(value) else None
     if role == "pem64":  # base64 whose header decodes to a PEM private key's
@@ -252,8 +321,8 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return kind if credible(value) and mixed(value) else None
     name = match.groupdict().get("name")
     said = assigned_kind(name) if name else kind
-    if role == "chosen":
-        return said if chosen_password(value) else None
+    if role == "chosen":  # a password after its user: chosen, or generated for them
+        return said if chosen_password(value) or random_looking(value) else None
     return said if credible(value, quoted=True, name=name or kind) else None
 
 

@@ -60,6 +60,15 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     # Node providers' endpoints, whose path is the key.
     ("alchemy-api-key", r"\.g\.alchemy\.com/v2/[A-Za-z0-9_-]{32}\b"),
     ("quicknode-token", r"\.quiknode\.pro/[0-9a-f]{40}\b"),
+    ("infura-project-key", r"\binfura\.io/(?:ws/)?v3/[0-9a-f]{32}\b"),
+    ("ankr-rpc-key", r"\brpc\.ankr\.com/\w+/[0-9a-f]{64}\b"),
+    ("thegraph-api-key", r"\bgateway(?:-[a-z]+)?\.thegraph\.com/api/[0-9a-f]{32}\b"),
+    # A Nostr secret key (bech32 `nsec1`); an LND macaroon in hex (v2, location `lnd`), which
+    # is the node's bearer credential.
+    ("nostr-secret-key", r"\bnsec1[02-9ac-hj-np-z]{58}\b"),
+    ("lnd-macaroon", r"\b0201036c6e64[0-9a-f]{60,}"),
+    # A Backblaze B2 application key: `K00` and a digit, 27 more.
+    ("backblaze-application-key", r"\bK00\d[A-Za-z0-9+/]{27}(?![A-Za-z0-9+/])"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
     ("zigbee-network-key", r"network_key(?::| is| =)\s*\[\s*(?:\d{1,3}\s*,\s*){15}\d{1,3}\s*\]"),
@@ -146,7 +155,13 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "bitcoin-wif": ("wif", "privkey"),
     "alchemy-api-key": ("alchemy.com/v2/",),
     "quicknode-token": ("quiknode.pro/",),
-    "solana-keypair": ("keypair",),
+    "solana-keypair": ("keypair", "["),
+    "infura-project-key": ("infura.io/",),
+    "ankr-rpc-key": ("rpc.ankr.com/",),
+    "thegraph-api-key": ("thegraph.com/api/",),
+    "nostr-secret-key": ("nsec1",),
+    "lnd-macaroon": ("0201036c6e64",),
+    "backblaze-application-key": ("K00",),
     "zigbee-network-key": ("network_key",),
     "postgres-md5-verifier": ("md5",),
     "scram-verifier": ("SCRAM-SHA-",),

@@ -37,12 +37,13 @@ _CONTEXT = re.compile(
     r"[\w.-]{0,25}[\s'\"]{0,3}(?:[=:>,|]|\?=)"
     r"|://[^\s/@]*:[^\s@]*@"
     r"|(?i:private key|:_|\bcurl\b|\blogin\b|\bmysql|\bsshpass\b|\s-p|--pass|bearer\s)"
-    r"|(?i:\b(?:seed|mnemonic|recovery|backup|2fa|mfa|password|passwort|passphrase)\b"
-    r"[^\n]{0,80}?[:\n])"
+    r"|(?i:(?<![a-z])(?:seed|mnemonic|recovery|backup|2fa|mfa|password|passwort|passphrase|"
+    r"phrase|words)(?![a-z])[^\n]{0,100}?[:=\n])"
     r"|(?i:pass(?:word|wort|phrase)|mot de passe|contrase[ñn]a|senha|wachtwoord|hasło|密码|助记词|"
     r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ)"
     r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|è|là|era|war|was)\s|是|は)"
     r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b)"
+    r"|\[\s*(?:\d{1,3}\s*,\s*){31}"  # a key as a JSON array of bytes (a Solana keypair)
     r"|(?i:\bpass(?:word)?[ \t]+)(?=\S*[\d#!$%^&*@])\S{8}"
     # a PIN or a code that opens a door, a safe, a voicemail box (core/secret_patterns.py PIN)
     r"|(?i:\b(?:pin|passcode|host key|lockbox|combination|combo|(?:door|keypad|alarm|disarm|"

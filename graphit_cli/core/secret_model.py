@@ -71,6 +71,7 @@ _STANDS_IN = re.compile(
 # identity), or a dotted attribute of code (`X25519.secret_length`).
 _HOST_OR_CODE = re.compile(r"^@|^[A-Z]{2,5}@|@[\w-]+\.[\w.-]+|^[A-Za-z_]\w*\.[a-z_]+$")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+_ID_PATH = re.compile(r"(?:[A-Za-z]+/[0-9a-f-]{8,}/?)+")
 _BASE58_KEY = re.compile(r"[1-9A-HJ-NP-Za-km-z]{32,44}")
 _ON_CHAIN = re.compile(r"(?i)solana|\bspl\b|program|pubkey|\bmint\b|wallet address")
 # Words right before a value that make it data, not a credential.
@@ -360,12 +361,13 @@ def reviewed(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, in
 
 def _plainly_alike(text: str, start: int, end: int) -> bool:
     """The look-alikes a glance tells (no model, no rule): shown cut, a URL, a host, an
-    attribute of code, an integrity hash, an address, an id pair."""
+    attribute of code, an integrity hash, an address, an id pair, a path of ids
+    (`organizations/<uuid>/apiKeys/<uuid>`)."""
     value = text[start:end]
-    if text.startswith(("..", "…", "[", "*"), end) or "://" in value:
+    if text.startswith(("..", "…", "[", "*", ".<"), end) or "://" in value:
         return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`; the URL rule's
-    if _HOST_OR_CODE.search(value) or _ADDRESS.fullmatch(value):
-        return True  # `root@127.0.0.1`, `X25519.secret_length`; an Ethereum address
+    if _HOST_OR_CODE.search(value) or _ADDRESS.fullmatch(value) or _ID_PATH.fullmatch(value):
+        return True  # `root@127.0.0.1`, `X25519.secret_length`; an Ethereum address; ids
     if value.endswith("=") and _QUOTED_AFTER.match(text, start - 1 if start else 0):
         return True  # an attribute's name: `y0Accessor="p5"`
     if _HEX.fullmatch(value) and any(

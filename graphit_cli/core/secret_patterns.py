@@ -76,7 +76,7 @@ AUTH_PAIR = re.compile(
 PROSE = re.compile(
     r"(?P<name>(?i:密码|密钥|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
     r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
-    r"passcode|pw|"
+    r"passcode|pw|bearer|macaroon|laps|"
     r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
     r"schlüssel|klucz|sleutel|anahtar\w*|ключ\w*|парол\w*|şifre\w*|parola|chiave|sekret|"
@@ -111,6 +111,7 @@ USER_PASS = re.compile(
     r"contrase[ñn]a|passwort)\b)[^\n]{0,90}?"
     r"(?:[:\s]|(?<=\w))[ \t]*(?:[\"'`]?[\w.@+=,-]{2,80}[\"'`]?)?[ \t]+/[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
+    r"(?![^\s\"'`,;|.)])(?![ \t]+/[ \t]+\S)"  # a host, a user, a password: the last
 )
 # A name and its value as attributes or fields (`<add key="ClearTextPassword" value="..."/>`,
 # Postman's `{"key": "apiKey", "value": "..."}`), a config directive (`requirepass ...`), a
@@ -142,13 +143,21 @@ DEFINE = re.compile(
 )
 # An XML element that holds one (`<password>...</password>` in Maven's settings.xml, NuGet).
 XML_ELEMENT = re.compile(
-    r"(?i:<(?P<name>[\w:-]*(?:password|passwd|secret|token|apikey|api-key|cleartextpassword|"
-    r"(?:shared|secret|private|access|auth|master|signing|encryption)key))>)"
+    r"(?i:<(?P<name>[\w:-]*(?:password|passwd|pass|pwd|secret|token|apikey|api-key|"
+    r"cleartextpassword|(?:shared|secret|private|access|auth|master|signing|encryption)key))"
+    r"(?:\s[^<>]*)?>)"
     r"(?P<value>[^<\s]{6,300})</"
 )
 # A wallet's private key in a Hardhat or Truffle config (`accounts: ["0x..."]`).
 WALLET_KEY = re.compile(
     r"(?:\baccounts\s*:\s*\[|\bWallet\()\s*[\"'](?P<value>(?:0x)?[0-9a-fA-F]{64})[\"']"
+)
+# A chain's private key (32 bytes in hex) after what signs with it: `signer pk: 0x...`,
+# `SAFE_PROPOSER_PK=`, `signs with 0x...`, an execution client's `jwt.hex`.
+CHAIN_KEY = re.compile(
+    r"(?i:(?<![a-z])(?:pk|priv(?:ate)?[ _-]?key|signer|signs? with|signing[ _-]key|suri|"
+    r"secret[ _-]seed|wallet[ _-]key|deployer[ _-]key|jwt(?:\.hex|[ _-]?secret))(?![a-z]))"
+    r"(?P<between>[^\n]{0,60}?)(?<![0-9A-Za-z])(?P<value>(?:0x)?[0-9a-fA-F]{64})(?![0-9A-Za-z])"
 )
 # A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
 SESSION_COOKIE = re.compile(
@@ -198,10 +207,10 @@ RECOVERY_CODES = re.compile(
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
 SEED_PHRASE = re.compile(
-    r"(?i:\b(?:seed|mnemonic|recovery (?:phrase|words)|secret phrase|backup|semente|semilla|"
-    r"wallet words|(?:12|18|24)[ -]words)\b|助记词|"
+    r"(?i:(?<![a-z])(?:seed|mnemonic|recovery|secret phrase|backup|semente|semilla|"
+    r"wallet words|(?:12|15|18|21|24)[ -]words)(?![a-z])|助记词|"
     r"фраза восстановления)"
-    r"[^\n]{0,80}?[:=：][ \t]*\n?[ \t]*[\"']?"
+    r"[^\n]{0,100}?[:=：][ \t]*(?:\|[-+]?)?[ \t]*\n?[ \t]*[\"']?"
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
 )
 # An Azure shared access signature's `sig=` in a URL or a connection string.
@@ -261,6 +270,7 @@ ROLES = {
     STREAM_KEY: "named",
     USER_PASS: "chosen",
     SEED_PHRASE: "seed",
+    CHAIN_KEY: "key-near",
     BASIC: "basic",
     URL_PASSWORD: "url",
     BEARER: "bearer",
@@ -281,7 +291,20 @@ CONTEXT_RULES = (
         PROSE,
         "credential",
         (
-            *("pass", "pw", "secret", "key", "token", "pat ", "pat:", "pat(", "seed"),
+            *(
+                "pass",
+                "pw",
+                "secret",
+                "key",
+                "token",
+                "pat ",
+                "pat:",
+                "pat(",
+                "seed",
+                "bearer",
+                "macaroon",
+                "laps",
+            ),
             *("login", "log in", "logs in", "logged in", "log-in", "signin", "sign in"),
             *("sign-in", "signs in", "signed in"),
             *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码", "密钥"),
@@ -311,9 +334,14 @@ CONTEXT_RULES = (
     (
         XML_ELEMENT,
         "password",
-        ("password>", "passwd>", "secret>", "token>", "apikey>", "api-key>", "key>"),
+        ("pass>", "passwd>", "pwd>", "secret>", "token>", "apikey>", "api-key>", "key>", "<pass"),
     ),
     (WALLET_KEY, "private-key", ("accounts", "wallet(")),
+    (
+        CHAIN_KEY,
+        "private-key",
+        ("pk", "priv", "signer", "signs with", "sign with", "signing", "suri", "seed", "jwt"),
+    ),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=", ".aspnetcore.")),
     (HAR_COOKIE, "session-cookie", ('"name"',)),
     (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=", "key=")),
@@ -328,7 +356,7 @@ CONTEXT_RULES = (
         "seed-phrase",
         (
             *("seed", "mnemonic", "phrase", "backup", "助记词", "фраза", "semente", "semilla"),
-            *("recovery words", "wallet words", "12 words", "24 words", "18 words", "12-words"),
+            *("recovery", "wallet words", "12 words", "24 words", "18 words", "12-words"),
         ),
     ),
     (PGPASS, "password", ()),  # no literal: its pattern begins with `:`, which `re` looks for

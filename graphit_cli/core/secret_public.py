@@ -14,6 +14,7 @@ import re
 DOCUMENTED_EXAMPLES = frozenset(
     {
         "AKIAIOSFODNN7EXAMPLE",
+        "b54bcf4d-1bca-4e8e-9a24-22ff2c3d462c",  # CoinMarketCap's sandbox key
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
         "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
@@ -49,6 +50,8 @@ TEST_MNEMONICS = frozenset(
         "legal winner thank year wave sausage worth useful legal winner thank yellow",
         "letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
         " ".join(["zoo"] * 11 + ["wrong"]),
+        # Hardhat's and Anvil's default accounts, printed when either starts
+        " ".join(["test"] * 11 + ["junk"]),
     }
 )
 # Keys their providers publish by design (a browser or an app holds them): Stripe's publishable
@@ -65,16 +68,31 @@ PUBLIC_PREFIXES = (
 # Datadog's client tokens (browser logs and RUM), public by design.
 _PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
 # Duo's integration key (`DI` and 18): an application's id, its secret key is another.
+# A LiveKit API key: the key's name (`API` and 12), which tokens carry; its secret is apart.
+_LIVEKIT_KEY = re.compile(r"API[A-Za-z0-9]{12}")
 _DUO_IKEY = re.compile(r"DI[A-Z0-9]{18}")
 # A Twilio account's SID: in every URL of its API (its auth token is the secret).
 _TWILIO_SID = re.compile(r"AC[0-9a-f]{32}")
 _GA_COOKIE = re.compile(r"(?:_ga=)?GA\d\.\d\.\d+\.\d+")
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
 PUBLIC_NAME = re.compile(
-    r"(?i)\bpublic\b|(?:^|[^a-z])public_|publishable|search-only|site[ _-]?key|anon[ _-]?key|"
+    r"(?i)(?<![\w-])public\b|(?:^|[^a-z])public_|publishable|search-only|site[ _-]?key|"
+    r"anon[ _-]?key|"
     r"client[_-]?id\b|client[ _-]?(?:key|token)\b|tokenization[ _-]?key|search[ _-]key|"
     r"\bbrowser\b[^\n]{0,20}?\bkey\b|applicationserverkey|"
-    r"docsearch|csrf|authenticity|nodekey|bugsnag|notifier|storefront-access-token"
+    r"docsearch|csrf|authenticity|nodekey|bugsnag|notifier|storefront-access-token|"
+    # keys a browser holds by design: Pusher's app key, Mux Data's env key, Ghost's content key
+    r"pusher[ _-]?app[ _-]?key|mux\.monitor|mux[ _-]data|ghostcontentapi|frontend (?:key|bundle)|"
+    r"ghost[^\n]{0,30}content[ _-]?(?:api[ _-]?)?key|"
+    r"(?:meant|safe|fine) to (?:ship|be public)|in the (?:js|frontend|client) bundle"
+)
+
+
+# What a line says right after a key that its provider made it public: `(public)`, `is fine in
+# the frontend bundle`, `meant to ship in the JS bundle`.
+PUBLIC_AFTER = re.compile(
+    r"(?i)[^\n]{0,40}?(?:\(public[),;]|\bis fine in the (?:js |frontend |client )?bundle|"
+    r"\bmeant to ship\b|\bsafe to (?:ship|expose|commit)\b|\bpublic by design\b)"
 )
 
 
@@ -87,7 +105,7 @@ def public(value: str) -> bool:
     anon key, which its clients ship)."""
     if value.startswith(PUBLIC_PREFIXES) or _PUBLIC_TOKEN.fullmatch(value):
         return True
-    if _DUO_IKEY.fullmatch(value) or _TWILIO_SID.fullmatch(value):
+    if _DUO_IKEY.fullmatch(value) or _TWILIO_SID.fullmatch(value) or _LIVEKIT_KEY.fullmatch(value):
         return True
     if _GA_COOKIE.fullmatch(value):
         return True  # Google Analytics' `_ga` cookie: a visitor's id and a time

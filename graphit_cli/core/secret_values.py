@@ -75,6 +75,8 @@ _DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
 _MASKED = re.compile(r"[*•]{3,}")
 # A YAML tag before the value (`api_key: !vault |`), not the value.
 _YAML_TAG = re.compile(r"!!?[A-Za-z]+")
+# Options with numbers: `lifespan=3600`, `keyint=60:min-keyint=60`.
+_OPTIONS = re.compile(r"[a-z][\w-]*=\d+(?::[a-z][\w-]*=\d+)*")
 
 
 def example(token: str) -> bool:
@@ -250,8 +252,10 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False  # settings.DB_PASSWORD, process.env.API_KEY (not `dp.st.prd.hZJJmRYUm...`)
     if value.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?[a-z]{0,3}", value):
         return False  # a count or a duration: token_ttl=3600, password_length: 12
-    if not quoted and (_SNAKE.match(value) or value.endswith(":")):
-        return False  # password=user_password (a variable), `token:` opening a list
+    if _OPTIONS.fullmatch(value) or "<" in value:
+        return False  # options (`lifespan=3600`, `keyint=60:min-keyint=60`); `shpat_<paste>`
+    if not quoted and (_SNAKE.match(value) or value.endswith(":") or value.startswith(":")):
+        return False  # password=user_password (a variable), `token:` opening a list, `Password::`
     if not quoted and _WORD.match(value) and len(value) < 12 and words(value):
         return False  # a type: `stripe_secret_key: SecretStr`
     if not quoted and _WORD.match(value) and (value.islower() or value.istitle()):

@@ -103,6 +103,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
             continue
         if context.public_or_id(text[max(0, start - 60) : start], secret, exact=not generic):
             continue  # `public key of the laptop: ...`, `data-sitekey=`, `acme-api:<uuid>`
+        if generic and published.PUBLIC_AFTER.match(text, end):
+            continue  # `x-api-key: ... (public, it identifies the integration)`
         spans.append((start, end, kind))
     awake = sorted({i for literal in gate for i in formats.WAKES.get(literal, ())})
     for kind, pattern, _ in (formats.PROVIDER_RULES[i] for i in awake):
