@@ -1077,6 +1077,64 @@ def corpus() -> list[dict]:
         ),
     }
 
+    more_s = {
+        "cosmos_mongo_password": ["Mongo API connection for the feed service, password part: {v}"],
+        "appconfig_secret": [
+            '"AppConfig": "Endpoint=https://appcs-prod.azconfig.io;Id=rw-{n};Secret={v}"'
+        ],
+        "signalr_access_key": ["Azure SignalR primary key (sigr-notify): {v}"],
+        "signtool_password": ["code signing cert for the MSI build, pfx pass: {v}"],
+        "net_use_password": [
+            "map the drop share: New-PSDrive -Name Z -PSProvider FileSystem -Root \\\\fs02\\drop -Credential CORP\\svc-build  # pw {v}"
+        ],
+        "cmdkey_password": ["stored jump host cred in Credential Manager: adm-jdoe / {v}"],
+        "schtasks_password": [
+            "Register-ScheduledTask -TaskName Cleanup -User CORP\\svc-etl -Password '{v}' -Action $a -Trigger $t"
+        ],
+        "machinekey_validation": ["validationKey for the webforms farm: {v}"],
+        "machinekey_decryption": [
+            '<machineKey decryptionKey="{v}" validationKey="AutoGenerate" />'
+        ],
+        "azure_devops_pat_new": [
+            "PAT for the self-hosted agent registration: ./config.sh --auth pat --token {v}"
+        ],
+        "github_pat": ['<add key="ClearTextPassword" value="{v}" /> under the github source'],
+        "sql_credential_secret": [
+            "Agent proxy credential for the SSIS steps: identity CORP\\svc-ssis, secret {v}"
+        ],
+        "linked_server_password": ["linked server ORA_FIN maps to finread with password {v}"],
+        "aes_encryption_key": [
+            "column encryption key (AES-256, base64) used by ProtectedField: {v}"
+        ],
+        "sendgrid_api_key": ["SENDGRID_API_KEY={v}"],
+        "ldap_bind_password": ["svc-ldap bind password for the intranet's DirectorySearcher: {v}"],
+        "function_master_key": [
+            "x-functions-key: {v}  (the _master one, works on admin/functions)"
+        ],
+        "acr_admin_password": ["ACR admin creds: username crcontoso, password {v}"],
+        "octopus_api_key": ["Octopus API key for the deploy bot: {v}"],
+        "aws_secret_key": ["aws_secret_access_key = {v}  (profile used by the S3 export job)"],
+        "npgsql_password": ["pg-analytics admin: ingest / {v}"],
+        "rabbitmq_uri_password": ["rabbit01 user masstransit, pw {v}"],
+        "basic_auth_header": ["webhook from the ERP calls us with Authorization: Basic {v}"],
+        "bearer_access_token": [
+            'curl -H "Authorization: Bearer {v}" https://graph.microsoft.com/v1.0/me'
+        ],
+        "msal_refresh_token": ["refresh_token from the device-code flow: {v}"],
+        "teams_webhook_url": ["Invoke-RestMethod -Method Post -Uri '{v}' -Body $card"],
+        "bitlocker_recovery_password": ["recovery key for SRV-HV02 C: drive -> {v}"],
+        "laps_password": ["local admin on SRV-APP03 (LAPS, valid until next rotation): {v}"],
+        "unattend_domain_join_password": [
+            "Add-Computer -DomainName corp.contoso.com -Credential CORP\\svc-join  # svc-join pw {v}"
+        ],
+        "stripe_secret_key": ["STRIPE__SECRETKEY={v}"],
+        "elastic_api_key": ["Authorization: ApiKey {v}"],
+        "identityserver_client_secret": ["partner-portal client secret (IdentityServer): {v}"],
+        "winrm_password": ["winrm on web04: user CORP\\adm-build, password {v}"],
+    }
+    for _k, _t in more_s.items():
+        S[_k][1].append(_t[0])
+
     extras = lambda: {  # noqa: E731
         "g1": guid(),
         "g2": guid(),
