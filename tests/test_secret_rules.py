@@ -267,7 +267,9 @@ DISAGREED = {
     *("mixpanel_project_token", "twilio_account_sid", "jwt_io_sample"),
     *("revoked_token_stated", "revoked_stated_dead", "revoked_and_deleted_key", "revoked_key_note"),
     *("revoked_pat_stated", "invalidated_session_stated", "twilio_api_key_sid_only"),
-    "revoked_infura_key",
+    *("revoked_infura_key", "revoked_stated_token"),
+    # gitleaks' mailgun-pub-key rule takes Mailgun's public validation key: graphit follows it
+    "mailgun_public_key",
     *("aws_access_key_id_only", "aws_access_key_id_alone"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
@@ -276,22 +278,22 @@ DISAGREED = {
 # refused): the classes its first look showed are rules, and these are the rows left.
 STANDS = {
     "blind_secrets_16": (0.021, 0.011),
-    "blind_secrets_17": (0.06, 0.011),
+    "blind_secrets_17": (0.065, 0.011),
     "blind_secrets_18": (0.027, 0.01),
-    "blind_secrets_19": (0.04, 0.011),
+    "blind_secrets_19": (0.029, 0.01),
     "blind_secrets_21": (0.028, 0.01),
     "blind_secrets_22": (0.045, 0.01),
     "blind_secrets_24": (0.035, 0.02),
-    "blind_secrets_25": (0.029, 0.025),
-    "blind_secrets_26": (0.029, 0.035),
-    "blind_secrets_27": (0.051, 0.01),
-    "blind_secrets_29": (0.065, 0.011),
+    "blind_secrets_25": (0.025, 0.025),
+    "blind_secrets_26": (0.029, 0.03),
+    "blind_secrets_27": (0.038, 0.01),
+    "blind_secrets_29": (0.071, 0.011),
     "blind_secrets_30": (0.02, 0.013),
     "blind_secrets_32": (0.033, 0.029),
-    "blind_secrets_36": (0.021, 0.01),
     "blind_secrets_37": (0.02, 0.023),
-    "blind_secrets_38": (0.088, 0.01),
+    "blind_secrets_38": (0.083, 0.01),
     "blind_secrets_39": (0.02, 0.017),
+    "blind_secrets_47": (0.032, 0.011),
 }
 
 
@@ -905,6 +907,86 @@ _BIP39_WITH_COMMON_WORDS = (
 )
 def test_the_classes_blind_corpora_40_to_43_showed(text: str, refused: bool) -> None:
     """What corpora 40-43 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 44-47: a SaaS backend team's year, a school district's IT, enterprise .NET
+        # developers, teams writing in fifteen languages.
+        ("JWT_SECRET (HS256) for the deploy:\n" + "7e2c9a4f1b8d3e6c" * 4, True),
+        ("Rails config/master.key:\n4d9a1c7e2b8f3a6c5e0d9b2a7c4f1e8d", True),
+        ("SMTP noreply@: Passwort = „Kestrel417_vQz8“ (prod)", True),
+        ("el valor nuevo es Rio482-QwTz8 (contraseña de MySQL root)", True),
+        ("verify service auth token got rotated to 4c9e1a7f2b8d3e6c5a0f9d2b7c4e1a8f", True),
+        ("check RAILS secret_key_base is still " + "8d3e6c5a0f9d2b7c" * 8, True),
+        ("Cookie: __Host-sid=Qm7xLv2Rt9Yw4Kp8Zn3Bc6Hd1Fg5Js0; theme=dark", True),
+        ("logging cluster superuser: elastic / tulip7GQ*Kx052", True),
+        ("validationKey for the webforms farm: " + "A6B65E9791B53C8F" * 4, True),
+        (
+            "Duo VPN: ikey DIWJ8X5G3Q2M7K1P0ZRY, skey Vq8Lm2Xr7Tp4Yw9Nb3Kc6Hd1Fg5Js0Ue2Io7Pa",
+            True,
+        ),
+        ("HF write token: hf_QmxLvRtYwKpZnBcHdFgJsUeIoPaQmxLvRtYw", True),
+        ("sentry release upload: sntryu_" + "2c933fe44e3c5e1c" * 4, True),
+        ("APM license for eu: 3fa2b8c1d9e7f4a6b2c8d1e9f7a3b5c2d4e6NRAL", True),
+        ("Config('sdk-4e8a2c1f-7b3d-4c9e-a5f1-2d8b6e0c3a9f') in the flags service", True),
+        (
+            '"SigningCertificate": { "Base64": "MIIKYQIBAzCCCh'
+            + "Bvpj9sT6VGUc4KUOojUVTr5f4VCGBGX" * 3,
+            True,
+        ),
+        ("$cred = ConvertTo-SecureString 'Harbor40#4piRCi' -AsPlainText -Force", True),
+        ("net use \\\\fs02\\drop /user:CORP\\svc-build Lantern32&SA2ioY /persistent:no", True),
+        ('dtexec /F "D:\\SSIS\\Load.dtsx" /DECRYPT Falcon11!mKnadX', True),
+        (
+            "EXEC sp_addlinkedsrvlogin @rmtsrvname = N'FIN', @rmtpassword = N'Ny26#xG5g9v'",
+            True,
+        ),
+        (
+            "New-AzStorageContext -StorageAccountName 'st' -StorageAccountKey '"
+            + "qLT4Bo/6rck0TH+s" * 5
+            + "=='",
+            True,
+        ),
+        (
+            "https://func-orders.azurewebsites.net/api/Import?code="
+            + "2C-POKsz4L7ArxFv" * 3
+            + "==",
+            True,
+        ),
+        (
+            "auth0 rotated signing keys, new kid is cX0r3VRLepKxU7n9Scf9mdsDsSwuggMfkG46ons8",
+            False,
+        ),
+        ("grafana: admin.existingSecret: grafana-admin (no adminPassword in values)", False),
+        (
+            "LTI 1.1 consumer key for the Gizmos tool is lvsd_sbuwi6ic29; its secret is in the LMS",
+            False,
+        ),
+        ('log line: oauth_consumer_key="f26cbae7d2fc14064aef5f3a95fe819aed47"', False),
+        ("Copier admin password: ******** (stored in 1Password 'Printers')", False),
+        ("LaunchDarkly flag key ff_apple_pay_v2 is the one to flip", False),
+        ("IDistributedCache key session:066af915-5ba0-ec2b-e4fe-74f281a26429 held the cart", False),
+        (
+            'x-ms-continuation: {"token":"-RID:~zMUAaAGk2p+Y48np#RT:1#TRC:100#ISV:2","range":{}}',
+            False,
+        ),
+        (
+            "Cosmos emulator's published key C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9n"
+            "DuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
+            False,
+        ),
+        (
+            "Azurite: AccountName=devstoreaccount1;AccountKey=" + "Eby8vdM02xNOcqFl" * 5 + "==",
+            False,
+        ),
+        ("key expired in 2024, its group removed:\nSignature=uY9h0KhxVCo8ivWceicVLY1tnRhJ", False),
+    ],
+)
+def test_the_classes_blind_corpora_44_to_47_showed(text: str, refused: bool) -> None:
+    """What corpora 44-47 showed at their first look, each class in a text of its own."""
     assert bool(secrets.find(text)) is refused, text
 
 

@@ -32,6 +32,8 @@ def found(text: str, gate: dict[str, list[int]]) -> list[tuple[int, int, str]]:
             continue  # a name gitleaks knows holds no secret (`csrf_token`, `public_key`)
         if text[max(0, begin - 2) : begin].endswith("{"):
             continue  # `${DB_PASSWORD:?unset}`, `{{ api_key }}`: a variable, not its value
+        if text[begin : named.end("name")].lower().startswith("1password"):
+            continue  # `stored in 1Password 'Printers'`: the manager, not a password's name
         if context.REFERENCE_NAME.search(text[begin : named.end("name")]):
             continue  # `existingSecret: keycloak-admin` names where the secret is
         if context.names_a_key_of_data(text[begin : named.start("name")]):

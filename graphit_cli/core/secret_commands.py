@@ -130,6 +130,14 @@ BASIC_INLINE = re.compile(
     r"(?i:basic\s+\$\(\s*(?:echo|printf)(?:\s+-n)?\s+[\"']?)(?P<value>[^\s:\"'$]{12,200})"
     r":[^\s|\"']*[\"']?\s*\|\s*base64"
 )
+# Windows: a password given to PowerShell in plain text, to `net use`, to `dtexec /DECRYPT`,
+# to a T-SQL procedure's `@...password` parameter, to `-StorageAccountKey`.
+WINDOWS = re.compile(
+    r"(?i:ConvertTo-SecureString\s+(?:-String\s+)?(?=[\"'][^\"'\n]{6,200}[\"']\s+-AsPlainText)[\"']|"
+    r"\bnet use\s+\S+\s+(?:/user:\S+\s+)?(?!/)|/DECRYPT\s+|"
+    r"@\w*(?:password|pwd|secret)\s*=\s*N?'|-StorageAccountKey\s+[\"']?)"
+    r"(?P<value>[^\s\"']{6,200})"
+)
 # Media's keys: a DRM content key, FairPlay's ASk, an Agora app certificate (16 bytes in hex).
 MEDIA_KEY = re.compile(
     r"(?:(?i:\b(?:app certificate|primary certificate|content key|key bytes|fps[ _-]?ask)\b)|"
@@ -172,6 +180,7 @@ REG_VALUE = re.compile(
 # How each rule's value is judged (core/secret_context.py `judged`; core/secret_patterns.py ROLES).
 ROLES = {
     MEDIA_KEY: "key-near",
+    WINDOWS: "printed",
     BASIC_INLINE: "printed",
     PRINTED: "printed",
     CONNECT: "printed",
@@ -246,6 +255,11 @@ RULES = (
         ("fernet(", "aesgcm(", "aessiv(", "chacha20", "secretbox(", "hmac.new(", "session.start("),
     ),
     (BASIC_INLINE, "api-key", ("| base64",)),
+    (
+        WINDOWS,
+        "password",
+        ("convertto-securestring", "net use", "/decrypt", "password", "pwd", "storageaccountkey"),
+    ),
     (MEDIA_KEY, "secret", ("certificate", "content key", "key bytes", "fps_ask", "fps ask", "ask")),
     (SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),
     (

@@ -37,14 +37,14 @@ FIREBASE_CONFIG = re.compile(
     r"authDomain|firebaseapp\.com|(?i:firebase)|google-services\.json|GoogleService-Info\.plist"
 )
 # A name whose value says where a secret is (`existingSecret`, `secretName`, `secretRef`).
-REFERENCE_NAME = re.compile(r"(?i)^existing|secret[_-]?(?:name|ref)$")
+REFERENCE_NAME = re.compile(r"(?i)(?:^|[._])existing|secret[_-]?(?:name|ref)$")
 # A uuid: an id, a trace (an idempotency key, a session's id in a log).
 UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 # Words between a credential's name and a value that say the value is something else.
 _LABELS = re.compile(
     r"(?i)(?:\b|_)(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|revision|fix|fixed|"
     r"merged?|version|name|arn|alias|length|size|format|prefix|header|type|public|sid|guid|"
-    r"uuid|serial|thumbprint|device)\b"
+    r"uuid|serial|thumbprint|device|kid)\b"
 )
 # A hash of what follows: `sha256 of the key`, `the digest of this token`.
 _DIGEST_OF = re.compile(
@@ -76,7 +76,7 @@ _NOT_CREDENTIALS = frozenset(
     gpg pgp ssh host routing shard lookup dedup dedupe hotkey file s3 object storage redis i18n
     translation message map dict row column group sha1 sha256 sha512 md5 hash node captcha random
     rng device surrogate bucket kms deduplication tokenization tokenisation natural business
-    card wrapped encrypted response""".split()  # noqa: SIM905
+    card wrapped encrypted response flag consumer""".split()  # noqa: SIM905
 )
 # An account's primary or secondary key (Azure Cosmos DB, Storage, IoT Hub): base64 of 32 or 64
 # bytes, padded; a database's primary key is never one.
@@ -122,6 +122,8 @@ def in_the_clear(text: str, start: int) -> bool:
         and not _SECRET_BEFORE.search(text, max(0, start - 60), start)
     ):
         return True  # a contract's or a wallet's address, a public key: on chain for all
+    if "devstoreaccount1" in text[max(0, start - 200) : start + 100]:
+        return True  # the storage emulator's account, whose key is the same everywhere
     if _TEMPLATE.search(text, max(0, start - 200), start) and "}}" in text[start : start + 200]:
         return True  # inside a `{{ ... }}` template: a lookup, not a value
     return bool(_CIPHERTEXT.search(text, max(0, start - 200), start))
@@ -178,7 +180,8 @@ def names_no_secret(label: str, before: str = "") -> bool:
     if _DIGEST_OF.search(before):
         return True  # `sha256 of the key:`: a hash of it
     word = re.findall(r"[A-Za-z0-9-]+", before[-30:])
-    return bool(word) and word[-1].lower().strip("-") in _NOT_CREDENTIALS
+    last = word[-1].lower().strip("-") if word else ""
+    return last in _NOT_CREDENTIALS or last.endswith("cache")  # `IDistributedCache key`
 
 
 # Words that make a name a credential's whatever else it holds (`SECRET_DEVICE_KEY`).

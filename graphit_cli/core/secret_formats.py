@@ -68,6 +68,21 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("nostr-secret-key", r"\bnsec1[02-9ac-hj-np-z]{58}\b"),
     ("lnd-macaroon", r"\b0201036c6e64[0-9a-f]{60,}"),
     # A Backblaze B2 application key: `K00` and a digit, 27 more.
+    # Hugging Face and Sentry user tokens, a New Relic license key, LaunchDarkly's server SDK key.
+    ("huggingface-token", r"\bhf_[A-Za-z0-9]{34}\b"),
+    ("sentry-user-token", r"\bsntryu_[0-9a-f]{64}\b"),
+    ("newrelic-license-key", r"\b[0-9a-f]{36}NRAL\b"),
+    (
+        "launchdarkly-sdk-key",
+        r"\bsdk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+    ),
+    # A PKCS#12 bundle (.pfx) in base64: a certificate with its private key.
+    ("pkcs12-base64", r"\bMII[A-Za-z0-9+/]{2}QIBAzCC[A-Za-z0-9+/]{60,}"),
+    # An Azure Function's key in its URL.
+    (
+        "azure-function-key",
+        r"\.azurewebsites\.net/api/[\w/-]+\?(?:[^\s#]*&)?code=[A-Za-z0-9_-]{40,}={0,2}",
+    ),
     ("backblaze-application-key", r"\bK00\d[A-Za-z0-9+/]{27}(?![A-Za-z0-9+/])"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
@@ -162,6 +177,12 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "nostr-secret-key": ("nsec1",),
     "lnd-macaroon": ("0201036c6e64",),
     "backblaze-application-key": ("K00",),
+    "huggingface-token": ("hf_",),
+    "sentry-user-token": ("sntryu_",),
+    "newrelic-license-key": ("NRAL",),
+    "launchdarkly-sdk-key": ("sdk-",),
+    "pkcs12-base64": ("QIBAzCC",),
+    "azure-function-key": ("azurewebsites.net/api/",),
     "zigbee-network-key": ("network_key",),
     "postgres-md5-verifier": ("md5",),
     "scram-verifier": ("SCRAM-SHA-",),

@@ -60,7 +60,7 @@ BEARER = re.compile(
     r"(?P<value>[A-Za-z0-9._~+/:-]{20,}=*)(?![\w.~+/:-])"
 )
 BASIC = re.compile(
-    r"(?<![\w-])(?i:basic(?:[ -]auth)?(?: header)?|auth):?\s+"
+    r"(?<![\w-])(?i:basic(?:[ -]auth)?(?: header)?|auth(?: for [^\s:]{3,60})?):?\s+"
     r"(?P<value>[A-Za-z0-9+/]{12,}={0,2})(?![\w+/=])"
 )
 # A user and a password passed as a pair (`auth=("bot", "...")`, `basic_auth=(...)`), a Twilio
@@ -76,7 +76,7 @@ AUTH_PAIR = re.compile(
 PROSE = re.compile(
     r"(?P<name>(?i:密码|密钥|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
     r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
-    r"passcode|pw|bearer|macaroon|laps|"
+    r"passcode|pw|bearer|macaroon|laps|skey|"
     r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
     r"schlüssel|klucz|sleutel|anahtar\w*|ключ\w*|парол\w*|şifre\w*|parola|chiave|sekret|"
@@ -85,6 +85,8 @@ PROSE = re.compile(
     r"[ _-]?key|dek|data[ _-]?key|pepper|new (?:value|key|token|password|secret)|"
     r"neue[rn]? (?:wert|schlüssel|key|token)|"
     r"nuov[ao] (?:chiave|token|valore)|nouvel(?:le)? (?:clé|valeur)|новый|новое значение|yenisi|"
+    r"valor nuevo|nuevo valor|valor novo|novo valor|valore nuovo|secret_key_base|"
+    r"(?:validation|decryption)[ _-]?key|"
     r"client[ _-]?secret|unseal (?:key|share)|wg genkey output|privkey|priv[ _]key|gslt|"
     r"requirepass|nwkskey|appskey|appkey|networkkey|network[ _-]key|answer|memorable word|"
     r"auth[- ]?code|transfer code|setup key|text key)\b|"
@@ -93,20 +95,23 @@ PROSE = re.compile(
     r"\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN|PEPPER)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
-    r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t](?:is|was|ist|es|est|é|è|là|lautet|contains|"
-    r"changed to|set to)|'s|是|は|(?=[ \t]*[«“])))?"
+    r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t]=(?=[ \t]*[„“«])|"
+    r"[ \t](?:is|was|ist|es|est|é|è|là|"
+    r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again)? to)|'s|是|は|"
+    r"(?=[ \t]*[«“„])))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
-    r"(?:[ \t]*[«“][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?)"
+    r"(?:[ \t]*[«“„][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?|(?<=[:：])[ \t]*\n[ \t]*[\"'`]?(?![\w.-]+=))"
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,7}\b|[a-z]{16}\b|"  # an app password
     # a digit, a capital or a symbol in it (`the key ... DB is encrypted` reads on to `: j3nK`)
     r"(?=[^\s\"'`]*[0-9A-Z!#$%&*+/=?@^_~-])"
-    r"[^\s\"'`,;()|<>\[\]{}，。；：»”][^\s\"'`,;()|<>\[\]{}，。；：»”]{6,198}"
-    r"[^\s\"'`,;().:!?|<>\[\]{}，。；：»”])"
+    r"[^\s\"'`,;()|<>\[\]{}，。；：»”“][^\s\"'`,;()|<>\[\]{}，。；：»”“]{6,198}"
+    r"[^\s\"'`,;().:!?|<>\[\]{}，。；：»”“])"
 )
 # A user and a password written as `user / password` after what they open (`admin / ...`,
 # `login ADMIN / ...`, `cn=svc,dc=acme / ...`).
 USER_PASS = re.compile(
-    r"(?i:\b(?:admin|user(?:name)?|login|creds?|credentials|account|bind|vpn|password|ssh|wi-?fi|conn|"
+    r"(?i:\b(?:admin|(?:super)?user(?:name)?|login|creds?|credentials|account|bind|vpn|password|ssh|"
+    r"wi-?fi|conn|"
     r"ssid|root|"
     r"contrase[ñn]a|passwort)\b)[^\n]{0,90}?"
     r"(?:[:\s]|(?<=\w))[ \t]*(?:[\"'`]?[\w.@+=,-]{2,80}[\"'`]?)?[ \t]+/[ \t]+"
@@ -161,7 +166,8 @@ CHAIN_KEY = re.compile(
 )
 # A session cookie or id (`sessionid=`, `connect.sid=`, `_app_session=`, `JSESSIONID=`).
 SESSION_COOKIE = re.compile(
-    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|[._]sid)|(?<![\w.-])sid|\.AspNetCore\.\w+)"
+    r"(?i:\b[\w.-]*(?:sess(?:ion)?(?:_?id)?|[._]sid)|(?<![\w.-])(?:__(?:host|secure)-)?sid|"
+    r"\.AspNetCore\.\w+)"
     r"(?:=|(?i:(?<=sessionid)|(?<=sessid))[ \t]+)"
     r"(?P<value>[^\s;,\"'&]{16,400})"
 )
@@ -315,7 +321,7 @@ CONTEXT_RULES = (
             *("yenisi", "fernet", "changed to", "contains", "snmp", "unseal", "genkey"),
             *("privkey", "priv_key", "priv key", "gslt", "requirepass", "skey", "appkey"),
             *("networkkey", "network key", "network_key", "answer", "memorable", "auth-code"),
-            *("auth code", "authcode", "transfer code", "dek", "pepper"),
+            *("auth code", "authcode", "transfer code", "dek", "pepper", "valor", "novo valor"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),

@@ -15,6 +15,8 @@ DOCUMENTED_EXAMPLES = frozenset(
     {
         "AKIAIOSFODNN7EXAMPLE",
         "b54bcf4d-1bca-4e8e-9a24-22ff2c3d462c",  # CoinMarketCap's sandbox key
+        # the Azure Cosmos DB emulator's key, the same in every install
+        "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
         "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
@@ -82,6 +84,7 @@ PUBLIC_NAME = re.compile(
     r"\bbrowser\b[^\n]{0,20}?\bkey\b|applicationserverkey|"
     r"docsearch|csrf|authenticity|nodekey|bugsnag|notifier|storefront-access-token|"
     # keys a browser holds by design: Pusher's app key, Mux Data's env key, Ghost's content key
+    r"(?:oauth|lti)[ _-]?consumer[ _-]?key|consumer key\b[^\n]{0,40}?\bLTI\b|"
     r"pusher[ _-]?app[ _-]?key|mux\.monitor|mux[ _-]data|ghostcontentapi|frontend (?:key|bundle)|"
     r"ghost[^\n]{0,30}content[ _-]?(?:api[ _-]?)?key|"
     r"(?:meant|safe|fine) to (?:ship|be public)|in the (?:js|frontend|client) bundle"

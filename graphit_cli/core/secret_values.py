@@ -144,7 +144,7 @@ def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
     return generic and not credible(secret, quoted=True, name=name)
 
 
-_ID_NAME = re.compile(r"(?:^|[ _-])(?:ID|id)$|Id$")
+_ID_NAME = re.compile(r"(?:^|[ _-])(?:ID|id|kid)$|Id$")
 # A page's or a sync's cursor (`$deltatoken`, `nextPageToken`): where a listing resumes.
 _PAGING = re.compile(r"(?i)(?:delta|skip|page|next|continuation|cursor|sync)_?token$")
 _COLON_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}:){7,}[0-9A-Fa-f]{2}")
@@ -252,8 +252,8 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False  # settings.DB_PASSWORD, process.env.API_KEY (not `dp.st.prd.hZJJmRYUm...`)
     if value.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?[a-z]{0,3}", value):
         return False  # a count or a duration: token_ttl=3600, password_length: 12
-    if _OPTIONS.fullmatch(value) or "<" in value:
-        return False  # options (`lifespan=3600`, `keyint=60:min-keyint=60`); `shpat_<paste>`
+    if _OPTIONS.fullmatch(value) or "<" in value or value.startswith("-RID:"):
+        return False  # options (`lifespan=3600`); `shpat_<paste>`; Cosmos DB's continuation
     if not quoted and (_SNAKE.match(value) or value.endswith(":") or value.startswith(":")):
         return False  # password=user_password (a variable), `token:` opening a list, `Password::`
     if not quoted and _WORD.match(value) and len(value) < 12 and words(value):
