@@ -100,7 +100,8 @@ PROSE = re.compile(
     r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again)? to)|'s|是|は|"
     r"(?=[ \t]*[«“„])))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
-    r"(?:[ \t]*[«“„][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?|(?<=[:：])[ \t]*\n[ \t]*[\"'`]?(?![\w.-]+=))"
+    r"(?:[ \t]*[«“„][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?|"
+    r"(?<=[:：])[ \t]*\n[ \t]*[\"'`]?(?![\w.-]+=))"  # or on the line after the label
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,7}\b|[a-z]{16}\b|"  # an app password
     # a digit, a capital or a symbol in it (`the key ... DB is encrypted` reads on to `: j3nK`)
     r"(?=[^\s\"'`]*[0-9A-Z!#$%&*+/=?@^_~-])"
