@@ -1255,12 +1255,12 @@ def corpus() -> list[dict]:
         (
             "redacted_bracket",
             lambda: r.choice(
-                ["[REDACTED]", "<redacted>", "***", "${STRIPE_SECRET_KEY}", "<set in vercel>"]
+                ["[REDACTED]", "<redacted>", "***", "${FROM_1PASSWORD}", "<set in vercel>"]
             ),
             [
                 "DATABASE_URL=postgresql://postgres:{v}@db.abcd.supabase.co:5432/postgres",
                 "OPENAI_API_KEY={v}",
-                "pasting the env for debugging with values removed:\nCLERK_SECRET_KEY={v}\nRESEND_API_KEY={v}",
+                "pasting the env for debugging with values removed:\nCLERK_SECRET_KEY={v}\nRESEND_API_KEY=<removed>",
             ],
         ),
         (
