@@ -278,7 +278,7 @@ DISAGREED = {
 # refused): the classes its first look showed are rules, and these are the rows left.
 STANDS = {
     "blind_secrets_16": (0.021, 0.011),
-    "blind_secrets_17": (0.065, 0.011),
+    "blind_secrets_17": (0.055, 0.011),
     "blind_secrets_18": (0.027, 0.01),
     "blind_secrets_19": (0.029, 0.01),
     "blind_secrets_21": (0.028, 0.01),
@@ -287,13 +287,14 @@ STANDS = {
     "blind_secrets_25": (0.025, 0.025),
     "blind_secrets_26": (0.029, 0.03),
     "blind_secrets_27": (0.038, 0.01),
-    "blind_secrets_29": (0.071, 0.011),
+    "blind_secrets_29": (0.065, 0.011),
     "blind_secrets_30": (0.02, 0.013),
     "blind_secrets_32": (0.033, 0.029),
     "blind_secrets_37": (0.02, 0.023),
     "blind_secrets_38": (0.083, 0.01),
     "blind_secrets_39": (0.02, 0.017),
-    "blind_secrets_47": (0.032, 0.011),
+    "blind_secrets_47": (0.032, 0.016),
+    "blind_secrets_50": (0.032, 0.01),
 }
 
 
@@ -987,6 +988,59 @@ def test_the_classes_blind_corpora_40_to_43_showed(text: str, refused: bool) -> 
 )
 def test_the_classes_blind_corpora_44_to_47_showed(text: str, refused: bool) -> None:
     """What corpora 44-47 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 48-51: a startup's full-stack team, a retail data team, industrial and OT
+        # engineers, a freelancer with a dozen small clients.
+        ("server side now uses sb_secret_Qm7xLv2Rt9Yw4Kp8Zn3Bc6Hd1", True),
+        ("Segment Public API token sgp_" + "Qm7xLv2Rt9Yw4Kp8" * 4, True),
+        ("hubspot private app -> pat-eu1-4e8a2c1f-7b3d-4c9e-a5f1-2d8b6e0c3a9f", True),
+        ("FB_PAGE_TOKEN=EAAGnR7LRRnG7RPA" + "Qm7xLv2Rt9Yw4Kp8Zn3Bc6Hd1Fg5Js0Ue2Io" * 3, True),
+        ("TUNNEL_TOKEN=eyJhIjoi" + "NjdmMjkyY2M0YjcyNmRkNzY5M2NkNTRjODE5YWZk" * 2, True),
+        ("openssl rand -base64 32 -> iIqIhuGU3Zvb8P2YY6zvwPqug/nubxqnfZIN4jG4tzA=", True),
+        ("real secret 0x4AAAAAAA_wX2o2T-o3MIBkZPavw-ud3tP. The site key as secret broke it", True),
+        ("if locked out of the dashboard, recovery code a89b3-6e4a7", True),
+        ("Backup codes for the admin -> 82804874 75769807 94511783 94234049", True),
+        ("admin panel basic auth: admin:atgSDMe##cHuzMXg", True),
+        ("ftp creds for the legacy site -> bakeryftp:X^SbbC!jy9L2gxmc", True),
+        ("pre-shared key for the site-to-site tunnel with the plant = QS7xbEW9r0zcvLbA", True),
+        ("Zabbix SNMPv3 authpassphrase for the switch: BmWeTSodxX4YtpGg", True),
+        ("gpg --batch --passphrase 'amber rung quartz relay torque' --detach-sign fw.bin", True),
+        ('AT+CGAUTH=1,1,"ot_user","qkaxg63u1v"', True),
+        ("x11vnc -passwd lzS9Qp8w -display :0 on the teleop box", True),
+        (
+            "web-push setVapidDetails('mailto:o@x.io', pub, 'Y3JrlP5LWTVeSvF-oVOj1tVtnNuZ-gKu4O')",
+            True,
+        ),
+        (
+            "rsa_key.pub (safe to share): MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA5v5nasGuTkh",
+            False,
+        ),
+        ("the JWT bearer flow uses iss = 3MVG95U48CqaYLvZM2AH7nWhZIdakFQ74PAr4iPwljOG5V0", False),
+        (
+            "admin console: nodekey:0cbd15178a9c5b2dcfbb267d1976e95a0bc15e51985fab7138e14f48b4c3",
+            False,
+        ),
+        (
+            "the etl creds moved from arn:aws:secretsmanager:eu-west-1:1378736:secret:prod-kJ8EjX",
+            False,
+        ),
+        (
+            "basic auth for preview, htpasswd line: preview:$apr1$GQt1JNhd$cYv1xxLM09wp8Wa",
+            False,
+        ),
+        ('UserFactory(password="correct horse battery staple")', False),
+        ("SMTP_PASSWORD= (empty on purpose, filled by the host panel)", False),
+        ("jwks n value FihxOjgM1_2ywRkksLtr_h-7g0g696JT2W3_c5PBHIozoWMp3twA6CQAPRhTgotd", False),
+        ("password = providers.gradleProperty('acmePassword').get()", False),
+    ],
+)
+def test_the_classes_blind_corpora_48_to_51_showed(text: str, refused: bool) -> None:
+    """What corpora 48-51 showed at their first look, each class in a text of its own."""
     assert bool(secrets.find(text)) is refused, text
 
 

@@ -92,7 +92,8 @@ SETTER = re.compile(
 MANAGER_OUTPUT = re.compile(
     r"(?i:\b(?:op read|op item get\b[^\n]*--reveal|pass show|gopass show|bw get password|"
     r"bw unlock|security find-generic-password\b[^\n]*\s-w|keepassxc-cli show|wg genkey|"
-    r"rclone obscure|consul keygen|vault kv get\b[^\n]*-field[= ]\S*pass\S*))"
+    r"rclone obscure|consul keygen|openssl rand -(?:base64|hex) \d+|"
+    r"vault kv get\b[^\n]*-field[= ]\S*pass\S*))"
     r"(?:[^\n]*\n|[^\n:]{0,60}?(?:\bprinted|\boutputs?|\bgave|\breturned|->|→|:(?=[ \t])))"
     r"[ \t]*(?P<value>[^\s\"'`]{8,300})"
 )
@@ -121,7 +122,8 @@ EXPECT_SEND = re.compile(
 )
 # A key given to a cipher's or a MAC's constructor: `Fernet(b"...")`, `hmac.new(b"...", ...)`.
 KEY_CONSTRUCTOR = re.compile(
-    r"\b(?:Fernet|AESGCM|AESSIV|ChaCha20Poly1305|SecretBox|hmac\.new|session\.start)\(\s*b?"
+    r"\b(?:(?:Fernet|AESGCM|AESSIV|ChaCha20Poly1305|SecretBox|hmac\.new|session\.start)\(|"
+    r"setVapidDetails\([^()\n]*,[^()\n]*,)\s*b?"
     r"(?:base64\.b64decode\(|bytes\.fromhex\()?"
     r"(?P<q>[\"'])(?P<value>[^\"'\n]{16,300})(?P=q)"
 )
@@ -135,9 +137,12 @@ BASIC_INLINE = re.compile(
 WINDOWS = re.compile(
     r"(?i:ConvertTo-SecureString\s+(?:-String\s+)?(?=[\"'][^\"'\n]{6,200}[\"']\s+-AsPlainText)[\"']|"
     r"\bnet use\s+\S+\s+(?:/user:\S+\s+)?(?!/)|/DECRYPT\s+|"
-    r"@\w*(?:password|pwd|secret)\s*=\s*N?'|-StorageAccountKey\s+[\"']?)"
+    r"@\w*(?:password|pwd|secret)\s*=\s*N?'|-StorageAccountKey\s+[\"']?|"
+    r"AT\+CGAUTH=\d+,\d+,\"[^\"\n]*\",\"|\bx11vnc\b[^\n]{0,40}?\s-passwd\s+)"
     r"(?P<value>[^\s\"']{6,200})"
 )
+# A passphrase of words given to a flag: `gpg --passphrase 'amber rung quartz relay'`.
+PASSPHRASE_FLAG = re.compile(r"--passphrase[= ](?P<q>[\"'])(?P<value>[^\"'\n]{6,200})(?P=q)")
 # Media's keys: a DRM content key, FairPlay's ASk, an Agora app certificate (16 bytes in hex).
 MEDIA_KEY = re.compile(
     r"(?:(?i:\b(?:app certificate|primary certificate|content key|key bytes|fps[ _-]?ask)\b)|"
@@ -243,6 +248,7 @@ RULES = (
     ),
     (MANAGER_OUTPUT, "private-key", ("wg genkey",)),
     (MANAGER_OUTPUT, "password", ("rclone obscure", "vault kv get")),
+    (MANAGER_OUTPUT, "secret", ("openssl rand",)),
     (USERLIST, "password", ('" "', '"\t"')),
     (BROWSER_CSV, "password", ('","',)),
     (PEM_BASE64, "private-key", ("ls0tls1crudjti",)),
@@ -252,13 +258,26 @@ RULES = (
     (
         KEY_CONSTRUCTOR,
         "secret",
-        ("fernet(", "aesgcm(", "aessiv(", "chacha20", "secretbox(", "hmac.new(", "session.start("),
+        (
+            "fernet(",
+            "aesgcm(",
+            "aessiv(",
+            "chacha20",
+            "secretbox(",
+            "hmac.new(",
+            "session.start(",
+            "setvapiddetails(",
+        ),
     ),
     (BASIC_INLINE, "api-key", ("| base64",)),
+    (PASSPHRASE_FLAG, "password", ("--passphrase",)),
     (
         WINDOWS,
         "password",
-        ("convertto-securestring", "net use", "/decrypt", "password", "pwd", "storageaccountkey"),
+        (
+            *("convertto-securestring", "net use", "/decrypt", "password", "pwd"),
+            *("storageaccountkey", "at+cgauth", "x11vnc"),
+        ),
     ),
     (MEDIA_KEY, "secret", ("certificate", "content key", "key bytes", "fps_ask", "fps ask", "ask")),
     (SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),

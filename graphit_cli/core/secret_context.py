@@ -92,7 +92,11 @@ _PUBLIC_WIDGET = re.compile(r"(?i)docsearch|ghostcontentapi|mux\.monitor")
 # On a chain, what everyone sees: an address, a compressed public key (secp256k1).
 _ON_CHAIN_PUBLIC = re.compile(r"0x[0-9a-fA-F]{40}|(?:0x)?0[23](?:[0-9a-f]{64}|[0-9A-F]{64})")
 _RUN_AT = re.compile(r"[0-9A-Za-z]+")
+_KEY_PREFIXES = frozenset({"nodekey", "mkey", "discokey", "pubkey", "key", "sha256", "md5", "sha1"})
 _HCAPTCHA_SECRET = re.compile(r"0x[0-9a-fA-F]{40}")
+# Prose between a credential's name and ` = `: `pre-shared key for the plant = ...`, two words
+# or more, no call (`key for completion(model, prompt) = ...`).
+_PROSE_BEFORE_EQUALS = re.compile(r"^(?![^\n]*\w\()[^=\n]*?[ \t]\w[\w'-]*[ \t][^=\n]*=\s*$")
 # An hCaptcha secret has an address's shape: `secret ...: 0x` + 40 hex.
 _SECRET_BEFORE = re.compile(r"(?i)\bsecret\b[^\n]*$")
 _TEMPLATE = re.compile(r"\{\{[^{}]*$")
@@ -237,8 +241,11 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
         return None  # `no secret needed for native apps: <client id>`
     label = match.group(0)[: match.start("value") - match.start()]
     before = text[max(0, match.start() - 30) : match.start()]
+    said_with = match.groupdict().get("label") or ""
+    if re.search(r"[ \t]=\s*$", said_with) and not _PROSE_BEFORE_EQUALS.search(said_with):
+        return None  # `password = providers.get(...)`: code, the assignment rule's to judge
     # what a name is said to be is said in its own field (not `public_key ..., private_key ...`)
-    field = re.split(r"[,;]\s*", before.rsplit("\n", 1)[-1])[-1]
+    field = re.split(r"[,;]\s*|\.\s+", before.rsplit("\n", 1)[-1])[-1]  # its own clause
     parts = set(re.findall(r"[a-z0-9]+", name.lower())[:-1])
     if parts & _NOT_CREDENTIALS and not parts & _CREDENTIAL_WORDS:
         return None  # `idempotency_key: ...`, `card_token in ...`: a key of data
@@ -287,6 +294,11 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return kind
     if role == "printed":  # what a command printed: generated, or chosen for a password
         return kind if random_looking(value) or chosen_password(value) else None
+    if role == "user-pair":  # `admin:...`, not `nodekey:...` or `KCndAtd0BH7k/Fg0a4...`
+        user = match["user"]
+        if user.lower() in _KEY_PREFIXES or random_looking(user):
+            return None
+        return kind if chosen_password(value) or random_looking(value) else None
     if role == "key-near":  # not a transaction's, a block's, a public key's or a key id's hex
         return None if _NOT_KEY_BETWEEN.search(match["between"]) else kind
     if role == "seed":

@@ -83,6 +83,16 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
         "azure-function-key",
         r"\.azurewebsites\.net/api/[\w/-]+\?(?:[^\s#]*&)?code=[A-Za-z0-9_-]{40,}={0,2}",
     ),
+    # Supabase's secret API keys, Segment's public API tokens (`sgp_`), HubSpot private app
+    # tokens, a Meta (Facebook) access token, a Cloudflare tunnel's token by its claims.
+    ("supabase-secret-key", r"\bsb_secret_[A-Za-z0-9_-]{20,}"),
+    ("segment-api-token", r"\bsgp_[A-Za-z0-9]{64}\b"),
+    (
+        "hubspot-private-app-token",
+        r"\bpat-(?:na|eu|ap)\d-[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b",
+    ),
+    ("facebook-access-token", r"\bEAA[A-Za-z0-9]{8}[A-Za-z0-9]{90,}"),
+    ("cloudflare-tunnel-token", r"\beyJhIjoi[A-Za-z0-9+/]{60,}={0,2}"),
     ("backblaze-application-key", r"\bK00\d[A-Za-z0-9+/]{27}(?![A-Za-z0-9+/])"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
@@ -177,6 +187,10 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "nostr-secret-key": ("nsec1",),
     "lnd-macaroon": ("0201036c6e64",),
     "backblaze-application-key": ("K00",),
+    "supabase-secret-key": ("sb_secret_",),
+    "segment-api-token": ("sgp_",),
+    "hubspot-private-app-token": ("pat-na", "pat-eu", "pat-ap"),
+    "facebook-access-token": ("EAA",),
     "huggingface-token": ("hf_",),
     "sentry-user-token": ("sntryu_",),
     "newrelic-license-key": ("NRAL",),
@@ -197,7 +211,7 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "vercel-deploy-hook": ("integrations/deploy/",),
     "netlify-build-hook": ("build_hooks/",),
     "render-deploy-hook": ("api.render.com/deploy",),
-    "cloudflare-tunnel-token": ("cloudflared",),
+    "cloudflare-tunnel-token": ("cloudflared", "eyJhIjoi"),
     "zwave-security-key": ("S0_Legacy", "S2_"),
     "minisign-secret-key": ("untrusted comment",),
     "twitter-bearer-token": ("AAAAAAAAAAAAAAAAAAAA",),

@@ -77,7 +77,7 @@ _ON_CHAIN = re.compile(r"(?i)solana|\bspl\b|program|pubkey|\bmint\b|wallet addre
 # Words right before a value that make it data, not a credential.
 _DATA_WORDS = frozenset(
     """captcha rng random nonce idempotency dedup cache checksum digest fingerprint hash sha1
-    sha256 md5 commit trace request correlation kid""".split()  # noqa: SIM905
+    sha256 md5 commit trace request correlation kid jwks modulus""".split()  # noqa: SIM905
 )
 _CROSSED = ("p1:", "p2:", "n:", "b:", "lex:")
 

@@ -76,6 +76,7 @@ AUTH_PAIR = re.compile(
 PROSE = re.compile(
     r"(?P<name>(?i:密码|密钥|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
     r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
+    r"(?!htpasswd)[a-z]{2,12}pass(?:phrase|wd)|auth-?info(?: code)?|epp code|"
     r"passcode|pw|bearer|macaroon|laps|skey|"
     r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
@@ -92,12 +93,13 @@ PROSE = re.compile(
     r"auth[- ]?code|transfer code|setup key|text key)\b|"
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
     r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|"
-    r"\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN|PEPPER)\b))"
+    r"\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN|PEPPER|SALT)\b))"
     r"(?![\"'])"  # not a JSON field `"key":`
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
-    r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t]=(?=[ \t]*[„“«])|"
+    r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t]=(?=[ \t]*[„“«]|[ \t](?!\S*\())|"
     r"[ \t](?:is|was|ist|es|est|é|è|là|"
-    r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again)? to)|'s|是|は|"
+    r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again)? to)|"
+    r"'s(?![ \t]+\w+:)|是|は|"
     r"(?=[ \t]*[«“„])))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
     r"(?:[ \t]*[«“„][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?|"
@@ -118,6 +120,13 @@ USER_PASS = re.compile(
     r"(?:[:\s]|(?<=\w))[ \t]*(?:[\"'`]?[\w.@+=,-]{2,80}[\"'`]?)?[ \t]+/[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
     r"(?![^\s\"'`,;|.)])(?![ \t]+/[ \t]+\S)"  # a host, a user, a password: the last
+)
+# `user:password` or `user/password` after what it opens (`basic auth: admin:...`, `ftp creds
+# -> site:...`, `gateway admin (port 8088) admin/...`).
+USER_COLON = re.compile(
+    r"(?i:\b(?:basic auth|creds?|credentials|logins?|s?ftp|admin)\b)[^\n:>]{0,60}?"
+    r"(?::|->)[ \t]*(?P<user>[A-Za-z][\w.@+-]{1,39})[:/]"
+    r"(?P<value>(?!/)[^\s\"'`,;|:]{5,99}[^\s\"'`,;|.):])(?![\w:])"
 )
 # A name and its value as attributes or fields (`<add key="ClearTextPassword" value="..."/>`,
 # Postman's `{"key": "apiKey", "value": "..."}`), a config directive (`requirepass ...`), a
@@ -207,10 +216,14 @@ JWK_PRIVATE = re.compile(
 )
 # Recovery or backup codes listed after their name.
 RECOVERY_CODES = re.compile(
-    r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?(?:[:\n]| are| sind)[ \t]*\n?"
+    r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?(?:[:\n]|->| are| sind)[ \t]*\n?"
     r"(?P<value>(?:(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16})"
     r"(?:[ \t]*[,;\n][ \t]*|[ \t]+)){2,}"
     r"(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16}))"
+)
+# One recovery or backup code, as dashboards print them (`f1cac-e95ea`).
+RECOVERY_CODE = re.compile(
+    r"(?i:\b(?:recovery|backup) code\b)[^\n]{0,30}?[: ][ \t]*(?P<value>[a-z0-9]{5}-[a-z0-9]{5})\b"
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
 SEED_PHRASE = re.compile(
@@ -276,6 +289,7 @@ ROLES = {
     AUTH_RAW: "bearer",
     STREAM_KEY: "named",
     USER_PASS: "chosen",
+    USER_COLON: "user-pair",
     SEED_PHRASE: "seed",
     CHAIN_KEY: "key-near",
     BASIC: "basic",
@@ -327,6 +341,7 @@ CONTEXT_RULES = (
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
     (USER_PASS, "password", (" / ",)),
+    (USER_COLON, "password", ("basic auth", "cred", "login", "ftp", "admin")),
     (DEFINE, "secret", ("define(",)),
     (KEY_VALUE, "secret", ("value=", 'value":', "value':", 'value" :')),
     (FIX_PASSWORD, "password", ("|554=", "\x01554=")),
@@ -358,6 +373,7 @@ CONTEXT_RULES = (
     (PUTTY, "private-key", ("private-lines:",)),
     (JWK_PRIVATE, "private-key", ('"kty"', '"d"')),
     (RECOVERY_CODES, "recovery-codes", ("codes",)),
+    (RECOVERY_CODE, "recovery-codes", ("recovery code", "backup code")),
     (
         SEED_PHRASE,
         "seed-phrase",

@@ -15,6 +15,7 @@ DOCUMENTED_EXAMPLES = frozenset(
     {
         "AKIAIOSFODNN7EXAMPLE",
         "b54bcf4d-1bca-4e8e-9a24-22ff2c3d462c",  # CoinMarketCap's sandbox key
+        "correct horse battery staple",  # xkcd 936's passphrase
         # the Azure Cosmos DB emulator's key, the same in every install
         "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
@@ -64,6 +65,9 @@ PUBLIC_PREFIXES = (
     *("ssh-rsa", "ssh-ed25519", "ecdsa-sha2-", "AAAAC3NzaC1", "AAAAB3NzaC1", "age1"),
     # a key's fingerprint, a Tailscale node's public key
     *("SHA256:", "MD5:", "nodekey:"),
+    # public keys in DER, base64 (RSA 2048 and 4096, EC P-256); a Salesforce app's consumer key
+    *("MIIBIjANBgkqhkiG9w0BAQEFAAOC", "MIICIjANBgkqhkiG9w0BAQEFAAOC"),
+    *("MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE", "3MVG9"),
     # RevenueCat's public SDK keys, which its apps ship
     *("appl_", "goog_", "amzn_"),
 )

@@ -27,7 +27,7 @@ _PLACEHOLDER = re.compile(
               fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
               password_here|xxxx|\.\.\.|…|test[-_]?only|[-_]test(?:[-_]0{3,})?$|
               _hier$|_ici$|_aqu[ií]$).* |
-        \((?i:sensitive|known\ after)\b.*
+        \((?i:sensitive|known\ after|empty)\b.*
     )$""",
     re.VERBOSE,
 )
@@ -167,10 +167,13 @@ _NUMBER_OR_KEY_ID = re.compile(rf"0x[0-9a-fA-F]{{1,40}}|{KEY_ID.pattern}")
 _SHORT_PATH = re.compile(r"(?:[\w.-]{1,40}/)+[\w.-]{1,40}")
 _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
 _WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+# A passphrase of words (diceware): four to eight lowercase words.
+DICEWARE = re.compile(r"[a-z]{3,9}(?: [a-z]{3,9}){3,7}")
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3}")
 # A password's hash (bcrypt, argon2, scrypt, pbkdf2, crypt): not the password.
 _HASHED = re.compile(
-    r"^(?:\w+:)?\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7)\$|"
+    r"^(?:\w+:)?\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|[156]|y|gy|7|apr1)\$|"
     r"^(?:pbkdf2_sha\d+|bcrypt_sha256|argon2|scrypt)\$"
 )
 # A name and a path (`db-password:/etc/credstore/db-password`), a reference (`@Microsoft.
@@ -242,6 +245,8 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return True
     if _APP_PASSWORD.fullmatch(value) or (_WP_PASSWORD.fullmatch(value) and mixed(value)):
         return True  # a Google or WordPress application password
+    if DICEWARE.fullmatch(value) and "pass" in name.lower() and quoted:
+        return True  # `--passphrase 'amber rung quartz relay torque'`
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
         return False
     if _GOOGLE_APP_PASSWORD.fullmatch(value) and not words(value):
@@ -325,8 +330,8 @@ def chosen_password(value: str) -> bool:
     a test plan's, and `credible` (`Cobalt.maple4720`, not `required` or `P@ssw0rd`)."""
     if len(value) < 8 or not any(c.isalpha() for c in value) or _RELATIVE_PATH.fullmatch(value):
         return False
-    if _FLAG_SHAPE.fullmatch(value) or _ASSIGNED.match(value):
-        return False  # a flag (`--with-decryption`), an assignment
+    if _FLAG_SHAPE.fullmatch(value) or _ASSIGNED.match(value) or _UUID.fullmatch(value):
+        return False  # a flag (`--with-decryption`), an assignment; a uuid, which is generated
     if _APP_PASSWORD.fullmatch(value) or _WP_PASSWORD.fullmatch(value):
         return credible(value, quoted=True, name="password")
     if any(c >= "\u3000" for c in value):
