@@ -277,24 +277,28 @@ DISAGREED = {
 # Where a corpus stands when it does not meet the targets (secrets missed, look-alikes
 # refused): the classes its first look showed are rules, and these are the rows left.
 STANDS = {
-    "blind_secrets_16": (0.021, 0.011),
+    "blind_secrets_16": (0.02, 0.011),
     "blind_secrets_17": (0.055, 0.011),
     "blind_secrets_18": (0.027, 0.01),
-    "blind_secrets_19": (0.029, 0.01),
+    "blind_secrets_19": (0.023, 0.01),
     "blind_secrets_21": (0.028, 0.01),
     "blind_secrets_22": (0.045, 0.01),
-    "blind_secrets_24": (0.035, 0.02),
+    "blind_secrets_24": (0.03, 0.02),
     "blind_secrets_25": (0.025, 0.025),
-    "blind_secrets_26": (0.029, 0.03),
+    "blind_secrets_26": (0.024, 0.025),
     "blind_secrets_27": (0.038, 0.01),
-    "blind_secrets_29": (0.065, 0.011),
+    "blind_secrets_29": (0.047, 0.011),
     "blind_secrets_30": (0.02, 0.013),
-    "blind_secrets_32": (0.033, 0.029),
+    "blind_secrets_32": (0.028, 0.029),
     "blind_secrets_37": (0.02, 0.023),
-    "blind_secrets_38": (0.083, 0.01),
-    "blind_secrets_39": (0.02, 0.017),
-    "blind_secrets_47": (0.032, 0.016),
+    "blind_secrets_38": (0.072, 0.01),
+    "blind_secrets_39": (0.02, 0.011),
+    "blind_secrets_40": (0.022, 0.01),
+    "blind_secrets_47": (0.032, 0.022),
     "blind_secrets_50": (0.032, 0.01),
+    "blind_secrets_52": (0.042, 0.01),
+    "blind_secrets_54": (0.022, 0.01),
+    "blind_secrets_55": (0.047, 0.015),
 }
 
 
@@ -1041,6 +1045,70 @@ def test_the_classes_blind_corpora_44_to_47_showed(text: str, refused: bool) -> 
 )
 def test_the_classes_blind_corpora_48_to_51_showed(text: str, refused: bool) -> None:
     """What corpora 48-51 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 52-55: a logistics company's internal tools, a DevSecOps team, customer
+        # support with their tools, embedded Linux and Android developers.
+        (
+            "the archiver reads aws_secret_access_key = /n9Ep0e3oMIUR5I/dOIiaPX9iC/opczdQ590AkpJ",
+            True,
+        ),
+        ("after the drill I reset the break glass pw to BOggrsw834%06lzv", True),
+        ("passwd for root on the HMI panel was reset to rX0kuty8%evuAe0A1 yesterday", True),
+        (
+            "age identity: AGE-SECRET-KEY-1"
+            + "R5PURFRK2N4QX94ETYATRVL2GFM6EUHPSOHZ"
+            + "IKL8DCTGXG9TEDOD4YRGMQ",
+            True,
+        ),
+        (
+            "SID was 00DSR5OgXT59PgK!AQ" + "Oyn3bhySY3iTThglGNEPdQUu0NRm6b66U7Z5KaXDZfiYts6W" * 2,
+            True,
+        ),
+        ("she sent her mailchimp api key in the chat (6bf99ee8d09c36267d6ef8f6111d98b3-us3)", True),
+        (
+            "reset link: https://acme.zendesk.com/password/reset/QX0V6y7V-_A_KkoUaPDnj-YV_kkzdJE",
+            True,
+        ),
+        (
+            "login-as link: https://app.acme.com/support/login_as/100885/84I7ZwXwEGiPCfSEX5Jy3_uG4",
+            True,
+        ),
+        ("after-hours voicemail box access code: 325800", True),
+        ("2fa backup codes (owner) 9761-3687 7597-5616 4171-7754 9258-5956 4386-9247", True),
+        ('CONFIG_AUTOBOOT_STOP_STR="Vesper99!y4YgsY"', True),
+        ('EXTRA_USERS_PARAMS = "usermod -p $(openssl passwd -6 Kiwi56%w7jDO5) root;"', True),
+        ("openssl enc -aes-256-cbc -pbkdf2 -in f.tar -out f.tar.enc -k Vesper26*sPSQcM", True),
+        ("curl -X POST http://tb.local:8080/api/v1/ZHIlnZSpCqcWKaAJt4Y4/telemetry", True),
+        (
+            "client_id=3MVG9quillfox (public) client_secret=6E87E7BE74E674C494AB66FACEEE8F87717C7",
+            True,
+        ),
+        ("the 'key' column in dock_config is the door code like D-4182, not a credential", False),
+        ("systemd unit: Environment=DD_API_KEY=%d/dd_api_key (LoadCredential)", False),
+        (
+            '<script id="ze-snippet" src="https://static.zdassets.com/ekr/snippet.js?key=b0b9c74e-54e1-41b9-af51-e0b9c6ef3dde">',
+            False,
+        ),
+        ("curl -u $FRESHDESK_API_KEY:X https://acme.freshdesk.com/api/v2/contacts", False),
+        ("fuse prog -y 6 0 values: 0x0871C60F 0x218BBA46 0x476DC1BF 0xBC76381D 0x2DF81995", False),
+        (
+            "ed25519 public key of the OTA signer: " + "cda1366cd63579e6c8120dedc7240773" * 2,
+            False,
+        ),
+        (
+            "docs example key format: 0123456789abcdef0123456789abcdef-us6 (fake, shows the dc)",
+            False,
+        ),
+        ("library docs: https://inlang.com/m/gerre34r/library-inlang-paraglideJs/usage", False),
+    ],
+)
+def test_the_classes_blind_corpora_52_to_55_showed(text: str, refused: bool) -> None:
+    """What corpora 52-55 showed at their first look, each class in a text of its own."""
     assert bool(secrets.find(text)) is refused, text
 
 

@@ -138,11 +138,27 @@ WINDOWS = re.compile(
     r"(?i:ConvertTo-SecureString\s+(?:-String\s+)?(?=[\"'][^\"'\n]{6,200}[\"']\s+-AsPlainText)[\"']|"
     r"\bnet use\s+\S+\s+(?:/user:\S+\s+)?(?!/)|/DECRYPT\s+|"
     r"@\w*(?:password|pwd|secret)\s*=\s*N?'|-StorageAccountKey\s+[\"']?|"
-    r"AT\+CGAUTH=\d+,\d+,\"[^\"\n]*\",\"|\bx11vnc\b[^\n]{0,40}?\s-passwd\s+)"
+    r"AT\+CGAUTH=\d+,\d+,\"[^\"\n]*\",\"|\bx11vnc\b[^\n]{0,40}?\s-passwd\s+|"
+    r"openssl passwd(?:\s+-\w+)*\s+|\buser(?:add|mod)\b[^\n]{0,60}?\s(?-i:-P)\s+|"
+    r"openssl enc\b[^\n]{0,80}?\s-k\s+|tpm2_changeauth\b[^\n]{0,40}?\s-c\s+\w+\s+|"
+    r"\bsetenv\s+\w*pass\w*\s+|AUTOBOOT_STOP_STR(?:_SHA256)?\s*=\s*\")"
     r"(?P<value>[^\s\"']{6,200})"
 )
 # A passphrase of words given to a flag: `gpg --passphrase 'amber rung quartz relay'`.
 PASSPHRASE_FLAG = re.compile(r"--passphrase[= ](?P<q>[\"'])(?P<value>[^\"'\n]{6,200})(?P=q)")
+# `user:password` or `user/password` after what it opens (`basic auth: admin:...`, `ftp creds
+# -> site:...`, `gateway admin (port 8088) admin/...`).
+USER_COLON = re.compile(
+    r"(?i:\b(?:basic auth|creds?|credentials|logins?|s?ftp|admin)\b)[^\n:>]{0,60}?"
+    r"(?::|->)[ \t]*(?P<user>[A-Za-z][\w.@+-]{1,39})[:/]"
+    r"(?P<value>(?!/)[^\s\"'`,;|:]{5,99}[^\s\"'`,;|.):])(?![\w:])"
+)
+# A capability URL: a reset, magic-login, invite or login-as link, whose last segment opens it.
+CAPABILITY_PATH = re.compile(
+    r"https?://[^\s/]+(?:/[^\s/?#]+)*?/(?:reset|password-reset|reset-password|magic|invite|"
+    r"login_as|impersonate|confirm|activate)/(?:[^\s/?#]+/)?(?=[\w-]*\d)(?P<value>[A-Za-z0-9_-]{24,})"
+    r"(?![A-Za-z0-9_-])"
+)
 # Media's keys: a DRM content key, FairPlay's ASk, an Agora app certificate (16 bytes in hex).
 MEDIA_KEY = re.compile(
     r"(?:(?i:\b(?:app certificate|primary certificate|content key|key bytes|fps[ _-]?ask)\b)|"
@@ -185,6 +201,8 @@ REG_VALUE = re.compile(
 # How each rule's value is judged (core/secret_context.py `judged`; core/secret_patterns.py ROLES).
 ROLES = {
     MEDIA_KEY: "key-near",
+    CAPABILITY_PATH: "printed",
+    USER_COLON: "user-pair",
     WINDOWS: "printed",
     BASIC_INLINE: "printed",
     PRINTED: "printed",
@@ -270,13 +288,28 @@ RULES = (
         ),
     ),
     (BASIC_INLINE, "api-key", ("| base64",)),
+    (
+        CAPABILITY_PATH,
+        "login-link",
+        (
+            "/reset",
+            "/magic",
+            "/invite",
+            "/login_as",
+            "/impersonate",
+            "/confirm",
+            "/activate",
+        ),
+    ),
+    (USER_COLON, "password", ("basic auth", "cred", "login", "ftp", "admin")),
     (PASSPHRASE_FLAG, "password", ("--passphrase",)),
     (
         WINDOWS,
         "password",
         (
             *("convertto-securestring", "net use", "/decrypt", "password", "pwd"),
-            *("storageaccountkey", "at+cgauth", "x11vnc"),
+            *("storageaccountkey", "at+cgauth", "x11vnc", "openssl", "useradd", "usermod"),
+            *("tpm2_changeauth", "setenv", "autoboot_stop_str"),
         ),
     ),
     (MEDIA_KEY, "secret", ("certificate", "content key", "key bytes", "fps_ask", "fps ask", "ask")),

@@ -94,6 +94,8 @@ _ON_CHAIN_PUBLIC = re.compile(r"0x[0-9a-fA-F]{40}|(?:0x)?0[23](?:[0-9a-f]{64}|[0
 _RUN_AT = re.compile(r"[0-9A-Za-z]+")
 _KEY_PREFIXES = frozenset({"nodekey", "mkey", "discokey", "pubkey", "key", "sha256", "md5", "sha1"})
 _HCAPTCHA_SECRET = re.compile(r"0x[0-9a-fA-F]{40}")
+# A credential's own field in a line of several: `client_secret=`.
+_CREDENTIAL_FIELD = re.compile(r"(?i)[\w.-]*(?:secret|password|passwd|token|key)[\w.-]*=?$")
 # Prose between a credential's name and ` = `: `pre-shared key for the plant = ...`, two words
 # or more, no call (`key for completion(model, prompt) = ...`).
 _PROSE_BEFORE_EQUALS = re.compile(r"^(?![^\n]*\w\()[^=\n]*?[ \t]\w[\w'-]*[ \t][^=\n]*=\s*$")
@@ -159,7 +161,9 @@ def public_or_id(before: str, value: str, *, exact: bool = False) -> bool:
         return True  # `checksum for tokenizer.json: <sha256>`: a digest
     field = _FIELDS.split(line)[-1]  # not `public_key='...', private_key=`
     pairs = field.split()
-    if len(pairs) > 1 and "=" in pairs[-2] and "=" not in pairs[-1]:
+    if len(pairs) > 1 and _CREDENTIAL_FIELD.match(pairs[-1]) and any("=" in p for p in pairs[:-1]):
+        field = pairs[-1]  # not `client_id=... (public) client_secret=`: another field's words
+    elif len(pairs) > 1 and "=" in pairs[-2] and "=" not in pairs[-1]:
         field = pairs[-1]  # not `client_id=... client_secret=`: the field before is another
     if PUBLIC_NAME.search(field) or _NOT_A_CREDENTIAL.search(field) or _PUBLIC_WIDGET.search(line):
         return True
@@ -300,7 +304,8 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
             return None
         return kind if chosen_password(value) or random_looking(value) else None
     if role == "key-near":  # not a transaction's, a block's, a public key's or a key id's hex
-        return None if _NOT_KEY_BETWEEN.search(match["between"]) else kind
+        line_before = text[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
+        return None if _NOT_KEY_BETWEEN.search(line_before + match["between"]) else kind
     if role == "seed":
         return kind if seed_phrase(value) else None
     if role == "pem64":  # base64 whose header decodes to a PEM private key's

@@ -93,6 +93,12 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ),
     ("facebook-access-token", r"\bEAA[A-Za-z0-9]{8}[A-Za-z0-9]{90,}"),
     ("cloudflare-tunnel-token", r"\beyJhIjoi[A-Za-z0-9+/]{60,}={0,2}"),
+    # age's secret key (bech32, loosely), a Salesforce session id, a Mailchimp key with its
+    # one-digit data centre, a ThingsBoard device token in its URL.
+    ("age-secret-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
+    ("salesforce-session-id", r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,}"),
+    ("mailchimp-api-key", r"\b[0-9a-f]{32}-us\d{1,2}\b"),
+    ("thingsboard-device-token", r"/api/v1/[A-Za-z0-9]{20}/(?:telemetry|attributes|rpc)\b"),
     ("backblaze-application-key", r"\bK00\d[A-Za-z0-9+/]{27}(?![A-Za-z0-9+/])"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
@@ -187,6 +193,10 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "nostr-secret-key": ("nsec1",),
     "lnd-macaroon": ("0201036c6e64",),
     "backblaze-application-key": ("K00",),
+    "age-secret-key": ("AGE-SECRET-KEY-",),
+    "salesforce-session-id": ("00D",),
+    "mailchimp-api-key": ("-us",),
+    "thingsboard-device-token": ("/api/v1/",),
     "supabase-secret-key": ("sb_secret_",),
     "segment-api-token": ("sgp_",),
     "hubspot-private-app-token": ("pat-na", "pat-eu", "pat-ap"),

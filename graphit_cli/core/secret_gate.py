@@ -46,8 +46,8 @@ _CONTEXT = re.compile(
     r"|\[\s*(?:\d{1,3}\s*,\s*){31}"  # a key as a JSON array of bytes (a Solana keypair)
     r"|(?i:\bpass(?:word)?[ \t]+)(?=\S*[\d#!$%^&*@])\S{8}"
     # a PIN or a code that opens a door, a safe, a voicemail box (core/secret_patterns.py PIN)
-    r"|(?i:\b(?:pin|passcode|host key|lockbox|combination|combo|(?:door|keypad|alarm|disarm|"
-    r"entry|entrance|master user|safe|admin) code)\b)[^\n\d]{0,50}?\d{2}"
+    r"|(?i:\b(?:pin|passcode|host key|lockbox|combination|combo|voicemail|(?:door|keypad|alarm|"
+    r"disarm|entry|entrance|master user|safe|admin|access) code)\b)[^\n\d]{0,50}?\d{2}"
 )
 
 

@@ -47,7 +47,7 @@ _NAME_PARTS = re.compile(r"[_.\-]|(?<=[a-z])(?=[A-Z])")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _QUOTED_AFTER = re.compile(r"(?:^|[^'\"])[^\s'\"]+=['\"]")  # `name="`, not `"abc="`
-_HEX_DUMP = re.compile(r"(?:[0-9A-Fa-f]{2,8}[ \t]+){3,}[0-9A-Fa-f]{2,8}")
+_HEX_DUMP = re.compile(r"(?:(?:0x)?[0-9A-Fa-f]{2,8}[ \t]+){3,}(?:0x)?[0-9A-Fa-f]{2,8}")
 _SYMBOL = r"[-_.!#$%&*?@+]"
 # Words joined by a symbol or a capital (one way to split them: no backtracking), digits.
 _NEXT_WORD = rf"(?:{_SYMBOL}?[A-Z][a-z]+|{_SYMBOL}[A-Za-z][a-z]+)"
@@ -370,7 +370,7 @@ def _plainly_alike(text: str, start: int, end: int) -> bool:
         return True  # `root@127.0.0.1`, `X25519.secret_length`; an Ethereum address; ids
     if value.endswith("=") and _QUOTED_AFTER.match(text, start - 1 if start else 0):
         return True  # an attribute's name: `y0Accessor="p5"`
-    if _HEX.fullmatch(value) and any(
+    if _HEX.fullmatch(value.removeprefix("0x")) and any(
         m.start() <= start and end <= m.end()
         for m in _HEX_DUMP.finditer(text, max(0, start - 40), end + 40)
     ):

@@ -76,7 +76,8 @@ AUTH_PAIR = re.compile(
 PROSE = re.compile(
     r"(?P<name>(?i:密码|密钥|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
     r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
-    r"(?!htpasswd)[a-z]{2,12}pass(?:phrase|wd)|auth-?info(?: code)?|epp code|"
+    r"(?!htpasswd)[a-z]{2,12}pass(?:phrase|wd)|passwd|keybox|autoboot stop str(?:ing)?|"
+    r"auth-?info(?: code)?|epp code|"
     r"passcode|pw|bearer|macaroon|laps|skey|"
     r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
@@ -98,7 +99,8 @@ PROSE = re.compile(
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
     r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t]=(?=[ \t]*[„“«]|[ \t](?!\S*\())|"
     r"[ \t](?:is|was|ist|es|est|é|è|là|"
-    r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again)? to)|"
+    r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again)? to|"
+    r"(?:(?<=\bpw)|(?<=password)|(?<=passwd))[ \t]+to(?=[ \t]))|"
     r"'s(?![ \t]+\w+:)|是|は|"
     r"(?=[ \t]*[«“„])))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
@@ -120,13 +122,6 @@ USER_PASS = re.compile(
     r"(?:[:\s]|(?<=\w))[ \t]*(?:[\"'`]?[\w.@+=,-]{2,80}[\"'`]?)?[ \t]+/[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
     r"(?![^\s\"'`,;|.)])(?![ \t]+/[ \t]+\S)"  # a host, a user, a password: the last
-)
-# `user:password` or `user/password` after what it opens (`basic auth: admin:...`, `ftp creds
-# -> site:...`, `gateway admin (port 8088) admin/...`).
-USER_COLON = re.compile(
-    r"(?i:\b(?:basic auth|creds?|credentials|logins?|s?ftp|admin)\b)[^\n:>]{0,60}?"
-    r"(?::|->)[ \t]*(?P<user>[A-Za-z][\w.@+-]{1,39})[:/]"
-    r"(?P<value>(?!/)[^\s\"'`,;|:]{5,99}[^\s\"'`,;|.):])(?![\w:])"
 )
 # A name and its value as attributes or fields (`<add key="ClearTextPassword" value="..."/>`,
 # Postman's `{"key": "apiKey", "value": "..."}`), a config directive (`requirepass ...`), a
@@ -202,9 +197,10 @@ EMAIL_PASS = re.compile(
 # safe), in digits, after what names it.
 PIN = re.compile(
     r"(?i:\b(?:pin|passcode|host key(?![^\n]{0,20}fingerprint)|lockbox|(?:door|keypad|alarm|"
-    r"disarm|entry|gate|entrance|side entrance|master user|porte|lockbox|safe|admin) code|"
+    r"disarm|entry|gate|entrance|side entrance|master user|porte|lockbox|safe|admin|access) code|"
+    r"voicemail(?: box)? (?:password|pin|code)|"
     r"combination|combo)\b)"
-    r"[^\n\d]{0,50}?(?<![\w.])(?!(?:19|20)\d\d\b)(?P<value>\d{2}-\d{2}-\d{2}|\d{4,8}[#*]?)(?![\w-])"
+    r"[^\n\d]{0,50}?(?<![\w.-])(?!(?:19|20)\d\d\b)(?P<value>\d{2}-\d{2}-\d{2}|\d{4,8}[#*]?)(?![\w-])"
 )
 # A TOTP seed in an otpauth:// URL.
 OTPAUTH = re.compile(r"otpauth://[^\s?]*\?(?:[^\s]*&)?secret=[A-Za-z2-7]{16,}")
@@ -216,7 +212,7 @@ JWK_PRIVATE = re.compile(
 )
 # Recovery or backup codes listed after their name.
 RECOVERY_CODES = re.compile(
-    r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?(?:[:\n]|->| are| sind)[ \t]*\n?"
+    r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?(?:[:\n)]|->| are| sind)[ \t]*\n?"
     r"(?P<value>(?:(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16})"
     r"(?:[ \t]*[,;\n][ \t]*|[ \t]+)){2,}"
     r"(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16}))"
@@ -289,7 +285,6 @@ ROLES = {
     AUTH_RAW: "bearer",
     STREAM_KEY: "named",
     USER_PASS: "chosen",
-    USER_COLON: "user-pair",
     SEED_PHRASE: "seed",
     CHAIN_KEY: "key-near",
     BASIC: "basic",
@@ -337,11 +332,11 @@ CONTEXT_RULES = (
             *("privkey", "priv_key", "priv key", "gslt", "requirepass", "skey", "appkey"),
             *("networkkey", "network key", "network_key", "answer", "memorable", "auth-code"),
             *("auth code", "authcode", "transfer code", "dek", "pepper", "valor", "novo valor"),
+            *("passwd", "keybox", "autoboot"),
         ),
     ),
     (AUTH_PAIR, "password", ("auth", "client(", "twilio", "jwt.")),
     (USER_PASS, "password", (" / ",)),
-    (USER_COLON, "password", ("basic auth", "cred", "login", "ftp", "admin")),
     (DEFINE, "secret", ("define(",)),
     (KEY_VALUE, "secret", ("value=", 'value":', "value':", 'value" :')),
     (FIX_PASSWORD, "password", ("|554=", "\x01554=")),
@@ -368,7 +363,11 @@ CONTEXT_RULES = (
     (HAR_COOKIE, "session-cookie", ('"name"',)),
     (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=", "key=")),
     (EMAIL_PASS, "password", ("@",)),
-    (PIN, "pin", ("pin", "code", "combination", "combo", "passcode", "host key", "lockbox")),
+    (
+        PIN,
+        "pin",
+        ("pin", "code", "combination", "combo", "passcode", "host key", "lockbox", "voicemail"),
+    ),
     (OTPAUTH, "totp-seed", ("otpauth://",)),
     (PUTTY, "private-key", ("private-lines:",)),
     (JWK_PRIVATE, "private-key", ('"kty"', '"d"')),

@@ -89,7 +89,8 @@ PUBLIC_NAME = re.compile(
     r"docsearch|csrf|authenticity|nodekey|bugsnag|notifier|storefront-access-token|"
     # keys a browser holds by design: Pusher's app key, Mux Data's env key, Ghost's content key
     r"(?:oauth|lti)[ _-]?consumer[ _-]?key|consumer key\b[^\n]{0,40}?\bLTI\b|"
-    r"pusher[ _-]?app[ _-]?key|mux\.monitor|mux[ _-]data|ghostcontentapi|frontend (?:key|bundle)|"
+    r"widget key|ze-snippet|zdassets|snippet\.js|messenger snippet|pusher[ _-]?app[ _-]?key|"
+    r"mux\.monitor|mux[ _-]data|ghostcontentapi|frontend (?:key|bundle)|"
     r"ghost[^\n]{0,30}content[ _-]?(?:api[ _-]?)?key|"
     r"(?:meant|safe|fine) to (?:ship|be public)|in the (?:js|frontend|client) bundle"
 )

@@ -75,6 +75,10 @@ _DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
 _MASKED = re.compile(r"[*•]{3,}")
 # A YAML tag before the value (`api_key: !vault |`), not the value.
 _YAML_TAG = re.compile(r"!!?[A-Za-z]+")
+_VARIABLE_PAIR = re.compile(r"\$\{?[A-Za-z_]\w*\}?:\S{0,3}$|%[a-zA-Z]/")
+# An AWS secret access key's shape (40 of base64's characters); a variable and a stand-in
+# (`$FRESHDESK_API_KEY:X`), a systemd specifier's path (`%d/key`).
+_AWS_SECRET_SHAPE = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*\d)[A-Za-z0-9/+]{40}")
 # Options with numbers: `lifespan=3600`, `keyint=60:min-keyint=60`.
 _OPTIONS = re.compile(r"[a-z][\w-]*=\d+(?::[a-z][\w-]*=\d+)*")
 
@@ -137,7 +141,7 @@ def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
     (a value named as a key, `name`), anything `credible` would not take from an assignment."""
     if secret in DOCUMENTED_EXAMPLES or example(secret) or public(secret):
         return True
-    if _PLACEHOLDER.match(secret) or _TEST_PASSWORD.match(secret):
+    if _PLACEHOLDER.match(secret) or _TEST_PASSWORD.match(secret) or _VARIABLE_PAIR.match(secret):
         return True
     if generic and _JSON_IN_BASE64.fullmatch(secret) and _decodes_to_json(secret):
         return True  # a cursor or a state (its contents are read as the base64 view)
@@ -167,7 +171,6 @@ _NUMBER_OR_KEY_ID = re.compile(rf"0x[0-9a-fA-F]{{1,40}}|{KEY_ID.pattern}")
 _SHORT_PATH = re.compile(r"(?:[\w.-]{1,40}/)+[\w.-]{1,40}")
 _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
 _WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 # A passphrase of words (diceware): four to eight lowercase words.
 DICEWARE = re.compile(r"[a-z]{3,9}(?: [a-z]{3,9}){3,7}")
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3}")
@@ -257,7 +260,9 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False  # settings.DB_PASSWORD, process.env.API_KEY (not `dp.st.prd.hZJJmRYUm...`)
     if value.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?[a-z]{0,3}", value):
         return False  # a count or a duration: token_ttl=3600, password_length: 12
-    if _OPTIONS.fullmatch(value) or "<" in value or value.startswith("-RID:"):
+    if (
+        _OPTIONS.fullmatch(value) or "<" in value or value.startswith("-RID:")
+    ) or _VARIABLE_PAIR.match(value):
         return False  # options (`lifespan=3600`); `shpat_<paste>`; Cosmos DB's continuation
     if not quoted and (_SNAKE.match(value) or value.endswith(":") or value.startswith(":")):
         return False  # password=user_password (a variable), `token:` opening a list, `Password::`
@@ -267,7 +272,11 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return len(value) >= 10 and not value.islower()  # prose: `password: Required`
     if value.startswith(("~/", "./", "file:", "@/", "@-", "vault:")) or _SCHEME.match(value):
         return False  # a path or an address: where the secret lives (`op://vault/item`)
-    if _PATH.match(value) and not any(_GENERATED_RUN.fullmatch(p) for p in value.split("/")):
+    if (
+        _PATH.match(value)
+        and not any(_GENERATED_RUN.fullmatch(p) for p in value.split("/"))
+        and not _AWS_SECRET_SHAPE.fullmatch(value)
+    ):
         return False  # `/etc/app/secret` (not base64 that begins with `/`: `/bNLNEHBa59b4...`)
     return not value.endswith((".env", ".json", ".yaml", ".yml", ".pem", ".key", ".txt"))
 
@@ -311,7 +320,9 @@ def random_looking(value: str) -> bool:
         return credible(value.replace(" ", ""), quoted=True)
     if any(c >= "\u3000" for c in value):
         return False
-    if _ASSIGNED.match(value) or _SHORT_PATH.fullmatch(value):
+    if _ASSIGNED.match(value) or (
+        _SHORT_PATH.fullmatch(value) and not _AWS_SECRET_SHAPE.fullmatch(value)
+    ):
         return False  # `uploads/2024/abc123.png` (not base64, whose runs are longer)
     if _NUMBER_OR_KEY_ID.fullmatch(value) or _NAME_AND_HASH.fullmatch(value):
         return (
@@ -330,8 +341,8 @@ def chosen_password(value: str) -> bool:
     a test plan's, and `credible` (`Cobalt.maple4720`, not `required` or `P@ssw0rd`)."""
     if len(value) < 8 or not any(c.isalpha() for c in value) or _RELATIVE_PATH.fullmatch(value):
         return False
-    if _FLAG_SHAPE.fullmatch(value) or _ASSIGNED.match(value) or _UUID.fullmatch(value):
-        return False  # a flag (`--with-decryption`), an assignment; a uuid, which is generated
+    if _FLAG_SHAPE.fullmatch(value) or _ASSIGNED.match(value):
+        return False  # a flag (`--with-decryption`), an assignment
     if _APP_PASSWORD.fullmatch(value) or _WP_PASSWORD.fullmatch(value):
         return credible(value, quoted=True, name="password")
     if any(c >= "\u3000" for c in value):

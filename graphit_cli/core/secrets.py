@@ -96,8 +96,9 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     exact: list[tuple[int, int]] = []  # what gitleaks' rules take, look-alikes among them
     for start, end, kind, secret in secret_rules.rules().find(text, lowered, present):
-        exact.append((start, end))
         generic = kind.startswith("generic")
+        if not generic:
+            exact.append((start, end))  # a provider's exact format (not a value by its name)
         name = _name_before(text, start) if generic else ""
         if values.look_alike(secret, generic=generic, name=name):
             continue
