@@ -12,7 +12,6 @@ core/secret_values.py. Pure: standard library only.
 from __future__ import annotations
 
 import base64
-import importlib.util
 import re
 from pathlib import Path
 
@@ -222,6 +221,8 @@ def bip39_words() -> frozenset[str]:
     """BIP-39's 2,048 English words, from the `mnemonic` package's list (read once)."""
     global _bip39
     if _bip39 is None:
+        import importlib.util  # here: ~2 ms a cold process pays only when a seed phrase is named
+
         spec = importlib.util.find_spec("mnemonic")  # not imported: its list is all we read
         folders = (spec.submodule_search_locations or []) if spec else []
         paths = [Path(folder) / "wordlist" / "english.txt" for folder in folders]
