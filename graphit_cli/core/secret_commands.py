@@ -132,9 +132,11 @@ BASIC_INLINE = re.compile(
     r"(?i:basic\s+\$\(\s*(?:echo|printf)(?:\s+-n)?\s+[\"']?)(?P<value>[^\s:\"'$]{12,200})"
     r":[^\s|\"']*[\"']?\s*\|\s*base64"
 )
-# Windows: a password given to PowerShell in plain text, to `net use`, to `dtexec /DECRYPT`,
-# to a T-SQL procedure's `@...password` parameter, to `-StorageAccountKey`.
-WINDOWS = re.compile(
+# A password or key a tool takes as an argument: PowerShell's `ConvertTo-SecureString ...
+# -AsPlainText`, `net use`, `dtexec /DECRYPT`, a T-SQL `@...password` parameter,
+# `-StorageAccountKey`, a modem's `AT+CGAUTH`, `x11vnc -passwd`, `openssl passwd` and `enc -k`,
+# Yocto's `useradd -P`, `tpm2_changeauth`, U-Boot's `setenv ...pass...` and autoboot stop string.
+TOOL_ARGUMENT = re.compile(
     r"(?i:ConvertTo-SecureString\s+(?:-String\s+)?(?=[\"'][^\"'\n]{6,200}[\"']\s+-AsPlainText)[\"']|"
     r"\bnet use\s+\S+\s+(?:/user:\S+\s+)?(?!/)|/DECRYPT\s+|"
     r"@\w*(?:password|pwd|secret)\s*=\s*N?'|-StorageAccountKey\s+[\"']?|"
@@ -203,7 +205,7 @@ ROLES = {
     MEDIA_KEY: "key-near",
     CAPABILITY_PATH: "printed",
     USER_COLON: "user-pair",
-    WINDOWS: "printed",
+    TOOL_ARGUMENT: "printed",
     BASIC_INLINE: "printed",
     PRINTED: "printed",
     CONNECT: "printed",
@@ -304,7 +306,7 @@ RULES = (
     (USER_COLON, "password", ("basic auth", "cred", "login", "ftp", "admin")),
     (PASSPHRASE_FLAG, "password", ("--passphrase",)),
     (
-        WINDOWS,
+        TOOL_ARGUMENT,
         "password",
         (
             *("convertto-securestring", "net use", "/decrypt", "password", "pwd"),

@@ -75,9 +75,9 @@ _DOCUMENTED_SIGNATURES = ("SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",)
 _MASKED = re.compile(r"[*•]{3,}")
 # A YAML tag before the value (`api_key: !vault |`), not the value.
 _YAML_TAG = re.compile(r"!!?[A-Za-z]+")
+# A variable and a stand-in (`$FRESHDESK_API_KEY:X`), a systemd specifier's path (`%d/key`).
 _VARIABLE_PAIR = re.compile(r"\$\{?[A-Za-z_]\w*\}?:\S{0,3}$|%[a-zA-Z]/")
-# An AWS secret access key's shape (40 of base64's characters); a variable and a stand-in
-# (`$FRESHDESK_API_KEY:X`), a systemd specifier's path (`%d/key`).
+# An AWS secret access key's shape (40 of base64's characters), which may begin with `/`.
 _AWS_SECRET_SHAPE = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*\d)[A-Za-z0-9/+]{40}")
 # Options with numbers: `lifespan=3600`, `keyint=60:min-keyint=60`.
 _OPTIONS = re.compile(r"[a-z][\w-]*=\d+(?::[a-z][\w-]*=\d+)*")
@@ -172,7 +172,7 @@ _SHORT_PATH = re.compile(r"(?:[\w.-]{1,40}/)+[\w.-]{1,40}")
 _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
 _WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
 # A passphrase of words (diceware): four to eight lowercase words.
-DICEWARE = re.compile(r"[a-z]{3,9}(?: [a-z]{3,9}){3,7}")
+_DICEWARE = re.compile(r"[a-z]{3,9}(?: [a-z]{3,9}){3,7}")
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3}")
 # A password's hash (bcrypt, argon2, scrypt, pbkdf2, crypt): not the password.
 _HASHED = re.compile(
@@ -248,7 +248,7 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return True
     if _APP_PASSWORD.fullmatch(value) or (_WP_PASSWORD.fullmatch(value) and mixed(value)):
         return True  # a Google or WordPress application password
-    if DICEWARE.fullmatch(value) and "pass" in name.lower() and quoted:
+    if _DICEWARE.fullmatch(value) and "pass" in name.lower() and quoted:
         return True  # `--passphrase 'amber rung quartz relay torque'`
     if " " in value:  # a quoted sentence ("stored in 1Password"), not a password
         return False
@@ -260,10 +260,10 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False  # settings.DB_PASSWORD, process.env.API_KEY (not `dp.st.prd.hZJJmRYUm...`)
     if value.isdigit() or re.fullmatch(r"\d+(?:\.\d+)?[a-z]{0,3}", value):
         return False  # a count or a duration: token_ttl=3600, password_length: 12
-    if (
-        _OPTIONS.fullmatch(value) or "<" in value or value.startswith("-RID:")
-    ) or _VARIABLE_PAIR.match(value):
+    if _OPTIONS.fullmatch(value) or "<" in value or value.startswith("-RID:"):
         return False  # options (`lifespan=3600`); `shpat_<paste>`; Cosmos DB's continuation
+    if _VARIABLE_PAIR.match(value):
+        return False  # `$FRESHDESK_API_KEY:X`, `%d/dd_api_key`: where the value comes from
     if not quoted and (_SNAKE.match(value) or value.endswith(":") or value.startswith(":")):
         return False  # password=user_password (a variable), `token:` opening a list, `Password::`
     if not quoted and _WORD.match(value) and len(value) < 12 and words(value):
