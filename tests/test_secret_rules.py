@@ -160,6 +160,35 @@ def test_the_held_out_corpus_meets_the_targets() -> None:
     assert refused >= 0.98 and false <= 0.01, (refused, false)
 
 
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [s for item in items for s in _strings(item)]
+
+
+def test_no_string_of_the_shared_real_projects_is_refused(shared_data: Path) -> None:
+    """The real projects' code, sessions and notes (`../shared/data`) hold no credential: each
+    JSON string, each paragraph and each line of them passes (a Go signature's
+    `key ed25519.PrivateKey` is a type, not a key)."""
+    texts: set[str] = set()
+    for path in (p for p in sorted(shared_data.rglob("*")) if p.is_file()):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".jsonl":
+            texts.update(
+                s for line in raw.splitlines() if line.strip() for s in _strings(json.loads(line))
+            )
+        elif path.suffix == ".json":
+            texts.update(_strings(json.loads(raw)))
+        else:
+            texts.update(raw.split("\n\n"))
+    texts |= {line for text in list(texts) for line in text.splitlines()}
+    texts = {t for t in texts if len(t) >= 8}
+    assert len(texts) > 20_000
+    refused = [t[:120] for t in sorted(texts) if secrets.find(t)]
+    assert refused == []
+
+
 @pytest.mark.parametrize(
     ("text", "kind"),
     [

@@ -69,6 +69,8 @@ _PAGING_PREFIX = re.compile(r"(?i)(?:delta|skip|page|next|continuation|cursor|sy
 _BARE = re.compile(r"[0-9a-fA-F]+|[A-Za-z0-9]+")
 # A namespaced key (`session:447657:ios`, `user:{id}:refresh`): a cache's or a store's.
 _NAMESPACED = re.compile(r"[a-z]+(?::(?:[a-z_]+|\d+|\{\w+\})){2,}")
+# A type in code, its package's name and its own: `ed25519.PrivateKey`, `rsa.PublicKey`.
+_QUALIFIED_TYPE = re.compile(r"[a-z][a-z0-9_]*\.(?:[A-Z][a-z]+){2,}")
 # What a word before `key` or `token` makes of it: no credential.
 _NOT_CREDENTIALS = frozenset(
     """cache idempotency sort partition primary foreign composite public search-only search site
@@ -268,8 +270,8 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
         return None  # `docsearch({ ... apiKey:`, `NEXT_PUBLIC_...`
     if PUBLIC_AFTER.match(text, match.end("value")):
         return None  # `content key ... is fine in the frontend bundle per Ghost docs`
-    if _NAMESPACED.fullmatch(value) or KEY_ID.fullmatch(value):
-        return None  # a cache's key (`session:447657:ios`); a GPG key's id
+    if _NAMESPACED.fullmatch(value) or KEY_ID.fullmatch(value) or _QUALIFIED_TYPE.fullmatch(value):
+        return None  # a cache's key (`session:447657:ios`); a GPG key's id; a type in code
     if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line):
         return None  # `token_sha256 for the CI token is <hex>`: its hash
     if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
