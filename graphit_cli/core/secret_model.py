@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from graphit_cli.core import secret_context as context
+from graphit_cli.core import secret_lexicon as lexicon
 from graphit_cli.core import secret_values as values
 
 # A value-like run: no whitespace, quotes or brackets. `name=value` and `name:value` are split.
@@ -30,15 +31,6 @@ _RUN = re.compile(r"[^\s'\"`<>()\[\]{},;|]+")
 _NAME = re.compile(r"[A-Za-z_][\w.\-]{0,40}")
 _WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+")
 _WORD = re.compile(r"[^\W\d_]+")
-
-
-def _cjk(text: str) -> bool:
-    """Whether `text` holds kana, a CJK ideograph or Hangul (a function, not a character
-    class: compiling that class costs ~5 ms at import)."""
-    return any(
-        "\u3040" <= c <= "\u30ff" or "\u3400" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af"
-        for c in text
-    )
 
 
 _PEM = re.compile(r"-----BEGIN ([A-Z0-9 ]+)-----")
@@ -80,71 +72,6 @@ _DATA_WORDS = frozenset(
     sha256 md5 commit trace request correlation kid jwks modulus""".split()  # noqa: SIM905
 )
 _CROSSED = ("p1:", "p2:", "n:", "b:", "lex:")
-
-# Words that name a credential, a new value, or something that is no secret, in the languages
-# the users write: a word the corpora never showed still counts as its kind (`klucz`, `키`).
-# A short word matches whole, a longer one at a word's start (`anahtarını`), a phrase or a CJK
-# word anywhere.
-_LEXICON = {
-    "cred": (
-        *("password", "passwd", "passphrase", "passcode", "pw", "pwd", "pass", "secret"),
-        *("key", "token", "apikey", "credential", "creds", "pat", "auth", "login"),
-        *("passwort", "kennwort", "schlüssel", "schluessel", "geheim", "contraseña"),
-        *("contrasena", "clave", "secreto", "mot de passe", "clé", "cle", "jeton", "senha"),
-        *("chave", "segredo", "parola", "chiave", "segreto", "wachtwoord", "sleutel"),
-        *("hasło", "haslo", "klucz", "sekret", "heslo", "klíč", "jelszó", "kulcs", "şifre"),
-        *("sifre", "anahtar", "parolă", "cheie", "mật khẩu", "mat khau", "khóa", "khoa"),
-        *("kata sandi", "kunci", "пароль", "ключ", "секрет", "токен", "passord", "nøgle"),
-        *("nyckel", "lösenord", "salasana", "avain", "κωδικός", "κλειδί", "סיסמה", "كلمة"),
-        *("密码", "密碼", "密钥", "密鑰", "口令", "令牌", "秘钥", "パスワード", "キー", "鍵"),
-        *("シークレット", "トークン", "暗証", "비밀번호", "암호", "키", "시크릿", "토큰"),
-        *("पासवर्ड", "कुंजी", "टोकन"),
-    ),
-    "new": (
-        *("new", "now", "value", "current", "neuer", "neue", "wert", "jetzt", "nuevo", "nueva"),
-        *("valor", "ahora", "nouveau", "nouvelle", "valeur", "nuova", "nuovo", "valore"),
-        *("nova", "novo", "agora", "nieuwe", "waarde", "nowy", "nowe", "wartość", "yeni"),
-        *("yenisi", "değer", "mới", "giá trị", "новый", "новое", "значение", "сейчас"),
-        *("新", "现在", "値", "現在", "새", "값", "현재"),
-    ),
-    "not": (
-        *("public", "publishable", "client", "search-only", "hash", "sha", "checksum"),
-        *("fingerprint", "digest", "id", "ids", "sid", "uuid", "guid", "tenant", "thumbprint"),
-        *("serial", "device", "nonce", "ciphertext", "encrypted", "kms", "sealed", "example"),
-        *("sample", "placeholder", "redacted", "masked", "commit", "build", "run", "order"),
-        *("tracking", "trace", "request", "object", "account", "issuer", "surrogate"),
-        *("öffentlich", "público", "publique", "pubblica", "openbaar", "публичный", "公開"),
-        *("公开", "공개", "ejemplo", "beispiel", "exemple", "esempio", "voorbeeld", "例"),
-    ),
-}
-
-
-def _lexicon(words: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
-    """A kind's words as the lexicon matches them: a short word (4 letters or fewer) whole,
-    a longer one at a word's start (`anahtarını`), a phrase or a CJK, kana or Hangul word
-    anywhere."""
-    anywhere = tuple(w for w in words if " " in w or _cjk(w))
-    single = [w for w in words if w not in anywhere]
-    return (
-        frozenset(w for w in single if len(w) <= 4),
-        tuple(w for w in single if len(w) > 4),
-        anywhere,
-    )
-
-
-_LEXICON_WORDS = {kind: _lexicon(words) for kind, words in _LEXICON.items()}
-
-
-def _lexicon_kinds(lowered: str) -> list[str]:
-    """The lexicon's kinds among the words of `lowered`."""
-    words = _WORD.findall(lowered)
-    return [
-        kind
-        for kind, (whole, starts, anywhere) in _LEXICON_WORDS.items()
-        if any(w in whole or w.startswith(starts) for w in words)
-        or any(phrase in lowered for phrase in anywhere)
-    ]
-
 
 # What graphit's context rules and gitleaks' generic rule call a find: a value judged by the words
 # that name it. The model may overrule these (a provider's format it never does).
@@ -272,7 +199,7 @@ def _words(text: str) -> list[str]:
     """Lowercased words; a run of CJK characters as its two-character pieces."""
     found = []
     for word in _WORD.findall(text.lower()):
-        if len(word) > 2 and _cjk(word):
+        if len(word) > 2 and lexicon.cjk(word):
             found += [word[i : i + 2] for i in range(len(word) - 1)]
         else:
             found.append(word)
@@ -306,7 +233,7 @@ def features(text: str, start: int, end: int, name: str) -> list[str]:
     line_before = text[max(0, line_start - 80) : max(0, line_start - 1)]
     found += ["pl:" + word for word in set(_words(line_before)[-5:])]
     lowered = (line_before + "\n" + before).lower()
-    found += [f"lex:{kind}" for kind in _lexicon_kinds(lowered)]
+    found += [f"lex:{kind}" for kind in lexicon.kinds(lowered)]
     coarse = coarse_shape(value)
     found.append("shape:" + coarse)
     header = text.rfind("-----BEGIN ", 0, start)
