@@ -64,7 +64,13 @@ def worth_checking(text: str) -> bool:
     plain = text.translate(_MARKS)  # `**password**: "..."` reads as the detector unhides it
     if _CONTEXT.search(plain):
         return True
-    runs = (run.rstrip("!?") for run in _RUN.findall(plain))  # `SwiftUI?` ends a question
+    # the runs of the text as read and as written (`Blue134*` is a password's 8 characters)
+    return _has_run(plain) or (plain != text and _has_run(text))
+
+
+def _has_run(text: str) -> bool:
+    """Whether `text` has a run of 8 or more token characters that is not a word of prose."""
+    runs = (run.rstrip("!?") for run in _RUN.findall(text))  # `SwiftUI?` ends a question
     # an address counts by its parts, as before `@` joined a run (`it-ops`, `example.org`)
     parts = (p for run in runs for p in (run.split("@") if _ADDRESS.fullmatch(run) else (run,)))
     return any(len(part) >= 8 and not _WORDLIKE.fullmatch(part) for part in parts)

@@ -20,8 +20,8 @@ def cjk(text: str) -> bool:
     )
 
 
-# Each kind's words. A short word matches whole, a longer one at a word's start (`anahtarını`), a phrase or a CJK
-# word anywhere.
+# Each kind's words. A short word matches whole, a longer one at a word's start (`anahtarını`),
+# a phrase or a CJK word anywhere.
 _LEXICON = {
     "cred": (
         *("password", "passwd", "passphrase", "passcode", "pw", "pwd", "pass", "secret"),
