@@ -26,6 +26,8 @@ _MARKS = str.maketrans("", "", "*`~")
 # before it; and words of prose (`self-care`, `artists/bands`; a sentence may end them),
 # which no rule takes alone.
 _RUN = re.compile(r"[A-Za-z0-9+/=_.~!#$%&*?^@-]{8,}")  # a chosen password's symbols too
+# A run with both cases and a digit, which a mark (`*`, `~`) may end: a password's shape.
+_PASSWORD_RUN = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{8,}")
 # An e-mail address: its parts are runs of their own.
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?")
 _WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
@@ -64,16 +66,13 @@ def worth_checking(text: str) -> bool:
     plain = text.translate(_MARKS)  # `**password**: "..."` reads as the detector unhides it
     if _CONTEXT.search(plain):
         return True
-    # the runs of the text as read and as written (`Blue134*` is a password's 8 characters)
-    return _has_run(plain) or (plain != text and _has_run(text))
-
-
-def _has_run(text: str) -> bool:
-    """Whether `text` has a run of 8 or more token characters that is not a word of prose."""
-    runs = (run.rstrip("!?") for run in _RUN.findall(text))  # `SwiftUI?` ends a question
+    runs = (run.rstrip("!?") for run in _RUN.findall(plain))  # `SwiftUI?` ends a question
     # an address counts by its parts, as before `@` joined a run (`it-ops`, `example.org`)
     parts = (p for run in runs for p in (run.split("@") if _ADDRESS.fullmatch(run) else (run,)))
-    return any(len(part) >= 8 and not _WORDLIKE.fullmatch(part) for part in parts)
+    if any(len(part) >= 8 and not _WORDLIKE.fullmatch(part) for part in parts):
+        return True
+    # a password as written, a mark among its 8 characters (`Blue134*`; not `**Note**`)
+    return plain != text and any(map(_PASSWORD_RUN.fullmatch, _RUN.findall(text)))
 
 
 # --- the literals that wake the rules -------------------------------------------------------
