@@ -26,8 +26,9 @@ _MARKS = str.maketrans("", "", "*`~")
 # before it; and words of prose (`self-care`, `artists/bands`; a sentence may end them),
 # which no rule takes alone.
 _RUN = re.compile(r"[A-Za-z0-9+/=_.~!#$%&*?^@-]{8,}")  # a chosen password's symbols too
-# A run with both cases and a digit, which a mark (`*`, `~`) may end: a password's shape.
-_PASSWORD_RUN = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{8,}")
+# A run with a letter, a digit and a mark (`*`, `~`), which the marks taken out would cut under
+# 8 characters: a password's shape (`Blue134*`).
+_PASSWORD_RUN = re.compile(r"(?=.*[A-Za-z])(?=.*\d)(?=.*[*~]).{8,}")
 # An e-mail address: its parts are runs of their own.
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?")
 _WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
