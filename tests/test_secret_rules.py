@@ -300,6 +300,8 @@ DISAGREED = {
     # gitleaks' mailgun-pub-key rule takes Mailgun's public validation key: graphit follows it
     "mailgun_public_key",
     *("aws_access_key_id_only", "aws_access_key_id_alone"),
+    *("revoked_tailscale_auth_key", "revoked_github_pat_stated_revoked"),
+    *("revoked_token_noted_revoked", "revoked_key_confirmed_revoked"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -315,19 +317,23 @@ STANDS = {
     "blind_secrets_24": (0.03, 0.02),
     "blind_secrets_25": (0.025, 0.025),
     "blind_secrets_26": (0.024, 0.025),
-    "blind_secrets_27": (0.038, 0.01),
+    "blind_secrets_27": (0.042, 0.01),
     "blind_secrets_29": (0.047, 0.011),
     "blind_secrets_30": (0.02, 0.013),
     "blind_secrets_32": (0.028, 0.029),
     "blind_secrets_37": (0.02, 0.023),
     "blind_secrets_38": (0.072, 0.01),
-    "blind_secrets_39": (0.02, 0.011),
+    "blind_secrets_39": (0.02, 0.017),
     "blind_secrets_40": (0.022, 0.01),
     "blind_secrets_47": (0.032, 0.022),
     "blind_secrets_50": (0.032, 0.01),
     "blind_secrets_52": (0.042, 0.01),
     "blind_secrets_54": (0.022, 0.01),
     "blind_secrets_55": (0.047, 0.015),
+    "blind_secrets_56": (0.048, 0.011),
+    "blind_secrets_57": (0.08, 0.01),
+    "blind_secrets_58": (0.057, 0.01),
+    "blind_secrets_59": (0.067, 0.01),
 }
 
 
@@ -1138,6 +1144,47 @@ def test_the_classes_blind_corpora_48_to_51_showed(text: str, refused: bool) -> 
 )
 def test_the_classes_blind_corpora_52_to_55_showed(text: str, refused: bool) -> None:
     """What corpora 52-55 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 56-59: a home lab, a bank's mainframe and payment HSMs, a government's
+        # digital services, a travel company's booking integrations. A value shaped as a
+        # password counts whatever names it; what a mainframe and a key ceremony hold.
+        ("ALTUSER BATCH02 PASSWORD(K7QX2WP9) NOEXPIRED", True),
+        ("ALU OPSUSR3 PHRASE('harbor violet seven lantern 12!') NOEXPIRED", True),
+        ("db2 connect to DSNT user RPTUSR using PXQ7$K2M", True),
+        ("RALT PTKTDATA APPLX SSIGNON(KEYMASKED(7A41C09E55B2D318))", True),
+        ('<user name="zcadmin" password="{xor}LDo8LTorNjEsNys="/>', True),
+        ("ZMK comp B (clear): 8D2E41A07C93F6B5E1D04A9C72B3F816", True),
+        ("LMK component 1 at the ceremony: 3A7F 91C2 0B6E D458 E17A 26F9 C03D 8B14", True),
+        ("the old host's DirectAdmin (export only): Hq7vTnWe&kLpzr3x", True),
+        ("CICS default user swap: CICSDFLT now Tern#6620x", True),
+        ("kiosk maintenance mode at gate B: admin pwd falcon42@#", True),
+        ("jobcard has PASSWORD=&BATCHPW. resolved by the scheduler", False),
+        ("Öffentlicher Schlüssel des Servers: 8HqzX3vVt0Q0bI5uJm8yFZ2Wm4yqgY6bT1kWc1u6U3E=", False),
+        ("kafka record key 5e1f4c2a-9b7d-4e3a-8f61-0c2d9a7b4e15", False),
+        (
+            "Notify template key (shows in the URL, not a secret): "
+            "8f14e45f-ceea-4c1d-9f0b-2c7b3e9a1d60",
+            False,
+        ),
+        ('"some-lib": "^9.0.2-fix-optional-url-config.0" in package.json', False),
+        ("thumbnail blurHash %Indwz713rCZJ[Q}4n%Rv06Z@^tD stored with the asset", False),
+        (
+            "lambda = L + (1-C)*f*sinAlpha*(sigma+C*sinSigma*"
+            "(cos2SigmaM+C*cosSigma*(-1+2*cos2SigmaM*cos2SigmaM)))",
+            False,
+        ),
+        ("OBX-3 should be 60015-5^Hemoglobin^LN", False),
+        ("the 3DS page wants a password: it's the documented test one, Checkout1!", False),
+        ("func Sign(key ed25519.PrivateKey, claims Claims) (string, error) {", False),
+    ],
+)
+def test_the_classes_blind_corpora_56_to_59_showed(text: str, refused: bool) -> None:
+    """What corpora 56-59 showed at their first look, each class in a text of its own."""
     assert bool(secrets.find(text)) is refused, text
 
 

@@ -200,9 +200,35 @@ REG_VALUE = re.compile(
     r"\"?(?P<value>[^\s\"]{6,200})"
 )
 
+# A mainframe's: a RACF password or phrase set by a command (`ALU ... PASSWORD(...)`,
+# `PHRASE('...')`), a DB2 `CONNECT TO ... USER ... USING ...`, a PassTicket's or a secured
+# sign-on's key (`SSIGNON(KEYMASKED(...))`), a Liberty password only encoded (`{xor}...`).
+RACF_PASSWORD = re.compile(r"\bPASSWORD\('?(?P<value>[^)'\n]{6,100})'?\)")
+RACF_PHRASE = re.compile(r"\bPHRASE\('(?P<value>[^'\n]{14,100})'\)")
+DB2_USING = re.compile(
+    r"(?i:\bconnect[ \t]+to[ \t]+\S+[ \t]+user[ \t]+\S+[ \t]+using)[ \t]+"
+    r"(?P<value>[^\s;'\"]{6,100})"
+)
+SIGNON_KEY = re.compile(r"\bKEY(?:MASKED|ENCRYPTED)\((?P<value>[0-9A-Fa-f]{16})\)")
+ENCODED_PASSWORD = re.compile(r"\{(?:xor|XOR)\}(?P<value>[A-Za-z0-9+/]{6,}={0,2})")
+# A payment HSM's key component in the clear (a ZMK's, an LMK's), 32 or 48 hex, as written
+# down at a key ceremony (`ZMK comp A: ...`, `component 2 of 3 ...`, grouped by four).
+HSM_COMPONENT = re.compile(
+    r"(?i:\b(?:(?:zmk|lmk|tmk|zpk|bdk|kek)[ \t_-]*comp(?:onent)?s?|comp(?:onent)?[ \t_-]*"
+    r"(?:\d|[a-c])\b|key component|clear component|komponente))(?P<between>[^\n]{0,50}?\n?)"
+    r"(?<![0-9A-Za-z])(?P<value>[0-9A-F]{32}(?:[0-9A-F]{16})?|"
+    r"[0-9A-F]{4}(?:[ \t][0-9A-F]{4}){7,11})(?![0-9A-Za-z])"
+)
+
 # How each rule's value is judged (core/secret_context.py `judged`; core/secret_patterns.py ROLES).
 ROLES = {
     MEDIA_KEY: "key-near",
+    HSM_COMPONENT: "key-near",
+    RACF_PASSWORD: "printed",
+    RACF_PHRASE: "as-is",
+    DB2_USING: "printed",
+    SIGNON_KEY: "as-is",
+    ENCODED_PASSWORD: "as-is",
     CAPABILITY_PATH: "printed",
     USER_COLON: "user-pair",
     TOOL_ARGUMENT: "printed",
@@ -315,6 +341,12 @@ RULES = (
         ),
     ),
     (MEDIA_KEY, "secret", ("certificate", "content key", "key bytes", "fps_ask", "fps ask", "ask")),
+    (HSM_COMPONENT, "secret", ("comp", "komponente")),
+    (RACF_PASSWORD, "password", ("password(",)),
+    (RACF_PHRASE, "password", ("phrase(",)),
+    (DB2_USING, "password", ("using",)),
+    (SIGNON_KEY, "secret", ("keymasked(", "keyencrypted(")),
+    (ENCODED_PASSWORD, "password", ("{xor}",)),
     (SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),
     (
         NET_CONFIG,

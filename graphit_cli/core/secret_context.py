@@ -77,7 +77,7 @@ _NOT_CREDENTIALS = frozenset(
     gpg pgp ssh host routing shard lookup dedup dedupe hotkey file s3 object storage redis i18n
     translation message map dict row column group sha1 sha256 sha512 md5 hash node captcha random
     rng device surrogate bucket kms deduplication tokenization tokenisation natural business
-    card wrapped encrypted response flag consumer""".split()  # noqa: SIM905
+    card wrapped encrypted response flag consumer record""".split()  # noqa: SIM905
 )
 # An account's primary or secondary key (Azure Cosmos DB, Storage, IoT Hub): base64 of 32 or 64
 # bytes, padded; a database's primary key is never one.

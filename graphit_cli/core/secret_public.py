@@ -92,7 +92,10 @@ PUBLIC_NAME = re.compile(
     r"widget key|ze-snippet|zdassets|snippet\.js|messenger snippet|pusher[ _-]?app[ _-]?key|"
     r"mux\.monitor|mux[ _-]data|ghostcontentapi|frontend (?:key|bundle)|"
     r"ghost[^\n]{0,30}content[ _-]?(?:api[ _-]?)?key|"
-    r"(?:meant|safe|fine) to (?:ship|be public)|in the (?:js|frontend|client) bundle"
+    r"(?:meant|safe|fine) to (?:ship|be public)|in the (?:js|frontend|client) bundle|"
+    # public in the other languages the users write, a public half's own name, said no secret
+    r"öffentlich|público|pública|publique|pubblic|openbaar|публичн|公開|公开|공개|"
+    r"\bpub(?:key)?\b|\bnot (?:a |the )?secret\b"
 )
 
 

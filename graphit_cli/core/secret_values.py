@@ -21,7 +21,7 @@ from graphit_cli.core.secret_public import DOCUMENTED_EXAMPLES, PUBLIC_NAME, pub
 _PLACEHOLDER = re.compile(
     r"""^(?:
         <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\)? | \$[A-Za-z_]\w* |
-        %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% |
+        %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% | &[A-Z][A-Z0-9@\#$]{0,7}\.? |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
               fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
