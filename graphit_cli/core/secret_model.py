@@ -323,7 +323,7 @@ def password_shaped(text: str, start: int, end: int) -> bool:
     if len(_PASSWORD_SYMBOL.findall(value)) + value.count("@") > len(value) / 3:
         return False
     if _CRYPT.search(value) or _ANCHOR.fullmatch(value) or _LOINC.match(value):
-        return False  # `$apr1$...`; `notes-file#0.0`, `main.py#L42`; `24331-1^Lipid`
+        return False  # `$apr1$...`; `notes-file#0.0`, `handler.go#L42`; `24331-1^Lipid`
     if _VERSION.match(value):
         return False  # a version or a range of them
     # an expression of code: `cosU2*sinL`, `f*sinAlpha*`, `cos2SigmaM+CcosSigma*` (a view
