@@ -302,6 +302,8 @@ DISAGREED = {
     *("aws_access_key_id_only", "aws_access_key_id_alone"),
     *("revoked_tailscale_auth_key", "revoked_github_pat_stated_revoked"),
     *("revoked_token_noted_revoked", "revoked_key_confirmed_revoked"),
+    *("revoked_discord_token_said_revoked", "revoked_steam_key_said_revoked"),
+    *("github_pat_stated_revoked", "revoked_token_said_revoked", "revoked_token_stated_revoked"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -317,7 +319,7 @@ STANDS = {
     "blind_secrets_24": (0.03, 0.02),
     "blind_secrets_25": (0.025, 0.025),
     "blind_secrets_26": (0.024, 0.025),
-    "blind_secrets_27": (0.042, 0.01),
+    "blind_secrets_27": (0.047, 0.01),
     "blind_secrets_29": (0.047, 0.011),
     "blind_secrets_30": (0.02, 0.013),
     "blind_secrets_32": (0.028, 0.029),
@@ -331,9 +333,13 @@ STANDS = {
     "blind_secrets_54": (0.022, 0.01),
     "blind_secrets_55": (0.047, 0.015),
     "blind_secrets_56": (0.048, 0.011),
-    "blind_secrets_57": (0.08, 0.01),
+    "blind_secrets_57": (0.085, 0.01),
     "blind_secrets_58": (0.057, 0.01),
-    "blind_secrets_59": (0.067, 0.01),
+    "blind_secrets_59": (0.078, 0.01),
+    "blind_secrets_60": (0.046, 0.016),
+    "blind_secrets_61": (0.02, 0.011),
+    "blind_secrets_62": (0.046, 0.023),
+    "blind_secrets_63": (0.063, 0.01),
 }
 
 
@@ -1185,6 +1191,30 @@ def test_the_classes_blind_corpora_52_to_55_showed(text: str, refused: bool) -> 
 )
 def test_the_classes_blind_corpora_56_to_59_showed(text: str, refused: bool) -> None:
     """What corpora 56-59 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 60-63: a game studio's live-ops, a law firm's IT, an energy utility's IT
+        # and OT, a nonprofit's volunteers.
+        ('set vpn ipsec phase1-interface "colo" psksecret hV3k@QpZr8TmWx2bNc', True),
+        ("the historian's service account, pw $Birch7342", True),
+        ("recovery key for LT-0412: 312345-118822-609911-402277-555134-090807-771123-246810", True),
+        ("ADFS token-signing thumbprint: 3F2A9C71D0B4E8A65C7D2F19B0E4A3C8D7F61E29", False),
+        ("amplitude key in the browser SDK: 4f2b8c1d9e7a6b5c3d2e1f0a9b8c7d6e (it's public)", False),
+        (
+            "the webhook body was a PDF: JVBERi0xLjcKJeLjz9MKMSAwIG9iago8PC9UeXBlL0NhdGFsb2c+Pg==",
+            False,
+        ),
+        ("HLS pass 3 failed, the meter's challenge was 4C2D8E1F9A7B6C5D3E2F1A0B9C8D7E6F", False),
+        ("retransmit AS2 message <a1b2c3d4-e5f6@ACME-AS2> after the cert swap", False),
+        ("x := math.Tan(a.Lat*math.Pi/180)\ny := math.Tan(b.Lat*math.Pi/180)", False),
+    ],
+)
+def test_the_classes_blind_corpora_60_to_63_showed(text: str, refused: bool) -> None:
+    """What corpora 60-63 showed at their first look, each class in a text of its own."""
     assert bool(secrets.find(text)) is refused, text
 
 

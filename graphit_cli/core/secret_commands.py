@@ -220,6 +220,9 @@ HSM_COMPONENT = re.compile(
     r"[0-9A-F]{4}(?:[ \t][0-9A-F]{4}){7,11})(?![0-9A-Za-z])"
 )
 
+# A BitLocker recovery password: eight groups of six digits, whatever names it.
+BITLOCKER = re.compile(r"(?<![\d-])(?P<value>\d{6}(?:-\d{6}){7})(?![\d-])")
+
 # How each rule's value is judged (core/secret_context.py `judged`; core/secret_patterns.py ROLES).
 ROLES = {
     MEDIA_KEY: "key-near",
@@ -229,6 +232,7 @@ ROLES = {
     DB2_USING: "printed",
     SIGNON_KEY: "as-is",
     ENCODED_PASSWORD: "as-is",
+    BITLOCKER: "as-is",
     CAPABILITY_PATH: "printed",
     USER_COLON: "user-pair",
     TOOL_ARGUMENT: "printed",
@@ -347,6 +351,7 @@ RULES = (
     (DB2_USING, "password", ("using",)),
     (SIGNON_KEY, "secret", ("keymasked(", "keyencrypted(")),
     (ENCODED_PASSWORD, "password", ("{xor}",)),
+    (BITLOCKER, "recovery-key", ()),  # no literal: digits
     (SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),
     (
         NET_CONFIG,

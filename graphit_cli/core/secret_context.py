@@ -57,7 +57,8 @@ _DATA_KEY_PARTS = frozenset(
 # A digest named before a hex value: `checksum`, `sha256`, `hash`.
 _HEX_VALUE = re.compile(r"[0-9a-f]{32,128}|[0-9A-F]{32,128}")
 _DIGEST_NEAR = re.compile(
-    r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|digest|hash|iv|nonce|scrypt|kdf\w*)\b"
+    r"(?i)(?:\b|_)(?:checksum|sha-?(?:1|256|384|512)|md5|digest|hash|iv|nonce|scrypt|kdf\w*|"
+    r"thumbprint|fingerprint|challenge)\b"
 )
 # An aside in parentheses.
 _ASIDE = re.compile(r"\([^()\n]*\)")
@@ -272,8 +273,8 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
         return None  # `content key ... is fine in the frontend bundle per Ghost docs`
     if _NAMESPACED.fullmatch(value) or KEY_ID.fullmatch(value) or _QUALIFIED_TYPE.fullmatch(value):
         return None  # a cache's key (`session:447657:ios`); a GPG key's id; a type in code
-    if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line):
-        return None  # `token_sha256 for the CI token is <hex>`: its hash
+    if _HEX_VALUE.fullmatch(value) and _DIGEST_NEAR.search(line + label):
+        return None  # `token_sha256 for the CI token is <hex>`: its hash; a challenge
     if kind == "session-cookie":  # a session's id in a trace is a uuid, not its cookie
         return None if UUID.fullmatch(value) or public(value) or not random_looking(value) else kind
     said = "password" if re.match(r"(?i)log|sign", name) else assigned_kind(name)

@@ -71,6 +71,8 @@ _DATA_WORDS = frozenset(
     """captcha rng random nonce idempotency dedup cache checksum digest fingerprint hash sha1
     sha256 md5 commit trace request correlation kid jwks modulus""".split()  # noqa: SIM905
 )
+# A file in base64, by its first bytes: a PDF, a PNG, a GIF, a zip, a JPEG.
+_FILE_BASE64 = re.compile(r"JVBERi|iVBORw0KGgo|R0lGOD|UEsDB|/9j/")
 _DOCUMENTED = re.compile(r"(?i)\bdocumented\b[^\n.]{0,30}$")
 _CROSSED = ("p1:", "p2:", "n:", "b:", "lex:")
 
@@ -95,8 +97,9 @@ _PASSWORD_CHARS = re.compile(r"[A-Za-z0-9!#$%&*^?~@._+-]{8,64}")
 _PASSWORD_SYMBOL = re.compile(r"[!#$%&*^?~]")
 _CRYPT = re.compile(r"\$(?:\d[a-z]?|apr1|P|H|y|gy|7|argon2\w*|pbkdf2[\w-]*|sha\d+)\$")
 _QUERY = re.compile(r"[?&]\w+=")
-_OPERAND = re.compile(r"\d+|[A-Za-z][A-Za-z0-9]*|")
-_VARIABLE = re.compile(r"\d+|[a-z][A-Za-z0-9]*|")
+_OPERAND = re.compile(r"\d+|[A-Za-z]\w*(?:\.[A-Za-z]\w*)*|")
+_VARIABLE = re.compile(r"\d+|[a-z]\w*(?:\.[A-Za-z]\w*)*|")
+_DOLLAR_WORD = re.compile(r"\$[A-Z][a-z]+[A-Za-z_]*\d{3,}")  # no variable's name ends so
 _TOKEN_PREFIX = re.compile(r"[a-z]{2,6}_[A-Za-z0-9]{8}")
 _VERSION = re.compile(r"[~^]?v?\d+\.\d+")  # `^9.0.2-fix-optional-url-config.0`
 _LOINC = re.compile(r"\d{3,6}-\d\^")  # a lab code of HL7: `60015-5^Hemoglobin^LN`
@@ -276,13 +279,16 @@ def probability(weights: dict[str, float], bias: float, found: list[str]) -> flo
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))
 
 
-def reviewed(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+def reviewed(
+    text: str, spans: list[tuple[int, int, str]], *, free: bool = True
+) -> list[tuple[int, int, str]]:
     """The rules' finds in `text` (start, end, kind) as the model sees them: a context rule's
         find whose own value scores under the veto is dropped (`fingerprint: SHA256:...` named as
         a key); a value over the threshold that no find covers is added as a `credential`, unless
         it is a look-alike (core/secret_values.py: a placeholder, an example, a public key), and so
     is a value shaped as a password that the model does not rule out (`password_shaped`). Only
-        those values are scored: a context find's, and a free one no cheap look proves harmless."""
+        those values are scored: a context find's, and a free one no cheap look proves harmless
+    (none when not `free`)."""
     bias, threshold, veto, weights = _load()
     kept = []
     found = candidates(text)
@@ -294,7 +300,7 @@ def reviewed(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, in
             if scores and max(scores) < veto:
                 continue
         kept.append(span)
-    for start, end, name in found:
+    for start, end, name in found if free else ():
         if any(a < end and start < b for a, b, _ in kept) or _plainly_alike(text, start, end):
             continue
         score = probability(weights, bias, features(text, start, end, name))
@@ -311,13 +317,17 @@ def password_shaped(text: str, start: int, end: int) -> bool:
     `DzqxBIiW&hOpfmk2j`, a mainframe's `BW76$KI6`), a whole run of the text (not `4n%Rv06Z@^tD` of a
     blurhash), and neither a crypt hash, a query, an anchor nor an expression of code."""
     value = text[start:end]
-    if not _PASSWORD_CHARS.fullmatch(value) or not _PASSWORD_SYMBOL.search(value):
+    if not _PASSWORD_CHARS.fullmatch(value):
         return False
     lower, upper, digit, _ = _classes(value)
-    if not ((lower or upper) and digit) or value.startswith("$") or _QUERY.search(value):
-        return False  # `$1.a45E...`, `?code=...&state=...`
-    if (start and text[start - 1] in "[]{},") or text[end : end + 1] in ("[", "]", "{", "}"):
-        return False  # a piece of a longer run (a blurhash's, a list's)
+    if not _PASSWORD_SYMBOL.search(value) and not ("@" in value and lower and upper and digit):
+        return False  # `kCsdD@IxPfeTShjaa81u`, not `root@pve1`
+    if value.startswith("$") and not _DOLLAR_WORD.fullmatch(value):
+        return False  # a variable, a crypt hash (`$1.a45E...`); not `$Maple5155`
+    if not ((lower or upper) and digit) or _QUERY.search(value):
+        return False  # `?code=...&state=...`
+    if (start and text[start - 1] in "[]{},<") or text[end : end + 1] in ("[", "]", "{", "}"):
+        return False  # a piece of a longer run (a blurhash's, a list's), a message's id
     if _TOKEN_PREFIX.match(value):
         return False  # a provider's format (`sgp_...`): a symbol in it is made up
     if len(_PASSWORD_SYMBOL.findall(value)) + value.count("@") > len(value) / 3:
@@ -326,14 +336,19 @@ def password_shaped(text: str, start: int, end: int) -> bool:
         return False  # `$apr1$...`; `notes-file#0.0`, `handler.go#L42`; `24331-1^Lipid`
     if _VERSION.match(value):
         return False  # a version or a range of them
-    # an expression of code: `cosU2*sinL`, `f*sinAlpha*`, `cos2SigmaM+CcosSigma*` (a view
-    # without emphasis), not `Tiger784*cUDX`
+    return not _expression(value)
+
+
+def _expression(value: str) -> bool:
+    """Whether `value` is an expression of code, operands and operators: `cosU2*sinL`,
+    `f*sinAlpha*`, `b.Lat*math.Pi/180`, `cos2SigmaM+CcosSigma*` (a view without emphasis);
+    not `Tiger784*cUDX`."""
     if "*" not in value and "+" not in value:
-        return True
+        return False
     operands = re.split(r"[-*+/]", value)
     if all(map(_VARIABLE.fullmatch, operands)):
-        return False
-    return len(operands) < 3 or not all(map(_OPERAND.fullmatch, operands))
+        return True
+    return len(operands) >= 3 and all(map(_OPERAND.fullmatch, operands))
 
 
 def _plainly_alike(text: str, start: int, end: int) -> bool:
@@ -343,6 +358,8 @@ def _plainly_alike(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if text.startswith(("..", "…", "[", "*", ".<"), end) or "://" in value:
         return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`; the URL rule's
+    if "*" in value and _expression(value):
+        return True  # `b.Lat*math.Pi/180`: code (base64 has no `*`)
     if _HOST_OR_CODE.search(value) or _ADDRESS.fullmatch(value) or _ID_PATH.fullmatch(value):
         return True  # `root@127.0.0.1`, `X25519.secret_length`; an Ethereum address; ids
     if value.endswith("=") and _QUOTED_AFTER.match(text, start - 1 if start else 0):
@@ -363,8 +380,8 @@ def _judged_alike(text: str, start: int, end: int, name: str) -> bool:
     (core/secret_values.py `credible`), a Solana address, a value after data's words or
     called documented, or a value the words before call public (`csrf`, `client key`)."""
     value = text[start:end]
-    if values.typed(value) or values.json_in_base64(value):
-        return True  # made up; an encrypted payload or a cursor (base64 JSON)
+    if values.typed(value) or values.json_in_base64(value) or _FILE_BASE64.match(value):
+        return True  # made up; an encrypted payload or a cursor (base64 JSON); a file
     if _BASE58_KEY.fullmatch(value) and _ON_CHAIN.search(text):
         return True  # a Solana address or program id: public
     if _DOCUMENTED.search(text, max(0, start - 40), start):

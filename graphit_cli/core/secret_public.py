@@ -103,7 +103,8 @@ PUBLIC_NAME = re.compile(
 # the frontend bundle`, `meant to ship in the JS bundle`.
 PUBLIC_AFTER = re.compile(
     r"(?i)[^\n]{0,40}?(?:\(public[),;]|\bis fine in the (?:js |frontend |client )?bundle|"
-    r"\bmeant to ship\b|\bsafe to (?:ship|expose|commit)\b|\bpublic by design\b)"
+    r"\bmeant to ship\b|\bsafe to (?:ship|expose|commit)\b|\bpublic by design\b|"
+    r"\bit'?s public\b|\(client[ -]side\))"
 )
 
 

@@ -20,7 +20,8 @@ from graphit_cli.core.secret_public import DOCUMENTED_EXAMPLES, PUBLIC_NAME, pub
 # Values that stand for a secret without being one: placeholders, references, redactions.
 _PLACEHOLDER = re.compile(
     r"""^(?:
-        <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\)? | \$[A-Za-z_]\w* |
+        <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\)? |
+        \$(?![A-Z][a-z]+[A-Za-z_]*\d{3,}$)[A-Za-z_]\w* |  # a variable, not `$Maple5155`
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% | &[A-Z][A-Z0-9@\#$]{0,7}\.? |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) |
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|

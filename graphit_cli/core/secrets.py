@@ -75,7 +75,10 @@ def find(text: str) -> list[Finding]:
     spans = _spans(text)
     view = hiding.unhidden(text)
     if view is not None:
-        spans += [(*view.span(start, end), kind) for start, end, kind in _spans(view.text)]
+        # the model reads the text as written: taking marks out of code (`b.Lat*math.Pi/180`)
+        # makes runs no one wrote
+        seen = _spans(view.text, free=False)
+        spans += [(*view.span(start, end), kind) for start, end, kind in seen]
     for start, end, plain in hiding.decoded(view.text if view is not None else text):
         inner = _spans(plain)
         if inner:
@@ -84,7 +87,7 @@ def find(text: str) -> list[Finding]:
     return _located(text, _merged(spans))
 
 
-def _spans(text: str) -> list[tuple[int, int, str]]:
+def _spans(text: str, *, free: bool = True) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each secret in `text` as written."""
     if len(text) < 8:
         return []
@@ -138,7 +141,7 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         if values.chosen_password(cell) if said == "password" else values.random_looking(cell):
             spans.append((start, end, said))
     spans += assignments.found(text, gate)
-    spans = model.reviewed(text, spans)
+    spans = model.reviewed(text, spans, free=free)
     return [span for span in spans if not context.in_the_clear(text, span[0])]
 
 
