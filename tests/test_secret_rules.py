@@ -304,6 +304,8 @@ DISAGREED = {
     *("revoked_token_noted_revoked", "revoked_key_confirmed_revoked"),
     *("revoked_discord_token_said_revoked", "revoked_steam_key_said_revoked"),
     *("github_pat_stated_revoked", "revoked_token_said_revoked", "revoked_token_stated_revoked"),
+    *("revoked_github_pat_said_revoked", "revoked_github_pat_stated_revoked"),
+    "revoked_key_said_revoked",
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -324,7 +326,7 @@ STANDS = {
     "blind_secrets_30": (0.02, 0.013),
     "blind_secrets_32": (0.028, 0.029),
     "blind_secrets_37": (0.02, 0.023),
-    "blind_secrets_38": (0.072, 0.01),
+    "blind_secrets_38": (0.072, 0.011),
     "blind_secrets_39": (0.02, 0.017),
     "blind_secrets_40": (0.022, 0.01),
     "blind_secrets_47": (0.032, 0.022),
@@ -340,6 +342,10 @@ STANDS = {
     "blind_secrets_61": (0.02, 0.011),
     "blind_secrets_62": (0.046, 0.023),
     "blind_secrets_63": (0.063, 0.01),
+    "blind_secrets_64": (0.02, 0.011),
+    "blind_secrets_65": (0.028, 0.01),
+    "blind_secrets_66": (0.06, 0.022),
+    "blind_secrets_67": (0.049, 0.012),
 }
 
 
@@ -1215,6 +1221,38 @@ def test_the_classes_blind_corpora_56_to_59_showed(text: str, refused: bool) -> 
 )
 def test_the_classes_blind_corpora_60_to_63_showed(text: str, refused: bool) -> None:
     """What corpora 60-63 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 64-67: an insurer's claims IT, a student developer club, a managed service
+        # provider, a newsroom's data desk.
+        ("rabbitmqadmin -u events_pub -p Qm7xRt2wVb9kLp list queues", True),
+        ("mongo -u app -p k3Jx9QwErT7zLm --authenticationDatabase admin", True),
+        ("claims schema: CLAIMS_OWNER/Tq8#Lm2!Vx9z@//ora-claims-prd:1521/CLMPDB", True),
+        ("autoexec.sas has %let dbpass={SAS002}4F2A9C71D0B4E8A65C7D2F19B0E4A3C8;", True),
+        ("set psksecret Wq4nZx8Lp2RtYv6Bm3Kc", True),
+        ("net use Z: \\\\files.example.net\\data /user:svc_files Hq7vTnWeKLpzr3xQw9Zc", True),
+        ("re-add the Instagram authenticator with\nK7RMX3QZ2WPLT5VNB6YDHC4GJ2SAE7QF", True),
+        ("the MFA setup key was MFRG GZDF MZTW Q2LK NNXW 4ZLT", True),
+        (
+            'verify_key = VerifyKey(bytes.fromhex("'
+            + "3b9e1c7a5d2f8e0b4a6c9d1e7f3a5b8c0d2e4f6a8b1c3d5e7f9a0b2c4d6e8f1a"
+            + '"))',
+            False,
+        ),
+        (
+            "Autotask API tracking identifier: Q7TR2KWX9MZP4LNV8BYC3D -- not a secret, "
+            "identifies the vendor",
+            False,
+        ),
+        ("-u and -p are the flags rabbitmqadmin takes; the password lives in the vault", False),
+    ],
+)
+def test_the_classes_blind_corpora_64_to_67_showed(text: str, refused: bool) -> None:
+    """What corpora 64-67 showed at their first look, each class in a text of its own."""
     assert bool(secrets.find(text)) is refused, text
 
 

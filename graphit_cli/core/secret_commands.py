@@ -138,7 +138,7 @@ BASIC_INLINE = re.compile(
 # Yocto's `useradd -P`, `tpm2_changeauth`, U-Boot's `setenv ...pass...` and autoboot stop string.
 TOOL_ARGUMENT = re.compile(
     r"(?i:ConvertTo-SecureString\s+(?:-String\s+)?(?=[\"'][^\"'\n]{6,200}[\"']\s+-AsPlainText)[\"']|"
-    r"\bnet use\s+\S+\s+(?:/user:\S+\s+)?(?!/)|/DECRYPT\s+|"
+    r"\bnet use\s+(?:[A-Z]:\s+)?\S+\s+(?:/user:\S+\s+)?(?!/)|/DECRYPT\s+|"
     r"@\w*(?:password|pwd|secret)\s*=\s*N?'|-StorageAccountKey\s+[\"']?|"
     r"AT\+CGAUTH=\d+,\d+,\"[^\"\n]*\",\"|\bx11vnc\b[^\n]{0,40}?\s-passwd\s+|"
     r"openssl passwd(?:\s+-\w+)*\s+|\buser(?:add|mod)\b[^\n]{0,60}?\s(?-i:-P)\s+|"
@@ -176,7 +176,7 @@ SECRET_ID = re.compile(
 # keepalived's `auth_pass`, VRRP's `authentication text`; an ntp.keys or chrony.keys line).
 NET_CONFIG = re.compile(
     r"(?i:\b(?:key-string|message-digest-key[ \t]+\d+[ \t]+md5|"
-    r"authentication-key[ \t]+\d+[ \t]+(?:md5|sha\d*)|authentication text|auth_pass|"
+    r"authentication-key[ \t]+\d+[ \t]+(?:md5|sha\d*)|authentication text|auth_pass|psksecret|"
     r"user-name[ \t]+\S+[ \t]+plaintext|v3[ \t]+auth[ \t]+(?:sha|md5)\w*|priv[ \t]+(?:aes|des)\w*"
     r"(?:[ \t]+\d{3})?)(?:[ \t]+[07])?|(?:(?m:^)|:)[ \t]*\d{1,5}[ \t]+(?:MD5|SHA1|SHA256|SHA512))"
     r"[ \t]+[\"']?(?P<value>[^\s\"'<>]{6,200})"
@@ -210,7 +210,7 @@ DB2_USING = re.compile(
     r"(?P<value>[^\s;'\"]{6,100})"
 )
 SIGNON_KEY = re.compile(r"\bKEY(?:MASKED|ENCRYPTED)\((?P<value>[0-9A-Fa-f]{16})\)")
-ENCODED_PASSWORD = re.compile(r"\{(?:xor|XOR)\}(?P<value>[A-Za-z0-9+/]{6,}={0,2})")
+ENCODED_PASSWORD = re.compile(r"\{(?:xor|XOR|SAS00\d)\}(?P<value>[A-Za-z0-9+/]{6,}={0,2})")
 # A payment HSM's key component in the clear (a ZMK's, an LMK's), 32 or 48 hex, as written
 # down at a key ceremony (`ZMK comp A: ...`, `component 2 of 3 ...`, grouped by four).
 HSM_COMPONENT = re.compile(
@@ -220,6 +220,16 @@ HSM_COMPONENT = re.compile(
     r"[0-9A-F]{4}(?:[ \t][0-9A-F]{4}){7,11})(?![0-9A-Za-z])"
 )
 
+# A password after a user on a command line: `-u user -p ...` (rabbitmqadmin, mongo, sqlcmd).
+USER_THEN_P = re.compile(r"(?<!\S)-[uU][ =]?\S+\s+-[pP][ =]?[\"']?(?P<value>[^\s\"']{6,200})")
+# Oracle's EZConnect: `user/password@//host:port/service`.
+EZCONNECT = re.compile(r"(?<![\w/])[A-Za-z_][\w$#]{0,29}/(?P<value>[^\s/\"'`]{6,100})@//[\w.-]+")
+# A TOTP seed (base32, alone or in groups of four) after what it opens.
+TOTP_SEED = re.compile(
+    r"(?i:\b(?:totp|2fa|mfa|authenticator|setup key|two-factor)\b)(?P<between>[^\n]{0,60}?\n?)"
+    r"(?<![A-Za-z0-9])(?P<value>(?=[A-Z2-7 ]*[2-7])"
+    r"(?:[A-Z2-7]{16,64}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,15}))(?![A-Za-z0-9])"
+)
 # A BitLocker recovery password: eight groups of six digits, whatever names it.
 BITLOCKER = re.compile(r"(?<![\d-])(?P<value>\d{6}(?:-\d{6}){7})(?![\d-])")
 
@@ -233,6 +243,9 @@ ROLES = {
     SIGNON_KEY: "as-is",
     ENCODED_PASSWORD: "as-is",
     BITLOCKER: "as-is",
+    USER_THEN_P: "printed",
+    EZCONNECT: "printed",
+    TOTP_SEED: "key-near",
     CAPABILITY_PATH: "printed",
     USER_COLON: "user-pair",
     TOOL_ARGUMENT: "printed",
@@ -350,7 +363,10 @@ RULES = (
     (RACF_PHRASE, "password", ("phrase(",)),
     (DB2_USING, "password", ("using",)),
     (SIGNON_KEY, "secret", ("keymasked(", "keyencrypted(")),
-    (ENCODED_PASSWORD, "password", ("{xor}",)),
+    (ENCODED_PASSWORD, "password", ("{xor}", "{sas00")),
+    (USER_THEN_P, "password", ("-p",)),
+    (EZCONNECT, "password", ("@//",)),
+    (TOTP_SEED, "totp-seed", ("totp", "2fa", "mfa", "authenticator", "setup key", "two-factor")),
     (BITLOCKER, "recovery-key", ()),  # no literal: digits
     (SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),
     (
@@ -361,7 +377,7 @@ RULES = (
     (
         NET_CONFIG,
         "password",
-        ("auth_pass", "plaintext", "v3 auth", "priv ", "sha1", "md5"),
+        ("auth_pass", "plaintext", "v3 auth", "priv ", "sha1", "md5", "psksecret"),
     ),
     (SNMP_FLAG, "password", ("snmpwalk", "snmpget", "snmpset", "snmpbulk", "snmptable")),
     (SIM_KEY, "sim-key", ("ki", "opc", "op", "pysim")),

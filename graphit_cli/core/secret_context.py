@@ -309,6 +309,8 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return kind if chosen_password(value) or random_looking(value) else None
     if role == "key-near":  # not a transaction's, a block's, a public key's or a key id's hex
         line_before = text[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
+        if value.upper() in DOCUMENTED_EXAMPLES:
+            return None  # Google Authenticator's `JBSWY3DPEHPK3PXP`
         return None if _NOT_KEY_BETWEEN.search(line_before + match["between"]) else kind
     if role == "seed":
         return kind if seed_phrase(value) else None

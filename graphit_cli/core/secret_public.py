@@ -95,7 +95,7 @@ PUBLIC_NAME = re.compile(
     r"(?:meant|safe|fine) to (?:ship|be public)|in the (?:js|frontend|client) bundle|"
     # public in the other languages the users write, a public half's own name, said no secret
     r"öffentlich|público|pública|publique|pubblic|openbaar|публичн|公開|公开|공개|"
-    r"\bpub(?:key)?\b|\bnot (?:a |the )?secret\b"
+    r"\bpub(?:key)?\b|\bnot (?:a |the )?secret\b|verif(?:y|ication)[ _-]?key"
 )
 
 
@@ -104,7 +104,7 @@ PUBLIC_NAME = re.compile(
 PUBLIC_AFTER = re.compile(
     r"(?i)[^\n]{0,40}?(?:\(public[),;]|\bis fine in the (?:js |frontend |client )?bundle|"
     r"\bmeant to ship\b|\bsafe to (?:ship|expose|commit)\b|\bpublic by design\b|"
-    r"\bit'?s public\b|\(client[ -]side\))"
+    r"\bit'?s public\b|\(client[ -]side\)|\bnot a secret\b)"
 )
 
 
