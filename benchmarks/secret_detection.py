@@ -188,7 +188,7 @@ def untuned() -> None:
     from graphit_cli.core import secret_model
 
     reviewed = secret_model.reviewed
-    secret_model.reviewed = lambda _text, spans: spans
+    secret_model.reviewed = lambda _text, spans, free=True: spans
     try:
         print(f"  the rules alone, without the model's second opinion: {refusals(every)}")
     finally:

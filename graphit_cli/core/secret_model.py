@@ -334,8 +334,8 @@ def password_shaped(text: str, start: int, end: int) -> bool:
         return False
     if _CRYPT.search(value) or _ANCHOR.fullmatch(value) or _LOINC.match(value):
         return False  # `$apr1$...`; `notes-file#0.0`, `handler.go#L42`; `24331-1^Lipid`
-    if _VERSION.match(value):
-        return False  # a version or a range of them
+    if _VERSION.match(value) or "*." in value or ".*" in value:
+        return False  # a version or a range of them; a glob (`BuildTime.HF*.Linux64`)
     return not _expression(value)
 
 
