@@ -1249,6 +1249,14 @@ def test_the_classes_blind_corpora_60_to_63_showed(text: str, refused: bool) -> 
             False,
         ),
         ("-u and -p are the flags rabbitmqadmin takes; the password lives in the vault", False),
+        # a passphrase of words after what names it, not words about one
+        ("passphrase for the signing key: maple orbit lantern quiet harbor tiger", True),
+        ('the archive key unlocks with "copper violet ribbon saddle quartz"', True),
+        ("RACF password phrase for OPS1: winter north bicycle granite 56%", True),
+        ("passphrase policy: four random dictionary words at minimum", False),
+        ("passphrase: ask the team lead, it is in the vault", False),
+        ("the passphrase is correct horse battery staple, from xkcd", False),
+        ("passphrase: see the runbook under signing keys", False),
     ],
 )
 def test_the_classes_blind_corpora_64_to_67_showed(text: str, refused: bool) -> None:

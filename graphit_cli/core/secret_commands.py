@@ -230,6 +230,13 @@ TOTP_SEED = re.compile(
     r"(?<![A-Za-z0-9])(?P<value>(?=[A-Z2-7 ]*[2-7])"
     r"(?:[A-Z2-7]{16,64}|[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,15}))(?![A-Za-z0-9])"
 )
+# A passphrase of words after what names it, to the end of its line or quote (`passphrase for
+# the PGP key: horse pepper glacier saddle`, `PHRASE('...')` is RACF_PHRASE's).
+WORD_PASSPHRASE = re.compile(
+    r"(?i:\bpass(?:word)?[ -]?phrase\b|\bunlocks with\b)[^\n:'\"]{0,60}?(?::|\bis\b|\bwith\b)?"
+    r"[ \t]*[\"'“]?(?P<value>[a-z]{3,9}(?:[ -][a-z]{3,9}){3,7}(?:[ -]?\d{1,4}[!#$%&*?@]?)?)"
+    r"[\"'”]?[ \t]*(?=$|\n|[.(,;])"
+)
 # A BitLocker recovery password: eight groups of six digits, whatever names it.
 BITLOCKER = re.compile(r"(?<![\d-])(?P<value>\d{6}(?:-\d{6}){7})(?![\d-])")
 
@@ -246,6 +253,7 @@ ROLES = {
     USER_THEN_P: "printed",
     EZCONNECT: "printed",
     TOTP_SEED: "key-near",
+    WORD_PASSPHRASE: "phrase",
     CAPABILITY_PATH: "printed",
     USER_COLON: "user-pair",
     TOOL_ARGUMENT: "printed",
@@ -366,6 +374,7 @@ RULES = (
     (ENCODED_PASSWORD, "password", ("{xor}", "{sas00")),
     (USER_THEN_P, "password", ("-p",)),
     (EZCONNECT, "password", ("@//",)),
+    (WORD_PASSPHRASE, "passphrase", ("phrase", "unlocks with")),
     (TOTP_SEED, "totp-seed", ("totp", "2fa", "mfa", "authenticator", "setup key", "two-factor")),
     (BITLOCKER, "recovery-key", ()),  # no literal: digits
     (SECRET_ID, "token", ("secretid", "secret id", "secret_id", "secret-id")),

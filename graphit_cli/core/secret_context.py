@@ -116,6 +116,16 @@ _FUNCTION_WORDS = frozenset(
 )
 
 
+# Words that speak of a passphrase rather than make one.
+_ABOUT_PASSPHRASES = frozenset(
+    """word words random dictionary diceware minimum length characters long letters digits
+    symbols required policy rules use used stored
+    vault manager keepass bitwarden lastpass rotate rotated same usual ask see check reset
+    changed expired unknown none empty unset todo must should can may any your their who what
+    where how why which only also just""".split()  # noqa: SIM905
+)
+
+
 def in_the_clear(text: str, start: int) -> bool:
     """Whether a secret found at `start` is in fact public or encrypted: a Firebase config's
     `AIza` key; a value under `encryptedData:`, in a SealedSecret, SOPS or Ansible Vault."""
@@ -206,6 +216,15 @@ def data_key_before(before: str) -> bool:
     `idempotency key`): no credential, whatever its shape."""
     words = re.findall(r"[A-Za-z0-9-]+", before.rsplit("\n", 1)[-1][-40:].lower())
     return len(words) >= 2 and words[-1] in ("key", "token") and words[-2] in _NOT_CREDENTIALS
+
+
+def passphrase_words(value: str) -> bool:
+    """Words of a chosen passphrase: none a function word or a word that speaks of one
+    (`four random dictionary words`), not xkcd's."""
+    words = re.findall(r"[a-z]+", value.lower())
+    if " ".join(words) in DOCUMENTED_EXAMPLES or value.lower() in DOCUMENTED_EXAMPLES:
+        return False
+    return not (_FUNCTION_WORDS | _ABOUT_PASSPHRASES) & set(words)
 
 
 def seed_phrase(value: str) -> bool:
@@ -312,6 +331,8 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         if value.upper() in DOCUMENTED_EXAMPLES:
             return None  # Google Authenticator's `JBSWY3DPEHPK3PXP`
         return None if _NOT_KEY_BETWEEN.search(line_before + match["between"]) else kind
+    if role == "phrase":  # words chosen as a passphrase, not a sentence or a policy
+        return kind if passphrase_words(value) else None
     if role == "seed":
         return kind if seed_phrase(value) else None
     if role == "pem64":  # base64 whose header decodes to a PEM private key's
