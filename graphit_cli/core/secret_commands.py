@@ -202,7 +202,8 @@ REG_VALUE = re.compile(
 
 # A mainframe's: a RACF password or phrase set by a command (`ALU ... PASSWORD(...)`,
 # `PHRASE('...')`), a DB2 `CONNECT TO ... USER ... USING ...`, a PassTicket's or a secured
-# sign-on's key (`SSIGNON(KEYMASKED(...))`), a Liberty password only encoded (`{xor}...`).
+# sign-on's key (`SSIGNON(KEYMASKED(...))`), a Liberty or SAS password only encoded (`{xor}...`,
+# `{SAS002}...`).
 RACF_PASSWORD = re.compile(r"\bPASSWORD\('?(?P<value>[^)'\n]{6,100})'?\)")
 RACF_PHRASE = re.compile(r"\bPHRASE\('(?P<value>[^'\n]{14,100})'\)")
 DB2_USING = re.compile(

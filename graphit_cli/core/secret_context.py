@@ -118,11 +118,10 @@ _FUNCTION_WORDS = frozenset(
 
 # Words that speak of a passphrase rather than make one.
 _ABOUT_PASSPHRASES = frozenset(
-    """word words random dictionary diceware minimum length characters long letters digits
-    symbols required policy rules use used stored
-    vault manager keepass bitwarden lastpass rotate rotated same usual ask see check reset
-    changed expired unknown none empty unset todo must should can may any your their who what
-    where how why which only also just""".split()  # noqa: SIM905
+    """word words random dictionary diceware minimum length characters long letters digits symbols
+    required policy rules use used stored vault manager keepass bitwarden lastpass rotate
+    rotated same usual ask see check reset changed expired unknown none empty unset todo must
+    should can may any your their who what where how why which only also just""".split()  # noqa: SIM905
 )
 
 
@@ -222,8 +221,8 @@ def passphrase_words(value: str) -> bool:
     """Words of a chosen passphrase: none a function word or a word that speaks of one
     (`four random dictionary words`), not xkcd's."""
     words = re.findall(r"[a-z]+", value.lower())
-    if " ".join(words) in DOCUMENTED_EXAMPLES or value.lower() in DOCUMENTED_EXAMPLES:
-        return False
+    if " ".join(words) in DOCUMENTED_EXAMPLES:
+        return False  # xkcd's `correct horse battery staple`
     return not (_FUNCTION_WORDS | _ABOUT_PASSPHRASES) & set(words)
 
 
@@ -328,7 +327,7 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return kind if chosen_password(value) or random_looking(value) else None
     if role == "key-near":  # not a transaction's, a block's, a public key's or a key id's hex
         line_before = text[max(0, match.start() - 40) : match.start()].rsplit("\n", 1)[-1]
-        if value.upper() in DOCUMENTED_EXAMPLES:
+        if value in DOCUMENTED_EXAMPLES:
             return None  # Google Authenticator's `JBSWY3DPEHPK3PXP`
         return None if _NOT_KEY_BETWEEN.search(line_before + match["between"]) else kind
     if role == "phrase":  # words chosen as a passphrase, not a sentence or a policy

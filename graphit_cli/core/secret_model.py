@@ -95,7 +95,6 @@ _model: tuple[float, float, float, dict[str, float]] | None = None
 SHAPE_FLOOR = 0.1
 _PASSWORD_CHARS = re.compile(r"[A-Za-z0-9!#$%&*^?~@._+-]{8,64}")
 _PASSWORD_SYMBOL = re.compile(r"[!#$%&*^?~]")
-_CRYPT = re.compile(r"\$(?:\d[a-z]?|apr1|P|H|y|gy|7|argon2\w*|pbkdf2[\w-]*|sha\d+)\$")
 _QUERY = re.compile(r"[?&]\w+=")
 _OPERAND = re.compile(r"\d+|[A-Za-z]\w*(?:\.[A-Za-z]\w*)*|")
 _VARIABLE = re.compile(r"\d+|[a-z]\w*(?:\.[A-Za-z]\w*)*|")
@@ -283,12 +282,12 @@ def reviewed(
     text: str, spans: list[tuple[int, int, str]], *, free: bool = True
 ) -> list[tuple[int, int, str]]:
     """The rules' finds in `text` (start, end, kind) as the model sees them: a context rule's
-        find whose own value scores under the veto is dropped (`fingerprint: SHA256:...` named as
-        a key); a value over the threshold that no find covers is added as a `credential`, unless
-        it is a look-alike (core/secret_values.py: a placeholder, an example, a public key), and so
-    is a value shaped as a password that the model does not rule out (`password_shaped`). Only
-        those values are scored: a context find's, and a free one no cheap look proves harmless
-    (none when not `free`)."""
+    find whose own value scores under the veto is dropped (`fingerprint: SHA256:...` named as
+    a key); a value over the threshold that no find covers is added as a `credential`, and so
+    is a value shaped as a password the model does not rule out (`password_shaped`), unless it
+    is a look-alike (core/secret_values.py: a placeholder, an example, a public key). Only those
+    values are scored: a context find's, and a free one no cheap look proves harmless (none
+    when not `free`)."""
     bias, threshold, veto, weights = _load()
     kept = []
     found = candidates(text)
@@ -314,8 +313,9 @@ def reviewed(
 def password_shaped(text: str, start: int, end: int) -> bool:
     """Whether the value at `text[start:end]` is shaped as a password, generated or chosen,
     whatever names it: 8 to 64 characters, letters, a digit and a symbol (`Maple308$v05I`,
-    `DzqxBIiW&hOpfmk2j`, a mainframe's `BW76$KI6`), a whole run of the text (not `4n%Rv06Z@^tD` of a
-    blurhash), and neither a crypt hash, a query, an anchor nor an expression of code."""
+    `DzqxBIiW&hOpfmk2j`, a mainframe's `BW76$KI6`), a whole run of the text (not `4n%Rv06Z@^tD`
+    of a blurhash); neither a variable, a crypt hash, a query, a provider's format, an anchor,
+    a lab code, a version, a glob nor an expression of code."""
     value = text[start:end]
     if not _PASSWORD_CHARS.fullmatch(value):
         return False
@@ -323,7 +323,7 @@ def password_shaped(text: str, start: int, end: int) -> bool:
     if not _PASSWORD_SYMBOL.search(value) and not ("@" in value and lower and upper and digit):
         return False  # `kCsdD@IxPfeTShjaa81u`, not `root@pve1`
     if value.startswith("$") and not _DOLLAR_WORD.fullmatch(value):
-        return False  # a variable, a crypt hash (`$1.a45E...`); not `$Maple5155`
+        return False  # a variable, a crypt hash (`$apr1$...`, `$1.a45E...`); not `$Maple5155`
     if not ((lower or upper) and digit) or _QUERY.search(value):
         return False  # `?code=...&state=...`
     if (start and text[start - 1] in "[]{},<") or text[end : end + 1] in ("[", "]", "{", "}"):
@@ -332,8 +332,8 @@ def password_shaped(text: str, start: int, end: int) -> bool:
         return False  # a provider's format (`sgp_...`): a symbol in it is made up
     if len(_PASSWORD_SYMBOL.findall(value)) + value.count("@") > len(value) / 3:
         return False
-    if _CRYPT.search(value) or _ANCHOR.fullmatch(value) or _LOINC.match(value):
-        return False  # `$apr1$...`; `notes-file#0.0`, `handler.go#L42`; `24331-1^Lipid`
+    if _ANCHOR.fullmatch(value) or _LOINC.match(value):
+        return False  # `notes-file#0.0`, `handler.go#L42`; `24331-1^Lipid`
     if _VERSION.match(value) or "*." in value or ".*" in value:
         return False  # a version or a range of them; a glob (`BuildTime.HF*.Linux64`)
     return not _expression(value)
