@@ -140,6 +140,12 @@ def _spans(text: str, *, free: bool = True) -> list[tuple[int, int, str]]:
         cell = text[start:end]
         if values.chosen_password(cell) if said == "password" else values.random_looking(cell):
             spans.append((start, end, said))
+    if "|" in text:
+        spans += [(*cell, "secret") for cell in tables.table_pairs(text, values.random_looking)]
+    if "akia" in gate or "asia" in gate:
+        for match in tables.AWS_PAIR.finditer(text):
+            if not values.example(match["value"]) and "EXAMPLE" not in match.group():
+                spans.append((*match.span("value"), "aws-secret-key"))
     spans += assignments.found(text, gate)
     spans = model.reviewed(text, spans, free=free)
     return [span for span in spans if not context.in_the_clear(text, span[0])]
