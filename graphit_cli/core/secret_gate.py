@@ -32,6 +32,14 @@ _PASSWORD_RUN = re.compile(r"(?=.*[A-Za-z])(?=.*\d)(?=.*[*~]).{8,}")
 # An e-mail address: its parts are runs of their own.
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?")
 _WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
+# The names digits a person types stand after (core/secret_codes.py), and an app password's
+# four groups of four letters.
+CODE_NAME = (
+    r"password|passwort|passwd|pwd|pw|senha|contraseña|mot de passe|puk2?|safe|tresor"
+    r"|kombination|combinaci[oó]n|combinação|alarmcode|türcode|torcode"
+    r"|c[oó]digo d[aeo] (?:porta|puerta|alarme?|port[ãa]o|acceso|acesso|seguridad)"
+)
+APP_GROUPS = r"[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}"
 # Where a value is secret because of what names it or where it stands: a credential's name
 # (gitleaks' generic keywords and graphit's assignment names) before an assignment, a URL
 # with a password, a private key's header, the commands that take a password, an .npmrc.
@@ -53,6 +61,9 @@ _CONTEXT = re.compile(
     # a PIN or a code that opens a door, a safe, a voicemail box (core/secret_patterns.py PIN)
     r"|(?i:\b(?:pin|passcode|host key|lockbox|combination|combo|voicemail|(?:door|keypad|alarm|"
     r"disarm|entry|entrance|master user|safe|admin|access) code)\b)[^\n\d]{0,50}?\d{2}"
+    # digits after a password's or a code's name, an app password (core/secret_codes.py)
+    rf"|(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}"
+    rf"|(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])"
 )
 
 

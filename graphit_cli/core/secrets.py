@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from graphit_cli.core import hiding, secret_gate, secret_rules
 from graphit_cli.core import secret_assignments as assignments
 from graphit_cli.core import secret_cells as tables
+from graphit_cli.core import secret_codes as codes
 from graphit_cli.core import secret_context as context
 from graphit_cli.core import secret_formats as formats
 from graphit_cli.core import secret_model as model
@@ -147,6 +148,7 @@ def _spans(text: str, *, free: bool = True) -> list[tuple[int, int, str]]:
             if not values.example(match["value"]) and "EXAMPLE" not in match.group():
                 spans.append((*match.span("value"), "aws-secret-key"))
     spans += assignments.found(text, gate)
+    spans += codes.found(text, lowered, values.words)
     spans = model.reviewed(text, spans, free=free)
     return [span for span in spans if not context.in_the_clear(text, span[0])]
 

@@ -1,0 +1,52 @@
+"""Values that a credential's name stands right before, in shapes the model reads as data:
+digits after a password's or a code's name (`supervisor password = 85201212`, `PUK:
+83115040`, `Kombination Tresor: 47-72-22`), and an app password's four groups of four letters
+(`nqvn lpij viet lrjt`) on a line that names a mail account. Named hex (`hmac key ... 7A77...`)
+is not among them: after `key` it is as often a search-only key, a GPG key id or a cache key,
+and the model weighs it. core/secret_gate.py wakes on the same names. Pure: standard library.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from graphit_cli.core.secret_gate import APP_GROUPS, CODE_NAME
+
+# Digits a person types to open something: after a password's name, a PUK, a safe's or an
+# alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
+NAMED_DIGITS = re.compile(
+    rf"(?i)\b(?P<name>{CODE_NAME})\b"
+    r"(?P<between>[^\n\d]{0,40}?)(?<![\w.-])(?P<value>\d{6,10}|\d{2}-\d{2}-\d{2})(?![\w.-])"
+)
+# What says the digits are not a secret: a number of something, a length, a date, a port.
+_NOT_CODE = re.compile(
+    r"(?i)ticket|case|incident|order|invoice|\bline|port|version|\bno\b|number|n[º°]|#|length"
+    r"|digits|characters|chars|days|hours|minutes|expire|policy|phone|tel|fax|account|iban"
+    r"|customer|reference|\bref\b|batch|serial|imei|iccid|build|release|step|page|\bid\b"
+)
+# Google's and Microsoft's app passwords: 16 lowercase letters, in groups of four or not.
+APP_PASSWORD = re.compile(rf"(?<![\w/+.=-])(?P<value>{APP_GROUPS}|[a-z]{{16}})(?![\w/+.=-])")
+_MAIL_ACCOUNT = re.compile(
+    r"(?i)gmail|google|app[ -]?(?:password|pw|pwd)|smtp|imap|outlook|workspace|mailbox|\S@\w+\."
+)
+_CODE_NAMES = ("pass", "pw", "puk", "safe", "tresor", "kombination", "combina", "code", "digo")
+
+
+def found(text: str, lowered: str, words: Callable[[str], bool]) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of each value these rules take in `text` (`lowered`, its lowercase);
+    `words` says a run reads as words."""
+    spans: list[tuple[int, int, str]] = []
+    coded = any(n in lowered for n in _CODE_NAMES)
+    for match in NAMED_DIGITS.finditer(text) if coded else ():
+        digits = match["value"].replace("-", "")
+        if len(set(digits)) < 3 or digits in "0123456789" or _NOT_CODE.search(match["between"]):
+            continue
+        spans.append((*match.span("value"), "password"))
+    for match in APP_PASSWORD.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        line_end = text.find("\n", match.end())
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        if _MAIL_ACCOUNT.search(line) and not words(match["value"]):
+            spans.append((*match.span("value"), "app-password"))
+    return spans
