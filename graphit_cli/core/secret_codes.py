@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from graphit_cli.core.secret_gate import APP_GROUPS, CODE_NAME
+from graphit_cli.core.secret_gate import APP_GROUPS, CODE_NAME, names_mail
 
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
@@ -30,20 +30,33 @@ APP_PASSWORD = re.compile(rf"(?<![\w/+.=-])(?P<value>{APP_GROUPS}|[a-z]{{16}})(?
 _MAIL_ACCOUNT = re.compile(
     r"(?i)gmail|google|app[ -]?(?:password|pw|pwd)|smtp|imap|outlook|workspace|mailbox|\S@\w+\."
 )
-_CODE_NAMES = ("pass", "pw", "puk", "safe", "tresor", "kombination", "combina", "code", "digo")
+_TYPED = re.compile(r"\d{6}|\d\d-\d\d-\d\d")  # what NAMED_DIGITS takes, found fast
+_CODE_NAMES = (
+    "pass",
+    "pw",
+    "puk",
+    "safe",
+    "tresor",
+    "kombination",
+    "combina",
+    "alarmcode",
+    "rcode",
+    "digo",
+)
 
 
 def found(text: str, lowered: str, words: Callable[[str], bool]) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each value these rules take in `text` (`lowered`, its lowercase);
     `words` says a run reads as words."""
     spans: list[tuple[int, int, str]] = []
-    coded = any(n in lowered for n in _CODE_NAMES)
+    coded = any(n in lowered for n in _CODE_NAMES) and _TYPED.search(text)
     for match in NAMED_DIGITS.finditer(text) if coded else ():
         digits = match["value"].replace("-", "")
         if len(set(digits)) < 3 or digits in "0123456789" or _NOT_CODE.search(match["between"]):
             continue
         spans.append((*match.span("value"), "password"))
-    for match in APP_PASSWORD.finditer(text):
+    mail = names_mail(lowered)
+    for match in APP_PASSWORD.finditer(text) if mail else ():
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line = text[line_start : line_end if line_end >= 0 else len(text)]

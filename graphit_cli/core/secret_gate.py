@@ -61,10 +61,15 @@ _CONTEXT = re.compile(
     # a PIN or a code that opens a door, a safe, a voicemail box (core/secret_patterns.py PIN)
     r"|(?i:\b(?:pin|passcode|host key|lockbox|combination|combo|voicemail|(?:door|keypad|alarm|"
     r"disarm|entry|entrance|master user|safe|admin|access) code)\b)[^\n\d]{0,50}?\d{2}"
-    # digits after a password's or a code's name, an app password (core/secret_codes.py)
-    rf"|(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}"
-    rf"|(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])"
 )
+# Digits after a password's or a code's name; an app password where a mail account is named
+# (core/secret_codes.py). Each is looked for only when six digits or an account's words are
+# there: prose is full of four-letter words.
+_SIX_DIGITS = re.compile(r"\d{6}")
+_CODE_DIGITS = re.compile(rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}")
+_MAIL_WORDS = ("gmail", "google", "app p", "app-p", "smtp", "imap", "outlook", "mailbox")
+_ADDRESSED = re.compile(r"\w@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])")
+_APP_PASSWORD = re.compile(rf"(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])")
 
 
 def worth_checking(text: str) -> bool:
@@ -86,7 +91,19 @@ def worth_checking(text: str) -> bool:
     if any(len(part) >= 8 and not _WORDLIKE.fullmatch(part) for part in parts):
         return True
     # a password as written, a mark among its 8 characters (`Blue134*`; not `**Note**`)
-    return plain != text and any(map(_PASSWORD_RUN.fullmatch, _RUN.findall(text)))
+    if plain != text and any(map(_PASSWORD_RUN.fullmatch, _RUN.findall(text))):
+        return True
+    if _SIX_DIGITS.search(plain) and _CODE_DIGITS.search(plain):
+        return True
+    return names_mail(plain.lower()) and _APP_PASSWORD.search(plain) is not None
+
+
+def names_mail(lowered: str) -> bool:
+    """Whether a text (lowercase) names a mail account: a provider, an app password, an
+    address."""
+    if any(word in lowered for word in _MAIL_WORDS):
+        return True
+    return "@" in lowered and _ADDRESSED.search(lowered) is not None
 
 
 # --- the literals that wake the rules -------------------------------------------------------
