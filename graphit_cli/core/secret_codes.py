@@ -13,6 +13,21 @@ from collections.abc import Callable
 
 from graphit_cli.core.secret_gate import APP_GROUPS, CODE_NAME, names_mail
 
+# A login's `user / password`, spaced, after what signs in with it (`TSO logon IBMOPS3 /
+# CZEPZ468`, `soap header ... uses WSFLYX / xkq91Dj3k5pz`); judged as `user:password` is.
+USER_SLASH = re.compile(
+    r"(?i:\b(?:logon|login|log in|sign in|signon|creds?|credentials|accounts?|users?|uses|admin)\b)"
+    r"[^\n]{0,60}?(?<![\w/.-])(?P<user>[A-Za-z][\w.@+-]{1,39})[ \t]+/[ \t]+"
+    r"(?P<value>[^\s/\"'`,;|]{6,99})(?![^\s,;)])"
+)
+# A PIN or a code stated after other numbers (`PIN to Drive on the pool Model 3 is 4862`,
+# `PUK für die SIM (ICCID endet 4471): 83115040`); a modem's AT command that sends one.
+PIN_STATED = re.compile(
+    r"(?i:\b(?:pin|puk2?|passcode|(?:door|keypad|alarm) code)\b)"
+    r"(?P<between>[^\n]{0,60}?)(?:\s(?:is|ist|est|es|é)|[:=]|->)[ \t]*"
+    r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.,-])"
+)
+AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
 NAMED_DIGITS = re.compile(
@@ -31,6 +46,13 @@ _MAIL_ACCOUNT = re.compile(
     r"(?i)gmail|google|app[ -]?(?:password|pw|pwd)|smtp|imap|outlook|workspace|mailbox|\S@\w+\."
 )
 _TYPED = re.compile(r"\d{6}|\d\d-\d\d-\d\d")  # what NAMED_DIGITS takes, found fast
+# The context rules here (core/secret_patterns.py CONTEXT_RULES), and how each is judged.
+RULES = (
+    (USER_SLASH, "password", (" / ",)),
+    (PIN_STATED, "pin", ("pin", "puk", "passcode", "door code", "keypad code", "alarm code")),
+    (AT_PIN, "pin", ("at+cpin",)),
+)
+ROLES = {USER_SLASH: "user-pair", PIN_STATED: "pin", AT_PIN: "pin"}
 _CODE_NAMES = (
     "pass",
     "pw",

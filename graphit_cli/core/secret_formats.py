@@ -98,6 +98,12 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("age-secret-key", r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),
     ("salesforce-session-id", r"\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{80,}"),
     ("mailchimp-api-key", r"\b[0-9a-f]{32}-us\d{1,2}\b"),
+    # Plaid's access tokens outside the sandbox; an Adyen API key (`AQE...=-...=-...`).
+    (
+        "plaid-access-token",
+        r"\baccess-(?:production|development)-[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b",
+    ),
+    ("adyen-api-key", r"\bAQE[A-Za-z0-9+/]{20,}={0,2}-[A-Za-z0-9+/]{20,}={0,2}-[\w+/=,.-]{8,}"),
     ("thingsboard-device-token", r"/api/v1/[A-Za-z0-9]{20}/(?:telemetry|attributes|rpc)\b"),
     ("backblaze-application-key", r"\bK00\d[A-Za-z0-9+/]{27}(?![A-Za-z0-9+/])"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
@@ -196,6 +202,8 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "age-secret-key": ("AGE-SECRET-KEY-",),
     "salesforce-session-id": ("00D",),
     "mailchimp-api-key": ("-us",),
+    "plaid-access-token": ("access-production-", "access-development-"),
+    "adyen-api-key": ("AQE",),
     "thingsboard-device-token": ("/api/v1/",),
     "supabase-secret-key": ("sb_secret_",),
     "segment-api-token": ("sgp_",),

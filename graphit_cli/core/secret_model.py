@@ -342,10 +342,12 @@ def password_shaped(text: str, start: int, end: int) -> bool:
 def _expression(value: str) -> bool:
     """Whether `value` is an expression of code, operands and operators: `cosU2*sinL`,
     `f*sinAlpha*`, `b.Lat*math.Pi/180`, `cos2SigmaM+CcosSigma*` (a view without emphasis);
-    not `Tiger784*cUDX`."""
+    not `Tiger784*cUDX`, nor a word with a mark after it (`frontdesk207*`), one operand."""
     if "*" not in value and "+" not in value:
         return False
     operands = re.split(r"[-*+/]", value)
+    if sum(map(bool, operands)) < 2:
+        return False
     if all(map(_VARIABLE.fullmatch, operands)):
         return True
     return len(operands) >= 3 and all(map(_OPERAND.fullmatch, operands))

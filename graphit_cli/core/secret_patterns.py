@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from graphit_cli.core import secret_codes as codes
 from graphit_cli.core import secret_commands as commands
 from graphit_cli.core.secret_formats import WAKES
 
@@ -185,7 +186,7 @@ HAR_COOKIE = re.compile(
 QUERY_TOKEN = re.compile(
     r"[?&](?P<name>(?i:access_token|auth_token|id_token|refresh_token|token|t|"
     r"x-amz-signature|x-goog-signature|x-amz-security-token|signature|secret|api_key|apikey|key|"
-    r"client_secret))"
+    r"client_secret|appid|app_key|subscription-key))"
     r"=(?P<value>[A-Za-z0-9._~%+/-]{20,600})"
 )
 # An e-mail address and a password after a slash: `ops@acme.io / Meadowsaffron4291$`.
@@ -264,7 +265,7 @@ NAME_STARTS = (
 )
 # Rules tried only where one of their literals begins a word (the whole detector's cost is in
 # the rules that run over every text holding a common word: `key`, `pass`, `token`).
-AT_WORDS = (PROSE,)
+AT_WORDS = (PROSE, codes.PIN_STATED)
 # How each context rule's value is judged (core/secret_values.py `judged`): the whole match is
 # the secret; the value counts when it is credible; when it looks generated or chosen, for
 # the words around it; a seed phrase's words; a Basic credential's `user:password`.
@@ -291,6 +292,7 @@ ROLES = {
     URL_PASSWORD: "url",
     BEARER: "bearer",
     **commands.ROLES,
+    **codes.ROLES,
 }
 
 
@@ -361,7 +363,7 @@ CONTEXT_RULES = (
     ),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=", ".aspnetcore.")),
     (HAR_COOKIE, "session-cookie", ('"name"',)),
-    (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=", "key=")),
+    (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=", "key=", "appid=")),
     (EMAIL_PASS, "password", ("@",)),
     (
         PIN,
@@ -384,6 +386,7 @@ CONTEXT_RULES = (
     (PGPASS, "password", ()),  # no literal: its pattern begins with `:`, which `re` looks for
     (_NPMRC, "npm-token", (":_",)),
     *commands.RULES,
+    *codes.RULES,
 )
 
 GATE_LITERALS = sorted(
