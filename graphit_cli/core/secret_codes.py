@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from graphit_cli.core.secret_gate import APP_GROUPS, CODE_NAME, names_mail
+from graphit_cli.core.secret_gate import APP_GROUPS, CODE_NAME, CODE_WORD, OPENS, names_mail
 
 # A login's `user / password`, spaced, after what signs in with it (`TSO logon IBMOPS3 /
 # CZEPZ468`, `soap header ... uses WSFLYX / xkq91Dj3k5pz`); judged as `user:password` is.
@@ -36,10 +36,21 @@ NAMED_DIGITS = re.compile(
 )
 # What says the digits are not a secret: a number of something, a length, a date, a port.
 _NOT_CODE = re.compile(
-    r"(?i)ticket|case|incident|order|invoice|\bline|port|version|\bno\b|number|n[º°]|#|length"
-    r"|digits|characters|chars|days|hours|minutes|expire|policy|phone|tel|fax|account|iban"
-    r"|customer|reference|\bref\b|batch|serial|imei|iccid|build|release|step|page|\bid\b"
+    r"(?i)\b(?:ticket|case|incident|order|invoice|line|port|version|no|number|length|digits"
+    r"|characters|chars|days|hours|minutes|expir\w*|policy|phone|tel|fax|account|iban|customer"
+    r"|reference|ref|batch|serial|imei|iccid|build|release|step|page|id)s?\b|n[º°]|#"
 )
+# Digits alone that may open a gate, a door, an alarm, a lockbox: 4 to 8, a `#` after them.
+_TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w.,/:%-])")
+_CODE_WORD = re.compile(rf"(?i)\b(?:{CODE_WORD})\b")
+_OPENS = re.compile(rf"(?i)\b(?:{OPENS})\b")
+# What says a code is not one that opens something: an error's, a product's, a booking's.
+_NOT_OPENING = re.compile(
+    r"(?i)\b(?:error|status|zip|postal|post|area|country|http|exit|return|response|iso|colou?r"
+    r"|hex|char|sku|product|discount|promo|coupon|voucher|invite|booking|reservation"
+    r"|confirmation|tracking|fault|dtc|model|part|article|item|job|cost)s?\b"
+)
+_STATED = re.compile(r"(?:[:=]|->|\bis|\best|\bist|\bes|\bé)\s*$")
 # Google's and Microsoft's app passwords: 16 lowercase letters, in groups of four or not.
 APP_PASSWORD = re.compile(rf"(?<![\w/+.=-])(?P<value>{APP_GROUPS}|[a-z]{{16}})(?![\w/+.=-])")
 _MAIL_ACCOUNT = re.compile(
@@ -77,6 +88,7 @@ def found(text: str, lowered: str, words: Callable[[str], bool]) -> list[tuple[i
         if len(set(digits)) < 3 or digits in "0123456789" or _NOT_CODE.search(match["between"]):
             continue
         spans.append((*match.span("value"), "password"))
+    spans += opened_by(text)
     mail = names_mail(lowered)
     for match in APP_PASSWORD.finditer(text) if mail else ():
         line_start = text.rfind("\n", 0, match.start()) + 1
@@ -84,4 +96,27 @@ def found(text: str, lowered: str, words: Callable[[str], bool]) -> list[tuple[i
         line = text[line_start : line_end if line_end >= 0 else len(text)]
         if _MAIL_ACCOUNT.search(line) and not words(match["value"]):
             spans.append((*match.span("value"), "app-password"))
+    return spans
+
+
+def opened_by(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of each code of 4 to 8 digits after a code's name and what it opens
+    on its line (or on the line before, when the code stands alone): `Gate code for the yard
+    is 60640#`, `north gate keypad` / `59716`, `Kod alarmu w biurze budowy: 5974`."""
+    spans: list[tuple[int, int, str]] = []
+    for match in _TYPED_CODE.finditer(text):
+        digits = match["value"]
+        if len(set(digits)) < 3 or digits in "0123456789" or re.fullmatch(r"(?:19|20)\d\d", digits):
+            continue  # typed by no one (`1111`, `1234`), or a year
+        start = text.rfind("\n", 0, match.start()) + 1
+        label = text[start : match.start()]
+        if not label.strip() and start > 1:  # alone on its line: named by the line before
+            label = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
+        label = label[-80:]
+        if re.search(r"\d", label[-40:]) and not _STATED.search(label):
+            continue  # a number before it names something else (`room 12 code 4400`)
+        if _NOT_OPENING.search(label) or _NOT_CODE.search(label):
+            continue
+        if _CODE_WORD.search(label) and _OPENS.search(label):
+            spans.append((*match.span("value"), "pin"))
     return spans

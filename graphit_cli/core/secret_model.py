@@ -98,6 +98,7 @@ _PASSWORD_SYMBOL = re.compile(r"[!#$%&*^?~]")
 _QUERY = re.compile(r"[?&]\w+=")
 _OPERAND = re.compile(r"\d+|[A-Za-z]\w*(?:\.[A-Za-z]\w*)*|")
 _VARIABLE = re.compile(r"\d+|[a-z]\w*(?:\.[A-Za-z]\w*)*|")
+_PORT_PATH = re.compile(r":\d{1,5}(?:/|$)")
 _DOLLAR_WORD = re.compile(r"\$[A-Z][a-z]+[A-Za-z_]*\d{3,}")  # no variable's name ends so
 _TOKEN_PREFIX = re.compile(r"[a-z]{2,6}_[A-Za-z0-9]{8}")
 _VERSION = re.compile(r"[~^]?v?\d+\.\d+")  # `^9.0.2-fix-optional-url-config.0`
@@ -360,6 +361,8 @@ def _plainly_alike(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if text.startswith(("..", "…", "[", "*", ".<"), end) or "://" in value:
         return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`; the URL rule's
+    if _PORT_PATH.match(value):
+        return True  # a URL's port and path after a placeholder host (`<camera-ip>:554/...`)
     if "*" in value and _expression(value):
         return True  # `b.Lat*math.Pi/180`: code (base64 has no `*`)
     if _HOST_OR_CODE.search(value) or _ADDRESS.fullmatch(value) or _ID_PATH.fullmatch(value):

@@ -242,7 +242,7 @@ _NPMRC = re.compile(r":_(?:authToken|auth|password)=(?P<value>[^\s\"'${][^\s\"']
 # A credential's variable named in prose, its value a few words on (`the job reads DD_API_KEY,
 # now 88e9...`, `P24_API_KEY padhta hai, abhi value ...`): taken when the value looks generated.
 ENV_PROSE = re.compile(
-    r"\b(?P<name>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|SECRET|PASSWORD|PASS|TOKEN|PAT))\b(?![=:])"
+    r"(?<![$%{])\b(?P<name>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|SECRET|PASSWORD|PASS|TOKEN|PAT))\b(?![=:])"
     r"[^\n=(){}\[\];$]{1,50}?[\s`'\"«“](?![A-Za-z_]\w*\.[A-Za-z_])(?P<value>[^\s\"'`,;()«»“”$]{11,200}[^\s\"'`,;().:!?«»“”$])"
 )
 # A Wi-Fi QR code's string: `WIFI:T:WPA;S:<ssid>;P:<password>;;`.

@@ -301,7 +301,7 @@ def _a_name(segment: str) -> bool:
 _HEX = re.compile(r"[0-9a-f]+")
 _CAPITALISED = re.compile(r"[A-Z][a-z]+")
 _GOOGLE_APP_PASSWORD = re.compile(r"[a-z]{16}")
-_ERROR_CODE = re.compile(r"[A-Z]{2,10}\d{3,}")
+_ERROR_CODE = re.compile(r"[A-Z]{1,10}\d{3,}")  # `AADSTS7000215`; a pass's id, `P63211341`
 _BASE32 = re.compile(r"[A-Z2-7]{24,}=*|[A-Za-z2-7]{4}(?: [A-Za-z2-7]{4}){3,7}")
 # A passphrase of four or more words joined by dashes (`pylon-quartz-ember-sorrel-fjord`).
 _PASSPHRASE = re.compile(r"[a-z]{3,}(?:-[a-z]{3,}){3,}\d{0,4}")
