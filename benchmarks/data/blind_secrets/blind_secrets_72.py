@@ -49,9 +49,28 @@ def corpus() -> list[dict]:
     def guid():
         return str(uuid.UUID(int=rng.getrandbits(128), version=4))
 
-    words = ["Concrete", "Rebar", "Crane", "Excavator", "Hormigon", "Budowa", "Grua", "Beton",
-             "Scaffold", "Formwork", "Tower", "Dozer", "Loader", "Andamio", "Zbrojenie", "Piling",
-             "Hardhat", "Trailer", "Bobcat", "Asphalt"]
+    words = [
+        "Concrete",
+        "Rebar",
+        "Crane",
+        "Excavator",
+        "Hormigon",
+        "Budowa",
+        "Grua",
+        "Beton",
+        "Scaffold",
+        "Formwork",
+        "Tower",
+        "Dozer",
+        "Loader",
+        "Andamio",
+        "Zbrojenie",
+        "Piling",
+        "Hardhat",
+        "Trailer",
+        "Bobcat",
+        "Asphalt",
+    ]
     syms = "!#$%&*@?_."
 
     def pw_human():
@@ -71,8 +90,14 @@ def corpus() -> list[dict]:
         return str(rng.randint(1, 9)) + s(DG, n - 1)
 
     def jwt(alg="RS256", siglen=342, extra=None):
-        hdr = b64u_nopad(json.dumps({"alg": alg, "typ": "JWT", "kid": hx(16)}, separators=(",", ":")).encode())
-        body = {"sub": guid(), "iat": 1790000000 + rng.randint(0, 9999999), "scope": "data:read data:write"}
+        hdr = b64u_nopad(
+            json.dumps({"alg": alg, "typ": "JWT", "kid": hx(16)}, separators=(",", ":")).encode()
+        )
+        body = {
+            "sub": guid(),
+            "iat": 1790000000 + rng.randint(0, 9999999),
+            "scope": "data:read data:write",
+        }
         body["exp"] = body["iat"] + 3600
         if extra:
             body.update(extra)
@@ -80,19 +105,28 @@ def corpus() -> list[dict]:
         return hdr + "." + pay + "." + s(B64U, siglen)
 
     def wrap(b, w=64):
-        return "\n".join(b[i:i + w] for i in range(0, len(b), w))
+        return "\n".join(b[i : i + w] for i in range(0, len(b), w))
 
     def pem_rsa():
         body = base64.b64encode(bytes.fromhex("308204a40201000282010100") + rb(1180)).decode()
         return "-----BEGIN RSA PRIVATE KEY-----\n" + wrap(body) + "\n-----END RSA PRIVATE KEY-----"
 
     def pem_pkcs8():
-        body = base64.b64encode(bytes.fromhex("308204bd020100300d06092a864886f70d0101010500048204a7") + rb(1190)).decode()
+        body = base64.b64encode(
+            bytes.fromhex("308204bd020100300d06092a864886f70d0101010500048204a7") + rb(1190)
+        ).decode()
         return "-----BEGIN PRIVATE KEY-----\n" + wrap(body) + "\n-----END PRIVATE KEY-----"
 
     def pem_openssh():
-        raw = b"openssh-key-v1\x00\x00\x00\x00\x04none\x00\x00\x00\x04none\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x003\x00\x00\x00\x0bssh-ed25519" + rb(300)
-        return "-----BEGIN OPENSSH PRIVATE KEY-----\n" + wrap(base64.b64encode(raw).decode(), 70) + "\n-----END OPENSSH PRIVATE KEY-----"
+        raw = (
+            b"openssh-key-v1\x00\x00\x00\x00\x04none\x00\x00\x00\x04none\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x003\x00\x00\x00\x0bssh-ed25519"
+            + rb(300)
+        )
+        return (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+            + wrap(base64.b64encode(raw).decode(), 70)
+            + "\n-----END OPENSSH PRIVATE KEY-----"
+        )
 
     def pem_cert():
         body = base64.b64encode(bytes.fromhex("308203") + rb(760)).decode()
@@ -111,19 +145,47 @@ def corpus() -> list[dict]:
     G["procore_refresh_token"] = lambda: {"v": hx(64)}
     G["procore_user_password"] = lambda: {"v": pw_human()}
     G["aps_client_secret"] = lambda: {"v": s(AN, 16), "a": s(AN, 32)}
-    G["aps_access_token"] = lambda: {"v": jwt("RS256", 342, {"client_id": s(AN, 32), "aud": "https://autodesk.com"})}
+    G["aps_access_token"] = lambda: {
+        "v": jwt("RS256", 342, {"client_id": s(AN, 32), "aud": "https://autodesk.com"})
+    }
     G["acc_webhook_secret"] = lambda: {"v": s(AN, 40)}
     G["aws_secret_access_key"] = lambda: {"v": s(B64, 40), "a": "AKIA" + s(UP + "234567", 16)}
     G["azure_storage_connection_string"] = lambda: {"v": b64b(64)}
     G["entra_client_secret"] = lambda: {"v": entra_secret(), "a": guid()}
-    G["gcp_service_account_key"] = lambda: {"v": pem_pkcs8(), "a": hx(40), "b": str(rng.randint(10**20, 10**21 - 1))}
-    G["slack_webhook_url"] = lambda: {"v": "https://hooks.slack.com/services/T" + s(UP + DG, 10) + "/B" + s(UP + DG, 10) + "/" + s(AN, 24)}
-    G["teams_webhook_url"] = lambda: {"v": "https://contoso-build.webhook.office.com/webhookb2/" + guid() + "@" + guid() + "/IncomingWebhook/" + hx(32) + "/" + guid() + "/V2" + s(AN, 43)}
+    G["gcp_service_account_key"] = lambda: {
+        "v": pem_pkcs8(),
+        "a": hx(40),
+        "b": str(rng.randint(10**20, 10**21 - 1)),
+    }
+    G["slack_webhook_url"] = lambda: {
+        "v": "https://hooks.slack.com/services/T"
+        + s(UP + DG, 10)
+        + "/B"
+        + s(UP + DG, 10)
+        + "/"
+        + s(AN, 24)
+    }
+    G["teams_webhook_url"] = lambda: {
+        "v": "https://contoso-build.webhook.office.com/webhookb2/"
+        + guid()
+        + "@"
+        + guid()
+        + "/IncomingWebhook/"
+        + hx(32)
+        + "/"
+        + guid()
+        + "/V2"
+        + s(AN, 43)
+    }
     G["twilio_auth_token"] = lambda: {"v": hx(32), "a": "AC" + hx(32)}
     G["sendgrid_api_key"] = lambda: {"v": "SG." + s(B64U, 22) + "." + s(B64U, 43)}
-    G["github_pat"] = lambda: {"v": rng.choice(["ghp_" + s(AN, 36), "github_pat_11" + s(UP + DG, 20) + "_" + s(AN, 59)])}
+    G["github_pat"] = lambda: {
+        "v": rng.choice(["ghp_" + s(AN, 36), "github_pat_11" + s(UP + DG, 20) + "_" + s(AN, 59)])
+    }
     G["anthropic_api_key"] = lambda: {"v": "sk-ant-api03-" + s(B64U, 93) + "AA"}
-    G["site_wifi_psk"] = lambda: {"v": rng.choice([pw_human(), pw_gen(12), rng.choice(words).lower() + pin(4)])}
+    G["site_wifi_psk"] = lambda: {
+        "v": rng.choice([pw_human(), pw_gen(12), rng.choice(words).lower() + pin(4)])
+    }
     G["lte_router_admin_password"] = lambda: {"v": rng.choice([pw_human(), pw_gen(16)])}
     G["cradlepoint_ecm_api_key"] = lambda: {"v": hx(40), "a": hx(8)}
     G["ip_camera_rtsp_credentials"] = lambda: {"v": rng.choice([pw_human(), pw_gen(12)])}
@@ -152,7 +214,9 @@ def corpus() -> list[dict]:
     G["smtp_password"] = lambda: {"v": rng.choice([pw_human(), s(LO, 16)])}
     G["stripe_secret_key"] = lambda: {"v": "sk_live_51" + s(AN, 97)}
     G["dropbox_access_token"] = lambda: {"v": "sl.B" + s(B64U, 135)}
-    G["mapbox_secret_token"] = lambda: {"v": "sk.eyJ1IjoiYWNtZWJ1aWxkIiwiYSI6I" + s(AN, 22) + "." + s(B64U, 22)}
+    G["mapbox_secret_token"] = lambda: {
+        "v": "sk.eyJ1IjoiYWNtZWJ1aWxkIiwiYSI6I" + s(AN, 22) + "." + s(B64U, 22)
+    }
     G["unifi_controller_password"] = lambda: {"v": pw_human()}
     G["docker_hub_pat"] = lambda: {"v": "dckr_pat_" + s(B64U, 27)}
     G["trailer_pc_admin_password"] = lambda: {"v": pw_human()}
@@ -168,13 +232,13 @@ def corpus() -> list[dict]:
     T["procore_access_token"] = [
         "curl -H 'Authorization: Bearer {v}' https://api.procore.com/rest/v1.0/projects?company_id=562949953421",
         "procore token that works for testing the RFI webhook (valid till friday):\n{v}",
-        "headers = {\"Authorization\": \"Bearer {v}\", \"Procore-Company-Id\": \"562949953421\"}",
+        'headers = {"Authorization": "Bearer {v}", "Procore-Company-Id": "562949953421"}',
         "Token de Procore para la obra Torre Norte, pegalo en Postman: {v}",
     ]
     T["procore_refresh_token"] = [
         "refresh_token for the procore integration user (don't lose, 3-legged flow is a pain): {v}",
         "procore.refresh_token = {v}",
-        "{\"access_token_expires_in\": 5400, \"refresh_token\": \"{v}\", \"token_type\": \"bearer\"}",
+        '{"access_token_expires_in": 5400, "refresh_token": "{v}", "token_type": "bearer"}',
         "PROCORE_REFRESH_TOKEN={v}",
     ]
     T["procore_user_password"] = [
@@ -194,13 +258,13 @@ def corpus() -> list[dict]:
     T["aps_access_token"] = [
         "Authorization: Bearer {v}",
         "3-legged ACC token from the PM's account, use for the sheets export tonight:\n{v}",
-        "curl https://developer.api.autodesk.com/construction/issues/v1/projects/x/issues -H \"Authorization: Bearer {v}\"",
+        'curl https://developer.api.autodesk.com/construction/issues/v1/projects/x/issues -H "Authorization: Bearer {v}"',
         "BIM360_TOKEN={v}",
     ]
     T["acc_webhook_secret"] = [
         "ACC webhook (dm.version.added) hook secret: {v} - we verify x-adsk-signature with it",
         "WEBHOOK_SECRET={v}",
-        "\"hookAttribute\": {\"secret\": \"{v}\"}",
+        '"hookAttribute": {"secret": "{v}"}',
         "the signing secret for the autodesk hooks is {v}",
     ]
     T["aws_secret_access_key"] = [
@@ -214,7 +278,7 @@ def corpus() -> list[dict]:
         "DefaultEndpointsProtocol=https;AccountName=acmetimelapse;AccountKey={v};EndpointSuffix=core.windows.net",
         "time-lapse archive storage key (key1): {v}",
         "az storage blob upload-batch -d frames -s ./out --account-name acmetimelapse --account-key {v}",
-        "AZURE_STORAGE_KEY=\"{v}\"",
+        'AZURE_STORAGE_KEY="{v}"',
     ]
     T["entra_client_secret"] = [
         "SharePoint sync app reg (Procore docs -> SP). tenant acmebuild.onmicrosoft.com, app id {a}, secret value {v} (exp 2027-06)",
@@ -223,7 +287,7 @@ def corpus() -> list[dict]:
         "new client secret for the estimating->ERP graph app: {v}",
     ]
     T["gcp_service_account_key"] = [
-        "{\n  \"type\": \"service_account\",\n  \"project_id\": \"acme-site-analytics\",\n  \"private_key_id\": \"{a}\",\n  \"private_key\": \"{v}\",\n  \"client_email\": \"timelapse-ai@acme-site-analytics.iam.gserviceaccount.com\",\n  \"client_id\": \"{b}\"\n}",
+        '{\n  "type": "service_account",\n  "project_id": "acme-site-analytics",\n  "private_key_id": "{a}",\n  "private_key": "{v}",\n  "client_email": "timelapse-ai@acme-site-analytics.iam.gserviceaccount.com",\n  "client_id": "{b}"\n}',
         "key for the camera-AI service acct (acme-site-analytics), paste into /etc/ppe-detect/sa.json:\n{v}",
         "private_key for timelapse-ai@acme-site-analytics.iam.gserviceaccount.com (key id {a}):\n{v}",
     ]
@@ -266,7 +330,7 @@ def corpus() -> list[dict]:
         "La clave del wifi de la obra (red OBRA-NORTE) es {v}",
         "Hasło do wifi na budowie Wola (sieć BUDOWA-WOLA): {v}",
         "guest wifi for subs this month -> {v}",
-        "wpa_passphrase=\"{v}\"",
+        'wpa_passphrase="{v}"',
         "site wifi\n{v}",
     ]
     T["lte_router_admin_password"] = [
@@ -486,14 +550,24 @@ def corpus() -> list[dict]:
         "projectId={v} (ACC Build, Torre Norte)",
         "El ID del proyecto en ACC es {v}",
     ]
-    GB["autodesk_urn"] = lambda: {"v": b64u_nopad(("urn:adsk.wipprod:fs.file:vf." + s(B64U, 22) + "?version=" + str(rng.randint(1, 40))).encode())}
+    GB["autodesk_urn"] = lambda: {
+        "v": b64u_nopad(
+            (
+                "urn:adsk.wipprod:fs.file:vf." + s(B64U, 22) + "?version=" + str(rng.randint(1, 40))
+            ).encode()
+        )
+    }
     TB["autodesk_urn"] = [
         "model derivative URN for the coordinated NWD: {v}",
         "viewer.loadDocumentNode('urn:{v}')",
         "urn of latest structural model\n{v}",
         "translate job for urn {v} failed again, check later",
     ]
-    GB["device_serial_number"] = lambda: {"v": rng.choice(["ACCC" + s(UP + DG, 8), "DS-2DE" + s(DG, 4) + "-" + s(UP + DG, 9), "1110" + s(DG, 10)])}
+    GB["device_serial_number"] = lambda: {
+        "v": rng.choice(
+            ["ACCC" + s(UP + DG, 8), "DS-2DE" + s(DG, 4) + "-" + s(UP + DG, 9), "1110" + s(DG, 10)]
+        )
+    }
     TB["device_serial_number"] = [
         "camera on crane 2 S/N {v} - RMA'd, replacement shipped",
         "serial {v} (the router in trailer B)",
@@ -519,62 +593,122 @@ def corpus() -> list[dict]:
         "ICCID {v} - suspend after project closeout",
         "Karta SIM w routerze, ICCID: {v}",
     ]
-    GB["equipment_pin_serial"] = lambda: {"v": rng.choice(["CAT0" + s(DG, 3) + s(UP, 1) + s(UP, 3) + s(DG, 5), "1T0" + s(DG, 3) + s(UP, 1) + s(UP + DG, 1) + s(DG, 6) + s(UP, 1)])}
+    GB["equipment_pin_serial"] = lambda: {
+        "v": rng.choice(
+            [
+                "CAT0" + s(DG, 3) + s(UP, 1) + s(UP, 3) + s(DG, 5),
+                "1T0" + s(DG, 3) + s(UP, 1) + s(UP + DG, 1) + s(DG, 6) + s(UP, 1),
+            ]
+        )
+    }
     TB["equipment_pin_serial"] = [
         "excavator #14 PIN {v}, shows in VisionLink as offline since tues",
         "unit 22 (320 GC) serial {v}",
         "Numer seryjny koparki: {v}",
         "| EX-14 | {v} | 2,341 h |",
     ]
-    GB["badge_card_number"] = lambda: {"v": str(rng.randint(10, 250)) + ":" + str(rng.randint(1000, 65000))}
+    GB["badge_card_number"] = lambda: {
+        "v": str(rng.randint(10, 250)) + ":" + str(rng.randint(1000, 65000))
+    }
     TB["badge_card_number"] = [
         "new hire badge (facility:card) {v} added to group GC-LABOR",
         "lost badge {v} deactivated in Brivo",
         "Tarjeta de acceso {v} dada de baja",
         "badge {v} belongs to the electrician foreman",
     ]
-    GB["placeholder_token"] = lambda: {"v": rng.choice(["<your-procore-token>", "<YOUR_CLIENT_SECRET>", "YOUR_API_KEY_HERE", "<token>", "xxxxxxxxxxxxxxxxxxxxxxxx"])}
+    GB["placeholder_token"] = lambda: {
+        "v": rng.choice(
+            [
+                "<your-procore-token>",
+                "<YOUR_CLIENT_SECRET>",
+                "YOUR_API_KEY_HERE",
+                "<token>",
+                "xxxxxxxxxxxxxxxxxxxxxxxx",
+            ]
+        )
+    }
     TB["placeholder_token"] = [
         "curl -H 'Authorization: Bearer {v}' https://api.procore.com/rest/v1.0/me",
         "PROCORE_CLIENT_SECRET={v}",
         "in the template put {v} and let the PM fill it",
         "api_key: {v}",
     ]
-    GB["placeholder_password_changeme"] = lambda: {"v": rng.choice(["changeme", "CHANGE_ME", "password", "********", "TODO"])}
+    GB["placeholder_password_changeme"] = lambda: {
+        "v": rng.choice(["changeme", "CHANGE_ME", "password", "********", "TODO"])
+    }
     TB["placeholder_password_changeme"] = [
         "sample .env for the trailer box: DB_PASSWORD={v}",
         "router_admin_password: {v}  # set per site during install",
         "docs say default is {v}, we always replace it on day one",
     ]
-    GB["env_var_reference"] = lambda: {"v": rng.choice(["${PROCORE_CLIENT_SECRET}", "$APS_CLIENT_SECRET", "%SAGE_DB_PASSWORD%", "${{ secrets.DRONEDEPLOY_API_KEY }}", "$env:BRIVO_API_KEY"])}
+    GB["env_var_reference"] = lambda: {
+        "v": rng.choice(
+            [
+                "${PROCORE_CLIENT_SECRET}",
+                "$APS_CLIENT_SECRET",
+                "%SAGE_DB_PASSWORD%",
+                "${{ secrets.DRONEDEPLOY_API_KEY }}",
+                "$env:BRIVO_API_KEY",
+            ]
+        )
+    }
     TB["env_var_reference"] = [
         "client_secret: {v}",
         "the pipeline reads the key from {v}, don't hardcode",
         "curl -u sync:{v} https://erp.acmebuild.com/api/jobs",
         "password={v}",
     ]
-    GB["vault_reference"] = lambda: {"v": rng.choice(["op://Site IT/Eastside gate/code", "vault kv get -field=psk secret/sites/wola/wifi", "keeper://IT/Procore DMSA", "az keyvault secret show --vault-name acme-kv --name aps-secret", "arn:aws:secretsmanager:us-east-1:" + s(DG, 12) + ":secret:procore-dmsa-" + s(AN, 6)])}
+    GB["vault_reference"] = lambda: {
+        "v": rng.choice(
+            [
+                "op://Site IT/Eastside gate/code",
+                "vault kv get -field=psk secret/sites/wola/wifi",
+                "keeper://IT/Procore DMSA",
+                "az keyvault secret show --vault-name acme-kv --name aps-secret",
+                "arn:aws:secretsmanager:us-east-1:"
+                + s(DG, 12)
+                + ":secret:procore-dmsa-"
+                + s(AN, 6),
+            ]
+        )
+    }
     TB["vault_reference"] = [
         "gate codes live in 1Password now: {v}",
         "get it with: {v}",
         "secret is at {v} (ask IT for access)",
         "Contraseña en el gestor: {v}",
     ]
-    GB["masked_value"] = lambda: {"v": rng.choice(["sk_live_" + "*" * 20 + s(AN, 4), "AKIA" + "*" * 12 + s(UP + DG, 4), "SG." + "•" * 10 + s(AN, 4), "ghp_" + "…" + s(AN, 4), "****" + s(DG, 4)])}
+    GB["masked_value"] = lambda: {
+        "v": rng.choice(
+            [
+                "sk_live_" + "*" * 20 + s(AN, 4),
+                "AKIA" + "*" * 12 + s(UP + DG, 4),
+                "SG." + "•" * 10 + s(AN, 4),
+                "ghp_" + "…" + s(AN, 4),
+                "****" + s(DG, 4),
+            ]
+        )
+    }
     TB["masked_value"] = [
         "the key in the Stripe dashboard shows as {v}, that's the one to roll",
         "key ending {v} is the drone bucket user",
         "audit flagged {v} in an old log",
         "klucz {v} (zamaskowany w panelu)",
     ]
-    GB["redacted_value"] = lambda: {"v": rng.choice(["[REDACTED]", "<redacted>", "***REMOVED***", "[hidden]", "(see 1Password)"])}
+    GB["redacted_value"] = lambda: {
+        "v": rng.choice(
+            ["[REDACTED]", "<redacted>", "***REMOVED***", "[hidden]", "(see 1Password)"]
+        )
+    }
     TB["redacted_value"] = [
         "procore client_secret: {v}",
         "Wi-Fi pw: {v}",
         "Gate code: {v}",
         "ntrip://acme_survey:{v}@rtk.caster.example:2101/VRS_RTCM32",
     ]
-    GB["aws_documented_example_key"] = lambda: {"v": rng.choice(["AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"])}
+    GB["aws_documented_example_key"] = lambda: {
+        "v": rng.choice(["AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"])
+    }
     TB["aws_documented_example_key"] = [
         "from the AWS docs example, not ours: {v}",
         "unit test fixture uses {v} (AWS doc example)",
@@ -586,7 +720,9 @@ def corpus() -> list[dict]:
         "STRIPE_PUBLISHABLE_KEY={v}",
         "Stripe.js init: Stripe('{v}')",
     ]
-    GB["mapbox_public_token"] = lambda: {"v": "pk.eyJ1IjoiYWNtZWJ1aWxkIiwiYSI6I" + s(AN, 22) + "." + s(B64U, 22)}
+    GB["mapbox_public_token"] = lambda: {
+        "v": "pk.eyJ1IjoiYWNtZWJ1aWxkIiwiYSI6I" + s(AN, 22) + "." + s(B64U, 22)
+    }
     TB["mapbox_public_token"] = [
         "mapbox public token for the site map widget (url-restricted to acmebuild.com): {v}",
         "mapboxgl.accessToken = '{v}';",
@@ -595,7 +731,7 @@ def corpus() -> list[dict]:
     GB["recaptcha_site_key"] = lambda: {"v": "6L" + s(B64U, 38)}
     TB["recaptcha_site_key"] = [
         "reCAPTCHA site key for the visitor sign-in form: {v}",
-        "<div class=\"g-recaptcha\" data-sitekey=\"{v}\"></div>",
+        '<div class="g-recaptcha" data-sitekey="{v}"></div>',
         "RECAPTCHA_SITE_KEY={v}",
     ]
     GB["wireguard_public_key"] = lambda: {"v": b64b(32)}
@@ -604,7 +740,9 @@ def corpus() -> list[dict]:
         "[Peer]\nPublicKey = {v}\nAllowedIPs = 10.99.0.0/24",
         "peer {v} = Wola trailer router",
     ]
-    GB["ssh_public_key"] = lambda: {"v": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + s(B64, 43) + " pi@trailer-east"}
+    GB["ssh_public_key"] = lambda: {
+        "v": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + s(B64, 43) + " pi@trailer-east"
+    }
     TB["ssh_public_key"] = [
         "add this to authorized_keys on the edge box: {v}",
         "deploy key (public) added to GitHub: {v}",
@@ -628,7 +766,9 @@ def corpus() -> list[dict]:
         "NVR self-signed cert thumbprint {v}",
         "Huella del certificado del NVR: {v}",
     ]
-    GB["password_policy_text"] = lambda: {"v": "at least " + str(rng.randint(10, 16)) + " characters"}
+    GB["password_policy_text"] = lambda: {
+        "v": "at least " + str(rng.randint(10, 16)) + " characters"
+    }
     TB["password_policy_text"] = [
         "Policy: site router admin passwords must be {v}, unique per site, rotated at closeout.",
         "reminder from IT: Procore passwords {v} and MFA on, no sharing the super account",
@@ -659,7 +799,16 @@ def corpus() -> list[dict]:
         "revoked: {v} (was on the old trailer laptop)",
         "token {v} zostal uniewazniony, nie uzywac",
     ]
-    GB["job_and_cost_codes"] = lambda: {"v": rng.choice(["24-" + s(DG, 4) + "-" + s(DG, 2), "03-" + s(DG, 4) + ".00", "PO-" + s(DG, 6), "CO-" + s(DG, 3)])}
+    GB["job_and_cost_codes"] = lambda: {
+        "v": rng.choice(
+            [
+                "24-" + s(DG, 4) + "-" + s(DG, 2),
+                "03-" + s(DG, 4) + ".00",
+                "PO-" + s(DG, 6),
+                "CO-" + s(DG, 3),
+            ]
+        )
+    }
     TB["job_and_cost_codes"] = [
         "charge the LTE router to {v}",
         "Vista job {v} closed, archive the procore project",
@@ -678,7 +827,14 @@ def corpus() -> list[dict]:
         "Red wifi de la obra: {v}",
         "ssid={v}",
     ]
-    GB["url_without_credentials"] = lambda: {"v": "rtsp://10.20." + str(rng.randint(0, 254)) + "." + str(rng.randint(2, 254)) + ":554/Streaming/Channels/" + str(rng.choice([101, 102, 201]))}
+    GB["url_without_credentials"] = lambda: {
+        "v": "rtsp://10.20."
+        + str(rng.randint(0, 254))
+        + "."
+        + str(rng.randint(2, 254))
+        + ":554/Streaming/Channels/"
+        + str(rng.choice([101, 102, 201]))
+    }
     TB["url_without_credentials"] = [
         "stream for the gate cam: {v} (creds in the NVR)",
         "VLC -> {v}",
@@ -687,20 +843,28 @@ def corpus() -> list[dict]:
     GB["bcrypt_hash"] = lambda: {"v": "$2b$12$" + s(AN + "./", 53)}
     TB["bcrypt_hash"] = [
         "kiosk admin hash in config.yaml: {v}",
-        "password_hash: \"{v}\"",
+        'password_hash: "{v}"',
         "the users table stores {v} for the gate kiosk user, that's bcrypt not the pw",
     ]
-    GB["jwt_io_documented_example"] = lambda: {"v": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"}
+    GB["jwt_io_documented_example"] = lambda: {
+        "v": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+    }
     TB["jwt_io_documented_example"] = [
         "sample token from jwt.io for the parser unit test: {v}",
         "example JWT (jwt.io default, not real): {v}",
     ]
-    GB["slack_webhook_placeholder"] = lambda: {"v": "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"}
+    GB["slack_webhook_placeholder"] = lambda: {
+        "v": "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
+    }
     TB["slack_webhook_placeholder"] = [
         "template: SLACK_WEBHOOK_URL={v}",
         "format is {v} - real one is in the pipeline secrets",
     ]
-    GB["ntrip_mountpoint_no_creds"] = lambda: {"v": "rtk.caster.example:2101/" + rng.choice(["VRS_RTCM32", "NEAR_MSM4", "RTCM3_IMAX"]) + s(DG, 2)}
+    GB["ntrip_mountpoint_no_creds"] = lambda: {
+        "v": "rtk.caster.example:2101/"
+        + rng.choice(["VRS_RTCM32", "NEAR_MSM4", "RTCM3_IMAX"])
+        + s(DG, 2)
+    }
     TB["ntrip_mountpoint_no_creds"] = [
         "rover config: caster {v}, login per operator",
         "Punkt montowania NTRIP: {v}",
@@ -719,13 +883,34 @@ def corpus() -> list[dict]:
         "Numer seryjny licencji AutoCAD: {v}",
         "AEC collection serial {v} expires March",
     ]
-    GB["drone_flight_record_id"] = lambda: {"v": "DJIFlightRecord_2026-" + s(DG, 2) + "-" + s(DG, 2) + "_[" + s(DG, 2) + "-" + s(DG, 2) + "-" + s(DG, 2) + "].txt"}
+    GB["drone_flight_record_id"] = lambda: {
+        "v": "DJIFlightRecord_2026-"
+        + s(DG, 2)
+        + "-"
+        + s(DG, 2)
+        + "_["
+        + s(DG, 2)
+        + "-"
+        + s(DG, 2)
+        + "-"
+        + s(DG, 2)
+        + "].txt"
+    }
     TB["drone_flight_record_id"] = [
         "flight log for the weekly survey: {v}",
         "upload {v} to the survey folder",
         "Registro de vuelo del dron: {v}",
     ]
-    GB["gps_survey_coordinates"] = lambda: {"v": "N " + str(rng.randint(100000, 999999)) + "." + s(DG, 3) + " E " + str(rng.randint(100000, 999999)) + "." + s(DG, 3)}
+    GB["gps_survey_coordinates"] = lambda: {
+        "v": "N "
+        + str(rng.randint(100000, 999999))
+        + "."
+        + s(DG, 3)
+        + " E "
+        + str(rng.randint(100000, 999999))
+        + "."
+        + s(DG, 3)
+    }
     TB["gps_survey_coordinates"] = [
         "control point CP-3 {v} elev 112.45",
         "base station setup over {v}",
@@ -733,7 +918,7 @@ def corpus() -> list[dict]:
     ]
     GB["concrete_ticket_number"] = lambda: {"v": "T" + s(DG, 8)}
     TB["concrete_ticket_number"] = [
-        "pour L4 slab, batch ticket {v}, 9 yd, slump 5\"",
+        'pour L4 slab, batch ticket {v}, 9 yd, slump 5"',
         "Boleta de concreto {v}",
         "ticket {v} rejected, too hot",
     ]
@@ -748,9 +933,15 @@ def corpus() -> list[dict]:
         "sim_iccid": ["| gate-2 | RUT955 | {v} | Verizon |"],
         "equipment_pin_serial": ["Telematics not reporting for PIN {v}, dealer ticket open"],
         "badge_card_number": ["Karta dostępu {v} wydana dla podwykonawcy"],
-        "placeholder_token": ["X-ECM-API-KEY: {v}", "\"client_secret\": \"{v}\""],
-        "placeholder_password_changeme": ["rtsp://admin:{v}@<camera-ip>/Streaming/Channels/101", "Hasło: {v} (do uzupełnienia przez IT)"],
-        "env_var_reference": ["Server=VPSQL02;User ID=vp_report;Password={v};", "WPA key comes from {v} at provisioning"],
+        "placeholder_token": ["X-ECM-API-KEY: {v}", '"client_secret": "{v}"'],
+        "placeholder_password_changeme": [
+            "rtsp://admin:{v}@<camera-ip>/Streaming/Channels/101",
+            "Hasło: {v} (do uzupełnienia przez IT)",
+        ],
+        "env_var_reference": [
+            "Server=VPSQL02;User ID=vp_report;Password={v};",
+            "WPA key comes from {v} at provisioning",
+        ],
         "vault_reference": ["ntrip creds -> {v}"],
         "masked_value": ["Authorization: Bearer {v}"],
         "redacted_value": ["AccountKey={v}", "hasło do routera: {v}"],
@@ -761,11 +952,15 @@ def corpus() -> list[dict]:
         "ssh_public_key": ["Klucz publiczny do dodania na serwerze: {v}"],
         "ssh_host_key_fingerprint": ["| edge-east | {v} |"],
         "tls_cert_fingerprint": ["SHA1 thumbprint of the ADFS cert {v} - expires june"],
-        "password_policy_text": ["Onboarding checklist: ERP logins {v}, no reuse of the Procore password."],
+        "password_policy_text": [
+            "Onboarding checklist: ERP logins {v}, no reuse of the Procore password."
+        ],
         "twilio_account_sid": ["| twilio | {v} | token: see vault |"],
         "azure_app_client_id": ["Identyfikator aplikacji (klient): {v}"],
         "aps_client_id_alone": ["APS_CLIENT_ID={v}"],
-        "revoked_token_stated_revoked": ["old procore-sync PAT {v} - deleted in GitHub settings, confirmed 401"],
+        "revoked_token_stated_revoked": [
+            "old procore-sync PAT {v} - deleted in GitHub settings, confirmed 401"
+        ],
         "job_and_cost_codes": ["| 2026-11-30 | {v} | LTE data overage |"],
         "docker_image_digest": ["Digest: {v}"],
         "wifi_ssid_name": ["Sieć dla podwykonawców: {v}"],
@@ -792,7 +987,7 @@ def corpus() -> list[dict]:
                     if k in f:
                         text = text.replace("{" + k + "}", f[k])
                 v = f["v"]
-                if "\"private_key\": \"{v}\"" in text:
+                if '"private_key": "{v}"' in text:
                     text = text.replace("{v}", v.replace("\n", "\\n"))
                     v = v.replace("\n", "\\n")
                 else:
@@ -803,14 +998,12 @@ def corpus() -> list[dict]:
 
 
 def main() -> None:
-    rows = corpus()
-    out = open(sys.argv[1], "w", encoding="utf-8") if len(sys.argv) > 1 else sys.stdout
-    try:
-        for r in rows:
-            out.write(json.dumps(r, ensure_ascii=False) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
+    out = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in corpus())
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], "w", encoding="utf-8") as f:
+            f.write(out)
+    else:
+        sys.stdout.write(out)
 
 
 if __name__ == "__main__":
