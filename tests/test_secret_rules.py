@@ -306,6 +306,8 @@ DISAGREED = {
     *("github_pat_stated_revoked", "revoked_token_said_revoked", "revoked_token_stated_revoked"),
     *("revoked_github_pat_said_revoked", "revoked_github_pat_stated_revoked"),
     "revoked_key_said_revoked",
+    *("revoked_stripe_key_stated_revoked", "revoked_key_stated_revoked"),
+    "revoked_slack_token_stated_revoked",
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -320,7 +322,7 @@ STANDS = {
     "blind_secrets_22": (0.045, 0.01),
     "blind_secrets_24": (0.03, 0.02),
     "blind_secrets_25": (0.025, 0.025),
-    "blind_secrets_26": (0.024, 0.025),
+    "blind_secrets_26": (0.024, 0.03),
     "blind_secrets_27": (0.047, 0.01),
     "blind_secrets_29": (0.047, 0.011),
     "blind_secrets_30": (0.02, 0.013),
@@ -346,6 +348,11 @@ STANDS = {
     "blind_secrets_65": (0.028, 0.01),
     "blind_secrets_66": (0.06, 0.022),
     "blind_secrets_67": (0.049, 0.012),
+    "blind_secrets_68": (0.064, 0.01),
+    "blind_secrets_69": (0.041, 0.01),
+    "blind_secrets_72": (0.042, 0.01),
+    "blind_secrets_74": (0.039, 0.017),
+    "blind_secrets_75": (0.028, 0.01),
 }
 
 
@@ -1261,6 +1268,52 @@ def test_the_classes_blind_corpora_60_to_63_showed(text: str, refused: bool) -> 
 )
 def test_the_classes_blind_corpora_64_to_67_showed(text: str, refused: bool) -> None:
     """What corpora 64-67 showed at their first look, each class in a text of its own."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Corpora 56-75, and 68-75 after their first looks: values that come in pairs, an id
+        # and its secret, under no header that names them
+        ("| billing prod | Hq7vTnWeKLpzr3xQw9ZcB2 | Wq4nZx8Lp2RtYv6Bm3Kc |", True),
+        ("| ci-bot | AKIAQ3VT6WBX7LMN2PRS | Hq7vTnWeKLpzr3xQw9ZcBm4Lx2Vt8Pk5Ry6Nd1Sa |", True),
+        ("| file | sha256 |\n| app.tar | 3b9e1c7a5d2f8e0b4a6c9d1e7f3a5b8c0d2e4f6a |", False),
+        ("| npe03__Recurring_Donation__c | a0BRitE0hWWZXlNeYe | paused |", False),
+        ("| housing-pt2 | 80c9586f-3170-4f67-a606-b01539f58076 | scheduled 06:00 |", False),
+        ("AWS docs: AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", False),
+        # digits a person types after a password's or a code's name
+        ("Verifone supervisor password = 48201937", True),
+        ("Kombination Tresor Serverraum: 64-17-43", True),
+        ("Kod do bramy na budowie: 8204", True),
+        ("Código de la alarma de la caseta: 8399", True),
+        ("north gate keypad\n59716", True),
+        ("the keypad code for van 17 is 3651", True),
+        ('AT+CPIN="81172615","4821"', True),
+        ("password reset ticket 48201937 closed", False),
+        ("error code 40123 on the door controller", False),
+        ("the IATA code of the agency: 62782398", False),
+        ("pass P63211341 lost 40% of its frames", False),
+        # an app password where a mail account is named; a word with a mark after it
+        ("the bot logs into ap@ gmail with nqvn lpij viet lrjt", True),
+        ("Use def for synchronous operations and async def for asynchronous ones", False),
+        ("the password of the front desk is frontdesk207*", True),
+        ("f*sinAlpha* is the term the formula needs", False),
+        # provider formats, a login's spaced pair, a key in a query
+        ("sync uses access-production-2e8b6c7f-0500-40ac-a0b7-9980238f46f8", True),
+        ("sandbox item: access-sandbox-2e8b6c7f-0500-40ac-a0b7-9980238f46f8", False),
+        ("soap header uses WSFLYX / xkq91Dj3k5pz (prod)", True),
+        ("weather?q=Leeds&appid=1f723202c29f718808ef3501a914af97&units=metric", True),
+        # look-alikes: a referenced variable, a placeholder host's port
+        ('sshpass -p "$NVR_ADMIN_PASSWORD" ssh admin@nvr-01 reboot', False),
+        ("stream url format: rtsp://<user>:<pass>@<camera-ip>:554/Streaming/Channels/101", False),
+    ],
+)
+def test_the_classes_blind_corpora_56_to_75_showed_in_pairs_and_codes(
+    text: str, refused: bool
+) -> None:
+    """Classes that recur across fields: an id beside its secret, a code that opens a gate, a
+    door or a safe in any of the writers' languages, an app password, a login's pair."""
     assert bool(secrets.find(text)) is refused, text
 
 
