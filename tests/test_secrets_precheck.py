@@ -143,7 +143,8 @@ def test_a_plain_prompt_never_loads_the_rules_in_a_fresh_process() -> None:
 
 def test_the_prompt_hooks_excerpt_of_prose_imports_no_detector() -> None:
     """The prompt hook logs an excerpt of every prompt, redacted: for prose, the pre-check
-    alone decides, and neither the detector nor its rules are imported (~30 ms a prompt)."""
+    alone decides (with the words it wakes on), and neither the detector nor its rules are
+    imported (~30 ms a prompt)."""
     code = (
         "import sys\n"
         "from graphit_cli.recall.prompt import excerpt\n"
@@ -154,7 +155,7 @@ def test_the_prompt_hooks_excerpt_of_prose_imports_no_detector() -> None:
         "print(excerpt('deploy with key AKIAERUWYPB5TD57UJZT'))\n"
     )
     loaded, redacted = _printed_by(code)
-    assert loaded == "['graphit_cli.core.secret_gate']", loaded
+    assert loaded == "['graphit_cli.core.secret_gate', 'graphit_cli.core.secret_words']", loaded
     assert redacted == "deploy with key [REDACTED:aws-access-key]"
 
 

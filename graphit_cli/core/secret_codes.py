@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from graphit_cli.core.secret_gate import APP_GROUPS, CODE_NAME, CODE_WORD, OPENS, names_mail
+from graphit_cli.core.secret_words import APP_GROUPS, CODE_NAME, CODE_WORD, OPENS, names_mail
 
 # A login's `user / password`, spaced, after what signs in with it (`TSO logon IBMOPS3 /
 # CZEPZ468`, `soap header ... uses WSFLYX / xkq91Dj3k5pz`); judged as `user:password` is.
@@ -27,6 +27,8 @@ PIN_STATED = re.compile(
     r"(?P<between>[^\n]{0,60}?)(?:\s(?:is|ist|est|es|é)|[:=]|->)[ \t]*"
     r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.,-])"
 )
+# FIX's Password (554), NewPassword (925) and RawData (96, a logon's password at some venues).
+FIX_PASSWORD = re.compile(r"(?<![\w.])(?:554|925|96)=(?P<value>[^|\x01\s]{6,64})(?=[|\x01\s]|$)")
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
@@ -48,7 +50,8 @@ _OPENS = re.compile(rf"(?i)\b(?:{OPENS})\b")
 _NOT_OPENING = re.compile(
     r"(?i)\b(?:error|status|zip|postal|post|area|country|http|exit|return|response|iso|colou?r"
     r"|hex|char|sku|product|discount|promo|coupon|voucher|invite|booking|reservation"
-    r"|confirmation|tracking|fault|dtc|model|part|article|item|job|cost)s?\b"
+    r"|confirmation|tracking|fault|dtc|model|part|article|item|job|cost|barcode|postcode"
+    r"|zipcode|qrcode|opcode|unicode|geocode|xcode|encode|decode|shortcode|promocode)s?\b"
 )
 _STATED = re.compile(r"(?:[:=]|->|\bis|\best|\bist|\bes|\bé)\s*$")
 # Google's and Microsoft's app passwords: 16 lowercase letters, in groups of four or not.
@@ -62,9 +65,21 @@ RULES = (
     (USER_SLASH, "password", (" / ",)),
     (PIN_STATED, "pin", ("pin", "puk", "passcode", "door code", "keypad code", "alarm code")),
     (AT_PIN, "pin", ("at+cpin",)),
+    (FIX_PASSWORD, "password", ("554=", "925=", "96=")),
 )
-ROLES = {USER_SLASH: "user-pair", PIN_STATED: "pin", AT_PIN: "pin"}
+ROLES = {USER_SLASH: "user-pair", PIN_STATED: "pin", AT_PIN: "pin", FIX_PASSWORD: "printed"}
 _CODE_NAMES = (
+    "mdp",
+    "ww",
+    "wachtwoord",
+    "hasło",
+    "cyfrinair",
+    "beheerder",
+    "superviseur",
+    "admin code",
+    "menu code",
+    "supervisor code",
+    "manager code",
     "pass",
     "pw",
     "puk",

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from graphit_cli.core.secret_words import APP_GROUPS, CODE_NAME, CODE_WORD, names_mail
+
 # The invisible format characters that hide a token (zero-width space, joiners, soft hyphen,
 # byte-order mark, direction marks): core/hiding.py takes them out. Named here, where the
 # prompt hook's pre-check reads them without loading the detector.
@@ -32,27 +34,6 @@ _PASSWORD_RUN = re.compile(r"(?=.*[A-Za-z])(?=.*\d)(?=.*[*~]).{8,}")
 # An e-mail address: its parts are runs of their own.
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?")
 _WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
-# The names digits a person types stand after (core/secret_codes.py), and an app password's
-# four groups of four letters.
-CODE_NAME = (
-    r"password|passwort|passwd|pwd|pw|senha|contraseña|mot de passe|puk2?|safe|tresor"
-    r"|kombination|combinaci[oó]n|combinação|alarmcode|türcode|torcode"
-    r"|c[oó]digo d[aeo] (?:porta|puerta|alarme?|port[ãa]o|acceso|acesso|seguridad)"
-)
-APP_GROUPS = r"[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}"
-# A code's name, and what a code opens, in the languages the blind corpora's writers used:
-# `Gate code ... 60640#`, `Kod do bramy: 8204`, `Código de la alarma: 8399`, `Code porte: 19036`.
-CODE_WORD = (
-    r"codes?|kod|c[oó]digo|codice|combination|combinaci[oó]n|combina[çc][ãa]o|kombination"
-    r"|combo|keypad|digicode|pin|key ?safe|lock ?box"
-)
-OPENS = (
-    r"gates?|doors?|keypad|alarms?|lock ?box|key ?(?:safe|box)|padlock|safe|garage|entry"
-    r"|entrance|port[oó]n|portal|puerta|alarma|caja|candado|porta|port[ãa]o|alarme|cadeado"
-    r"|bram\w*|drzwi|alarm\w*|sejf\w*|skrytk\w*|k[łl][óo]dk\w*|porte|portail|cadenas|coffre"
-    r"|digicode|allarme|cancello|cassaforte|lucchetto|t[üu]r|tor|tresor|schl[üu]sselkasten"
-    r"|deur|poort|kluis"
-)
 # Where a value is secret because of what names it or where it stands: a credential's name
 # (gitleaks' generic keywords and graphit's assignment names) before an assignment, a URL
 # with a password, a private key's header, the commands that take a password, an .npmrc.
@@ -80,8 +61,6 @@ _CONTEXT = re.compile(
 # there: prose is full of four-letter words.
 _SIX_DIGITS = re.compile(r"\d{6}")
 _CODE_DIGITS = re.compile(rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}")
-_MAIL_WORDS = ("gmail", "google", "app p", "app-p", "smtp", "imap", "outlook", "mailbox")
-_ADDRESSED = re.compile(r"\w@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])")
 _APP_PASSWORD = re.compile(rf"(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])")
 _FOUR_DIGITS = re.compile(r"\d{4}")
 _OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD})\b)")
@@ -113,14 +92,6 @@ def worth_checking(text: str) -> bool:
     if _FOUR_DIGITS.search(plain) and _OPENED.search(plain):
         return True  # a gate's, a door's, a safe's code (core/secret_codes.py OPENED_BY)
     return names_mail(plain.lower()) and _APP_PASSWORD.search(plain) is not None
-
-
-def names_mail(lowered: str) -> bool:
-    """Whether a text (lowercase) names a mail account: a provider, an app password, an
-    address."""
-    if any(word in lowered for word in _MAIL_WORDS):
-        return True
-    return "@" in lowered and _ADDRESSED.search(lowered) is not None
 
 
 # --- the literals that wake the rules -------------------------------------------------------

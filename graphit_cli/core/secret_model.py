@@ -60,8 +60,10 @@ _STANDS_IN = re.compile(
     r"(?i)x{4,}|example|sample|dummy|placeholder|changeme|your|redacted|\*{3,}|\.\.\.|<|\$\{|\{\{"
 )
 # A value with a host after an `@` or a scheme before one (Freenet's `USK@...`, a public
-# identity), or a dotted attribute of code (`X25519.secret_length`).
-_HOST_OR_CODE = re.compile(r"^@|^[A-Z]{2,5}@|@[\w-]+\.[\w.-]+|^[A-Za-z_]\w*\.[a-z_]+$")
+# identity), a dotted attribute of code (`X25519.secret_length`), a port and path (`:554/...`).
+_HOST_OR_CODE = re.compile(
+    r"^@|^[A-Z]{2,5}@|@[\w-]+\.[\w.-]+|^[A-Za-z_]\w*\.[a-z_]+$|^:\d{1,5}(?:/|$)"
+)
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 _ID_PATH = re.compile(r"(?:[A-Za-z]+/[0-9a-f-]{8,}/?)+")
 _BASE58_KEY = re.compile(r"[1-9A-HJ-NP-Za-km-z]{32,44}")
@@ -98,7 +100,6 @@ _PASSWORD_SYMBOL = re.compile(r"[!#$%&*^?~]")
 _QUERY = re.compile(r"[?&]\w+=")
 _OPERAND = re.compile(r"\d+|[A-Za-z]\w*(?:\.[A-Za-z]\w*)*|")
 _VARIABLE = re.compile(r"\d+|[a-z]\w*(?:\.[A-Za-z]\w*)*|")
-_PORT_PATH = re.compile(r":\d{1,5}(?:/|$)")
 _DOLLAR_WORD = re.compile(r"\$[A-Z][a-z]+[A-Za-z_]*\d{3,}")  # no variable's name ends so
 _TOKEN_PREFIX = re.compile(r"[a-z]{2,6}_[A-Za-z0-9]{8}")
 _VERSION = re.compile(r"[~^]?v?\d+\.\d+")  # `^9.0.2-fix-optional-url-config.0`
@@ -361,8 +362,6 @@ def _plainly_alike(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     if text.startswith(("..", "…", "[", "*", ".<"), end) or "://" in value:
         return True  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`; the URL rule's
-    if _PORT_PATH.match(value):
-        return True  # a URL's port and path after a placeholder host (`<camera-ip>:554/...`)
     if "*" in value and _expression(value):
         return True  # `b.Lat*math.Pi/180`: code (base64 has no `*`)
     if _HOST_OR_CODE.search(value) or _ADDRESS.fullmatch(value) or _ID_PATH.fullmatch(value):

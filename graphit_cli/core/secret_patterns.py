@@ -83,7 +83,8 @@ PROSE = re.compile(
     r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
     r"schlüssel|klucz|sleutel|anahtar\w*|ключ\w*|парол\w*|şifre\w*|parola|chiave|sekret|"
-    r"segreto|secreto|khóa|mật khẩu|"
+    r"segreto|secreto|khóa|mật khẩu|mdp|ww|cyfrinair|heslo|jelszó|lösenord|passord|salasana|"
+    r"kodeord|adgangskode|"
     r"(?:app|api|auth|access|secret|private|master|signing|encryption|fernet|hmac|certificate)"
     r"[ _-]?key|dek|data[ _-]?key|pepper|new (?:value|key|token|password|secret)|"
     r"neue[rn]? (?:wert|schlüssel|key|token)|"
@@ -329,6 +330,8 @@ CONTEXT_RULES = (
             *("パスワード", "キー", "hasło", "chave", "clave", "clé", "schlüssel", "psk"),
             *("klucz", "sleutel", "anahtar", "ключ", "парол", "şifre", "parola", "chiave"),
             *("sekret", "segreto", "secreto", "khóa", "mật khẩu", "비밀번호", "시크릿", "토큰"),
+            *("mdp", "ww", "cyfrinair", "heslo", "jelszó", "lösenord", "passord", "salasana"),
+            *("kodeord", "adgangskode"),
             *("トークン", "シークレット", "키", "new ", "neue", "nuov", "nouvel", "новый", "новое"),
             *("yenisi", "fernet", "changed to", "contains", "snmp", "unseal", "genkey"),
             *("privkey", "priv_key", "priv key", "gslt", "requirepass", "skey", "appkey"),

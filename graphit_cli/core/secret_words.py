@@ -1,0 +1,44 @@
+"""The words a typed code, a code that opens something and an app password go by, in the
+languages the blind corpora's writers used: what core/secret_gate.py wakes on and what
+core/secret_codes.py reads before a value. A leaf (the prompt hook's pre-check imports it).
+Pure: standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The names digits a person types stand after: a password's (in its abbreviations too: `mdp`,
+# `ww`), a PUK's, a safe's, a terminal's supervisor or merchant code.
+CODE_NAME = (
+    r"password|passwort|passwd|pwd|pw|senha|contraseña|mot de passe|mdp|ww|wachtwoord|hasło"
+    r"|cyfrinair|puk2?|safe|tresor|kombination|combinaci[oó]n|combinação|alarmcode|türcode"
+    r"|torcode|beheerderscode|(?:supervisor|merchant menu|manager|admin) code|code superviseur"
+    r"|c[oó]digo d[aeo] (?:porta|puerta|alarme?|port[ãa]o|acceso|acesso|seguridad)"
+)
+# An app password's four groups of four letters (Google's, Microsoft's).
+APP_GROUPS = r"[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}"
+# A code's name, and what a code opens: `Gate code ... 60640#`, `Kod do bramy: 8204`,
+# `Código de la alarma: 8399`, `Code porte: 19036`, `opiatenkast code: 954318`, Welsh `cod`.
+CODE_WORD = (
+    r"codes?|kod|cod|c[oó]digo|codice|\w+code|combination|combinaci[oó]n|combina[çc][ãa]o"
+    r"|kombination|combo|keypad|digicode|pin|key ?safe|lock ?box"
+)
+OPENS = (
+    r"gates?|doors?|keypad|alarms?|lock ?box|key ?(?:safe|box)|padlock|safe|garage|entry"
+    r"|entrance|cabinet|locker|port[oó]n|portal|puerta|alarma|caja|candado|porta|port[ãa]o"
+    r"|alarme|cadeado|bram\w*|drzwi|alarm\w*|sejf\w*|skrytk\w*|k[łl][óo]dk\w*|porte|portail"
+    r"|cadenas|coffre|armoire|casier|digicode|allarme|cancello|cassaforte|lucchetto|t[üu]r|tor"
+    r"|tresor|schl[üu]sselkasten|\w*deur|poort|kluis|\w*kast|larwm|drws|terminal|tpe"
+    r"|pinautomaat|supervisor|superviseur|merchant menu|beheerder\w*"
+)
+_MAIL_WORDS = ("gmail", "google", "app p", "app-p", "smtp", "imap", "outlook", "mailbox")
+_ADDRESSED = re.compile(r"\w@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])")
+
+
+def names_mail(lowered: str) -> bool:
+    """Whether a text (lowercase) names a mail account: a provider, an app password, an
+    address."""
+    if any(word in lowered for word in _MAIL_WORDS):
+        return True
+    return "@" in lowered and _ADDRESSED.search(lowered) is not None
