@@ -348,11 +348,16 @@ STANDS = {
     "blind_secrets_65": (0.028, 0.01),
     "blind_secrets_66": (0.06, 0.022),
     "blind_secrets_67": (0.049, 0.012),
-    "blind_secrets_68": (0.064, 0.01),
+    "blind_secrets_68": (0.069, 0.01),
     "blind_secrets_69": (0.041, 0.01),
+    "blind_secrets_70": (0.023, 0.01),
     "blind_secrets_72": (0.042, 0.01),
     "blind_secrets_74": (0.039, 0.017),
     "blind_secrets_75": (0.028, 0.01),
+    "blind_secrets_76": (0.02, 0.011),
+    "blind_secrets_77": (0.023, 0.025),
+    "blind_secrets_78": (0.051, 0.01),
+    "blind_secrets_79": (0.052, 0.023),
 }
 
 
@@ -1307,9 +1312,21 @@ def test_the_classes_blind_corpora_64_to_67_showed(text: str, refused: bool) -> 
         # look-alikes: a referenced variable, a placeholder host's port
         ('sshpass -p "$NVR_ADMIN_PASSWORD" ssh admin@nvr-01 reboot', False),
         ("stream url format: rtsp://<user>:<pass>@<camera-ip>:554/Streaming/Channels/101", False),
+        # 76-79: a password's name abbreviated or in Welsh, a compound's code, FIX's tags
+        ("portail labo — identifiant cabinet25179 mdp biscuit.Pony40", True),
+        ("röntgen pc inloggen: gebruiker radiologie, ww hondje.Rocky67", True),
+        ("Cyfrinair Wi-Fi y staff: 3f7cuHLKRdp0GtB2PtcK", True),
+        ("opiatenkast code nieuw: 954318", True),
+        ("Cod y larwm ar gyfer yr archifdy: 707803", True),
+        ("code superviseur TPE (remboursements) : 119983", True),
+        ("the drug cabinet barcode 501234 is on the box", False),
+        ("next logon must carry 925=5!Lx5m6+hyfQ5tQT or the session locks", True),
+        ("8=FIX.4.4|35=A|554=<old>|10=123|", False),
+        ("koha-conf.xml template: <pass>__DB_PASS__</pass>", False),
+        ('"src/auth.ts:42 — JWT secret read from request body, see line 41"', False),
     ],
 )
-def test_the_classes_blind_corpora_56_to_75_showed_in_pairs_and_codes(
+def test_the_classes_blind_corpora_56_to_79_showed_in_pairs_and_codes(
     text: str, refused: bool
 ) -> None:
     """Classes that recur across fields: an id beside its secret, a code that opens a gate, a

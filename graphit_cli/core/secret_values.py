@@ -16,6 +16,7 @@ import re
 
 from graphit_cli.core import commonness
 from graphit_cli.core.secret_public import DOCUMENTED_EXAMPLES, PUBLIC_NAME, public
+from graphit_cli.core.secret_words import PASSWORD_WHOLE, PASSWORD_WORDS
 
 # Values that stand for a secret without being one: placeholders, references, redactions.
 _PLACEHOLDER = re.compile(
@@ -53,6 +54,7 @@ _NOT_VALUES = frozenset(
 _WORD = re.compile(r"^[A-Za-z]+$")
 _PATH = re.compile(r"^/[\w.-]+/[\w./-]+$")
 # settings.DB_PASSWORD, process.env.OPERATOR_KEY_2: a lowercase word, then attributes.
+_WORD_AND_NUMBER = re.compile(r"[A-Z][a-z]{2,}(?!(?:16|32|64|128|256|512)$)\d{2,}")
 _IDENTIFIER_PATH = re.compile(
     r"^(?:[A-Za-z_]+|[a-z_$]+(?:\.[A-Za-z_$][\w$]*)*)(?:\.[A-Za-z_]\w*)+$"
 )
@@ -291,6 +293,8 @@ def _a_name(segment: str) -> bool:
     digits = sum(c.isdigit() for c in letters)
     if (len(letters) >= 12 and digits >= 2) or (digits >= 3 and not letters.isdigit()):
         return False  # `l9TcN1m8wXI9HTMwR6fEhWP5`, `maple4720`
+    if _WORD_AND_NUMBER.fullmatch(letters):  # `Pony40` (`biscuit.Pony40`), not `Int32`
+        return False
     if not letters or letters.islower() or letters.isupper():
         return True
     pieces = _SEGMENT.findall(letters)
@@ -377,16 +381,11 @@ def mixed(value: str) -> bool:
 
 
 # The words a password's name holds, in the languages the prose rule reads.
-_PASSWORD_WORDS = (
-    *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "hasło"),
-    *("mật khẩu", "парол", "şifre", "parola", "비밀번호", "community", "answer", "memorable"),
-    *("wifi", "wi-fi"),
-)
 
 
 def assigned_kind(name: str) -> str:
     lowered = name.lower().replace("-", "_")
-    if lowered == "pw" or any(word in lowered for word in _PASSWORD_WORDS):
+    if lowered in PASSWORD_WHOLE or any(word in lowered for word in PASSWORD_WORDS):
         return "password"
     if "private" in lowered:
         return "private-key"

@@ -1,13 +1,22 @@
-"""The words a typed code, a code that opens something and an app password go by, in the
-languages the blind corpora's writers used: what core/secret_gate.py wakes on and what
-core/secret_codes.py reads before a value. A leaf (the prompt hook's pre-check imports it).
-Pure: standard library only.
+"""The words a password, a typed code, a code that opens something and an app password go by,
+in the languages the blind corpora's writers used: what core/secret_gate.py wakes on and what
+core/secret_codes.py and core/secret_values.py read before a value. A leaf (the prompt hook's
+pre-check imports it). Pure: standard library only.
 """
 
 from __future__ import annotations
 
 import re
 
+# The words a password's name holds (`wachtwoord`, `DB_PASSWD`), and the names that are one
+# whole (`pw`, French `mdp`, Dutch `ww`): core/secret_values.py `assigned_kind`.
+PASSWORD_WORDS = (
+    *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "hasło"),
+    *("mật khẩu", "парол", "şifre", "parola", "비밀번호", "community", "answer", "memorable"),
+    *("wifi", "wi-fi", "cyfrinair", "heslo", "jelszó", "lösenord", "passord", "salasana"),
+    *("kodeord", "adgangskode"),
+)
+PASSWORD_WHOLE = ("pw", "mdp", "ww")
 # The names digits a person types stand after: a password's (in its abbreviations too: `mdp`,
 # `ww`), a PUK's, a safe's, a terminal's supervisor or merchant code.
 CODE_NAME = (
