@@ -29,6 +29,8 @@ PIN_STATED = re.compile(
 )
 # FIX's Password (554), NewPassword (925) and RawData (96, a logon's password at some venues).
 FIX_PASSWORD = re.compile(r"(?<![\w.])(?:554|925|96)=(?P<value>[^|\x01\s]{6,64})(?=[|\x01\s]|$)")
+# A YouTube stream key (`ktnh-w7o9-phtv-omfs-t3vz`) where a stream is named.
+STREAM_KEY = re.compile(r"(?<![\w-])(?P<value>[a-z0-9]{4}(?:-[a-z0-9]{4}){4})(?![\w-])")
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
@@ -43,9 +45,10 @@ _NOT_CODE = re.compile(
     r"|reference|ref|batch|serial|imei|iccid|build|release|step|page|id)s?\b|n[º°]|#"
 )
 # Digits alone that may open a gate, a door, an alarm, a lockbox: 4 to 8, a `#` after them.
-_TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w.,/:%-])")
-_CODE_WORD = re.compile(rf"(?i)\b(?:{CODE_WORD})\b")
-_OPENS = re.compile(rf"(?i)\b(?:{OPENS})\b")
+_TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w,/:%-]|\.\d)")
+_NUMBER = re.compile(r"(?<!\w)\d+(?!\w)")  # a number of its own, not `HRN03`
+_CODE_WORD = re.compile(rf"(?i)(?<!\w)(?:{CODE_WORD})(?!\w)")
+_OPENS = re.compile(rf"(?i)(?<!\w)(?:{OPENS})(?!\w)")
 # What says a code is not one that opens something: an error's, a product's, a booking's.
 _NOT_OPENING = re.compile(
     r"(?i)\b(?:error|status|zip|postal|post|area|country|http|exit|return|response|iso|colou?r"
@@ -66,8 +69,15 @@ RULES = (
     (PIN_STATED, "pin", ("pin", "puk", "passcode", "door code", "keypad code", "alarm code")),
     (AT_PIN, "pin", ("at+cpin",)),
     (FIX_PASSWORD, "password", ("554=", "925=", "96=")),
+    (STREAM_KEY, "stream-key", ("stream", "youtube", "rtmp", "<key>", "encoder")),
 )
-ROLES = {USER_SLASH: "user-pair", PIN_STATED: "pin", AT_PIN: "pin", FIX_PASSWORD: "printed"}
+ROLES = {
+    USER_SLASH: "user-pair",
+    PIN_STATED: "pin",
+    AT_PIN: "pin",
+    FIX_PASSWORD: "printed",
+    STREAM_KEY: "printed",
+}
 _CODE_NAMES = (
     "mdp",
     "ww",
@@ -128,7 +138,7 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
         if not label.strip() and start > 1:  # alone on its line: named by the line before
             label = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
         label = label[-80:]
-        if re.search(r"\d", label[-40:]) and not _STATED.search(label):
+        if _NUMBER.search(label[-40:]) and not _STATED.search(label):
             continue  # a number before it names something else (`room 12 code 4400`)
         if _NOT_OPENING.search(label) or _NOT_CODE.search(label):
             continue

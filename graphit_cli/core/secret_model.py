@@ -101,7 +101,7 @@ _PASSWORD_SYMBOL = re.compile(r"[!#$%&*^?~]")
 _QUERY = re.compile(r"[?&]\w+=")
 _OPERAND = re.compile(r"\d+|[A-Za-z]\w*(?:\.[A-Za-z]\w*)*|")
 _VARIABLE = re.compile(r"\d+|[a-z]\w*(?:\.[A-Za-z]\w*)*|")
-_DOLLAR_WORD = re.compile(r"\$[A-Z][a-z]+[A-Za-z_]*\d{3,}")  # no variable's name ends so
+_DOLLAR_WORD = re.compile(r"\$[A-Za-z][a-z]+[A-Za-z_]*\d{3,}")  # no variable's name ends so
 _TOKEN_PREFIX = re.compile(r"[a-z]{2,6}_[A-Za-z0-9]{8}")
 _VERSION = re.compile(r"[~^]?v?\d+\.\d+")  # `^9.0.2-fix-optional-url-config.0`
 _LOINC = re.compile(r"\d{3,6}-\d\^")  # a lab code of HL7: `60015-5^Hemoglobin^LN`

@@ -22,7 +22,7 @@ from graphit_cli.core.secret_words import PASSWORD_WHOLE, PASSWORD_WORDS
 _PLACEHOLDER = re.compile(
     r"""^(?:
         <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\)? |
-        \$(?![A-Z][a-z]+[A-Za-z_]*\d{3,}$)[A-Za-z_]\w* |  # a variable, not `$Maple5155`
+        \$(?![A-Za-z][a-z]+[A-Za-z_]*\d{3,}$)[A-Za-z_]\w* |  # a variable, not `$Maple5155`
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% | &[A-Z][A-Z0-9@\#$]{0,7}\.? |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) | __\w+__ | @@\w+@@ |  # a template's
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|

@@ -25,13 +25,14 @@ CODE_NAME = (
     r"|torcode|beheerderscode|(?:supervisor|merchant menu|manager|admin) code|code superviseur"
     r"|c[oó]digo d[aeo] (?:porta|puerta|alarme?|port[ãa]o|acceso|acesso|seguridad)"
 )
-# An app password's four groups of four letters (Google's, Microsoft's).
-APP_GROUPS = r"[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}"
+# An app password's four groups of four letters (Google's, Microsoft's, Apple's).
+APP_GROUPS = r"(?:[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3})"  # Apple's: with hyphens
 # A code's name, and what a code opens: `Gate code ... 60640#`, `Kod do bramy: 8204`,
 # `Código de la alarma: 8399`, `Code porte: 19036`, `opiatenkast code: 954318`, Welsh `cod`.
 CODE_WORD = (
-    r"codes?|kod|cod|c[oó]digo|codice|\w+code|combination|combinaci[oó]n|combina[çc][ãa]o"
-    r"|kombination|combo|keypad|digicode|pin|key ?safe|lock ?box"
+    r"codes?|kod|cod|k[óo]d|kode|koodi|c[oó]digo|codice|\w+code|combination|combinaci[oó]n"
+    r"|combina[çc][ãa]o|combinazione|kombination|combo|keypad|digicode|pin|key ?safe|lock ?box"
+    r"|mã|رمز|कोड|κωδικός|type|enter|toets|tippen|digitare|digite|teclear|marcar|wpisz"
 )
 OPENS = (
     r"gates?|doors?|keypad|alarms?|lock ?box|key ?(?:safe|box)|padlock|safe|garage|entry"
@@ -39,7 +40,9 @@ OPENS = (
     r"|alarme|cadeado|bram\w*|drzwi|alarm\w*|sejf\w*|skrytk\w*|k[łl][óo]dk\w*|porte|portail"
     r"|cadenas|coffre|armoire|casier|digicode|allarme|cancello|cassaforte|lucchetto|t[üu]r|tor"
     r"|tresor|schl[üu]sselkasten|\w*deur|poort|kluis|\w*kast|larwm|drws|terminal|tpe"
-    r"|pinautomaat|supervisor|superviseur|merchant menu|beheerder\w*"
+    r"|pinautomaat|supervisor|superviseur|merchant menu|beheerder\w*|panel\w*|pannello"
+    r"|installer|\w*eingang|vchod\w*|dve[řr]e|br[áa]n[ay]|n[øo]gle\w*|sleutel\w*|chiavi"
+    r"|cassetta|ingresso|keysafe|báo động|الإنذار|अलार्म|συναγερμ\w*|porta d'ingresso"
 )
 _MAIL_WORDS = ("gmail", "google", "app p", "app-p", "smtp", "imap", "outlook", "mailbox")
 _ADDRESSED = re.compile(r"\w@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])")
