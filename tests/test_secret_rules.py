@@ -308,6 +308,7 @@ DISAGREED = {
     "revoked_key_said_revoked",
     *("revoked_stripe_key_stated_revoked", "revoked_key_stated_revoked"),
     "revoked_slack_token_stated_revoked",
+    "revoked_stream_key_stated_revoked",
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -358,6 +359,9 @@ STANDS = {
     "blind_secrets_77": (0.023, 0.025),
     "blind_secrets_78": (0.051, 0.01),
     "blind_secrets_79": (0.052, 0.023),
+    "blind_secrets_81": (0.025, 0.01),
+    "blind_secrets_82": (0.059, 0.01),
+    "blind_secrets_83": (0.035, 0.01),
 }
 
 
@@ -1324,9 +1328,24 @@ def test_the_classes_blind_corpora_64_to_67_showed(text: str, refused: bool) -> 
         ("8=FIX.4.4|35=A|554=<old>|10=123|", False),
         ("koha-conf.xml template: <pass>__DB_PASS__</pass>", False),
         ('"src/auth.ts:42 — JWT secret read from request body, see line 41"', False),
+        # 80-83: codes in more languages and typed at a panel, stream keys, `$word1234`
+        ("Nøgleboks ved transformerstation: kode 1856", True),
+        ("Kód na zadní vchod: 415237", True),
+        ("key safe at the HRN03 substation gate, code 7735", True),
+        ("als het alarm afgaat bij het openen, toets 92850 en daarna OFF", True),
+        ("type 4 digits at the panel, then wait 30 s", False),
+        ("Streamschlüssel YouTube für die Matinee: ktnh-w7o9-phtv-omfs-t3vz", True),
+        ("Apple ID prod-mac app password wvvu-oirm-rlqs-qoxe", True),
+        ("imaging pc: dr.nguyen / $cavity2018", True),
+        ("export PATH=$HOME/bin:$PATH and run $build2", False),
+        (
+            "curl https://acme.chargebee.com/api/v2 -u live_N3cF0JAwEpKAsH4nNn1OLxbeZtFBLBdE:",
+            True,
+        ),
+        ("curl -u admin: http://localhost:9200", False),
     ],
 )
-def test_the_classes_blind_corpora_56_to_79_showed_in_pairs_and_codes(
+def test_the_classes_blind_corpora_56_to_83_showed_in_pairs_and_codes(
     text: str, refused: bool
 ) -> None:
     """Classes that recur across fields: an id beside its secret, a code that opens a gate, a

@@ -31,6 +31,8 @@ PIN_STATED = re.compile(
 FIX_PASSWORD = re.compile(r"(?<![\w.])(?:554|925|96)=(?P<value>[^|\x01\s]{6,64})(?=[|\x01\s]|$)")
 # A YouTube stream key (`ktnh-w7o9-phtv-omfs-t3vz`) where a stream is named.
 STREAM_KEY = re.compile(r"(?<![\w-])(?P<value>[a-z0-9]{4}(?:-[a-z0-9]{4}){4})(?![\w-])")
+# An API key given to curl as Basic auth's user, the password left empty (`-u sk_live_...:`).
+KEY_AS_USER = re.compile(r"(?<!\S)-u[ =]?[\"']?(?P<value>[A-Za-z0-9_]{16,200}):(?=[\"'\s]|$)")
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
@@ -70,6 +72,7 @@ RULES = (
     (AT_PIN, "pin", ("at+cpin",)),
     (FIX_PASSWORD, "password", ("554=", "925=", "96=")),
     (STREAM_KEY, "stream-key", ("stream", "youtube", "rtmp", "<key>", "encoder")),
+    (KEY_AS_USER, "api-key", ("-u",)),
 )
 ROLES = {
     USER_SLASH: "user-pair",
