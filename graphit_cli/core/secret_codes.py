@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from graphit_cli.core.secret_words import APP_GROUPS, CODE_NAME, CODE_WORD, OPENS, names_mail
+from graphit_cli.core.secret_words import (
+    APP_GROUPS,
+    CODE_NAME,
+    CODE_WORD,
+    FOUR_DIGITS,
+    OPENS,
+    names_mail,
+)
 
 # A login's `user / password`, spaced, after what signs in with it (`TSO logon IBMOPS3 /
 # CZEPZ468`, `soap header ... uses WSFLYX / xkq91Dj3k5pz`); judged as `user:password` is.
@@ -64,14 +71,14 @@ APP_PASSWORD = re.compile(rf"(?<![\w/+.=-])(?P<value>{APP_GROUPS}|[a-z]{{16}})(?
 _MAIL_ACCOUNT = re.compile(
     r"(?i)gmail|google|app[ -]?(?:password|pw|pwd)|smtp|imap|outlook|workspace|mailbox|\S@\w+\."
 )
-_TYPED = re.compile(r"\d{6}|\d\d-\d\d-\d\d")  # what NAMED_DIGITS takes, found fast
+_TYPED = re.compile(r"[0-9][0-9](?:[0-9][0-9][0-9][0-9]|-[0-9][0-9]-[0-9][0-9])")  # fast
 # The context rules here (core/secret_patterns.py CONTEXT_RULES), and how each is judged.
 RULES = (
     (USER_SLASH, "password", (" / ",)),
     (PIN_STATED, "pin", ("pin", "puk", "passcode", "door code", "keypad code", "alarm code")),
     (AT_PIN, "pin", ("at+cpin",)),
     (FIX_PASSWORD, "password", ("554=", "925=", "96=")),
-    (STREAM_KEY, "stream-key", ("stream", "youtube", "rtmp", "<key>", "encoder")),
+    (STREAM_KEY, "stream-key", ("youtube", "rtmp", "stream key", "streamschl", "<key>", "encoder")),
     (KEY_AS_USER, "api-key", ("-u",)),
 )
 ROLES = {
@@ -132,6 +139,8 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
     on its line (or on the line before, when the code stands alone): `Gate code for the yard
     is 60640#`, `north gate keypad` / `59716`, `Kod alarmu w biurze budowy: 5974`."""
     spans: list[tuple[int, int, str]] = []
+    if not FOUR_DIGITS.search(text):
+        return spans
     for match in _TYPED_CODE.finditer(text):
         digits = match["value"]
         if len(set(digits)) < 3 or digits in "0123456789" or re.fullmatch(r"(?:19|20)\d\d", digits):

@@ -14,7 +14,13 @@ from __future__ import annotations
 
 import re
 
-from graphit_cli.core.secret_words import APP_GROUPS, CODE_NAME, CODE_WORD, names_mail
+from graphit_cli.core.secret_words import (
+    APP_GROUPS,
+    CODE_NAME,
+    CODE_WORD,
+    FOUR_DIGITS,
+    names_mail,
+)
 
 # The invisible format characters that hide a token (zero-width space, joiners, soft hyphen,
 # byte-order mark, direction marks): core/hiding.py takes them out. Named here, where the
@@ -59,10 +65,9 @@ _CONTEXT = re.compile(
 # Digits after a password's or a code's name; an app password where a mail account is named
 # (core/secret_codes.py). Each is looked for only when six digits or an account's words are
 # there: prose is full of four-letter words.
-_SIX_DIGITS = re.compile(r"\d{6}")
+_SIX_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9][0-9][0-9]")
 _CODE_DIGITS = re.compile(rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}")
 _APP_PASSWORD = re.compile(rf"(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])")
-_FOUR_DIGITS = re.compile(r"\d{4}")
 _OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD})\b)")
 
 
@@ -89,7 +94,7 @@ def worth_checking(text: str) -> bool:
         return True
     if _SIX_DIGITS.search(plain) and _CODE_DIGITS.search(plain):
         return True
-    if _FOUR_DIGITS.search(plain) and _OPENED.search(plain):
+    if FOUR_DIGITS.search(plain) and _OPENED.search(plain):
         return True  # a gate's, a door's, a safe's code (core/secret_codes.py OPENED_BY)
     return names_mail(plain.lower()) and _APP_PASSWORD.search(plain) is not None
 

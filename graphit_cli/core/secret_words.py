@@ -44,6 +44,8 @@ OPENS = (
     r"|installer|\w*eingang|vchod\w*|dve[řr]e|br[áa]n[ay]|n[øo]gle\w*|sleutel\w*|chiavi"
     r"|cassetta|ingresso|keysafe|báo động|الإنذار|अलार्म|συναγερμ\w*|porta d'ingresso"
 )
+# Four digits in a row, found fast (`\d{4}` is twice as slow): before any code is looked for.
+FOUR_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9]")
 _MAIL_WORDS = ("gmail", "google", "app p", "app-p", "smtp", "imap", "outlook", "mailbox")
 _ADDRESSED = re.compile(r"\w@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])")
 
