@@ -1343,6 +1343,11 @@ def test_the_classes_blind_corpora_64_to_67_showed(text: str, refused: bool) -> 
             True,
         ),
         ("curl -u admin: http://localhost:9200", False),
+        # numbers after prose that names a code's words in passing, not a code
+        ("tanstack router: Type-Safe Search Params (1430)", False),
+        ("- Pin package versions in production UDFs and stored procedures.: 4229", False),
+        ("ETL code that is testable, readable, and safe for snapshot tables: 37605", False),
+        ("library code in src/lib.rs and binary entry points in src/bin/: 61172", False),
     ],
 )
 def test_the_classes_blind_corpora_56_to_83_showed_in_pairs_and_codes(

@@ -17,6 +17,7 @@ from graphit_cli.core.secret_words import (
     CODE_WORD,
     FOUR_DIGITS,
     OPENS,
+    TYPE_WORD,
     names_mail,
 )
 
@@ -30,7 +31,7 @@ USER_SLASH = re.compile(
 # A PIN or a code stated after other numbers (`PIN to Drive on the pool Model 3 is 4862`,
 # `PUK für die SIM (ICCID endet 4471): 83115040`); a modem's AT command that sends one.
 PIN_STATED = re.compile(
-    r"(?i:\b(?:pin|puk2?|passcode|(?:door|keypad|alarm) code)\b)"
+    r"\b(?:PIN|PUK2?|(?i:passcode|(?:door|keypad|alarm) code))\b"  # not `pin mappings`
     r"(?P<between>[^\n]{0,60}?)(?:\s(?:is|ist|est|es|é)|[:=]|->)[ \t]*"
     r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.,-])"
 )
@@ -57,6 +58,7 @@ _NOT_CODE = re.compile(
 _TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w,/:%-]|\.\d)")
 _NUMBER = re.compile(r"(?<!\w)\d+(?!\w)")  # a number of its own, not `HRN03`
 _CODE_WORD = re.compile(rf"(?i)(?<!\w)(?:{CODE_WORD})(?!\w)")
+_TYPED_WITH = re.compile(rf"(?i)(?<!\w)(?:{TYPE_WORD})\s+$")
 _OPENS = re.compile(rf"(?i)(?<!\w)(?:{OPENS})(?!\w)")
 # What says a code is not one that opens something: an error's, a product's, a booking's.
 _NOT_OPENING = re.compile(
@@ -154,6 +156,8 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
             continue  # a number before it names something else (`room 12 code 4400`)
         if _NOT_OPENING.search(label) or _NOT_CODE.search(label):
             continue
-        if _CODE_WORD.search(label) and _OPENS.search(label):
+        if text[match.start() - 1 : match.start()] == "(" and text.startswith(")", match.end()):
+            continue  # a number in brackets: a count, a reference (`Search Params (1430)`)
+        if (_CODE_WORD.search(label) or _TYPED_WITH.search(label)) and _OPENS.search(label):
             spans.append((*match.span("value"), "pin"))
     return spans

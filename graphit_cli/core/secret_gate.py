@@ -19,6 +19,7 @@ from graphit_cli.core.secret_words import (
     CODE_NAME,
     CODE_WORD,
     FOUR_DIGITS,
+    TYPE_WORD,
     names_mail,
 )
 
@@ -68,7 +69,7 @@ _CONTEXT = re.compile(
 _SIX_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9][0-9][0-9]")
 _CODE_DIGITS = re.compile(rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}")
 _APP_PASSWORD = re.compile(rf"(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])")
-_OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD})\b)")
+_OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD}|{TYPE_WORD})\b)")
 
 
 def worth_checking(text: str) -> bool:

@@ -32,11 +32,15 @@ APP_GROUPS = r"(?:[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3})"  # Apple's
 CODE_WORD = (
     r"codes?|kod|cod|k[óo]d|kode|koodi|c[oó]digo|codice|\w+code|combination|combinaci[oó]n"
     r"|combina[çc][ãa]o|combinazione|kombination|combo|keypad|digicode|pin|key ?safe|lock ?box"
-    r"|mã|رمز|कोड|κωδικός|type|enter|toets|tippen|digitare|digite|teclear|marcar|wpisz"
+    r"|mã|رمز|कोड|κωδικός"
 )
+# What a code is typed with, right before it (`toets 92850`, `digitare 666145`).
+TYPE_WORD = r"type|enter|toets|tippen|digitare|digite|teclear|marcar|wpisz|दबाएं"
 OPENS = (
-    r"gates?|doors?|keypad|alarms?|lock ?box|key ?(?:safe|box)|padlock|safe|garage|entry"
-    r"|entrance|cabinet|locker|port[oó]n|portal|puerta|alarma|caja|candado|porta|port[ãa]o"
+    r"gates?|doors?|keypad|alarms?|lock ?box|key ?(?:safe|box)|padlock|garage|cabinet|locker"
+    r"|(?:the|a|office|wall|floor) safe|safe (?:code|combination|combo)"  # not `type-safe`
+    r"|(?:front|back|side|main|service|staff|rear) (?:entry|entrance)|entry (?:door|gate)"
+    r"|port[oó]n|portal|puerta|alarma|caja|candado|porta|port[ãa]o"
     r"|alarme|cadeado|bram\w*|drzwi|alarm\w*|sejf\w*|skrytk\w*|k[łl][óo]dk\w*|porte|portail"
     r"|cadenas|coffre|armoire|casier|digicode|allarme|cancello|cassaforte|lucchetto|t[üu]r|tor"
     r"|tresor|schl[üu]sselkasten|\w*deur|poort|kluis|\w*kast|larwm|drws|terminal|tpe"
