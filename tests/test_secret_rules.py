@@ -1348,6 +1348,9 @@ def test_the_classes_blind_corpora_64_to_67_showed(text: str, refused: bool) -> 
         ("- Pin package versions in production UDFs and stored procedures.: 4229", False),
         ("ETL code that is testable, readable, and safe for snapshot tables: 37605", False),
         ("library code in src/lib.rs and binary entry points in src/bin/: 61172", False),
+        ("- Pin dependency versions: 18895", False),
+        ("combination of vegetables, fruits, and insects (43346)", False),
+        ("sales hotline vm - ext 4410 - pin 825551", True),
     ],
 )
 def test_the_classes_blind_corpora_56_to_83_showed_in_pairs_and_codes(

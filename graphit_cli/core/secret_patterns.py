@@ -198,10 +198,11 @@ EMAIL_PASS = re.compile(
 # A PIN or a code that opens something (a door, an alarm, a voicemail box, a phone account, a
 # safe), in digits, after what names it.
 PIN = re.compile(
-    r"(?i:\b(?:pin|passcode|host key(?![^\n]{0,20}fingerprint)|lockbox|(?:door|keypad|alarm|"
+    r"(?:\bPIN\b|(?i:\bpin(?=[ \t]*(?:[:=]|code|number|is\b|\d)))|"  # not `Pin dependency versions`
+    r"(?i:\b(?:passcode|host key(?![^\n]{0,20}fingerprint)|lockbox|(?:door|keypad|alarm|"
     r"disarm|entry|gate|entrance|side entrance|master user|porte|lockbox|safe|admin|access) code|"
     r"voicemail(?: box)? (?:password|pin|code)|"
-    r"combination|combo)\b)"
+    r"combination(?! of)|combo)\b))"
     r"[^\n\d]{0,50}?(?<![\w.-])(?!(?:19|20)\d\d\b)(?P<value>\d{2}-\d{2}-\d{2}|\d{4,8}[#*]?)(?![\w-])"
 )
 # A TOTP seed in an otpauth:// URL.
