@@ -1351,6 +1351,8 @@ def test_the_classes_blind_corpora_64_to_67_showed(text: str, refused: bool) -> 
         ("- Pin dependency versions: 18895", False),
         ("combination of vegetables, fruits, and insects (43346)", False),
         ("sales hotline vm - ext 4410 - pin 825551", True),
+        ("Kod do bramy na budowie Wola: 8204, alarm panel next to the door", True),
+        ("broker portal sent 2FA code 571857, already used, expired 30s later", False),
     ],
 )
 def test_the_classes_blind_corpora_56_to_83_showed_in_pairs_and_codes(

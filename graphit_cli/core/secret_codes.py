@@ -1,9 +1,14 @@
 """Values that a credential's name stands right before, in shapes the model reads as data:
 digits after a password's or a code's name (`supervisor password = 85201212`, `PUK:
-83115040`, `Kombination Tresor: 47-72-22`), and an app password's four groups of four letters
-(`nqvn lpij viet lrjt`) on a line that names a mail account. Named hex (`hmac key ... 7A77...`)
-is not among them: after `key` it is as often a search-only key, a GPG key id or a cache key,
-and the model weighs it. core/secret_gate.py wakes on the same names. Pure: standard library.
+83115040`, `Kombination Tresor: 47-72-22`); a code that opens a gate, a door, an alarm or a safe,
+in the languages teams write (`opened_by`: `Kod do bramy: 8204`, `toets 92850`); an app
+password's four groups of four letters (`nqvn lpij viet lrjt`) on a line that names a mail
+account. And context rules core/secret_patterns.py runs with its own (RULES, ROLES): a login's
+spaced `user / password`, a PIN stated after other numbers, `AT+CPIN`, a YouTube stream key, an
+API key given to curl as Basic auth's user. Named hex (`hmac key ... 7A77...`) is not among
+them: after `key` it is as often a search-only key, a GPG key id or a cache key, and the model
+weighs it. The words are core/secret_words.py's, which the pre-check wakes on. Pure: standard
+library only.
 """
 
 from __future__ import annotations
@@ -35,8 +40,6 @@ PIN_STATED = re.compile(
     r"(?P<between>[^\n]{0,60}?)(?:\s(?:is|ist|est|es|é)|[:=]|->)[ \t]*"
     r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.,-])"
 )
-# FIX's Password (554), NewPassword (925) and RawData (96, a logon's password at some venues).
-FIX_PASSWORD = re.compile(r"(?<![\w.])(?:554|925|96)=(?P<value>[^|\x01\s]{6,64})(?=[|\x01\s]|$)")
 # A YouTube stream key (`ktnh-w7o9-phtv-omfs-t3vz`) where a stream is named.
 STREAM_KEY = re.compile(r"(?<![\w-])(?P<value>[a-z0-9]{4}(?:-[a-z0-9]{4}){4})(?![\w-])")
 # An API key given to curl as Basic auth's user, the password left empty (`-u sk_live_...:`).
@@ -55,7 +58,8 @@ _NOT_CODE = re.compile(
     r"|reference|ref|batch|serial|imei|iccid|build|release|step|page|id)s?\b|n[º°]|#"
 )
 # Digits alone that may open a gate, a door, an alarm, a lockbox: 4 to 8, a `#` after them.
-_TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w,/:%-]|\.\d)")
+_TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w/:%-]|[.,]\d)")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 _NUMBER = re.compile(r"(?<!\w)\d+(?!\w)")  # a number of its own, not `HRN03`
 _CODE_WORD = re.compile(rf"(?i)(?<!\w)(?:{CODE_WORD})(?!\w)")
 _TYPED_WITH = re.compile(rf"(?i)(?<!\w)(?:{TYPE_WORD})\s+$")
@@ -64,22 +68,19 @@ _OPENS = re.compile(rf"(?i)(?<!\w)(?:{OPENS})(?!\w)")
 _NOT_OPENING = re.compile(
     r"(?i)\b(?:error|status|zip|postal|post|area|country|http|exit|return|response|iso|colou?r"
     r"|hex|char|sku|product|discount|promo|coupon|voucher|invite|booking|reservation"
-    r"|confirmation|tracking|fault|dtc|model|part|article|item|job|cost|barcode|postcode"
+    r"|confirmation|tracking|fault|dtc|model|part|article|item|job|cost|2fa|otp|sms|verification"
+    r"|barcode|postcode"
     r"|zipcode|qrcode|opcode|unicode|geocode|xcode|encode|decode|shortcode|promocode)s?\b"
 )
 _STATED = re.compile(r"(?:[:=]|->|\bis|\best|\bist|\bes|\bé)\s*$")
 # Google's and Microsoft's app passwords: 16 lowercase letters, in groups of four or not.
 APP_PASSWORD = re.compile(rf"(?<![\w/+.=-])(?P<value>{APP_GROUPS}|[a-z]{{16}})(?![\w/+.=-])")
-_MAIL_ACCOUNT = re.compile(
-    r"(?i)gmail|google|app[ -]?(?:password|pw|pwd)|smtp|imap|outlook|workspace|mailbox|\S@\w+\."
-)
 _TYPED = re.compile(r"[0-9][0-9](?:[0-9][0-9][0-9][0-9]|-[0-9][0-9]-[0-9][0-9])")  # fast
 # The context rules here (core/secret_patterns.py CONTEXT_RULES), and how each is judged.
 RULES = (
     (USER_SLASH, "password", (" / ",)),
     (PIN_STATED, "pin", ("pin", "puk", "passcode", "door code", "keypad code", "alarm code")),
     (AT_PIN, "pin", ("at+cpin",)),
-    (FIX_PASSWORD, "password", ("554=", "925=", "96=")),
     (STREAM_KEY, "stream-key", ("youtube", "rtmp", "stream key", "streamschl", "<key>", "encoder")),
     (KEY_AS_USER, "api-key", ("-u",)),
 )
@@ -87,51 +88,26 @@ ROLES = {
     USER_SLASH: "user-pair",
     PIN_STATED: "pin",
     AT_PIN: "pin",
-    FIX_PASSWORD: "printed",
     STREAM_KEY: "printed",
+    KEY_AS_USER: "printed",
 }
-_CODE_NAMES = (
-    "mdp",
-    "ww",
-    "wachtwoord",
-    "hasło",
-    "cyfrinair",
-    "beheerder",
-    "superviseur",
-    "admin code",
-    "menu code",
-    "supervisor code",
-    "manager code",
-    "pass",
-    "pw",
-    "puk",
-    "safe",
-    "tresor",
-    "kombination",
-    "combina",
-    "alarmcode",
-    "rcode",
-    "digo",
-)
 
 
 def found(text: str, lowered: str, words: Callable[[str], bool]) -> list[tuple[int, int, str]]:
     """(start, end, kind) of each value these rules take in `text` (`lowered`, its lowercase);
     `words` says a run reads as words."""
     spans: list[tuple[int, int, str]] = []
-    coded = any(n in lowered for n in _CODE_NAMES) and _TYPED.search(text)
-    for match in NAMED_DIGITS.finditer(text) if coded else ():
+    for match in NAMED_DIGITS.finditer(text) if _TYPED.search(text) else ():
         digits = match["value"].replace("-", "")
         if len(set(digits)) < 3 or digits in "0123456789" or _NOT_CODE.search(match["between"]):
             continue
         spans.append((*match.span("value"), "password"))
     spans += opened_by(text)
-    mail = names_mail(lowered)
-    for match in APP_PASSWORD.finditer(text) if mail else ():
+    for match in APP_PASSWORD.finditer(text) if names_mail(lowered) else ():
         line_start = text.rfind("\n", 0, match.start()) + 1
         line_end = text.find("\n", match.end())
         line = text[line_start : line_end if line_end >= 0 else len(text)]
-        if _MAIL_ACCOUNT.search(line) and not words(match["value"]):
+        if names_mail(line.lower()) and not words(match["value"]):
             spans.append((*match.span("value"), "app-password"))
     return spans
 
@@ -145,7 +121,7 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
         return spans
     for match in _TYPED_CODE.finditer(text):
         digits = match["value"]
-        if len(set(digits)) < 3 or digits in "0123456789" or re.fullmatch(r"(?:19|20)\d\d", digits):
+        if len(set(digits)) < 3 or digits in "0123456789" or _YEAR.fullmatch(digits):
             continue  # typed by no one (`1111`, `1234`), or a year
         start = text.rfind("\n", 0, match.start()) + 1
         label = text[start : match.start()]

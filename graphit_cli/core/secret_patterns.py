@@ -146,8 +146,8 @@ AUTH_RAW = re.compile(
 STREAM_KEY = re.compile(
     r"rtmps?://[\w.-]+(?::\d+)?/(?:[\w-]+/)*(?:app|live|rtmp|live2|stream)/(?P<value>[\w-]{16,200})"
 )
-# A FIX logon's password (tag 554).
-FIX_PASSWORD = re.compile(r"[|\x01]554=(?P<value>[^|\x01\n]{6,100})[|\x01]")
+# A FIX logon's Password (554), NewPassword (925) or RawData (96, a password at some venues).
+FIX_PASSWORD = re.compile(r"(?<![\w.])(?:554|925|96)=(?P<value>[^|\x01\s]{6,100})(?=[|\x01\s]|$)")
 # PHP's define('DB_PASSWORD', '...'), WordPress's keys and salts.
 DEFINE = re.compile(
     r"\bdefine\(\s*[\"'](?P<name>\w*(?:PASSWORD|PASS|KEY|SALT|SECRET|TOKEN))[\"']\s*,\s*"
@@ -345,7 +345,7 @@ CONTEXT_RULES = (
     (USER_PASS, "password", (" / ",)),
     (DEFINE, "secret", ("define(",)),
     (KEY_VALUE, "secret", ("value=", 'value":', "value':", 'value" :')),
-    (FIX_PASSWORD, "password", ("|554=", "\x01554=")),
+    (FIX_PASSWORD, "password", ("554=", "925=", "96=")),
     (AUTH_RAW, "api-key", ("authorization",)),
     (STREAM_KEY, "stream-key", ("rtmp",)),
     (

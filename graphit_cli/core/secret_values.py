@@ -380,9 +380,6 @@ def mixed(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
-# The words a password's name holds, in the languages the prose rule reads.
-
-
 def assigned_kind(name: str) -> str:
     lowered = name.lower().replace("-", "_")
     if lowered in PASSWORD_WHOLE or any(word in lowered for word in PASSWORD_WORDS):

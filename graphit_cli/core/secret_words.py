@@ -40,7 +40,7 @@ OPENS = (
     r"gates?|doors?|keypad|alarms?|lock ?box|key ?(?:safe|box)|padlock|garage|cabinet|locker"
     r"|(?:the|a|office|wall|floor) safe|safe (?:code|combination|combo)"  # not `type-safe`
     r"|(?:front|back|side|main|service|staff|rear) (?:entry|entrance)|entry (?:door|gate)"
-    r"|port[oó]n|portal|puerta|alarma|caja|candado|porta|port[ãa]o"
+    r"|port[oó]n|puerta|alarma|caja|candado|porta|port[ãa]o"
     r"|alarme|cadeado|bram\w*|drzwi|alarm\w*|sejf\w*|skrytk\w*|k[łl][óo]dk\w*|porte|portail"
     r"|cadenas|coffre|armoire|casier|digicode|allarme|cancello|cassaforte|lucchetto|t[üu]r|tor"
     r"|tresor|schl[üu]sselkasten|\w*deur|poort|kluis|\w*kast|larwm|drws|terminal|tpe"
@@ -50,7 +50,17 @@ OPENS = (
 )
 # Four digits in a row, found fast (`\d{4}` is twice as slow): before any code is looked for.
 FOUR_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9]")
-_MAIL_WORDS = ("gmail", "google", "app p", "app-p", "smtp", "imap", "outlook", "mailbox")
+_MAIL_WORDS = (
+    "gmail",
+    "google",
+    "app p",
+    "app-p",
+    "smtp",
+    "imap",
+    "outlook",
+    "mailbox",
+    "workspace",
+)
 _ADDRESSED = re.compile(r"\w@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])")
 
 
