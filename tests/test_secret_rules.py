@@ -309,6 +309,7 @@ DISAGREED = {
     *("revoked_stripe_key_stated_revoked", "revoked_key_stated_revoked"),
     "revoked_slack_token_stated_revoked",
     "revoked_stream_key_stated_revoked",
+    *("revoked_key", "aws_access_key_id_reference"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -349,7 +350,7 @@ STANDS = {
     "blind_secrets_65": (0.028, 0.01),
     "blind_secrets_66": (0.06, 0.022),
     "blind_secrets_67": (0.049, 0.012),
-    "blind_secrets_68": (0.069, 0.01),
+    "blind_secrets_68": (0.075, 0.01),
     "blind_secrets_69": (0.041, 0.01),
     "blind_secrets_70": (0.023, 0.01),
     "blind_secrets_72": (0.042, 0.01),
@@ -359,9 +360,15 @@ STANDS = {
     "blind_secrets_77": (0.023, 0.025),
     "blind_secrets_78": (0.051, 0.01),
     "blind_secrets_79": (0.052, 0.023),
-    "blind_secrets_81": (0.025, 0.01),
+    "blind_secrets_81": (0.031, 0.01),
     "blind_secrets_82": (0.059, 0.01),
     "blind_secrets_83": (0.035, 0.01),
+    "blind_secrets_84": (0.065, 0.011),
+    "blind_secrets_86": (0.023, 0.01),
+    "blind_secrets_88": (0.039, 0.01),
+    "blind_secrets_89": (0.051, 0.01),
+    "blind_secrets_90": (0.033, 0.011),
+    "blind_secrets_91": (0.028, 0.01),
 }
 
 
@@ -1360,6 +1367,52 @@ def test_the_classes_blind_corpora_56_to_83_showed_in_pairs_and_codes(
 ) -> None:
     """Classes that recur across fields: an id beside its secret, a code that opens a gate, a
     door or a safe in any of the writers' languages, an app password, a login's pair."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # A password's or a key's name in languages no corpus had shown when it was written.
+        ("Nenosiri la router ya ofisi ni Ofisi_Tx_4410, usimpe mtu.", True),
+        ("사무실 NAS 비번: nas_Winter42", True),
+        ("Llave de Sentry para el backend: 9f1c2e7a4b8d4c3fa1e5b7d9c2f4a6e8", True),
+        ("sandi: Kantor2025#", True),
+        ("Zugangsschlüssel für den Export: Qx7mL2vR9tK4pZ8w", True),
+        ("Idempotenzschlüssel für den Lauf: 71a6d7ba-f664-4e4a-9662-9f74417b46dc", False),
+        ("comunidade SNMP dos switches: rede_sw77", True),
+        ("iRODS のパスワード: Kanri#Data9（自動登録用）", True),
+        # A code that opens something: disarmed, in a compound, after a PIN's own name.
+        ("closing: disarm the panel with 58213, then lock the shutter", True),
+        ("Porraskäytävän ovikoodi 31548 (klo 7-21)", True),
+        ("Garaaži uksekood: 7392", True),
+        ("Codul alarmei la depozit: 6147", True),
+        ("サーバー室のドア暗証番号は 480317 です", True),
+        ("รหัสเปิดประตูห้องเก็บของ: 2719", True),
+        ("Square manager passcode for refunds: 7711", True),
+        ("device.admin_pin=904417", True),
+        ("Ammattikortin PIN1 (allekirjoitus): 4821", True),
+        ("kod alarmu do magazynu: 1987", True),
+        ("opened in 1987, the archive's alarm was replaced in 2019", False),
+        ("after-hours support: dial 0800 4410 and press 2", False),
+        # Recovery codes in the writers' languages; formats of providers.
+        ("Wiederherstellungscodes (Admin): k3m9-x2qa 7hpd-w4ne u8rt-5cz1 q6vb-n2ld", True),
+        ("varakoodi: H9LD-MFZ5-8LV6", True),
+        ("options.setSecretKey(\"8X1YYFcf1ms93fidhJOPBlSsbdSWYQEQ\");", True),
+        ("Omise.setPublicKey('pkey_578j560fxrgktkffp37');", False),
+        ("OCR camera web UI admin/Kapi0761!Kam", True),
+        ("docs: see the wiki at /admin/dashboard-2024", False),
+        ('{"routing_key": "40fee56949097d9da151cd143c454390", "event_action": "trigger"}', True),
+        ("routing_key: orders.created.v1", False),
+        ("MP public key: APP_USR-381a33b6-9e80-4d23-a02e-915f30a36a3f", False),
+    ],
+)
+def test_the_classes_blind_corpora_84_to_91_showed_in_more_languages(
+    text: str, refused: bool
+) -> None:
+    """Rounds 84-91 missed a code or a password mostly for a word in a language not yet written
+    down (Swahili, Korean, Finnish, Estonian, Romanian, Thai, Japanese): the vocabulary is
+    written ahead now, compounds and particles included, and a disarming verb types a code."""
     assert bool(secrets.find(text)) is refused, text
 
 

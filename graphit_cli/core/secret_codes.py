@@ -20,10 +20,16 @@ from graphit_cli.core.secret_words import (
     APP_GROUPS,
     CODE_NAME,
     CODE_WORD,
+    CODE_WORD_UNSPACED,
+    DISARM,
     FOUR_DIGITS,
     OPENS,
+    OPENS_UNSPACED,
+    PIN_NAMES,
+    RECOVERY_NAMES,
     TYPE_WORD,
     names_mail,
+    typed_code,
 )
 
 # A login's `user / password`, spaced, after what signs in with it (`TSO logon IBMOPS3 /
@@ -37,13 +43,51 @@ USER_SLASH = re.compile(
 # `PUK für die SIM (ICCID endet 4471): 83115040`); a modem's AT command that sends one.
 PIN_STATED = re.compile(
     r"\b(?:PIN|PUK2?|(?i:passcode|(?:door|keypad|alarm) code))\b"  # not `pin mappings`
-    r"(?P<between>[^\n]{0,60}?)(?:\s(?:is|ist|est|es|é)|[:=]|->)[ \t]*"
+    r"(?P<between>[^\n]{0,80}?)(?:\s(?:is|ist|est|es|é)|[:=]|->)[ \t]*"
     r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.,-])"
+)
+# A PIN or a code that opens something (a door, an alarm, a voicemail box, a phone account, a
+# safe), in digits, after what names it.
+PIN = re.compile(
+    # `PIN`, `PIN1`, `admin_pin=`; not `Pin dependency versions`
+    r"(?:\bPIN[12]?\b|(?i:(?<![A-Za-z])pin(?=[ \t]*(?:[:=]|code|number|is\b|\d)))|"
+    r"(?i:\b(?:passcode|host key(?![^\n]{0,20}fingerprint)|lockbox|(?:door|keypad|alarm|"
+    r"disarm|entry|gate|entrance|side entrance|master user|porte|lockbox|safe|admin|access|"
+    r"service|master|installer|engineer|manager|supervisor|unlock|arming|duress) code|"
+    r"voicemail(?: box)? (?:password|pin|code)|combination(?! of)|combo)(?!\w))|"
+    r"(?i:(?<![A-Za-z])(?:" + PIN_NAMES + r")(?![A-Za-z])))"
+    # a year is no PIN, unless a `#` or `*` ends it as a keypad's
+    r"[^\n\d]{0,50}?(?<![\w.-])(?!(?:19|20)\d\d\b(?![#*]))(?P<value>\d{2}-\d{2}-\d{2}|\d{4,8}[#*]?)(?![\w-])"
+)
+# Recovery or backup codes listed after their name.
+RECOVERY_CODES = re.compile(
+    r"(?i:(?<![A-Za-z0-9])(?:(?:recovery|backup|2fa|mfa)[ -]codes?|" + RECOVERY_NAMES + r")"
+    r"(?![A-Za-z]))"
+    r"[^\n]{0,80}?(?:[:\n)]|->| are| sind|[ \t][—–-])[ \t]*\n?"
+    r"(?P<value>(?:(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16})"
+    r"(?:[ \t]*[,;\n][ \t]*|[ \t]+)){2,}"
+    r"(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16}))"
+)
+# One recovery or backup code, as dashboards print them (`f1cac-e95ea`, `9awt-ioyi-u9zr`).
+RECOVERY_CODE = re.compile(
+    r"(?i:(?<![A-Za-z0-9])(?:(?:recovery|backup) code|" + RECOVERY_NAMES + r")(?![A-Za-z]))"
+    r"[^\n]{0,50}?[: ][ \t]*(?P<value>[A-Za-z0-9]{4,5}(?:-[A-Za-z0-9]{4,5}){1,2})\b"
 )
 # A YouTube stream key (`ktnh-w7o9-phtv-omfs-t3vz`) where a stream is named.
 STREAM_KEY = re.compile(r"(?<![\w-])(?P<value>[a-z0-9]{4}(?:-[a-z0-9]{4}){4})(?![\w-])")
 # An API key given to curl as Basic auth's user, the password left empty (`-u sk_live_...:`).
 KEY_AS_USER = re.compile(r"(?<!\S)-u[ =]?[\"']?(?P<value>[A-Za-z0-9_]{16,200}):(?=[\"'\s]|$)")
+# An admin's login written `admin/password`, unspaced (`admin/Kapi0761!Kam`), judged as chosen.
+ADMIN_SLASH = re.compile(
+    r"(?i:(?<![\w/.-])(?:admin|root|administrator|operator|supervisor)/)"
+    # a digit and a capital or a symbol in it: not a path (`admin/dashboard-2024`)
+    r"(?=[^\s/]*\d)(?=[^\s/]*[A-Z!#$%&*@^~+=?])(?P<value>[^\s/\"'`,;|]{6,64})(?![^\s,;)])"
+)
+# A credential handed to a setter in code (`options.setSecretKey("...")`, `setApiKey('...')`).
+SETTER = re.compile(
+    r"\.set(?P<name>(?!Public|Publishable|Site)\w*(?:Secret|Key|Token|Password))\w*\(\s*(?P<q>[\"'])"
+    r"(?P<value>[^\"'\n]{8,200})(?P=q)"
+)
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
@@ -53,7 +97,7 @@ NAMED_DIGITS = re.compile(
 )
 # What says the digits are not a secret: a number of something, a length, a date, a port.
 _NOT_CODE = re.compile(
-    r"(?i)\b(?:ticket|case|incident|order|invoice|line|port|version|no|number|length|digits"
+    r"(?i)\b(?<!-)(?:ticket|case|incident|order|invoice|line|port|version|no|number|length|digits"
     r"|characters|chars|days|hours|minutes|expir\w*|policy|phone|tel|fax|account|iban|customer"
     r"|reference|ref|batch|serial|imei|iccid|build|release|step|page|id)s?\b|n[º°]|#"
 )
@@ -61,9 +105,14 @@ _NOT_CODE = re.compile(
 _TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w/:%-]|[.,]\d)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NUMBER = re.compile(r"(?<!\w)\d+(?!\w)")  # a number of its own, not `HRN03`
-_CODE_WORD = re.compile(rf"(?i)(?<!\w)(?:{CODE_WORD})(?!\w)")
+_CODE_WORD = re.compile(rf"(?i)(?<!\w)(?:{CODE_WORD})(?!\w)|{CODE_WORD_UNSPACED}")
 _TYPED_WITH = re.compile(rf"(?i)(?<!\w)(?:{TYPE_WORD})\s+$")
-_OPENS = re.compile(rf"(?i)(?<!\w)(?:{OPENS})(?!\w)")
+# An alarm disarmed with a code, what it is between (`disarm the Sensaphone with 55921`).
+_DISARMED_WITH = re.compile(
+    rf"(?i)(?<!\w){DISARM}(?:[ \t]+[^\s\d]+){{0,3}}?[ \t]+"
+    r"(?:with|using|con|avec|mit|com|met|kwa)\s+$"
+)
+_OPENS = re.compile(rf"(?i)(?<!\w)(?:{OPENS})(?!\w)|{OPENS_UNSPACED}")
 # What says a code is not one that opens something: an error's, a product's, a booking's.
 _NOT_OPENING = re.compile(
     r"(?i)\b(?:error|status|zip|postal|post|area|country|http|exit|return|response|iso|colou?r"
@@ -83,6 +132,8 @@ RULES = (
     (AT_PIN, "pin", ("at+cpin",)),
     (STREAM_KEY, "stream-key", ("youtube", "rtmp", "stream key", "streamschl", "<key>", "encoder")),
     (KEY_AS_USER, "api-key", ("-u",)),
+    (ADMIN_SLASH, "password", ("admin/", "root/", "operator/", "supervisor/")),
+    (SETTER, "secret", (".set",)),
 )
 ROLES = {
     USER_SLASH: "user-pair",
@@ -90,6 +141,8 @@ ROLES = {
     AT_PIN: "pin",
     STREAM_KEY: "printed",
     KEY_AS_USER: "printed",
+    ADMIN_SLASH: "chosen",
+    SETTER: "credible",
 }
 
 
@@ -99,7 +152,7 @@ def found(text: str, lowered: str, words: Callable[[str], bool]) -> list[tuple[i
     spans: list[tuple[int, int, str]] = []
     for match in NAMED_DIGITS.finditer(text) if _TYPED.search(text) else ():
         digits = match["value"].replace("-", "")
-        if len(set(digits)) < 3 or digits in "0123456789" or _NOT_CODE.search(match["between"]):
+        if not typed_code(digits) or _NOT_CODE.search(match["between"]):
             continue
         spans.append((*match.span("value"), "password"))
     spans += opened_by(text)
@@ -121,19 +174,24 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
         return spans
     for match in _TYPED_CODE.finditer(text):
         digits = match["value"]
-        if len(set(digits)) < 3 or digits in "0123456789" or _YEAR.fullmatch(digits):
-            continue  # typed by no one (`1111`, `1234`), or a year
+        if not typed_code(digits):
+            continue  # typed by no one (`1111`, `1234`)
         start = text.rfind("\n", 0, match.start()) + 1
         label = text[start : match.start()]
         if not label.strip() and start > 1:  # alone on its line: named by the line before
             label = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
         label = label[-80:]
+        if _YEAR.fullmatch(digits) and not (
+            _STATED.search(label) and _CODE_WORD.search(label[-40:])
+        ):
+            continue  # a year, unless a code's name states it (`kod alarmu do archiwum: 1946`)
         if _NUMBER.search(label[-40:]) and not _STATED.search(label):
             continue  # a number before it names something else (`room 12 code 4400`)
         if _NOT_OPENING.search(label) or _NOT_CODE.search(label):
             continue
         if text[match.start() - 1 : match.start()] == "(" and text.startswith(")", match.end()):
             continue  # a number in brackets: a count, a reference (`Search Params (1430)`)
-        if (_CODE_WORD.search(label) or _TYPED_WITH.search(label)) and _OPENS.search(label):
+        typed = _TYPED_WITH.search(label) or _DISARMED_WITH.search(label)
+        if (typed or _CODE_WORD.search(label)) and _OPENS.search(label):
             spans.append((*match.span("value"), "pin"))
     return spans

@@ -30,6 +30,7 @@ from graphit_cli.core.secret_values import (
     mixed,
     random_looking,
 )
+from graphit_cli.core.secret_words import typed_code
 
 # A Firebase web config, whose apiKey its clients ship.
 FIREBASE_CONFIG = re.compile(
@@ -315,7 +316,7 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return named_value(match, kind, text)
     if role == "pin":  # a PIN, a door's or a safe's code: not one typed (`1234`, `0000`)
         digits = value.rstrip("#*").replace("-", "")
-        if len(set(digits)) < 3 or digits in "0123456789" or digits in DOCUMENTED_EXAMPLES:
+        if not typed_code(digits) or digits in DOCUMENTED_EXAMPLES:
             return None
         return kind
     if role == "printed":  # what a command printed: generated, or chosen for a password

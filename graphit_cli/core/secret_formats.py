@@ -106,6 +106,18 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("twitch-stream-key", r"\blive_\d{6,12}_[A-Za-z0-9]{30}\b"),
     ("adyen-api-key", r"\bAQE[A-Za-z0-9+/]{20,}={0,2}-[A-Za-z0-9+/]{20,}={0,2}-[\w+/=,.-]{8,}"),
     ("thingsboard-device-token", r"/api/v1/[A-Za-z0-9]{20}/(?:telemetry|attributes|rpc)\b"),
+    # Mercado Pago's access token (its public key is `APP_USR-` and a uuid); an ArcGIS API key
+    # or access token; Mailgun's private API key as issued since 2020 (hex, then two groups of
+    # 8); a PagerDuty Events v2 integration key, named `routing_key` in its payload.
+    ("mercadopago-access-token", r"\bAPP_USR-\d{16}-\d{6}-[0-9a-f]{32}-\d{6,12}\b"),
+    ("arcgis-api-key", r"\bAAP[KT][A-Za-z0-9]{32}[A-Za-z0-9_-]{40,}"),
+    ("mailgun-private-key", r"\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b"),
+    (
+        "pagerduty-integration-key",
+        r"(?:(?<=routing_key\": \")|(?<=routing_key\":\")|(?<=routing_key: \")|(?<=routing_key: )"
+        r"|(?<=routing_key=)|(?<=routing_key=\")|(?<=routing_key: ')|(?<=routing_key = \"))"
+        r"[0-9a-f]{32}\b",
+    ),
     ("backblaze-application-key", r"\bK00\d[A-Za-z0-9+/]{27}(?![A-Za-z0-9+/])"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
@@ -206,6 +218,10 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "plaid-access-token": ("access-production-", "access-development-"),
     "adyen-api-key": ("AQE",),
     "twitch-stream-key": ("live_",),
+    "mercadopago-access-token": ("APP_USR-",),
+    "arcgis-api-key": ("AAPK", "AAPT"),
+    "pagerduty-integration-key": ("routing_key",),
+    "mailgun-private-key": ("mailgun",),
     "thingsboard-device-token": ("/api/v1/",),
     "supabase-secret-key": ("sb_secret_",),
     "segment-api-token": ("sgp_",),

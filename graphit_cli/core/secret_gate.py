@@ -18,7 +18,9 @@ from graphit_cli.core.secret_words import (
     APP_GROUPS,
     CODE_NAME,
     CODE_WORD,
+    CODE_WORD_UNSPACED,
     FOUR_DIGITS,
+    MORE_NAMES,
     TYPE_WORD,
     names_mail,
 )
@@ -52,7 +54,8 @@ _CONTEXT = re.compile(
     r"|(?i:(?<![a-z])(?:seed|mnemonic|recovery|backup|2fa|mfa|password|passwort|passphrase|"
     r"phrase|words)(?![a-z])[^\n]{0,100}?[:=\n])"
     r"|(?i:pass(?:word|wort|phrase)|mot de passe|contrase[ñn]a|senha|wachtwoord|hasło|密码|助记词|"
-    r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ)"
+    r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ|kennwort|heslo|"
+    r"lösenord|passord|salasana|adgangskode|kodeord|jelszó|cyfrinair|" + MORE_NAMES + ")"
     r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|è|là|era|war|was)\s|是|は)"
     r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b|komponente)"
     r"|(?i:\btotp\b|setup key|unlocks with)"
@@ -69,7 +72,7 @@ _CONTEXT = re.compile(
 _SIX_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9][0-9][0-9]")
 _CODE_DIGITS = re.compile(rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}")
 _APP_PASSWORD = re.compile(rf"(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])")
-_OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD}|{TYPE_WORD})\b)")
+_OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD}|{TYPE_WORD})\b)|{CODE_WORD_UNSPACED}")
 
 
 def worth_checking(text: str) -> bool:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from graphit_cli.core.secret_words import KEY_NAMES, PASSWORD_NAMES
+
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -36,6 +38,8 @@ _LEXICON = {
         *("密码", "密碼", "密钥", "密鑰", "口令", "令牌", "秘钥", "パスワード", "キー", "鍵"),
         *("シークレット", "トークン", "暗証", "비밀번호", "암호", "키", "시크릿", "토큰"),
         *("पासवर्ड", "कुंजी", "टोकन"),
+        *PASSWORD_NAMES,  # and the languages core/secret_words.py spells ahead of any corpus
+        *KEY_NAMES,
     ),
     "new": (
         *("new", "now", "value", "current", "neuer", "neue", "wert", "jetzt", "nuevo", "nueva"),

@@ -286,16 +286,16 @@ def reviewed(
 ) -> list[tuple[int, int, str]]:
     """The rules' finds in `text` (start, end, kind) as the model sees them: a context rule's
     find whose own value scores under the veto is dropped (`fingerprint: SHA256:...` named as
-    a key); a value over the threshold that no find covers is added as a `credential`, and so
-    is a value shaped as a password the model does not rule out (`password_shaped`), unless it
-    is a look-alike (core/secret_values.py: a placeholder, an example, a public key). Only those
-    values are scored: a context find's, and a free one no cheap look proves harmless (none
-    when not `free`)."""
+    a key; not a password's shaped as one); a value over the threshold no find covers is added
+    as a `credential`, and so is one shaped as a password the model does not rule out, unless a
+    look-alike (core/secret_values.py: a placeholder, an example, a public key). Only those are
+    scored: a context find's, and a free one no cheap look proves harmless (none unless `free`)."""
     bias, threshold, veto, weights = _load()
     kept = []
     found = candidates(text)
     for span in spans:
-        if span[2] in CONTEXT_KINDS:
+        shaped = span[2] == "password" and password_shaped(text, *span[:2])
+        if span[2] in CONTEXT_KINDS and not shaped:
             # the value itself (a URL around it, `wss://...?access_token=...`, is not)
             own = [c for c in found if span[0] - 2 <= c[0] and c[1] <= span[1] + 2]
             scores = [probability(weights, bias, features(text, *c)) for c in own]

@@ -16,6 +16,7 @@ import re
 
 from graphit_cli.core import secret_codes as codes
 from graphit_cli.core import secret_commands as commands
+from graphit_cli.core import secret_words as words
 from graphit_cli.core.secret_formats import WAKES
 
 # A private key block: the header and at least one line of key material (a header alone, in a
@@ -81,10 +82,12 @@ PROSE = re.compile(
     r"auth-?info(?: code)?|epp code|"
     r"passcode|pw|bearer|macaroon|laps|skey|"
     r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
+    r"(?:comunidade?|communaut[ée]|comunit[àa]|community)[ \t]+snmp|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
     r"schlüssel|klucz|sleutel|anahtar\w*|ключ\w*|парол\w*|şifre\w*|parola|chiave|sekret|"
     r"segreto|secreto|khóa|mật khẩu|mdp|ww|cyfrinair|heslo|jelszó|lösenord|passord|salasana|"
-    r"kodeord|adgangskode|"
+    r"kodeord|adgangskode|" + words.MORE_NAMES + "|" + words.COMPOUND_NAMES + "|"
+    r"(?:rw|ro|read-?write|write) community(?: string)?|"
     r"(?:app|api|auth|access|secret|private|master|signing|encryption|fernet|hmac|certificate)"
     r"[ _-]?key|dek|data[ _-]?key|pepper|new (?:value|key|token|password|secret)|"
     r"neue[rn]? (?:wert|schlüssel|key|token)|"
@@ -100,7 +103,7 @@ PROSE = re.compile(
     r"(?![\"'])"  # not a JSON field `"key":`
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
     r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t]=(?=[ \t]*[„“«]|[ \t](?!\S*\())|"
-    r"[ \t](?:is|was|ist|es|est|é|è|là|"
+    r"[ \t](?:is|was|ist|es|est|é|è|là|ni|jest|je|är|adalah|ialah|este|είναι|это|"
     r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again)? to|"
     r"(?:(?<=\bpw)|(?<=password)|(?<=passwd))[ \t]+to(?=[ \t]))|"
     r"'s(?![ \t]+\w+:)|是|は|"
@@ -111,8 +114,8 @@ PROSE = re.compile(
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,7}\b|[a-z]{16}\b|"  # an app password
     # a digit, a capital or a symbol in it (`the key ... DB is encrypted` reads on to `: j3nK`)
     r"(?=[^\s\"'`]*[0-9A-Z!#$%&*+/=?@^_~-])"
-    r"[^\s\"'`,;()|<>\[\]{}，。；：»”“][^\s\"'`,;()|<>\[\]{}，。；：»”“]{6,198}"
-    r"[^\s\"'`,;().:!?|<>\[\]{}，。；：»”“])"
+    r"[^\s\"'`,;()|<>\[\]{}，。；：»”“（）【】「」][^\s\"'`,;()|<>\[\]{}，。；：»”“（）【】「」]{6,198}"
+    r"[^\s\"'`,;().:!?|<>\[\]{}，。；：»”“（）【】「」])"
 )
 # A user and a password written as `user / password` after what they open (`admin / ...`,
 # `login ADMIN / ...`, `cn=svc,dc=acme / ...`).
@@ -195,16 +198,6 @@ EMAIL_PASS = re.compile(
     r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]+/[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
 )
-# A PIN or a code that opens something (a door, an alarm, a voicemail box, a phone account, a
-# safe), in digits, after what names it.
-PIN = re.compile(
-    r"(?:\bPIN\b|(?i:\bpin(?=[ \t]*(?:[:=]|code|number|is\b|\d)))|"  # not `Pin dependency versions`
-    r"(?i:\b(?:passcode|host key(?![^\n]{0,20}fingerprint)|lockbox|(?:door|keypad|alarm|"
-    r"disarm|entry|gate|entrance|side entrance|master user|porte|lockbox|safe|admin|access) code|"
-    r"voicemail(?: box)? (?:password|pin|code)|"
-    r"combination(?! of)|combo)\b))"
-    r"[^\n\d]{0,50}?(?<![\w.-])(?!(?:19|20)\d\d\b)(?P<value>\d{2}-\d{2}-\d{2}|\d{4,8}[#*]?)(?![\w-])"
-)
 # A TOTP seed in an otpauth:// URL.
 OTPAUTH = re.compile(r"otpauth://[^\s?]*\?(?:[^\s]*&)?secret=[A-Za-z2-7]{16,}")
 # A PuTTY private key file: its private lines.
@@ -212,17 +205,6 @@ PUTTY = re.compile(r"(?m:^)[ \t]*Private-Lines: *\d+\s+[A-Za-z0-9+/=]{16,}")
 # A JSON Web Key with its private part `d`.
 JWK_PRIVATE = re.compile(
     r"\"kty\".{0,400}?\"d\"\s*:\s*\"[A-Za-z0-9_-]{20,}\"|\"d\"\s*:\s*\"[A-Za-z0-9_-]{40,}\"", re.S
-)
-# Recovery or backup codes listed after their name.
-RECOVERY_CODES = re.compile(
-    r"(?i:\b(?:recovery|backup|2fa|mfa)[ -]codes?\b)[^\n]{0,80}?(?:[:\n)]|->| are| sind)[ \t]*\n?"
-    r"(?P<value>(?:(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16})"
-    r"(?:[ \t]*[,;\n][ \t]*|[ \t]+)){2,}"
-    r"(?:[A-Za-z0-9]{4,5}[- ]?[A-Za-z0-9]{4,5}|[0-9a-f]{16}))"
-)
-# One recovery or backup code, as dashboards print them (`f1cac-e95ea`).
-RECOVERY_CODE = re.compile(
-    r"(?i:\b(?:recovery|backup) code\b)[^\n]{0,30}?[: ][ \t]*(?P<value>[a-z0-9]{5}-[a-z0-9]{5})\b"
 )
 # A wallet's seed phrase after its name: 12 to 24 short lowercase words.
 SEED_PHRASE = re.compile(
@@ -275,7 +257,7 @@ ROLES = {
     PRIVATE_KEY: "whole",
     PUTTY: "whole",
     JWK_PRIVATE: "whole",
-    RECOVERY_CODES: "whole",
+    codes.RECOVERY_CODES: "whole",
     WALLET_KEY: "whole",
     PROSE: "named",
     ENV_PROSE: "named",
@@ -283,7 +265,7 @@ ROLES = {
     HAR_COOKIE: "named",
     QUERY_TOKEN: "named",
     EMAIL_PASS: "chosen",
-    PIN: "pin",
+    codes.PIN: "pin",
     OTPAUTH: "whole",
     AUTH_RAW: "bearer",
     STREAM_KEY: "named",
@@ -332,7 +314,8 @@ CONTEXT_RULES = (
             *("klucz", "sleutel", "anahtar", "ключ", "парол", "şifre", "parola", "chiave"),
             *("sekret", "segreto", "secreto", "khóa", "mật khẩu", "비밀번호", "시크릿", "토큰"),
             *("mdp", "ww", "cyfrinair", "heslo", "jelszó", "lösenord", "passord", "salasana"),
-            *("kodeord", "adgangskode"),
+            *("kodeord", "adgangskode", *words.PASSWORD_NAMES, *words.KEY_NAMES),
+            *("comunidad", "communaut", "comunit"),
             *("トークン", "シークレット", "키", "new ", "neue", "nuov", "nouvel", "новый", "новое"),
             *("yenisi", "fernet", "changed to", "contains", "snmp", "unseal", "genkey"),
             *("privkey", "priv_key", "priv key", "gslt", "requirepass", "skey", "appkey"),
@@ -370,15 +353,15 @@ CONTEXT_RULES = (
     (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=", "key=", "appid=")),
     (EMAIL_PASS, "password", ("@",)),
     (
-        PIN,
+        codes.PIN,
         "pin",
-        ("pin", "code", "combination", "combo", "passcode", "host key", "lockbox", "voicemail"),
+        words.PIN_LITERALS,
     ),
     (OTPAUTH, "totp-seed", ("otpauth://",)),
     (PUTTY, "private-key", ("private-lines:",)),
     (JWK_PRIVATE, "private-key", ('"kty"', '"d"')),
-    (RECOVERY_CODES, "recovery-codes", ("codes",)),
-    (RECOVERY_CODE, "recovery-codes", ("recovery code", "backup code")),
+    (codes.RECOVERY_CODES, "recovery-codes", ("codes", *words.RECOVERY_LITERALS)),
+    (codes.RECOVERY_CODE, "recovery-codes", words.RECOVERY_LITERALS),
     (
         SEED_PHRASE,
         "seed-phrase",

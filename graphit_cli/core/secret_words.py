@@ -8,13 +8,45 @@ from __future__ import annotations
 
 import re
 
+# A password's name in more of the languages teams write than the rules spell out one by one
+# (Swahili, Korean shorthand, Indonesian and Malay, Catalan, the South Slavic and Baltic
+# languages, Afrikaans, Icelandic, Thai, Hebrew, Arabic, Hindi, Greek, Bulgarian, Ukrainian):
+# written down ahead of any corpus that shows them, since each round's writers pick new ones.
+PASSWORD_NAMES = (
+    *("nenosiri", "nywila", "neno la siri", "비번", "패스워드", "암호", "kata sandi"),
+    *("kata laluan",),
+    *("contrasenya", "lozinka", "lozinku", "geslo", "parool", "salasõna", "slaptažodis"),
+    *("wagwoord", "lykilorð", "รหัสผ่าน", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر"),
+    *("كلمة مرور", "पासवर्ड", "συνθηματικό", "парола", "гасло", "パスフレーズ", "sandi"),
+)
+# A key's or a secret's name in those languages (`Llave de Datadog`, `ufunguo wa API`).
+KEY_NAMES = (
+    *("llave", "ufunguo", "clau", "ključ", "kľúč", "nøkkel", "nøgle", "nyckel", "avain"),
+    *("kulcs", "cheie", "κλειδί", "مفتاح", "מפתח", "कुंजी", "tajný klíč", "tajny klucz"),
+    *("klíč", "siri ya", "비밀 키", "비밀키", "kunci", "anahtarı", "chave secreta", "คีย์", "võti"),
+    *("โทเคน", "โทเค็น", "รหัส"),
+)
+# Both, as one alternation for a pattern (core/secret_patterns.py PROSE), longest first.
+MORE_NAMES = "|".join(
+    re.escape(name) for name in sorted({*PASSWORD_NAMES, *KEY_NAMES}, key=len, reverse=True)
+)
+# A compound that ends in a password's or a key's name (German `Zugangsschlüssel`, Finnish
+# `tuotantoavain`, Dutch `beheerwachtwoord`, Estonian `juurparool`): the name's last part.
+COMPOUND_NAMES = (
+    # not a key of data or one public (`Idempotenzschlüssel`, `productsleutel`)
+    r"(?!(?:idempoten|produ[ck]t|cache|sortier|partition|prim|fremd|öffentlich|offentlig|julkinen"
+    r"|avalik|openbare?|public|hash|such|lizenz|licen[cs]|lisenssi|sivusto|site|seiten|webbplats)\w*)"
+    r"[^\W\d_]{2,20}(?:passwort|kennwort|schlüssel|schluessel|wachtwoord|sleutel|lösenord|nyckel"
+    r"|passord|nøgle|nøkkel|salasana|avain|parool|võti|kulcs|jelszó)"
+)
 # The words a password's name holds (`wachtwoord`, `DB_PASSWD`), and the names that are one
 # whole (`pw`, French `mdp`, Dutch `ww`): core/secret_values.py `assigned_kind`.
 PASSWORD_WORDS = (
     *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "hasło"),
     *("mật khẩu", "парол", "şifre", "parola", "비밀번호", "community", "answer", "memorable"),
     *("wifi", "wi-fi", "cyfrinair", "heslo", "jelszó", "lösenord", "passord", "salasana"),
-    *("kodeord", "adgangskode"),
+    *("kodeord", "adgangskode", "comunidad", "communauté", "comunità"),
+    *PASSWORD_NAMES,
 )
 PASSWORD_WHOLE = ("pw", "mdp", "ww")
 # The names digits a person types stand after: a password's (in its abbreviations too: `mdp`,
@@ -33,9 +65,91 @@ CODE_WORD = (
     r"codes?|kod|cod|k[óo]d|kode|koodi|c[oó]digo|codice|\w+code|combination|combinaci[oó]n"
     r"|combina[çc][ãa]o|combinazione|kombination|combo|keypad|digicode|pin|key ?safe|lock ?box"
     r"|mã|رمز|कोड|κωδικός"
+    # and in more languages: Turkish, Latvian, Lithuanian, Slovenian, Swahili (`namba ya siri`:
+    # a secret number), Russian, Hebrew, Arabic, Thai, Korean, Japanese (a particle may follow)
+    r"|kodu|kods|kodas|koda|msimbo|namba ya siri|nambari ya siri|код\w*|קוד|كود"
+    # inflected (Romanian `codul`, Finnish `koodin`, Estonian `kood`), in a compound (`ovikoodi`,
+    # `hälytyskoodi`, `uksekood`), Turkish `şifre` (`kapı şifresi`), a screen's lock
+    r"|codul\w*|koodi\w*|kood\w*|\w+koodi\w*|\w+kood\w*|[şs]ifre\w*|lukitus|ekraanilukk"
+    r"|screen ?lock|lock ?screen|bildschirmsperre|deblocare|unlock code|pin[12]"
+    # a password's name before what it opens (`senha do portão: 1357*`)
+    r"|senha|contrase[ñn]a|clave|password|passwort|wachtwoord|hasło|heslo|mot de passe|nenosiri"
+)
+# A PIN's or an access code's name in the languages teams write (core/secret_patterns.py PIN):
+# `code d'accès DTMF 813661`, `namba ya siri ya mlango: 1984*`, `출입 코드: 13708`.
+_PIN_NAMES = (
+    *("code d'accès", "code d'acces", "código de acceso", "código de acesso", "codice di accesso"),
+    *("zugangscode", "toegangscode", "kod dostępu", "přístupový kód", "prístupový kód"),
+    *("åtkomstkod", "tilgangskode", "pääsykoodi", "hozzáférési kód", "cod de acces"),
+    *("erişim kodu", "код доступа", "kode akses", "mã truy cập", "namba ya siri"),
+    *("nambari ya siri", "출입 코드", "출입코드", "暗証番号", "访问码", "קוד גישה", "رمز الدخول"),
+)
+PIN_NAMES = "|".join(re.escape(name) for name in _PIN_NAMES)
+# Where the PIN rule is tried: a literal each name begins with.
+PIN_LITERALS = ("pin", "code", "combination", "combo", "passcode", "host key", "lockbox")
+PIN_LITERALS += (
+    "voicemail",
+    "code d",
+    "código",
+    "codice",
+    "zugangscode",
+    "toegangscode",
+    "kod ",
+    "kód",
+)
+PIN_LITERALS += ("přístup", "prístup", "åtkomstkod", "tilgangskode", "pääsykoodi")
+PIN_LITERALS += ("hozzáférési", "cod de", "erişim", "код", "kode akses", "mã truy", "namba")
+PIN_LITERALS += ("nambari", "출입", "暗証", "访问码", "קוד", "رمز")
+# Recovery or backup codes, in the languages teams write (core/secret_patterns.py
+# RECOVERY_CODES), and a literal each begins with.
+RECOVERY_NAMES = (
+    r"wiederherstellungscodes?|backup-codes?|kody (?:odzyskiwania|zapasowe)|kod zapasowy"
+    r"|c[oó]digos? de (?:recuperaci[oó]n|respaldo|recupera[çc][ãa]o|backup)"
+    r"|codes? de (?:secours|r[ée]cup[ée]ration)|codici di (?:backup|recupero)|herstelcodes?"
+    r"|back-?upcodes?|záložní kód[yu]?|kódy pro obnovení|återställningskoder|gendannelseskoder"
+    r"|palautuskoodit|kurtarma kodlar[ıi]|коды восстановления|резервные коды|kode cadangan"
+    r"|mã (?:dự phòng|khôi phục)|복구 ?코드|백업 ?코드|リカバリーコード|バックアップコード"
+    r"|恢复代码|备用码"
+    r"|yedek kod\w*|kurtarma kod\w*|varakood\w*|palautuskood\w*|taastekood\w*|varukood\w*"
+    r"|coduri de (?:rezervă|recuperare)|codurile de (?:rezervă|recuperare)"
+)
+RECOVERY_LITERALS = (
+    "recovery code",
+    "backup code",
+    "wiederherstellungscode",
+    "backup-code",
+    "kody ",
+    "kod zapas",
+    "código",
+)
+RECOVERY_LITERALS += ("codigo", "codes de", "code de", "codici di", "herstelcode", "backupcode")
+RECOVERY_LITERALS += ("back-upcode", "záložní", "kódy pro", "återställningskod")
+RECOVERY_LITERALS += ("gendannelseskod", "palautuskood", "kurtarma", "коды", "резервные")
+RECOVERY_LITERALS += ("kode cadangan", "mã dự", "mã khôi", "복구", "백업", "リカバリー")
+RECOVERY_LITERALS += ("バックアップ", "恢复代码", "备用码", "yedek kod", "varakood", "taastekood")
+RECOVERY_LITERALS += ("varukood", "coduri de", "codurile de")
+# The same words in scripts written without spaces between words (Thai, Japanese, Chinese) or
+# with particles joined to them (Korean): found anywhere.
+CODE_WORD_UNSPACED = r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|ปลดล็อก"
+OPENS_UNSPACED = (
+    r"ประตู|สัญญาณกันขโมย|ห้องเซิร์ฟเวอร์|แท็บเล็ต|출입|도어|알람|경보|금고|현관|서버실|전산실|해제"
+    r"|ドア|扉|警報|金庫|サーバー室|門|门|警报|保险柜|机房|解除|撤防"
+)
+# Disarming an alarm, in the languages teams write: the code that does it opens something.
+DISARM = (
+    r"(?:disarm|unset|desarmar|desactivar|désarmer|désactiver|disinserire|disattivare|"
+    r"unscharf|deaktivieren|uitschakelen|rozbroić|odjistit|deaktivovat|avlarma|frakoble"
+    r")"
 )
 # What a code is typed with, right before it (`toets 92850`, `digitare 666145`).
-TYPE_WORD = r"type|enter|toets|tippen|digitare|digite|teclear|marcar|wpisz|दबाएं"
+TYPE_WORD = (
+    r"type|enter|toets|tippen|digitare|digite|teclear|marcar|wpisz|दबाएं"
+    r"|press|punch in|key in|eingeben|saisir|tapez|composez|introduce|ingresa|digitar"
+    r"|inserisci|intoetsen|zadejte|ange|indtast|tast|syötä|gir|введите|nhập|masukkan|weka"
+    r"|ingiza|bonyeza|apăsați|apasati|tastați|tastati|näppäile|sisesta|vajuta|入力|输入|입력"
+    # disarming an alarm is typing its code (`disarm with 0625`, `desarmar con 4821`)
+    r"|" + DISARM + r"(?:\s+(?:with|using|con|avec|mit|com|met|z|ze|s|kwa|by))?"
+)
 OPENS = (
     r"gates?|doors?|keypad|alarms?|lock ?box|key ?(?:safe|box)|padlock|garage|cabinet|locker"
     r"|(?:the|a|office|wall|floor) safe|safe (?:code|combination|combo)"  # not `type-safe`
@@ -47,6 +161,21 @@ OPENS = (
     r"|pinautomaat|supervisor|superviseur|merchant menu|beheerder\w*|panel\w*|pannello"
     r"|installer|\w*eingang|vchod\w*|dve[řr]e|br[áa]n[ay]|n[øo]gle\w*|sleutel\w*|chiavi"
     r"|cassetta|ingresso|keysafe|báo động|الإنذار|अलार्म|συναγερμ\w*|porta d'ingresso"
+    # and in more languages: Czech, Swedish, Danish, Norwegian, Finnish, Hungarian, Romanian,
+    # Turkish, Russian, Indonesian, Vietnamese, Swahili, Hebrew, Arabic, Hindi, Thai, Korean,
+    # Japanese, Chinese; an alarm's disarming
+    r"|ústředn\w*|dörr\w*|larm\w*|kassaskåp|d[øo]r\w*|pengeskab|ovi|portti|hälytys\w*"
+    r"|kassakaappi|ajtó|kapu|riasztó|széf|ușă|usa|poart[ăa]|alarm[ăa]|seif|kap[ıi]|kasa"
+    r"|двер\w*|ворот\w*|сигнализац\w*|сейф\w*|домофон\w*|pintu|gerbang|brankas|cửa|cổng"
+    r"|mlango|lango|kengele|דלת|שער|אזעקה|כספת|الباب|البوابة|الخزنة|दरवाज़ा|दरवाजा|गेट"
+    r"|तिजोरी|ประตู|สัญญาณกันขโมย|출입\w*|도어\w*|알람\w*|경보\w*|금고\w*|현관\w*|ドア|扉"
+    r"|" + DISARM + r"|server ?room|comms room|cage|server ?ruimte|serverraum|serverrum"
+    r"|salle serveur|sala (?:de )?servidores|sala server|serwerowni\w*|serverovn\w*"
+    # a door's code in one word (`Deurcode`, `ovikoodi`, `uksekood`), a key safe, an intercom,
+    # a phone's or a tablet's lock, in Finnish, Estonian, Romanian
+    r"|(?:deur|tür|tor|door|gate|ovi|ukse|uks|port)(?:code|koodi|kood|kod)\w*|avainsäil\w*"
+    r"|avainkaap\w*|ulko-ove\w*|võtme\w*|valvesüsteem\w*|värav\w*|cutia cu chei|cutie cu chei"
+    r"|interfon\w*|intercom|summeri|fonolukko|puhelin\w*|telefonului|telefoni|tablet\w*|näytön"
 )
 # Four digits in a row, found fast (`\d{4}` is twice as slow): before any code is looked for.
 FOUR_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9]")
@@ -70,3 +199,9 @@ def names_mail(lowered: str) -> bool:
     if any(word in lowered for word in _MAIL_WORDS):
         return True
     return "@" in lowered and _ADDRESSED.search(lowered) is not None
+
+
+def typed_code(digits: str) -> bool:
+    """Whether digits could be a code someone set: not one digit repeated (`1111`) nor a run
+    up or down (`1234`, `9876`); two digits are enough (`7711`, `1221`)."""
+    return len(set(digits)) >= 2 and digits not in "0123456789" and digits not in "9876543210"
