@@ -20,7 +20,8 @@ from graphit_cli.core.secret_words import (
     CODE_WORD,
     CODE_WORD_UNSPACED,
     FOUR_DIGITS,
-    MORE_NAMES,
+    KEY_NAMES,
+    PASSWORD_NAMES,
     TYPE_WORD,
     names_mail,
 )
@@ -54,8 +55,7 @@ _CONTEXT = re.compile(
     r"|(?i:(?<![a-z])(?:seed|mnemonic|recovery|backup|2fa|mfa|password|passwort|passphrase|"
     r"phrase|words)(?![a-z])[^\n]{0,100}?[:=\n])"
     r"|(?i:pass(?:word|wort|phrase)|mot de passe|contrase[ñn]a|senha|wachtwoord|hasło|密码|助记词|"
-    r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ|kennwort|heslo|"
-    r"lösenord|passord|salasana|adgangskode|kodeord|jelszó|cyfrinair|" + MORE_NAMES + ")"
+    r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ)"
     r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|è|là|era|war|was)\s|是|は)"
     r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b|komponente)"
     r"|(?i:\btotp\b|setup key|unlocks with)"
@@ -71,8 +71,28 @@ _CONTEXT = re.compile(
 # there: prose is full of four-letter words.
 _SIX_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9][0-9][0-9]")
 _CODE_DIGITS = re.compile(rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}")
+# The names core/secret_words.py spells in more languages, looked for as substrings first (an
+# alternation of them in _CONTEXT would be tried at every character of a text).
+_MORE_NAMES = (
+    *("kennwort", "heslo", "lösenord", "passord", "salasana", "adgangskode", "kodeord", "jelszó"),
+    *("cyfrinair", *(name.lower() for name in (*PASSWORD_NAMES, *KEY_NAMES))),
+)
+# What may follow such a name before its value: a colon, `=`, `is` in the writers' languages.
+_STATED = re.compile(r"[^\n]{0,80}?(?:[:=]|\s(?:is|ni|on|je|är|adalah|est|es|ist)\s|是|は)")
+
+
+def _named(lowered: str) -> bool:
+    """Whether a name of _MORE_NAMES stands as a word (not `clau` of `clause`) and is stated."""
+    for name in _MORE_NAMES:
+        at = lowered.find(name)
+        while at >= 0:
+            word = not (at and lowered[at - 1].isalpha() and name.isascii())
+            if word and _STATED.match(lowered, at + len(name)):
+                return True
+            at = lowered.find(name, at + 1)
+    return False
 _APP_PASSWORD = re.compile(rf"(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])")
-_OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD}|{TYPE_WORD})\b)|{CODE_WORD_UNSPACED}")
+_OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD}|{TYPE_WORD})\b)|(?i:{CODE_WORD_UNSPACED})")
 
 
 def worth_checking(text: str) -> bool:
@@ -96,6 +116,8 @@ def worth_checking(text: str) -> bool:
     # a password as written, a mark among its 8 characters (`Blue134*`; not `**Note**`)
     if plain != text and any(map(_PASSWORD_RUN.fullmatch, _RUN.findall(text))):
         return True
+    if _named(plain.lower()):
+        return True  # a password's or a key's name in more languages (core/secret_words.py)
     if _SIX_DIGITS.search(plain) and _CODE_DIGITS.search(plain):
         return True
     if FOUR_DIGITS.search(plain) and _OPENED.search(plain):

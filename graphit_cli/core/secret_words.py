@@ -68,9 +68,8 @@ CODE_WORD = (
     # and in more languages: Turkish, Latvian, Lithuanian, Slovenian, Swahili (`namba ya siri`:
     # a secret number), Russian, Hebrew, Arabic, Thai, Korean, Japanese (a particle may follow)
     r"|kodu|kods|kodas|koda|msimbo|namba ya siri|nambari ya siri|код\w*|קוד|كود"
-    # inflected (Romanian `codul`, Finnish `koodin`, Estonian `kood`), in a compound (`ovikoodi`,
-    # `hälytyskoodi`, `uksekood`), Turkish `şifre` (`kapı şifresi`), a screen's lock
-    r"|codul\w*|koodi\w*|kood\w*|\w+koodi\w*|\w+kood\w*|[şs]ifre\w*|lukitus|ekraanilukk"
+    # a screen's lock (`näytön lukitus`, `ekraanilukk`), a PIN numbered (`PIN1`)
+    r"|lukitus|ekraanilukk"
     r"|screen ?lock|lock ?screen|bildschirmsperre|deblocare|unlock code|pin[12]"
     # a password's name before what it opens (`senha do portão: 1357*`)
     r"|senha|contrase[ñn]a|clave|password|passwort|wachtwoord|hasło|heslo|mot de passe|nenosiri"
@@ -128,9 +127,10 @@ RECOVERY_LITERALS += ("gendannelseskod", "palautuskood", "kurtarma", "коды",
 RECOVERY_LITERALS += ("kode cadangan", "mã dự", "mã khôi", "복구", "백업", "リカバリー")
 RECOVERY_LITERALS += ("バックアップ", "恢复代码", "备用码", "yedek kod", "varakood", "taastekood")
 RECOVERY_LITERALS += ("varukood", "coduri de", "codurile de")
-# The same words in scripts written without spaces between words (Thai, Japanese, Chinese) or
-# with particles joined to them (Korean): found anywhere.
-CODE_WORD_UNSPACED = r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|ปลดล็อก"
+# The same words in scripts written without spaces between words (Thai, Japanese, Chinese), with
+# particles joined to them (Korean), or inflected and compounded (Estonian and Finnish `kood`,
+# `ovikoodi`, `hälytyskoodi`; Romanian `codul`; Turkish `şifresi`): found anywhere.
+CODE_WORD_UNSPACED = r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|ปลดล็อก|kood|codul|şifre|sifre"
 OPENS_UNSPACED = (
     r"ประตู|สัญญาณกันขโมย|ห้องเซิร์ฟเวอร์|แท็บเล็ต|출입|도어|알람|경보|금고|현관|서버실|전산실|해제"
     r"|ドア|扉|警報|金庫|サーバー室|門|门|警报|保险柜|机房|解除|撤防"
