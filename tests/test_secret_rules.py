@@ -309,7 +309,7 @@ DISAGREED = {
     *("revoked_stripe_key_stated_revoked", "revoked_key_stated_revoked"),
     "revoked_slack_token_stated_revoked",
     "revoked_stream_key_stated_revoked",
-    *("revoked_key", "aws_access_key_id_reference"),
+    *("revoked_key", "aws_access_key_id_reference", "revoked_token", "revoked_key_mentioned"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -369,6 +369,8 @@ STANDS = {
     "blind_secrets_89": (0.051, 0.01),
     "blind_secrets_90": (0.033, 0.011),
     "blind_secrets_91": (0.028, 0.01),
+    "blind_secrets_93": (0.033, 0.01),
+    "blind_secrets_95": (0.048, 0.01),
 }
 
 
@@ -1398,21 +1400,38 @@ def test_the_classes_blind_corpora_56_to_83_showed_in_pairs_and_codes(
         # Recovery codes in the writers' languages; formats of providers.
         ("Wiederherstellungscodes (Admin): k3m9-x2qa 7hpd-w4ne u8rt-5cz1 q6vb-n2ld", True),
         ("varakoodi: H9LD-MFZ5-8LV6", True),
-        ("options.setSecretKey(\"8X1YYFcf1ms93fidhJOPBlSsbdSWYQEQ\");", True),
+        ('options.setSecretKey("8X1YYFcf1ms93fidhJOPBlSsbdSWYQEQ");', True),
         ("Omise.setPublicKey('pkey_578j560fxrgktkffp37');", False),
         ("OCR camera web UI admin/Kapi0761!Kam", True),
         ("docs: see the wiki at /admin/dashboard-2024", False),
         ('{"routing_key": "40fee56949097d9da151cd143c454390", "event_action": "trigger"}', True),
         ("routing_key: orders.created.v1", False),
         ("MP public key: APP_USR-381a33b6-9e80-4d23-a02e-915f30a36a3f", False),
+        # Rounds 92-95: Hungarian, Greek and Hausa names; an HSM component; a placeholder, a
+        # reference, an API user, a quantity
+        ("Az SFTP felhasználó jelszava: Takarek-Sziv-2024", True),
+        ("Κωδικός SFTP για τα αρχεία: 5oPPFZ4Uq5WIj5krHU8O", True),
+        ("Kalmar sirri ta na'urar: Haske#Grid77", True),
+        ("Riasztó mesterkód (fiók): 77809", True),
+        ("ZMK első komponense: AA41AE53FECBE31D6465E1B14796A016", True),
+        ("ATM széf kombináció: 42-35-90-56", True),
+        ("κωδικός: ΒΑΛΕ_ΕΔΩ_ΤΟΝ_ΚΩΔΙΚΟ", False),
+        ("Κωδικός αναφοράς E2E: E2E73676438NDKF853241", False),
+        ("Helyreállítási kulcs azonosító: 40E80EE5-8484-4497-9FC0-48A9070F0C13", False),
+        ("MOMO_API_USER=a2490254-1a9f-44fa-8a19-3140f3cfabc8", False),
+        (
+            "auth/session.go signs 15-minute EdDSA access tokens; the refresh token lasts 30 days",
+            False,
+        ),
     ],
 )
-def test_the_classes_blind_corpora_84_to_91_showed_in_more_languages(
+def test_the_classes_blind_corpora_84_to_95_showed_in_more_languages(
     text: str, refused: bool
 ) -> None:
-    """Rounds 84-91 missed a code or a password mostly for a word in a language not yet written
-    down (Swahili, Korean, Finnish, Estonian, Romanian, Thai, Japanese): the vocabulary is
-    written ahead now, compounds and particles included, and a disarming verb types a code."""
+    """Rounds 84-95 missed a code or a password mostly for a word in a language not yet written
+    down (Swahili, Korean, Finnish, Estonian, Romanian, Thai, Japanese, Hungarian, Greek, Hausa):
+    the vocabulary is written ahead now, compounds and particles included, and a disarming verb
+    types a code."""
     assert bool(secrets.find(text)) is refused, text
 
 

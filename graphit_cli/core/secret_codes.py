@@ -93,7 +93,7 @@ AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
 NAMED_DIGITS = re.compile(
     rf"(?i)\b(?P<name>{CODE_NAME})\b"
-    r"(?P<between>[^\n\d]{0,40}?)(?<![\w.-])(?P<value>\d{6,10}|\d{2}-\d{2}-\d{2})(?![\w.-])"
+    r"(?P<between>[^\n\d]{0,40}?)(?<![\w.-])(?P<value>\d{6,10}|\d{2}(?:-\d{2}){2,3})(?![\w.-])"
 )
 # What says the digits are not a secret: a number of something, a length, a date, a port.
 _NOT_CODE = re.compile(

@@ -216,7 +216,8 @@ ENCODED_PASSWORD = re.compile(r"\{(?:xor|XOR|SAS00\d)\}(?P<value>[A-Za-z0-9+/]{6
 # down at a key ceremony (`ZMK comp A: ...`, `component 2 of 3 ...`, grouped by four).
 HSM_COMPONENT = re.compile(
     r"(?i:\b(?:(?:zmk|lmk|tmk|zpk|bdk|kek)[ \t_-]*comp(?:onent)?s?|comp(?:onent)?[ \t_-]*"
-    r"(?:\d|[a-c])\b|key component|clear component|komponente))(?P<between>[^\n]{0,50}?\n?)"
+    r"(?:\d|[a-c])\b|key component|clear component|komponente|komponens\w*|συστατικό|componente"
+    r"|composante|składnik))(?P<between>[^\n]{0,50}?\n?)"
     r"(?<![0-9A-Za-z])(?P<value>[0-9A-F]{32}(?:[0-9A-F]{16})?|"
     r"[0-9A-F]{4}(?:[ \t][0-9A-F]{4}){7,11})(?![0-9A-Za-z])"
 )
@@ -367,7 +368,7 @@ RULES = (
         ),
     ),
     (MEDIA_KEY, "secret", ("certificate", "content key", "key bytes", "fps_ask", "fps ask", "ask")),
-    (HSM_COMPONENT, "secret", ("comp", "komponente")),
+    (HSM_COMPONENT, "secret", ("comp", "komponente", "komponens", "συστατικό", "składnik")),
     (RACF_PASSWORD, "password", ("password(",)),
     (RACF_PHRASE, "password", ("phrase(",)),
     (DB2_USING, "password", ("using",)),

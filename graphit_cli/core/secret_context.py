@@ -44,7 +44,10 @@ UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 _LABELS = re.compile(
     r"(?i)(?:\b|_)(?:ids?|fingerprint|hash|digest|checksum|sha\d*|md5|commit|revision|fix|fixed|"
     r"merged?|version|name|arn|alias|length|size|format|prefix|header|type|public|sid|guid|"
-    r"uuid|serial|thumbprint|device|kid)\b"
+    r"uuid|serial|thumbprint|device|kid|"
+    # a reference, an identifier, a header, in the writers' languages
+    r"reference|referencia|référence|riferimento|referenz|αναφοράς|αναγνωριστικό|azonosító|"
+    r"fejléc\w*|identifi\w*|kennung|tunniste\w*|identyfikator\w*|identifikátor\w*)\b"
 )
 # A hash of what follows: `sha256 of the key`, `the digest of this token`.
 _DIGEST_OF = re.compile(

@@ -57,7 +57,7 @@ _CONTEXT = re.compile(
     r"|(?i:pass(?:word|wort|phrase)|mot de passe|contrase[ñn]a|senha|wachtwoord|hasło|密码|助记词|"
     r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ)"
     r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|è|là|era|war|was)\s|是|は)"
-    r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b|komponente)"
+    r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b|komponente|komponens)"
     r"|(?i:\btotp\b|setup key|unlocks with)"
     r"|(?i:\bcomp(?:onent)?[ \t_-]*(?:\d|[a-c]\b))"  # an HSM key's component (written grouped)
     r"|\[\s*(?:\d{1,3}\s*,\s*){31}"  # a key as a JSON array of bytes (a Solana keypair)
@@ -91,6 +91,8 @@ def _named(lowered: str) -> bool:
                 return True
             at = lowered.find(name, at + 1)
     return False
+
+
 _APP_PASSWORD = re.compile(rf"(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])")
 _OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD}|{TYPE_WORD})\b)|(?i:{CODE_WORD_UNSPACED})")
 

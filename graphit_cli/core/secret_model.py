@@ -29,7 +29,7 @@ from graphit_cli.core import secret_values as values
 # A value-like run: no whitespace, quotes or brackets. `name=value` and `name:value` are split.
 _RUN = re.compile(r"[^\s'\"`<>()\[\]{},;|]+")
 _NAME = re.compile(r"[A-Za-z_][\w.\-]{0,40}")
-_WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+")
+_WORDLIKE = re.compile(r"(?:\d{1,4}-)?(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+")  # and `15-minute`
 _WORD = re.compile(r"[^\W\d_]+")
 
 

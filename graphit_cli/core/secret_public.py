@@ -15,6 +15,8 @@ DOCUMENTED_EXAMPLES = frozenset(
     {
         "AKIAIOSFODNN7EXAMPLE",
         "b54bcf4d-1bca-4e8e-9a24-22ff2c3d462c",  # CoinMarketCap's sandbox key
+        # Safaricom Daraja's sandbox Lipa na M-Pesa passkey, in its documentation
+        "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919",
         "correct horse battery staple",  # xkcd 936's passphrase
         # the Azure Cosmos DB emulator's key, the same in every install
         "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",

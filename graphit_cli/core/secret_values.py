@@ -151,7 +151,7 @@ def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
     return generic and not credible(secret, quoted=True, name=name)
 
 
-_ID_NAME = re.compile(r"(?:^|[ _-])(?:ID|id|kid)$|Id$")
+_ID_NAME = re.compile(r"(?:^|[ _-])(?:ID|id|kid|USER|user|USERNAME|username)$|Id$|User$")
 # A page's or a sync's cursor (`$deltatoken`, `nextPageToken`): where a listing resumes.
 _PAGING = re.compile(r"(?i)(?:delta|skip|page|next|continuation|cursor|sync)_?token$")
 _COLON_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}:){7,}[0-9A-Fa-f]{2}")
@@ -226,6 +226,9 @@ def credible(value: str, *, quoted: bool = False, url: bool = False, name: str =
         return False
     if value in DOCUMENTED_EXAMPLES or _PLACEHOLDER.match(value) or _TEST_PASSWORD.match(value):
         return False
+    letters = value.replace("_", "")
+    if "_" in value and letters.isupper() and letters.isalpha() and not value.isascii():
+        return False  # a placeholder in capitals of another script (`ΒΑΛΕ_ΕΔΩ_ΤΟΝ_ΚΩΔΙΚΟ`)
     if _REFERENCE.match(value) or value.startswith(("arn:", "AQICAH")):
         return False  # a reference, a fixture, a label; an ARN, AWS KMS ciphertext
     if example(value) or public(value) or _HASHED.match(value):

@@ -18,13 +18,21 @@ PASSWORD_NAMES = (
     *("contrasenya", "lozinka", "lozinku", "geslo", "parool", "salasõna", "slaptažodis"),
     *("wagwoord", "lykilorð", "รหัสผ่าน", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر"),
     *("كلمة مرور", "पासवर्ड", "συνθηματικό", "парола", "гасло", "パスフレーズ", "sandi"),
+    # Hungarian's inflections, Greek, Hausa, Yoruba, Igbo, Persian, Urdu, Bengali, Tamil, Serbian
+    # and Croatian, Albanian, Azerbaijani, Basque, Galician, Irish, Zulu, Khmer, Lao, Georgian,
+    # Armenian, Mongolian, Amharic
+    *("jelszava", "jelszavát", "jelszót", "κωδικός", "κωδικό", "kalmar sirri", "kalmar wucewa"),
+    *("ọrọ igbaniwọle", "okwuntughe", "رمز عبور", "گذرواژه", "پاس ورڈ", "পাসওয়ার্ড"),
+    *("கடவுச்சொல்", "šifra", "fjalëkalim", "şifrə", "pasahitza", "contrasinal", "pasfhocal"),
+    *("iphasiwedi", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "პაროლი", "գաղտնաբառ", "нууц үг", "የይለፍ ቃል"),
 )
 # A key's or a secret's name in those languages (`Llave de Datadog`, `ufunguo wa API`).
 KEY_NAMES = (
     *("llave", "ufunguo", "clau", "ključ", "kľúč", "nøkkel", "nøgle", "nyckel", "avain"),
     *("kulcs", "cheie", "κλειδί", "مفتاح", "מפתח", "कुंजी", "tajný klíč", "tajny klucz"),
     *("klíč", "siri ya", "비밀 키", "비밀키", "kunci", "anahtarı", "chave secreta", "คีย์", "võti"),
-    *("โทเคน", "โทเค็น", "รหัส"),
+    *("โทเคน", "โทเค็น", "รหัส", "maɓallin sirri", "mabuɗin sirri", "maɓalli", "mabuɗi"),
+    *("bọtini", "کلید", "চাবি", "susi", "çelës", "açar", "clé secrète", "kulcsa", "kulcsot"),
 )
 # Both, as one alternation for a pattern (core/secret_patterns.py PROSE), longest first.
 MORE_NAMES = "|".join(
@@ -54,6 +62,7 @@ PASSWORD_WHOLE = ("pw", "mdp", "ww")
 CODE_NAME = (
     r"password|passwort|passwd|pwd|pw|senha|contraseña|mot de passe|mdp|ww|wachtwoord|hasło"
     r"|cyfrinair|puk2?|safe|tresor|kombination|combinaci[oó]n|combinação|alarmcode|türcode"
+    r"|combo|kombináció|συνδυασμός|combinazione|combinaison|kombinacja|kombinace"
     r"|torcode|beheerderscode|(?:supervisor|merchant menu|manager|admin) code|code superviseur"
     r"|c[oó]digo d[aeo] (?:porta|puerta|alarme?|port[ãa]o|acceso|acesso|seguridad)"
 )
@@ -82,6 +91,11 @@ _PIN_NAMES = (
     *("åtkomstkod", "tilgangskode", "pääsykoodi", "hozzáférési kód", "cod de acces"),
     *("erişim kodu", "код доступа", "kode akses", "mã truy cập", "namba ya siri"),
     *("nambari ya siri", "출입 코드", "출입코드", "暗証番号", "访问码", "קוד גישה", "رمز الدخول"),
+    *("code secret", "código secreto", "codice segreto", "geheimcode", "geheime code"),
+    *("tajný kód", "kod tajny", "code de déverrouillage", "código de desbloqueo"),
+    *("código de desbloqueio", "codice di sblocco", "entsperrcode", "ontgrendelcode"),
+    *("kod odblokowania", "unlock code", "unlock pin", "mesterkód", "kényszerkód", "lambar sirri"),
+    *("lambar buɗe", "κωδικός πρόσβασης", "код доступу", "kod pristupa", "mã mở khóa"),
 )
 PIN_NAMES = "|".join(re.escape(name) for name in _PIN_NAMES)
 # Where the PIN rule is tried: a literal each name begins with.
@@ -98,7 +112,10 @@ PIN_LITERALS += (
 )
 PIN_LITERALS += ("přístup", "prístup", "åtkomstkod", "tilgangskode", "pääsykoodi")
 PIN_LITERALS += ("hozzáférési", "cod de", "erişim", "код", "kode akses", "mã truy", "namba")
-PIN_LITERALS += ("nambari", "출입", "暗証", "访问码", "קוד", "رمز")
+PIN_LITERALS += ("nambari", "출입", "暗証", "访问码", "קוד", "رمز", "code s", "código s")
+PIN_LITERALS += ("codice s", "geheim", "tajný", "kod tajny", "déverrouillage", "desbloque")
+PIN_LITERALS += ("sblocco", "entsperr", "ontgrendel", "odblokowania", "unlock", "mesterkód")
+PIN_LITERALS += ("kényszerkód", "lambar", "κωδικός", "kod pristupa", "mã mở")
 # Recovery or backup codes, in the languages teams write (core/secret_patterns.py
 # RECOVERY_CODES), and a literal each begins with.
 RECOVERY_NAMES = (
@@ -111,6 +128,9 @@ RECOVERY_NAMES = (
     r"|恢复代码|备用码"
     r"|yedek kod\w*|kurtarma kod\w*|varakood\w*|palautuskood\w*|taastekood\w*|varukood\w*"
     r"|coduri de (?:rezervă|recuperare)|codurile de (?:rezervă|recuperare)"
+    r"|tartalék ?kód\w*|helyreállítási kód\w*|κωδικοί ανάκτησης|εφεδρικοί κωδικοί"
+    r"|lambobin dawo\w*|کدهای بازیابی|коди відновлення|резервні коди|rezervni kodovi"
+    r"|kodovi za oporavak|záložné kódy|kode pemulihan|kod sandaran"
 )
 RECOVERY_LITERALS = (
     "recovery code",
@@ -126,11 +146,16 @@ RECOVERY_LITERALS += ("back-upcode", "záložní", "kódy pro", "återställning
 RECOVERY_LITERALS += ("gendannelseskod", "palautuskood", "kurtarma", "коды", "резервные")
 RECOVERY_LITERALS += ("kode cadangan", "mã dự", "mã khôi", "복구", "백업", "リカバリー")
 RECOVERY_LITERALS += ("バックアップ", "恢复代码", "备用码", "yedek kod", "varakood", "taastekood")
-RECOVERY_LITERALS += ("varukood", "coduri de", "codurile de")
+RECOVERY_LITERALS += ("varukood", "coduri de", "codurile de", "tartalék", "helyreállítási")
+RECOVERY_LITERALS += ("κωδικοί", "εφεδρικοί", "lambobin", "کدهای", "коди", "резервні", "rezervni")
+RECOVERY_LITERALS += ("kodovi", "záložné", "kode pemulihan", "kod sandaran")
 # The same words in scripts written without spaces between words (Thai, Japanese, Chinese), with
 # particles joined to them (Korean), or inflected and compounded (Estonian and Finnish `kood`,
 # `ovikoodi`, `hälytyskoodi`; Romanian `codul`; Turkish `şifresi`): found anywhere.
-CODE_WORD_UNSPACED = r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|ปลดล็อก|kood|codul|şifre|sifre"
+CODE_WORD_UNSPACED = (
+    r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|ปลดล็อก|kood|codul|şifre|sifre|kód|κωδικ|کد|কোড"
+    r"|lambar|šifr"
+)
 OPENS_UNSPACED = (
     r"ประตู|สัญญาณกันขโมย|ห้องเซิร์ฟเวอร์|แท็บเล็ต|출입|도어|알람|경보|금고|현관|서버실|전산실|해제"
     r"|ドア|扉|警報|金庫|サーバー室|門|门|警报|保险柜|机房|解除|撤防"
@@ -176,6 +201,9 @@ OPENS = (
     r"|(?:deur|tür|tor|door|gate|ovi|ukse|uks|port)(?:code|koodi|kood|kod)\w*|avainsäil\w*"
     r"|avainkaap\w*|ulko-ove\w*|võtme\w*|valvesüsteem\w*|värav\w*|cutia cu chei|cutie cu chei"
     r"|interfon\w*|intercom|summeri|fonolukko|puhelin\w*|telefonului|telefoni|tablet\w*|näytön"
+    # Hungarian, Greek, Tagalog, Hausa, Serbian and Croatian, Ukrainian, Bengali, Tamil, Albanian
+    r"|trezor\w*|ajtó\w*|πόρτα\w*|πόρτας|θύρα\w*|χρηματοκιβώτι\w*|pinto|pintuan|tarangkahan"
+    r"|[kƙ]ofa|wayar|vrata|kapij\w*|сигналізац\w*|দরজা|கதவு|dera|derës"
 )
 # Four digits in a row, found fast (`\d{4}` is twice as slow): before any code is looked for.
 FOUR_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9]")
