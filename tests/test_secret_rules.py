@@ -371,6 +371,9 @@ STANDS = {
     "blind_secrets_91": (0.028, 0.01),
     "blind_secrets_93": (0.033, 0.01),
     "blind_secrets_95": (0.048, 0.01),
+    "blind_secrets_96": (0.028, 0.01),
+    "blind_secrets_98": (0.078, 0.01),
+    "blind_secrets_99": (0.02, 0.011),
 }
 
 
@@ -1423,13 +1426,21 @@ def test_the_classes_blind_corpora_56_to_83_showed_in_pairs_and_codes(
             "auth/session.go signs 15-minute EdDSA access tokens; the refresh token lasts 30 days",
             False,
         ),
+        # Rounds 96-99: Hebrew (a prefix joined to the word), Persian, Ukrainian, Malay, Afrikaans
+        ("קוד נטרול האזעקה במחסן: 4718", True),
+        ("کد قفل انبار: 6283", True),
+        ("Код зняття з охорони (склад): 5391", True),
+        ("Kod nyahaktif penggera stor: 8264", True),
+        ("Alarmkode vir die stoor: 7315", True),
+        ("رمز ادمین روتر: Kavir_rostam_481", True),
     ],
 )
-def test_the_classes_blind_corpora_84_to_95_showed_in_more_languages(
+def test_the_classes_blind_corpora_84_to_99_showed_in_more_languages(
     text: str, refused: bool
 ) -> None:
-    """Rounds 84-95 missed a code or a password mostly for a word in a language not yet written
-    down (Swahili, Korean, Finnish, Estonian, Romanian, Thai, Japanese, Hungarian, Greek, Hausa):
+    """Rounds 84-99 missed a code or a password mostly for a word in a language not yet written
+    down (Swahili, Korean, Finnish, Estonian, Romanian, Thai, Japanese, Hungarian, Greek, Hausa,
+    Hebrew, Persian):
     the vocabulary is written ahead now, compounds and particles included, and a disarming verb
     types a code."""
     assert bool(secrets.find(text)) is refused, text

@@ -25,6 +25,18 @@ PASSWORD_NAMES = (
     *("ọrọ igbaniwọle", "okwuntughe", "رمز عبور", "گذرواژه", "پاس ورڈ", "পাসওয়ার্ড"),
     *("கடவுச்சொல்", "šifra", "fjalëkalim", "şifrə", "pasahitza", "contrasinal", "pasfhocal"),
     *("iphasiwedi", "ពាក្យសម្ងាត់", "ລະຫັດຜ່ານ", "პაროლი", "գաղտնաբառ", "нууц үг", "የይለፍ ቃል"),
+    # Hebrew's construct form, Persian, Afrikaans, Malay, Ukrainian
+    *(
+        "סיסמת",
+        "הסיסמה",
+        "הסיסמא",
+        "رمز",
+        "wagfrase",
+        "kata rahsia",
+        "rahsia",
+        "кодове слово",
+        "מילת הקוד",
+    ),
 )
 # A key's or a secret's name in those languages (`Llave de Datadog`, `ufunguo wa API`).
 KEY_NAMES = (
@@ -33,6 +45,7 @@ KEY_NAMES = (
     *("klíč", "siri ya", "비밀 키", "비밀키", "kunci", "anahtarı", "chave secreta", "คีย์", "võti"),
     *("โทเคน", "โทเค็น", "รหัส", "maɓallin sirri", "mabuɗin sirri", "maɓalli", "mabuɗi"),
     *("bọtini", "کلید", "চাবি", "susi", "çelës", "açar", "clé secrète", "kulcsa", "kulcsot"),
+    *("سکرت", "توکن", "סוד", "спільнота snmp", "קהילת snmp"),
 )
 # Both, as one alternation for a pattern (core/secret_patterns.py PROSE), longest first.
 MORE_NAMES = "|".join(
@@ -130,7 +143,8 @@ RECOVERY_NAMES = (
     r"|coduri de (?:rezervă|recuperare)|codurile de (?:rezervă|recuperare)"
     r"|tartalék ?kód\w*|helyreállítási kód\w*|κωδικοί ανάκτησης|εφεδρικοί κωδικοί"
     r"|lambobin dawo\w*|کدهای بازیابی|коди відновлення|резервні коди|rezervni kodovi"
-    r"|kodovi za oporavak|záložné kódy|kode pemulihan|kod sandaran"
+    r"|kodovi za oporavak|záložné kódy|kode pemulihan|kod sandaran|kod pemulihan|herstelkodes"
+    r"|קודי שחזור|کدهای پشتیبان"
 )
 RECOVERY_LITERALS = (
     "recovery code",
@@ -148,17 +162,18 @@ RECOVERY_LITERALS += ("kode cadangan", "mã dự", "mã khôi", "복구", "백�
 RECOVERY_LITERALS += ("バックアップ", "恢复代码", "备用码", "yedek kod", "varakood", "taastekood")
 RECOVERY_LITERALS += ("varukood", "coduri de", "codurile de", "tartalék", "helyreállítási")
 RECOVERY_LITERALS += ("κωδικοί", "εφεδρικοί", "lambobin", "کدهای", "коди", "резервні", "rezervni")
-RECOVERY_LITERALS += ("kodovi", "záložné", "kode pemulihan", "kod sandaran")
+RECOVERY_LITERALS += ("kodovi", "záložné", "kode pemulihan", "kod sandaran", "kod pemulihan")
+RECOVERY_LITERALS += ("herstelkodes", "קודי", "کدهای")
 # The same words in scripts written without spaces between words (Thai, Japanese, Chinese), with
 # particles joined to them (Korean), or inflected and compounded (Estonian and Finnish `kood`,
 # `ovikoodi`, `hälytyskoodi`; Romanian `codul`; Turkish `şifresi`): found anywhere.
 CODE_WORD_UNSPACED = (
     r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|ปลดล็อก|kood|codul|şifre|sifre|kód|κωδικ|کد|কোড"
-    r"|lambar|šifr"
+    r"|lambar|šifr|קוד|کد|kodu|kode"
 )
 OPENS_UNSPACED = (
     r"ประตู|สัญญาณกันขโมย|ห้องเซิร์ฟเวอร์|แท็บเล็ต|출입|도어|알람|경보|금고|현관|서버실|전산실|해제"
-    r"|ドア|扉|警報|金庫|サーバー室|門|门|警报|保险柜|机房|解除|撤防"
+    r"|ドア|扉|警報|金庫|サーバー室|門|门|警报|保险柜|机房|解除|撤防|דלת|אזעק|כספת|שער"
 )
 # Disarming an alarm, in the languages teams write: the code that does it opens something.
 DISARM = (
@@ -204,6 +219,8 @@ OPENS = (
     # Hungarian, Greek, Tagalog, Hausa, Serbian and Croatian, Ukrainian, Bengali, Tamil, Albanian
     r"|trezor\w*|ajtó\w*|πόρτα\w*|πόρτας|θύρα\w*|χρηματοκιβώτι\w*|pinto|pintuan|tarangkahan"
     r"|[kƙ]ofa|wayar|vrata|kapij\w*|сигналізац\w*|দরজা|கதவு|dera|derës"
+    # Hebrew (a prefix may join it), Persian, Ukrainian, Malay, Afrikaans
+    r"|قفل|در ورودی|охорон\w*|penggera|pintu|kelder|hek|deur"
 )
 # Four digits in a row, found fast (`\d{4}` is twice as slow): before any code is looked for.
 FOUR_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9]")
