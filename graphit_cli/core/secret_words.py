@@ -112,7 +112,15 @@ _PIN_NAMES = (
 )
 PIN_NAMES = "|".join(re.escape(name) for name in _PIN_NAMES)
 # Where the PIN rule is tried: a literal each name begins with.
-PIN_LITERALS = ("pin", "code", "combination", "combo", "passcode", "host key", "lockbox")
+PIN_LITERALS: tuple[str, ...] = (
+    "pin",
+    "code",
+    "combination",
+    "combo",
+    "passcode",
+    "host key",
+    "lockbox",
+)
 PIN_LITERALS += (
     "voicemail",
     "code d",
@@ -146,7 +154,7 @@ RECOVERY_NAMES = (
     r"|kodovi za oporavak|záložné kódy|kode pemulihan|kod sandaran|kod pemulihan|herstelkodes"
     r"|קודי שחזור|کدهای پشتیبان"
 )
-RECOVERY_LITERALS = (
+RECOVERY_LITERALS: tuple[str, ...] = (
     "recovery code",
     "backup code",
     "wiederherstellungscode",
