@@ -23,6 +23,7 @@ from graphit_cli.core.secret_words import (
     CODE_WORD_UNSPACED,
     DISARM,
     FOUR_DIGITS,
+    MORE_NAMES,
     OPENS,
     OPENS_UNSPACED,
     PIN_NAMES,
@@ -88,6 +89,20 @@ SETTER = re.compile(
     r"\.set(?P<name>(?!Public|Publishable|Site)\w*(?:Secret|Key|Token|Password))\w*\(\s*(?P<q>[\"'])"
     r"(?P<value>[^\"'\n]{8,200})(?P=q)"
 )
+# A password of plain words after its name and a colon, to the end of its line or clause:
+# `ansible vault password for prod: heron quiet copper lantern47`, a Wi-Fi key
+# `orange.blue.chiller.nich46`, a customer's verbal password `blue lantern 21` (judged by
+# core/secret_context.py word_password: no function word, digits or five words).
+WORD_PASSWORD = re.compile(
+    r"(?i:(?<![\w-])(?:pass(?:word|phrase|wd)?|pw|psk|pre-?shared key|code ?word|secret word"
+    r"|(?:verbal|spoken|phone) password|safe ?word|kodewort|mot de passe|senha|contrase[ñn]a"
+    r"|wachtwoord|passwort|kennwort|hasło|heslo|jelszó|salasana|lösenord|passord|парол\w*"
+    r"|şifre\w*|parola|mật khẩu|密码|パスワード|비밀번호|"
+    + MORE_NAMES
+    + r")(?![\w-]))[^\n:：]{0,60}?[:：][ \t]*[\"'“„«]?"
+    r"(?P<value>(?:[a-z]{3,10}[ .-]){1,6}[a-z]{3,10}(?:[ .-]?\d{1,4})?[!#$%&*?@]?)"
+    r"[\"'”»]?[ \t]*(?=$|\n|[.(,;]|[ \t][—–-])"
+)
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
@@ -134,6 +149,7 @@ RULES = (
     (KEY_AS_USER, "api-key", ("-u",)),
     (ADMIN_SLASH, "password", ("admin/", "root/", "operator/", "supervisor/")),
     (SETTER, "secret", (".set",)),
+    (WORD_PASSWORD, "password", (":", "：")),
 )
 ROLES = {
     USER_SLASH: "user-pair",
@@ -143,6 +159,7 @@ ROLES = {
     KEY_AS_USER: "printed",
     ADMIN_SLASH: "chosen",
     SETTER: "credible",
+    WORD_PASSWORD: "word-password",
 }
 
 

@@ -4,22 +4,21 @@ find (core/secret_patterns.py ROLES) and of what surrounds any find.
 A credential named in prose counts when its value looks generated, or chosen for a password;
 words between the name and the value can say it is something else (`key id:`, `cache key`,
 `public key`); a value under `encryptedData:` is ciphertext; a Firebase config's key is
-public by design; a Basic credential is base64 of `user:password`; a seed phrase is 12 to 24
-words. What a value is on its own (a placeholder, a reference, a name, a hash) is
-core/secret_values.py. Pure: standard library only.
+public by design; a Basic credential is base64 of `user:password`; words chosen as a secret
+are core/secret_phrases.py's to judge. What a value is on its own (a placeholder, a reference,
+a name, a hash) is core/secret_values.py. Pure: standard library only.
 """
 
 from __future__ import annotations
 
 import base64
 import re
-from pathlib import Path
 
+from graphit_cli.core.secret_phrases import passphrase_words, seed_phrase, word_password
 from graphit_cli.core.secret_public import (
     DOCUMENTED_EXAMPLES,
     PUBLIC_AFTER,
     PUBLIC_NAME,
-    TEST_MNEMONICS,
     public,
 )
 from graphit_cli.core.secret_values import (
@@ -30,7 +29,7 @@ from graphit_cli.core.secret_values import (
     mixed,
     random_looking,
 )
-from graphit_cli.core.secret_words import typed_code
+from graphit_cli.core.secret_words import NEGATIONS, typed_code
 
 # A Firebase web config, whose apiKey its clients ship.
 FIREBASE_CONFIG = re.compile(
@@ -38,6 +37,8 @@ FIREBASE_CONFIG = re.compile(
 )
 # A name whose value says where a secret is (`existingSecret`, `secretName`, `secretRef`).
 REFERENCE_NAME = re.compile(r"(?i)(?:^|[._])existing|secret[_-]?(?:name|ref)$")
+# A word that denies the name after it (`no secret needed`, `(bukan secret)`).
+_DENIED = re.compile(r"(?i)(?<!\w)(?:" + NEGATIONS + r")\s+$")
 # A uuid: an id, a trace (an idempotency key, a session's id in a log).
 UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
 # Words between a credential's name and a value that say the value is something else.
@@ -112,20 +113,6 @@ _TEMPLATE = re.compile(r"\{\{[^{}]*$")
 _CIPHERTEXT = re.compile(
     r"(?i)encrypted_?data|sealedsecret|\bENC\[|\$ANSIBLE_VAULT|sops:|_ENC(?:RYPTED)?\s*[=:]\s*\S*$|"
     r"ciphertext|kubeseal|\bkms\b[^\n]{0,30}\bencrypt"
-)
-# Words no seed phrase holds (BIP-39's words are nouns, verbs and adjectives).
-_FUNCTION_WORDS = frozenset(
-    """the and for with that this from into are was were has have not but you our its then than
-    when will""".split()  # noqa: SIM905
-)
-
-
-# Words that speak of a passphrase rather than make one.
-_ABOUT_PASSPHRASES = frozenset(
-    """word words random dictionary diceware minimum length characters long letters digits symbols
-    required policy rules use used stored vault manager keepass bitwarden lastpass rotate
-    rotated same usual ask see check reset changed expired unknown none empty unset todo must
-    should can may any your their who what where how why which only also just""".split()  # noqa: SIM905
 )
 
 
@@ -221,40 +208,6 @@ def data_key_before(before: str) -> bool:
     return len(words) >= 2 and words[-1] in ("key", "token") and words[-2] in _NOT_CREDENTIALS
 
 
-def passphrase_words(value: str) -> bool:
-    """Words of a chosen passphrase: none a function word or a word that speaks of one
-    (`four random dictionary words`), not xkcd's."""
-    words = re.findall(r"[a-z]+", value.lower())
-    if " ".join(words) in DOCUMENTED_EXAMPLES:
-        return False  # xkcd's `correct horse battery staple`
-    return not (_FUNCTION_WORDS | _ABOUT_PASSPHRASES) & set(words)
-
-
-def seed_phrase(value: str) -> bool:
-    """12, 15, 18, 21 or 24 words, each of BIP-39's English list or none a function word: a
-    wallet's seed phrase (BIP-39's list holds `you`, `all`, `also`)."""
-    words = value.lower().split()
-    if " ".join(words) in TEST_MNEMONICS or len(words) not in (12, 15, 18, 21, 24):
-        return False  # BIP-39's test vectors, Hardhat's default accounts
-    return not _FUNCTION_WORDS & set(words) or set(words) <= bip39_words()
-
-
-_bip39: frozenset[str] | None = None
-
-
-def bip39_words() -> frozenset[str]:
-    """BIP-39's 2,048 English words, from the `mnemonic` package's list (read once)."""
-    global _bip39
-    if _bip39 is None:
-        import importlib.util  # here: ~2 ms a cold process pays only when a seed phrase is named
-
-        spec = importlib.util.find_spec("mnemonic")  # not imported: its list is all we read
-        folders = (spec.submodule_search_locations or []) if spec else []
-        paths = [Path(folder) / "wordlist" / "english.txt" for folder in folders]
-        _bip39 = frozenset(paths[0].read_text().split()) if paths else frozenset()
-    return _bip39
-
-
 def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     """The kind of the value a prose or cookie rule found, or None when the words around it
     say it is something else or it does not look like one (a password chosen, a key
@@ -264,11 +217,8 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
         return (
             None  # shown cut or masked: `ops_eyJzaWdu..[Redacted]`, `ghp_abc…`, `eyJ...<payload>`
         )
-    if re.search(
-        r"(?i)\b(?:no|without(?: an?)?|not the)\s+$",
-        text[max(0, match.start() - 12) : match.start()],
-    ):
-        return None  # `no secret needed for native apps: <client id>`
+    if _DENIED.search(text[max(0, match.start() - 16) : match.start()]):
+        return None  # `no secret needed for native apps: <client id>`, `(bukan secret):`
     label = match.group(0)[: match.start("value") - match.start()]
     before = text[max(0, match.start() - 30) : match.start()]
     said_with = match.groupdict().get("label") or ""
@@ -336,6 +286,8 @@ def judged(role: str, match: re.Match[str], kind: str, text: str) -> str | None:
         return None if _NOT_KEY_BETWEEN.search(line_before + match["between"]) else kind
     if role == "phrase":  # words chosen as a passphrase, not a sentence or a policy
         return kind if passphrase_words(value) else None
+    if role == "word-password":  # plain words chosen as a password, not a clause of prose
+        return kind if word_password(value) else None
     if role == "seed":
         return kind if seed_phrase(value) else None
     if role == "pem64":  # base64 whose header decodes to a PEM private key's

@@ -80,7 +80,7 @@ PROSE = re.compile(
     r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
     r"(?!htpasswd)[a-z]{2,12}pass(?:phrase|wd)|passwd|keybox|autoboot stop str(?:ing)?|"
     r"auth-?info(?: code)?|epp code|"
-    r"passcode|pw|bearer|macaroon|laps|skey|"
+    r"passcode|passkey|pw|bearer|macaroon|laps|skey|"
     r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"(?:comunidade?|communaut[ée]|comunit[àa]|community)[ \t]+snmp|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
@@ -123,7 +123,7 @@ USER_PASS = re.compile(
     r"(?i:\b(?:admin|(?:super)?user(?:name)?|login|creds?|credentials|account|bind|vpn|password|ssh|"
     r"wi-?fi|conn|"
     r"ssid|root|"
-    r"contrase[ñn]a|passwort)\b)[^\n]{0,90}?"
+    r"contrase[ñn]a|passwort|" + words.ACCOUNT_NAMES + r")\b)[^\n]{0,90}?"
     r"(?:[:\s]|(?<=\w))[ \t]*(?:[\"'`]?[\w.@+=,-]{2,80}[\"'`]?)?[ \t]+/[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
     r"(?![^\s\"'`,;|.)])(?![ \t]+/[ \t]+\S)"  # a host, a user, a password: the last

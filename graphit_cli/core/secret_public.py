@@ -10,6 +10,8 @@ import base64
 import json
 import re
 
+from graphit_cli.core import secret_words as words
+
 # Keys the providers publish in their documentation, quoted everywhere: not secrets.
 DOCUMENTED_EXAMPLES = frozenset(
     {
@@ -72,6 +74,10 @@ PUBLIC_PREFIXES = (
     *("MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE", "3MVG9"),
     # RevenueCat's public SDK keys, which its apps ship
     *("appl_", "goog_", "amzn_"),
+    # payment providers' public keys and ids, which their checkout pages ship: Razorpay's key id,
+    # Midtrans' client key, Xendit's, Omise's and Checkout.com's public keys
+    *("rzp_live_", "rzp_test_", "Mid-client-", "SB-Mid-client-", "xnd_public_", "pkey_"),
+    *("pk_sbox_",),
 )
 # Datadog's client tokens (browser logs and RUM), public by design.
 _PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
@@ -97,7 +103,10 @@ PUBLIC_NAME = re.compile(
     r"(?:meant|safe|fine) to (?:ship|be public)|in the (?:js|frontend|client) bundle|"
     # public in the other languages the users write, a public half's own name, said no secret
     r"öffentlich|público|pública|publique|pubblic|openbaar|публичн|公開|公开|공개|"
-    r"\bpub(?:key)?\b|\bnot (?:a |the )?secret\b|verif(?:y|ication)[ _-]?key"
+    r"\bpub(?:key)?\b|\bnot (?:a |the )?secret\b|verif(?:y|ication)[ _-]?key|"
+    + words.PUBLIC_WORDS
+    + "|"
+    + words.NOT_SECRET
 )
 
 
@@ -106,7 +115,11 @@ PUBLIC_NAME = re.compile(
 PUBLIC_AFTER = re.compile(
     r"(?i)[^\n]{0,40}?(?:\(public[),;]|\bis fine in the (?:js |frontend |client )?bundle|"
     r"\bmeant to ship\b|\bsafe to (?:ship|expose|commit)\b|\bpublic by design\b|"
-    r"\bit'?s public\b|\(client[ -]side\)|\bnot a secret\b)"
+    r"\bit'?s public\b|\(client[ -]side\)|\bnot a secret\b|\((?:"
+    + words.PUBLIC_WORDS
+    + "|"
+    + words.NOT_SECRET
+    + r")[),;])"
 )
 
 

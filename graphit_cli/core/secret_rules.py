@@ -305,15 +305,22 @@ def _compile_allow(raw: dict[str, Any]) -> _Allow:
     return _Allow(raw["target"], raw["regexes"], raw["stopwords"])
 
 
+_SHORTEST_SECRET = 8
+
+
 def _secret(match: re.Match[str], group: int) -> tuple[int, int, str]:
     """The secret's span and text: the rule's group, else the first non-empty group, else the
-    match (without the newlines a pattern may take at its ends)."""
+    match (without the newlines a pattern may take at its ends). A first group shorter than a
+    secret is a repeated piece of the pattern (Teams' webhook URL: `([a-z0-9]{4}-){3}` holds
+    `abc5-`), and the match is the secret."""
     if group and match.lastindex and group <= match.lastindex and match.group(group):
         return match.start(group), match.end(group), match.group(group)
     for index in range(1, (match.re.groups or 0) + 1):
         value = match.group(index)
-        if value:
+        if value and len(value) >= _SHORTEST_SECRET:
             return match.start(index), match.end(index), value
+        if value:
+            break
     value = match.group(0)
     start = match.start() + (len(value) - len(value.lstrip("\n")))
     stripped = value.strip("\n")

@@ -139,18 +139,21 @@ def words(value: str) -> bool:
 
 
 def look_alike(secret: str, *, generic: bool = False, name: str = "") -> bool:
-    """A provider rule's match that stands for a secret without being one: a documented
-    example, a placeholder, a test plan's password, a key public by design; for a generic rule
-    (a value named as a key, `name`), anything `credible` would not take from an assignment."""
-    if secret in DOCUMENTED_EXAMPLES or example(secret) or public(secret):
+    """A match that stands for a secret without being one: a documented example, a placeholder,
+    a test plan's password, a public key; a generic rule's value `credible` refuses (`name`)."""
+    # a URL's host is a tenant's (`uniexample.webhook.office.com`), not documentation's
+    path = secret if _DOCS_HOST.match(secret) else _URL_HOST.sub("", secret)
+    if secret in DOCUMENTED_EXAMPLES or example(path) or public(secret) or _PLACEHOLDER.match(path):
         return True
-    if _PLACEHOLDER.match(secret) or _TEST_PASSWORD.match(secret) or _VARIABLE_PAIR.match(secret):
+    if _TEST_PASSWORD.match(secret) or _VARIABLE_PAIR.match(secret):
         return True
     if generic and _JSON_IN_BASE64.fullmatch(secret) and _decodes_to_json(secret):
         return True  # a cursor or a state (its contents are read as the base64 view)
     return generic and not credible(secret, quoted=True, name=name)
 
 
+_URL_HOST = re.compile(r"^https?://[^/\s]+")
+_DOCS_HOST = re.compile(r"https?://(?:[^/\s]*[.@])?example(?:\.(?:com|net|org))?(?:[:/]|$)")
 _ID_NAME = re.compile(r"(?:^|[ _-])(?:ID|id|kid|USER|user|USERNAME|username)$|Id$|User$")
 # A page's or a sync's cursor (`$deltatoken`, `nextPageToken`): where a listing resumes.
 _PAGING = re.compile(r"(?i)(?:delta|skip|page|next|continuation|cursor|sync)_?token$")
@@ -166,9 +169,7 @@ _FLAG_SHAPE = re.compile(r"--?[a-z][a-z0-9-]*")
 _NAME_AND_HASH = re.compile(
     r"(?:[A-Za-z]{2,}[-_.]){2,}[0-9a-f]{16,}|[A-Za-z]{4,}[-_.][0-9a-f]{16,}"
 )
-# Google's app passwords: four groups of four lowercase letters (`czfo abhy sjjw dymx`).
-# A number, an address, a PGP key's id or fingerprint (`784A075D67F1ACCE`).
-# A GPG key's id (8 or 16 hex digits, uppercase) or fingerprint (40).
+# A GPG key's id (8 or 16 hex digits, uppercase) or fingerprint (40); or a number, an address.
 KEY_ID = re.compile(r"[0-9A-F]{8}|[0-9A-F]{16}|[0-9A-F]{40}")
 _NUMBER_OR_KEY_ID = re.compile(rf"0x[0-9a-fA-F]{{1,40}}|{KEY_ID.pattern}")
 _SHORT_PATH = re.compile(r"(?:[\w.-]{1,40}/)+[\w.-]{1,40}")
@@ -176,6 +177,7 @@ _RELATIVE_PATH = re.compile(r"[\w.-]+(?:/[\w.-]+)+")
 _WP_PASSWORD = re.compile(r"[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5}")
 # A passphrase of words (diceware): four to eight lowercase words.
 _DICEWARE = re.compile(r"[a-z]{3,9}(?: [a-z]{3,9}){3,7}")
+# Google's, Microsoft's and Apple's app passwords: four groups of four lowercase letters.
 _APP_PASSWORD = re.compile(r"[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3}")
 # A password's hash (bcrypt, argon2, scrypt, pbkdf2, crypt): not the password.
 _HASHED = re.compile(

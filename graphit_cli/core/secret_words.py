@@ -230,6 +230,37 @@ OPENS = (
     # Hebrew (a prefix may join it), Persian, Ukrainian, Malay, Afrikaans
     r"|قفل|در ورودی|охорон\w*|penggera|pintu|kelder|hek|deur"
 )
+# What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
+# and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name
+# (reCAPTCHA's, Turnstile's: public by design), and a secret denied (`(bukan secret)`).
+PUBLIC_WORDS = (
+    r"publiek|publik|julkinen|offentlig|avalik|δημόσι\w*|ציבורי|nyilvános|publiczn\w*"
+    r"|veřejn\w*|verejn\w*|javn[iaeo]\w*|herkese açık|công khai|สาธารณะ|सार्वजनिक|عمومی|ya umma"
+    # a captcha's site key (`Clave de sitio Onity` is a lock system's code)
+    r"|(?:kunci tapak|kunci situs|werf-?sleutel|site-?sleutel|websitesleutel|websiteschlüssel"
+    r"|clave (?:del |de )?sitio|chave do site|clé (?:du |de )?site|chiave del sito"
+    r"|klucz witryny|klíč webu|ключ сайта|サイトキー|站点密钥|사이트 키|site anahtarı)"
+    r"(?=[^\n]{0,30}(?:captcha|turnstile))"
+)
+# A word that denies what follows (`(bukan secret)`, `nicht geheim`, `pas un secret`), right
+# before a secret's name: the value is none (core/secret_context.py named_value).
+NEGATIONS = (
+    r"no|not(?: an?| the)?|without(?: an?)?|bukan|tidak|nicht|kein\w*|pas(?: une?)?|não é"
+    r"|no es|non è|non|niet|geen|nie|не|δεν είναι|לא|ليس|sio|không phải|ei|inte|ikke|nem"
+)
+NOT_SECRET = (
+    r"(?<!\w)(?:" + NEGATIONS + r")[ \t]+(?:secret\w*|geheim\w*|secreto|secreta|segredo|segreto"
+    r"|rahasia|rahsia|tajn\w*|секрет\w*|μυστικ\w*|סוד\w*|siri|bí mật|salainen|hemlig|hemmelig"
+    r"|titkos)"
+)
+# An account's or a login's name before `user / password` (core/secret_patterns.py USER_PASS):
+# `Conta compartilhada da loja: caixa01 / ...`, `Administrator / ...`.
+ACCOUNT_NAMES = (
+    r"administrator|conta|cuenta|compte|konto|accesso|acesso|acceso|accès|zugang|usuário"
+    r"|usuario|utilisateur|benutzer|gebruiker|utente|käyttäjä\w*|användare|bruker|bruger"
+    r"|logowanie|přihlášení|felhasználó\w*|fiók\w*|hesap|akun|akaun|pengguna|tài khoản"
+    r"|аккаунт|учётн\w*|учетн\w*|обліков\w*|λογαριασμ\w*|חשבון|حساب|계정|アカウント|账号|账户|帳號"
+)
 # Four digits in a row, found fast (`\d{4}` is twice as slow): before any code is looked for.
 FOUR_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9]")
 _MAIL_WORDS = (
