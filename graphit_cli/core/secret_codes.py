@@ -44,7 +44,9 @@ USER_SLASH = re.compile(
 # `PUK für die SIM (ICCID endet 4471): 83115040`); a modem's AT command that sends one.
 PIN_STATED = re.compile(
     r"\b(?:PIN|PUK2?|(?i:passcode|(?:door|keypad|alarm) code))\b"  # not `pin mappings`
-    r"(?P<between>[^\n]{0,80}?)(?:\s(?:is|ist|est|es|é)|[:=]|->)[ \t]*"
+    # stated: `is`, `:`, and is in more languages (Swahili `ni`, Polish `jest`, Swedish `är`)
+    r"(?P<between>[^\n]{0,80}?)(?:\s(?:is|ist|est|es|é|è|ni|jest|je|är|er|on|adalah|ialah|là)"
+    r"|[:=]|->)[ \t]*"
     r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.,-])"
 )
 # A PIN or a code that opens something (a door, an alarm, a voicemail box, a phone account, a
@@ -93,15 +95,15 @@ SETTER = re.compile(
 # `ansible vault password for prod: heron quiet copper lantern47`, a Wi-Fi key
 # `orange.blue.chiller.nich46`, a customer's verbal password `blue lantern 21` (judged by
 # core/secret_context.py word_password: no function word, digits or five words).
+_LOWER = "[a-zß-öø-ÿāăąćčďđēėęěğīįıķļľłńņňōőœŕřśşšţťūůűųźżž]"  # a lowercase Latin letter
 WORD_PASSWORD = re.compile(
     r"(?i:(?<![\w-])(?:pass(?:word|phrase|wd)?|pw|psk|pre-?shared key|code ?word|secret word"
     r"|(?:verbal|spoken|phone) password|safe ?word|kodewort|mot de passe|senha|contrase[ñn]a"
     r"|wachtwoord|passwort|kennwort|hasło|heslo|jelszó|salasana|lösenord|passord|парол\w*"
-    r"|şifre\w*|parola|mật khẩu|密码|パスワード|비밀번호|"
-    + MORE_NAMES
-    + r")(?![\w-]))[^\n:：]{0,60}?[:：][ \t]*[\"'“„«]?"
-    r"(?P<value>(?:[a-z]{3,10}[ .-]){1,6}[a-z]{3,10}(?:[ .-]?\d{1,4})?[!#$%&*?@]?)"
-    r"[\"'”»]?[ \t]*(?=$|\n|[.(,;]|[ \t][—–-])"
+    r"|şifre\w*|parola|mật khẩu|密码|パスワード|비밀번호|clé|clave|chave|schlüssel|sleutel|chiave"
+    r"|klucz|ключ|nøkkel|nyckel|" + MORE_NAMES + r")(?![\w-]))[^\n:：]{0,80}?[:：][ \t]*[\"'“„«]?"
+    rf"(?P<value>(?:{_LOWER}{{3,14}}[ .-]){{1,6}}{_LOWER}{{3,14}}(?:[ .-]?\d{{1,4}})?[!#$%&*?@]?)"
+    r"[\"'”»]?[ \t]*(?=$|\n|[.(,;]|[ \t]+(?:[—–#]|-[ \t]))"
 )
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
@@ -119,7 +121,7 @@ _NOT_CODE = re.compile(
 # Digits alone that may open a gate, a door, an alarm, a lockbox: 4 to 8, a `#` after them.
 _TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w/:%-]|[.,]\d)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
-_NUMBER = re.compile(r"(?<!\w)\d+(?!\w)")  # a number of its own, not `HRN03`
+_NUMBER = re.compile(r"(?<![\w-])\d+(?!\w)")  # a number of its own, not `HRN03`, `PAL-2`
 _CODE_WORD = re.compile(rf"(?i)(?<!\w)(?:{CODE_WORD})(?!\w)|{CODE_WORD_UNSPACED}")
 _TYPED_WITH = re.compile(rf"(?i)(?<!\w)(?:{TYPE_WORD})\s+$")
 # An alarm disarmed with a code, what it is between (`disarm the Sensaphone with 55921`).

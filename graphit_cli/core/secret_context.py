@@ -48,7 +48,8 @@ _LABELS = re.compile(
     r"uuid|serial|thumbprint|device|kid|"
     # a reference, an identifier, a header, in the writers' languages
     r"reference|referencia|référence|riferimento|referenz|αναφοράς|αναγνωριστικό|azonosító|"
-    r"fejléc\w*|identifi\w*|kennung|tunniste\w*|identyfikator\w*|identifikátor\w*)\b"
+    r"fejléc\w*|identifi\w*|kennung|tunniste\w*|identyfikator\w*|identifikátor\w*|kitambulisho|"
+    r"kimlik\w*|идентификатор\w*|ідентифікатор\w*|מזהה|معرف|شناسه|識別子|标识|식별자)\b"
 )
 # A hash of what follows: `sha256 of the key`, `the digest of this token`.
 _DIGEST_OF = re.compile(
@@ -180,6 +181,13 @@ def names_a_key_of_data(name: str) -> bool:
     return bool(_DATA_KEY_PARTS & set(re.split(r"[_.-]", name.lower())))
 
 
+# A label's word and a genitive before a name (`Kitambulisho cha ufunguo`, `id of the key`).
+_LABEL_OF = re.compile(
+    _LABELS.pattern + r"\s+(?:of|cha|ya|wa|de|del|de la|du|di|della|der|des|do|da|van|av|af|z|ze)"
+    r"\s+(?:the\s+|la\s+|le\s+|el\s+|l')?$"
+)
+
+
 def names_no_secret(label: str, before: str = "") -> bool:
     """Whether the words around a credential's name say its value is something else: `key
     id:`, `key fingerprint:`, `token format:`, `cache key`, `idempotency key`, `public key`."""
@@ -187,7 +195,7 @@ def names_no_secret(label: str, before: str = "") -> bool:
     after_name = re.split(r"[\s(]", label.strip(), maxsplit=1)
     if _LABELS.search(after_name[1] if len(after_name) > 1 else ""):
         return True
-    if _DIGEST_OF.search(before):
+    if _DIGEST_OF.search(before) or _LABEL_OF.search(before):
         return True  # `sha256 of the key:`: a hash of it
     word = re.findall(r"[A-Za-z0-9-]+", before[-30:])
     last = word[-1].lower().strip("-") if word else ""
@@ -234,6 +242,7 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     if (
         names_no_secret(label, before if keyed else "")
         and not (_ACCOUNT_KEY.fullmatch(value) and _PRIMARY.search(before))
+        and "subscription" not in (before + label).lower()  # an API subscription's primary key
     ) or PUBLIC_NAME.search(field + label):
         return None
     line = text[max(0, match.start() - 80) : match.start()].rsplit("\n", 1)[-1]

@@ -138,6 +138,16 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("openrouter-api-key", r"\bsk-or-v1-[0-9a-f]{64}\b"),
     ("langsmith-api-key", r"\blsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}\b"),
     ("nuget-api-key", r"\boy2[a-z0-9]{43}\b"),
+    # A Teams incoming webhook's older address (outlook.office.com) and a tenant's name with a
+    # hyphen, which gitleaks' rule leaves; an ODK Central app user's key in its server URL; a
+    # DHIS2 personal access token.
+    (
+        "microsoft-teams-webhook",
+        r"https://(?:outlook\.office(?:365)?\.com/webhook|[a-z0-9-]+\.webhook\.office\.com/webhookb2)"
+        r"/[0-9a-f-]{36}@[0-9a-f-]{36}/IncomingWebhook/[0-9a-f]{32}/[0-9a-f-]{36}",
+    ),
+    ("odk-central-app-user-key", r"/v1/key/[A-Za-z0-9!$]{64}/projects/\d+"),
+    ("dhis2-personal-access-token", r"\bd2pat_[A-Za-z0-9]{32,50}\b"),
     ("amazon-mws-auth-token", r"\bamzn\.mws\.[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}\b"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
@@ -246,6 +256,9 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "langsmith-api-key": ("lsv2_",),
     "nuget-api-key": ("oy2",),
     "amazon-mws-auth-token": ("amzn.mws.",),
+    "microsoft-teams-webhook": ("incomingwebhook",),
+    "odk-central-app-user-key": ("/v1/key/",),
+    "dhis2-personal-access-token": ("d2pat_",),
     "age-secret-key": ("AGE-SECRET-KEY-",),
     "salesforce-session-id": ("00D",),
     "mailchimp-api-key": ("-us",),

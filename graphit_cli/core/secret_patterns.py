@@ -215,7 +215,7 @@ SEED_PHRASE = re.compile(
     r"(?P<value>(?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?![a-z])"
 )
 # An Azure shared access signature's `sig=` in a URL or a connection string.
-SAS_SIGNATURE = re.compile(r"(?:[?&;]|\b)sig=(?P<value>[A-Za-z0-9%+/]{20,}={0,2})")
+SAS_SIGNATURE = re.compile(r"(?:[?&;]|\b)sig=(?P<value>[A-Za-z0-9%+/_-]{20,}={0,2})")
 # A .pgpass line: `host:port:database:user:password`.
 PGPASS = re.compile(
     r"(?m):(?<=[\w.*-]:)(?:\d{4,5}|\*):[\w.*-]+:[\w.*@-]+:(?P<value>[^\s:]+)[ \t]*$"

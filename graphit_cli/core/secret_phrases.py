@@ -31,14 +31,16 @@ _ABOUT_PASSPHRASES = frozenset(
     """word words random dictionary diceware minimum length characters long letters digits symbols
     required policy rules use used stored vault manager keepass bitwarden lastpass rotate
     rotated same usual ask see check reset changed expired unknown none empty unset todo must
-    should can may any your their who what where how why which only also just""".split()  # noqa: SIM905
+    should can may any your their who what where how why which only also just get set value
+    values secret secrets password passwords token tokens key keys env export echo cat aws gcloud
+    kubectl sudo run read print""".split()  # noqa: SIM905 (a command, not a passphrase)
 )
 
 
 def passphrase_words(value: str) -> bool:
     """Words of a chosen passphrase: none a function word or a word that speaks of one
     (`four random dictionary words`), not xkcd's."""
-    words = re.findall(r"[a-z]+", value.lower())
+    words = re.findall(r"[^\W\d_]+", value.lower())
     if " ".join(words) in DOCUMENTED_EXAMPLES:
         return False  # xkcd's `correct horse battery staple`
     return not (_FUNCTION_WORDS | _ABOUT_PASSPHRASES) & set(words)
@@ -48,7 +50,7 @@ def word_password(value: str) -> bool:
     """Plain words a password is made of (`heron quiet copper lantern47`, `blue lantern 21`):
     none a function word in the languages teams write, and digits or five words or more
     (`simpan dalam peti besi` is a clause); words joined by dots end in digits (not a host)."""
-    words = re.findall(r"[a-z]+", value)
+    words = re.findall(r"[^\W\d_]+", value)
     digits = any(c.isdigit() for c in value)
     if not digits and (len(words) < 5 or "." in value):
         return False

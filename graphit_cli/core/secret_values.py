@@ -28,7 +28,7 @@ _PLACEHOLDER = re.compile(
         .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
               fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
               password_here|xxxx|\.\.\.|…|test[-_]?only|[-_]test(?:[-_]0{3,})?$|
-              _hier$|_ici$|_aqu[ií]$).* |
+              [-_](?:hier|ici|aqu[ií]|here|qui)$).* |
         \((?i:sensitive|known\ after|empty)\b.*
     )$""",
     re.VERBOSE,
@@ -53,10 +53,12 @@ _NOT_VALUES = frozenset(
 )
 _WORD = re.compile(r"^[A-Za-z]+$")
 _PATH = re.compile(r"^/[\w.-]+/[\w./-]+$")
-# settings.DB_PASSWORD, process.env.OPERATOR_KEY_2: a lowercase word, then attributes.
 _WORD_AND_NUMBER = re.compile(r"[A-Z][a-z]{2,}(?!(?:16|32|64|128|256|512)$)\d{2,}")
+# settings.DB_PASSWORD, process.env.OPERATOR_KEY_2: a lowercase word, then attributes (not
+# words with digits at the end, a password: `tramway.rame44`).
 _IDENTIFIER_PATH = re.compile(
-    r"^(?:[A-Za-z_]+|[a-z_$]+(?:\.[A-Za-z_$][\w$]*)*)(?:\.[A-Za-z_]\w*)+$"
+    r"^(?![a-z]{3,}(?:\.[a-z]{3,})+\d{2,4}$)"
+    r"(?:[A-Za-z_]+|[a-z_$]+(?:\.[A-Za-z_$][\w$]*)*)(?:\.[A-Za-z_]\w*)+$"
 )
 # A name for what identifies a value without opening anything: `key fingerprint: 01cc...`.
 _DIGEST_NAME = re.compile(r"(?i)(?:fingerprint|hash|digest|checksum|sha\d*|md5|keygrip)$")
@@ -99,9 +101,8 @@ def example(token: str) -> bool:
 
 def typed(value: str) -> bool:
     """A value typed by a person, not generated: half or more of its letters and digits are runs
-    of three or more consecutive ones (`abc`, `123`, `xyz`: `AbCeFG123`,
-    `sk-ant-api03-abc123xyz-456def789ghij-...`). A random value of 8 characters or more is one
-    at most once in 2,500 (20,000 of each length and alphabet; none of 16 or more)."""
+    of three or more consecutive ones (`AbCeFG123`, `sk-ant-api03-abc123xyz-456def789...`). A
+    random value of 8 characters or more is one at most once in 2,500 (20,000 of each length)."""
     alnum = [c for c in value.lower() if c.isalnum()]
     if len(alnum) < 8:
         return False
@@ -117,9 +118,8 @@ def typed(value: str) -> bool:
 
 # What a name holds when it is generated, never chosen by a person (assigned_kind's kinds).
 _GENERATED = frozenset({"api-key", "token"})
-# A numeric id and a secret joined by one colon (`<bot id>:<secret>`): a provider's pair, not one
-# generated token. gitleaks' generic rule takes a token of `[\w.=-]` only; a pair is the
-# provider rules' to judge (Telegram's, FCM's), as in gitleaks.
+# A numeric id and a secret joined by one colon (`<bot id>:<secret>`): a provider's pair (the
+# provider rules' to judge, as in gitleaks: Telegram's, FCM's), not one generated token.
 PAIR = re.compile(r"\d{1,20}:[\w.=-]+")
 _SEGMENT = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
@@ -189,7 +189,7 @@ _HASHED = re.compile(
 _REFERENCE = re.compile(
     r"^(?:[\w.-]+:/[\w./-]+|@[A-Za-z][\w.]*\(.*|(?i:test|mock|fake|dummy)[_-].*|"
     r"(?:data|var|local|module)\.[\w.\[\]\"-]+|[a-z]+(?::(?:[a-z_]+|\d+|\{\w+\})){2,}|"
-    r"(?i:[^\W\d_]*(?:passw|kennwort|contrase)[^\W\d_]*(?:[ ?!.]+[^\W\d_]*)*))$"
+    r"(?i:1?[^\W\d_]*(?:passw|kennwort|contrase)[^\W\d_]*(?:[ ?!.-]+[^\W\d_]*)*))$"
 )
 
 
@@ -351,8 +351,8 @@ def chosen_password(value: str) -> bool:
     a test plan's, and `credible` (`Cobalt.maple4720`, not `required` or `P@ssw0rd`)."""
     if len(value) < 8 or not any(c.isalpha() for c in value) or _RELATIVE_PATH.fullmatch(value):
         return False
-    if _FLAG_SHAPE.fullmatch(value) or _ASSIGNED.match(value):
-        return False  # a flag (`--with-decryption`), an assignment
+    if _FLAG_SHAPE.fullmatch(value) or _ASSIGNED.match(value) or value.startswith("-----"):
+        return False  # a flag (`--with-decryption`), an assignment, a PEM block's armour
     if _APP_PASSWORD.fullmatch(value) or _WP_PASSWORD.fullmatch(value):
         return credible(value, quoted=True, name="password")
     if any(c >= "\u3000" for c in value):

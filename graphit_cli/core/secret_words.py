@@ -109,6 +109,10 @@ _PIN_NAMES = (
     *("código de desbloqueio", "codice di sblocco", "entsperrcode", "ontgrendelcode"),
     *("kod odblokowania", "unlock code", "unlock pin", "mesterkód", "kényszerkód", "lambar sirri"),
     *("lambar buɗe", "κωδικός πρόσβασης", "код доступу", "kod pristupa", "mã mở khóa"),
+    # a PIN in Arabic; a code that pays out money (a cash transfer's, a voucher's withdrawal)
+    *("رقم التعريف الشخصي", "الرقم السري", "cash-out code", "cashout code", "withdrawal code"),
+    *("code de retrait", "código de retiro", "código de saque", "codice di prelievo"),
+    *("abhebecode", "msimbo wa kutoa", "رمز صرف", "رمز السحب", "kode penarikan", "mã rút tiền"),
 )
 PIN_NAMES = "|".join(re.escape(name) for name in _PIN_NAMES)
 # Where the PIN rule is tried: a literal each name begins with.
@@ -137,6 +141,7 @@ PIN_LITERALS += ("nambari", "출입", "暗証", "访问码", "קוד", "رمز",
 PIN_LITERALS += ("codice s", "geheim", "tajný", "kod tajny", "déverrouillage", "desbloque")
 PIN_LITERALS += ("sblocco", "entsperr", "ontgrendel", "odblokowania", "unlock", "mesterkód")
 PIN_LITERALS += ("kényszerkód", "lambar", "κωδικός", "kod pristupa", "mã mở")
+PIN_LITERALS += ("رقم", "cash-out", "cashout", "withdrawal", "abhebe", "msimbo", "kode p", "mã r")
 # Recovery or backup codes, in the languages teams write (core/secret_patterns.py
 # RECOVERY_CODES), and a literal each begins with.
 RECOVERY_NAMES = (
@@ -229,6 +234,10 @@ OPENS = (
     r"|[kƙ]ofa|wayar|vrata|kapij\w*|сигналізац\w*|দরজা|கதவு|dera|derës"
     # Hebrew (a prefix may join it), Persian, Ukrainian, Malay, Afrikaans
     r"|قفل|در ورودی|охорон\w*|penggera|pintu|kelder|hek|deur"
+    # a lock, a building, a keypad, a till, a badge reader, an intercom, in more languages
+    r"|serrure\w*|cerradura\w*|fechadura\w*|serratur\w*|schloss\w*|zamk\w*|locks?|keypads"
+    r"|immeuble|edificio|gebäude\w*|building|caisse|badgeuse|tastierin\w*|\w*tresor\w*|\w*tür"
+    r"|gegensprechanlage|\w*schleuse|vestiaires?|boîte à clés|boite a cles"
 )
 # What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
 # and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name
