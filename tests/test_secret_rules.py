@@ -310,6 +310,7 @@ DISAGREED = {
     "revoked_slack_token_stated_revoked",
     "revoked_stream_key_stated_revoked",
     *("revoked_key", "aws_access_key_id_reference", "revoked_token", "revoked_key_mentioned"),
+    *("revoked_credential",),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -374,6 +375,8 @@ STANDS = {
     "blind_secrets_96": (0.028, 0.01),
     "blind_secrets_98": (0.078, 0.01),
     "blind_secrets_99": (0.02, 0.011),
+    "blind_secrets_101": (0.028, 0.01),
+    "blind_secrets_102": (0.034, 0.01),
 }
 
 
@@ -1443,6 +1446,67 @@ def test_the_classes_blind_corpora_84_to_99_showed_in_more_languages(
     Hebrew, Persian):
     the vocabulary is written ahead now, compounds and particles included, and a disarming verb
     types a code."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Plain words chosen as a password, after its name and a colon, to the end of the line.
+        ("ansible vault password for inventories/prod: heron quiet copper lantern47", True),
+        ("restic repo password for the animal records backup: lumba pasir lagoa lumba ombak", True),
+        ("Пароль Wi-Fi для інженерів: orange.blue.chiller.nich46", True),
+        ("WLAN Betriebshof (SSID VB-Depot-Yard) Schlüssel: tarjeta-horaire-horaire-andén-53", True),
+        ("Customer verbal password for remote hands authorisation: blue lantern 21", True),
+        ("password: tramway.navette65   # Grafana admin im Depot", True),
+        ("Server=tcp:db.local,1433;Database=SAE;User Id=kasse;Password=tramway.rame44;", True),
+        ("Kata laluan: simpan dalam peti besi", False),
+        ("wifi password: on the sticker under the router", False),
+        ("DB password: aws secretsmanager get-secret-value --secret-id prod/db", False),
+        ("password: db.prod.acme.io", False),
+        ("heslo: xxxx-xxxx-xxxx-xxxx-xxxx", False),
+        # Accounts' names before `user / password`; codes that open a lock, a keypad, a till.
+        ("Conta compartilhada da loja (PDV): caixa01 / Tubaraojacare13_", True),
+        ("iLO du serveur de licences : Administrator / PQNIIL91", True),
+        ("Code administrateur serrure Somfy : 60150868", True),
+        ("Master/programming code for all Yale keypads in block B: 18751237", True),
+        ("Reinraum Zone C, Personalschleuse PAL-2, Türcode 6984", True),
+        ("Msimbo wa PUK wa laini ya ofisi ni 02089572", True),
+        ("SMS to beneficiary: Your cash-out code is 786976. Do not share this code.", True),
+        # Formats written ahead of any corpus, and their public halves.
+        ("MIDTRANS_SERVER_KEY=SB-Mid-server-q8Xv2LmT9rKp4ZwNcY7hJ3bF", True),
+        ("MIDTRANS_CLIENT_KEY=SB-Mid-client-q8Xv2LmT9rKp4ZwN", False),
+        ('options = { key: "rzp_live_y5Jt8hK0Lv8mtC", amount: 499900 }', False),
+        ("Jeton DHIS2 : d2pat_bk4mYS0ohaFCuDU4RwVQCxo4Ve06dua54330902579", True),
+        (
+            "https://odk.example-ngo.org/v1/key/"
+            "Iqmsp2J4O6H7Qzoedt9ZKIrapStA6GVFFw3OijDHPxfFExwYUwIPtVMdcMix!kCv/projects/3",
+            True,
+        ),
+        (
+            "hook: https://contoso-build.webhook.office.com/webhookb2/"
+            "0ded7845-bfbb-4b16-943e-ba98f342eaca@fc574396-8c8b-4d42-a1f2-7a4f0c1f8d3e/"
+            "IncomingWebhook/7c2173dd343199bd5ef436ee86cd8aa5/462d5d17-09f6-4223-b4a4-9cb2e993bf33",
+            True,
+        ),
+        (
+            "Primary key of our MoMo Disbursement subscription: 26f0146a169eb2eb71aa7f39bbcea2e4",
+            True,
+        ),
+        # Public, denied, an identifier of a key: in more languages.
+        ("Werf-sleutel vir reCAPTCHA (publiek): 6LhIG7glUDOUqLDS6ULCz1tXvoTNXUMijlXf3-Gc", False),
+        ("Clave de sitio reCAPTCHA: 6L08RHdiJGR8avT3gyEPccw-6uXPnLjRwNqO32pl", False),
+        ("Client ID Twitch (bukan secret): ifnrna7ay79d27gi4feazlzzg3cbnk", False),
+        ("Kitambulisho cha ufunguo wa BitLocker: 9393CE32-F6A0-41F2-995B-8D1330B541B1", False),
+        ("Passwort des EMS-Gateways: 1Password-Referenz op://OT-Site/EMS Gateway/password", False),
+        ("ORANGE_CLIENT_SECRET=votre-cle-secrete-ici", False),
+    ],
+)
+def test_the_classes_blind_corpora_100_to_103_showed(text: str, refused: bool) -> None:
+    """Rounds 100-103 missed passwords of plain words (joined by spaces, dots or dashes, in
+    Latin letters beyond ASCII), codes that open a lock, a keypad or a till, and field formats;
+    their classes are rules now, and the look-alikes beside them (a clause, a command, a
+    placeholder, a reference) stay stored."""
     assert bool(secrets.find(text)) is refused, text
 
 

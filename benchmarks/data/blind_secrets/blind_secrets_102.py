@@ -1,4 +1,4 @@
-# ruff: noqa: E501
+# ruff: noqa: E501, SIM115
 """Blind secret-detector corpus 102: humanitarian NGO field operations.
 
 Brief: notes, handovers, chat lines, commands, config, YAML/JSON, URLs, tables and
@@ -110,8 +110,42 @@ def corpus() -> list[dict]:
         check = 98 - int(numeric) % 97
         return f"{cc}{check:02d}{bban}"
 
-    places = ["Goma", "Bunia", "Kakuma", "Dadaab", "Maiduguri", "Gao", "Mopti", "Aden", "Juba", "Cucuta", "Tumaco", "Beni", "Kalemie", "Diffa", "Bossaso", "Malakal"]
-    words = ["Baobab", "Simba", "Chai", "Mango", "Harmattan", "Tembo", "Pikipiki", "Sahel", "Mvua", "Kahawa", "Jacaranda", "Hibiscus", "Nyota", "Papaye", "Sorgho", "Cafecito"]
+    places = [
+        "Goma",
+        "Bunia",
+        "Kakuma",
+        "Dadaab",
+        "Maiduguri",
+        "Gao",
+        "Mopti",
+        "Aden",
+        "Juba",
+        "Cucuta",
+        "Tumaco",
+        "Beni",
+        "Kalemie",
+        "Diffa",
+        "Bossaso",
+        "Malakal",
+    ]
+    words = [
+        "Baobab",
+        "Simba",
+        "Chai",
+        "Mango",
+        "Harmattan",
+        "Tembo",
+        "Pikipiki",
+        "Sahel",
+        "Mvua",
+        "Kahawa",
+        "Jacaranda",
+        "Hibiscus",
+        "Nyota",
+        "Papaye",
+        "Sorgho",
+        "Cafecito",
+    ]
 
     def human_pw(style):
         p = rng.choice(places)
@@ -132,60 +166,136 @@ def corpus() -> list[dict]:
 
     def pem(label, body_prefix, nbytes, width=64):
         body = body_prefix + base64.b64encode(rng.randbytes(nbytes)).decode()
-        lines = [body[i:i + width] for i in range(0, len(body), width)]
+        lines = [body[i : i + width] for i in range(0, len(body), width)]
         return f"-----BEGIN {label}-----\n" + "\n".join(lines) + f"\n-----END {label}-----"
 
     # ------------------------------------------------------------------ secrets
 
     # satphone_sim_pin
     v = pick(DG, 4)
-    S("satphone_sim_pin", f"Iridium 9555 #3 (Bunia kit): SIM PIN is {v}, do not change it, the Goma office has the same card on file.", v)
+    S(
+        "satphone_sim_pin",
+        f"Iridium 9555 #3 (Bunia kit): SIM PIN is {v}, do not change it, the Goma office has the same card on file.",
+        v,
+    )
     v = pick(DG, 4)
-    S("satphone_sim_pin", f"Thuraya XT-LITE | sous-bureau Diffa | code PIN SIM : {v} | gardé par le chef de base", v)
+    S(
+        "satphone_sim_pin",
+        f"Thuraya XT-LITE | sous-bureau Diffa | code PIN SIM : {v} | gardé par le chef de base",
+        v,
+    )
     v = pick(DG, 4)
-    S("satphone_sim_pin", f"[WhatsApp 06:12] Yusuf: sat phone asks for PIN after the battery died, what is it?\n[06:14] Hodan: {v}, then press OK and wait for signal bars", v)
+    S(
+        "satphone_sim_pin",
+        f"[WhatsApp 06:12] Yusuf: sat phone asks for PIN after the battery died, what is it?\n[06:14] Hodan: {v}, then press OK and wait for signal bars",
+        v,
+    )
     v = pick(DG, 4)
-    S("satphone_sim_pin", f"رمز PIN لشريحة هاتف الثريا في مكتب عدن: {v} — لا تشاركه خارج فريق الأمن", v)
+    S(
+        "satphone_sim_pin",
+        f"رمز PIN لشريحة هاتف الثريا في مكتب عدن: {v} — لا تشاركه خارج فريق الأمن",
+        v,
+    )
 
     # sim_puk_code
     v = pick(DG, 8)
-    S("sim_puk_code", f"Kalemie Iridium SIM got blocked after 3 wrong PINs. PUK1 = {v}, enter **05*PUK*newPIN*newPIN#", v)
+    S(
+        "sim_puk_code",
+        f"Kalemie Iridium SIM got blocked after 3 wrong PINs. PUK1 = {v}, enter **05*PUK*newPIN*newPIN#",
+        v,
+    )
     v = pick(DG, 8)
-    S("sim_puk_code", f"sim_inventory.csv row: TH-0142,Thuraya,active,puk={v},custodian=security focal point", v)
+    S(
+        "sim_puk_code",
+        f"sim_inventory.csv row: TH-0142,Thuraya,active,puk={v},custodian=security focal point",
+        v,
+    )
     v = pick(DG, 8)
-    S("sim_puk_code", f"Msimbo wa PUK wa laini ya Safaricom ya ofisi ya Dadaab ni {v} (usiupoteze, laini imefungwa)", v)
+    S(
+        "sim_puk_code",
+        f"Msimbo wa PUK wa laini ya Safaricom ya ofisi ya Dadaab ni {v} (usiupoteze, laini imefungwa)",
+        v,
+    )
     v = pick(DG, 8)
     S("sim_puk_code", f"Código PUK del chip de Claro del teléfono de guardia en Cúcuta: {v}", v)
 
     # bgan_terminal_admin_password
     v = human_pw(0)
-    S("bgan_terminal_admin_password", f"Explorer 710 web UI at http://192.168.0.1 → Settings → Admin. User admin / {v}. Reset to 1234 was done in March, please keep the new one.", v)
+    S(
+        "bgan_terminal_admin_password",
+        f"Explorer 710 web UI at http://192.168.0.1 → Settings → Admin. User admin / {v}. Reset to 1234 was done in March, please keep the new one.",
+        v,
+    )
     v = human_pw(1)
-    S("bgan_terminal_admin_password", f"Handover Gao: BGAN Hughes 9202 admin password {v} (changed after the audit)", v)
+    S(
+        "bgan_terminal_admin_password",
+        f"Handover Gao: BGAN Hughes 9202 admin password {v} (changed after the audit)",
+        v,
+    )
     v = human_pw(2)
-    S("bgan_terminal_admin_password", f"Terminal BGAN Cobham du bureau de Mopti — identifiant : admin — mot de passe : {v}", v)
+    S(
+        "bgan_terminal_admin_password",
+        f"Terminal BGAN Cobham du bureau de Mopti — identifiant : admin — mot de passe : {v}",
+        v,
+    )
     v = human_pw(3)
-    S("bgan_terminal_admin_password", f"telecoms-kit.yaml:\n  bgan_explorer_510:\n    serial: 1024775\n    web_admin_user: admin\n    web_admin_pass: \"{v}\"", v)
+    S(
+        "bgan_terminal_admin_password",
+        f'telecoms-kit.yaml:\n  bgan_explorer_510:\n    serial: 1024775\n    web_admin_user: admin\n    web_admin_pass: "{v}"',
+        v,
+    )
 
     # vsat_modem_admin_password
     v = human_pw(4)
-    S("vsat_modem_admin_password", f"iDirect X7 modem (Juba compound) — telnet 192.168.0.1, login admin, password {v}", v)
+    S(
+        "vsat_modem_admin_password",
+        f"iDirect X7 modem (Juba compound) — telnet 192.168.0.1, login admin, password {v}",
+        v,
+    )
     v = human_pw(5)
-    S("vsat_modem_admin_password", f"ssh root@10.8.1.1  # Newtec MDM2210 in Malakal, root pw: {v}", v)
+    S(
+        "vsat_modem_admin_password",
+        f"ssh root@10.8.1.1  # Newtec MDM2210 in Malakal, root pw: {v}",
+        v,
+    )
     v = human_pw(6)
-    S("vsat_modem_admin_password", f"Contraseña del módem VSAT Hughes HT2000W en Tumaco: {v} (usuario: install)", v)
+    S(
+        "vsat_modem_admin_password",
+        f"Contraseña del módem VSAT Hughes HT2000W en Tumaco: {v} (usuario: install)",
+        v,
+    )
     v = human_pw(7)
-    S("vsat_modem_admin_password", f"| site | modem | user | pass |\n|---|---|---|---|\n| Bossaso | iDirect X5 | admin | {v} |", v)
+    S(
+        "vsat_modem_admin_password",
+        f"| site | modem | user | pass |\n|---|---|---|---|\n| Bossaso | iDirect X5 | admin | {v} |",
+        v,
+    )
 
     # lte_router_admin_password
     v = human_pw(1)
-    S("lte_router_admin_password", f"Teltonika RUT950 in the Beni guesthouse: WebUI admin / {v}. RMS is not enabled.", v)
+    S(
+        "lte_router_admin_password",
+        f"Teltonika RUT950 in the Beni guesthouse: WebUI admin / {v}. RMS is not enabled.",
+        v,
+    )
     v = human_pw(3)
-    S("lte_router_admin_password", f"Routeur 4G Huawei B535 (bureau Kalemie) : page http://192.168.8.1, mot de passe admin {v}", v)
+    S(
+        "lte_router_admin_password",
+        f"Routeur 4G Huawei B535 (bureau Kalemie) : page http://192.168.8.1, mot de passe admin {v}",
+        v,
+    )
     v = human_pw(5)
-    S("lte_router_admin_password", f"Router MikroTik hAP ac3 ya ofisi ya Kakuma: user=admin password={v}", v)
+    S(
+        "lte_router_admin_password",
+        f"Router MikroTik hAP ac3 ya ofisi ya Kakuma: user=admin password={v}",
+        v,
+    )
     v = human_pw(7)
-    S("lte_router_admin_password", f"/system user set admin password=\"{v}\"  # applied on the Diffa MikroTik after handover", v)
+    S(
+        "lte_router_admin_password",
+        f'/system user set admin password="{v}"  # applied on the Diffa MikroTik after handover',
+        v,
+    )
 
     # wifi_psk
     v = f"{rng.choice(words)}{rng.choice(places)}{pick(DG, 4)}"
@@ -193,38 +303,74 @@ def corpus() -> list[dict]:
     v = f"{rng.choice(words).lower()} {rng.choice(places).lower()} {pick(DG, 3)}"
     S("wifi_psk", f"Wi-Fi invités du bureau de Goma — réseau AB-GUEST — clé : {v}", v)
     v = f"{rng.choice(places)}@Wifi{pick(DG, 2)}"
-    S("wifi_psk", f"network={{\n    ssid=\"AB-STAFF-Juba\"\n    psk=\"{v}\"\n}}", v)
+    S("wifi_psk", f'network={{\n    ssid="AB-STAFF-Juba"\n    psk="{v}"\n}}', v)
     v = f"{rng.choice(words)}#{pick(DG, 4)}"
     S("wifi_psk", f"كلمة مرور الواي فاي في مكتب بوصاصو (شبكة AB-Office): {v}", v)
 
     # kobo_api_token
     v = hx(40)
-    S("kobo_api_token", f"curl -H \"Authorization: Token {v}\" https://kf.kobotoolbox.org/api/v2/assets/?format=json", v)
+    S(
+        "kobo_api_token",
+        f'curl -H "Authorization: Token {v}" https://kf.kobotoolbox.org/api/v2/assets/?format=json',
+        v,
+    )
     v = hx(40)
     S("kobo_api_token", f"KOBO_API_TOKEN={v}", v)
     v = hx(40)
-    S("kobo_api_token", f"Token de l'API Kobo du compte meal_drc (pour le tableau Power BI) : {v}", v)
+    S(
+        "kobo_api_token",
+        f"Token de l'API Kobo du compte meal_drc (pour le tableau Power BI) : {v}",
+        v,
+    )
     v = hx(40)
-    S("kobo_api_token", f"kobo:\n  server: https://eu.kobotoolbox.org\n  token: {v}\n  asset_uid: aQx8zL2mNp4Rt7Vw9Yb3Ck", v)
+    S(
+        "kobo_api_token",
+        f"kobo:\n  server: https://eu.kobotoolbox.org\n  token: {v}\n  asset_uid: aQx8zL2mNp4Rt7Vw9Yb3Ck",
+        v,
+    )
 
     # odk_central_app_user_token
     tokchars = AN + "!$"
     v = pick(tokchars, 64)
-    S("odk_central_app_user_token", f"Collect config QR for enumerators in Maiduguri: https://odk.aidbridge.org/v1/key/{v}/projects/4", v)
+    S(
+        "odk_central_app_user_token",
+        f"Collect config QR for enumerators in Maiduguri: https://odk.aidbridge.org/v1/key/{v}/projects/4",
+        v,
+    )
     v = pick(tokchars, 64)
-    S("odk_central_app_user_token", f"app user 'tablet-07' token: {v} (Central project 2, PDM round 3)", v)
+    S(
+        "odk_central_app_user_token",
+        f"app user 'tablet-07' token: {v} (Central project 2, PDM round 3)",
+        v,
+    )
     v = pick(tokchars, 64)
-    S("odk_central_app_user_token", f"{{\"general\": {{\"server_url\": \"https://central.aidbridge.org/v1/key/{v}/projects/7\", \"form_update_mode\": \"match_exactly\"}}}}", v)
+    S(
+        "odk_central_app_user_token",
+        f'{{"general": {{"server_url": "https://central.aidbridge.org/v1/key/{v}/projects/7", "form_update_mode": "match_exactly"}}}}',
+        v,
+    )
     v = pick(tokchars, 64)
-    S("odk_central_app_user_token", f"Jeton utilisateur d'application ODK Central (enquêteurs Diffa) : {v}", v)
+    S(
+        "odk_central_app_user_token",
+        f"Jeton utilisateur d'application ODK Central (enquêteurs Diffa) : {v}",
+        v,
+    )
 
     # odk_central_web_password
     v = human_pw(2)
     S("odk_central_web_password", f"ODK Central web login: meal.officer@aidbridge.org / {v}", v)
     v = human_pw(4)
-    S("odk_central_web_password", f"docker compose exec service odk-cmd --email admin@aidbridge.org user-set-password  # set to {v}", v)
+    S(
+        "odk_central_web_password",
+        f"docker compose exec service odk-cmd --email admin@aidbridge.org user-set-password  # set to {v}",
+        v,
+    )
     v = human_pw(6)
-    S("odk_central_web_password", f"Usuario de ODK Central para la coordinadora MEAL de Cúcuta: lucia.r@aidbridge.org, clave {v}", v)
+    S(
+        "odk_central_web_password",
+        f"Usuario de ODK Central para la coordinadora MEAL de Cúcuta: lucia.r@aidbridge.org, clave {v}",
+        v,
+    )
     v = human_pw(0)
     S("odk_central_web_password", f"Nenosiri la ODK Central la akaunti ya data.kakuma ni {v}", v)
 
@@ -236,43 +382,75 @@ def corpus() -> list[dict]:
     v = hx(40)
     S("commcare_api_key", f"CommCare HQ key for the case export script (user meal.bot): {v}", v)
     v = hx(40)
-    S("commcare_api_key", f"requests.get(url, headers={{'Authorization': 'ApiKey integration@aidbridge.org:{v}'}})", v)
+    S(
+        "commcare_api_key",
+        f"requests.get(url, headers={{'Authorization': 'ApiKey integration@aidbridge.org:{v}'}})",
+        v,
+    )
 
     # mpesa_consumer_secret
     v = pick(AN, 64)
-    S("mpesa_consumer_secret", f"Daraja production app 'AB-Cash-Disburse': consumer key {pick(AN, 48)} consumer secret {v}", v)
+    S(
+        "mpesa_consumer_secret",
+        f"Daraja production app 'AB-Cash-Disburse': consumer key {pick(AN, 48)} consumer secret {v}",
+        v,
+    )
     v = pick(AN, 64)
     S("mpesa_consumer_secret", f"MPESA_CONSUMER_SECRET={v}", v)
     v = pick(AN, 64)
     S("mpesa_consumer_secret", f"mpesa:\n  env: production\n  consumer_secret: '{v}'", v)
     v = pick(AN, 64)
-    S("mpesa_consumer_secret", f"Siri ya programu ya Daraja (consumer secret) kwa malipo ya Turkana: {v}", v)
+    S(
+        "mpesa_consumer_secret",
+        f"Siri ya programu ya Daraja (consumer secret) kwa malipo ya Turkana: {v}",
+        v,
+    )
 
     # mpesa_passkey
     v = hx(64)
     S("mpesa_passkey", f"Lipa na M-Pesa Online passkey for paybill 4{pick(DG, 5)} (prod): {v}", v)
     v = hx(64)
-    S("mpesa_passkey", f"password = base64.b64encode((shortcode + \"{v}\" + timestamp).encode())", v)
+    S("mpesa_passkey", f'password = base64.b64encode((shortcode + "{v}" + timestamp).encode())', v)
     v = hx(64)
-    S("mpesa_passkey", f"MPESA_PASSKEY=\"{v}\"", v)
+    S("mpesa_passkey", f'MPESA_PASSKEY="{v}"', v)
     v = hx(64)
     S("mpesa_passkey", f"Safaricom imetuma passkey mpya ya STK push: {v}", v)
 
     # mpesa_initiator_password
     v = human_pw(5)
-    S("mpesa_initiator_password", f"B2C initiator 'abcashapi' password on the M-Pesa org portal: {v}", v)
+    S(
+        "mpesa_initiator_password",
+        f"B2C initiator 'abcashapi' password on the M-Pesa org portal: {v}",
+        v,
+    )
     v = human_pw(7)
     S("mpesa_initiator_password", f"INITIATOR_NAME=abcashapi\nINITIATOR_PASSWORD={v}", v)
     v = human_pw(1)
-    S("mpesa_initiator_password", f"Nenosiri la initiator la B2C limebadilishwa: {v} (Grace amelithibitisha)", v)
+    S(
+        "mpesa_initiator_password",
+        f"Nenosiri la initiator la B2C limebadilishwa: {v} (Grace amelithibitisha)",
+        v,
+    )
     v = human_pw(3)
-    S("mpesa_initiator_password", f"Handover cash team Nairobi — org portal business admin: cashadmin01 / {v}", v)
+    S(
+        "mpesa_initiator_password",
+        f"Handover cash team Nairobi — org portal business admin: cashadmin01 / {v}",
+        v,
+    )
 
     # mpesa_security_credential
     v = b64bytes(256)
-    S("mpesa_security_credential", f"SecurityCredential for B2C prod (encrypted with the production cert): {v}", v)
+    S(
+        "mpesa_security_credential",
+        f"SecurityCredential for B2C prod (encrypted with the production cert): {v}",
+        v,
+    )
     v = b64bytes(256)
-    S("mpesa_security_credential", f"{{\"InitiatorName\": \"abcashapi\", \"SecurityCredential\": \"{v}\", \"CommandID\": \"BusinessPayment\"}}", v)
+    S(
+        "mpesa_security_credential",
+        f'{{"InitiatorName": "abcashapi", "SecurityCredential": "{v}", "CommandID": "BusinessPayment"}}',
+        v,
+    )
     v = b64bytes(256)
     S("mpesa_security_credential", f"MPESA_SECURITY_CREDENTIAL={v}", v)
 
@@ -282,33 +460,65 @@ def corpus() -> list[dict]:
     v = hx(32)
     S("momo_api_key", f"MOMO_API_KEY={v}", v)
     v = hx(32)
-    S("momo_api_key", f"Clé API MoMo (Cameroun, collection) générée par le portail partenaire : {v}", v)
+    S(
+        "momo_api_key",
+        f"Clé API MoMo (Cameroun, collection) générée par le portail partenaire : {v}",
+        v,
+    )
     u = uuid4()
     k = hx(32)
     v = base64.b64encode(f"{u}:{k}".encode()).decode()
-    S("momo_api_key", f"curl -X POST https://proxy.momoapi.mtn.com/disbursement/token/ -H \"Authorization: Basic {v}\"", v)
+    S(
+        "momo_api_key",
+        f'curl -X POST https://proxy.momoapi.mtn.com/disbursement/token/ -H "Authorization: Basic {v}"',
+        v,
+    )
 
     # momo_subscription_key
     v = hx(32)
-    S("momo_subscription_key", f"-H \"Ocp-Apim-Subscription-Key: {v}\" -H \"X-Target-Environment: mtnuganda\"", v)
+    S(
+        "momo_subscription_key",
+        f'-H "Ocp-Apim-Subscription-Key: {v}" -H "X-Target-Environment: mtnuganda"',
+        v,
+    )
     v = hx(32)
     S("momo_subscription_key", f"Primary key of our MoMo Disbursement subscription: {v}", v)
     v = hx(32)
-    S("momo_subscription_key", f"momo:\n  product: disbursement\n  subscription_key: {v}\n  target_env: mtncongo", v)
+    S(
+        "momo_subscription_key",
+        f"momo:\n  product: disbursement\n  subscription_key: {v}\n  target_env: mtncongo",
+        v,
+    )
 
     # orange_money_basic_auth
     v = base64.b64encode(f"{pick(AN, 32)}:{pick(AN, 16)}".encode()).decode()
-    S("orange_money_basic_auth", f"curl -X POST https://api.orange.com/oauth/v3/token -H \"Authorization: Basic {v}\" -d grant_type=client_credentials", v)
+    S(
+        "orange_money_basic_auth",
+        f'curl -X POST https://api.orange.com/oauth/v3/token -H "Authorization: Basic {v}" -d grant_type=client_credentials',
+        v,
+    )
     v = pick(AN, 16)
-    S("orange_money_basic_auth", f"Orange Money Web Pay (Mali) — client_id {pick(AN, 32)}, client_secret {v}", v)
+    S(
+        "orange_money_basic_auth",
+        f"Orange Money Web Pay (Mali) — client_id {pick(AN, 32)}, client_secret {v}",
+        v,
+    )
     v = base64.b64encode(f"{pick(AN, 32)}:{pick(AN, 16)}".encode()).decode()
-    S("orange_money_basic_auth", f"ORANGE_AUTH_HEADER=\"Basic {v}\"", v)
+    S("orange_money_basic_auth", f'ORANGE_AUTH_HEADER="Basic {v}"', v)
     v = pick(AN, 16)
-    S("orange_money_basic_auth", f"Secret client Orange Developer (app transferts RDC) : {v} — ne pas envoyer par mail", v)
+    S(
+        "orange_money_basic_auth",
+        f"Secret client Orange Developer (app transferts RDC) : {v} — ne pas envoyer par mail",
+        v,
+    )
 
     # mobile_money_wallet_pin
     v = pick(DG, 4)
-    S("mobile_money_wallet_pin", f"Float wallet (Airtel Money, Kalemie office) PIN: {v}. Only finance officer + head of base.", v)
+    S(
+        "mobile_money_wallet_pin",
+        f"Float wallet (Airtel Money, Kalemie office) PIN: {v}. Only finance officer + head of base.",
+        v,
+    )
     v = pick(DG, 4)
     S("mobile_money_wallet_pin", f"PIN ya M-Pesa ya simu ya ofisi (0722 xxx 118) ni {v}", v)
     v = pick(DG, 5)
@@ -322,13 +532,17 @@ def corpus() -> list[dict]:
     v = f"FLWSECK-{hx(32)}-X"
     S("flutterwave_secret_key", f"Flutterwave live secret for the Maiduguri transfers: {v}", v)
     v = f"FLWSECK-{hx(32)}-X"
-    S("flutterwave_secret_key", f"headers = {{\"Authorization\": \"Bearer {v}\"}}", v)
+    S("flutterwave_secret_key", f'headers = {{"Authorization": "Bearer {v}"}}', v)
 
     # paystack_secret_key
     v = f"sk_live_{hx(40)}"
     S("paystack_secret_key", f"PAYSTACK_SECRET_KEY={v}", v)
     v = f"sk_live_{hx(40)}"
-    S("paystack_secret_key", f"curl https://api.paystack.co/transfer -H \"Authorization: Bearer {v}\"", v)
+    S(
+        "paystack_secret_key",
+        f'curl https://api.paystack.co/transfer -H "Authorization: Bearer {v}"',
+        v,
+    )
     v = f"sk_live_{hx(40)}"
     S("paystack_secret_key", f"Paystack (Nigeria) live secret key, Ghana too: {v}", v)
 
@@ -336,9 +550,13 @@ def corpus() -> list[dict]:
     v = f"sk_live_51{pick(AN, 97)}"
     S("stripe_secret_key", f"Donations site Stripe key (prod): {v}", v)
     v = f"rk_live_51{pick(AN, 97)}"
-    S("stripe_secret_key", f"STRIPE_RESTRICTED_KEY={v}  # read-only for the donor reconciliation", v)
+    S(
+        "stripe_secret_key",
+        f"STRIPE_RESTRICTED_KEY={v}  # read-only for the donor reconciliation",
+        v,
+    )
     v = f"sk_live_51{pick(AN, 97)}"
-    S("stripe_secret_key", f"stripe.api_key = \"{v}\"", v)
+    S("stripe_secret_key", f'stripe.api_key = "{v}"', v)
 
     # twilio_auth_token
     v = hx(32)
@@ -346,7 +564,7 @@ def corpus() -> list[dict]:
     v = hx(32)
     S("twilio_auth_token", f"Twilio auth token for the SMS feedback line: {v}", v)
     v = hx(32)
-    S("twilio_auth_token", f"client = Client(\"AC{hx(32)}\", \"{v}\")", v)
+    S("twilio_auth_token", f'client = Client("AC{hx(32)}", "{v}")', v)
     v = hx(32)
     S("twilio_auth_token", f"Token de autenticación de Twilio (línea de quejas Colombia): {v}", v)
 
@@ -356,13 +574,21 @@ def corpus() -> list[dict]:
     v = f"atsk_{hx(64)}"
     S("africastalking_api_key", f"Africa's Talking key for the USSD hotline (*384*21#): {v}", v)
     v = hx(64)
-    S("africastalking_api_key", f"curl -X POST https://api.africastalking.com/version1/messaging -H \"apiKey: {v}\" -d username=aidbridge", v)
+    S(
+        "africastalking_api_key",
+        f'curl -X POST https://api.africastalking.com/version1/messaging -H "apiKey: {v}" -d username=aidbridge',
+        v,
+    )
     v = f"atsk_{hx(64)}"
     S("africastalking_api_key", f"Ufunguo wa API wa Africa's Talking (SMS kwa wanufaika): {v}", v)
 
     # rapidpro_api_token
     v = hx(40)
-    S("rapidpro_api_token", f"curl -H \"Authorization: Token {v}\" https://textit.com/api/v2/contacts.json", v)
+    S(
+        "rapidpro_api_token",
+        f'curl -H "Authorization: Token {v}" https://textit.com/api/v2/contacts.json',
+        v,
+    )
     v = hx(40)
     S("rapidpro_api_token", f"RAPIDPRO_TOKEN={v}", v)
     v = hx(40)
@@ -372,17 +598,29 @@ def corpus() -> list[dict]:
     v = "EAAG" + pick(AN, 190)
     S("whatsapp_cloud_access_token", f"WHATSAPP_TOKEN={v}", v)
     v = "EAAJ" + pick(AN, 184)
-    S("whatsapp_cloud_access_token", f"Permanent system-user token for the WhatsApp feedback number: {v}", v)
+    S(
+        "whatsapp_cloud_access_token",
+        f"Permanent system-user token for the WhatsApp feedback number: {v}",
+        v,
+    )
     v = "EAAB" + pick(AN, 176)
-    S("whatsapp_cloud_access_token", f"curl -X POST https://graph.facebook.com/v19.0/1{pick(DG, 14)}/messages -H \"Authorization: Bearer {v}\"", v)
+    S(
+        "whatsapp_cloud_access_token",
+        f'curl -X POST https://graph.facebook.com/v19.0/1{pick(DG, 14)}/messages -H "Authorization: Bearer {v}"',
+        v,
+    )
 
     # telegram_bot_token
     v = f"{rng.choice('5678')}{pick(DG, 9)}:AA{pick(B64U, 33)}"
     S("telegram_bot_token", f"Security alerts bot (@ab_sahel_secbot) token: {v}", v)
     v = f"{rng.choice('5678')}{pick(DG, 9)}:AA{pick(B64U, 33)}"
-    S("telegram_bot_token", f"curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=-1001{pick(DG, 9)} -d text=\"movement freeze\"", v)
+    S(
+        "telegram_bot_token",
+        f'curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=-1001{pick(DG, 9)} -d text="movement freeze"',
+        v,
+    )
     v = f"{rng.choice('5678')}{pick(DG, 9)}:AA{pick(B64U, 33)}"
-    S("telegram_bot_token", f"TELEGRAM_BOT_TOKEN=\"{v}\"", v)
+    S("telegram_bot_token", f'TELEGRAM_BOT_TOKEN="{v}"', v)
     v = f"{rng.choice('5678')}{pick(DG, 9)}:AA{pick(B64U, 33)}"
     S("telegram_bot_token", f"توكن بوت تيليجرام الخاص بتنبيهات الأمن في اليمن: {v}", v)
 
@@ -392,7 +630,11 @@ def corpus() -> list[dict]:
     v = f"https://hooks.slack.com/services/T0{pick(UP + DG, 8)}/B0{pick(UP + DG, 9)}/{pick(AN, 24)}"
     S("slack_webhook_url", f"SLACK_WEBHOOK_URL={v}", v)
     v = f"https://hooks.slack.com/services/T0{pick(UP + DG, 8)}/B0{pick(UP + DG, 9)}/{pick(AN, 24)}"
-    S("slack_webhook_url", f"- name: notify\n  run: curl -X POST -d '{{\"text\":\"deploy ok\"}}' {v}", v)
+    S(
+        "slack_webhook_url",
+        f'- name: notify\n  run: curl -X POST -d \'{{"text":"deploy ok"}}\' {v}',
+        v,
+    )
 
     # teams_webhook_url
     v = f"https://aidbridge.webhook.office.com/webhookb2/{uuid4()}@{uuid4()}/IncomingWebhook/{hx(32)}/{uuid4()}"
@@ -404,13 +646,25 @@ def corpus() -> list[dict]:
 
     # aws_secret_access_key
     v = pick(B64, 40)
-    S("aws_secret_access_key", f"aws_access_key_id = AKIA{pick(UP + '234567', 16)}\naws_secret_access_key = {v}", v)
+    S(
+        "aws_secret_access_key",
+        f"aws_access_key_id = AKIA{pick(UP + '234567', 16)}\naws_secret_access_key = {v}",
+        v,
+    )
     v = pick(B64, 40)
     S("aws_secret_access_key", f"AWS_SECRET_ACCESS_KEY={v}", v)
     v = pick(B64, 40)
-    S("aws_secret_access_key", f"S3 backup user for the Kobo exports (iam: kobo-backup): secret {v}", v)
+    S(
+        "aws_secret_access_key",
+        f"S3 backup user for the Kobo exports (iam: kobo-backup): secret {v}",
+        v,
+    )
     v = pick(B64, 40)
-    S("aws_secret_access_key", f"Clave secreta de AWS para el bucket de respaldos de Cúcuta: {v}", v)
+    S(
+        "aws_secret_access_key",
+        f"Clave secreta de AWS para el bucket de respaldos de Cúcuta: {v}",
+        v,
+    )
 
     # github_token
     v = f"ghp_{pick(AN, 36)}"
@@ -426,7 +680,11 @@ def corpus() -> list[dict]:
     v = f"glpat-{pick(B64U, 20)}"
     S("gitlab_token", f"Jeton GitLab (runner du bureau pays RDC, scope api) : {v}", v)
     v = f"glpat-{pick(B64U, 20)}"
-    S("gitlab_token", f"curl --header \"PRIVATE-TOKEN: {v}\" https://gitlab.aidbridge.org/api/v4/projects", v)
+    S(
+        "gitlab_token",
+        f'curl --header "PRIVATE-TOKEN: {v}" https://gitlab.aidbridge.org/api/v4/projects',
+        v,
+    )
 
     # postgres_url_with_password
     pw = human_pw(2)
@@ -437,10 +695,10 @@ def corpus() -> list[dict]:
     S("postgres_url_with_password", f"Read-only DSN for the Power BI gateway: {v}", v)
     pw = human_pw(6)
     v = f"postgresql://odk:{pw}@postgres14:5432/odk"
-    S("postgres_url_with_password", f"pg_dump \"{v}\" > central_backup.sql", v)
+    S("postgres_url_with_password", f'pg_dump "{v}" > central_backup.sql', v)
     pw = pick(AN, 18)
     v = f"postgresql+psycopg2://registro:{pw}@192.168.10.4:5432/registro_cucuta"
-    S("postgres_url_with_password", f"SQLALCHEMY_DATABASE_URI = \"{v}\"", v)
+    S("postgres_url_with_password", f'SQLALCHEMY_DATABASE_URI = "{v}"', v)
 
     # mongodb_uri_with_password
     pw = pick(AN, 16)
@@ -448,7 +706,7 @@ def corpus() -> list[dict]:
     S("mongodb_uri_with_password", f"MONGO_URL={v}", v)
     pw = human_pw(7)
     v = f"mongodb://admin:{pw}@10.20.0.22:27017/?authSource=admin"
-    S("mongodb_uri_with_password", f"mongosh \"{v}\"", v)
+    S("mongodb_uri_with_password", f'mongosh "{v}"', v)
     pw = pick(AN, 22)
     v = f"mongodb+srv://feedback-app:{pw}@feedback.{pick(LO + DG, 5)}.mongodb.net/cfm?retryWrites=true"
     S("mongodb_uri_with_password", f"URI Mongo du mécanisme de plaintes (CFM) : {v}", v)
@@ -457,13 +715,25 @@ def corpus() -> list[dict]:
     v = f"d2pat_{pick(AN, 32)}{pick(DG, 10)}"
     S("dhis2_personal_access_token", f"Authorization: ApiToken {v}", v)
     v = f"d2pat_{pick(AN, 32)}{pick(DG, 10)}"
-    S("dhis2_personal_access_token", f"DHIS2_TOKEN={v}  # nutrition dashboard sync, expires 2027-03", v)
+    S(
+        "dhis2_personal_access_token",
+        f"DHIS2_TOKEN={v}  # nutrition dashboard sync, expires 2027-03",
+        v,
+    )
     v = f"d2pat_{pick(AN, 32)}{pick(DG, 10)}"
-    S("dhis2_personal_access_token", f"Jeton d'accès personnel DHIS2 (import des données SMART) : {v}", v)
+    S(
+        "dhis2_personal_access_token",
+        f"Jeton d'accès personnel DHIS2 (import des données SMART) : {v}",
+        v,
+    )
 
     # dhis2_admin_password
     v = human_pw(0)
-    S("dhis2_admin_password", f"DHIS2 instance (health cluster) superuser: admin / {v}. Changed from district.", v)
+    S(
+        "dhis2_admin_password",
+        f"DHIS2 instance (health cluster) superuser: admin / {v}. Changed from district.",
+        v,
+    )
     v = human_pw(4)
     S("dhis2_admin_password", f"curl -u admin:{v} https://dhis2.aidbridge.org/api/me", v)
     v = human_pw(6)
@@ -471,7 +741,11 @@ def corpus() -> list[dict]:
 
     # door_or_safe_code
     v = pick(DG, 6)
-    S("door_or_safe_code", f"Cash safe in the Bunia finance office — combination {v}. Dual control: Jean-Baptiste + Amina.", v)
+    S(
+        "door_or_safe_code",
+        f"Cash safe in the Bunia finance office — combination {v}. Dual control: Jean-Baptiste + Amina.",
+        v,
+    )
     v = pick(DG, 4)
     S("door_or_safe_code", f"Code d'alarme de la résidence de Goma : {v} puis touche OFF", v)
     v = pick(DG, 4) + "#"
@@ -480,11 +754,21 @@ def corpus() -> list[dict]:
     S("door_or_safe_code", f"Safe room keypad code (Aden compound), valid from 1 Dec: {v}", v)
 
     # ssh_private_key
-    v = pem("OPENSSH PRIVATE KEY", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACA", 210, 70)
+    v = pem(
+        "OPENSSH PRIVATE KEY",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACA",
+        210,
+        70,
+    )
     S("ssh_private_key", f"deploy key for the Central VM (~/.ssh/id_ed25519):\n{v}", v)
     v = pem("RSA PRIVATE KEY", "MIIEpAIBAAKCAQEA", 1170)
     S("ssh_private_key", f"Clé privée du serveur de sauvegarde (backup-goma) :\n{v}", v)
-    v = pem("OPENSSH PRIVATE KEY", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACA", 210, 70)
+    v = pem(
+        "OPENSSH PRIVATE KEY",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQAAACA",
+        210,
+        70,
+    )
     v = "\n".join("    " + ln for ln in v.split("\n")).lstrip()
     S("ssh_private_key", f"secrets:\n  deploy_ssh_key: |\n    {v}", v)
 
@@ -492,7 +776,11 @@ def corpus() -> list[dict]:
     v = pick(AN, 32)
     S("ipsec_psk", f"IPsec tunnel Goma <-> Kinshasa HQ (FortiGate): pre-shared key {v}", v)
     v = pick(AN + "!@#%", 24)
-    S("ipsec_psk", f"conn juba-hq\n  authby=secret\n# /etc/ipsec.secrets\n41.222.13.8 196.201.4.17 : PSK \"{v}\"", v)
+    S(
+        "ipsec_psk",
+        f'conn juba-hq\n  authby=secret\n# /etc/ipsec.secrets\n41.222.13.8 196.201.4.17 : PSK "{v}"',
+        v,
+    )
     v = f"{rng.choice(words)}-{rng.choice(places)}-{pick(DG, 6)}"
     S("ipsec_psk", f"Clave precompartida del túnel VPN Cúcuta–Bogotá: {v}", v)
 
@@ -502,7 +790,11 @@ def corpus() -> list[dict]:
     v = b64bytes(32)
     S("wireguard_private_key", f"wg set wg0 private-key <(echo {v})", v)
     v = b64bytes(32)
-    S("wireguard_private_key", f"WireGuard laptop profile for the Mopti roaming kit — private key {v}", v)
+    S(
+        "wireguard_private_key",
+        f"WireGuard laptop profile for the Mopti roaming kit — private key {v}",
+        v,
+    )
 
     # sendgrid_api_key
     v = f"SG.{pick(B64U, 22)}.{pick(B64U, 43)}"
@@ -514,18 +806,43 @@ def corpus() -> list[dict]:
 
     # azure_storage_connection_string
     v = f"DefaultEndpointsProtocol=https;AccountName=abkoboexports;AccountKey={b64bytes(64)};EndpointSuffix=core.windows.net"
-    S("azure_storage_connection_string", f"AZURE_STORAGE_CONNECTION_STRING=\"{v}\"", v)
+    S("azure_storage_connection_string", f'AZURE_STORAGE_CONNECTION_STRING="{v}"', v)
     k = b64bytes(64)
     S("azure_storage_connection_string", f"Storage account 'abfieldphotos' key1: {k}", k)
     v = f"DefaultEndpointsProtocol=https;AccountName=abcashrecon;AccountKey={b64bytes(64)};EndpointSuffix=core.windows.net"
-    S("azure_storage_connection_string", f"Chaîne de connexion du stockage Azure pour les rapprochements : {v}", v)
+    S(
+        "azure_storage_connection_string",
+        f"Chaîne de connexion du stockage Azure pour les rapprochements : {v}",
+        v,
+    )
 
     # gcp_service_account_key
-    v = pem("PRIVATE KEY", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ", 1160).replace("\n", "\\n")
-    S("gcp_service_account_key", f"{{\"type\": \"service_account\", \"project_id\": \"ab-field-sheets\", \"private_key_id\": \"{hx(40)}\", \"private_key\": \"{v}\\n\", \"client_email\": \"sheets-sync@ab-field-sheets.iam.gserviceaccount.com\"}}", v)
+    v = pem("PRIVATE KEY", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ", 1160).replace(
+        "\n", "\\n"
+    )
+    S(
+        "gcp_service_account_key",
+        f'{{"type": "service_account", "project_id": "ab-field-sheets", "private_key_id": "{hx(40)}", "private_key": "{v}\\n", "client_email": "sheets-sync@ab-field-sheets.iam.gserviceaccount.com"}}',
+        v,
+    )
     v = pem("PRIVATE KEY", "MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQ", 1160)
-    S("gcp_service_account_key", f"key for looker-studio-export@ab-meal.iam.gserviceaccount.com:\n{v}", v)
-    sa = json.dumps({"type": "service_account", "project_id": "ab-geocoder", "private_key_id": hx(40), "private_key": pem("PRIVATE KEY", "MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQ", 1150) + "\n", "client_email": "geocoder@ab-geocoder.iam.gserviceaccount.com"})
+    S(
+        "gcp_service_account_key",
+        f"key for looker-studio-export@ab-meal.iam.gserviceaccount.com:\n{v}",
+        v,
+    )
+    sa = json.dumps(
+        {
+            "type": "service_account",
+            "project_id": "ab-geocoder",
+            "private_key_id": hx(40),
+            "private_key": pem(
+                "PRIVATE KEY", "MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQ", 1150
+            )
+            + "\n",
+            "client_email": "geocoder@ab-geocoder.iam.gserviceaccount.com",
+        }
+    )
     v = base64.b64encode(sa.encode()).decode()
     S("gcp_service_account_key", f"GOOGLE_CREDENTIALS_B64={v}", v)
 
@@ -538,12 +855,45 @@ def corpus() -> list[dict]:
     S("django_secret_key", f"kobo-install: django_secret_key for the self-hosted KPI is {v}", v)
 
     # password_manager_master_password
-    v = " ".join(rng.choice(["mango", "river", "tembo", "sahel", "lantern", "gravel", "kahawa", "orbit", "dune", "cobalt", "mvua", "papaye"]) for _ in range(5))
-    S("password_manager_master_password", f"KeePass master passphrase for the country IT vault (printed copy in the safe): {v}", v)
+    v = " ".join(
+        rng.choice(
+            [
+                "mango",
+                "river",
+                "tembo",
+                "sahel",
+                "lantern",
+                "gravel",
+                "kahawa",
+                "orbit",
+                "dune",
+                "cobalt",
+                "mvua",
+                "papaye",
+            ]
+        )
+        for _ in range(5)
+    )
+    S(
+        "password_manager_master_password",
+        f"KeePass master passphrase for the country IT vault (printed copy in the safe): {v}",
+        v,
+    )
     v = human_pw(5) + pick(DG, 3)
-    S("password_manager_master_password", f"Mot de passe maître Bitwarden (collection « Télécoms Sahel ») : {v}", v)
-    v = "-".join(rng.choice(["Correcto", "Caballo", "Pila", "Grapa", "Lluvia", "Puente", "Cafe", "Mochila"]) for _ in range(4)) + pick(DG, 2)
-    S("password_manager_master_password", f"Contraseña maestra del KeePassXC de la oficina de Tumaco: {v}", v)
+    S(
+        "password_manager_master_password",
+        f"Mot de passe maître Bitwarden (collection « Télécoms Sahel ») : {v}",
+        v,
+    )
+    v = "-".join(
+        rng.choice(["Correcto", "Caballo", "Pila", "Grapa", "Lluvia", "Puente", "Cafe", "Mochila"])
+        for _ in range(4)
+    ) + pick(DG, 2)
+    S(
+        "password_manager_master_password",
+        f"Contraseña maestra del KeePassXC de la oficina de Tumaco: {v}",
+        v,
+    )
 
     # mfa_recovery_codes
     v = "\n".join(f"{hx(5)}-{hx(5)}" for _ in range(6))
@@ -555,37 +905,70 @@ def corpus() -> list[dict]:
 
     # shared_mailbox_password
     v = human_pw(3)
-    S("shared_mailbox_password", f"Shared mailbox cash.feedback@aidbridge.org — password {v} (MFA off, used on the hotline laptop)", v)
+    S(
+        "shared_mailbox_password",
+        f"Shared mailbox cash.feedback@aidbridge.org — password {v} (MFA off, used on the hotline laptop)",
+        v,
+    )
     v = human_pw(7)
-    S("shared_mailbox_password", f"Nenosiri la barua pepe ya pamoja logistics.kakuma@aidbridge.org: {v}", v)
+    S(
+        "shared_mailbox_password",
+        f"Nenosiri la barua pepe ya pamoja logistics.kakuma@aidbridge.org: {v}",
+        v,
+    )
     v = human_pw(2)
     S("shared_mailbox_password", f"Buzón compartido proteccion.cucuta@aidbridge.org / {v}", v)
     v = human_pw(0)
-    S("shared_mailbox_password", f"البريد المشترك security.yemen@aidbridge.org — كلمة المرور: {v}", v)
+    S(
+        "shared_mailbox_password",
+        f"البريد المشترك security.yemen@aidbridge.org — كلمة المرور: {v}",
+        v,
+    )
 
     # radio_encryption_key
     v = HX(64)
     S("radio_encryption_key", f"DMR AES-256 key for the Juba repeater (key ID 1): {v}", v)
     v = HX(10)
-    S("radio_encryption_key", f"Motorola Enhanced Privacy (ARC4) key loaded on all Goma handhelds: {v}", v)
+    S(
+        "radio_encryption_key",
+        f"Motorola Enhanced Privacy (ARC4) key loaded on all Goma handhelds: {v}",
+        v,
+    )
     v = HX(64)
     S("radio_encryption_key", f"Clé de chiffrement radio (Hytera, canal sécurité Mopti) : {v}", v)
 
     # bitlocker_recovery_key
     def bl():
         return "-".join(f"{rng.randrange(0, 65536) * 11:06d}" for _ in range(8))
+
     v = bl()
-    S("bitlocker_recovery_key", f"BitLocker recovery key for the finance laptop AB-GOM-LT-044: {v}", v)
+    S(
+        "bitlocker_recovery_key",
+        f"BitLocker recovery key for the finance laptop AB-GOM-LT-044: {v}",
+        v,
+    )
     v = bl()
-    S("bitlocker_recovery_key", f"Clé de récupération BitLocker (PC du chef de base Diffa) : {v}", v)
+    S(
+        "bitlocker_recovery_key",
+        f"Clé de récupération BitLocker (PC du chef de base Diffa) : {v}",
+        v,
+    )
     v = bl()
-    S("bitlocker_recovery_key", f"laptop asked for the recovery key after a BIOS update; Omar read it to me over the sat phone: {v}", v)
+    S(
+        "bitlocker_recovery_key",
+        f"laptop asked for the recovery key after a BIOS update; Omar read it to me over the sat phone: {v}",
+        v,
+    )
 
     # entra_client_secret
     v = pick(AN, 3) + rng.choice(DG) + "Q~" + pick(AN + "_.~-", 34)
     S("entra_client_secret", f"AZURE_CLIENT_SECRET={v}", v)
     v = pick(AN, 3) + rng.choice(DG) + "Q~" + pick(AN + "_.~-", 34)
-    S("entra_client_secret", f"App registration 'kobo-to-sharepoint' client secret (expires 2027-06): {v}", v)
+    S(
+        "entra_client_secret",
+        f"App registration 'kobo-to-sharepoint' client secret (expires 2027-06): {v}",
+        v,
+    )
     v = pick(AN, 3) + rng.choice(DG) + "Q~" + pick(AN + "_.~-", 34)
     S("entra_client_secret", f"Secret de l'application Entra « intune-field-enrol » : {v}", v)
 
@@ -593,43 +976,79 @@ def corpus() -> list[dict]:
     v = f"sk-proj-{pick(B64U, 64)}T3BlbkFJ{pick(B64U, 64)}"
     S("openai_api_key", f"OPENAI_API_KEY={v}", v)
     v = f"sk-proj-{pick(B64U, 64)}T3BlbkFJ{pick(B64U, 64)}"
-    S("openai_api_key", f"key for the feedback-translation prototype (Somali/Arabic → English): {v}", v)
+    S(
+        "openai_api_key",
+        f"key for the feedback-translation prototype (Somali/Arabic → English): {v}",
+        v,
+    )
     v = f"sk-{pick(AN, 20)}T3BlbkFJ{pick(AN, 20)}"
     S("openai_api_key", f"Clé OpenAI du script de classification des plaintes : {v}", v)
 
     # cash_voucher_redemption_pin
     v = pick(DG, 6)
-    S("cash_voucher_redemption_pin", f"SMS to beneficiary: Your cash-out code is {v}. Show your ID at the agent. Do not share this code.", v)
+    S(
+        "cash_voucher_redemption_pin",
+        f"SMS to beneficiary: Your cash-out code is {v}. Show your ID at the agent. Do not share this code.",
+        v,
+    )
     v = pick(DG, 6)
-    S("cash_voucher_redemption_pin", f"Code de retrait du bénéficiaire BEN-DRC-{pick(DG, 6)} (renvoyé par le call center) : {v}", v)
+    S(
+        "cash_voucher_redemption_pin",
+        f"Code de retrait du bénéficiaire BEN-DRC-{pick(DG, 6)} (renvoyé par le call center) : {v}",
+        v,
+    )
     v = pick(DG, 6)
-    S("cash_voucher_redemption_pin", f"Msimbo wa kutoa pesa wa mnufaika (voucher ya Januari): {v}", v)
+    S(
+        "cash_voucher_redemption_pin",
+        f"Msimbo wa kutoa pesa wa mnufaika (voucher ya Januari): {v}",
+        v,
+    )
     v = pick(DG, 6)
     S("cash_voucher_redemption_pin", f"رمز صرف الحوالة للمستفيد في مأرب: {v}", v)
 
     # google_app_password
     v = " ".join(pick(LO, 4) for _ in range(4))
-    S("google_app_password", f"App password for the scanner-to-email on the Goma copier (sends as scans.goma@aidbridge.org): {v}", v)
+    S(
+        "google_app_password",
+        f"App password for the scanner-to-email on the Goma copier (sends as scans.goma@aidbridge.org): {v}",
+        v,
+    )
     v = pick(LO, 16)
     S("google_app_password", f"EMAIL_HOST_USER=alerts@aidbridge.org\nEMAIL_HOST_PASSWORD={v}", v)
     v = " ".join(pick(LO, 4) for _ in range(4))
-    S("google_app_password", f"Mot de passe d'application Gmail (Thunderbird, poste logistique) : {v}", v)
+    S(
+        "google_app_password",
+        f"Mot de passe d'application Gmail (Thunderbird, poste logistique) : {v}",
+        v,
+    )
 
     # ------------------------------------------------------------------ benign
 
     # iridium_imei
     v = luhn("300434" + pick(DG, 8))
-    B("iridium_imei", f"Iridium 9555 #3 (Bunia kit) IMEI {v}, registered with the airtime provider.", v)
+    B(
+        "iridium_imei",
+        f"Iridium 9555 #3 (Bunia kit) IMEI {v}, registered with the airtime provider.",
+        v,
+    )
     v = luhn("300125" + pick(DG, 8))
     B("iridium_imei", f"| asset | model | IMEI |\n| AB-SAT-017 | Iridium Extreme 9575 | {v} |", v)
     v = luhn("300234" + pick(DG, 8))
-    B("iridium_imei", f"RockBLOCK tracker on the Gao convoy truck, IMEI {v} (SBD messages every 15 min)", v)
+    B(
+        "iridium_imei",
+        f"RockBLOCK tracker on the Gao convoy truck, IMEI {v} (SBD messages every 15 min)",
+        v,
+    )
     v = luhn("354822" + pick(DG, 8))
     B("iridium_imei", f"IMEI du terminal Thuraya XT-PRO de Diffa : {v}", v)
 
     # satphone_number
     v = f"+8816{pick(DG, 8)}"
-    B("satphone_number", f"Emergency sat phone for the Malakal team: {v} (call if the VHF net is down)", v)
+    B(
+        "satphone_number",
+        f"Emergency sat phone for the Malakal team: {v} (call if the VHF net is down)",
+        v,
+    )
     v = f"+88216{pick(DG, 8)}"
     B("satphone_number", f"Numéro Thuraya du chef de convoi : {v}", v)
     v = f"00 8816 {pick(DG, 4)} {pick(DG, 4)}"
@@ -647,9 +1066,17 @@ def corpus() -> list[dict]:
 
     # terminal_serial_number
     v = f"KIT{pick(DG, 9)}"
-    B("terminal_serial_number", f"Starlink kit for Beni: {v}, account ACC-{pick(DG, 7)}-{pick(DG, 5)}-{pick(DG, 2)}", v)
+    B(
+        "terminal_serial_number",
+        f"Starlink kit for Beni: {v}, account ACC-{pick(DG, 7)}-{pick(DG, 5)}-{pick(DG, 2)}",
+        v,
+    )
     v = f"ut{hx(8)}-{hx(8)}-{hx(8)}"
-    B("terminal_serial_number", f"Dish ID {v} shows obstructed 4% in the app, moved it to the roof.", v)
+    B(
+        "terminal_serial_number",
+        f"Dish ID {v} shows obstructed 4% in the app, moved it to the roof.",
+        v,
+    )
     v = pick(DG, 7)
     B("terminal_serial_number", f"Numéro de série du BGAN Explorer 710 (Mopti) : {v}", v)
     v = f"SN {pick(UP, 2)}{pick(DG, 8)}"
@@ -667,9 +1094,17 @@ def corpus() -> list[dict]:
     v = f"pdm_cash_2024_v{rng.randint(2, 9)}"
     B("odk_form_id_version", f"form_id: {v}  version: {pick(DG, 10)}", v)
     v = f"{rng.randint(2024, 2026)}{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}01"
-    B("odk_form_id_version", f"Dans l'onglet settings : version = {v}, pensez à l'incrémenter à chaque publication.", v)
+    B(
+        "odk_form_id_version",
+        f"Dans l'onglet settings : version = {v}, pensez à l'incrémenter à chaque publication.",
+        v,
+    )
     v = f"rapid_needs_{rng.choice(['goma', 'diffa', 'cucuta'])}_r{rng.randint(1, 6)}"
-    B("odk_form_id_version", f"Central project 4 contains {v} (published), and the draft of the next round.", v)
+    B(
+        "odk_form_id_version",
+        f"Central project 4 contains {v} (published), and the draft of the next round.",
+        v,
+    )
 
     # submission_instance_id
     v = f"uuid:{uuid4()}"
@@ -681,13 +1116,25 @@ def corpus() -> list[dict]:
 
     # mpesa_transaction_id
     v = rng.choice("QRST") + pick(UP + DG, 9)
-    B("mpesa_transaction_id", f"Beneficiary says she did not receive; M-Pesa receipt {v} shows completed at 14:02.", v)
+    B(
+        "mpesa_transaction_id",
+        f"Beneficiary says she did not receive; M-Pesa receipt {v} shows completed at 14:02.",
+        v,
+    )
     v = rng.choice("QRST") + pick(UP + DG, 9)
-    B("mpesa_transaction_id", f"{v} Confirmed. Ksh4,500.00 sent to JANE A. 0712XXX389 on 3/2/25 at 10:14 AM.", v)
+    B(
+        "mpesa_transaction_id",
+        f"{v} Confirmed. Ksh4,500.00 sent to JANE A. 0712XXX389 on 3/2/25 at 10:14 AM.",
+        v,
+    )
     v = rng.choice("QRST") + pick(UP + DG, 9)
     B("mpesa_transaction_id", f"Rejea ya muamala wa M-Pesa: {v}", v)
     v = rng.choice("QRST") + pick(UP + DG, 9)
-    B("mpesa_transaction_id", f"{{\"ResultCode\": 0, \"TransactionID\": \"{v}\", \"ConversationID\": \"AG_2025{pick(DG, 10)}_{pick(LO + DG, 20)}\"}}", v)
+    B(
+        "mpesa_transaction_id",
+        f'{{"ResultCode": 0, "TransactionID": "{v}", "ConversationID": "AG_2025{pick(DG, 10)}_{pick(LO + DG, 20)}"}}',
+        v,
+    )
 
     # mpesa_shortcode_till
     v = pick(DG, 6)
@@ -701,25 +1148,45 @@ def corpus() -> list[dict]:
     v = uuid4()
     B("momo_reference_id", f"X-Reference-Id: {v}", v)
     v = uuid4()
-    B("momo_reference_id", f"Transfert MoMo en attente, référence {v}, statut PENDING depuis 2 h.", v)
+    B(
+        "momo_reference_id",
+        f"Transfert MoMo en attente, référence {v}, statut PENDING depuis 2 h.",
+        v,
+    )
     v = uuid4()
     B("momo_reference_id", f"MoMo API user (not the key) for Uganda disbursements: {v}", v)
 
     # beneficiary_case_id
     v = f"BEN-DRC-{pick(DG, 6)}"
-    B("beneficiary_case_id", f"Complaint escalated for {v}: name mismatch between ID card and SIM registration.", v)
+    B(
+        "beneficiary_case_id",
+        f"Complaint escalated for {v}: name mismatch between ID card and SIM registration.",
+        v,
+    )
     v = f"HH-{rng.choice(['KAK', 'DAD', 'TUR'])}-{pick(DG, 5)}"
     B("beneficiary_case_id", f"Kaya {v} imeondolewa kwenye orodha (imehamia Kalobeyei).", v)
     v = f"CASO-COL-{pick(DG, 5)}"
-    B("beneficiary_case_id", f"Caso {v} remitido a protección, no duplicar en el registro de efectivo.", v)
+    B(
+        "beneficiary_case_id",
+        f"Caso {v} remitido a protección, no duplicar en el registro de efectivo.",
+        v,
+    )
     v = f"CC-{pick(UP + DG, 8).lower()}"
     B("beneficiary_case_id", f"CommCare case_id for the household: {v}", v)
 
     # distribution_batch_id
     v = f"DIST-{rng.choice(['GOM', 'BUN', 'MAI'])}-2026-{pick(DG, 3)}"
-    B("distribution_batch_id", f"Payment batch {v} approved by finance (1,240 households, USD 62,000).", v)
+    B(
+        "distribution_batch_id",
+        f"Payment batch {v} approved by finance (1,240 households, USD 62,000).",
+        v,
+    )
     v = f"LOT-{pick(DG, 4)}-MOP"
-    B("distribution_batch_id", f"Lot de paiement {v} renvoyé à Orange Money pour 17 numéros invalides.", v)
+    B(
+        "distribution_batch_id",
+        f"Lot de paiement {v} renvoyé à Orange Money pour 17 numéros invalides.",
+        v,
+    )
     v = f"B2C-BATCH-{pick(DG, 8)}"
     B("distribution_batch_id", f"batch_id: {v}\nstatus: reconciled", v)
 
@@ -733,7 +1200,11 @@ def corpus() -> list[dict]:
 
     # apk_sha256_checksum
     v = hx(64)
-    B("apk_sha256_checksum", f"ODK Collect v2024.3.4 APK sha256: {v} — verify before sideloading on tablets.", v)
+    B(
+        "apk_sha256_checksum",
+        f"ODK Collect v2024.3.4 APK sha256: {v} — verify before sideloading on tablets.",
+        v,
+    )
     v = hx(64)
     B("apk_sha256_checksum", f"{v}  KoboCollect-v2024.2.4.apk", v)
     v = HX(64)
@@ -759,11 +1230,23 @@ def corpus() -> list[dict]:
 
     # x509_certificate
     v = pem("CERTIFICATE", "MIIDdzCCAl+gAwIBAgIE", 640)
-    B("x509_certificate", f"Safaricom production public cert used to encrypt the initiator password:\n{v}", v)
+    B(
+        "x509_certificate",
+        f"Safaricom production public cert used to encrypt the initiator password:\n{v}",
+        v,
+    )
     v = pem("CERTIFICATE", "MIIFazCCA1OgAwIBAgIU", 980)
-    B("x509_certificate", f"Certificat public du serveur ODK Central (pour épingler dans Collect) :\n{v}", v)
+    B(
+        "x509_certificate",
+        f"Certificat public du serveur ODK Central (pour épingler dans Collect) :\n{v}",
+        v,
+    )
     v = pem("PUBLIC KEY", "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA", 256)
-    B("x509_certificate", f"Kobo form encryption public key (submissions are encrypted with this):\n{v}", v)
+    B(
+        "x509_certificate",
+        f"Kobo form encryption public key (submissions are encrypted with this):\n{v}",
+        v,
+    )
 
     # publishable_key
     v = f"FLWPUBK-{hx(32)}-X"
@@ -775,7 +1258,7 @@ def corpus() -> list[dict]:
 
     # recaptcha_site_key
     v = "6L" + pick(B64U, 38)
-    B("recaptcha_site_key", f"<div class=\"g-recaptcha\" data-sitekey=\"{v}\"></div>", v)
+    B("recaptcha_site_key", f'<div class="g-recaptcha" data-sitekey="{v}"></div>', v)
     v = "6L" + pick(B64U, 38)
     B("recaptcha_site_key", f"reCAPTCHA site key (public) for the complaints web form: {v}", v)
     v = "0x4AAAAAAA" + pick(B64U, 14)
@@ -783,17 +1266,33 @@ def corpus() -> list[dict]:
 
     # documented_example_key
     v = "AKIAIOSFODNN7EXAMPLE"
-    B("documented_example_key", f"The AWS docs use {v} as the access key id in every example; our real one is in the vault.", v)
+    B(
+        "documented_example_key",
+        f"The AWS docs use {v} as the access key id in every example; our real one is in the vault.",
+        v,
+    )
     v = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
     B("documented_example_key", f"# example from the AWS CLI guide\naws_secret_access_key = {v}", v)
     v = "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919"
-    B("documented_example_key", f"Daraja sandbox (shortcode 174379) public test passkey from the Safaricom docs: {v}", v)
+    B(
+        "documented_example_key",
+        f"Daraja sandbox (shortcode 174379) public test passkey from the Safaricom docs: {v}",
+        v,
+    )
     v = "sk_test_4eC39HqLyjWDarjtT1zdp7dc"
-    B("documented_example_key", f"Stripe's documentation sample key {v} — fine in tutorials, never ours.", v)
+    B(
+        "documented_example_key",
+        f"Stripe's documentation sample key {v} — fine in tutorials, never ours.",
+        v,
+    )
 
     # placeholder_value
     v = "<YOUR_KOBO_TOKEN>"
-    B("placeholder_value", f"curl -H \"Authorization: Token {v}\" https://kf.kobotoolbox.org/api/v2/assets/", v)
+    B(
+        "placeholder_value",
+        f'curl -H "Authorization: Token {v}" https://kf.kobotoolbox.org/api/v2/assets/',
+        v,
+    )
     v = "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
     B("placeholder_value", f"MPESA_PASSKEY={v}", v)
     v = "REPLACE_ME"
@@ -804,7 +1303,7 @@ def corpus() -> list[dict]:
     # env_var_reference
     v = "${MPESA_CONSUMER_SECRET}"
     B("env_var_reference", f"consumer_secret: {v}", v)
-    v = "os.environ[\"KOBO_API_TOKEN\"]"
+    v = 'os.environ["KOBO_API_TOKEN"]'
     B("env_var_reference", f"token = {v}  # set in the systemd unit, not here", v)
     v = "${{ secrets.ODK_CENTRAL_PASSWORD }}"
     B("env_var_reference", f"      - run: pyodk push --password {v}", v)
@@ -833,7 +1332,11 @@ def corpus() -> list[dict]:
 
     # revoked_key
     v = f"FLWSECK-{hx(32)}-X"
-    B("revoked_key", f"Leaked in the Maiduguri WhatsApp group on 12 Nov; {v} was revoked the same day and replaced.", v)
+    B(
+        "revoked_key",
+        f"Leaked in the Maiduguri WhatsApp group on 12 Nov; {v} was revoked the same day and replaced.",
+        v,
+    )
     v = f"glpat-{pick(B64U, 20)}"
     B("revoked_key", f"Token GitLab {v} révoqué après le départ de Moussa, ne plus l'utiliser.", v)
     v = hx(40)
@@ -843,21 +1346,41 @@ def corpus() -> list[dict]:
     v = "minimum 14 characters, no reuse of the last 5"
     B("password_policy_text", f"Field office passwords: {v}, changed when staff leave.", v)
     v = "Les codes PIN des téléphones satellites sont changés à chaque rotation du personnel"
-    B("password_policy_text", f"Politique sécurité télécoms : {v} et ne sont jamais écrits sur l'appareil.", v)
+    B(
+        "password_policy_text",
+        f"Politique sécurité télécoms : {v} et ne sont jamais écrits sur l'appareil.",
+        v,
+    )
     v = "Nunca compartas la clave de la billetera por WhatsApp"
-    B("password_policy_text", f"Recordatorio para el equipo de efectivo: {v}; usa el gestor de contraseñas.", v)
+    B(
+        "password_policy_text",
+        f"Recordatorio para el equipo de efectivo: {v}; usa el gestor de contraseñas.",
+        v,
+    )
 
     # it_ticket_reference
     v = f"ITSD-{pick(DG, 4)}"
-    B("it_ticket_reference", f"Starlink in Beni down since Tuesday — {v} opened with the regional IT hub.", v)
+    B(
+        "it_ticket_reference",
+        f"Starlink in Beni down since Tuesday — {v} opened with the regional IT hub.",
+        v,
+    )
     v = f"INC{pick(DG, 7)}"
     B("it_ticket_reference", f"Ticket ServiceNow {v} : remplacement du BGAN de Gao.", v)
     v = f"Case #{pick(DG, 8)}"
-    B("it_ticket_reference", f"Inmarsat support {v}: terminal not registering on the I-4 EMEA satellite.", v)
+    B(
+        "it_ticket_reference",
+        f"Inmarsat support {v}: terminal not registering on the I-4 EMEA satellite.",
+        v,
+    )
 
     # travel_booking_reference
     v = pick(UP, 6)
-    B("travel_booking_reference", f"UNHAS flight Juba→Malakal Thursday, booking ref {v}, 15 kg luggage limit.", v)
+    B(
+        "travel_booking_reference",
+        f"UNHAS flight Juba→Malakal Thursday, booking ref {v}, 15 kg luggage limit.",
+        v,
+    )
     v = f"UNHAS-{pick(DG, 6)}"
     B("travel_booking_reference", f"Réservation UNHAS pour Diffa : {v}", v)
     v = pick(UP + DG, 6)
@@ -865,15 +1388,27 @@ def corpus() -> list[dict]:
 
     # app_build_version
     v = f"v2024.{rng.randint(1, 3)}.{rng.randint(0, 6)}"
-    B("app_build_version", f"All enumerator tablets must be on ODK Collect {v} before the round starts.", v)
+    B(
+        "app_build_version",
+        f"All enumerator tablets must be on ODK Collect {v} before the round starts.",
+        v,
+    )
     v = f"2.{rng.randint(40, 58)}.{rng.randint(0, 4)}"
-    B("app_build_version", f"CommCare app build {v} (build #{pick(DG, 3)}) deployed to the Goma project space.", v)
+    B(
+        "app_build_version",
+        f"CommCare app build {v} (build #{pick(DG, 3)}) deployed to the Goma project space.",
+        v,
+    )
     v = f"kobo-install {rng.randint(7, 9)}.{rng.randint(0, 9)}.{rng.randint(0, 9)}"
     B("app_build_version", f"Servidor Kobo propio actualizado a {v}.", v)
 
     # request_correlation_id
     v = uuid4()
-    B("request_correlation_id", f"2026-11-02T08:14:22Z ERROR daraja b2c timeout OriginatorConversationID={v}", v)
+    B(
+        "request_correlation_id",
+        f"2026-11-02T08:14:22Z ERROR daraja b2c timeout OriginatorConversationID={v}",
+        v,
+    )
     v = f"AG_{pick(DG, 8)}_{pick(LO + DG, 20)}"
     B("request_correlation_id", f"ConversationID {v} — result callback never arrived", v)
     v = hx(32)
@@ -915,7 +1450,11 @@ def corpus() -> list[dict]:
 
     # vehicle_fleet_number
     v = f"AB-{rng.choice(['GOM', 'JUB', 'MAI'])}-{pick(DG, 3)}"
-    B("vehicle_fleet_number", f"Land Cruiser {v} needs the HF antenna re-fitted before the Malakal run.", v)
+    B(
+        "vehicle_fleet_number",
+        f"Land Cruiser {v} needs the HF antenna re-fitted before the Malakal run.",
+        v,
+    )
     v = f"KD{pick(UP, 1)} {pick(DG, 3)}{pick(UP, 1)}"
     B("vehicle_fleet_number", f"Gari la ofisi (namba ya usajili {v}) limeenda Lodwar.", v)
     v = f"CD-{pick(DG, 4)}-{pick(UP, 2)}"
@@ -941,7 +1480,11 @@ def corpus() -> list[dict]:
     v = rng.choice(["KCBLKENX", "EQBLKENA", "UBSWCHZH80A", "ECOCCDKI", "BNPAFRPP"])
     B("swift_bic", f"Vendor bank SWIFT/BIC: {v}", v)
     v = rng.choice(["RAWBCDKI", "TMBLCDKI", "SGCICIAB"])
-    B("swift_bic", f"Code BIC de la banque partenaire pour les transferts vers le bureau de Goma : {v}", v)
+    B(
+        "swift_bic",
+        f"Code BIC de la banque partenaire pour les transferts vers le bureau de Goma : {v}",
+        v,
+    )
 
     # slack_channel_id
     v = "C0" + pick(UP + DG, 9)
@@ -963,7 +1506,11 @@ def corpus() -> list[dict]:
     v = uuid4()
     B("azure_tenant_client_id", f"AZURE_TENANT_ID={v}", v)
     v = uuid4()
-    B("azure_tenant_client_id", f"App registration 'kobo-to-sharepoint' application (client) ID: {v}", v)
+    B(
+        "azure_tenant_client_id",
+        f"App registration 'kobo-to-sharepoint' application (client) ID: {v}",
+        v,
+    )
     v = uuid4()
     B("azure_tenant_client_id", f"ID d'objet du groupe Entra « Field-Laptops-Sahel » : {v}", v)
 
@@ -973,23 +1520,39 @@ def corpus() -> list[dict]:
     v = f"sha256:{hx(64)}"
     B("docker_image_digest", f"Pulled kobotoolbox/kpi:2.024.36 digest {v}", v)
     v = f"sha256:{hx(64)}"
-    B("docker_image_digest", f"\"RepoDigests\": [\"postgres@{v}\"]", v)
+    B("docker_image_digest", f'"RepoDigests": ["postgres@{v}"]', v)
 
     # wireguard_public_key
     v = b64bytes(32)
-    B("wireguard_public_key", f"[Peer]\nPublicKey = {v}\nEndpoint = vpn.aidbridge.org:51820\nAllowedIPs = 10.66.0.0/16", v)
+    B(
+        "wireguard_public_key",
+        f"[Peer]\nPublicKey = {v}\nEndpoint = vpn.aidbridge.org:51820\nAllowedIPs = 10.66.0.0/16",
+        v,
+    )
     v = b64bytes(32)
-    B("wireguard_public_key", f"Clé publique WireGuard du laptop de Mopti (à ajouter sur le concentrateur) : {v}", v)
+    B(
+        "wireguard_public_key",
+        f"Clé publique WireGuard du laptop de Mopti (à ajouter sur le concentrateur) : {v}",
+        v,
+    )
     v = b64bytes(32)
     B("wireguard_public_key", f"wg show wg0 → peer: {v} latest handshake: 41 seconds ago", v)
 
     # bcrypt_password_hash
     v = "$2b$12$" + pick(AN + "./", 53)
-    B("bcrypt_password_hash", f"odk=# select email, password from users; → admin@aidbridge.org | {v}", v)
+    B(
+        "bcrypt_password_hash",
+        f"odk=# select email, password from users; → admin@aidbridge.org | {v}",
+        v,
+    )
     v = "$2y$10$" + pick(AN + "./", 53)
     B("bcrypt_password_hash", f"htpasswd entry for the reports site: reports:{v}", v)
     v = "pbkdf2_sha256$600000$" + pick(AN, 22) + "$" + b64bytes(32)
-    B("bcrypt_password_hash", f"Hash Django du compte kobo admin (ne permet pas de se connecter) : {v}", v)
+    B(
+        "bcrypt_password_hash",
+        f"Hash Django du compte kobo admin (ne permet pas de se connecter) : {v}",
+        v,
+    )
 
     # dhis2_uid
     v = rng.choice(UP + LO) + pick(AN, 10)
@@ -1001,7 +1564,11 @@ def corpus() -> list[dict]:
 
     # bitlocker_recovery_key_id
     v = HX(8)
-    B("bitlocker_recovery_key_id", f"Laptop shows BitLocker recovery key ID {v} — look it up in Intune, don't read the key over the radio.", v)
+    B(
+        "bitlocker_recovery_key_id",
+        f"Laptop shows BitLocker recovery key ID {v} — look it up in Intune, don't read the key over the radio.",
+        v,
+    )
     v = "{" + uuid4().upper() + "}"
     B("bitlocker_recovery_key_id", f"Identificateur de clé de récupération : {v}", v)
 
@@ -1009,15 +1576,27 @@ def corpus() -> list[dict]:
     v = f"https://ee.kobotoolbox.org/x/{pick(AN, 8)}"
     B("enketo_public_form_link", f"Public web form for the community feedback survey: {v}", v)
     v = f"https://ee.kobotoolbox.org/single/{pick(AN, 8)}"
-    B("enketo_public_form_link", f"Lien du formulaire de satisfaction (une seule soumission) : {v}", v)
+    B(
+        "enketo_public_form_link",
+        f"Lien du formulaire de satisfaction (une seule soumission) : {v}",
+        v,
+    )
     v = f"https://odk.aidbridge.org/-/single/{pick(AN, 16)}?st={pick(B64U, 20)}"
-    B("enketo_public_form_link", f"Enlace público del formulario de quejas (sin inicio de sesión): {v}", v)
+    B(
+        "enketo_public_form_link",
+        f"Enlace público del formulario de quejas (sin inicio de sesión): {v}",
+        v,
+    )
 
     # db_url_without_password
     v = "postgresql://cashapp@10.20.0.15:5432/beneficiaries"
     B("db_url_without_password", f"DATABASE_URL={v}  # password via PGPASSFILE", v)
     v = "mongodb+srv://cluster0.kx7p2.mongodb.net/kobocat"
-    B("db_url_without_password", f"Mongo host for kobocat: {v} (user/pass injected by the container)", v)
+    B(
+        "db_url_without_password",
+        f"Mongo host for kobocat: {v} (user/pass injected by the container)",
+        v,
+    )
     v = "postgresql://odk:${DB_PASSWORD}@postgres14:5432/odk"
     B("db_url_without_password", f"DATABASE_URL={v}", v)
 
@@ -1031,7 +1610,7 @@ def corpus() -> list[dict]:
 
     # npm_integrity_hash
     v = "sha512-" + b64bytes(64)
-    B("npm_integrity_hash", f"\"integrity\": \"{v}\"", v)
+    B("npm_integrity_hash", f'"integrity": "{v}"', v)
     v = "sha512-" + b64bytes(64)
     B("npm_integrity_hash", f"package-lock entry for enketo-core, integrity {v}", v)
 
@@ -1057,13 +1636,17 @@ def corpus() -> list[dict]:
     v = f"BON-{pick(UP, 2)}{pick(DG, 7)}"
     B("voucher_serial_number", f"Numéro de série du bon alimentaire : {v} (valeur 25 000 FCFA)", v)
     v = f"{pick(DG, 3)}-{pick(DG, 3)}-{pick(DG, 4)}"
-    B("voucher_serial_number", f"Western Union MTCN for the staff salary transfer to Bossaso: {v} — tracking only, pickup needs ID.", v)
+    B(
+        "voucher_serial_number",
+        f"Western Union MTCN for the staff salary transfer to Bossaso: {v} — tracking only, pickup needs ID.",
+        v,
+    )
 
     # ---- additional benign rows
     v = "a" + pick(AN, 21)
     B("kobo_asset_uid", f"Fomu ya tathmini ya soko (Kobo) ina asset uid {v}", v)
     v = f"hh_registration_{rng.choice(['mopti', 'gao'])}_v{rng.randint(2, 9)}"
-    B("odk_form_id_version", f"<data id=\"{v}\" version=\"{pick(DG, 10)}\">", v)
+    B("odk_form_id_version", f'<data id="{v}" version="{pick(DG, 10)}">', v)
     v = f"uuid:{uuid4()}"
     B("submission_instance_id", f"meta/rootUuid = {v} (edited submission, keep the original)", v)
     v = pick(DG, 6)
@@ -1077,7 +1660,11 @@ def corpus() -> list[dict]:
     v = f"ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBB{pick(B64, 88)}="
     B("ssh_public_key", f"Host key of the Juba jump box (known_hosts): jump.aidbridge.org {v}", v)
     v = f"SHA256:{pick(B64, 43)}"
-    B("pgp_fingerprint", f"ED25519 key fingerprint is {v}. Are you sure you want to continue connecting (yes/no)?", v)
+    B(
+        "pgp_fingerprint",
+        f"ED25519 key fingerprint is {v}. Are you sure you want to continue connecting (yes/no)?",
+        v,
+    )
     v = f"pk_live_{hx(40)}"
     B("publishable_key", f"Clé publique Paystack pour le bouton de don (Ghana) : {v}", v)
     v = "6L" + pick(B64U, 38)
@@ -1091,19 +1678,35 @@ def corpus() -> list[dict]:
     v = f"{rng.randint(2, 4)}.{rng.randint(30, 42)}.{rng.randint(0, 9)}"
     B("app_build_version", f"DHIS2 server upgraded to {v}; Android capture app 3.1.1.", v)
     v = f"ws_CO_{pick(DG, 14)}{pick(DG, 5)}"
-    B("request_correlation_id", f"STK push CheckoutRequestID={v} ResultCode=1032 (cancelled by user)", v)
+    B(
+        "request_correlation_id",
+        f"STK push CheckoutRequestID={v} ResultCode=1032 (cancelled by user)",
+        v,
+    )
     v = f"192.168.{rng.randint(1, 100)}.{rng.randint(2, 250)}"
     B("ip_address_or_subnet", f"عنوان الطابعة في مكتب عدن: {v}", v)
     v = f"{pick(DG, 3)}-{pick(DG, 2)}C{pick(DG, 5)}"
-    B("unhcr_progres_id", f"Número de caso ACNUR {v}, familia de 4, referido desde el PAT de Maicao.", v)
+    B(
+        "unhcr_progres_id",
+        f"Número de caso ACNUR {v}, familia de 4, referido desde el PAT de Maicao.",
+        v,
+    )
     v = f"GFFO-{rng.randint(2025, 2026)}-{pick(DG, 4)}"
     B("donor_grant_code", f"Code bailleur pour les frais de temps d'antenne satellite : {v}", v)
     v = "AC" + hx(32)
-    B("twilio_account_sid", f"curl -u $TWILIO_SID:$TWILIO_TOKEN https://api.twilio.com/2010-04-01/Accounts/{v}/Messages.json", v)
+    B(
+        "twilio_account_sid",
+        f"curl -u $TWILIO_SID:$TWILIO_TOKEN https://api.twilio.com/2010-04-01/Accounts/{v}/Messages.json",
+        v,
+    )
     v = uuid4()
     B("azure_tenant_client_id", f"tenantId: {v}\nsubscriptionId: {uuid4()}", v)
     v = uuid4().upper()
-    B("bitlocker_recovery_key_id", f"Kitambulisho cha ufunguo wa BitLocker kwenye laptop ya fedha: {v} (ufunguo wenyewe uko Intune)", v)
+    B(
+        "bitlocker_recovery_key_id",
+        f"Kitambulisho cha ufunguo wa BitLocker kwenye laptop ya fedha: {v} (ufunguo wenyewe uko Intune)",
+        v,
+    )
     v = rng.choice(["CBKEKENX", "BARCKENX", "CITIKENA"])
     B("swift_bic", f"SWIFT ya benki ya mtoa huduma wa simu za setilaiti: {v}", v)
     v = "sha1-" + b64bytes(20)

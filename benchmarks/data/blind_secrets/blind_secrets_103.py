@@ -1,4 +1,4 @@
-# ruff: noqa: E501
+# ruff: noqa: E501, SIM115
 """Blind secret-detector corpus 103: pharmaceutical manufacturing plant (GMP, LIMS/MES, cleanroom, serialisation).
 
 Brief: memory notes kept by the IT/OT, QA, QC-lab and packaging teams of a
@@ -99,24 +99,44 @@ def corpus() -> list[dict]:
     # ------------------------------------------------------------------ SECRETS
     # AWS access key id + secret
     v = "AKIA" + s(string.ascii_uppercase + "234567", 16)
-    S("aws_access_key_id", f"export AWS_ACCESS_KEY_ID={v}  # lims-archive uploader, batch record PDFs to S3", v)
+    S(
+        "aws_access_key_id",
+        f"export AWS_ACCESS_KEY_ID={v}  # lims-archive uploader, batch record PDFs to S3",
+        v,
+    )
     v = "AKIA" + s(string.ascii_uppercase + "234567", 16)
-    S("aws_access_key_id", f"Handover: the EM data lake sync runs as IAM user em-sync, key {v}, rotate before the Q1 audit.", v)
+    S(
+        "aws_access_key_id",
+        f"Handover: the EM data lake sync runs as IAM user em-sync, key {v}, rotate before the Q1 audit.",
+        v,
+    )
     v = "AKIA" + s(string.ascii_uppercase + "234567", 16)
-    S("aws_access_key_id", f"[profile serialisation-prod]\naws_access_key_id = {v}\nregion = eu-central-1", v)
+    S(
+        "aws_access_key_id",
+        f"[profile serialisation-prod]\naws_access_key_id = {v}\nregion = eu-central-1",
+        v,
+    )
 
     v = al(40)
     S("aws_secret_access_key", f"aws_secret_access_key = {v}", v)
     v = b64(40).replace("+", "k")
-    S("aws_secret_access_key", f"AWS_SECRET_ACCESS_KEY=\"{v}\" # em-sync, do not share outside OT", v)
+    S("aws_secret_access_key", f'AWS_SECRET_ACCESS_KEY="{v}" # em-sync, do not share outside OT', v)
     v = al(40)
-    S("aws_secret_access_key", f"Für den Audit-Trail-Export: Secret Key ist {v} (gehört zu em-sync).", v)
+    S(
+        "aws_secret_access_key",
+        f"Für den Audit-Trail-Export: Secret Key ist {v} (gehört zu em-sync).",
+        v,
+    )
 
     # GitHub
     v = "ghp_" + al(36)
     S("github_pat", f"git clone https://{v}@github.com/site-ot/mes-recipes.git", v)
     v = "ghp_" + al(36)
-    S("github_pat", f"Agent note: CI for the LIMS connector needs GH_TOKEN={v} to pull the private instrument-drivers repo.", v)
+    S(
+        "github_pat",
+        f"Agent note: CI for the LIMS connector needs GH_TOKEN={v} to pull the private instrument-drivers repo.",
+        v,
+    )
     v = "github_pat_" + al(22) + "_" + al(59)
     S("github_pat", f"gh auth login --with-token <<< {v}", v)
     v = "github_pat_" + al(22) + "_" + al(59)
@@ -126,9 +146,17 @@ def corpus() -> list[dict]:
     v = "glpat-" + s(URLSAFE, 20)
     S("gitlab_pat", f"GITLAB_TOKEN={v}", v)
     v = "glpat-" + s(URLSAFE, 20)
-    S("gitlab_pat", f"curl --header \"PRIVATE-TOKEN: {v}\" https://gitlab.site.local/api/v4/projects/42/pipelines", v)
+    S(
+        "gitlab_pat",
+        f'curl --header "PRIVATE-TOKEN: {v}" https://gitlab.site.local/api/v4/projects/42/pipelines',
+        v,
+    )
     v = "glrt-" + s(URLSAFE, 20)
-    S("gitlab_pat", f"gitlab-runner register --url https://gitlab.site.local --token {v} --executor docker  # QC runner", v)
+    S(
+        "gitlab_pat",
+        f"gitlab-runner register --url https://gitlab.site.local --token {v} --executor docker  # QC runner",
+        v,
+    )
 
     # Slack
     v = f"https://hooks.slack.com/services/T{up(8)}/B{up(10)}/{al(24)}"
@@ -136,37 +164,57 @@ def corpus() -> list[dict]:
     v = f"https://hooks.slack.com/services/T{up(10)}/B{up(10)}/{al(24)}"
     S("slack_webhook_url", f"Posting deviation alerts to #qa-deviations via {v}", v)
     v = f"https://hooks.slack.com/services/T{up(8)}/B{up(11)}/{al(24)}"
-    S("slack_webhook_url", f"notify:\n  slack: \"{v}\"\n  on: [oos, excursion]", v)
+    S("slack_webhook_url", f'notify:\n  slack: "{v}"\n  on: [oos, excursion]', v)
 
     v = f"xoxb-{dg(12)}-{dg(13)}-{al(24)}"
     S("slack_bot_token", f"SLACK_BOT_TOKEN={v}  # lims-bot posts OOS results", v)
     v = f"xoxb-{dg(11)}-{dg(13)}-{al(24)}"
     S("slack_bot_token", f"Il bot della linea di confezionamento usa il token {v}", v)
     v = f"xoxp-{dg(12)}-{dg(12)}-{dg(13)}-{hx(32)}"
-    S("slack_bot_token", f"client = WebClient(token=\"{v}\")", v)
+    S("slack_bot_token", f'client = WebClient(token="{v}")', v)
 
     # Teams webhook
     v = f"https://contoso-pharma.webhook.office.com/webhookb2/{uuid()}@{uuid()}/IncomingWebhook/{hx(32)}/{uuid()}/V2{al(40)}"
     S("teams_webhook_url", f"Teams-Kanal 'Reinraum Alarme': {v}", v)
     v = f"https://outlook.office.com/webhook/{uuid()}@{uuid()}/IncomingWebhook/{hx(32)}/{uuid()}"
-    S("teams_webhook_url", f"$hook = \"{v}\"; Invoke-RestMethod -Uri $hook -Method Post -Body $json", v)
+    S(
+        "teams_webhook_url",
+        f'$hook = "{v}"; Invoke-RestMethod -Uri $hook -Method Post -Body $json',
+        v,
+    )
     v = f"https://siteops.webhook.office.com/webhookb2/{uuid()}@{uuid()}/IncomingWebhook/{hx(32)}/{uuid()}"
-    S("teams_webhook_url", f"{{\"teams_webhook\": \"{v}\", \"channel\": \"QC Lab\"}}", v)
+    S("teams_webhook_url", f'{{"teams_webhook": "{v}", "channel": "QC Lab"}}', v)
 
     # Azure
     v = f"DefaultEndpointsProtocol=https;AccountName=gmparchive{lo(4)};AccountKey={b64(86)}==;EndpointSuffix=core.windows.net"
-    S("azure_storage_connection_string", f"AZURE_STORAGE_CONNECTION_STRING=\"{v}\"", v)
+    S("azure_storage_connection_string", f'AZURE_STORAGE_CONNECTION_STRING="{v}"', v)
     v = f"DefaultEndpointsProtocol=https;AccountName=ebrpdf;AccountKey={b64(86)}==;EndpointSuffix=core.windows.net"
-    S("azure_storage_connection_string", f"Electronic batch record PDFs go to blob, conn string: {v}", v)
+    S(
+        "azure_storage_connection_string",
+        f"Electronic batch record PDFs go to blob, conn string: {v}",
+        v,
+    )
     v = b64(86) + "=="
-    S("azure_storage_connection_string", f"az storage blob upload --account-name emtrends --account-key {v} -c raw -f particles.csv", v)
+    S(
+        "azure_storage_connection_string",
+        f"az storage blob upload --account-name emtrends --account-key {v} -c raw -f particles.csv",
+        v,
+    )
 
     v = f"{al(3)}8Q~{s(AL + '.-_~', 31)}"
     S("azure_client_secret", f"AZURE_CLIENT_SECRET={v}", v)
     v = f"{al(3)}7Q~{s(AL + '.-_', 31)}"
-    S("azure_client_secret", f"App registration 'veeva-sync' client secret (expires 2027-06): {v}", v)
+    S(
+        "azure_client_secret",
+        f"App registration 'veeva-sync' client secret (expires 2027-06): {v}",
+        v,
+    )
     v = f"{al(3)}8Q~{s(AL + '-_', 31)}"
-    S("azure_client_secret", f"spring.cloud.azure.active-directory.credential.client-secret: {v}", v)
+    S(
+        "azure_client_secret",
+        f"spring.cloud.azure.active-directory.credential.client-secret: {v}",
+        v,
+    )
 
     # Databases
     pw = f"Lims{dg(4)}!Prod"
@@ -183,16 +231,24 @@ def corpus() -> list[dict]:
     v = f"Ch{dg(3)}rom#{al(5)}"
     S("oracle_password", f"sqlplus LIMS_ADMIN/{v}@//ora-lims.site.local:1521/LIMSPRD", v)
     v = f"Starlims{dg(2)}${al(4)}"
-    S("oracle_password", f"jdbc.url=jdbc:oracle:thin:@ora-lims:1521/LIMSPRD\njdbc.user=STARLIMS_SVC\njdbc.password={v}", v)
+    S(
+        "oracle_password",
+        f"jdbc.url=jdbc:oracle:thin:@ora-lims:1521/LIMSPRD\njdbc.user=STARLIMS_SVC\njdbc.password={v}",
+        v,
+    )
     v = f"{al(6)}_{dg(4)}"
     S("oracle_password", f"Le schéma ELN est accessible avec eln_owner / {v} sur LIMSVAL.", v)
 
     v = f"Server=sql-mes01\\PASX;Database=PASX;User Id=pasx_svc;Password=Pasx!{dg(4)}{al(3)};Encrypt=True;"
-    S("mssql_connection_string", f"\"ConnectionStrings\": {{ \"Mes\": \"{v}\" }}", v)
+    S("mssql_connection_string", f'"ConnectionStrings": {{ "Mes": "{v}" }}', v)
     v = f"Data Source=sql-em02;Initial Catalog=EMS;User ID=ems_rw;Password=Reinraum{dg(3)}%;"
     S("mssql_connection_string", f"Stringa di connessione EMS: {v}", v)
     v = f"Mes2026#{al(6)}"
-    S("sql_sa_password", f"sqlcmd -S sql-mes01 -U sa -P '{v}' -Q \"SELECT TOP 10 * FROM EBR_Header\"", v)
+    S(
+        "sql_sa_password",
+        f"sqlcmd -S sql-mes01 -U sa -P '{v}' -Q \"SELECT TOP 10 * FROM EBR_Header\"",
+        v,
+    )
 
     # Payment / messaging
     v = "sk_live_" + al(99)
@@ -200,7 +256,7 @@ def corpus() -> list[dict]:
     v = "rk_live_" + al(99)
     S("stripe_secret_key", f"Samples webshop (clinical supply reorder) restricted key: {v}", v)
     v = "sk_live_" + al(24)
-    S("stripe_secret_key", f"stripe.api_key = \"{v}\"", v)
+    S("stripe_secret_key", f'stripe.api_key = "{v}"', v)
 
     v = f"SG.{s(URLSAFE, 22)}.{s(URLSAFE, 43)}"
     S("sendgrid_api_key", f"SENDGRID_API_KEY={v}  # CoA mail to customers", v)
@@ -220,17 +276,25 @@ def corpus() -> list[dict]:
     v = f"{dg(10)}:AA{s(URLSAFE, 33)}"
     S("telegram_bot_token", f"TELEGRAM_BOT_TOKEN={v}  # nightly shift handover bot", v)
     v = f"{dg(9)}:AA{s(URLSAFE, 33)}"
-    S("telegram_bot_token", f"curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=-100{dg(10)} -d text='Autoclave 3 cycle failed'", v)
+    S(
+        "telegram_bot_token",
+        f"curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=-100{dg(10)} -d text='Autoclave 3 cycle failed'",
+        v,
+    )
 
     # AI providers
     v = "sk-proj-" + s(URLSAFE, 156)
     S("openai_api_key", f"OPENAI_API_KEY={v}", v)
     v = "sk-proj-" + s(URLSAFE, 48)
-    S("openai_api_key", f"Agent memory: deviation-summariser uses OpenAI key {v} (billing: QA cost centre).", v)
+    S(
+        "openai_api_key",
+        f"Agent memory: deviation-summariser uses OpenAI key {v} (billing: QA cost centre).",
+        v,
+    )
     v = "sk-ant-api03-" + s(URLSAFE, 93) + "AA"
     S("anthropic_api_key", f"ANTHROPIC_API_KEY={v}", v)
     v = "sk-ant-api03-" + s(URLSAFE, 93) + "AA"
-    S("anthropic_api_key", f"client = anthropic.Anthropic(api_key=\"{v}\")  # SOP drafting helper", v)
+    S("anthropic_api_key", f'client = anthropic.Anthropic(api_key="{v}")  # SOP drafting helper', v)
 
     # Private keys
     body = "\n".join(b64(64) for _ in range(6))
@@ -238,14 +302,30 @@ def corpus() -> list[dict]:
     S("private_key_pem", f"Serialisation signing key for EPCIS uploads (line 4):\n{v}", v)
     body = "\n".join(b64(64) for _ in range(3))
     v = f"-----BEGIN EC PRIVATE KEY-----\n{body}\n-----END EC PRIVATE KEY-----"
-    S("private_key_pem", f"tls:\n  key: |\n    {v.replace(chr(10), chr(10) + '    ')}", v.replace("\n", "\n    "))
+    S(
+        "private_key_pem",
+        f"tls:\n  key: |\n    {v.replace(chr(10), chr(10) + '    ')}",
+        v.replace("\n", "\n    "),
+    )
     body = "\n".join(b64(64) for _ in range(5))
     v = f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----"
     S("private_key_pem", f"Clé privée du serveur OPC UA (MES) :\n{v}", v)
-    v = "-----BEGIN PRIVATE KEY-----\\n" + "\\n".join(b64(64) for _ in range(4)) + "\\n-----END PRIVATE KEY-----\\n"
-    S("gcp_service_account_key", f"{{\"type\": \"service_account\", \"project_id\": \"qc-trending\", \"private_key_id\": \"{hx(40)}\", \"private_key\": \"{v}\"}}", v)
-    v = "-----BEGIN PRIVATE KEY-----\\n" + "\\n".join(b64(64) for _ in range(3)) + "\\n-----END PRIVATE KEY-----"
-    S("gcp_service_account_key", f"GCP_SA_PRIVATE_KEY=\"{v}\"", v)
+    v = (
+        "-----BEGIN PRIVATE KEY-----\\n"
+        + "\\n".join(b64(64) for _ in range(4))
+        + "\\n-----END PRIVATE KEY-----\\n"
+    )
+    S(
+        "gcp_service_account_key",
+        f'{{"type": "service_account", "project_id": "qc-trending", "private_key_id": "{hx(40)}", "private_key": "{v}"}}',
+        v,
+    )
+    v = (
+        "-----BEGIN PRIVATE KEY-----\\n"
+        + "\\n".join(b64(64) for _ in range(3))
+        + "\\n-----END PRIVATE KEY-----"
+    )
+    S("gcp_service_account_key", f'GCP_SA_PRIVATE_KEY="{v}"', v)
 
     body = "\n".join(b64(70) for _ in range(5))
     v = f"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA{body}\n-----END OPENSSH PRIVATE KEY-----"
@@ -256,7 +336,11 @@ def corpus() -> list[dict]:
 
     # Tokens
     v = f"eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.{s(URLSAFE, 120)}.{s(URLSAFE, 86)}"
-    S("bearer_token", f"curl -H \"Authorization: Bearer {v}\" https://lims.site.local/api/v2/samples?status=pending", v)
+    S(
+        "bearer_token",
+        f'curl -H "Authorization: Bearer {v}" https://lims.site.local/api/v2/samples?status=pending',
+        v,
+    )
     v = f"eyJhbGciOiJIUzI1NiJ9.{s(URLSAFE, 90)}.{s(URLSAFE, 43)}"
     S("bearer_token", f"MES_API_TOKEN={v}", v)
     v = al(48)
@@ -265,7 +349,7 @@ def corpus() -> list[dict]:
     v = b64(44)
     S("jwt_signing_secret", f"JWT_SECRET={v}", v)
     v = hx(64)
-    S("jwt_signing_secret", f"auth:\n  hs256_secret: \"{v}\"  # eLogbook sessions", v)
+    S("jwt_signing_secret", f'auth:\n  hs256_secret: "{v}"  # eLogbook sessions', v)
     v = f"Gmp-Logbook-{al(20)}"
     S("jwt_signing_secret", f"app.config['SECRET_KEY'] = '{v}'", v)
 
@@ -280,16 +364,24 @@ def corpus() -> list[dict]:
     S("lims_admin_password", f"mot de passe du compte LIMS_BATCH (import des résultats) : {v}", v)
 
     v = f"Pasx{dg(4)}#{r.choice(['Sued', 'Nord', 'West'])}"
-    S("mes_service_password", f"PAS-X service account pasx_int password {v}, used by the SAP interface.", v)
+    S(
+        "mes_service_password",
+        f"PAS-X service account pasx_int password {v}, used by the SAP interface.",
+        v,
+    )
     v = f"Syncade!{dg(3)}{al(3)}"
-    S("mes_service_password", f"mes:\n  user: syncade_api\n  password: \"{v}\"", v)
+    S("mes_service_password", f'mes:\n  user: syncade_api\n  password: "{v}"', v)
     v = f"Lotto{dg(4)}$Mes"
     S("mes_service_password", f"Password dell'account MES per l'interfaccia bilance: {v}", v)
     v = f"Herstellung{dg(2)}&{al(2)}"
     S("mes_service_password", f"MES_SERVICE_PASSWORD='{v}'", v)
 
     v = f"Empower{dg(3)}!"
-    S("cds_password", f"Empower 3 system administrator: user 'System', pw {v} (only for disaster recovery)", v)
+    S(
+        "cds_password",
+        f"Empower 3 system administrator: user 'System', pw {v} (only for disaster recovery)",
+        v,
+    )
     v = f"Chromeleon#{dg(2)}{al(2)}"
     S("cds_password", f"Chromeleon CM7 Admin im Labor 2.14: {v}", v)
     v = f"Hplc-{al(6)}"
@@ -298,14 +390,26 @@ def corpus() -> list[dict]:
     v = dg(6)
     S("cleanroom_door_pin", f"Code porte SAS grade B (bâtiment 3) : {v}#", v)
     v = dg(4)
-    S("cleanroom_door_pin", f"Reinraum Zone C, Personalschleuse PAL-2, Türcode {v} (gilt ab Montag)", v)
+    S(
+        "cleanroom_door_pin",
+        f"Reinraum Zone C, Personalschleuse PAL-2, Türcode {v} (gilt ab Montag)",
+        v,
+    )
     v = dg(5)
-    S("cleanroom_door_pin", f"Handover night shift: filling suite airlock keypad code is {v}, changed after the contractor left.", v)
+    S(
+        "cleanroom_door_pin",
+        f"Handover night shift: filling suite airlock keypad code is {v}, changed after the contractor left.",
+        v,
+    )
     v = dg(4)
     S("cleanroom_door_pin", f"Codice tastierino magazzino quarantena: {v}", v)
 
     v = dg(4)
-    S("alarm_disarm_code", f"Intrusion alarm QC building: disarm code {v}, then call security on 2231.", v)
+    S(
+        "alarm_disarm_code",
+        f"Intrusion alarm QC building: disarm code {v}, then call security on 2231.",
+        v,
+    )
     v = dg(6)
     S("alarm_disarm_code", f"Einbruchmeldeanlage Lager Betäubungsmittel: Unscharf-Code {v}", v)
     v = dg(4)
@@ -316,7 +420,11 @@ def corpus() -> list[dict]:
     v = f"Mettler{dg(4)}"
     S("instrument_admin_password", f"Waage XPR 205 (Raum 1.22) Supervisor-Passwort: {v}", v)
     v = f"Karl{dg(2)}Fischer#"
-    S("instrument_admin_password", f"KF titrator admin password is {v} -- needed to unlock method editing", v)
+    S(
+        "instrument_admin_password",
+        f"KF titrator admin password is {v} -- needed to unlock method editing",
+        v,
+    )
     v = dg(4)
     S("instrument_admin_password", f"Balance PIN for the Administrator user profile: {v}", v)
     v = f"Shimadzu_{dg(3)}"
@@ -327,23 +435,35 @@ def corpus() -> list[dict]:
     v = f"Historian#{dg(4)}"
     S("historian_password", f"historian:\n  host: pi-srv01\n  user: pi_reader\n  pass: {v}", v)
     v = f"Trend{al(5)}{dg(2)}"
-    S("historian_password", f"Zugang OSIsoft PI Vision für Trendanalyse Autoklav: pi_vision / {v}", v)
+    S(
+        "historian_password",
+        f"Zugang OSIsoft PI Vision für Trendanalyse Autoklav: pi_vision / {v}",
+        v,
+    )
 
     v = f"TL-{al(40)}"
     S("serialisation_api_key", f"TRACELINK_API_KEY={v}", v)
     v = hx(48)
     S("serialisation_api_key", f"Systech UniSecure gateway api key: {v}", v)
     v = f"optel_{lo(32)}"
-    S("serialisation_api_key", f"serialisation:\n  provider: optel\n  api_key: \"{v}\"", v)
+    S("serialisation_api_key", f'serialisation:\n  provider: optel\n  api_key: "{v}"', v)
     v = al(32)
     S("serialisation_api_key", f"X-Api-Key: {v}  (CMO serial number request, line 5)", v)
 
     v = al(24)
-    S("emvs_client_secret", f"NMVS / securPharm Client-Secret für die Packmittel-Verifikation: {v}", v)
+    S(
+        "emvs_client_secret",
+        f"NMVS / securPharm Client-Secret für die Packmittel-Verifikation: {v}",
+        v,
+    )
     v = f"{al(8)}-{al(8)}-{al(8)}"
     S("emvs_client_secret", f"EU hub OBP connection: client_id=OBP-{dg(6)}, client_secret={v}", v)
     v = b64(32)
-    S("emvs_client_secret", f"<MvoCredentials><User>obp_upload</User><Password>{v}</Password></MvoCredentials>", v)
+    S(
+        "emvs_client_secret",
+        f"<MvoCredentials><User>obp_upload</User><Password>{v}</Password></MvoCredentials>",
+        v,
+    )
 
     v = f"S7prot{dg(3)}"
     S("plc_password", f"TIA Portal: Schutzpasswort der CPU 1516 (Abfüllung) = {v}", v)
@@ -355,7 +475,7 @@ def corpus() -> list[dict]:
     v = f"Lab{dg(4)}Wlan!"
     S("wifi_psk", f"WLAN QC-LAB-IoT, WPA2-Schlüssel: {v}", v)
     v = f"{al(6)}-{al(6)}-{al(6)}"
-    S("wifi_psk", f"wpa_passphrase=\"{v}\"  # ssid EM-SENSORS", v)
+    S("wifi_psk", f'wpa_passphrase="{v}"  # ssid EM-SENSORS', v)
     v = f"Granulation{dg(3)}"
     S("wifi_psk", f"Mot de passe Wi-Fi visiteurs auditeurs (salle de réunion B) : {v}", v)
 
@@ -364,7 +484,11 @@ def corpus() -> list[dict]:
     v = f"{al(12)}{dg(4)}"
     S("vpn_psk", f"crypto isakmp key {v} address 203.0.113.14", v)
     v = b64(44)
-    S("vpn_psk", f"[Peer]\nPublicKey = {b64(43)}=\nPresharedKey = {v}\nEndpoint = vpn.site.example:51820", v)
+    S(
+        "vpn_psk",
+        f"[Peer]\nPublicKey = {b64(43)}=\nPresharedKey = {v}\nEndpoint = vpn.site.example:51820",
+        v,
+    )
 
     v = " ".join(f"{dg(4)}-{dg(4)}" for _ in range(5))
     S("mfa_recovery_codes", f"Backup codes for the qa-admin Veeva account: {v}", v)
@@ -374,7 +498,11 @@ def corpus() -> list[dict]:
     S("mfa_recovery_codes", f"Wiederherstellungscodes für das MFA des Notfallkontos: {v}", v)
 
     v = "-".join(dg(6) for _ in range(8))
-    S("bitlocker_recovery_key", f"BitLocker recovery key for CDS acquisition PC LAB-PC-0147: {v}", v)
+    S(
+        "bitlocker_recovery_key",
+        f"BitLocker recovery key for CDS acquisition PC LAB-PC-0147: {v}",
+        v,
+    )
     v = "-".join(dg(6) for _ in range(8))
     S("bitlocker_recovery_key", f"Clé de récupération BitLocker (poste pesée) : {v}", v)
 
@@ -400,21 +528,37 @@ def corpus() -> list[dict]:
     S("docker_hub_token", f"DOCKERHUB_TOKEN={v}", v)
 
     v = "AIza" + s(URLSAFE, 35)
-    S("google_api_key", f"GOOGLE_MAPS_SERVER_KEY={v}  # distribution route planning, server side", v)
+    S(
+        "google_api_key",
+        f"GOOGLE_MAPS_SERVER_KEY={v}  # distribution route planning, server side",
+        v,
+    )
     v = "AIza" + s(URLSAFE, 35)
     S("google_api_key", f"https://translation.googleapis.com/language/translate/v2?key={v}", v)
 
     v = "hvs." + s(URLSAFE, 24)
     S("vault_token", f"export VAULT_TOKEN={v}", v)
     v = "hvs.CAESI" + s(URLSAFE, 86)
-    S("vault_token", f"Root token vom Unseal heute morgen (bitte nach Migration widerrufen): {v}", v)
+    S(
+        "vault_token",
+        f"Root token vom Unseal heute morgen (bitte nach Migration widerrufen): {v}",
+        v,
+    )
     v = b64(44)
     S("vault_token", f"Unseal Key 1: {v}", v)
 
     v = f"Smtp{dg(4)}!{al(3)}"
-    S("smtp_password", f"spring.mail.username=lims-noreply@site.example\nspring.mail.password={v}", v)
+    S(
+        "smtp_password",
+        f"spring.mail.username=lims-noreply@site.example\nspring.mail.password={v}",
+        v,
+    )
     v = al(16).lower()
-    S("smtp_password", f"App password for the QC release mailbox (Gmail relay): {v[:4]} {v[4:8]} {v[8:12]} {v[12:]}", f"{v[:4]} {v[4:8]} {v[8:12]} {v[12:]}")
+    S(
+        "smtp_password",
+        f"App password for the QC release mailbox (Gmail relay): {v[:4]} {v[4:8]} {v[8:12]} {v[12:]}",
+        f"{v[:4]} {v[4:8]} {v[8:12]} {v[12:]}",
+    )
     v = f"Relay#{dg(3)}{al(4)}"
     S("smtp_password", f"EMAIL_HOST_PASSWORD='{v}'", v)
 
@@ -426,12 +570,24 @@ def corpus() -> list[dict]:
     S("sap_rfc_password", f"SAP QM inspection lot interface (LIMS <-> S/4): user QM_IF / {v}", v)
 
     v = f"Ldap{al(6)}{dg(2)}"
-    S("ldap_bind_password", f"ldap:\n  bind_dn: cn=svc_lims,ou=ServiceAccounts,dc=site,dc=local\n  bind_password: {v}", v)
+    S(
+        "ldap_bind_password",
+        f"ldap:\n  bind_dn: cn=svc_lims,ou=ServiceAccounts,dc=site,dc=local\n  bind_password: {v}",
+        v,
+    )
     v = f"Bind!{dg(4)}{al(2)}"
-    S("ldap_bind_password", f"ldapsearch -x -D 'svc_mes@site.local' -w '{v}' -H ldaps://dc01.site.local '(sAMAccountName=jdoe)'", v)
+    S(
+        "ldap_bind_password",
+        f"ldapsearch -x -D 'svc_mes@site.local' -w '{v}' -H ldaps://dc01.site.local '(sAMAccountName=jdoe)'",
+        v,
+    )
 
     v = f"Veeva{dg(4)}#"
-    S("veeva_password", f"Veeva QualityDocs integration user vault_int@site.example, password {v}", v)
+    S(
+        "veeva_password",
+        f"Veeva QualityDocs integration user vault_int@site.example, password {v}",
+        v,
+    )
     v = f"Qualita{dg(2)}!{al(3)}"
     S("veeva_password", f"Password utente di integrazione Veeva Vault QMS: {v}", v)
 
@@ -443,14 +599,26 @@ def corpus() -> list[dict]:
     S("basic_auth_url", f"wget http://scan:{v}@labeller-l3.site.local/print/queue", v)
 
     v = f"Mqtt{dg(3)}!{al(3)}"
-    S("mqtt_password", f"mosquitto_pub -h mqtt.site.local -u em_sensor -P '{v}' -t cleanroom/B12/dp -m 15.2", v)
+    S(
+        "mqtt_password",
+        f"mosquitto_pub -h mqtt.site.local -u em_sensor -P '{v}' -t cleanroom/B12/dp -m 15.2",
+        v,
+    )
     v = al(20)
-    S("mqtt_password", f"mqtt:\n  broker: tls://mqtt.site.local:8883\n  username: dp-monitor\n  password: {v}", v)
+    S(
+        "mqtt_password",
+        f"mqtt:\n  broker: tls://mqtt.site.local:8883\n  username: dp-monitor\n  password: {v}",
+        v,
+    )
 
     v = f"EMSwrite{dg(2)}"
     S("snmp_community", f"snmp-server community {v} RW  # particle counters VLAN 40", v)
     v = f"{al(8)}{dg(2)}"
-    S("snmp_community", f"SNMPv3 authPriv für die Kühlschränke: user emsmon, auth {v}, priv {al(10)}", v)
+    S(
+        "snmp_community",
+        f"SNMPv3 authPriv für die Kühlschränke: user emsmon, auth {v}, priv {al(10)}",
+        v,
+    )
 
     v = f"{dg(2)}-{dg(2)}-{dg(2)}"
     S("safe_combination", f"Combination of the reference-standards safe in QC store: {v}", v)
@@ -462,21 +630,33 @@ def corpus() -> list[dict]:
     v = f"{r.choice(['Tablette', 'Blister', 'Ampulle'])}{dg(2)}!{r.choice(['Montag', 'Freitag'])}"
     S("shared_login_password", f"Gemeinsamer Login Linienrechner Verpackung 2: bediener / {v}", v)
     v = f"Shift{dg(4)}"
-    S("shared_login_password", f"Shared operator account on the blister line HMI: op_shared / {v} (yes, I know)", v)
+    S(
+        "shared_login_password",
+        f"Shared operator account on the blister line HMI: op_shared / {v} (yes, I know)",
+        v,
+    )
     v = f"Turno{dg(2)}notte!"
     S("shared_login_password", f"Account condiviso postazione ispezione visiva: ispezione / {v}", v)
     v = f"Qualite{dg(4)}"
     S("shared_login_password", f"Compte partagé poste de pesée centrale : pesee / {v}", v)
 
     v = f"{dg(3)}{r.choice(string.ascii_uppercase)}{dg(2)}"
-    S("sql_sa_password", f"docker run -e 'ACCEPT_EULA=Y' -e 'MSSQL_SA_PASSWORD=Val{v}!x' mcr.microsoft.com/mssql/server:2022-latest", f"Val{v}!x")
+    S(
+        "sql_sa_password",
+        f"docker run -e 'ACCEPT_EULA=Y' -e 'MSSQL_SA_PASSWORD=Val{v}!x' mcr.microsoft.com/mssql/server:2022-latest",
+        f"Val{v}!x",
+    )
     v = f"Root{dg(4)}#Lab"
     S("sql_sa_password", f"MYSQL_ROOT_PASSWORD={v}", v)
 
     v = "ATATT3xFfGF0" + s(URLSAFE, 180) + "=" + hx(8).upper()
     S("atlassian_api_token", f"JIRA_API_TOKEN={v}", v)
     v = "ATATT3xFfGF0" + s(URLSAFE, 180) + "=" + hx(8).upper()
-    S("atlassian_api_token", f"curl -u qa-bot@site.example:{v} https://site.atlassian.net/rest/api/3/issue/CAPA-112", v)
+    S(
+        "atlassian_api_token",
+        f"curl -u qa-bot@site.example:{v} https://site.atlassian.net/rest/api/3/issue/CAPA-112",
+        v,
+    )
 
     v = f"glsa_{al(32)}_{hx(8)}"
     S("grafana_service_token", f"GRAFANA_TOKEN={v}  # EM dashboards provisioning", v)
@@ -500,7 +680,11 @@ def corpus() -> list[dict]:
     v = f"{al(5)}{dg(3)}"
     S("generic_password", f"Password for the stability-chamber vendor portal: {v}", v)
     v = f"Autoklav{dg(2)}!{al(2)}"
-    S("generic_password", f"Passwort Autoklav-Steuerung Siemens Comfort Panel (Benutzer QA): {v}", v)
+    S(
+        "generic_password",
+        f"Passwort Autoklav-Steuerung Siemens Comfort Panel (Benutzer QA): {v}",
+        v,
+    )
     v = f"Lyo{dg(4)}${al(3)}"
     S("generic_password", f"freeze dryer SCADA engineer login: eng / {v}", v)
 
@@ -517,11 +701,23 @@ def corpus() -> list[dict]:
     v = "dckr_pat_" + s(URLSAFE, 27)
     S("docker_hub_token", f"Docker-Hub-Token für den Build-Agenten im OT-Netz: {v}", v)
     v = "AIza" + s(URLSAFE, 35)
-    S("google_api_key", f"<meta name=\"fleet-tracking-key\" content=\"{v}\"> <!-- unrestricted, fix! -->", v)
+    S(
+        "google_api_key",
+        f'<meta name="fleet-tracking-key" content="{v}"> <!-- unrestricted, fix! -->',
+        v,
+    )
     v = f"glsa_{al(32)}_{hx(8)}"
-    S("grafana_service_token", f"curl -H 'Authorization: Bearer {v}' https://grafana.site.local/api/dashboards/uid/em-gradeA", v)
+    S(
+        "grafana_service_token",
+        f"curl -H 'Authorization: Bearer {v}' https://grafana.site.local/api/dashboards/uid/em-gradeA",
+        v,
+    )
     v = f"Annuaire{dg(3)}!"
-    S("ldap_bind_password", f"Compte de liaison LDAP pour le LIMS : CN=svc_lims, mot de passe {v}", v)
+    S(
+        "ldap_bind_password",
+        f"Compte de liaison LDAP pour le LIMS : CN=svc_lims, mot de passe {v}",
+        v,
+    )
     v = f"Sensore{dg(2)}#{al(3)}"
     S("mqtt_password", f"Broker MQTT sonde umidità magazzino: utente hum_probe, password {v}", v)
     v = "npm_" + al(36)
@@ -533,9 +729,17 @@ def corpus() -> list[dict]:
     v = f"{dg(9)}:AA{s(URLSAFE, 33)}"
     S("telegram_bot_token", f"Token del bot Telegram per gli allarmi frigoriferi: {v}", v)
     v = f"Vault{dg(4)}Docs!"
-    S("veeva_password", f"veeva:\n  vault_dns: site.veevavault.com\n  username: api.qdocs@site.example\n  password: \"{v}\"", v)
+    S(
+        "veeva_password",
+        f'veeva:\n  vault_dns: site.veevavault.com\n  username: api.qdocs@site.example\n  password: "{v}"',
+        v,
+    )
     v = "-".join(dg(6) for _ in range(8))
-    S("bitlocker_recovery_key", f"manage-bde -unlock E: -RecoveryPassword {v}  # USB-Stick mit Rohdaten", v)
+    S(
+        "bitlocker_recovery_key",
+        f"manage-bde -unlock E: -RecoveryPassword {v}  # USB-Stick mit Rohdaten",
+        v,
+    )
 
     # ------------------------------------------------------------------ BENIGN
     v = f"B{dg(2)}{r.choice(['A', 'K', 'T'])}{dg(4)}"
@@ -550,16 +754,20 @@ def corpus() -> list[dict]:
     v = f"0{dg(13)}"
     B("gtin", f"GTIN {v} for the 28-tablet blister pack (DE market).", v)
     v = f"0{dg(13)}"
-    B("gtin", f"product:\n  gtin: \"{v}\"\n  market: FR", v)
+    B("gtin", f'product:\n  gtin: "{v}"\n  market: FR', v)
     v = f"{dg(14)}"
     B("gtin", f"Code produit GS1 (GTIN-14) de la boîte de 10 ampoules : {v}", v)
 
     v = up(12)
     B("sgtin_serial", f"Pack serial {v} decommissioned as SAMPLE at line 3.", v)
     v = f"{dg(10)}{up(6)}"
-    B("sgtin_serial", f"Seriennummer {v} im NMVS als 'dispensed' gemeldet – Kundenreklamation prüfen.", v)
+    B(
+        "sgtin_serial",
+        f"Seriennummer {v} im NMVS als 'dispensed' gemeldet – Kundenreklamation prüfen.",
+        v,
+    )
     v = up(20)
-    B("sgtin_serial", f"{{\"serial\": \"{v}\", \"status\": \"ACTIVE\"}}", v)
+    B("sgtin_serial", f'{{"serial": "{v}", "status": "ACTIVE"}}', v)
 
     v = f"(01)0{dg(13)}(17)271130(10)B{dg(6)}(21){up(12)}"
     B("gs1_element_string", f"Scanned DataMatrix: {v}", v)
@@ -578,7 +786,7 @@ def corpus() -> list[dict]:
     v = dg(13)
     B("gln", f"Ship-to GLN {v} (wholesaler Hamburg).", v)
     v = dg(13)
-    B("gln", f"site:\n  gln: \"{v}\"\n  name: Werk Süd", v)
+    B("gln", f'site:\n  gln: "{v}"\n  name: Werk Süd', v)
 
     v = f"urn:epc:id:sgtin:{dg(7)}.0{dg(5)}.{up(12)}"
     B("epc_urn", f"EPCIS event epc: {v}", v)
@@ -590,7 +798,7 @@ def corpus() -> list[dict]:
     v = f"{dg(5)}-{dg(3)}-{dg(2)}"
     B("ndc_code", f"NDC {v} – US packer code for the 30 count bottle.", v)
     v = f"{dg(4)}-{dg(4)}-{dg(2)}"
-    B("ndc_code", f"ndc: \"{v}\"  # 10 mL vial", v)
+    B("ndc_code", f'ndc: "{v}"  # 10 mL vial', v)
 
     v = f"DEV-2026-{dg(4)}"
     B("deviation_id", f"{v}: particle excursion grade A, filling line 2, root cause pending.", v)
@@ -605,7 +813,11 @@ def corpus() -> list[dict]:
     B("capa_number", f"Azione correttiva {v} assegnata al reparto produzione.", v)
 
     v = f"CC-{dg(2)}-{dg(4)}"
-    B("change_control_id", f"Change control {v} covers the LIMS 8.2 upgrade; IQ/OQ scripts attached.", v)
+    B(
+        "change_control_id",
+        f"Change control {v} covers the LIMS 8.2 upgrade; IQ/OQ scripts attached.",
+        v,
+    )
     v = f"ÄA-{dg(5)}"
     B("change_control_id", f"Änderungsantrag {v}: neuer Partikelzähler in Raum B1.07.", v)
     v = f"CC{dg(7)}"
@@ -665,9 +877,13 @@ def corpus() -> list[dict]:
     v = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + b64(43)
     B("ssh_public_key", f"{v} ansible@ot-jump01", v)
     v = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQ" + b64(200)
-    B("ssh_public_key", f"Öffentlicher Schlüssel für authorized_keys auf dem HPLC-Exportserver: {v}", v)
+    B(
+        "ssh_public_key",
+        f"Öffentlicher Schlüssel für authorized_keys auf dem HPLC-Exportserver: {v}",
+        v,
+    )
     v = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + b64(43)
-    B("ssh_public_key", f"public_key: \"{v}\"", v)
+    B("ssh_public_key", f'public_key: "{v}"', v)
 
     v = "SHA256:" + b64(43)
     B("ssh_key_fingerprint", f"Host key fingerprint for sftp.cmo.example is {v}", v)
@@ -700,7 +916,7 @@ def corpus() -> list[dict]:
     B("stripe_publishable_key", f"const stripe = Stripe('{v}');", v)
 
     v = "6L" + s(URLSAFE, 38)
-    B("recaptcha_site_key", f"<div class=\"g-recaptcha\" data-sitekey=\"{v}\"></div>", v)
+    B("recaptcha_site_key", f'<div class="g-recaptcha" data-sitekey="{v}"></div>', v)
     v = "6L" + s(URLSAFE, 38)
     B("recaptcha_site_key", f"RECAPTCHA_SITE_KEY={v} (public; the secret key is in Vault)", v)
 
@@ -718,7 +934,11 @@ def corpus() -> list[dict]:
     v = "xxxxxxxxxxxxxxxxxxxxxxxx"
     B("placeholder", f"SENDGRID_API_KEY={v}", v)
     v = "<mot-de-passe>"
-    B("placeholder", f"Connexion : sqlplus LIMS_ADMIN/{v}@LIMSPRD (demander le mot de passe à l'IT)", v)
+    B(
+        "placeholder",
+        f"Connexion : sqlplus LIMS_ADMIN/{v}@LIMSPRD (demander le mot de passe à l'IT)",
+        v,
+    )
     v = "YOUR_PASSWORD_HERE"
     B("placeholder", f"Server=sql-mes01;User Id=pasx_svc;Password={v};", v)
 
@@ -732,17 +952,21 @@ def corpus() -> list[dict]:
     B("masked_secret", f"IAM key id (masked): {v}", v)
 
     v = "[REDACTED]"
-    B("redacted_value", f"2026-12-03T08:14:22Z INFO lims.auth login ok user=lims_sysadm password={v}", v)
+    B(
+        "redacted_value",
+        f"2026-12-03T08:14:22Z INFO lims.auth login ok user=lims_sysadm password={v}",
+        v,
+    )
     v = "***"
-    B("redacted_value", f"mes:\n  password: \"{v}\"", v)
+    B("redacted_value", f'mes:\n  password: "{v}"', v)
     v = "<redacted>"
     B("redacted_value", f"Connection string: Server=sql-mes01;User Id=pasx_svc;Password={v};", v)
 
     v = "${LIMS_DB_PASSWORD}"
     B("env_var_reference", f"jdbc.password={v}", v)
     v = "$TRACELINK_API_KEY"
-    B("env_var_reference", f"curl -H \"X-Api-Key: {v}\" https://api.tracelink.example/v1/serials", v)
-    v = "os.environ[\"MES_SERVICE_PASSWORD\"]"
+    B("env_var_reference", f'curl -H "X-Api-Key: {v}" https://api.tracelink.example/v1/serials', v)
+    v = 'os.environ["MES_SERVICE_PASSWORD"]'
     B("env_var_reference", f"password = {v}", v)
     v = "%EMPOWER_SVC_PW%"
     B("env_var_reference", f"empower_login.exe /user:svc_emp /pw:{v}", v)
@@ -757,7 +981,11 @@ def corpus() -> list[dict]:
     B("vault_path", f"Client secret: see {v}", v)
 
     v = "name: lims-db-credentials"
-    B("k8s_secret_reference", f"env:\n- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      {v}\n      key: password", v)
+    B(
+        "k8s_secret_reference",
+        f"env:\n- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef:\n      {v}\n      key: password",
+        v,
+    )
     v = "secretRef: mes-api-token"
     B("k8s_secret_reference", f"envFrom:\n  - {v}", v)
 
@@ -767,16 +995,32 @@ def corpus() -> list[dict]:
     B("sops_encrypted_value", f"TRACELINK_API_KEY={v}", v)
 
     v = "Passwords must be at least 12 characters and changed every 90 days"
-    B("password_policy_text", f"Per SOP-IT-0042: {v}; shared accounts are not permitted on GxP systems.", v)
+    B(
+        "password_policy_text",
+        f"Per SOP-IT-0042: {v}; shared accounts are not permitted on GxP systems.",
+        v,
+    )
     v = "Passwörter dürfen nicht in Logbüchern oder auf Zetteln notiert werden"
     B("password_policy_text", f"Hinweis aus dem Audit: {v}.", v)
     v = "le code d'accès des SAS est changé chaque mois"
-    B("password_policy_text", f"Rappel : {v} et communiqué uniquement par le responsable de zone.", v)
+    B(
+        "password_policy_text",
+        f"Rappel : {v} et communiqué uniquement par le responsable de zone.",
+        v,
+    )
 
     v = "ghp_" + al(36)
-    B("revoked_credential", f"Revoked on 2026-11-02 after it leaked in a CI log (already rotated, kept for the incident report): {v}", v)
+    B(
+        "revoked_credential",
+        f"Revoked on 2026-11-02 after it leaked in a CI log (already rotated, kept for the incident report): {v}",
+        v,
+    )
     v = "SG." + s(URLSAFE, 22) + "." + s(URLSAFE, 43)
-    B("revoked_credential", f"Old SendGrid key {v} -- REVOKED, deleted in the console, do not reuse.", v)
+    B(
+        "revoked_credential",
+        f"Old SendGrid key {v} -- REVOKED, deleted in the console, do not reuse.",
+        v,
+    )
     v = "xoxb-" + dg(12) + "-" + dg(13) + "-" + al(24)
     B("revoked_credential", f"Token widerrufen und ersetzt (INC0{dg(6)}): {v}", v)
 
@@ -801,7 +1045,7 @@ def corpus() -> list[dict]:
     v = uuid()
     B("azure_tenant_id", f"App registration veeva-sync, client id {v} (public identifier).", v)
     v = uuid()
-    B("azure_tenant_id", f"\"tenantId\": \"{v}\"", v)
+    B("azure_tenant_id", f'"tenantId": "{v}"', v)
 
     v = dg(12)
     B("aws_account_id", f"Prod AWS account {v} (GxP landing zone).", v)
@@ -889,7 +1133,7 @@ def corpus() -> list[dict]:
     v = "$2b$12$" + s(AL + "./", 53)
     B("password_hash", f"eLogbook user table, bcrypt hash only: {v}", v)
     v = "$argon2id$v=19$m=65536,t=3,p=4$" + b64(22) + "$" + b64(43)
-    B("password_hash", f"password_hash: \"{v}\"", v)
+    B("password_hash", f'password_hash: "{v}"', v)
     v = hx(64)
     B("password_hash", f"Gespeicherter PIN-Hash (SHA-256, gesalzen) für das Terminal: {v}", v)
 
@@ -924,7 +1168,7 @@ def corpus() -> list[dict]:
     B("phone_extension", f"Telefono reperibilità produzione: {v}", v)
 
     v = al(16)
-    B("jwks_key_id", f"{{\"keys\": [{{\"kid\": \"{v}\", \"kty\": \"RSA\", \"use\": \"sig\"}}]}}", v)
+    B("jwks_key_id", f'{{"keys": [{{"kid": "{v}", "kty": "RSA", "use": "sig"}}]}}', v)
     v = al(43)
     B("jwks_key_id", f"JWT header kid={v} (maps to a public key in the JWKS)", v)
 
