@@ -43,11 +43,11 @@ USER_SLASH = re.compile(
 # A PIN or a code stated after other numbers (`PIN to Drive on the pool Model 3 is 4862`,
 # `PUK für die SIM (ICCID endet 4471): 83115040`); a modem's AT command that sends one.
 PIN_STATED = re.compile(
-    r"\b(?:PIN|PUK2?|(?i:passcode|(?:door|keypad|alarm) code))\b"  # not `pin mappings`
+    r"\b(?:PIN|PUK[12]?|(?i:passcode|(?:door|keypad|alarm) code))\b"  # not `pin mappings`
     # stated: `is`, `:`, and is in more languages (Swahili `ni`, Polish `jest`, Swedish `är`)
     r"(?P<between>[^\n]{0,80}?)(?:\s(?:is|ist|est|es|é|è|ni|jest|je|är|er|on|adalah|ialah|là)"
     r"|[:=]|->)[ \t]*"
-    r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.,-])"
+    r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.-]|,\d)"
 )
 # A PIN or a code that opens something (a door, an alarm, a voicemail box, a phone account, a
 # safe), in digits, after what names it.
@@ -105,12 +105,22 @@ WORD_PASSWORD = re.compile(
     rf"(?P<value>(?:{_LOWER}{{3,14}}[ .-]){{1,6}}{_LOWER}{{3,14}}(?:[ .-]?\d{{1,4}})?[!#$%&*?@]?)"
     r"[\"'”»]?[ \t]*(?=$|\n|[.(,;]|[ \t]+(?:[—–#]|-[ \t]))"
 )
+# A device's or a system's admin and a colon, a password after it: a digit, a letter, and a
+# symbol or both cases (`BioStar 2 server admin: nia*Chiller125*`, `MFP admin: TQF8-n2gilzJ1L`);
+# not an address, a path or a person (`admin: anna@acme.io`).
+ADMIN_COLON = re.compile(
+    r"(?i:(?<![\w/-])(?:admin|administrator|root|superuser|supervisor|sysadmin)(?![\w/-]))"
+    r"[^\n:=]{0,40}?\s?[:：]\s*"
+    r"(?!v?\d+\.\d)(?=\S*\d)(?=\S*[A-Za-z])(?=\S*[^\w\s]|\S*[a-z]\S*[A-Z]|\S*[A-Z]\S*[a-z])"
+    r"(?P<value>[^\s\"'`,;|()<>@/]{8,64})(?=[\s,;.)]|$)"
+)
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
 NAMED_DIGITS = re.compile(
     rf"(?i)\b(?P<name>{CODE_NAME})\b"
-    r"(?P<between>[^\n\d]{0,40}?)(?<![\w.-])(?P<value>\d{6,10}|\d{2}(?:-\d{2}){2,3})(?![\w.-])"
+    r"(?P<between>[^\n\d]{0,40}?)(?<![\w.-])"
+    r"(?P<value>\d{6,10}|\d{2}(?:-\d{2}){2,3}|\d{2}(?: \d{2}){2,3}(?![ \t]\d))(?![\w.-])"
 )
 # What says the digits are not a secret: a number of something, a length, a date, a port.
 _NOT_CODE = re.compile(
@@ -138,10 +148,13 @@ _NOT_OPENING = re.compile(
     r"|barcode|postcode"
     r"|zipcode|qrcode|opcode|unicode|geocode|xcode|encode|decode|shortcode|promocode)s?\b"
 )
+_NAMED = re.compile(
+    r"(?i)(?<!\w)(?:code|kod|koodi|kood|codice|c[oó]digo|pin)[ \t]*$"
+)  # `code 5625`
 _STATED = re.compile(r"(?:[:=]|->|\bis|\best|\bist|\bes|\bé)\s*$")
 # Google's and Microsoft's app passwords: 16 lowercase letters, in groups of four or not.
 APP_PASSWORD = re.compile(rf"(?<![\w/+.=-])(?P<value>{APP_GROUPS}|[a-z]{{16}})(?![\w/+.=-])")
-_TYPED = re.compile(r"[0-9][0-9](?:[0-9][0-9][0-9][0-9]|-[0-9][0-9]-[0-9][0-9])")  # fast
+_TYPED = re.compile(r"[0-9][0-9](?:[0-9][0-9][0-9][0-9]|[- ][0-9][0-9][- ][0-9][0-9])")  # fast
 # The context rules here (core/secret_patterns.py CONTEXT_RULES), and how each is judged.
 RULES = (
     (USER_SLASH, "password", (" / ",)),
@@ -152,6 +165,7 @@ RULES = (
     (ADMIN_SLASH, "password", ("admin/", "root/", "operator/", "supervisor/")),
     (SETTER, "secret", (".set",)),
     (WORD_PASSWORD, "password", (":", "：")),
+    (ADMIN_COLON, "password", ("admin", "root", "superuser", "supervisor")),
 )
 ROLES = {
     USER_SLASH: "user-pair",
@@ -162,6 +176,7 @@ ROLES = {
     ADMIN_SLASH: "chosen",
     SETTER: "credible",
     WORD_PASSWORD: "word-password",
+    ADMIN_COLON: "chosen",
 }
 
 
@@ -170,7 +185,7 @@ def found(text: str, lowered: str, words: Callable[[str], bool]) -> list[tuple[i
     `words` says a run reads as words."""
     spans: list[tuple[int, int, str]] = []
     for match in NAMED_DIGITS.finditer(text) if _TYPED.search(text) else ():
-        digits = match["value"].replace("-", "")
+        digits = match["value"].replace("-", "").replace(" ", "")
         if not typed_code(digits) or _NOT_CODE.search(match["between"]):
             continue
         spans.append((*match.span("value"), "password"))
@@ -204,7 +219,7 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
             _STATED.search(label) and _CODE_WORD.search(label[-40:])
         ):
             continue  # a year, unless a code's name states it (`kod alarmu do archiwum: 1946`)
-        if _NUMBER.search(label[-40:]) and not _STATED.search(label):
+        if _NUMBER.search(label[-40:]) and not _STATED.search(label) and not _NAMED.search(label):
             continue  # a number before it names something else (`room 12 code 4400`)
         if _NOT_OPENING.search(label) or _NOT_CODE.search(label):
             continue

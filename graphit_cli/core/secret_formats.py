@@ -148,6 +148,10 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ),
     ("odk-central-app-user-key", r"/v1/key/[A-Za-z0-9!$]{64}/projects/\d+"),
     ("dhis2-personal-access-token", r"\bd2pat_[A-Za-z0-9]{32,50}\b"),
+    # An Azure storage account's key (64 bytes in base64, where storage is named; not an SRI
+    # hash's `sha512-...`); a Mews connector's access or client token.
+    ("azure-storage-account-key", r"(?<![A-Za-z0-9+/-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])"),
+    ("mews-token", r"\b[0-9A-F]{32}-[0-9A-F]{31}\b"),
     ("amazon-mws-auth-token", r"\bamzn\.mws\.[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}\b"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
@@ -256,6 +260,8 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "langsmith-api-key": ("lsv2_",),
     "nuget-api-key": ("oy2",),
     "amazon-mws-auth-token": ("amzn.mws.",),
+    "azure-storage-account-key": ("storage", "accountkey", "account key", "key1", "key2"),
+    "mews-token": ("mews", "accesstoken", "clienttoken"),
     "microsoft-teams-webhook": ("incomingwebhook",),
     "odk-central-app-user-key": ("/v1/key/",),
     "dhis2-personal-access-token": ("d2pat_",),

@@ -69,8 +69,10 @@ _CONTEXT = re.compile(
 # Digits after a password's or a code's name; an app password where a mail account is named
 # (core/secret_codes.py). Each is looked for only when six digits or an account's words are
 # there: prose is full of four-letter words.
-_SIX_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9][0-9][0-9]")
-_CODE_DIGITS = re.compile(rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d{{6}}")
+_SIX_DIGITS = re.compile(r"[0-9][0-9](?:[0-9][0-9][0-9][0-9]|[- ][0-9][0-9][- ][0-9][0-9])")
+_CODE_DIGITS = re.compile(
+    rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d\d(?:\d{{4}}|([- ])\d\d\1\d\d)"
+)
 # The names core/secret_words.py spells in more languages, looked for as substrings first (an
 # alternation of them in _CONTEXT would be tried at every character of a text).
 _MORE_NAMES = (

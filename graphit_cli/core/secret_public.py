@@ -20,6 +20,8 @@ DOCUMENTED_EXAMPLES = frozenset(
         # Safaricom Daraja's sandbox Lipa na M-Pesa passkey, in its documentation
         "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919",
         "correct horse battery staple",  # xkcd 936's passphrase
+        # Mews' demo environment's ClientToken, in its Connector API documentation
+        "E0D439EE522F44368DC78E1BFB03710C-D24FB11DBE31E3C71B6B8CC10AED36B",
         # the Azure Cosmos DB emulator's key, the same in every install
         "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
