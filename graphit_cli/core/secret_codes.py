@@ -114,12 +114,18 @@ ADMIN_COLON = re.compile(
     r"(?!v?\d+\.\d)(?=\S*\d)(?=\S*[A-Za-z])(?=\S*[^\w\s]|\S*[a-z]\S*[A-Z]|\S*[A-Z]\S*[a-z])"
     r"(?P<value>[^\s\"'`,;|()<>@/]{8,64})(?=[\s,;.)]|$)"
 )
+# A credential in an XML element named for it (`<transactionKey>...</transactionKey>`,
+# `<Password>...</Password>`), judged as an assignment is (not `<PublicKey>`).
+XML_ELEMENT = re.compile(
+    r"<(?P<name>[\w:.-]*(?i:password|passwd|secret|token|api_?key|transactionkey|accesskey|key))>"
+    r"(?P<value>[^<>\s]{6,300})</(?P=name)>"
+)
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
 NAMED_DIGITS = re.compile(
     rf"(?i)\b(?P<name>{CODE_NAME})\b"
-    r"(?P<between>[^\n\d]{0,40}?)(?<![\w.-])"
+    r"(?P<between>(?:[^\n\d]|\d+(?:st|nd|rd|th|º|ª)\b){0,40}?)(?<![\w.-])"  # `on the 4th floor`
     r"(?P<value>\d{6,10}|\d{2}(?:-\d{2}){2,3}|\d{2}(?: \d{2}){2,3}(?![ \t]\d))(?![\w.-])"
 )
 # What says the digits are not a secret: a number of something, a length, a date, a port.
@@ -148,9 +154,10 @@ _NOT_OPENING = re.compile(
     r"|barcode|postcode"
     r"|zipcode|qrcode|opcode|unicode|geocode|xcode|encode|decode|shortcode|promocode)s?\b"
 )
+# A code's or a password's name right before it (`code 5625`, `senha 6285`).
 _NAMED = re.compile(
-    r"(?i)(?<!\w)(?:code|kod|koodi|kood|codice|c[oó]digo|pin)[ \t]*$"
-)  # `code 5625`
+    r"(?i)(?<!\w)(?:code|kod|koodi|kood|codice|c[oó]digo|pin|senha|password|passwort|hasło)[ \t]*$"
+)
 _STATED = re.compile(r"(?:[:=]|->|\bis|\best|\bist|\bes|\bé)\s*$")
 # Google's and Microsoft's app passwords: 16 lowercase letters, in groups of four or not.
 APP_PASSWORD = re.compile(rf"(?<![\w/+.=-])(?P<value>{APP_GROUPS}|[a-z]{{16}})(?![\w/+.=-])")
@@ -166,6 +173,7 @@ RULES = (
     (SETTER, "secret", (".set",)),
     (WORD_PASSWORD, "password", (":", "：")),
     (ADMIN_COLON, "password", ("admin", "root", "superuser", "supervisor")),
+    (XML_ELEMENT, "secret", ("</",)),
 )
 ROLES = {
     USER_SLASH: "user-pair",
@@ -177,6 +185,7 @@ ROLES = {
     SETTER: "credible",
     WORD_PASSWORD: "word-password",
     ADMIN_COLON: "chosen",
+    XML_ELEMENT: "credible",
 }
 
 

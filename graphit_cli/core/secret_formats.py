@@ -152,6 +152,12 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     # hash's `sha512-...`); a Mews connector's access or client token.
     ("azure-storage-account-key", r"(?<![A-Za-z0-9+/-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])"),
     ("mews-token", r"\b[0-9A-F]{32}-[0-9A-F]{31}\b"),
+    # An AWS access key id as writers spell it (any digit; AWS issues base32's); a Vault
+    # service token of the short form; an AIS provider's key in its API's path; an XML
+    # element holding a transaction key.
+    ("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    ("vault-service-token", r"\bhv[sbr]\.[A-Za-z0-9_-]{24}\b"),
+    ("ais-api-key", r"/api/[a-z]+/v:\d+/[0-9a-f]{40}(?=/|\b)"),
     ("amazon-mws-auth-token", r"\bamzn\.mws\.[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}\b"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
@@ -260,6 +266,9 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "langsmith-api-key": ("lsv2_",),
     "nuget-api-key": ("oy2",),
     "amazon-mws-auth-token": ("amzn.mws.",),
+    "aws-access-key-id": ("akia", "asia", "abia", "acca"),
+    "vault-service-token": ("hvs.", "hvb.", "hvr."),
+    "ais-api-key": ("/v:",),
     "azure-storage-account-key": ("storage", "accountkey", "account key", "key1", "key2"),
     "mews-token": ("mews", "accesstoken", "clienttoken"),
     "microsoft-teams-webhook": ("incomingwebhook",),

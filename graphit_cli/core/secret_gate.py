@@ -63,15 +63,16 @@ _CONTEXT = re.compile(
     r"|\[\s*(?:\d{1,3}\s*,\s*){31}"  # a key as a JSON array of bytes (a Solana keypair)
     r"|(?i:\bpass(?:word)?[ \t]+)(?=\S*[\d#!$%^&*@])\S{8}"
     # a PIN or a code that opens a door, a safe, a voicemail box (core/secret_patterns.py PIN)
-    r"|(?i:\b(?:pin|passcode|host key|lockbox|combination|combo|voicemail|(?:door|keypad|alarm|"
-    r"disarm|entry|entrance|master user|safe|admin|access) code)\b)[^\n\d]{0,50}?\d{2}"
+    r"|(?i:\b(?:pin|puk[12]?|passcode|host key|lockbox|combination|combo|voicemail|(?:door|keypad|"
+    r"alarm|disarm|entry|entrance|master user|safe|admin|access) code)\b)[^\n]{0,80}?\d{4}"
 )
 # Digits after a password's or a code's name; an app password where a mail account is named
 # (core/secret_codes.py). Each is looked for only when six digits or an account's words are
 # there: prose is full of four-letter words.
 _SIX_DIGITS = re.compile(r"[0-9][0-9](?:[0-9][0-9][0-9][0-9]|[- ][0-9][0-9][- ][0-9][0-9])")
 _CODE_DIGITS = re.compile(
-    rf"(?i:\b(?:{CODE_NAME})\b)[^\n\d]{{0,40}}?\d\d(?:\d{{4}}|([- ])\d\d\1\d\d)"
+    rf"(?i:\b(?:{CODE_NAME})\b)(?:[^\n\d]|\d+(?:st|nd|rd|th|º|ª)\b){{0,40}}?"
+    r"\d\d(?:\d{4}|([- ])\d\d\1\d\d)"
 )
 # The names core/secret_words.py spells in more languages, looked for as substrings first (an
 # alternation of them in _CONTEXT would be tried at every character of a text).

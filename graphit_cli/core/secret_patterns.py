@@ -69,7 +69,7 @@ BASIC = re.compile(
 # account's SID and auth token (`Client("AC...", "...")`), a JWT signed with a literal.
 AUTH_PAIR = re.compile(
     r"(?:\b(?:basic_)?auth\s*=\s*\(\s*[\"'][^\"'\n]{1,100}[\"']\s*,|"
-    r"\bAC[0-9a-f]{32}[\"']?\s*[,:]|\bjwt\.(?:sign|encode)\(\s*[^,()\n]{1,60},)"
+    r"\b(?:AC|SK)[0-9a-f]{32}[\"']?\s*[,:]|\bjwt\.(?:sign|encode)\(\s*[^,()\n]{1,60},)"
     r"\s*[\"'`]?(?P<value>[^\s\"'`,)]{8,300})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key

@@ -20,6 +20,7 @@ DOCUMENTED_EXAMPLES = frozenset(
         # Safaricom Daraja's sandbox Lipa na M-Pesa passkey, in its documentation
         "bfb279f9aa9bdbcf158e97dd71a467cd2e0c893059b10f78e6b72ada1ed2c919",
         "correct horse battery staple",  # xkcd 936's passphrase
+        "AKIATESTTESTTESTTEST",  # moto's documented dummy access key id
         # Mews' demo environment's ClientToken, in its Connector API documentation
         "E0D439EE522F44368DC78E1BFB03710C-D24FB11DBE31E3C71B6B8CC10AED36B",
         # the Azure Cosmos DB emulator's key, the same in every install
@@ -87,8 +88,10 @@ _PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
 # A LiveKit API key: the key's name (`API` and 12), which tokens carry; its secret is apart.
 _LIVEKIT_KEY = re.compile(r"API[A-Za-z0-9]{12}")
 _DUO_IKEY = re.compile(r"DI[A-Z0-9]{18}")
-# A Twilio account's SID: in every URL of its API (its auth token is the secret).
-_TWILIO_SID = re.compile(r"AC[0-9a-f]{32}")
+# A Twilio SID (an account's, a call's, a message's, an API key's): an id in its API's URLs.
+_TWILIO_SID = re.compile(
+    r"(?:AC|CA|SM|MM|MG|PN|RE|CF|QU|SK|IS|VA|WS|WW|WK|CH|KS|FW|TR)[0-9a-f]{32}"
+)
 _GA_COOKIE = re.compile(r"(?:_ga=)?GA\d\.\d\.\d+\.\d+")
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
 PUBLIC_NAME = re.compile(

@@ -25,7 +25,7 @@ _PLACEHOLDER = re.compile(
         \$(?![A-Za-z][a-z]+[A-Za-z_]*\d{3,}$)[A-Za-z_]\w* |  # a variable, not `$Maple5155`
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% | &[A-Z][A-Z0-9@\#$]{0,7}\.? |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) | __\w+__ | @@\w+@@ |  # a template's
-        .*(?i:example|placeholder|changeme|change[_-]me|your[_-]|redacted|dummy|sample|
+        .*(?i:example|placeholder|changeme|changeit|change[_-]me|your[_-]|redacted|dummy|sample|
               fake|foobar|not[_-]?a[_-]?real|insert[_-]|replace[_-]?me|todo|fixme|secret_here|
               password_here|xxxx|\.\.\.|…|test[-_]?only|[-_]test(?:[-_]0{3,})?$|
               [-_](?:hier|ici|aqu[ií]|here|qui)$).* |

@@ -45,7 +45,7 @@ KEY_NAMES = (
     *("klíč", "siri ya", "비밀 키", "비밀키", "kunci", "anahtarı", "chave secreta", "คีย์", "võti"),
     *("โทเคน", "โทเค็น", "รหัส", "maɓallin sirri", "mabuɗin sirri", "maɓalli", "mabuɗi"),
     *("bọtini", "کلید", "চাবি", "susi", "çelës", "açar", "clé secrète", "kulcsa", "kulcsot"),
-    *("سکرت", "توکن", "סוד", "спільнота snmp", "קהילת snmp"),
+    *("سکرت", "توکن", "סוד", "спільнота snmp", "קהילת snmp", "segredo", "keepass"),
 )
 # Both, as one alternation for a pattern (core/secret_patterns.py PROSE), longest first.
 MORE_NAMES = "|".join(
@@ -238,6 +238,10 @@ OPENS = (
     r"|serrure\w*|cerradura\w*|fechadura\w*|serratur\w*|schloss\w*|zamk\w*|locks?|keypads"
     r"|immeuble|edificio|gebäude\w*|building|caisse|badgeuse|tastierin\w*|\w*tresor\w*|\w*tür"
     r"|gegensprechanlage|\w*schleuse|vestiaires?|boîte à clés|boite a cles"
+    # a turnstile, an explosives store, a bonded store, a main door, a voicemail box
+    r"|tripode|portiques?|drehkreuz\w*|turnstiles?|tornell\w*|varch\w*|torniquete\w*|catraca\w*"
+    r"|polvor[ií]n|paiol|dépôt d'explosifs|explosi\w*|bond store|portone|portón|server ?rom\w*"
+    r"|caixa postal|buzón de voz|boîte vocale|mobilbox|casella vocale|mailbox"
 )
 # What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
 # and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name
