@@ -127,6 +127,11 @@ def corpus() -> list[dict]:
         enc = base64.urlsafe_b64encode(payload.encode()).decode().rstrip("=")
         return f"{prefix}.{enc}.{rs(B64U, 22)}"
 
+    def deck(items):
+        items = list(items)
+        rng.shuffle(items)
+        return items.pop
+
     def uuid() -> str:
         h = rs(HEX, 32)
         return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{rng.choice('89ab')}{h[17:20]}-{h[20:]}"
@@ -521,31 +526,31 @@ def corpus() -> list[dict]:
       "Public cert for tickets.bergbahnen.example (chain part 1):\n{v}",
       "Zertifikat des Zutritts-Gateways (öffentlich):\n{v}",
       )
-    B("placeholder", lambda: rng.choice(["<your-api-key>", "changeme-in-vault", "xxxxxxxxxxxxxxxxxxxx", "YOUR_TWILIO_TOKEN_HERE", "<PASSWORT>", "TODO_SET_ME"]),
+    B("placeholder", deck(["<your-api-key>", "changeme-in-vault", "xxxxxxxxxxxxxxxxxxxx", "YOUR_KEY_HERE", "<PASSWORT>", "TODO_SET_ME"]),
       "In .env.example: STRIPE_SECRET_KEY={v}",
       "Template for new gate servers: api_key: \"{v}\"",
       "Vorlage Kassenrechner: DB_PASSWORD={v}",
       "Modèle de config : SENDGRID_API_KEY={v}",
       "Esempio: password = {v}",
       )
-    B("env_var_reference", lambda: rng.choice(["${STRIPE_SECRET_KEY}", "$DATABASE_URL", "${{ secrets.DOCKERHUB_TOKEN }}", "%ADYEN_API_KEY%", "os.environ[\"TWILIO_AUTH_TOKEN\"]"]),
+    B("env_var_reference", deck(["${STRIPE_SECRET_KEY}", "$DATABASE_URL", "${{ secrets.DOCKERHUB_TOKEN }}", "%ADYEN_API_KEY%", "os.environ[\"TWILIO_AUTH_TOKEN\"]"]),
       "docker-compose: environment: - STRIPE_KEY={v}",
       "The worker reads the key from {v}, never hardcode it.",
       "CI step: password: {v}",
       "Im Script wird {v} verwendet, der Wert steht im Vault",
       )
-    B("vault_path", lambda: rng.choice(["secret/data/ticketing/prod/stripe", "kv/lift-ops/plc-pins", "secret/housing/door-codes", "kv/snowmaking/scada"]),
+    B("vault_path", deck(["secret/data/ticketing/prod/stripe", "kv/lift-ops/plc-pins", "secret/housing/door-codes", "kv/snowmaking/scada"]),
       "The key lives in Vault at {v} — ask IT for read access.",
       "Codes stehen in Vault unter {v}",
       "vault kv get {v}",
       )
-    B("masked_value", lambda: rng.choice(["sk_live_****************************7Qx2", "********", "xoxb-••••-••••-3fZa", "whsec_…9kLm", "AKIA************PLR6T"]),
+    B("masked_value", deck(["sk_live_****************************7Qx2", "********", "xoxb-••••-••••-3fZa", "whsec_…9kLm", "AKIA************PLR6T"]),
       "Dashboard shows the key as {v}, full value only in Vault.",
       "Stripe-Key (maskiert): {v}",
       "Mot de passe : {v} (voir coffre)",
       "Token mascherato nel log: {v}",
       )
-    B("redacted_log", lambda: rng.choice(["[REDACTED]", "***redacted***", "<hidden>", "[FILTERED]"]),
+    B("redacted_log", deck(["[REDACTED]", "***redacted***", "<hidden>", "[FILTERED]"]),
       "2026-12-06T07:41:03Z gate-sync INFO auth header=Bearer {v} status=200",
       "Log Kasse: password={v} login ok",
       "sendgrid.client DEBUG api_key={v}",
@@ -703,7 +708,7 @@ def corpus() -> list[dict]:
       "Testkarte für Staging: {v}",
       "Carte de test (staging uniquement) : {v}",
       )
-    B("k8s_secret_ref", lambda: rng.choice(["stripe-live", "gate-sync-db", "twilio-creds", "scada-operator"]),
+    B("k8s_secret_ref", deck(["stripe-live", "gate-sync-db", "twilio-creds", "scada-operator"]),
       "env:\n- name: API_KEY\n  valueFrom:\n    secretKeyRef:\n      name: {v}\n      key: token",
       "kubectl -n ticketing describe secret {v}",
       "Das Secret {v} wird per ExternalSecrets aus Vault befüllt",
