@@ -310,7 +310,7 @@ DISAGREED = {
     "revoked_slack_token_stated_revoked",
     "revoked_stream_key_stated_revoked",
     *("revoked_key", "aws_access_key_id_reference", "revoked_token", "revoked_key_mentioned"),
-    *("revoked_credential", "revoked_key_notice"),
+    *("revoked_credential", "revoked_key_notice", "access_key_id_only", "aws_key_id_only"),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }
@@ -377,6 +377,7 @@ STANDS = {
     "blind_secrets_99": (0.02, 0.011),
     "blind_secrets_101": (0.028, 0.01),
     "blind_secrets_102": (0.034, 0.01),
+    "blind_secrets_106": (0.034, 0.01),
 }
 
 
@@ -1507,6 +1508,56 @@ def test_the_classes_blind_corpora_100_to_103_showed(text: str, refused: bool) -
     Latin letters beyond ASCII), codes that open a lock, a keypad or a till, and field formats;
     their classes are rules now, and the look-alikes beside them (a clause, a command, a
     placeholder, a reference) stay stored."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # A device's admin and a colon before a password; a safe's combination in spaced pairs.
+        ("BioStar 2 server admin: nia*Chiller125*", True),
+        ("Livebox admin : Olivier#brisa24 (ne pas réinitialiser)", True),
+        ("admin: anna@acme.io", False),
+        ("admin : v2.3.1-Beta", False),
+        ("supervisor: Maria (Ext. 4412)", False),
+        ("Combinaison armoire à clés stupéfiants : 54 20 66", True),
+        # What a code opens, in more fields; a PUK; digits after a password past an ordinal.
+        ("Portiques départ télésiège : code service 901908 pour libérer le tripode", True),
+        ("Código del polvorín principal: 3335#", True),
+        ("Kode til serverrommet på kontoret i Bergen: 709511", True),
+        ("Key box at Quai des Chartrons 23: code 5625, spare keys on the left hook.", True),
+        ("PUK for the 4G router SIM (Telenor maritime): 6036", True),
+        ("SIM blocked after 3 wrong PINs. PUK1 = 12063801, enter **05*PUK*newPIN*newPIN#", True),
+        ("Der Bestätigungscode 305118 aus der E-Mail wurde schon verwendet.", False),
+        ("Código IATA de la agencia: 62782398", False),
+        # Formats: an AWS key id as writers spell it, a Vault token's short form, an AIS key,
+        # an Azure storage account key, an XML element, a Twilio API key's secret after its SID.
+        ("AWS_ACCESS_KEY_ID=AKIAJGA045M8190XQ9E5", True),
+        ("moto tests set AWS_ACCESS_KEY_ID=AKIATESTTESTTESTTEST (moto's dummies)", False),
+        ("export VAULT_TOKEN=hvs.JGpKSIhzCSaAMZyCFUiLtS0l", True),
+        (
+            "https://services.marinetraffic.com/api/exportvessel/v:5/"
+            "dc98acf0353fcc62be5c474f07b4acb19fabc33c/timespan:20/protocol:jsono",
+            True,
+        ),
+        (
+            "Azure storage key1 of stayopsdocs (ID scans): xJpNvNLlWH2Ko5hhONXWAyJpFzyO7a6puDGV"
+            "3xXmdYSWxmRC6kxBg8bFfgq629zV6I04PSWmKNuae1zsxkX5oz==",
+            True,
+        ),
+        ("<name>826JwD0Y0</name><transactionKey>ZmljUxj5MbQa3MIy</transactionKey>", True),
+        ("<entry><key>rdg_photo_upload_max_mb</key><value>12</value></entry>", False),
+        ('Client("SK50ec5f144fe108c5d8d8c93a0a194529", "sD6dToQ8E6OHgorrgiotTID561bDXkdw")', True),
+        ("API key SID SKc38a6cdd46cef03611170e229fc61540 (its secret is in the vault)", False),
+        ("call_sid=CA2cfe70875ddfe819ad2f48259b31322f reason=no_answer", False),
+        ("FMS_API_KEY=changeit-in-vault", False),
+    ],
+)
+def test_the_classes_blind_corpora_104_to_107_showed(text: str, refused: bool) -> None:
+    """Rounds 104-107 missed codes for what their fields open (turnstiles, explosives stores,
+    bonded stores), a device's admin password after a colon, and formats writers spell their
+    own way (an AWS key id with any digit); codes in general are not secrets (an OTP, an IATA
+    agency's code), so what a code opens is still what makes it one."""
     assert bool(secrets.find(text)) is refused, text
 
 

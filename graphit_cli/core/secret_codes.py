@@ -117,7 +117,7 @@ ADMIN_COLON = re.compile(
 # A credential in an XML element named for it (`<transactionKey>...</transactionKey>`,
 # `<Password>...</Password>`), judged as an assignment is (not `<PublicKey>`).
 XML_ELEMENT = re.compile(
-    r"<(?P<name>[\w:.-]*(?i:password|passwd|secret|token|api_?key|transactionkey|accesskey|key))>"
+    r"<(?P<name>[\w:.-]*(?i:password|passwd|secret|token|[a-z]key))>"  # not a plist's `<key>`
     r"(?P<value>[^<>\s]{6,300})</(?P=name)>"
 )
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
