@@ -311,6 +311,7 @@ DISAGREED = {
     "revoked_stream_key_stated_revoked",
     *("revoked_key", "aws_access_key_id_reference", "revoked_token", "revoked_key_mentioned"),
     *("revoked_credential", "revoked_key_notice", "access_key_id_only", "aws_key_id_only"),
+    *("aws_access_key_id",),
     # a decoy said to be one is refused all the same: the claim cannot be checked
     *("canary_aws_token_labelled", "honey_credential_labelled"),
 }

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from graphit_cli.core.secret_words import typed_code
+
 # A markdown table's row: its cells, under a header row (`| service | user | password |`).
 TABLE_ROW = re.compile(r"(?m)^[ \t]*\|.*\|[ \t]*$")
 # An SQL insert's columns and values (`INSERT INTO t (name, api_key) VALUES ('x', '...')`).
@@ -53,9 +55,33 @@ def sql_cells(text: str) -> list[tuple[int, int, str]]:
     return cells
 
 
-def table_cells(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, header) of each cell of a markdown table under a header that names a
-    credential (`password`, `token`, `api key`)."""
+# A header that names a credential (`password`, `token`, `api key`); one that names a code a
+# person types (`PIN`, `Code`, `eng code`), not a code of something else (`Error code`).
+_CREDENTIAL_HEADER = re.compile(r"(?i)pass|secret|token|\bkey\b|credential")
+_CODE_HEADER = re.compile(
+    r"(?i)^(?!.*(?:error|status|country|zip|post|area|product|promo|discount|voucher|iata|swift"
+    r"|bank|sort|tax|reason|response|exit|http|mcc|postal|region|item|article|part))"
+    r".*(?:\bpin\b|\bpuk\d?\b|code\b|\bkod\b|c[oó]digo|codice|combination|passcode)"
+)
+_CODE_CELL = re.compile(r"\d{4,8}[#*]?")
+
+
+def code_cells(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, header) of each cell of 4 to 8 digits under a header that names a PIN or a
+    code (`| Haus Enzian | 1910# |` under `| Gebäude | Code |`)."""
+    return [
+        cell
+        for cell in table_cells(text, _CODE_HEADER)
+        if _CODE_CELL.fullmatch(text[cell[0] : cell[1]])
+        and typed_code(text[cell[0] : cell[1]].rstrip("#*"))  # not `1111`, `1234`
+    ]
+
+
+def table_cells(
+    text: str, names: re.Pattern[str] = _CREDENTIAL_HEADER
+) -> list[tuple[int, int, str]]:
+    """(start, end, header) of each cell of a markdown table under a header `names` matches
+    (by default one that names a credential: `password`, `token`, `api key`)."""
     cells: list[tuple[int, int, str]] = []
     headers: list[str] = []
     for row in TABLE_ROW.finditer(text):
@@ -69,7 +95,7 @@ def table_cells(text: str) -> list[tuple[int, int, str]]:
             headers = [cell for _, _, cell in parts]
             continue
         for (start, end, cell), header in zip(parts, headers, strict=False):
-            if cell and re.search(r"(?i)pass|secret|token|\bkey\b|credential", header):
+            if cell and names.search(header):
                 offset = text.index(cell, start, end)
                 cells.append((offset, offset + len(cell), header))
     return cells

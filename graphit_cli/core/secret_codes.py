@@ -73,7 +73,7 @@ RECOVERY_CODES = re.compile(
 )
 # One recovery or backup code, as dashboards print them (`f1cac-e95ea`, `9awt-ioyi-u9zr`).
 RECOVERY_CODE = re.compile(
-    r"(?i:(?<![A-Za-z0-9])(?:(?:recovery|backup) code|" + RECOVERY_NAMES + r")(?![A-Za-z]))"
+    r"(?i:(?<![A-Za-z0-9])(?:(?:recovery|backup) codes?|" + RECOVERY_NAMES + r")(?![A-Za-z]))"
     r"[^\n]{0,50}?[: ][ \t]*(?P<value>[A-Za-z0-9]{4,5}(?:-[A-Za-z0-9]{4,5}){1,2})\b"
 )
 # A YouTube stream key (`ktnh-w7o9-phtv-omfs-t3vz`) where a stream is named.
@@ -119,6 +119,15 @@ ADMIN_COLON = re.compile(
 XML_ELEMENT = re.compile(
     r"<(?P<name>[\w:.-]*(?i:password|passwd|secret|token|[a-z]key))>"  # not a plist's `<key>`
     r"(?P<value>[^<>\s]{6,300})</(?P=name)>"
+)
+# A customer's verbal password, one word, after a name that says it is spoken (an alarm
+# receiving centre's: `Mot de passe verbal du client ... : Marmalade`).
+VERBAL_PASSWORD = re.compile(
+    r"(?i:(?:verbal|spoken|oral|telephone|phone)[ -]pass(?:word|phrase)|(?:mot de passe|password"
+    r"|wachtwoord|passwort|contrase[ñn]a|senha)[^\n:]{0,12}?(?:verbal|oral|telefoni\w*|vocal))"
+    r"[^\n:]{0,60}:[ \t]*[\"“„«]?(?i:(?!(?:required|optional|none|unknown|empty|unset|missing"
+    r"|pending|changed|reset|same|see|ask)\b))(?P<value>[A-Za-z][a-z]{3,19})[\"”»]?[ \t]*"
+    r"(?=$|\n|[.(;,])"
 )
 AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # Digits a person types to open something: after a password's name, a PUK, a safe's or an
@@ -174,6 +183,7 @@ RULES = (
     (WORD_PASSWORD, "password", (":", "：")),
     (ADMIN_COLON, "password", ("admin", "root", "superuser", "supervisor")),
     (XML_ELEMENT, "secret", ("</",)),
+    (VERBAL_PASSWORD, "password", ("verbal", "spoken", "oral", "phone", "telefoni", "vocal")),
 )
 ROLES = {
     USER_SLASH: "user-pair",
@@ -186,6 +196,7 @@ ROLES = {
     WORD_PASSWORD: "word-password",
     ADMIN_COLON: "chosen",
     XML_ELEMENT: "credible",
+    VERBAL_PASSWORD: "as-is",
 }
 
 
@@ -225,7 +236,7 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
             label = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
         label = label[-80:]
         if _YEAR.fullmatch(digits) and not (
-            _STATED.search(label) and _CODE_WORD.search(label[-40:])
+            _STATED.search(label) and _CODE_WORD.search(label[-60:])
         ):
             continue  # a year, unless a code's name states it (`kod alarmu do archiwum: 1946`)
         if _NUMBER.search(label[-40:]) and not _STATED.search(label) and not _NAMED.search(label):

@@ -115,7 +115,8 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     (
         "pagerduty-integration-key",
         r"(?:(?<=routing_key\": \")|(?<=routing_key\":\")|(?<=routing_key: \")|(?<=routing_key: )"
-        r"|(?<=routing_key=)|(?<=routing_key=\")|(?<=routing_key: ')|(?<=routing_key = \"))"
+        r"|(?<=routing_key=)|(?<=routing_key=\")|(?<=routing_key: ')|(?<=routing_key = \")"
+        r"|(?<=routing key )|(?<=routing key: )|(?<=integration key )|(?<=integration key: ))"
         r"[0-9a-f]{32}\b",
     ),
     ("backblaze-application-key", r"\bK00\d[A-Za-z0-9+/]{27}(?![A-Za-z0-9+/])"),
@@ -158,6 +159,14 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
     ("aws-access-key-id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
     ("vault-service-token", r"\bhv[sbr]\.[A-Za-z0-9_-]{24}\b"),
     ("ais-api-key", r"/api/[a-z]+/v:\d+/[0-9a-f]{40}(?=/|\b)"),
+    # An e-prescription's access code (gematik's `$accept?ac=`); a Hik-Connect device's
+    # verification code (six capitals on its label, the key of its stream's encryption).
+    ("erezept-access-code", r"\$accept\?ac=[0-9a-f]{64}\b"),
+    (
+        "hik-connect-verification-code",
+        r"(?i:(?:hik-?connect|ezviz)[^\n]{0,60}?v[ée]rifi|v[ée]rifi[^\n]{0,40}?(?:hik-?connect|ezviz))"
+        r"[^\n]{0,80}?\b[A-Z]{6}\b",
+    ),
     ("amazon-mws-auth-token", r"\bamzn\.mws\.[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}\b"),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
@@ -266,6 +275,8 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "langsmith-api-key": ("lsv2_",),
     "nuget-api-key": ("oy2",),
     "amazon-mws-auth-token": ("amzn.mws.",),
+    "erezept-access-code": ("$accept?ac=",),
+    "hik-connect-verification-code": ("hik-connect", "hikconnect", "ezviz"),
     "aws-access-key-id": ("akia", "asia", "abia", "acca"),
     "vault-service-token": ("hvs.", "hvb.", "hvr."),
     "ais-api-key": ("/v:",),
@@ -282,7 +293,7 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "twitch-stream-key": ("live_",),
     "mercadopago-access-token": ("APP_USR-",),
     "arcgis-api-key": ("AAPK", "AAPT"),
-    "pagerduty-integration-key": ("routing_key",),
+    "pagerduty-integration-key": ("routing_key", "routing key", "integration key"),
     "mailgun-private-key": ("mailgun",),
     "thingsboard-device-token": ("/api/v1/",),
     "supabase-secret-key": ("sb_secret_",),

@@ -58,7 +58,7 @@ _CONTEXT = re.compile(
     r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ)"
     r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|è|là|era|war|was)\s|是|は)"
     r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b|komponente|komponens)"
-    r"|(?i:\btotp\b|setup key|unlocks with)"
+    r"|(?i:\btotp\b|setup key|unlocks with|hik-?connect|ezviz)"
     r"|(?i:\bcomp(?:onent)?[ \t_-]*(?:\d|[a-c]\b))"  # an HSM key's component (written grouped)
     r"|\[\s*(?:\d{1,3}\s*,\s*){31}"  # a key as a JSON array of bytes (a Solana keypair)
     r"|(?i:\bpass(?:word)?[ \t]+)(?=\S*[\d#!$%^&*@])\S{8}"

@@ -22,7 +22,7 @@ from graphit_cli.core.secret_words import PASSWORD_WHOLE, PASSWORD_WORDS
 _PLACEHOLDER = re.compile(
     r"""^(?:
         <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\)? |
-        \$(?![A-Za-z][a-z]+[A-Za-z_]*\d{3,}$)[A-Za-z_]\w* |  # a variable, not `$Maple5155`
+        \$(?![A-Za-z][a-z]+(?:[A-Za-z_]*\d{3,}|\d+[A-Z][a-z]*\d*)$)[A-Za-z_]\w* |  # not `$ost1V`
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% | &[A-Z][A-Z0-9@\#$]{0,7}\.? |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) | __\w+__ | @@\w+@@ |  # a template's
         .*(?i:example|placeholder|changeme|changeit|change[_-]me|your[_-]|redacted|dummy|sample|
@@ -44,12 +44,12 @@ _TEST_PASSWORD = re.compile(
 )
 # Bare words that follow `password:` in prose or in a type annotation, not credentials.
 _NOT_VALUES = frozenset(
-    """str string int bool bytes none null nil true false undefined optional required yes no
-    see stored kept lives is are in from via the a an none_ set unset empty missing any env
-    environ getenv secret secrets password passwords token tokens key keys credential
-    credentials vault keychain keyring 1password bitwarden lastpass doppler sops ssm
-    secretsmanager param parameter prompt prompted input stdin file literal type hidden
-    masked omitted n/a tbd same default""".split()  # noqa: SIM905 (a word list reads better)
+    """str string int bool bytes none null nil true false undefined optional required yes no see
+    stored kept lives is are in from via the a an none_ set unset empty missing any env environ
+    getenv secret secrets password passwords token tokens key keys credential credentials vault
+    keychain keyring 1password bitwarden lastpass doppler sops ssm secretsmanager param parameter
+    prompt prompted input stdin file literal type hidden masked omitted n/a tbd same default
+    """.split()  # noqa: SIM905
 )
 _WORD = re.compile(r"^[A-Za-z]+$")
 _PATH = re.compile(r"^/[\w.-]+/[\w./-]+$")
@@ -57,7 +57,7 @@ _WORD_AND_NUMBER = re.compile(r"[A-Z][a-z]{2,}(?!(?:16|32|64|128|256|512)$)\d{2,
 # settings.DB_PASSWORD, process.env.OPERATOR_KEY_2: a lowercase word, then attributes (not
 # words with digits at the end, a password: `tramway.rame44`).
 _IDENTIFIER_PATH = re.compile(
-    r"^(?![a-z]{3,}(?:\.[a-z]{3,})+\d{2,4}$)"
+    r"^(?![a-z]{3,}(?:\.[a-z]{3,})+\d{1,4}$)"
     r"(?:[A-Za-z_]+|[a-z_$]+(?:\.[A-Za-z_$][\w$]*)*)(?:\.[A-Za-z_]\w*)+$"
 )
 # A name for what identifies a value without opening anything: `key fingerprint: 01cc...`.

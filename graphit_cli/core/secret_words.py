@@ -86,7 +86,8 @@ APP_GROUPS = r"(?:[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3})"  # Apple's
 CODE_WORD = (
     r"codes?|kod|cod|k[óo]d|kode|koodi|c[oó]digo|codice|\w+code|combination|combinaci[oó]n"
     r"|combina[çc][ãa]o|combinazione|kombination|combo|keypad|digicode|pin|key ?safe|lock ?box"
-    r"|mã|رمز|कोड|κωδικός"
+    r"|mã|رمز|कोड|κωδικός|boîte à clés|boite a cles|caja de llaves|sleutelkluis\w*|nyckelskåp"
+    r"|nøkkelboks|avainsäil\w*"
     # and in more languages: Turkish, Latvian, Lithuanian, Slovenian, Swahili (`namba ya siri`:
     # a secret number), Russian, Hebrew, Arabic, Thai, Korean, Japanese (a particle may follow)
     r"|kodu|kods|kodas|koda|msimbo|namba ya siri|nambari ya siri|код\w*|קוד|كود"
@@ -113,6 +114,15 @@ _PIN_NAMES = (
     *("رقم التعريف الشخصي", "الرقم السري", "cash-out code", "cashout code", "withdrawal code"),
     *("code de retrait", "código de retiro", "código de saque", "codice di prelievo"),
     *("abhebecode", "msimbo wa kutoa", "رمز صرف", "رمز السحب", "kode penarikan", "mã rút tiền"),
+    # an alarm panel's codes by their role: an engineer's or an installer's, a user's, a
+    # master's, an operator's, duress (in German, Dutch, French, Spanish, Italian, Portuguese)
+    *("eng code", "errichtercode", "installateurscode", "installercode", "code installateur"),
+    *("código de instalador", "codice installatore", "código do instalador", "technikercode"),
+    *("benutzercode", "gebruikerscode", "code utilisateur", "código de usuario", "codice utente"),
+    *("mastercode", "hauptcode", "code maître", "code maitre", "código maestro", "codice master"),
+    *("bedienercode", "code opérateur", "código de operador", "codice operatore", "managercode"),
+    *("bedrohungscode", "überfallcode", "code sous contrainte", "code de contrainte", "dwangcode"),
+    *("código de coacción", "codice coercizione", "código de coação", "duress pin"),
 )
 PIN_NAMES = "|".join(re.escape(name) for name in _PIN_NAMES)
 # Where the PIN rule is tried: a literal each name begins with.
@@ -142,6 +152,11 @@ PIN_LITERALS += ("codice s", "geheim", "tajný", "kod tajny", "déverrouillage",
 PIN_LITERALS += ("sblocco", "entsperr", "ontgrendel", "odblokowania", "unlock", "mesterkód")
 PIN_LITERALS += ("kényszerkód", "lambar", "κωδικός", "kod pristupa", "mã mở")
 PIN_LITERALS += ("رقم", "cash-out", "cashout", "withdrawal", "abhebe", "msimbo", "kode p", "mã r")
+PIN_LITERALS += ("eng code", "errichter", "installateur", "installer", "installatore", "techniker")
+PIN_LITERALS += ("benutzercode", "gebruikerscode", "utilisateur", "usuario", "utente", "mastercode")
+PIN_LITERALS += ("hauptcode", "maître", "maitre", "maestro", "bediener", "opérateur", "operador")
+PIN_LITERALS += ("operatore", "managercode", "bedrohung", "überfall", "contrainte", "dwang")
+PIN_LITERALS += ("coacción", "coercizione", "coação", "duress")
 # Recovery or backup codes, in the languages teams write (core/secret_patterns.py
 # RECOVERY_CODES), and a literal each begins with.
 RECOVERY_NAMES = (
@@ -242,6 +257,7 @@ OPENS = (
     r"|tripode|portiques?|drehkreuz\w*|turnstiles?|tornell\w*|varch\w*|torniquete\w*|catraca\w*"
     r"|polvor[ií]n|paiol|dépôt d'explosifs|explosi\w*|bond store|portone|portón|server ?rom\w*"
     r"|caixa postal|buzón de voz|boîte vocale|mobilbox|casella vocale|mailbox"
+    r"|\w*schrank|till|hmi|ihm|zentrale|centrale|centralita"
 )
 # What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
 # and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name

@@ -143,6 +143,7 @@ def _spans(text: str, *, free: bool = True) -> list[tuple[int, int, str]]:
             spans.append((start, end, said))
     if "|" in text:
         spans += [(*cell, "secret") for cell in tables.table_pairs(text, values.random_looking)]
+        spans += [(start, end, "pin") for start, end, _ in tables.code_cells(text)]
     if "akia" in gate or "asia" in gate:
         for match in tables.AWS_PAIR.finditer(text):
             if not values.example(match["value"]) and "EXAMPLE" not in match.group():
