@@ -379,6 +379,8 @@ STANDS = {
     "blind_secrets_101": (0.028, 0.01),
     "blind_secrets_102": (0.034, 0.01),
     "blind_secrets_106": (0.034, 0.01),
+    "blind_secrets_110": (0.034, 0.01),
+    "blind_secrets_111": (0.039, 0.01),
 }
 
 
@@ -1559,6 +1561,42 @@ def test_the_classes_blind_corpora_104_to_107_showed(text: str, refused: bool) -
     bonded stores), a device's admin password after a colon, and formats writers spell their
     own way (an AWS key id with any digit); codes in general are not secrets (an OTP, an IATA
     agency's code), so what a code opens is still what makes it one."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # An alarm panel's codes by their role, in the languages its engineers write.
+        ("Errichtercode Zentrale Kunde 2231 (Honeywell Galaxy): 393212", True),
+        ("Code sous contrainte du gérant : 9633, ne jamais le dire à voix haute", True),
+        ("Installateurscode Pyronix Enforcer vestiging Breda: 5073", True),
+        ("Boîte à clés du portail nord : 3509", True),
+        ("BtM-Schrank Filiale 12 neuer Code ab Montag: 088382", True),
+        ("| Gebäude | Code | gültig bis |\n|---|---|---|\n| Haus Enzian | 1910# | 15.04. |", True),
+        ("| Error code | meaning |\n|---|---|\n| 5003 | timeout |", False),
+        # A customer's verbal password; a password that begins with `$`.
+        ("Mot de passe verbal du client Pharmacie du Centre : Marmalade", True),
+        ("verbal password: Required", False),
+        ("Server=ARC-SQL01;Database=Monitoring;User Id=sa;Password=$ostsee166V;", True),
+        ("password: $DB_PASSWORD", False),
+        ("SFTP Abrechnungsdateien: Benutzer 7039000, Passwort nantes.rezept3", True),
+        # Formats: a routing key in prose, an e-prescription's access code, Hik-Connect's code.
+        ("page the on-call via events v2, routing key e01cbca81daa868ee7a1fbd43e22da5f", True),
+        (
+            "Task/160.000.970.172.827.85/$accept?ac="
+            "16c11992341f5e3dc3d5711845740bf64b03c496a1b76d071915d0af1018ef73",
+            True,
+        ),
+        ("Verifizierungscode Hik-Connect Kamera Einfahrt: MFBONB", True),
+        ("Hik-Connect device serial DS-2CD2143G2 verified by NVR", False),
+        ("Backup codes for the shared arc-admin@ Microsoft account: zmrga-zmkx9", True),
+    ],
+)
+def test_the_classes_blind_corpora_108_to_111_showed(text: str, refused: bool) -> None:
+    """Round 108-111 missed an alarm receiving centre's codes by their role (an engineer's, a
+    user's, duress), a customer's verbal password and its fields' own formats; written ahead
+    in six languages now, beside what stays a look-alike (an error code, a form's label)."""
     assert bool(secrets.find(text)) is refused, text
 
 

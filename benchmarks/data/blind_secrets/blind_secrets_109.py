@@ -1,4 +1,4 @@
-# ruff: noqa: E501
+# ruff: noqa: E501, SIM115
 """Blind secret-detector corpus 109: regional water utility (SCADA, telemetry, billing, field crews, leak detection).
 
 Brief: memory notes kept by the teams (and their AI coding agents) of a regional
@@ -67,9 +67,28 @@ def uuid4(rng):
     return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{rng.choice('89ab')}{h[17:20]}-{h[20:]}"
 
 
-WORDS = ["Pumpe", "Reservoir", "Hochbehaelter", "Chateau", "Bomba", "Aqua", "Wasser",
-         "Filtre", "Valve", "Hydrant", "Kanal", "Depot", "Turbidity", "Brunnen",
-         "Estacion", "Riviere", "Chlorine", "Meter", "Tormenta", "Sluice"]
+WORDS = [
+    "Pumpe",
+    "Reservoir",
+    "Hochbehaelter",
+    "Chateau",
+    "Bomba",
+    "Aqua",
+    "Wasser",
+    "Filtre",
+    "Valve",
+    "Hydrant",
+    "Kanal",
+    "Depot",
+    "Turbidity",
+    "Brunnen",
+    "Estacion",
+    "Riviere",
+    "Chlorine",
+    "Meter",
+    "Tormenta",
+    "Sluice",
+]
 SYMS = "!#$%&*?@."
 
 
@@ -88,8 +107,25 @@ def human_pw(rng):
 
 
 def passphrase(rng):
-    parts = rng.sample(["otter", "gravel", "sluice", "heron", "basalt", "willow", "quarry",
-                        "ferric", "marsh", "tunnel", "copper", "lantern", "cistern", "bramble"], 4)
+    parts = rng.sample(
+        [
+            "otter",
+            "gravel",
+            "sluice",
+            "heron",
+            "basalt",
+            "willow",
+            "quarry",
+            "ferric",
+            "marsh",
+            "tunnel",
+            "copper",
+            "lantern",
+            "cistern",
+            "bramble",
+        ],
+        4,
+    )
     return "-".join(parts) + str(rng.randrange(10, 99))
 
 
@@ -103,10 +139,18 @@ G = {
     "github_pat": lambda r: "ghp_" + rs(r, AN, 36),
     "github_fine_grained_pat": lambda r: "github_pat_11" + rs(r, UPD, 20) + "_" + rs(r, AN, 59),
     "gitlab_pat": lambda r: "glpat-" + rs(r, URLSAFE, 20),
-    "slack_bot_token": lambda r: f"xoxb-{r.randrange(10**11, 10**12)}-{r.randrange(10**12, 10**13)}-{rs(r, AN, 24)}",
-    "slack_webhook_url": lambda r: f"https://hooks.slack.com/services/T{rs(r, UPD, 10)}/B{rs(r, UPD, 10)}/{rs(r, AN, 24)}",
-    "teams_webhook_url": lambda r: f"https://aquanord.webhook.office.com/webhookb2/{uuid4(r)}@{uuid4(r)}/IncomingWebhook/{rs(r, HEX, 32)}/{uuid4(r)}",
-    "discord_webhook_url": lambda r: f"https://discord.com/api/webhooks/{r.randrange(10**17, 10**18)}/{rs(r, URLSAFE, 68)}",
+    "slack_bot_token": lambda r: (
+        f"xoxb-{r.randrange(10**11, 10**12)}-{r.randrange(10**12, 10**13)}-{rs(r, AN, 24)}"
+    ),
+    "slack_webhook_url": lambda r: (
+        f"https://hooks.slack.com/services/T{rs(r, UPD, 10)}/B{rs(r, UPD, 10)}/{rs(r, AN, 24)}"
+    ),
+    "teams_webhook_url": lambda r: (
+        f"https://aquanord.webhook.office.com/webhookb2/{uuid4(r)}@{uuid4(r)}/IncomingWebhook/{rs(r, HEX, 32)}/{uuid4(r)}"
+    ),
+    "discord_webhook_url": lambda r: (
+        f"https://discord.com/api/webhooks/{r.randrange(10**17, 10**18)}/{rs(r, URLSAFE, 68)}"
+    ),
     "stripe_secret_key": lambda r: "sk_live_51" + rs(r, AN, 97),
     "stripe_restricted_key": lambda r: "rk_live_51" + rs(r, AN, 97),
     "twilio_auth_token": lambda r: rs(r, HEX, 32),
@@ -117,8 +161,22 @@ G = {
     "mssql_historian_connection_string": human_pw,
     "mongodb_uri_password": lambda r: rs(r, AN, 16),
     "redis_url_password": lambda r: rs(r, AN, 32),
-    "rsa_private_key": lambda r: "-----BEGIN RSA PRIVATE KEY-----\nMIIEow" + rs(r, B64, 58) + "\n" + pem_body(r, 5) + "\n" + rs(r, B64, 40) + "==\n-----END RSA PRIVATE KEY-----",
-    "openssh_private_key": lambda r: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n" + pem_body(r, 4, 70) + "\n" + rs(r, B64, 24) + "=\n-----END OPENSSH PRIVATE KEY-----",
+    "rsa_private_key": lambda r: (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEow"
+        + rs(r, B64, 58)
+        + "\n"
+        + pem_body(r, 5)
+        + "\n"
+        + rs(r, B64, 40)
+        + "==\n-----END RSA PRIVATE KEY-----"
+    ),
+    "openssh_private_key": lambda r: (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+        + pem_body(r, 4, 70)
+        + "\n"
+        + rs(r, B64, 24)
+        + "=\n-----END OPENSSH PRIVATE KEY-----"
+    ),
     "scada_admin_password": human_pw,
     "plc_project_password": human_pw,
     "dnp3_sav5_update_key": lambda r: rs(r, "0123456789ABCDEF", 32),
@@ -130,7 +188,12 @@ G = {
     "ami_headend_api_key": lambda r: "hes_live_" + rs(r, HEX, 40),
     "sap_rfc_password": human_pw,
     "ldap_bind_password": human_pw,
-    "jwt_bearer_token": lambda r: "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6IjRmMmEifQ." + rs(r, URLSAFE, 148) + "." + rs(r, URLSAFE, 86),
+    "jwt_bearer_token": lambda r: (
+        "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6IjRmMmEifQ."
+        + rs(r, URLSAFE, 148)
+        + "."
+        + rs(r, URLSAFE, 86)
+    ),
     "google_maps_api_key": lambda r: "AIzaSy" + rs(r, URLSAFE, 33),
     "openai_api_key": lambda r: "sk-proj-" + rs(r, URLSAFE, 74) + "T3BlbkFJ" + rs(r, URLSAFE, 74),
     "anthropic_api_key": lambda r: "sk-ant-api03-" + rs(r, URLSAFE, 93) + "AA",
@@ -139,7 +202,9 @@ G = {
     "docker_hub_pat": lambda r: "dckr_pat_" + rs(r, URLSAFE, 27),
     "mqtt_broker_password": lambda r: rs(r, AN, 10) + r.choice(SYMS) + rs(r, AN, 5),
     "smtp_password": lambda r: rs(r, LOW, 16),
-    "mfa_recovery_codes": lambda r: " ".join(f"{rs(r, LOW + DIG, 4)}-{rs(r, LOW + DIG, 4)}" for _ in range(6)),
+    "mfa_recovery_codes": lambda r: " ".join(
+        f"{rs(r, LOW + DIG, 4)}-{rs(r, LOW + DIG, 4)}" for _ in range(6)
+    ),
     "arcgis_api_key": lambda r: "AAPK" + rs(r, HEX, 32) + rs(r, URLSAFE, 64),
     "telegram_bot_token": lambda r: f"{r.randrange(10**9, 8 * 10**9)}:AA{rs(r, URLSAFE, 33)}",
     "vault_token": lambda r: "hvs." + rs(r, AN, 24) + rs(r, URLSAFE, 66),
@@ -148,8 +213,16 @@ G = {
     "lims_shared_login_password": human_pw,
 }
 
-ST = ["PS-07 Lindenhof", "PS-12 Riverside", "Booster B4 Hillcrest", "WTW Ostbach", "Station de pompage Les Aulnes",
-      "Estación de bombeo El Molino", "Reservoir R3 Kingsmoor", "Hochbehälter Eichberg"]
+ST = [
+    "PS-07 Lindenhof",
+    "PS-12 Riverside",
+    "Booster B4 Hillcrest",
+    "WTW Ostbach",
+    "Station de pompage Les Aulnes",
+    "Estación de bombeo El Molino",
+    "Reservoir R3 Kingsmoor",
+    "Hochbehälter Eichberg",
+]
 
 # templates: {v} = value, {st} = station, {n} = small number, {d} = date
 S = {
@@ -179,7 +252,7 @@ S = {
     "slack_bot_token": [
         "SLACK_BOT_TOKEN={v}",
         "alarm-relay bot posts with {v} into #scada-alarms",
-        "{{\"slack\": {{\"token\": \"{v}\", \"channel\": \"C04SCADA01\"}}}}",
+        '{{"slack": {{"token": "{v}", "channel": "C04SCADA01"}}}}',
         "El bot de guardias usa el token {v}",
     ],
     "slack_webhook_url": [
@@ -201,7 +274,7 @@ S = {
     "stripe_secret_key": [
         "STRIPE_SECRET_KEY={v}",
         "online bill pay (portal.aquanord.co.uk) live key: {v}",
-        "stripe.api_key = \"{v}\"",
+        'stripe.api_key = "{v}"',
         "Clave secreta de Stripe para el portal de pagos: {v}",
     ],
     "stripe_restricted_key": [
@@ -213,7 +286,7 @@ S = {
         "TWILIO_ACCOUNT_SID=AC{sid}\nTWILIO_AUTH_TOKEN={v}",
         "boil-water notice SMS: Twilio AC{sid}, auth token {v}",
         "Twilio pour les SMS de coupure d'eau — token : {v}",
-        "client = Client(\"AC{sid}\", \"{v}\")",
+        'client = Client("AC{sid}", "{v}")',
     ],
     "sendgrid_api_key": [
         "SENDGRID_API_KEY={v}",
@@ -222,18 +295,18 @@ S = {
     ],
     "azure_storage_connection_string": [
         "DefaultEndpointsProtocol=https;AccountName=aquanordtelemetry;AccountKey={v};EndpointSuffix=core.windows.net",
-        "AZURE_STORAGE_CONNECTION_STRING=\"DefaultEndpointsProtocol=https;AccountName=stamiraw;AccountKey={v};EndpointSuffix=core.windows.net\"",
+        'AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=stamiraw;AccountKey={v};EndpointSuffix=core.windows.net"',
         "Speicherkonto für Logger-Rohdaten, AccountKey: {v}",
     ],
     "azure_ad_client_secret": [
         "app reg 'scada-reporting' client secret: {v}",
         "AZURE_CLIENT_SECRET={v}",
         "Secret del registro de aplicación para Power BI de facturación: {v}",
-        "{{\"tenant\": \"aquanord.onmicrosoft.com\", \"clientSecret\": \"{v}\"}}",
+        '{{"tenant": "aquanord.onmicrosoft.com", "clientSecret": "{v}"}}',
     ],
     "postgres_url_password": [
         "DATABASE_URL=postgresql://billing_app:{v}@pg-billing-01.aquanord.local:5432/ccb",
-        "psql \"postgres://gis_editor:{v}@gisdb.internal/network\"",
+        'psql "postgres://gis_editor:{v}@gisdb.internal/network"',
         "La base des interventions : postgres://crews:{v}@10.20.4.15/fieldops",
         "sqlalchemy.url = postgresql+psycopg2://leak:{v}@pg-leak/loggers",
     ],
@@ -302,7 +375,7 @@ S = {
     "depot_wifi_passphrase": [
         "Depot wifi (AQN-Depot-Crew) password: {v}",
         "WLAN im Betriebshof, Schlüssel: {v}",
-        "wpa_passphrase=\"{v}\"",
+        'wpa_passphrase="{v}"',
         "Clave wifi del almacén: {v}",
     ],
     "cellular_router_admin_password": [
@@ -332,7 +405,7 @@ S = {
     "jwt_bearer_token": [
         "Authorization: Bearer {v}",
         "token from the crew-app login, still valid for 24h: {v}",
-        "curl -H \"Authorization: Bearer {v}\" https://api.aquanord.net/workorders",
+        'curl -H "Authorization: Bearer {v}" https://api.aquanord.net/workorders',
     ],
     "google_maps_api_key": [
         "GOOGLE_MAPS_API_KEY={v}  # server-side geocoding, unrestricted",
@@ -367,7 +440,7 @@ S = {
     "mqtt_broker_password": [
         "mosquitto_pub -h mqtt.telemetry.local -u logger01 -P '{v}' -t dma/07/flow -m 12.4",
         "MQTT broker creds for noise loggers: gutermann / {v}",
-        "mqtt:\n  username: rtu-gw\n  password: \"{v}\"",
+        'mqtt:\n  username: rtu-gw\n  password: "{v}"',
         "Passwort MQTT-Broker Fernwirktechnik: {v}",
     ],
     "smtp_password": [
@@ -415,301 +488,531 @@ S = {
 S_EXTRA = {
     "github_fine_grained_pat": ["gh auth login --with-token <<< {v}"],
     "teams_webhook_url": ["Invoke-RestMethod -Method Post -Uri '{v}' -Body $alarmJson"],
-    "discord_webhook_url": ["{{\"webhook_url\": \"{v}\", \"username\": \"SCADA-Drill\"}}"],
-    "stripe_restricted_key": ["agent note: switched the reconciliation script to {v} (restricted, live)"],
+    "discord_webhook_url": ['{{"webhook_url": "{v}", "username": "SCADA-Drill"}}'],
+    "stripe_restricted_key": [
+        "agent note: switched the reconciliation script to {v} (restricted, live)"
+    ],
     "sendgrid_api_key": ["sg = SendGridAPIClient('{v}')"],
-    "azure_storage_connection_string": ["az storage blob list --account-name aqnloggers --account-key {v} -c raw"],
-    "mssql_historian_connection_string": ["sqlcmd -S HIST01 -U histadmin -P '{v}' -Q \"select top 10 * from History\""],
-    "mongodb_uri_password": ["mongosh \"mongodb://admin:{v}@10.30.1.8:27017/?authSource=admin\""],
+    "azure_storage_connection_string": [
+        "az storage blob list --account-name aqnloggers --account-key {v} -c raw"
+    ],
+    "mssql_historian_connection_string": [
+        "sqlcmd -S HIST01 -U histadmin -P '{v}' -Q \"select top 10 * from History\""
+    ],
+    "mongodb_uri_password": ['mongosh "mongodb://admin:{v}@10.30.1.8:27017/?authSource=admin"'],
     "redis_url_password": ["redis-cli -h redis-alarms -a {v} ping"],
     "jwt_bearer_token": ["Jeton d'accès du portail fournisseur (valide) : {v}"],
-    "google_maps_api_key": ["https://maps.googleapis.com/maps/api/geocode/json?address=12+Elm+Rd&key={v}"],
+    "google_maps_api_key": [
+        "https://maps.googleapis.com/maps/api/geocode/json?address=12+Elm+Rd&key={v}"
+    ],
     "openai_api_key": ["llm:\n  provider: openai\n  api_key: {v}"],
-    "anthropic_api_key": ["curl https://api.anthropic.com/v1/messages -H \"x-api-key: {v}\""],
-    "datadog_api_key": ["docker run -e DD_API_KEY={v} -e DD_SITE=datadoghq.eu gcr.io/datadoghq/agent:7"],
+    "anthropic_api_key": ['curl https://api.anthropic.com/v1/messages -H "x-api-key: {v}"'],
+    "datadog_api_key": [
+        "docker run -e DD_API_KEY={v} -e DD_SITE=datadoghq.eu gcr.io/datadoghq/agent:7"
+    ],
     "npm_token": ["npm config set //npm.pkg.github.com/:_authToken {v}"],
     "docker_hub_pat": ["echo {v} | docker login --username aquanordci --password-stdin"],
-    "smtp_password": ["smtp:\n  host: smtp.office365.com\n  user: noreply@aquanord.co.uk\n  pass: {v}"],
-    "telegram_bot_token": ["curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=-1001234 -d text='Niveau bas R3'"],
+    "smtp_password": [
+        "smtp:\n  host: smtp.office365.com\n  user: noreply@aquanord.co.uk\n  pass: {v}"
+    ],
+    "telegram_bot_token": [
+        "curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=-1001234 -d text='Niveau bas R3'"
+    ],
     "sim_puk_code": ["PUK tarjeta SIM del caudalímetro: {v}"],
 }
 
 # ---------- benign ----------
 B = {
-    "aws_documented_example_key": (lambda r: r.choice(["AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]), [
-        "docs use {v} as the sample key; real keys come from the vault",
-        "test fixture: aws_access_key_id = {v}",
-        "Beispielschlüssel aus der AWS-Doku: {v}",
-    ]),
-    "placeholder_value": (lambda r: r.choice(["<your-twilio-token>", "changeme", "xxxxxxxxxxxxxxxx", "REPLACE_ME", "<password>", "TODO"]), [
-        "TWILIO_AUTH_TOKEN={v}",
-        "in .env.example set SCADA_PASSWORD={v}",
-        "Mot de passe : {v} (à remplir par l'installateur)",
-        "password: \"{v}\"  # template only",
-    ]),
-    "env_var_reference": (lambda r: r.choice(["${STRIPE_SECRET_KEY}", "$HES_API_KEY", "%MQTT_PASSWORD%", "${{ secrets.GITLAB_TOKEN }}", "os.environ['SAP_RFC_PASSWORD']"]), [
-        "the job reads the key from {v}",
-        "password: {v}",
-        "Das Passwort kommt aus {v}, nicht hardcoden",
-        "token={v}",
-    ]),
-    "vault_path": (lambda r: r.choice(["secret/data/scada/ignition-admin", "kv/ops/telemetry/mqtt", "secret/billing/stripe/live", "kv/field/router-admin"]), [
-        "admin creds live at {v} in Vault",
-        "vault kv get {v}",
-        "Le secret est dans Vault : {v}",
-        "Ruta en Vault: {v}",
-    ]),
-    "masked_secret": (lambda r: r.choice(["sk_live_****************4f2a", "ghp_********************************9Xq1", "********", "xoxb-…-•••••", "AKIA************7Q2B"]), [
-        "dashboard shows the key as {v}",
-        "Stripe key (masked): {v}",
-        "Anzeige im Portal: {v}",
-        "clave mostrada: {v}",
-    ]),
-    "redacted_log_line": (lambda r: r.choice(["[REDACTED]", "***redacted***", "<hidden>", "[FILTERED]"]), [
-        "2026-11-30T02:14:09Z INFO hes-sync auth header=Bearer {v} status=200",
-        "rfc login user=RFC_BILLING password={v}",
-        "log: mqtt connect logger07 pass={v} ok",
-        "journal : jeton={v} rejeté (401)",
-    ]),
-    "revoked_key_note": (lambda r: "sk_live_51" + rs(r, AN, 30), [
-        "REVOKED 2026-10-02: {v}… was rotated after the portal leak, no longer valid",
-        "alter Schlüssel {v} ist widerrufen (Ticket INC0048812)",
-        "clé {v} révoquée, remplacée dans Vault",
-    ]),
-    "git_commit_sha": (lambda r: rs(r, HEX, 40), [
-        "historian-sync fixed in {v}",
-        "deploy pinned to commit {v}",
-        "Fix des Alarm-Flatterns in Commit {v}",
-        "revert {v} si la RTU ne répond plus",
-    ]),
-    "firmware_sha256": (lambda r: rs(r, HEX, 64), [
-        "RTU firmware 4.2.1 sha256: {v}",
-        "sha256sum flowmeter_fw.bin -> {v}",
-        "Prüfsumme (SHA-256) des SPS-Updates: {v}",
-        "Hash SHA-256 del firmware del logger: {v}",
-    ]),
-    "file_md5_checksum": (lambda r: rs(r, HEX, 32), [
-        "md5 of the nightly billing extract: {v}",
-        "MD5 (readings_20261130.csv) = {v}",
-        "empreinte md5 du fichier de relève : {v}",
-    ]),
-    "asset_uuid": (lambda r: uuid4(r), [
-        "pump asset {v} replaced impeller",
-        "asset_id: {v}",
-        "Anlagen-ID im Instandhaltungssystem: {v}",
-        "ID del activo (válvula reductora): {v}",
-    ]),
-    "stripe_publishable_key": (lambda r: "pk_live_51" + rs(r, AN, 97), [
-        "frontend bill-pay widget uses publishable key {v}",
-        "NEXT_PUBLIC_STRIPE_KEY={v}",
-        "clé publique Stripe (côté navigateur) : {v}",
-    ]),
-    "stripe_test_card_number": (lambda r: r.choice(["4242 4242 4242 4242", "4000 0025 0000 3155", "5555555555554444"]), [
-        "QA: pay a test bill with card {v}, any CVC",
-        "Testkarte für den Bezahl-Flow: {v}",
-        "tarjeta de prueba de Stripe: {v}",
-    ]),
-    "recaptcha_site_key": (lambda r: "6L" + rs(r, URLSAFE, 38), [
-        "recaptcha site key on the leak-report form: {v}",
-        "data-sitekey=\"{v}\"",
-        "clé de site reCAPTCHA (publique) : {v}",
-    ]),
-    "ssh_public_key": (lambda r: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + rs(r, B64, 43) + " ops@scada-jump", [
-        "add to authorized_keys on rtu-gw: {v}",
-        "Öffentlicher Schlüssel des Leitstands: {v}",
-        "clave pública para el servidor de telemetría: {v}",
-    ]),
-    "x509_certificate": (lambda r: "-----BEGIN CERTIFICATE-----\nMIID" + rs(r, B64, 60) + "\n" + pem_body(r, 4) + "\n-----END CERTIFICATE-----", [
-        "OPC UA server cert (public) for the historian:\n{v}",
-        "ca.crt der Fernwirk-PKI:\n{v}",
-        "certificat public du portail client :\n{v}",
-    ]),
-    "certificate_fingerprint": (lambda r: ":".join(rs(r, "0123456789ABCDEF", 2) for _ in range(20)), [
-        "OPC UA client cert thumbprint {v} trusted on HIST01",
-        "SHA1 Fingerprint={v}",
-        "Fingerabdruck des Zertifikats: {v}",
-    ]),
-    "twilio_account_sid": (lambda r: "AC" + rs(r, HEX, 32), [
-        "Twilio account SID (not secret) {v}",
-        "account_sid: {v}",
-        "SID de cuenta Twilio: {v}",
-    ]),
-    "aws_arn_account_id": (lambda r: f"arn:aws:s3:::aquanord-scada-archive-{r.randrange(10**11, 10**12)}", [
-        "bucket {v} has object lock on",
-        "Resource: \"{v}/*\"",
-        "Ressource S3 : {v}",
-    ]),
-    "azure_tenant_id": (lambda r: uuid4(r), [
-        "AZURE_TENANT_ID={v}",
-        "tenant id for aquanord.onmicrosoft.com: {v}",
-        "ID del inquilino de Azure: {v}",
-    ]),
-    "customer_account_number": (lambda r: f"{r.randrange(10**9, 10**10)}", [
-        "customer account {v} disputes the November estimate",
-        "Kundennummer {v}: Ratenplan vereinbart",
-        "n° de compte client {v} — relance envoyée",
-        "cuenta de cliente {v}, lectura estimada",
-    ]),
-    "water_meter_serial": (lambda r: f"{r.choice(['KAM', 'ITR', 'SEN', 'DIE'])}{r.randrange(10**7, 10**8)}", [
-        "meter serial {v} swapped, old read 04512 m3",
-        "Zählernummer {v} getauscht",
-        "compteur n° {v} posé le 12/11",
-        "número de contador {v}",
-    ]),
-    "ami_endpoint_id": (lambda r: f"ERT-{r.randrange(10**8, 10**9)}", [
-        "AMI endpoint {v} dropped off the network",
-        "endpoint_id={v} last_read=2026-12-01T00:00Z",
-        "Funkmodul {v} ohne Empfang",
-    ]),
-    "scada_tag_name": (lambda r: f"{r.choice(['PS07', 'PS12', 'BST04', 'RES03'])}.{r.choice(['P1', 'P2', 'LT01', 'FT02'])}.{r.choice(['RUN', 'FLT', 'PV', 'SP_HI'])}", [
-        "alarm on tag {v} chattering since 03:10",
-        "Tag {v} im Historian nicht archiviert",
-        "la variable {v} remonte une valeur figée",
-        "etiqueta SCADA {v} sin datos",
-    ]),
-    "plc_ip_modbus_register": (lambda r: f"10.{r.randrange(10, 60)}.{r.randrange(0, 255)}.{r.randrange(2, 250)}:502 HR{r.randrange(40001, 40999)}", [
-        "flow total is at {v}",
-        "Modbus: {v} (Durchfluss, float32)",
-        "registre Modbus {v} à vérifier",
-    ]),
-    "work_order_number": (lambda r: f"WO-{r.randrange(2025, 2027)}-{r.randrange(10**5, 10**6)}", [
-        "crew B closed {v} (burst main, Elm Rd)",
-        "Auftrag {v}: Hydrant undicht",
-        "ordre de travail {v} planifié jeudi",
-        "orden de trabajo {v} pendiente",
-    ]),
-    "gis_asset_id": (lambda r: f"{r.choice(['HYD', 'VLV', 'MN', 'PRV'])}-{r.randrange(10**4, 10**6)}", [
-        "GIS feature {v} mislocated by 30 m",
-        "Schieber {v} in der GIS-Karte falsch",
-        "borne {v} à déplacer dans le SIG",
-        "activo GIS {v} actualizado",
-    ]),
-    "published_iban": (lambda r: r.choice(["DE89 3704 0044 0532 0130 00", "GB33 BUKB 2020 1555 5555 55", "FR14 2004 1010 0505 0001 3M02 606"]), [
-        "bank details printed on every bill: {v}",
-        "IBAN auf der Rechnung: {v}",
-        "IBAN publié sur les factures : {v}",
-    ]),
-    "invoice_number": (lambda r: f"INV-{r.randrange(10**7, 10**8)}", [
-        "credit note against {v}",
-        "Rechnung {v} storniert",
-        "factura {v} reenviada al cliente",
-    ]),
-    "incident_ticket": (lambda r: f"INC{r.randrange(10**6, 10**7)}", [
-        "raised {v} for the historian outage",
-        "Störung {v} an den Hersteller eskaliert",
-        "ticket {v} : perte de télémétrie",
-        "incidencia {v} cerrada",
-    ]),
-    "firmware_version": (lambda r: f"v{r.randrange(1, 9)}.{r.randrange(0, 20)}.{r.randrange(0, 99)}-build{r.randrange(1000, 9999)}", [
-        "RTUs upgraded to {v}",
-        "Firmware-Stand {v} auf allen Loggern",
-        "versión de firmware {v}",
-    ]),
-    "container_image_digest": (lambda r: "sha256:" + rs(r, HEX, 64), [
-        "image ghcr.io/aquanord/leak-ml@{v}",
-        "digest: {v}",
-        "Image-Digest für das Rollback: {v}",
-    ]),
-    "mac_address": (lambda r: ":".join(rs(r, "0123456789ABCDEF", 2) for _ in range(6)), [
-        "PLC at {st} has MAC {v}",
-        "MAC-Adresse Router: {v}",
-        "dirección MAC de la RTU: {v}",
-    ]),
-    "sim_iccid_imei": (lambda r: "8944" + str(r.randrange(10**15, 10**16)), [
-        "telemetry SIM ICCID {v} moved to the new APN",
-        "ICCID der Logger-SIM: {v}",
-        "ICCID de la SIM du poste : {v}",
-    ]),
-    "dma_code": (lambda r: f"DMA-{r.choice(['N', 'S', 'E', 'W'])}{r.randrange(10, 99)}", [
-        "night flow in {v} up 18% — likely leak",
-        "Zone {v}: Mindestnachtverbrauch gestiegen",
-        "secteur {v} en recherche de fuite",
-    ]),
-    "leak_logger_id": (lambda r: f"NL-{r.randrange(100000, 999999)}", [
-        "noise logger {v} correlates with {st}",
-        "Geräuschlogger {v} zeigt Leckverdacht",
-        "registrador de ruido {v} recuperado",
-    ]),
-    "password_policy_text": (lambda r: r.choice(["min 14 chars, no reuse of last 12", "rotate every 90 days and never share the HMI PIN", "must contain upper, lower, digit and symbol"]), [
-        "policy for SCADA accounts: {v}",
-        "Passwortrichtlinie: {v}",
-        "politique : {v}",
-    ]),
-    "lab_sample_id": (lambda r: f"LAB-{r.randrange(2025, 2027)}-{r.randrange(10**4, 10**5)}", [
-        "coliform retest on sample {v}",
-        "Probe {v}: Trübung 0,3 NTU",
-        "muestra {v} cloro libre 0,5 mg/l",
-    ]),
-    "ga_measurement_id": (lambda r: "G-" + rs(r, UPD, 10), [
-        "portal analytics id {v}",
-        "gtag('config', '{v}');",
-        "identifiant Google Analytics : {v}",
-    ]),
-    "slack_channel_id": (lambda r: "C0" + rs(r, UPD, 9), [
-        "post alarms into channel {v}",
-        "channel_id: {v}",
-        "Kanal-ID für Bereitschaft: {v}",
-    ]),
-    "ci_run_id": (lambda r: str(r.randrange(10**9, 10**10)), [
-        "see GitHub Actions run {v} for the failed tests",
-        "pipeline #{v} deployed the crew app",
-        "Pipeline-Lauf {v} fehlgeschlagen",
-    ]),
-    "oauth_client_id": (lambda r: uuid4(r), [
-        "AZURE_CLIENT_ID={v}",
-        "client id of the crew app registration: {v}",
-        "ID de cliente OAuth: {v}",
-    ]),
-    "jwt_io_example_token": (lambda r: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", [
-        "unit test uses the jwt.io sample token {v}",
-        "Beispiel-JWT aus der Doku: {v}",
-        "token de ejemplo (jwt.io): {v}",
-    ]),
-    "bcrypt_password_hash": (lambda r: "$2b$12$" + rs(r, AN + "./", 53), [
-        "seed user admin hash: {v}",
-        "password_hash = '{v}'",
-        "Hash im Benutzer-Export: {v}",
-    ]),
-    "pump_curve_coefficients": (lambda r: f"H = {r.randrange(40, 90)}.{r.randrange(0, 99)} - {r.randrange(1, 9)}.{r.randrange(100, 999)}e-4*Q^2", [
-        "pump curve for P2 at {st}: {v}",
-        "Kennlinie Pumpe 1: {v}",
-        "courbe de la pompe : {v}",
-    ]),
-    "fleet_vehicle_registration": (lambda r: f"{rs(r, UP, 2)}{r.randrange(10, 75)} {rs(r, UP, 3)}", [
-        "van {v} has the leak-detection kit",
-        "Einsatzfahrzeug {v} in der Werkstatt",
-        "véhicule {v} affecté à l'équipe nord",
-    ]),
-    "dnp3_outstation_address": (lambda r: str(r.randrange(1, 65519)), [
-        "DNP3 outstation address for {st} is {v}, master 1",
-        "outstation_addr: {v}",
-        "DNP3-Stationsadresse {v}",
-    ]),
-    "k8s_secret_key_ref": (lambda r: r.choice(["hes-api-credentials", "stripe-live", "scada-db-password"]), [
-        "valueFrom:\n  secretKeyRef:\n    name: {v}\n    key: token",
-        "kubectl get secret {v} -n billing (name only)",
-        "el secreto de Kubernetes se llama {v}",
-    ]),
-    "npm_integrity_hash": (lambda r: "sha512-" + rs(r, B64, 86) + "==", [
-        "\"integrity\": \"{v}\"",
-        "lockfile integrity for leaflet: {v}",
-        "Integritäts-Hash im Lockfile: {v}",
-    ]),
-    "purchase_order_number": (lambda r: f"PO{r.randrange(4500000000, 4599999999)}", [
-        "spare impellers ordered on {v}",
-        "Bestellung {v} für Ersatzpumpen",
-        "bon de commande {v} — vannes DN200",
-    ]),
-    "sap_business_partner": (lambda r: str(r.randrange(10**9, 2 * 10**9)), [
-        "SAP business partner {v} merged with duplicate",
-        "Geschäftspartner {v} gesperrt wegen Umzug",
-        "interlocuteur SAP {v}",
-    ]),
-    "wifi_ssid_name": (lambda r: r.choice(["AQN-Depot-Crew", "AQN-Guest", "WTW-Ostbach-OT"]), [
-        "crews connect to SSID {v} (password in the vault)",
-        "WLAN-Name: {v}",
-        "red wifi: {v}",
-    ]),
+    "aws_documented_example_key": (
+        lambda r: r.choice(["AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"]),
+        [
+            "docs use {v} as the sample key; real keys come from the vault",
+            "test fixture: aws_access_key_id = {v}",
+            "Beispielschlüssel aus der AWS-Doku: {v}",
+        ],
+    ),
+    "placeholder_value": (
+        lambda r: r.choice(
+            [
+                "<your-twilio-token>",
+                "changeme",
+                "xxxxxxxxxxxxxxxx",
+                "REPLACE_ME",
+                "<password>",
+                "TODO",
+            ]
+        ),
+        [
+            "TWILIO_AUTH_TOKEN={v}",
+            "in .env.example set SCADA_PASSWORD={v}",
+            "Mot de passe : {v} (à remplir par l'installateur)",
+            'password: "{v}"  # template only',
+        ],
+    ),
+    "env_var_reference": (
+        lambda r: r.choice(
+            [
+                "${STRIPE_SECRET_KEY}",
+                "$HES_API_KEY",
+                "%MQTT_PASSWORD%",
+                "${{ secrets.GITLAB_TOKEN }}",
+                "os.environ['SAP_RFC_PASSWORD']",
+            ]
+        ),
+        [
+            "the job reads the key from {v}",
+            "password: {v}",
+            "Das Passwort kommt aus {v}, nicht hardcoden",
+            "token={v}",
+        ],
+    ),
+    "vault_path": (
+        lambda r: r.choice(
+            [
+                "secret/data/scada/ignition-admin",
+                "kv/ops/telemetry/mqtt",
+                "secret/billing/stripe/live",
+                "kv/field/router-admin",
+            ]
+        ),
+        [
+            "admin creds live at {v} in Vault",
+            "vault kv get {v}",
+            "Le secret est dans Vault : {v}",
+            "Ruta en Vault: {v}",
+        ],
+    ),
+    "masked_secret": (
+        lambda r: r.choice(
+            [
+                "sk_live_****************4f2a",
+                "ghp_********************************9Xq1",
+                "********",
+                "xoxb-…-•••••",
+                "AKIA************7Q2B",
+            ]
+        ),
+        [
+            "dashboard shows the key as {v}",
+            "Stripe key (masked): {v}",
+            "Anzeige im Portal: {v}",
+            "clave mostrada: {v}",
+        ],
+    ),
+    "redacted_log_line": (
+        lambda r: r.choice(["[REDACTED]", "***redacted***", "<hidden>", "[FILTERED]"]),
+        [
+            "2026-11-30T02:14:09Z INFO hes-sync auth header=Bearer {v} status=200",
+            "rfc login user=RFC_BILLING password={v}",
+            "log: mqtt connect logger07 pass={v} ok",
+            "journal : jeton={v} rejeté (401)",
+        ],
+    ),
+    "revoked_key_note": (
+        lambda r: "sk_live_51" + rs(r, AN, 30),
+        [
+            "REVOKED 2026-10-02: {v}… was rotated after the portal leak, no longer valid",
+            "alter Schlüssel {v} ist widerrufen (Ticket INC0048812)",
+            "clé {v} révoquée, remplacée dans Vault",
+        ],
+    ),
+    "git_commit_sha": (
+        lambda r: rs(r, HEX, 40),
+        [
+            "historian-sync fixed in {v}",
+            "deploy pinned to commit {v}",
+            "Fix des Alarm-Flatterns in Commit {v}",
+            "revert {v} si la RTU ne répond plus",
+        ],
+    ),
+    "firmware_sha256": (
+        lambda r: rs(r, HEX, 64),
+        [
+            "RTU firmware 4.2.1 sha256: {v}",
+            "sha256sum flowmeter_fw.bin -> {v}",
+            "Prüfsumme (SHA-256) des SPS-Updates: {v}",
+            "Hash SHA-256 del firmware del logger: {v}",
+        ],
+    ),
+    "file_md5_checksum": (
+        lambda r: rs(r, HEX, 32),
+        [
+            "md5 of the nightly billing extract: {v}",
+            "MD5 (readings_20261130.csv) = {v}",
+            "empreinte md5 du fichier de relève : {v}",
+        ],
+    ),
+    "asset_uuid": (
+        lambda r: uuid4(r),
+        [
+            "pump asset {v} replaced impeller",
+            "asset_id: {v}",
+            "Anlagen-ID im Instandhaltungssystem: {v}",
+            "ID del activo (válvula reductora): {v}",
+        ],
+    ),
+    "stripe_publishable_key": (
+        lambda r: "pk_live_51" + rs(r, AN, 97),
+        [
+            "frontend bill-pay widget uses publishable key {v}",
+            "NEXT_PUBLIC_STRIPE_KEY={v}",
+            "clé publique Stripe (côté navigateur) : {v}",
+        ],
+    ),
+    "stripe_test_card_number": (
+        lambda r: r.choice(["4242 4242 4242 4242", "4000 0025 0000 3155", "5555555555554444"]),
+        [
+            "QA: pay a test bill with card {v}, any CVC",
+            "Testkarte für den Bezahl-Flow: {v}",
+            "tarjeta de prueba de Stripe: {v}",
+        ],
+    ),
+    "recaptcha_site_key": (
+        lambda r: "6L" + rs(r, URLSAFE, 38),
+        [
+            "recaptcha site key on the leak-report form: {v}",
+            'data-sitekey="{v}"',
+            "clé de site reCAPTCHA (publique) : {v}",
+        ],
+    ),
+    "ssh_public_key": (
+        lambda r: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + rs(r, B64, 43) + " ops@scada-jump",
+        [
+            "add to authorized_keys on rtu-gw: {v}",
+            "Öffentlicher Schlüssel des Leitstands: {v}",
+            "clave pública para el servidor de telemetría: {v}",
+        ],
+    ),
+    "x509_certificate": (
+        lambda r: (
+            "-----BEGIN CERTIFICATE-----\nMIID"
+            + rs(r, B64, 60)
+            + "\n"
+            + pem_body(r, 4)
+            + "\n-----END CERTIFICATE-----"
+        ),
+        [
+            "OPC UA server cert (public) for the historian:\n{v}",
+            "ca.crt der Fernwirk-PKI:\n{v}",
+            "certificat public du portail client :\n{v}",
+        ],
+    ),
+    "certificate_fingerprint": (
+        lambda r: ":".join(rs(r, "0123456789ABCDEF", 2) for _ in range(20)),
+        [
+            "OPC UA client cert thumbprint {v} trusted on HIST01",
+            "SHA1 Fingerprint={v}",
+            "Fingerabdruck des Zertifikats: {v}",
+        ],
+    ),
+    "twilio_account_sid": (
+        lambda r: "AC" + rs(r, HEX, 32),
+        [
+            "Twilio account SID (not secret) {v}",
+            "account_sid: {v}",
+            "SID de cuenta Twilio: {v}",
+        ],
+    ),
+    "aws_arn_account_id": (
+        lambda r: f"arn:aws:s3:::aquanord-scada-archive-{r.randrange(10**11, 10**12)}",
+        [
+            "bucket {v} has object lock on",
+            'Resource: "{v}/*"',
+            "Ressource S3 : {v}",
+        ],
+    ),
+    "azure_tenant_id": (
+        lambda r: uuid4(r),
+        [
+            "AZURE_TENANT_ID={v}",
+            "tenant id for aquanord.onmicrosoft.com: {v}",
+            "ID del inquilino de Azure: {v}",
+        ],
+    ),
+    "customer_account_number": (
+        lambda r: f"{r.randrange(10**9, 10**10)}",
+        [
+            "customer account {v} disputes the November estimate",
+            "Kundennummer {v}: Ratenplan vereinbart",
+            "n° de compte client {v} — relance envoyée",
+            "cuenta de cliente {v}, lectura estimada",
+        ],
+    ),
+    "water_meter_serial": (
+        lambda r: f"{r.choice(['KAM', 'ITR', 'SEN', 'DIE'])}{r.randrange(10**7, 10**8)}",
+        [
+            "meter serial {v} swapped, old read 04512 m3",
+            "Zählernummer {v} getauscht",
+            "compteur n° {v} posé le 12/11",
+            "número de contador {v}",
+        ],
+    ),
+    "ami_endpoint_id": (
+        lambda r: f"ERT-{r.randrange(10**8, 10**9)}",
+        [
+            "AMI endpoint {v} dropped off the network",
+            "endpoint_id={v} last_read=2026-12-01T00:00Z",
+            "Funkmodul {v} ohne Empfang",
+        ],
+    ),
+    "scada_tag_name": (
+        lambda r: (
+            f"{r.choice(['PS07', 'PS12', 'BST04', 'RES03'])}.{r.choice(['P1', 'P2', 'LT01', 'FT02'])}.{r.choice(['RUN', 'FLT', 'PV', 'SP_HI'])}"
+        ),
+        [
+            "alarm on tag {v} chattering since 03:10",
+            "Tag {v} im Historian nicht archiviert",
+            "la variable {v} remonte une valeur figée",
+            "etiqueta SCADA {v} sin datos",
+        ],
+    ),
+    "plc_ip_modbus_register": (
+        lambda r: (
+            f"10.{r.randrange(10, 60)}.{r.randrange(0, 255)}.{r.randrange(2, 250)}:502 HR{r.randrange(40001, 40999)}"
+        ),
+        [
+            "flow total is at {v}",
+            "Modbus: {v} (Durchfluss, float32)",
+            "registre Modbus {v} à vérifier",
+        ],
+    ),
+    "work_order_number": (
+        lambda r: f"WO-{r.randrange(2025, 2027)}-{r.randrange(10**5, 10**6)}",
+        [
+            "crew B closed {v} (burst main, Elm Rd)",
+            "Auftrag {v}: Hydrant undicht",
+            "ordre de travail {v} planifié jeudi",
+            "orden de trabajo {v} pendiente",
+        ],
+    ),
+    "gis_asset_id": (
+        lambda r: f"{r.choice(['HYD', 'VLV', 'MN', 'PRV'])}-{r.randrange(10**4, 10**6)}",
+        [
+            "GIS feature {v} mislocated by 30 m",
+            "Schieber {v} in der GIS-Karte falsch",
+            "borne {v} à déplacer dans le SIG",
+            "activo GIS {v} actualizado",
+        ],
+    ),
+    "published_iban": (
+        lambda r: r.choice(
+            [
+                "DE89 3704 0044 0532 0130 00",
+                "GB33 BUKB 2020 1555 5555 55",
+                "FR14 2004 1010 0505 0001 3M02 606",
+            ]
+        ),
+        [
+            "bank details printed on every bill: {v}",
+            "IBAN auf der Rechnung: {v}",
+            "IBAN publié sur les factures : {v}",
+        ],
+    ),
+    "invoice_number": (
+        lambda r: f"INV-{r.randrange(10**7, 10**8)}",
+        [
+            "credit note against {v}",
+            "Rechnung {v} storniert",
+            "factura {v} reenviada al cliente",
+        ],
+    ),
+    "incident_ticket": (
+        lambda r: f"INC{r.randrange(10**6, 10**7)}",
+        [
+            "raised {v} for the historian outage",
+            "Störung {v} an den Hersteller eskaliert",
+            "ticket {v} : perte de télémétrie",
+            "incidencia {v} cerrada",
+        ],
+    ),
+    "firmware_version": (
+        lambda r: (
+            f"v{r.randrange(1, 9)}.{r.randrange(0, 20)}.{r.randrange(0, 99)}-build{r.randrange(1000, 9999)}"
+        ),
+        [
+            "RTUs upgraded to {v}",
+            "Firmware-Stand {v} auf allen Loggern",
+            "versión de firmware {v}",
+        ],
+    ),
+    "container_image_digest": (
+        lambda r: "sha256:" + rs(r, HEX, 64),
+        [
+            "image ghcr.io/aquanord/leak-ml@{v}",
+            "digest: {v}",
+            "Image-Digest für das Rollback: {v}",
+        ],
+    ),
+    "mac_address": (
+        lambda r: ":".join(rs(r, "0123456789ABCDEF", 2) for _ in range(6)),
+        [
+            "PLC at {st} has MAC {v}",
+            "MAC-Adresse Router: {v}",
+            "dirección MAC de la RTU: {v}",
+        ],
+    ),
+    "sim_iccid_imei": (
+        lambda r: "8944" + str(r.randrange(10**15, 10**16)),
+        [
+            "telemetry SIM ICCID {v} moved to the new APN",
+            "ICCID der Logger-SIM: {v}",
+            "ICCID de la SIM du poste : {v}",
+        ],
+    ),
+    "dma_code": (
+        lambda r: f"DMA-{r.choice(['N', 'S', 'E', 'W'])}{r.randrange(10, 99)}",
+        [
+            "night flow in {v} up 18% — likely leak",
+            "Zone {v}: Mindestnachtverbrauch gestiegen",
+            "secteur {v} en recherche de fuite",
+        ],
+    ),
+    "leak_logger_id": (
+        lambda r: f"NL-{r.randrange(100000, 999999)}",
+        [
+            "noise logger {v} correlates with {st}",
+            "Geräuschlogger {v} zeigt Leckverdacht",
+            "registrador de ruido {v} recuperado",
+        ],
+    ),
+    "password_policy_text": (
+        lambda r: r.choice(
+            [
+                "min 14 chars, no reuse of last 12",
+                "rotate every 90 days and never share the HMI PIN",
+                "must contain upper, lower, digit and symbol",
+            ]
+        ),
+        [
+            "policy for SCADA accounts: {v}",
+            "Passwortrichtlinie: {v}",
+            "politique : {v}",
+        ],
+    ),
+    "lab_sample_id": (
+        lambda r: f"LAB-{r.randrange(2025, 2027)}-{r.randrange(10**4, 10**5)}",
+        [
+            "coliform retest on sample {v}",
+            "Probe {v}: Trübung 0,3 NTU",
+            "muestra {v} cloro libre 0,5 mg/l",
+        ],
+    ),
+    "ga_measurement_id": (
+        lambda r: "G-" + rs(r, UPD, 10),
+        [
+            "portal analytics id {v}",
+            "gtag('config', '{v}');",
+            "identifiant Google Analytics : {v}",
+        ],
+    ),
+    "slack_channel_id": (
+        lambda r: "C0" + rs(r, UPD, 9),
+        [
+            "post alarms into channel {v}",
+            "channel_id: {v}",
+            "Kanal-ID für Bereitschaft: {v}",
+        ],
+    ),
+    "ci_run_id": (
+        lambda r: str(r.randrange(10**9, 10**10)),
+        [
+            "see GitHub Actions run {v} for the failed tests",
+            "pipeline #{v} deployed the crew app",
+            "Pipeline-Lauf {v} fehlgeschlagen",
+        ],
+    ),
+    "oauth_client_id": (
+        lambda r: uuid4(r),
+        [
+            "AZURE_CLIENT_ID={v}",
+            "client id of the crew app registration: {v}",
+            "ID de cliente OAuth: {v}",
+        ],
+    ),
+    "jwt_io_example_token": (
+        lambda r: (
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+        ),
+        [
+            "unit test uses the jwt.io sample token {v}",
+            "Beispiel-JWT aus der Doku: {v}",
+            "token de ejemplo (jwt.io): {v}",
+        ],
+    ),
+    "bcrypt_password_hash": (
+        lambda r: "$2b$12$" + rs(r, AN + "./", 53),
+        [
+            "seed user admin hash: {v}",
+            "password_hash = '{v}'",
+            "Hash im Benutzer-Export: {v}",
+        ],
+    ),
+    "pump_curve_coefficients": (
+        lambda r: (
+            f"H = {r.randrange(40, 90)}.{r.randrange(0, 99)} - {r.randrange(1, 9)}.{r.randrange(100, 999)}e-4*Q^2"
+        ),
+        [
+            "pump curve for P2 at {st}: {v}",
+            "Kennlinie Pumpe 1: {v}",
+            "courbe de la pompe : {v}",
+        ],
+    ),
+    "fleet_vehicle_registration": (
+        lambda r: f"{rs(r, UP, 2)}{r.randrange(10, 75)} {rs(r, UP, 3)}",
+        [
+            "van {v} has the leak-detection kit",
+            "Einsatzfahrzeug {v} in der Werkstatt",
+            "véhicule {v} affecté à l'équipe nord",
+        ],
+    ),
+    "dnp3_outstation_address": (
+        lambda r: str(r.randrange(1, 65519)),
+        [
+            "DNP3 outstation address for {st} is {v}, master 1",
+            "outstation_addr: {v}",
+            "DNP3-Stationsadresse {v}",
+        ],
+    ),
+    "k8s_secret_key_ref": (
+        lambda r: r.choice(["hes-api-credentials", "stripe-live", "scada-db-password"]),
+        [
+            "valueFrom:\n  secretKeyRef:\n    name: {v}\n    key: token",
+            "kubectl get secret {v} -n billing (name only)",
+            "el secreto de Kubernetes se llama {v}",
+        ],
+    ),
+    "npm_integrity_hash": (
+        lambda r: "sha512-" + rs(r, B64, 86) + "==",
+        [
+            '"integrity": "{v}"',
+            "lockfile integrity for leaflet: {v}",
+            "Integritäts-Hash im Lockfile: {v}",
+        ],
+    ),
+    "purchase_order_number": (
+        lambda r: f"PO{r.randrange(4500000000, 4599999999)}",
+        [
+            "spare impellers ordered on {v}",
+            "Bestellung {v} für Ersatzpumpen",
+            "bon de commande {v} — vannes DN200",
+        ],
+    ),
+    "sap_business_partner": (
+        lambda r: str(r.randrange(10**9, 2 * 10**9)),
+        [
+            "SAP business partner {v} merged with duplicate",
+            "Geschäftspartner {v} gesperrt wegen Umzug",
+            "interlocuteur SAP {v}",
+        ],
+    ),
+    "wifi_ssid_name": (
+        lambda r: r.choice(["AQN-Depot-Crew", "AQN-Guest", "WTW-Ostbach-OT"]),
+        [
+            "crews connect to SSID {v} (password in the vault)",
+            "WLAN-Name: {v}",
+            "red wifi: {v}",
+        ],
+    ),
 }
 
 

@@ -1,4 +1,4 @@
-# ruff: noqa: E501
+# ruff: noqa: E501, SIM115
 """Blind secret-detector corpus 111: a pharmacy chain (POS, e-prescriptions, CD safes, wholesalers, store networks).
 
 Brief: memory notes kept by the IT, pharmacy-systems and store-network teams of a
@@ -97,10 +97,38 @@ def gh_token(rng, prefix="ghp_"):
     return prefix + body + base62(zlib.crc32(body.encode()), 6)
 
 
-WORDS = ["Apotheke", "Rezept", "Salbei", "Kamille", "Pharma", "Farmacia", "Receta", "Officine",
-         "Tablette", "Sommer", "Winter", "Bremen", "Lyon", "Sevilla", "Pinguin", "Morphium",
-         "Aspirin", "Ibuprofen", "Mortier", "Pilule", "Caduceo", "Hamster", "Leipzig", "Valencia",
-         "Nantes", "Kraken", "Ginkgo", "Lavande", "Menthe", "Rosmarin"]
+WORDS = [
+    "Apotheke",
+    "Rezept",
+    "Salbei",
+    "Kamille",
+    "Pharma",
+    "Farmacia",
+    "Receta",
+    "Officine",
+    "Tablette",
+    "Sommer",
+    "Winter",
+    "Bremen",
+    "Lyon",
+    "Sevilla",
+    "Pinguin",
+    "Morphium",
+    "Aspirin",
+    "Ibuprofen",
+    "Mortier",
+    "Pilule",
+    "Caduceo",
+    "Hamster",
+    "Leipzig",
+    "Valencia",
+    "Nantes",
+    "Kraken",
+    "Ginkgo",
+    "Lavande",
+    "Menthe",
+    "Rosmarin",
+]
 SYMS = "!#$%&*?@+"
 
 
@@ -121,8 +149,26 @@ def human_pw(rng):
     return f"{w[:4]}{rng.randint(1000, 9999)}{w[-3:].upper()}{rng.choice(SYMS)}"
 
 
-PHRASE = ["tiger", "mörser", "nebel", "cactus", "orange", "blau", "salbe", "fenêtre", "ladder",
-          "koffer", "ventana", "river", "granit", "melisse", "tornado", "brioche", "kiwi", "sobre"]
+PHRASE = [
+    "tiger",
+    "mörser",
+    "nebel",
+    "cactus",
+    "orange",
+    "blau",
+    "salbe",
+    "fenêtre",
+    "ladder",
+    "koffer",
+    "ventana",
+    "river",
+    "granit",
+    "melisse",
+    "tornado",
+    "brioche",
+    "kiwi",
+    "sobre",
+]
 
 
 def passphrase(rng, n=4, sep="-"):
@@ -170,7 +216,7 @@ def pzn(rng):
 
 
 def pem(label, body, width=64):
-    lines = [body[i:i + width] for i in range(0, len(body), width)]
+    lines = [body[i : i + width] for i in range(0, len(body), width)]
     return f"-----BEGIN {label}-----\n" + "\n".join(lines) + f"\n-----END {label}-----"
 
 
@@ -186,18 +232,37 @@ def openssh_private(rng, comment):
     pub = rng.randbytes(32)
     priv = rng.randbytes(32) + pub
     check = rng.randbytes(4)
-    sec = check + check + ssh_str(b"ssh-ed25519") + ssh_str(pub) + ssh_str(priv) + ssh_str(comment.encode())
+    sec = (
+        check
+        + check
+        + ssh_str(b"ssh-ed25519")
+        + ssh_str(pub)
+        + ssh_str(priv)
+        + ssh_str(comment.encode())
+    )
     pad = 1
     while len(sec) % 8:
         sec += bytes([pad])
         pad += 1
-    blob = (b"openssh-key-v1\x00" + ssh_str(b"none") + ssh_str(b"none") + ssh_str(b"")
-            + struct.pack(">I", 1) + ssh_str(ed25519_pub_blob(pub)) + ssh_str(sec))
+    blob = (
+        b"openssh-key-v1\x00"
+        + ssh_str(b"none")
+        + ssh_str(b"none")
+        + ssh_str(b"")
+        + struct.pack(">I", 1)
+        + ssh_str(ed25519_pub_blob(pub))
+        + ssh_str(sec)
+    )
     return pem("OPENSSH PRIVATE KEY", base64.b64encode(blob).decode(), 70)
 
 
 def ssh_pub(rng, comment):
-    return "ssh-ed25519 " + base64.b64encode(ed25519_pub_blob(rng.randbytes(32))).decode() + " " + comment
+    return (
+        "ssh-ed25519 "
+        + base64.b64encode(ed25519_pub_blob(rng.randbytes(32))).decode()
+        + " "
+        + comment
+    )
 
 
 def rsa_body(rng, pkcs8=False):
@@ -207,8 +272,19 @@ def rsa_body(rng, pkcs8=False):
 
 def jwt(rng, payload):
     def enc(obj):
-        return base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode()).decode().rstrip("=")
-    return enc({"alg": "RS256", "typ": "JWT", "kid": hx(rng, 8)}) + "." + enc(payload) + "." + b64ubytes(rng, 256)
+        return (
+            base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode())
+            .decode()
+            .rstrip("=")
+        )
+
+    return (
+        enc({"alg": "RS256", "typ": "JWT", "kid": hx(rng, 8)})
+        + "."
+        + enc(payload)
+        + "."
+        + b64ubytes(rng, 256)
+    )
 
 
 def bitlocker(rng):
@@ -232,23 +308,48 @@ def corpus() -> list[dict]:
     # ------------------------------------------------------------------ secrets, developer stack
     k = "aws_secret_access_key"
     kid, v = "AKIA" + r(rng, UP + DG, 16), r(rng, B64, 40)
-    add(S, k, f"[rx-archive]\naws_access_key_id = {kid}\naws_secret_access_key = {v}\nregion = eu-central-1", v)
+    add(
+        S,
+        k,
+        f"[rx-archive]\naws_access_key_id = {kid}\naws_secret_access_key = {v}\nregion = eu-central-1",
+        v,
+    )
     v = r(rng, B64, 40)
-    add(S, k, f"handover: the S3 bucket for scanned paper prescriptions uses the svc-scan user, secret is {v} (id {'AKIA' + r(rng, UP + DG, 16)}), rotate after go-live", v)
+    add(
+        S,
+        k,
+        f"handover: the S3 bucket for scanned paper prescriptions uses the svc-scan user, secret is {v} (id {'AKIA' + r(rng, UP + DG, 16)}), rotate after go-live",
+        v,
+    )
     v = r(rng, B64, 40)
-    add(S, k, f"export AWS_SECRET_ACCESS_KEY='{v}'  # temporär für den Kassen-Export, danach löschen", v)
+    add(
+        S,
+        k,
+        f"export AWS_SECRET_ACCESS_KEY='{v}'  # temporär für den Kassen-Export, danach löschen",
+        v,
+    )
 
     k = "github_pat"
     v = gh_token(rng)
     add(S, k, f"git clone https://oauth2:{v}@github.com/salvia-rx/pos-backoffice.git", v)
     v = "github_pat_11" + r(rng, UP + DG, 20) + "_" + r(rng, AN, 59)
-    add(S, k, f"Agent memory: fine-grained token for the store-config repo (read/write contents) -> {v}", v)
+    add(
+        S,
+        k,
+        f"Agent memory: fine-grained token for the store-config repo (read/write contents) -> {v}",
+        v,
+    )
     v = gh_token(rng)
     add(S, k, f"GH_TOKEN={v}", v)
 
     k = "gitlab_pat"
     v = "glpat-" + r(rng, AN + "-_", 20)
-    add(S, k, f"curl --header \"PRIVATE-TOKEN: {v}\" https://gitlab.salvia.internal/api/v4/projects/42/pipelines", v)
+    add(
+        S,
+        k,
+        f'curl --header "PRIVATE-TOKEN: {v}" https://gitlab.salvia.internal/api/v4/projects/42/pipelines',
+        v,
+    )
     v = "glpat-" + r(rng, AN + "-_", 20)
     add(S, k, f"Token GitLab du runner officine (scope api) : {v} — ne pas partager hors équipe", v)
     v = "glpat-" + r(rng, AN + "-_", 20)
@@ -266,15 +367,20 @@ def corpus() -> list[dict]:
     v = f"https://hooks.slack.com/services/T{r(rng, UP + DG, 8)}/B{r(rng, UP + DG, 10)}/{r(rng, AN, 24)}"
     add(S, k, f"robot-alerts webhook: {v}", v)
     v = f"https://hooks.slack.com/services/T{r(rng, UP + DG, 10)}/B{r(rng, UP + DG, 10)}/{r(rng, AN, 24)}"
-    add(S, k, f"alertmanager:\n  receivers:\n    - name: fridge-temp\n      slack_configs:\n        - api_url: '{v}'", v)
+    add(
+        S,
+        k,
+        f"alertmanager:\n  receivers:\n    - name: fridge-temp\n      slack_configs:\n        - api_url: '{v}'",
+        v,
+    )
     v = f"https://hooks.slack.com/services/T{r(rng, UP + DG, 9)}/B{r(rng, UP + DG, 11)}/{r(rng, AN, 24)}"
     add(S, k, f"Webhook para avisos de rotura de stock en tiendas de Valencia: {v}", v)
 
     k = "teams_webhook_url"
     v = f"https://salviarx.webhook.office.com/webhookb2/{guid(rng)}@{guid(rng)}/IncomingWebhook/{hx(rng, 32)}/{guid(rng)}/V2{r(rng, B64U, 43)}"
-    add(S, k, f"Teams-Kanal \"BtM-Tresor Alarme\" Webhook: {v}", v)
+    add(S, k, f'Teams-Kanal "BtM-Tresor Alarme" Webhook: {v}', v)
     v = f"https://prod-{rng.randint(10, 99)}.westeurope.logic.azure.com:443/workflows/{hx(rng, 32)}/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={r(rng, B64U, 43)}"
-    add(S, k, f"TEAMS_WORKFLOW_URL=\"{v}\"", v)
+    add(S, k, f'TEAMS_WORKFLOW_URL="{v}"', v)
     v = f"https://salviarx.webhook.office.com/webhookb2/{guid(rng)}@{guid(rng)}/IncomingWebhook/{hx(rng, 32)}/{guid(rng)}"
     add(S, k, f"Incoming webhook pour le canal Pharmaciens-Titulaires : {v}", v)
 
@@ -282,25 +388,45 @@ def corpus() -> list[dict]:
     v = "sk_live_51" + r(rng, AN, 97)
     add(S, k, f"STRIPE_SECRET_KEY={v}", v)
     v = "rk_live_" + r(rng, AN, 24)
-    add(S, k, f"Restricted key for the click-and-collect refunds job: {v} (charges:write, refunds:write only)", v)
+    add(
+        S,
+        k,
+        f"Restricted key for the click-and-collect refunds job: {v} (charges:write, refunds:write only)",
+        v,
+    )
     v = "sk_live_" + r(rng, AN, 24)
-    add(S, k, f"stripe.api_key = \"{v}\"  # online shop DE", v)
+    add(S, k, f'stripe.api_key = "{v}"  # online shop DE', v)
 
     k = "stripe_webhook_secret"
     v = "whsec_" + r(rng, AN, 32)
     add(S, k, f"STRIPE_WEBHOOK_SECRET={v}", v)
     v = "whsec_" + r(rng, AN, 32)
-    add(S, k, f"Endpoint /webhooks/stripe on shop-api signing secret is {v}, copy it to the prod secret store", v)
+    add(
+        S,
+        k,
+        f"Endpoint /webhooks/stripe on shop-api signing secret is {v}, copy it to the prod secret store",
+        v,
+    )
     v = "whsec_" + r(rng, AN, 32)
-    add(S, k, f"stripe listen --forward-to localhost:8080/hooks  -> Ready! Your webhook signing secret is {v} (^C to quit)", v)
+    add(
+        S,
+        k,
+        f"stripe listen --forward-to localhost:8080/hooks  -> Ready! Your webhook signing secret is {v} (^C to quit)",
+        v,
+    )
 
     k = "twilio_auth_token"
     v = hx(rng, 32)
     add(S, k, f"TWILIO_ACCOUNT_SID=AC{hx(rng, 32)}\nTWILIO_AUTH_TOKEN={v}", v)
     v = hx(rng, 32)
-    add(S, k, f"SMS \"Ihr Rezept liegt bereit\" läuft über Twilio, Auth-Token {v}", v)
+    add(S, k, f'SMS "Ihr Rezept liegt bereit" läuft über Twilio, Auth-Token {v}', v)
     v = hx(rng, 32)
-    add(S, k, f"curl -X POST https://api.twilio.com/2010-04-01/Accounts/AC{hx(rng, 32)}/Messages.json -u AC{hx(rng, 32)}:{v} -d To=+34600000000", v)
+    add(
+        S,
+        k,
+        f"curl -X POST https://api.twilio.com/2010-04-01/Accounts/AC{hx(rng, 32)}/Messages.json -u AC{hx(rng, 32)}:{v} -d To=+34600000000",
+        v,
+    )
 
     k = "sendgrid_api_key"
     v = "SG." + r(rng, B64U, 22) + "." + r(rng, B64U, 43)
@@ -308,7 +434,7 @@ def corpus() -> list[dict]:
     v = "SG." + r(rng, B64U, 22) + "." + r(rng, B64U, 43)
     add(S, k, f"Refill-reminder emails: sendgrid key {v} (full access, needs to be narrowed)", v)
     v = "SG." + r(rng, B64U, 22) + "." + r(rng, B64U, 43)
-    add(S, k, f"mail:\n  provider: sendgrid\n  api_key: \"{v}\"", v)
+    add(S, k, f'mail:\n  provider: sendgrid\n  api_key: "{v}"', v)
 
     k = "openai_api_key"
     v = "sk-proj-" + r(rng, B64U, 74) + "T3BlbkFJ" + r(rng, B64U, 74)
@@ -322,25 +448,51 @@ def corpus() -> list[dict]:
     v = "sk-ant-api03-" + r(rng, B64U, 93) + "AA"
     add(S, k, f"ANTHROPIC_API_KEY={v}", v)
     v = "sk-ant-api03-" + r(rng, B64U, 93) + "AA"
-    add(S, k, f"agent: use {v} for the SOP-summarizer workspace, billed to IT-Apotheken cost centre", v)
+    add(
+        S,
+        k,
+        f"agent: use {v} for the SOP-summarizer workspace, billed to IT-Apotheken cost centre",
+        v,
+    )
     v = "sk-ant-api03-" + r(rng, B64U, 93) + "AA"
-    add(S, k, f"{{\"provider\": \"anthropic\", \"api_key\": \"{v}\", \"model\": \"claude-sonnet\"}}", v)
+    add(S, k, f'{{"provider": "anthropic", "api_key": "{v}", "model": "claude-sonnet"}}', v)
 
     k = "google_api_key"
     v = "AIza" + r(rng, B64U, 35)
     add(S, k, f"GEOCODING_SERVER_KEY={v}  # unrestricted, server side only", v)
     v = "AIza" + r(rng, B64U, 35)
-    add(S, k, f"Places API key for the store-finder backend (IP-restricted to 10.20.0.0/16): {v}", v)
+    add(
+        S, k, f"Places API key for the store-finder backend (IP-restricted to 10.20.0.0/16): {v}", v
+    )
     v = "AIza" + r(rng, B64U, 35)
-    add(S, k, f"curl 'https://translation.googleapis.com/language/translate/v2?key={v}' -d q=posología -d target=de", v)
+    add(
+        S,
+        k,
+        f"curl 'https://translation.googleapis.com/language/translate/v2?key={v}' -d q=posología -d target=de",
+        v,
+    )
 
     k = "gcp_service_account_key"
     v = pem("PRIVATE KEY", rsa_body(rng, True)).replace("\n", "\\n") + "\\n"
-    add(S, k, '{"type": "service_account", "project_id": "salvia-erx-prod", "private_key_id": "' + hx(rng, 40) + '", "private_key": "' + v + '", "client_email": "bq-loader@salvia-erx-prod.iam.gserviceaccount.com"}', v)
+    add(
+        S,
+        k,
+        '{"type": "service_account", "project_id": "salvia-erx-prod", "private_key_id": "'
+        + hx(rng, 40)
+        + '", "private_key": "'
+        + v
+        + '", "client_email": "bq-loader@salvia-erx-prod.iam.gserviceaccount.com"}',
+        v,
+    )
     v = pem("PRIVATE KEY", rsa_body(rng, True)).replace("\n", "\\n") + "\\n"
     add(S, k, 'GOOGLE_SA_PRIVATE_KEY="' + v + '"', v)
     v = pem("PRIVATE KEY", rsa_body(rng, True))
-    add(S, k, f"Contenu de private_key du compte de service looker-officines (déjà décodé) :\n{v}", v)
+    add(
+        S,
+        k,
+        f"Contenu de private_key du compte de service looker-officines (déjà décodé) :\n{v}",
+        v,
+    )
 
     k = "ssh_private_key"
     v = openssh_private(rng, "deploy@pos-build01")
@@ -348,7 +500,7 @@ def corpus() -> list[dict]:
     v = openssh_private(rng, "filiale-0417-jump")
     add(S, k, f"Schlüssel für den Jump-Host der Filialen:\n{v}\n(kein Passwort gesetzt)", v)
     v = openssh_private(rng, "robot-sync@rowa")
-    add(S, k, f"  ssh_private_key: |\n    " + v.replace("\n", "\n    "), v.replace("\n", "\n    "))
+    add(S, k, "  ssh_private_key: |\n    " + v.replace("\n", "\n    "), v.replace("\n", "\n    "))
 
     k = "rsa_private_key"
     v = pem("RSA PRIVATE KEY", rsa_body(rng))
@@ -362,11 +514,11 @@ def corpus() -> list[dict]:
     v = f"postgres://reporting:{r(rng, AN, 24)}@10.40.1.15:5432/pos_sales?sslmode=require"
     add(S, k, f"For the weekly CD register reconciliation use {v}", v)
     v = f"host=pg-loyalty.internal port=5432 dbname=loyalty user=loyalty_rw password={human_pw(rng)} sslmode=verify-full"
-    add(S, k, f"psql \"{v}\"", v)
+    add(S, k, f'psql "{v}"', v)
 
     k = "mssql_connection_string"
     v = f"Server=tcp:sql-pos-eu.database.windows.net,1433;Initial Catalog=PosBackOffice;User ID=posadmin;Password={human_pw(rng)};Encrypt=True;"
-    add(S, k, f"\"ConnectionStrings\": {{ \"PosDb\": \"{v}\" }}", v)
+    add(S, k, f'"ConnectionStrings": {{ "PosDb": "{v}" }}', v)
     v = f"Data Source=FIL0231-SRV\\SQLEXPRESS;Initial Catalog=WaWi;User Id=sa;Password={human_pw(rng)}"
     add(S, k, f"Warenwirtschaft Filiale 231, lokaler SQL Express: {v}", v)
     v = f"Server=srv-rx-lyon01;Database=LGO;Uid=lgo_user;Pwd={human_pw(rng)};"
@@ -390,7 +542,7 @@ def corpus() -> list[dict]:
 
     k = "azure_storage_connection_string"
     v = f"DefaultEndpointsProtocol=https;AccountName=salviascans;AccountKey={b64bytes(rng, 64)};EndpointSuffix=core.windows.net"
-    add(S, k, f"AZURE_STORAGE_CONNECTION_STRING=\"{v}\"", v)
+    add(S, k, f'AZURE_STORAGE_CONNECTION_STRING="{v}"', v)
     v = b64bytes(rng, 64)
     add(S, k, f"Storage-Account fuer die BtM-Buch-Scans: Name stbtmarchiv, Key1 = {v}", v)
     v = f"DefaultEndpointsProtocol=https;AccountName=stposlogs;AccountKey={b64bytes(rng, 64)};EndpointSuffix=core.windows.net"
@@ -405,12 +557,34 @@ def corpus() -> list[dict]:
     add(S, k, f"Secreto del cliente de la app de Entra para el portal de empleados: {v}", v)
 
     k = "jwt_bearer_token"
-    v = jwt(rng, {"sub": "svc-erx-gateway", "aud": "https://api.salvia.internal", "iat": 1796000000, "exp": 1827536000, "scope": "rx.read rx.dispense"})
-    add(S, k, f"curl -H 'Authorization: Bearer {v}' https://api.salvia.internal/v2/prescriptions?store=0417", v)
+    v = jwt(
+        rng,
+        {
+            "sub": "svc-erx-gateway",
+            "aud": "https://api.salvia.internal",
+            "iat": 1796000000,
+            "exp": 1827536000,
+            "scope": "rx.read rx.dispense",
+        },
+    )
+    add(
+        S,
+        k,
+        f"curl -H 'Authorization: Bearer {v}' https://api.salvia.internal/v2/prescriptions?store=0417",
+        v,
+    )
     v = jwt(rng, {"sub": "pos-0231-03", "role": "till", "iat": 1796100000, "exp": 1830000000})
     add(S, k, f"Till 3 in store 231 has a long-lived token hardcoded: {v}", v)
-    v = jwt(rng, {"iss": "https://idp.salvia.internal", "sub": "a.berger", "amr": ["pwd", "otp"], "exp": 1830500000})
-    add(S, k, f"{{\"access_token\": \"{v}\", \"token_type\": \"Bearer\", \"expires_in\": 31536000}}", v)
+    v = jwt(
+        rng,
+        {
+            "iss": "https://idp.salvia.internal",
+            "sub": "a.berger",
+            "amr": ["pwd", "otp"],
+            "exp": 1830500000,
+        },
+    )
+    add(S, k, f'{{"access_token": "{v}", "token_type": "Bearer", "expires_in": 31536000}}', v)
 
     k = "npm_token"
     v = "npm_" + r(rng, AN, 36)
@@ -432,7 +606,12 @@ def corpus() -> list[dict]:
     v = "dckr_pat_" + r(rng, B64U, 27)
     add(S, k, f"DOCKERHUB_TOKEN={v}  # pull-only, für die Kassenserver", v)
     v = "dckr_pat_" + r(rng, B64U, 27)
-    add(S, k, f"{{\"auths\": {{\"https://index.docker.io/v1/\": {{\"username\": \"salviarx\", \"password\": \"{v}\"}}}}}}", v)
+    add(
+        S,
+        k,
+        f'{{"auths": {{"https://index.docker.io/v1/": {{"username": "salviarx", "password": "{v}"}}}}}}',
+        v,
+    )
 
     k = "datadog_api_key"
     v = hx(rng, 32)
@@ -446,7 +625,12 @@ def corpus() -> list[dict]:
     v = f"{rng.randint(5000000000, 7999999999)}:AA{r(rng, B64U, 33)}"
     add(S, k, f"Bot de alertas de temperatura de neveras (Telegram): {v}", v)
     v = f"{rng.randint(5000000000, 7999999999)}:AA{r(rng, B64U, 33)}"
-    add(S, k, f"curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=-100123 -d text=safe_open", v)
+    add(
+        S,
+        k,
+        f"curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=-100123 -d text=safe_open",
+        v,
+    )
     v = f"{rng.randint(5000000000, 7999999999)}:AA{r(rng, B64U, 33)}"
     add(S, k, f"TELEGRAM_BOT_TOKEN={v}", v)
 
@@ -468,7 +652,12 @@ def corpus() -> list[dict]:
     v = "GOCSPX-" + r(rng, B64U, 28)
     add(S, k, f"GOOGLE_CLIENT_SECRET={v}", v)
     v = "GOCSPX-" + r(rng, B64U, 28)
-    add(S, k, f"{{\"web\": {{\"client_id\": \"{digits(rng, 12)}-{r(rng, LO + DG, 32)}.apps.googleusercontent.com\", \"client_secret\": \"{v}\"}}}}", v)
+    add(
+        S,
+        k,
+        f'{{"web": {{"client_id": "{digits(rng, 12)}-{r(rng, LO + DG, 32)}.apps.googleusercontent.com", "client_secret": "{v}"}}}}',
+        v,
+    )
 
     k = "mailgun_api_key"
     v = "key-" + hx(rng, 32)
@@ -502,7 +691,9 @@ def corpus() -> list[dict]:
     v = bitlocker(rng)
     add(S, k, f"BitLocker Wiederherstellungsschlüssel Kassen-PC FIL0417-K2: {v}", v)
     v = bitlocker(rng)
-    add(S, k, f"Recovery key for the pharmacist laptop LT-0082 (ID {guid(rng).upper()[:8]}): {v}", v)
+    add(
+        S, k, f"Recovery key for the pharmacist laptop LT-0082 (ID {guid(rng).upper()[:8]}): {v}", v
+    )
     v = bitlocker(rng)
     add(S, k, f"Clé de récupération BitLocker du poste comptoir 2 : {v}", v)
 
@@ -510,7 +701,12 @@ def corpus() -> list[dict]:
     v = b32(rng, 32)
     add(S, k, f"otpauth://totp/EPCS:dr.nguyen@salvia?secret={v}&issuer=EPCS&digits=6", v)
     v = " ".join(b32(rng, 4).lower() for _ in range(8))
-    add(S, k, f"2FA setup key for the shared wholesaler account (Authenticator, manual entry): {v}", v)
+    add(
+        S,
+        k,
+        f"2FA setup key for the shared wholesaler account (Authenticator, manual entry): {v}",
+        v,
+    )
     v = b32(rng, 16)
     add(S, k, f"TOTP-Secret für den PDMP-Login der Nachtschicht: {v}", v)
 
@@ -531,23 +727,48 @@ def corpus() -> list[dict]:
     v = digits(rng, 6)
     add(S, k, f"HBA-PIN (QES) für die Signatur der BtM-Rezepte, Approbierte Dr. Krause: {v}", v)
     v = digits(rng, 8)
-    add(S, k, f"| Karte | ICCSN | PIN |\n| SMC-B FIL0231 | 80276883110000{digits(rng, 6)} | {v} |", v)
+    add(
+        S,
+        k,
+        f"| Karte | ICCSN | PIN |\n| SMC-B FIL0231 | 80276883110000{digits(rng, 6)} | {v} |",
+        v,
+    )
 
     k = "konnektor_admin_password"
     v = human_pw(rng)
-    add(S, k, f"Konnektor (KoCoBox) Filiale Bremen, Web-Admin https://10.1.0.2:9443 user super, Passwort {v}", v)
+    add(
+        S,
+        k,
+        f"Konnektor (KoCoBox) Filiale Bremen, Web-Admin https://10.1.0.2:9443 user super, Passwort {v}",
+        v,
+    )
     v = human_pw(rng)
     add(S, k, f"secunet Konnektor Managementschnittstelle: admin / {v}", v)
     v = r(rng, AN + "!#%", 16)
-    add(S, k, f"konnektor:\n  host: 192.168.50.2\n  mgmt_user: admin\n  mgmt_password: \"{v}\"", v)
+    add(S, k, f'konnektor:\n  host: 192.168.50.2\n  mgmt_user: admin\n  mgmt_password: "{v}"', v)
 
     k = "erezept_access_code"
     v = hx(rng, 64)
-    add(S, k, f"Task/160.000.{digits(rng, 3)}.{digits(rng, 3)}.{digits(rng, 3)}.{digits(rng, 2)}/$accept?ac={v}", v)
+    add(
+        S,
+        k,
+        f"Task/160.000.{digits(rng, 3)}.{digits(rng, 3)}.{digits(rng, 3)}.{digits(rng, 2)}/$accept?ac={v}",
+        v,
+    )
     v = hx(rng, 64)
-    add(S, k, f"Kunde hat den Token per WhatsApp geschickt, AccessCode {v} – bitte nach Einlösung löschen", v)
+    add(
+        S,
+        k,
+        f"Kunde hat den Token per WhatsApp geschickt, AccessCode {v} – bitte nach Einlösung löschen",
+        v,
+    )
     v = hx(rng, 64)
-    add(S, k, f'{{"urls": ["Task/160.000.{digits(rng, 3)}.{digits(rng, 3)}.{digits(rng, 3)}.{digits(rng, 2)}/$accept?ac={v}"]}}', v)
+    add(
+        S,
+        k,
+        f'{{"urls": ["Task/160.000.{digits(rng, 3)}.{digits(rng, 3)}.{digits(rng, 3)}.{digits(rng, 2)}/$accept?ac={v}"]}}',
+        v,
+    )
 
     k = "cd_safe_code"
     v = digits(rng, 6)
@@ -555,7 +776,12 @@ def corpus() -> list[dict]:
     v = f"{rng.randint(10, 99)}-{rng.randint(10, 99)}-{rng.randint(10, 99)}"
     add(S, k, f"CD cabinet combination for store 0231 (changed after Tom left): {v}", v)
     v = digits(rng, 8)
-    add(S, k, f"Code du coffre stupéfiants, officine de Nantes : {v} (à changer tous les trimestres)", v)
+    add(
+        S,
+        k,
+        f"Code du coffre stupéfiants, officine de Nantes : {v} (à changer tous les trimestres)",
+        v,
+    )
     v = digits(rng, 6)
     add(S, k, f"Código de la caja fuerte de estupefacientes (tienda 08): {v}#", v)
 
@@ -563,7 +789,12 @@ def corpus() -> list[dict]:
     v = human_pw(rng)
     add(S, k, f"Omnicell XT service login: svcadmin / {v}", v)
     v = human_pw(rng)
-    add(S, k, f"Pyxis MedStation local override password in the hospital outpatient pharmacy is {v}", v)
+    add(
+        S,
+        k,
+        f"Pyxis MedStation local override password in the hospital outpatient pharmacy is {v}",
+        v,
+    )
     v = r(rng, AN, 10)
     add(S, k, f"Kommissionierer (BD Rowa Vmax) Servicezugang: User 'service', Passwort {v}", v)
 
@@ -573,7 +804,12 @@ def corpus() -> list[dict]:
     v = human_pw(rng)
     add(S, k, f"McKesson Connect login for store 112 purchasing: buyer112@salviarx.com / {v}", v)
     v = human_pw(rng)
-    add(S, k, f"Accès portail OCP Répartition : identifiant PH{digits(rng, 6)}, mot de passe : {v}", v)
+    add(
+        S,
+        k,
+        f"Accès portail OCP Répartition : identifiant PH{digits(rng, 6)}, mot de passe : {v}",
+        v,
+    )
     v = human_pw(rng)
     add(S, k, f"Portal de Cofares, usuario farmacia0819, contraseña {v}", v)
 
@@ -581,7 +817,12 @@ def corpus() -> list[dict]:
     v = "slv_live_" + r(rng, AN, 40)
     add(S, k, f"SALVIA_API_TOKEN={v}", v)
     v = "slv_pat_" + r(rng, AN, 40)
-    add(S, k, f"My personal token for the store-ops API (scopes: stock.read transfers.write): {v}", v)
+    add(
+        S,
+        k,
+        f"My personal token for the store-ops API (scopes: stock.read transfers.write): {v}",
+        v,
+    )
     v = "slv_svc_" + r(rng, AN, 48)
     add(S, k, f"X-Salvia-Key: {v}", v)
 
@@ -589,7 +830,12 @@ def corpus() -> list[dict]:
     v = human_pw(rng)
     add(S, k, f"PMP AWARxE login for the night pharmacist: rph.night@salviarx.com pw {v}", v)
     v = human_pw(rng)
-    add(S, k, f"State PDMP delegate account (tech can query on behalf of RPh): user salvia_tech07, password: {v}", v)
+    add(
+        S,
+        k,
+        f"State PDMP delegate account (tech can query on behalf of RPh): user salvia_tech07, password: {v}",
+        v,
+    )
     v = human_pw(rng)
     add(S, k, f"OARRS (Ohio) login for store 112 PIC, changed today: {v}", v)
 
@@ -599,7 +845,7 @@ def corpus() -> list[dict]:
     v = human_pw(rng) + human_pw(rng)
     add(S, k, f"Password protecting the .p12 of the CSOS cert on the purchasing PC: {v}", v)
     v = passphrase(rng, 5, " ")
-    add(S, k, f"PoA holder Maria Ortiz - CSOS key passphrase \"{v}\"", v)
+    add(S, k, f'PoA holder Maria Ortiz - CSOS key passphrase "{v}"', v)
 
     k = "pos_manager_pin"
     v = digits(rng, 4)
@@ -619,7 +865,7 @@ def corpus() -> list[dict]:
 
     k = "wifi_psk"
     v = human_pw(rng)
-    add(S, k, f"WLAN \"Salvia-Staff\" Passwort: {v}", v)
+    add(S, k, f'WLAN "Salvia-Staff" Passwort: {v}', v)
     v = passphrase(rng, 3, "")
     add(S, k, f"staff wifi psk for all US stores: {v}", v)
     v = r(rng, AN, 20)
@@ -627,7 +873,7 @@ def corpus() -> list[dict]:
 
     k = "vpn_psk"
     v = r(rng, AN + "!#%&*", 32)
-    add(S, k, f"set vpn ipsec phase1-interface \"FIL0417\" psksecret {v}", v)
+    add(S, k, f'set vpn ipsec phase1-interface "FIL0417" psksecret {v}', v)
     v = b64bytes(rng, 24)
     add(S, k, f"IPsec-PSK Tunnel Filiale ↔ Zentrale Hamburg: {v}", v)
     v = r(rng, AN, 24)
@@ -653,7 +899,12 @@ def corpus() -> list[dict]:
     v = human_pw(rng)
     add(S, k, f"shared login on the counter PCs: rxtech / {v}", v)
     v = human_pw(rng)
-    add(S, k, f"Der gemeinsame Account fuer die Rezeptabrechnung (ARZ) ist 'apo0417' mit Passwort {v}", v)
+    add(
+        S,
+        k,
+        f"Der gemeinsame Account fuer die Rezeptabrechnung (ARZ) ist 'apo0417' mit Passwort {v}",
+        v,
+    )
     v = human_pw(rng)
     add(S, k, f"Compte partagé préparateurs sur le LGO : prep / {v}", v)
     v = human_pw(rng)
@@ -681,7 +932,12 @@ def corpus() -> list[dict]:
     v = r(rng, AN, 16)
     add(S, k, f"sshpass -p '{v}' sftp -P 2222 salvia_in@files.pbm-partner.com", v)
     v = human_pw(rng)
-    add(S, k, f"SFTP Rechenzentrum (ARZ) Abrechnungsdateien: Benutzer 70{digits(rng, 5)}, Passwort {v}", v)
+    add(
+        S,
+        k,
+        f"SFTP Rechenzentrum (ARZ) Abrechnungsdateien: Benutzer 70{digits(rng, 5)}, Passwort {v}",
+        v,
+    )
 
     k = "basic_auth_url"
     v = f"https://hl7feed:{human_pw(rng)}@fhir.partner-clinic.org/fhir/R4"
@@ -697,7 +953,12 @@ def corpus() -> list[dict]:
     v = r(rng, LO, 16)
     add(S, k, f"App-Kennwort (M365) für den Scanner im Backoffice, SMTP-Auth: {v}", v)
     v = r(rng, LO, 16)
-    add(S, k, f"smtp:\n  host: smtp.office365.com\n  user: scan-fil0417@salvia.de\n  password: {v}", v)
+    add(
+        S,
+        k,
+        f"smtp:\n  host: smtp.office365.com\n  user: scan-fil0417@salvia.de\n  password: {v}",
+        v,
+    )
 
     k = "eprescribing_client_secret"
     v = r(rng, AN, 40)
@@ -711,22 +972,42 @@ def corpus() -> list[dict]:
     v = r(rng, LO + DG, 12)
     add(S, k, f"snmp-server community {v} RO 10", v)
     v = r(rng, AN, 14)
-    add(S, k, f"SNMP community for the label printers and the fridge loggers: {v} (v2c, read-write)", v)
+    add(
+        S,
+        k,
+        f"SNMP community for the label printers and the fridge loggers: {v} (v2c, read-write)",
+        v,
+    )
     v = r(rng, LO + DG, 10)
     add(S, k, f"snmpwalk -v2c -c {v} 10.20.4.1 ifDescr", v)
 
     # ------------------------------------------------------------------ benign look-alikes
     k = "documented_example_key"
     add(B, k, "AWS docs example, do not use: AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE")
-    add(B, k, "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY  # from the AWS CLI docs", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
-    add(B, k, "Stripe's docs use sk_test_4eC39HqLyjWDarjtT1zdp7dc in every curl sample, that's the one in our README", "sk_test_4eC39HqLyjWDarjtT1zdp7dc")
-    add(B, k, "JWT example from jwt.io: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+    add(
+        B,
+        k,
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY  # from the AWS CLI docs",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    )
+    add(
+        B,
+        k,
+        "Stripe's docs use sk_test_4eC39HqLyjWDarjtT1zdp7dc in every curl sample, that's the one in our README",
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    )
+    add(
+        B,
+        k,
+        "JWT example from jwt.io: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    )
 
     k = "aws_account_id"
     v = digits(rng, 12)
     add(B, k, f"prod account for e-Rx is {v} (salvia-erx-prod)", v)
     v = digits(rng, 12)
-    add(B, k, f"aws sts get-caller-identity -> \"Account\": \"{v}\"", v)
+    add(B, k, f'aws sts get-caller-identity -> "Account": "{v}"', v)
     v = digits(rng, 12)
     add(B, k, f"Konto-ID der Sandbox für die Kassen-Tests: {v}", v)
 
@@ -768,13 +1049,18 @@ def corpus() -> list[dict]:
 
     k = "uuid_correlation_id"
     v = guid(rng)
-    add(B, k, f"2026-12-02T08:14:22Z WARN erx-gateway correlation_id={v} retrying Task/$accept (HTTP 429)", v)
+    add(
+        B,
+        k,
+        f"2026-12-02T08:14:22Z WARN erx-gateway correlation_id={v} retrying Task/$accept (HTTP 429)",
+        v,
+    )
     v = guid(rng)
     add(B, k, f"Surescripts MessageID {v} came back with Error 900", v)
     v = guid(rng)
     add(B, k, f"Vorgangs-ID der fehlgeschlagenen Abrechnung: {v}", v)
     v = guid(rng)
-    add(B, k, f"{{\"requestId\": \"{v}\", \"error\": \"PZN_NOT_FOUND\"}}", v)
+    add(B, k, f'{{"requestId": "{v}", "error": "PZN_NOT_FOUND"}}', v)
 
     k = "ssh_public_key"
     v = ssh_pub(rng, "deploy@pos-build01")
@@ -804,13 +1090,18 @@ def corpus() -> list[dict]:
     v = "pk_live_51" + r(rng, AN, 97)
     add(B, k, f"NEXT_PUBLIC_STRIPE_PUBLISHABLE_KEY={v}", v)
     v = "pk_live_" + r(rng, AN, 24)
-    add(B, k, f"The checkout page embeds {v}; that's the publishable one, fine in the frontend bundle", v)
+    add(
+        B,
+        k,
+        f"The checkout page embeds {v}; that's the publishable one, fine in the frontend bundle",
+        v,
+    )
     v = "pk_test_" + r(rng, AN, 24)
     add(B, k, f"Stripe.js test mode: Stripe('{v}')", v)
 
     k = "recaptcha_site_key"
     v = "6L" + r(rng, B64U, 38)
-    add(B, k, f"<div class=\"g-recaptcha\" data-sitekey=\"{v}\"></div>", v)
+    add(B, k, f'<div class="g-recaptcha" data-sitekey="{v}"></div>', v)
     v = "6L" + r(rng, B64U, 38)
     add(B, k, f"reCAPTCHA site key for the refill form (public): {v}", v)
     v = "0x4AAAAAAA" + r(rng, B64U, 12)
@@ -833,22 +1124,57 @@ def corpus() -> list[dict]:
     add(B, k, f"Slack workspace ID: {v}", v)
 
     k = "placeholder_value"
-    add(B, k, "STRIPE_SECRET_KEY=sk_live_xxxxxxxxxxxxxxxxxxxxxxxx", "sk_live_xxxxxxxxxxxxxxxxxxxxxxxx")
-    add(B, k, "konnektor:\n  mgmt_password: \"<im Passwortsafe>\"", "<im Passwortsafe>")
+    add(
+        B,
+        k,
+        "STRIPE_SECRET_KEY=sk_live_xxxxxxxxxxxxxxxxxxxxxxxx",
+        "sk_live_xxxxxxxxxxxxxxxxxxxxxxxx",
+    )
+    add(B, k, 'konnektor:\n  mgmt_password: "<im Passwortsafe>"', "<im Passwortsafe>")
     add(B, k, "SMC-B PIN: ______ (wird vom Filialleiter eingetragen)", "______")
     add(B, k, "api_key: YOUR_PHOENIX_API_KEY_HERE", "YOUR_PHOENIX_API_KEY_HERE")
-    add(B, k, "DATABASE_URL=postgresql://user:password@localhost:5432/erx_dev", "postgresql://user:password@localhost:5432/erx_dev")
+    add(
+        B,
+        k,
+        "DATABASE_URL=postgresql://user:password@localhost:5432/erx_dev",
+        "postgresql://user:password@localhost:5432/erx_dev",
+    )
 
     k = "env_var_reference"
     add(B, k, "DATABASE_URL=${ERX_DB_URL}", "${ERX_DB_URL}")
-    add(B, k, "client = Twilio(os.environ[\"TWILIO_ACCOUNT_SID\"], os.environ[\"TWILIO_AUTH_TOKEN\"])", "os.environ[\"TWILIO_AUTH_TOKEN\"]")
-    add(B, k, "password: {{ .Values.konnektor.adminPassword }}", "{{ .Values.konnektor.adminPassword }}")
-    add(B, k, "curl -u \"api:$MAILGUN_API_KEY\" https://api.eu.mailgun.net/v3/domains", "$MAILGUN_API_KEY")
+    add(
+        B,
+        k,
+        'client = Twilio(os.environ["TWILIO_ACCOUNT_SID"], os.environ["TWILIO_AUTH_TOKEN"])',
+        'os.environ["TWILIO_AUTH_TOKEN"]',
+    )
+    add(
+        B,
+        k,
+        "password: {{ .Values.konnektor.adminPassword }}",
+        "{{ .Values.konnektor.adminPassword }}",
+    )
+    add(
+        B,
+        k,
+        'curl -u "api:$MAILGUN_API_KEY" https://api.eu.mailgun.net/v3/domains',
+        "$MAILGUN_API_KEY",
+    )
 
     k = "vault_path"
-    add(B, k, "Konnektor-Admin-Passwörter liegen unter secret/data/filialen/konnektor/<filialnr>", "secret/data/filialen/konnektor/<filialnr>")
+    add(
+        B,
+        k,
+        "Konnektor-Admin-Passwörter liegen unter secret/data/filialen/konnektor/<filialnr>",
+        "secret/data/filialen/konnektor/<filialnr>",
+    )
     add(B, k, "vault kv get -field=psk kv/network/vpn/fil0417", "kv/network/vpn/fil0417")
-    add(B, k, "CSOS .p12 passphrase: see 1Password vault 'Purchasing-DEA', item 'CSOS Columbus'", "1Password vault 'Purchasing-DEA', item 'CSOS Columbus'")
+    add(
+        B,
+        k,
+        "CSOS .p12 passphrase: see 1Password vault 'Purchasing-DEA', item 'CSOS Columbus'",
+        "1Password vault 'Purchasing-DEA', item 'CSOS Columbus'",
+    )
 
     k = "masked_secret"
     v = "sk_live_" + "*" * 20 + r(rng, AN, 4)
@@ -860,15 +1186,35 @@ def corpus() -> list[dict]:
     add(B, k, f"Token du bot Slack : {v}", v)
 
     k = "redacted_log_line"
-    add(B, k, "2026-12-01 07:02:11 INFO auth POST /oauth/token client_id=salvia-erx client_secret=[REDACTED] status=200", "client_secret=[REDACTED]")
+    add(
+        B,
+        k,
+        "2026-12-01 07:02:11 INFO auth POST /oauth/token client_id=salvia-erx client_secret=[REDACTED] status=200",
+        "client_secret=[REDACTED]",
+    )
     add(B, k, "konnektor-sync: login user=admin password=<redacted> -> OK", "password=<redacted>")
-    add(B, k, "DEBUG db connect postgresql://rx_app:***@pg-erx-prod.internal:5432/erx", "postgresql://rx_app:***@pg-erx-prod.internal:5432/erx")
+    add(
+        B,
+        k,
+        "DEBUG db connect postgresql://rx_app:***@pg-erx-prod.internal:5432/erx",
+        "postgresql://rx_app:***@pg-erx-prod.internal:5432/erx",
+    )
 
     k = "revoked_key"
     v = gh_token(rng)
-    add(B, k, f"The token {v} leaked in the Jira ticket, revoked on 2026-11-28, new one is in Vault", v)
+    add(
+        B,
+        k,
+        f"The token {v} leaked in the Jira ticket, revoked on 2026-11-28, new one is in Vault",
+        v,
+    )
     v = "sk_live_" + r(rng, AN, 24)
-    add(B, k, f"REVOKED (rolled in Stripe dashboard 03.11.): {v} – nur noch für die Incident-Doku", v)
+    add(
+        B,
+        k,
+        f"REVOKED (rolled in Stripe dashboard 03.11.): {v} – nur noch für die Incident-Doku",
+        v,
+    )
     v = "SG." + r(rng, B64U, 22) + "." + r(rng, B64U, 43)
     add(B, k, f"clé SendGrid supprimée le 15/10, ne fonctionne plus : {v}", v)
 
@@ -906,7 +1252,7 @@ def corpus() -> list[dict]:
     v = digits(rng, 7)
     add(B, k, f"B1 claim rejected, 201-B1 Service Provider ID {v} qualifier 07", v)
     v = digits(rng, 7)
-    add(B, k, f"ncpdp_provider_id: \"{v}\"", v)
+    add(B, k, f'ncpdp_provider_id: "{v}"', v)
 
     k = "pzn_code"
     v = pzn(rng)
@@ -914,7 +1260,7 @@ def corpus() -> list[dict]:
     v = pzn(rng)
     add(B, k, f"Artikel: Ibuprofen 400 mg 20 St., PZN {v}", v)
     v = pzn(rng)
-    add(B, k, f"{{\"pzn\": \"{v}\", \"menge\": 3}}", v)
+    add(B, k, f'{{"pzn": "{v}", "menge": 3}}', v)
     v = pzn(rng)
     add(B, k, f"BtM-Abgabe dokumentiert: Tilidin comp. 100/8, PZN {v}, 1 OP", v)
 
@@ -1060,18 +1406,28 @@ def corpus() -> list[dict]:
 
     k = "npm_integrity_hash"
     v = "sha512-" + b64bytes(rng, 64)
-    add(B, k, f"\"integrity\": \"{v}\"", v)
+    add(B, k, f'"integrity": "{v}"', v)
     v = "sha512-" + b64bytes(rng, 64)
     add(B, k, f"lockfile diff: @salvia/pos-ui resolved integrity {v}", v)
     v = "sha384-" + b64bytes(rng, 48)
-    add(B, k, f"<script src=\"https://cdn.salvia.de/shop.js\" integrity=\"{v}\" crossorigin=\"anonymous\"></script>", v)
+    add(
+        B,
+        k,
+        f'<script src="https://cdn.salvia.de/shop.js" integrity="{v}" crossorigin="anonymous"></script>',
+        v,
+    )
 
     k = "bcrypt_hash"
     v = "$2b$12$" + r(rng, AN + "./", 53)
     add(B, k, f"users.csv export row: rxtech,{v},active", v)
     v = "$2y$10$" + r(rng, AN + "./", 53)
     add(B, k, f"hash stocké dans la table utilisateurs du portail : {v}", v)
-    v = "$argon2id$v=19$m=65536,t=3,p=4$" + b64bytes(rng, 16).rstrip("=") + "$" + b64bytes(rng, 32).rstrip("=")
+    v = (
+        "$argon2id$v=19$m=65536,t=3,p=4$"
+        + b64bytes(rng, 16).rstrip("=")
+        + "$"
+        + b64bytes(rng, 32).rstrip("=")
+    )
     add(B, k, f"password_hash: {v}", v)
 
     k = "password_policy_text"
@@ -1099,12 +1455,32 @@ def corpus() -> list[dict]:
     add(B, k, f"Clé publique PGP de la CPAM pour les retours NOEMIE : ID {v}", v)
 
     k = "iban_example"
-    add(B, k, "Beispiel-IBAN aus der Doku: DE89 3704 0044 0532 0130 00", "DE89 3704 0044 0532 0130 00")
-    add(B, k, "test IBAN for the SEPA mandate form: GB82WEST12345698765432", "GB82WEST12345698765432")
-    add(B, k, "IBAN de test : FR14 2004 1010 0505 0001 3M02 606", "FR14 2004 1010 0505 0001 3M02 606")
+    add(
+        B,
+        k,
+        "Beispiel-IBAN aus der Doku: DE89 3704 0044 0532 0130 00",
+        "DE89 3704 0044 0532 0130 00",
+    )
+    add(
+        B,
+        k,
+        "test IBAN for the SEPA mandate form: GB82WEST12345698765432",
+        "GB82WEST12345698765432",
+    )
+    add(
+        B,
+        k,
+        "IBAN de test : FR14 2004 1010 0505 0001 3M02 606",
+        "FR14 2004 1010 0505 0001 3M02 606",
+    )
 
     k = "test_card_number"
-    add(B, k, "use 4242 4242 4242 4242 any CVC, any future date for the shop sandbox", "4242 4242 4242 4242")
+    add(
+        B,
+        k,
+        "use 4242 4242 4242 4242 any CVC, any future date for the shop sandbox",
+        "4242 4242 4242 4242",
+    )
     add(B, k, "Testkarte für das Terminal im Demo-Modus: 4111111111111111", "4111111111111111")
     add(B, k, "Adyen test Mastercard 5555 3412 4444 1115 exp 03/30", "5555 3412 4444 1115")
 
@@ -1117,9 +1493,24 @@ def corpus() -> list[dict]:
     add(B, k, f"X-Request-Id: {v}", v)
 
     k = "k8s_secret_ref"
-    add(B, k, "env:\n  - name: STRIPE_SECRET_KEY\n    valueFrom:\n      secretKeyRef:\n        name: shop-stripe\n        key: secret-key", "secretKeyRef:\n        name: shop-stripe\n        key: secret-key")
-    add(B, k, "kubectl -n erx get secret erx-db-credentials -o yaml | grep -c password", "erx-db-credentials")
-    add(B, k, "externalSecret: remoteRef key=prod/pos/mssql property=password", "remoteRef key=prod/pos/mssql property=password")
+    add(
+        B,
+        k,
+        "env:\n  - name: STRIPE_SECRET_KEY\n    valueFrom:\n      secretKeyRef:\n        name: shop-stripe\n        key: secret-key",
+        "secretKeyRef:\n        name: shop-stripe\n        key: secret-key",
+    )
+    add(
+        B,
+        k,
+        "kubectl -n erx get secret erx-db-credentials -o yaml | grep -c password",
+        "erx-db-credentials",
+    )
+    add(
+        B,
+        k,
+        "externalSecret: remoteRef key=prod/pos/mssql property=password",
+        "remoteRef key=prod/pos/mssql property=password",
+    )
 
     k = "shipment_tracking_number"
     v = "1Z" + r(rng, UP + DG, 16)
