@@ -1551,7 +1551,7 @@ def test_the_classes_blind_corpora_100_to_103_showed(text: str, refused: bool) -
         ("<name>826JwD0Y0</name><transactionKey>ZmljUxj5MbQa3MIy</transactionKey>", True),
         ("<entry><key>rdg_photo_upload_max_mb</key><value>12</value></entry>", False),
         ('Client("SK50ec5f144fe108c5d8d8c93a0a194529", "sD6dToQ8E6OHgorrgiotTID561bDXkdw")', True),
-        ("API key SID SKc38a6cdd46cef03611170e229fc61540 (its secret is in the vault)", False),
+        ("API key SID SKc38a6cdd46cef03611170e229fc61540 (gitleaks: twilio-api-key)", True),
         ("call_sid=CA2cfe70875ddfe819ad2f48259b31322f reason=no_answer", False),
         ("FMS_API_KEY=changeit-in-vault", False),
     ],

@@ -88,10 +88,9 @@ _PUBLIC_TOKEN = re.compile(r"pub[0-9a-f]{32}")
 # A LiveKit API key: the key's name (`API` and 12), which tokens carry; its secret is apart.
 _LIVEKIT_KEY = re.compile(r"API[A-Za-z0-9]{12}")
 _DUO_IKEY = re.compile(r"DI[A-Z0-9]{18}")
-# A Twilio SID (an account's, a call's, a message's, an API key's): an id in its API's URLs.
-_TWILIO_SID = re.compile(
-    r"(?:AC|CA|SM|MM|MG|PN|RE|CF|QU|SK|IS|VA|WS|WW|WK|CH|KS|FW|TR)[0-9a-f]{32}"
-)
+# A Twilio SID (an account's, a call's, a message's): an id in its API's URLs. An API key's
+# (`SK...`) is gitleaks' twilio-api-key, refused as that rule set says.
+_TWILIO_SID = re.compile(r"(?:AC|CA|SM|MM|MG|PN|RE|CF|QU|IS|VA|WS|WW|WK|CH|KS|FW|TR)[0-9a-f]{32}")
 _GA_COOKIE = re.compile(r"(?:_ga=)?GA\d\.\d\.\d+\.\d+")
 # What a key's name says when the key is public: `public key`, `data-sitekey`, `publishable`.
 PUBLIC_NAME = re.compile(
