@@ -94,7 +94,7 @@ SETTER = re.compile(
 # A password of plain words after its name and a colon, to the end of its line or clause:
 # `ansible vault password for prod: heron quiet copper lantern47`, a Wi-Fi key
 # `orange.blue.chiller.nich46`, a customer's verbal password `blue lantern 21` (judged by
-# core/secret_context.py word_password: no function word, digits or five words).
+# core/secret_phrases.py word_password: no function word, digits or five words).
 _LOWER = "[a-zß-öø-ÿāăąćčďđēėęěğīįıķļľłńņňōőœŕřśşšţťūůűųźżž]"  # a lowercase Latin letter
 WORD_PASSWORD = re.compile(
     r"(?i:(?<![\w-])(?:pass(?:word|phrase|wd)?|pw|psk|pre-?shared key|code ?word|secret word"
