@@ -66,16 +66,30 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def _stray_locks(tmp_path: Path) -> set[Path]:
+    """graphit.lock.json files above the test's tmp dir or at the checkout's root and above:
+    one there makes every later test's 'outside a project' a project (CI saw /tmp's)."""
+    return {
+        folder / "graphit.lock.json"
+        for folder in (*tmp_path.parents, ROOT, *ROOT.parents)
+        if (folder / "graphit.lock.json").is_file()
+    }
+
+
 @pytest.fixture(autouse=True)
-def graphit_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Isolate every test: its own ~/.graphit and no stray GRAPHIT_* settings."""
+def graphit_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Isolate every test: its own ~/.graphit and no stray GRAPHIT_* settings; a test that
+    leaves a graphit.lock.json outside its tmp dir fails (in teardown)."""
     for name in list(os.environ):
         if name.startswith("GRAPHIT_"):
             monkeypatch.delenv(name)
     home = tmp_path / "graphit-home"
     monkeypatch.setenv("GRAPHIT_HOME", str(home))
     monkeypatch.setenv("GRAPHIT_AUTHOR", "tester")
-    return home
+    before = _stray_locks(tmp_path)
+    yield home
+    left = _stray_locks(tmp_path) - before
+    assert not left, f"this test left a project lock outside its tmp dir: {sorted(map(str, left))}"
 
 
 @pytest.fixture

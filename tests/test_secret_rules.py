@@ -1600,6 +1600,54 @@ def test_the_classes_blind_corpora_108_to_111_showed(text: str, refused: bool) -
     assert bool(secrets.find(text)) is refused, text
 
 
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Traditional Chinese: a password's name (`密碼`), stated unspaced or after a verb.
+        ("櫃檯電腦開機密碼:7391", True),
+        ("員工休息室門禁密碼 604317#", True),
+        ("監控主機預設帳號 admin 密碼 Casino.Lucky733", True),
+        ("貴賓卡密碼重設為 4826,請客人登入後更改", True),
+        ("訪客 WiFi 密碼:Harbourlight27!", True),
+        ("密碼長度為 2048 位元的金鑰", False),
+        ("[密码] argon2id hash $argon2id$v=19$m=65536,t=3,p=4$6cyNZgpWg+7R93plT88igm$ged4w", False),
+        # A hotel's keycard encoder; a store of chemicals; a keypad's `#` after a gate's name.
+        ("Saflok encoder programming code: 73105529", True),
+        ("VingCard encoder: master key code 38271604", True),
+        ("Code for the paint store behind hall 3 is 508361", True),
+        ("Alarmanlage Tor Werkstatt: 738214#", True),
+        ("Gate West: 2024# inventory", False),
+        # Icelandic door and gate codes; Norwegian secrets, passphrases, recovery codes.
+        ("Hurðarkóði að vélaskemmunni: 58302", True),
+        ("Hliðkóði: 7720#", True),
+        ("Tilgang til BarentsWatch – hemmelighet: Laksetrapp2025", True),
+        ("hemmelighet: ikke satt ennå", False),
+        ("Altinn systembruker for rapportering: fiske02 / hav#Laks77", True),
+        ("Gjenopprettingskoder for Google-kontoen: k3f9-2mdp 8xqa-71ne 0cvw-5tzr 6hbu-q4yg", True),
+        ("Krypteringsfrasen til backupen: tare-kveite-fjord-pontong-19", True),
+        ("NAS-disken har passfrase fjell-tare-brygge-ror-31", True),
+        ("Hovedpassord til KeePass: sild tare fjord pontong 62", True),
+        ("Passfrasen må være minst fire ord lang", False),
+        # An admin's password reset to a value; a password set back to one; `$` and a word.
+        ("NAS admin reset to Werkhalle.Tor552 after the firmware update", True),
+        ("admin reset to factory defaults", False),
+        ("set the charger's OCPP password back to Wq7rT2mN9xLp4sVz", True),
+        ("the password to the staging box is in 1Password", False),
+        ("Mot de passe admin du NVR : $Garage47", True),
+        ("the shell prints $Version10 when the build runs", False),
+        # A Twilio client built from the SID's parts, its auth token a literal.
+        ("client = Client('AC' + sid, '3f1c9a7be2d84c06a5f1e9b7c2d3a4e5')", True),
+        ("client = Client('AC' + sid, auth_token)", False),
+    ],
+)
+def test_the_classes_blind_corpora_112_to_115_showed(text: str, refused: bool) -> None:
+    """Round 112-115 missed traditional Chinese (`密碼`), Norwegian compounds and Icelandic
+    codes, a hotel's keycard encoder codes and a gate's code a keypad's `#` ends; written in
+    their general form now, beside the look-alikes each could take (a length, a hash's
+    parameters, a year, a policy)."""
+    assert bool(secrets.find(text)) is refused, text
+
+
 def test_an_anon_jwt_is_public_and_a_service_role_one_is_not() -> None:
     """Supabase's anon key is shipped in every client; its service-role key is a secret."""
     header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"

@@ -21,6 +21,7 @@ from graphit_cli.core.secret_words import (
     CODE_NAME,
     CODE_WORD,
     CODE_WORD_UNSPACED,
+    COMPOUND_NAMES,
     DISARM,
     FOUR_DIGITS,
     MORE_NAMES,
@@ -43,10 +44,14 @@ USER_SLASH = re.compile(
 # A PIN or a code stated after other numbers (`PIN to Drive on the pool Model 3 is 4862`,
 # `PUK für die SIM (ICCID endet 4471): 83115040`); a modem's AT command that sends one.
 PIN_STATED = re.compile(
-    r"\b(?:PIN|PUK[12]?|(?i:passcode|(?:door|keypad|alarm) code))\b"  # not `pin mappings`
+    r"(?:\b(?:PIN|PUK[12]?|(?i:passcode|(?:door|keypad|alarm) code))\b"  # not `pin mappings`
     # stated: `is`, `:`, and is in more languages (Swahili `ni`, Polish `jest`, Swedish `är`)
     r"(?P<between>[^\n]{0,80}?)(?:\s(?:is|ist|est|es|é|è|ni|jest|je|är|er|on|adalah|ialah|là)"
-    r"|[:=]|->)[ \t]*"
+    r"|[:=：]|->)"
+    # or a password's name in Chinese, Japanese, Korean, stated right after it or a verb of
+    # its script (`菜單密碼:6215`, `密碼重設為 4826`; not `[密码] argon2id ... m=65536`)
+    r"|(?:密[码碼]|パスワード|비밀번호)(?![^\x00-\x7f]{0,2}(?:長度|长度|位數|位数|長さ|길이))"
+    r"[^\x00-\x7f\d]{0,4}?[ \t]*[:：是為为は])[ \t]*"  # not its length (`密碼長度為 2048`)
     r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.-]|,\d)"
 )
 # A PIN or a code that opens something (a door, an alarm, a voicemail box, a phone account, a
@@ -100,8 +105,12 @@ WORD_PASSWORD = re.compile(
     r"(?i:(?<![\w-])(?:pass(?:word|phrase|wd)?|pw|psk|pre-?shared key|code ?word|secret word"
     r"|(?:verbal|spoken|phone) password|safe ?word|kodewort|mot de passe|senha|contrase[ñn]a"
     r"|wachtwoord|passwort|kennwort|hasło|heslo|jelszó|salasana|lösenord|passord|парол\w*"
-    r"|şifre\w*|parola|mật khẩu|密码|パスワード|비밀번호|clé|clave|chave|schlüssel|sleutel|chiave"
-    r"|klucz|ключ|nøkkel|nyckel|" + MORE_NAMES + r")(?![\w-]))[^\n:：]{0,80}?[:：][ \t]*[\"'“„«]?"
+    r"|şifre\w*|parola|mật khẩu|密[码碼]|パスワード|비밀번호|clé|clave|chave|schlüssel|sleutel"
+    r"|chiave|klucz|ключ|nøkkel|nyckel|"
+    + MORE_NAMES
+    + "|"
+    + COMPOUND_NAMES
+    + r")(?![\w-]))[^\n:：]{0,80}?[:：][ \t]*[\"'“„«]?"
     rf"(?P<value>(?:{_LOWER}{{3,14}}[ .-]){{1,6}}{_LOWER}{{3,14}}(?:[ .-]?\d{{1,4}})?[!#$%&*?@]?)"
     r"[\"'”»]?[ \t]*(?=$|\n|[.(,;]|[ \t]+(?:[—–#]|-[ \t]))"
 )
@@ -110,7 +119,7 @@ WORD_PASSWORD = re.compile(
 # not an address, a path or a person (`admin: anna@acme.io`).
 ADMIN_COLON = re.compile(
     r"(?i:(?<![\w/-])(?:admin|administrator|root|superuser|supervisor|sysadmin)(?![\w/-]))"
-    r"[^\n:=]{0,40}?\s?[:：]\s*"
+    r"[^\n:=]{0,40}?(?:\s?[:：]|[ \t](?:reset|set|changed) to)\s*"  # `admin reset to ...`
     r"(?!v?\d+\.\d)(?=\S*\d)(?=\S*[A-Za-z])(?=\S*[^\w\s]|\S*[a-z]\S*[A-Z]|\S*[A-Z]\S*[a-z])"
     r"(?P<value>[^\s\"'`,;|()<>@/]{8,64})(?=[\s,;.)]|$)"
 )
@@ -174,7 +183,14 @@ _TYPED = re.compile(r"[0-9][0-9](?:[0-9][0-9][0-9][0-9]|[- ][0-9][0-9][- ][0-9][
 # The context rules here (core/secret_patterns.py CONTEXT_RULES), and how each is judged.
 RULES = (
     (USER_SLASH, "password", (" / ",)),
-    (PIN_STATED, "pin", ("pin", "puk", "passcode", "door code", "keypad code", "alarm code")),
+    (
+        PIN_STATED,
+        "pin",
+        (
+            *("pin", "puk", "passcode", "door code", "keypad code", "alarm code", "密码", "密碼"),
+            *("パスワード", "비밀번호"),
+        ),
+    ),
     (AT_PIN, "pin", ("at+cpin",)),
     (STREAM_KEY, "stream-key", ("youtube", "rtmp", "stream key", "streamschl", "<key>", "encoder")),
     (KEY_AS_USER, "api-key", ("-u",)),
@@ -246,6 +262,7 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
         if text[match.start() - 1 : match.start()] == "(" and text.startswith(")", match.end()):
             continue  # a number in brackets: a count, a reference (`Search Params (1430)`)
         typed = _TYPED_WITH.search(label) or _DISARMED_WITH.search(label)
-        if (typed or _CODE_WORD.search(label)) and _OPENS.search(label):
+        keyed = match[0][-1] in "#*" and _STATED.search(label)  # `Tor ...: 540861#`, a keypad's
+        if (typed or keyed or _CODE_WORD.search(label)) and _OPENS.search(label):
             spans.append((*match.span("value"), "pin"))
     return spans

@@ -96,6 +96,7 @@ def _named(lowered: str) -> bool:
     return False
 
 
+_KEYED = re.compile(r"[0-9]{4}[#*](?![\w#*])")
 _APP_PASSWORD = re.compile(rf"(?<![\w/+.=-]){APP_GROUPS}(?![\w/+.=-])")
 _OPENED = re.compile(rf"(?i:\b(?:{CODE_WORD}|{TYPE_WORD})\b)|(?i:{CODE_WORD_UNSPACED})")
 
@@ -127,6 +128,8 @@ def worth_checking(text: str) -> bool:
         return True
     if FOUR_DIGITS.search(plain) and _OPENED.search(plain):
         return True  # a gate's, a door's, a safe's code (core/secret_codes.py OPENED_BY)
+    if _KEYED.search(text):
+        return True  # a code a keypad's `#` ends (`Tor Gebrauchtwagenplatz: 540861#`)
     return names_mail(plain.lower()) and _APP_PASSWORD.search(plain) is not None
 
 

@@ -69,14 +69,15 @@ BASIC = re.compile(
 # account's SID and auth token (`Client("AC...", "...")`), a JWT signed with a literal.
 AUTH_PAIR = re.compile(
     r"(?:\b(?:basic_)?auth\s*=\s*\(\s*[\"'][^\"'\n]{1,100}[\"']\s*,|"
-    r"\b(?:AC|SK)[0-9a-f]{32}[\"']?\s*[,:]|\bjwt\.(?:sign|encode)\(\s*[^,()\n]{1,60},)"
+    r"\b(?:AC|SK)[0-9a-f]{32}[\"']?\s*[,:]|\bjwt\.(?:sign|encode)\(\s*[^,()\n]{1,60},|"
+    r"\bClient\(\s*[\"']AC[\"']\s*\+\s*\w+\s*,)"  # `Client('AC' + sid, '...')`
     r"\s*[\"'`]?(?P<value>[^\s\"'`,)]{8,300})"
 )
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
-    r"(?P<name>(?i:密码|密钥|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
+    r"(?P<name>(?i:密[码碼]|密[钥鑰]|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
     r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
     r"(?!htpasswd)[a-z]{2,12}pass(?:phrase|wd)|passwd|keybox|autoboot stop str(?:ing)?|"
     r"auth-?info(?: code)?|epp code|"
@@ -104,12 +105,13 @@ PROSE = re.compile(
     r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
     r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t]=(?=[ \t]*[„“«]|[ \t](?!\S*\())|"
     r"[ \t](?:is|was|ist|es|est|é|è|là|ni|jest|je|är|adalah|ialah|este|είναι|это|"
-    r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again)? to|"
-    r"(?:(?<=\bpw)|(?<=password)|(?<=passwd))[ \t]+to(?=[ \t]))|"
-    r"'s(?![ \t]+\w+:)|是|は|"
+    r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again| back)? to|"
+    r"(?:(?<=\bpw[ \t])|(?<=password[ \t])|(?<=passwd[ \t]))(?:back[ \t]+)?to(?=[ \t]))|"
+    r"'s(?![ \t]+\w+:)|是|為|为|は|"
     r"(?=[ \t]*[«“„])))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
-    r"(?:[ \t]*[«“„][ \t]?|(?<=[是：は])[ \t]*|[ \t]+[\"'`]?|"
+    r"(?:[ \t]*[«“„][ \t]?|(?<=[是為为：は])[ \t]*|[ \t]+[\"'`]?|"
+    r"(?<=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]:)|"  # `WiFi 密碼:...`, unspaced
     r"(?<=[:：])[ \t]*\n[ \t]*[\"'`]?(?![\w.-]+=))"  # or on the line after the label
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,7}\b|[a-z]{16}\b|"  # an app password
     # a digit, a capital or a symbol in it (`the key ... DB is encrypted` reads on to `: j3nK`)
@@ -310,6 +312,7 @@ CONTEXT_RULES = (
             *("login", "log in", "logs in", "logged in", "log-in", "signin", "sign in"),
             *("sign-in", "signs in", "signed in"),
             *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码", "密钥"),
+            *("密碼", "密鑰"),
             *("パスワード", "キー", "hasło", "chave", "clave", "clé", "schlüssel", "psk"),
             *("klucz", "sleutel", "anahtar", "ключ", "парол", "şifre", "parola", "chiave"),
             *("sekret", "segreto", "secreto", "khóa", "mật khẩu", "비밀번호", "시크릿", "토큰"),

@@ -22,7 +22,8 @@ from graphit_cli.core.secret_words import PASSWORD_WHOLE, PASSWORD_WORDS
 _PLACEHOLDER = re.compile(
     r"""^(?:
         <[^<>]*>? | \[[^\[\]]*\]? | \{.* | \\?\$\{[^}]*\}?[^\s]* | \$\(.*\)? |
-        \$(?![A-Za-z][a-z]+(?:[A-Za-z_]*\d{3,}|\d+[A-Z][a-z]*\d*)$)[A-Za-z_]\w* |  # not `$ost1V`
+        \$(?![A-Za-z][a-z]+(?:[A-Za-z_]*\d{3,}|\d+[A-Z][a-z]*\d*)$  # not `$ost1V`, `$Reifen18`
+           |[A-Z][a-z]{3,}\d\d$)[A-Za-z_]\w* |
         %\([A-Za-z_]\w*(?:\)s?)? | %[A-Za-z_]\w*% | &[A-Z][A-Z0-9@\#$]{0,7}\.? |
         [xX*•.#_-]{3,} | (?i:x+\d*) | (?i:0+|1234\d*) | __\w+__ | @@\w+@@ |  # a template's
         .*(?i:example|placeholder|changeme|changeit|change[_-]me|your[_-]|redacted|dummy|sample|
@@ -33,9 +34,8 @@ _PLACEHOLDER = re.compile(
     )$""",
     re.VERBOSE,
 )
-# The passwords of test plans and tutorials (`Password: Test@123`, `WrongPassword123`,
-# `P@ssw0rd!`): a common word (a qualifier before it) and at most a few digits or symbols.
-# Public and guessable, they protect nothing a memory could leak; test plans are full of them.
+# The passwords of test plans and tutorials (`Password: Test@123`, `P@ssw0rd!`): a common word
+# (a qualifier before it), a few digits or symbols. Public and guessable: they protect nothing.
 _TEST_PASSWORD = re.compile(
     r"^(?i:(?:wrong|invalid|bad|incorrect|valid|correct|new|old|my|weak|strong|secure)[_-]?)?"
     r"(?i:pass(?:word)?|p[a@]ssw[o0]rd|test(?:er|ing|user)?|admin(?:istrator)?|demo|guest|"

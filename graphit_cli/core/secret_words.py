@@ -37,6 +37,9 @@ PASSWORD_NAMES = (
         "кодове слово",
         "מילת הקוד",
     ),
+    # a passphrase in Norwegian, Danish and Swedish, bare and definite (`Krypteringsfrasen`)
+    *("passfrase", "passfrasen", "passordfrase", "krypteringsfrase", "krypteringsfrasen"),
+    *("adgangsfrase", "lösenfras", "lösenfrasen", "密碼"),
 )
 # A key's or a secret's name in those languages (`Llave de Datadog`, `ufunguo wa API`).
 KEY_NAMES = (
@@ -46,6 +49,8 @@ KEY_NAMES = (
     *("โทเคน", "โทเค็น", "รหัส", "maɓallin sirri", "mabuɗin sirri", "maɓalli", "mabuɗi"),
     *("bọtini", "کلید", "চাবি", "susi", "çelës", "açar", "clé secrète", "kulcsa", "kulcsot"),
     *("سکرت", "توکن", "סוד", "спільнота snmp", "קהילת snmp", "segredo", "keepass"),
+    # a secret in Norwegian, Danish and Swedish (`API-klient ... hemmelighet: ...`)
+    *("hemmelighet", "hemmeligheten", "hemmelighed", "hemmeligheden", "hemlighet", "密鑰"),
 )
 # Both, as one alternation for a pattern (core/secret_patterns.py PROSE), longest first.
 MORE_NAMES = "|".join(
@@ -63,7 +68,8 @@ COMPOUND_NAMES = (
 # The words a password's name holds (`wachtwoord`, `DB_PASSWD`), and the names that are one
 # whole (`pw`, French `mdp`, Dutch `ww`): core/secret_values.py `assigned_kind`.
 PASSWORD_WORDS = (
-    *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "hasło"),
+    *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "密碼"),
+    "hasło",
     *("mật khẩu", "парол", "şifre", "parola", "비밀번호", "community", "answer", "memorable"),
     *("wifi", "wi-fi", "cyfrinair", "heslo", "jelszó", "lösenord", "passord", "salasana"),
     *("kodeord", "adgangskode", "comunidad", "communauté", "comunità"),
@@ -172,7 +178,7 @@ RECOVERY_NAMES = (
     r"|tartalék ?kód\w*|helyreállítási kód\w*|κωδικοί ανάκτησης|εφεδρικοί κωδικοί"
     r"|lambobin dawo\w*|کدهای بازیابی|коди відновлення|резервні коди|rezervni kodovi"
     r"|kodovi za oporavak|záložné kódy|kode pemulihan|kod sandaran|kod pemulihan|herstelkodes"
-    r"|קודי שחזור|کدهای پشتیبان"
+    r"|קודי שחזור|کدهای پشتیبان|gjenopprettingskod\w*|endurheimtarkóð\w*|varakóð\w*"
 )
 RECOVERY_LITERALS: tuple[str, ...] = (
     "recovery code",
@@ -191,17 +197,18 @@ RECOVERY_LITERALS += ("バックアップ", "恢复代码", "备用码", "yedek 
 RECOVERY_LITERALS += ("varukood", "coduri de", "codurile de", "tartalék", "helyreállítási")
 RECOVERY_LITERALS += ("κωδικοί", "εφεδρικοί", "lambobin", "کدهای", "коди", "резервні", "rezervni")
 RECOVERY_LITERALS += ("kodovi", "záložné", "kode pemulihan", "kod sandaran", "kod pemulihan")
-RECOVERY_LITERALS += ("herstelkodes", "קודי", "کدهای")
+RECOVERY_LITERALS += ("herstelkodes", "קודי", "کدهای", "gjenoppretting", "endurheimt", "varakóð")
 # The same words in scripts written without spaces between words (Thai, Japanese, Chinese), with
 # particles joined to them (Korean), or inflected and compounded (Estonian and Finnish `kood`,
 # `ovikoodi`, `hälytyskoodi`; Romanian `codul`; Turkish `şifresi`): found anywhere.
 CODE_WORD_UNSPACED = (
-    r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|ปลดล็อก|kood|codul|şifre|sifre|kód|κωδικ|کد|কোড"
-    r"|lambar|šifr|קוד|کد|kodu|kode"
+    r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|密碼|ปลดล็อก|kood|codul|şifre|sifre|kód|κωδικ|کد"
+    r"|কোড|lambar|šifr|קוד|کد|kodu|kode|kóð"  # Icelandic `Hurðarkóði`
 )
 OPENS_UNSPACED = (
     r"ประตู|สัญญาณกันขโมย|ห้องเซิร์ฟเวอร์|แท็บเล็ต|출입|도어|알람|경보|금고|현관|서버실|전산실|해제"
     r"|ドア|扉|警報|金庫|サーバー室|門|门|警报|保险柜|机房|解除|撤防|דלת|אזעק|כספת|שער"
+    r"|房卡|门卡|門卡|保險箱|機房"  # a hotel's room keycards, in traditional Chinese too
 )
 # Disarming an alarm, in the languages teams write: the code that does it opens something.
 DISARM = (
@@ -258,6 +265,10 @@ OPENS = (
     r"|polvor[ií]n|paiol|dépôt d'explosifs|explosi\w*|bond store|portone|portón|server ?rom\w*"
     r"|caixa postal|buzón de voz|boîte vocale|mobilbox|casella vocale|mailbox"
     r"|\w*schrank|till|hmi|ihm|zentrale|centrale|centralita"
+    # a hotel's keycard encoder (its lock systems), a store of chemicals or feed, Icelandic
+    r"|vingcard|saflok|onity|key ?card encoder|(?:chemicals?|feed|poison|paint|fuel|drug"
+    r"|medicine|ammunition|tool) ?(?:store|room|shed)s?|storeroom|stockroom|hurð\w*|hlið\w*"
+    r"|geymsl\w*"
 )
 # What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
 # and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name
@@ -289,6 +300,7 @@ ACCOUNT_NAMES = (
     r"|usuario|utilisateur|benutzer|gebruiker|utente|käyttäjä\w*|användare|bruker|bruger"
     r"|logowanie|přihlášení|felhasználó\w*|fiók\w*|hesap|akun|akaun|pengguna|tài khoản"
     r"|аккаунт|учётн\w*|учетн\w*|обліков\w*|λογαριασμ\w*|חשבון|حساب|계정|アカウント|账号|账户|帳號"
+    r"|帳戶|\w+bruker|\w+bruger|\w+benutzer|\w+användare"  # `virksomhetsbruker`
 )
 # Four digits in a row, found fast (`\d{4}` is twice as slow): before any code is looked for.
 FOUR_DIGITS = re.compile(r"[0-9][0-9][0-9][0-9]")
