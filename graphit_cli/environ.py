@@ -7,6 +7,7 @@ reads the settings; this module only names them.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 ENV_HOME = "GRAPHIT_HOME"
 ENV_PROJECT_ID = "GRAPHIT_PROJECT_ID"
@@ -42,18 +43,32 @@ ENV_S3_PREFIX = "GRAPHIT_S3_PREFIX"
 ENV_S3_ENDPOINT = "GRAPHIT_S3_ENDPOINT"
 ENV_BROKER_TOKEN = "GRAPHIT_BROKER_TOKEN"
 ENV_GRANT_CHECK = "GRAPHIT_GRANT_CHECK_SECONDS"
+# Directories the walk up for graphit.lock.json does not enter (as git's
+# GIT_CEILING_DIRECTORIES): a sandbox, a CI runner's scratch, a home holding stray files.
+ENV_CEILING_DIRECTORIES = "GRAPHIT_CEILING_DIRECTORIES"
 
 PROJECT_LOCK_FILE = "graphit.lock.json"
 
 
-def lock_dir(start: str) -> str | None:
-    """The directory of the nearest graphit.lock.json at `start` (an absolute path) or above;
-    None when there is none."""
+def upward(start: str) -> Iterator[str]:
+    """`start` (an absolute path) and the directories above it, nearest first, up to the root
+    or to a directory GRAPHIT_CEILING_DIRECTORIES names (absolute paths, separated by
+    os.pathsep), which is not entered; `start` itself always comes first."""
+    ceilings = os.environ.get(ENV_CEILING_DIRECTORIES, "")
+    stops = {os.path.normpath(c) for c in ceilings.split(os.pathsep) if os.path.isabs(c)}
     directory = start
     while True:
+        yield directory
+        parent = os.path.dirname(directory)
+        if parent == directory or parent in stops:
+            return
+        directory = parent
+
+
+def lock_dir(start: str) -> str | None:
+    """The directory of the nearest graphit.lock.json at `start` (an absolute path) or above
+    (`upward`); None when there is none."""
+    for directory in upward(start):
         if os.path.isfile(os.path.join(directory, PROJECT_LOCK_FILE)):
             return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    return None

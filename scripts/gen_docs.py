@@ -121,6 +121,11 @@ ENV_DESCRIPTIONS = {
     "provider (default: AWS S3).",
     "GRAPHIT_BROKER_TOKEN": "Login token sent to a broker provider, instead of the one stored "
     "with `graphit provider add --token-stdin`.",
+    "GRAPHIT_CEILING_DIRECTORIES": "Absolute paths, separated by `:` (`;` on Windows), that the "
+    "walk up from the working directory to graphit.lock.json does not enter, as git's "
+    "GIT_CEILING_DIRECTORIES: a graphit.lock.json in one of them or above is not this "
+    "directory's project. For a sandbox or a CI runner whose scratch directory (`/tmp`) may "
+    "hold another run's files.",
 }
 
 

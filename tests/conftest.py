@@ -10,6 +10,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from tempfile import gettempdir
 
 import pytest
 import typer.core
@@ -77,15 +78,21 @@ def _stray_locks(tmp_path: Path) -> set[Path]:
 
 
 @pytest.fixture(autouse=True)
-def graphit_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Isolate every test: its own ~/.graphit and no stray GRAPHIT_* settings; a test that
-    leaves a graphit.lock.json outside its tmp dir fails (in teardown)."""
+def graphit_home(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """Isolate every test: its own ~/.graphit and no stray GRAPHIT_* settings; no project
+    found above the test's tmp dirs (a graphit.lock.json another run left in /tmp is not this
+    test's project: GRAPHIT_CEILING_DIRECTORIES); a test that leaves a graphit.lock.json
+    outside its tmp dir fails (in teardown)."""
     for name in list(os.environ):
         if name.startswith("GRAPHIT_"):
             monkeypatch.delenv(name)
     home = tmp_path / "graphit-home"
     monkeypatch.setenv("GRAPHIT_HOME", str(home))
     monkeypatch.setenv("GRAPHIT_AUTHOR", "tester")
+    ceilings = {str(tmp_path_factory.getbasetemp().resolve()), os.path.realpath(gettempdir())}
+    monkeypatch.setenv("GRAPHIT_CEILING_DIRECTORIES", os.pathsep.join(sorted(ceilings)))
     before = _stray_locks(tmp_path)
     yield home
     left = _stray_locks(tmp_path) - before

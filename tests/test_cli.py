@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT_ID, Result
+from tests.conftest import PROJECT_ID, Result, run_cli
 
 
 def upsert(cli, *args: str, input: str | None = None) -> dict:
@@ -339,6 +340,29 @@ def test_outside_a_project_needs_user_scope(
     )
     listed = cli("memory", "list", "--user", "-f", "json").json()
     assert [m["id"] for m in listed] == [created["id"]] and listed[0]["scope"] == "user:anonymous"
+
+
+def test_a_ceiling_directory_stops_the_walk_up_to_a_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A graphit.lock.json in a shared scratch directory (another run's, in /tmp) is not the
+    project of the directories below it once GRAPHIT_CEILING_DIRECTORIES names that directory;
+    the hooks' and thin commands' walk (environ.lock_dir) and config's agree."""
+    from graphit_cli import config, environ
+
+    scratch = tmp_path / "scratch"
+    inner = scratch / "run" / "work"
+    inner.mkdir(parents=True)
+    (scratch / "graphit.lock.json").write_text(json.dumps({"project": {"id": PROJECT_ID}}))
+    monkeypatch.chdir(inner)
+    monkeypatch.setenv("GRAPHIT_CEILING_DIRECTORIES", str(tmp_path))
+    assert config.find_project_lock() == scratch / "graphit.lock.json"
+    monkeypatch.setenv("GRAPHIT_CEILING_DIRECTORIES", f"relative/ignored{os.pathsep}{scratch}")
+    assert config.find_project_lock() is None
+    assert environ.lock_dir(str(inner)) is None
+    assert environ.lock_dir(str(scratch)) == str(scratch)  # the start is always looked at
+    result = run_cli(["memory", "list"])
+    assert result.exit_code == 8 and "not inside a graphit project" in result.stderr
 
 
 def test_project_found_by_walking_up_and_env_override(

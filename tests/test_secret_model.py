@@ -12,6 +12,9 @@ import pytest
 
 from graphit_cli.core import secret_model, secrets
 
+# Pure computation on data: CI's busy tier skips it (load cannot change its verdict).
+pytestmark = pytest.mark.pure
+
 ROOT = Path(__file__).resolve().parent.parent
 BLIND = ROOT / "benchmarks" / "data" / "blind_secrets"
 MODEL = ROOT / "graphit_cli" / "core" / "data" / "secret_model.json"

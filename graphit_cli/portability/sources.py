@@ -70,7 +70,8 @@ def by_path(item: Item, file: Path, rel: str) -> Item:
 def _repo_path(file: Path) -> str | None:
     """`file`'s path relative to the repository (or project) it is in; None outside one."""
     resolved = file.resolve()
-    for folder in resolved.parents:
+    for name in environ.upward(str(resolved.parent)):  # not past GRAPHIT_CEILING_DIRECTORIES
+        folder = Path(name)
         if (folder / ".git").exists() or (folder / environ.PROJECT_LOCK_FILE).is_file():
             return resolved.relative_to(folder).as_posix()
     return None
