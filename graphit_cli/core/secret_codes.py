@@ -143,7 +143,8 @@ AT_PIN = re.compile(r"(?i:AT\+CPIN)=\"(?P<value>\d{4,8})\"")
 # alarm's code (core/secret_patterns.py PIN takes `PIN 4821`, `door code 7731`).
 NAMED_DIGITS = re.compile(
     rf"(?i)\b(?P<name>{CODE_NAME})\b"
-    r"(?P<between>(?:[^\n\d]|\d+(?:st|nd|rd|th|º|ª)\b){0,40}?)(?<![\w.-])"  # `on the 4th floor`
+    # `on the 4th floor`, `(store 231, all lanes)`
+    r"(?P<between>(?:[^\n\d]|\d+(?:st|nd|rd|th|º|ª)\b|\([^()\n]{0,30}\)){0,40}?)(?<![\w.-])"
     r"(?P<value>\d{6,10}|\d{2}(?:-\d{2}){2,3}|\d{2}(?: \d{2}){2,3}(?![ \t]\d))(?![\w.-])"
 )
 # What says the digits are not a secret: a number of something, a length, a date, a port.
@@ -192,7 +193,18 @@ RULES = (
         ),
     ),
     (AT_PIN, "pin", ("at+cpin",)),
-    (STREAM_KEY, "stream-key", ("youtube", "rtmp", "stream key", "streamschl", "<key>", "encoder")),
+    (
+        STREAM_KEY,
+        "stream-key",
+        (
+            *("youtube", "rtmp", "stream key", "streamschl", "<key>", "encoder"),
+            # a stream's key in the languages broadcasters write
+            *("yayın anahtar", "klíč stream", "klíč k stream", "mapa ng stream", "مفتاح البث"),
+            *("clave de transmisi", "chave de transmiss", "clé de stream", "clé de diffusion"),
+            *("chiave di stream", "streamsleutel", "klucz stream", "ключ трансляц", "串流金鑰"),
+            *("串流密钥", "推流码", "ストリームキー", "스트림 키"),
+        ),
+    ),
     (KEY_AS_USER, "api-key", ("-u",)),
     (ADMIN_SLASH, "password", ("admin/", "root/", "operator/", "supervisor/")),
     (SETTER, "secret", (".set",)),

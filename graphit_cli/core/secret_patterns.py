@@ -192,7 +192,7 @@ HAR_COOKIE = re.compile(
 QUERY_TOKEN = re.compile(
     r"[?&](?P<name>(?i:access_token|auth_token|id_token|refresh_token|token|t|"
     r"x-amz-signature|x-goog-signature|x-amz-security-token|signature|secret|api_key|apikey|key|"
-    r"client_secret|appid|app_key|subscription-key))"
+    r"client_secret|appid|app_key|subscription-key|passphrase|password|passwd|pwd))"  # SRT's
     r"=(?P<value>[A-Za-z0-9._~%+/-]{20,600})"
 )
 # An e-mail address and a password after a slash: `ops@acme.io / Meadowsaffron4291$`.
@@ -353,7 +353,12 @@ CONTEXT_RULES = (
     ),
     (SESSION_COOKIE, "session-cookie", ("sess", "sid=", ".aspnetcore.")),
     (HAR_COOKIE, "session-cookie", ('"name"',)),
-    (QUERY_TOKEN, "token", ("token=", "t=", "signature=", "secret=", "sig=", "key=", "appid=")),
+    (
+        QUERY_TOKEN,
+        "token",
+        ("token=", "t=", "signature=", "secret=", "sig=", "key=", "appid=", "passphrase="),
+    ),
+    (QUERY_TOKEN, "password", ("password=", "passwd=", "pwd=")),
     (EMAIL_PASS, "password", ("@",)),
     (
         codes.PIN,

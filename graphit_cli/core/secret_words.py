@@ -208,7 +208,7 @@ CODE_WORD_UNSPACED = (
 OPENS_UNSPACED = (
     r"ประตู|สัญญาณกันขโมย|ห้องเซิร์ฟเวอร์|แท็บเล็ต|출입|도어|알람|경보|금고|현관|서버실|전산실|해제"
     r"|ドア|扉|警報|金庫|サーバー室|門|门|警报|保险柜|机房|解除|撤防|דלת|אזעק|כספת|שער"
-    r"|房卡|门卡|門卡|保險箱|機房"  # a hotel's room keycards, in traditional Chinese too
+    r"|房卡|门卡|門卡|保險箱|機房|冷蔵室|冷凍室|저온실|냉동실"  # a hotel's room keycards, in traditional Chinese too
 )
 # Disarming an alarm, in the languages teams write: the code that does it opens something.
 DISARM = (
@@ -269,6 +269,9 @@ OPENS = (
     r"|vingcard|saflok|onity|key ?card encoder|(?:chemicals?|feed|poison|paint|fuel|drug"
     r"|medicine|ammunition|tool) ?(?:store|room|shed)s?|storeroom|stockroom|hurð\w*|hlið\w*"
     r"|geymsl\w*"
+    # a drugs or a medicines cabinet (Italian, Polish), a cold room or a freezer room
+    r"|armadi\w*|szaf\w*|cold ?rooms?|freezer ?rooms?|walk-in (?:freezer|cooler)s?|kühlraum\w*"
+    r"|chambre froide|cámara fría|cuarto frío|cella frigorifera|chłodni\w*"
 )
 # What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
 # and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name
