@@ -48,17 +48,18 @@ PIN_STATED = re.compile(
     # stated: `is`, `:`, and is in more languages (Swahili `ni`, Polish `jest`, Swedish `är`)
     r"(?P<between>[^\n]{0,80}?)(?:\s(?:is|ist|est|es|é|è|ni|jest|je|är|er|on|adalah|ialah|là)"
     r"|[:=：]|->)"
-    # or a password's name in Chinese, Japanese, Korean, stated right after it or a verb of
-    # its script (`菜單密碼:6215`, `密碼重設為 4826`; not `[密码] argon2id ... m=65536`)
+    # or a password's name in Chinese, Japanese, Korean, stated right after it, after a verb of
+    # its script or with a space (`菜單密碼:6215`, `密碼重設為 4826`, `카드 비밀번호 1778`); not
+    # its length (`密碼長度為 2048`), a year, nor `[密码] argon2id ... m=65536`
     r"|(?:密[码碼]|パスワード|비밀번호)(?![^\x00-\x7f]{0,2}(?:長度|长度|位數|位数|長さ|길이))"
-    r"[^\x00-\x7f\d]{0,4}?[ \t]*[:：是為为は])[ \t]*"  # not its length (`密碼長度為 2048`)
+    r"(?:[^\x00-\x7f\d]{0,4}?[ \t]*[:：是為为は]|[ \t]+(?!(?:19|20)\d\d\b)))[ \t]*"
     r"(?<![\w.-])(?P<value>\d{4,8})(?![\w.-]|,\d)"
 )
 # A PIN or a code that opens something (a door, an alarm, a voicemail box, a phone account, a
 # safe), in digits, after what names it.
 PIN = re.compile(
     # `PIN`, `PIN1`, `admin_pin=`; not `Pin dependency versions`
-    r"(?:\bPIN[12]?\b|(?i:(?<![A-Za-z])pin(?=[ \t]*(?:[:=]|code|number|is\b|\d)))|"
+    r"(?:\b(?:PIN|NIP)[12]?\b|(?i:(?<![A-Za-z])pin(?=[ \t]*(?:[:=]|code|number|is\b|\d)))|"
     r"(?i:\b(?:passcode|host key(?![^\n]{0,20}fingerprint)|lockbox|(?:door|keypad|alarm|"
     r"disarm|entry|gate|entrance|side entrance|master user|porte|lockbox|safe|admin|access|"
     r"service|master|installer|engineer|manager|supervisor|unlock|arming|duress) code|"
@@ -79,7 +80,8 @@ RECOVERY_CODES = re.compile(
 # One recovery or backup code, as dashboards print them (`f1cac-e95ea`, `9awt-ioyi-u9zr`).
 RECOVERY_CODE = re.compile(
     r"(?i:(?<![A-Za-z0-9])(?:(?:recovery|backup) codes?|" + RECOVERY_NAMES + r")(?![A-Za-z]))"
-    r"[^\n]{0,50}?[: ][ \t]*(?P<value>[A-Za-z0-9]{4,5}(?:-[A-Za-z0-9]{4,5}){1,2})\b"
+    r"[^\n]{0,50}?[: ][ \t]*(?P<value>[A-Za-z0-9]{4,5}(?:-[A-Za-z0-9]{4,5}){1,2}"
+    r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{12})\b"  # X's: twelve letters and digits
 )
 # A YouTube stream key (`ktnh-w7o9-phtv-omfs-t3vz`) where a stream is named.
 STREAM_KEY = re.compile(r"(?<![\w-])(?P<value>[a-z0-9]{4}(?:-[a-z0-9]{4}){4})(?![\w-])")
@@ -101,9 +103,12 @@ SETTER = re.compile(
 # `orange.blue.chiller.nich46`, a customer's verbal password `blue lantern 21` (judged by
 # core/secret_phrases.py word_password: no function word, digits or five words).
 _LOWER = "[a-zß-öø-ÿāăąćčďđēėęěğīįıķļľłńņňōőœŕřśşšţťūůűųźżž]"  # a lowercase Latin letter
+_WORD = f"(?:{_LOWER}{{3,14}}|[A-ZÀ-ÖØ-Þ]{_LOWER}{{2,13}})"  # `heron`, `Momiji`
 WORD_PASSWORD = re.compile(
     r"(?i:(?<![\w-])(?:pass(?:word|phrase|wd)?|pw|psk|pre-?shared key|code ?word|secret word"
     r"|(?:verbal|spoken|phone) password|safe ?word|kodewort|mot de passe|senha|contrase[ñn]a"
+    r"|frase de (?:contrase[ñn]a|paso|acceso|senha)|frase secreta|phrase (?:secrète|de passe)"
+    r"|frase segreta|frase-senha"
     r"|wachtwoord|passwort|kennwort|hasło|heslo|jelszó|salasana|lösenord|passord|парол\w*"
     r"|şifre\w*|parola|mật khẩu|密[码碼]|パスワード|비밀번호|clé|clave|chave|schlüssel|sleutel"
     r"|chiave|klucz|ключ|nøkkel|nyckel|"
@@ -111,7 +116,7 @@ WORD_PASSWORD = re.compile(
     + "|"
     + COMPOUND_NAMES
     + r")(?![\w-]))[^\n:：]{0,80}?[:：][ \t]*[\"'“„«]?"
-    rf"(?P<value>(?:{_LOWER}{{3,14}}[ .-]){{1,6}}{_LOWER}{{3,14}}(?:[ .-]?\d{{1,4}})?[!#$%&*?@]?)"
+    rf"(?P<value>(?:{_WORD}[ .-]){{1,6}}{_WORD}(?:[ .-]?\d{{1,4}})?[!#$%&*?@]?)"
     r"[\"'”»]?[ \t]*(?=$|\n|[.(,;]|[ \t]+(?:[—–#]|-[ \t]))"
 )
 # A device's or a system's admin and a colon, a password after it: a digit, a letter, and a
@@ -154,7 +159,11 @@ _NOT_CODE = re.compile(
     r"|reference|ref|batch|serial|imei|iccid|build|release|step|page|id)s?\b|n[º°]|#"
 )
 # Digits alone that may open a gate, a door, an alarm, a lockbox: 4 to 8, a `#` after them.
-_TYPED_CODE = re.compile(r"(?<![\w.,/:#+-])(?P<value>\d{4,8})[#*]?(?![\w/:%-]|[.,]\d)")
+_TYPED_CODE = re.compile(
+    r"(?<![\w.,/:#+-])(?P<value>\d{4,8})"
+    # a keypad's `#`, a digicode's letter (`9913B`), a key pressed after it (`84582 + ENTER`)
+    r"(?:[#*]|[A-D](?!\w)|(?=[ \t]*\+[ \t]*(?:ENTER|OFF|ON|OK|UNSET|SET)\b))?(?![\w/:%-]|[.,]\d)"
+)
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _NUMBER = re.compile(r"(?<![\w-])\d+(?!\w)")  # a number of its own, not `HRN03`, `PAL-2`
 _CODE_WORD = re.compile(rf"(?i)(?<!\w)(?:{CODE_WORD})(?!\w)|{CODE_WORD_UNSPACED}")
@@ -175,7 +184,8 @@ _NOT_OPENING = re.compile(
 )
 # A code's or a password's name right before it (`code 5625`, `senha 6285`).
 _NAMED = re.compile(
-    r"(?i)(?<!\w)(?:code|kod|koodi|kood|codice|c[oó]digo|pin|senha|password|passwort|hasło)[ \t]*$"
+    r"(?i)(?<!\w)(?:code|kod|koodi|kood|codice|c[oó]digo|pin|senha|password|passwort|hasło|kode|kodu"
+    r"|kóði|kods|kodas|koda|şifre\w*|szyfr|heslo|nip|kombi|код\w*|رمز)[ \t]*$"
 )
 _STATED = re.compile(r"(?:[:=]|->|\bis|\best|\bist|\bes|\bé)\s*$")
 # Google's and Microsoft's app passwords: 16 lowercase letters, in groups of four or not.
@@ -262,6 +272,8 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
         label = text[start : match.start()]
         if not label.strip() and start > 1:  # alone on its line: named by the line before
             label = text[text.rfind("\n", 0, start - 1) + 1 : start - 1]
+        elif start > 1 and len(label) <= 24 and not _OPENS.search(label):  # `Tor 2` / `Code:`
+            label = text[text.rfind("\n", 0, start - 1) + 1 : start - 1] + " " + label
         label = label[-80:]
         if _YEAR.fullmatch(digits) and not (
             _STATED.search(label) and _CODE_WORD.search(label[-60:])
@@ -274,7 +286,8 @@ def opened_by(text: str) -> list[tuple[int, int, str]]:
         if text[match.start() - 1 : match.start()] == "(" and text.startswith(")", match.end()):
             continue  # a number in brackets: a count, a reference (`Search Params (1430)`)
         typed = _TYPED_WITH.search(label) or _DISARMED_WITH.search(label)
-        keyed = match[0][-1] in "#*" and _STATED.search(label)  # `Tor ...: 540861#`, a keypad's
+        after = text[match.end() : match.end() + 4].lstrip()  # `84582 + ENTER`
+        keyed = match[0][-1] in "#*" or after.startswith("+")  # `Tor ...: 540861#`, a keypad's
         if (typed or keyed or _CODE_WORD.search(label)) and _OPENS.search(label):
             spans.append((*match.span("value"), "pin"))
     return spans

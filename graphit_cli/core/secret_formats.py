@@ -168,6 +168,12 @@ _PROVIDERS: tuple[tuple[str, str], ...] = (
         r"[^\n]{0,80}?\b[A-Z]{6}\b",
     ),
     ("amazon-mws-auth-token", r"\bamzn\.mws\.[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}\b"),
+    # A satellite feed's BISS key: BISS-1's 12 hex digits, BISS-E's 16, after its name.
+    (
+        "biss-key",
+        r"\bBISS(?:-?(?:1|E|CA))?\b[^\n]{0,60}?[:\s][ \t]*"
+        r"(?:[0-9A-Fa-f]{4}[ -]?){2}[0-9A-Fa-f]{4}(?:[ -]?[0-9A-Fa-f]{4})?(?![\w-])",
+    ),
     # A keypair as a JSON array of 64 bytes (Solana's), a Zigbee network key as 16 bytes.
     ("solana-keypair", r"\[\s*(?:\d{1,3}\s*,\s*){63}\d{1,3}\s*\]"),
     ("zigbee-network-key", r"network_key(?::| is| =)\s*\[\s*(?:\d{1,3}\s*,\s*){15}\d{1,3}\s*\]"),
@@ -275,6 +281,7 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "langsmith-api-key": ("lsv2_",),
     "nuget-api-key": ("oy2",),
     "amazon-mws-auth-token": ("amzn.mws.",),
+    "biss-key": ("biss",),
     "erezept-access-code": ("$accept?ac=",),
     "hik-connect-verification-code": ("hik-connect", "hikconnect", "ezviz"),
     "aws-access-key-id": ("akia", "asia", "abia", "acca"),

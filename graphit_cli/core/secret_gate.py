@@ -37,13 +37,13 @@ _MARKS = str.maketrans("", "", "*`~")
 # A run of token characters as long as the shortest secret a rule takes without a name
 # before it; and words of prose (`self-care`, `artists/bands`; a sentence may end them),
 # which no rule takes alone.
-_RUN = re.compile(r"[A-Za-z0-9+/=_.~!#$%&*?^@-]{8,}")  # a chosen password's symbols too
+_RUN = re.compile(r"[A-Za-z0-9+/=_.~!#$%&*?^@À-ÖØ-öø-ž-]{8,}")  # a chosen password's symbols too
 # A run with a letter, a digit and a mark (`*`, `~`), which the marks taken out would cut under
 # 8 characters: a password's shape (`Blue134*`).
 _PASSWORD_RUN = re.compile(r"(?=.*[A-Za-z])(?=.*\d)(?=.*[*~]).{8,}")
 # An e-mail address: its parts are runs of their own.
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?")
-_WORDLIKE = re.compile(r"(?:[A-Z]?[a-z]+[-/])*[A-Z]?[a-z]+[.-]*")
+_WORDLIKE = re.compile(r"(?:[A-ZÀ-ÖØ-Þ]?[a-zß-öø-ÿ]+[-/])*[A-ZÀ-ÖØ-Þ]?[a-zß-öø-ÿ]+[.-]*")
 # Where a value is secret because of what names it or where it stands: a credential's name
 # (gitleaks' generic keywords and graphit's assignment names) before an assignment, a URL
 # with a password, a private key's header, the commands that take a password, an .npmrc.
@@ -58,13 +58,13 @@ _CONTEXT = re.compile(
     r"パスワード|mật khẩu|парол|şifre|parola|비밀번호|klucz|sleutel|chiave|ключ)"
     r"[^\n]{0,80}?(?:[:=]|\s(?:is|ist|est|es|é|è|là|era|war|was)\s|是|は)"
     r"|(?i:requirepass|masterauth|add-authtoken|\bINSERT INTO\b|\bpw\b|komponente|komponens)"
-    r"|(?i:\btotp\b|setup key|unlocks with|hik-?connect|ezviz)"
+    r"|(?i:\btotp\b|setup key|unlocks with|hik-?connect|ezviz|\bbiss\b)"
     r"|(?i:\bcomp(?:onent)?[ \t_-]*(?:\d|[a-c]\b))"  # an HSM key's component (written grouped)
     r"|\[\s*(?:\d{1,3}\s*,\s*){31}"  # a key as a JSON array of bytes (a Solana keypair)
     r"|(?i:\bpass(?:word)?[ \t]+)(?=\S*[\d#!$%^&*@])\S{8}"
     # a PIN or a code that opens a door, a safe, a voicemail box (core/secret_patterns.py PIN)
-    r"|(?i:\b(?:pin|puk[12]?|passcode|host key|lockbox|combination|combo|voicemail|(?:door|keypad|"
-    r"alarm|disarm|entry|entrance|master user|safe|admin|access) code)\b)[^\n]{0,80}?\d{4}"
+    r"|(?i:\b(?:pin|nip|puk[12]?|passcode|host key|lockbox|combination|combo|voicemail|(?:door|"
+    r"keypad|alarm|disarm|entry|entrance|master user|safe|admin|access) code)\b)[^\n]{0,80}?\d{4}"
 )
 # Digits after a password's or a code's name; an app password where a mail account is named
 # (core/secret_codes.py). Each is looked for only when six digits or an account's words are

@@ -24,7 +24,7 @@ from graphit_cli.core.secret_formats import WAKES
 PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP |SSH2 ENCRYPTED )?"
     r"PRIVATE KEY(?: BLOCK)?-----"
-    r"[ \t]*\r?\n(?:[ \t]*[A-Za-z0-9-]+:[^\n]*\n)*[ \t]*[A-Za-z0-9+/=]{20,}"
+    r"(?:[ \t]*\r?\n(?:[ \t]*[A-Za-z0-9-]+:[^\n]*\n)*[ \t]*|[ \t]+)[A-Za-z0-9+/=]{20,}"
     r"(?:.*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)?",
     re.DOTALL,
 )
@@ -77,12 +77,15 @@ AUTH_PAIR = re.compile(
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
 PROSE = re.compile(
-    r"(?P<name>(?i:密[码碼]|密[钥鑰]|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|\b(?:(?:"
+    r"(?P<name>(?i:密[码碼]|密[钥鑰]|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|"
+    r"(?:\b|(?<=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))(?:(?:"  # `のPW：`
     r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
+    r"(?:auth|priv|enc)[ _-]?pass(?:word|phrase|key)?|(?:klucz|clé|chave|clave|chiave|anahtar\w*"
+    r"|klíč|kunci|kulcs|nøkkel|nyckel) api|"
     r"(?!htpasswd)[a-z]{2,12}pass(?:phrase|wd)|passwd|keybox|autoboot stop str(?:ing)?|"
     r"auth-?info(?: code)?|epp code|"
     r"passcode|passkey|pw|bearer|macaroon|laps|skey|"
-    r"secrets?|keys?|tokens?|pat|seed|psk|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
+    r"secrets?|keys?|tokens?|pat|seed|psk|パス|snmp\w*[^\n]{0,20}?\bcommunity(?: string)?|"
     r"(?:comunidade?|communaut[ée]|comunit[àa]|community)[ \t]+snmp|"
     r"passwort|kennwort|contrase[ñn]a|mot de passe|senha|wachtwoord|hasło|chave|clave|clé|"
     r"schlüssel|klucz|sleutel|anahtar\w*|ключ\w*|парол\w*|şifre\w*|parola|chiave|sekret|"
@@ -101,8 +104,10 @@ PROSE = re.compile(
     r"(?:log(?:s|ged)?[ -]?in|sign(?:s|ed)?[ -]?in)\b(?:[^\n:=;]|:(?=\d)){0,50}?[\"'`]?"
     r"[\w.@-]+[\"'`]?[ \t]*(?:/|\bwith\b))|"
     r"\b[A-Z][A-Z0-9_]*_(?:KEY|SECRET|PASSWORD|TOKEN|PEPPER|SALT)\b))"
+    r"(?:'(?:[ıiuü]|y[ıiuü]|[ıiuü]n|n[ıiuü]n)(?![\w']))?"  # Turkish `secret'ı`, `key'in`
     r"(?![\"'])"  # not a JSON field `"key":`
-    r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
+    r"(?P<label>[ \t]+(?:is|was|ist|es|est|é|admin|root|amministratore|administrat\w+"
+    r"|administrador)|(?:[^\n=.;]|\.(?=\S)){0,100}?"
     r"(?::|：|\)[ \t]*:?|[ \t]*(?:→|->|=>)|[ \t]=(?=[ \t]*[„“«]|[ \t](?!\S*\())|"
     r"[ \t](?:is|was|ist|es|est|é|è|là|ni|jest|je|är|adalah|ialah|este|είναι|это|"
     r"lautet|contains|(?:changed|set|rotated|reset|updated)(?: today| again| back)? to|"
@@ -197,7 +202,7 @@ QUERY_TOKEN = re.compile(
 )
 # An e-mail address and a password after a slash: `ops@acme.io / Meadowsaffron4291$`.
 EMAIL_PASS = re.compile(
-    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]+/[ \t]+"
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]+(?:/|->|→|=>)[ \t]+"
     r"(?P<value>[^\s\"'`,;|][^\s\"'`;|]{5,100}[^\s\"'`,;|.)])"
 )
 # A TOTP seed in an otpauth:// URL.
@@ -313,7 +318,7 @@ CONTEXT_RULES = (
             *("sign-in", "signs in", "signed in"),
             *("kennwort", "contrase", "mot de passe", "senha", "wachtwoord", "密码", "密钥"),
             *("密碼", "密鑰"),
-            *("パスワード", "キー", "hasło", "chave", "clave", "clé", "schlüssel", "psk"),
+            *("パスワード", "キー", "hasło", "chave", "clave", "clé", "schlüssel", "psk", "パス"),
             *("klucz", "sleutel", "anahtar", "ключ", "парол", "şifre", "parola", "chiave"),
             *("sekret", "segreto", "secreto", "khóa", "mật khẩu", "비밀번호", "시크릿", "토큰"),
             *("mdp", "ww", "cyfrinair", "heslo", "jelszó", "lösenord", "passord", "salasana"),

@@ -36,6 +36,7 @@ PASSWORD_NAMES = (
         "rahsia",
         "кодове слово",
         "מילת הקוד",
+        "كلمة سر",
     ),
     # a passphrase in Norwegian, Danish and Swedish, bare and definite (`Krypteringsfrasen`)
     *("passfrase", "passfrasen", "passordfrase", "krypteringsfrase", "krypteringsfrasen"),
@@ -84,6 +85,10 @@ CODE_NAME = (
     r"|combo|kombináció|συνδυασμός|combinazione|combinaison|kombinacja|kombinace"
     r"|torcode|beheerderscode|(?:supervisor|merchant menu|manager|admin) code|code superviseur"
     r"|c[oó]digo d[aeo] (?:porta|puerta|alarme?|port[ãa]o|acceso|acesso|seguridad)"
+    # a safe's name and a password's in more languages (`caja fuerte ...: 68-97-76`,
+    # `TVU One web UI şifre: 81413587`), a combination's short name (`Kombi 786641`)
+    r"|caja fuerte|cassaforte|coffre-fort|cofre|sejf|kasa|kassaskåp|pengeskab|kombi"
+    r"|şifre\w*|heslo|lösenord|passord|salasana|jelszó|parola|szyfr\w*"
 )
 # An app password's four groups of four letters (Google's, Microsoft's, Apple's).
 APP_GROUPS = r"(?:[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3})"  # Apple's: with hyphens
@@ -93,7 +98,8 @@ CODE_WORD = (
     r"codes?|kod|cod|k[óo]d|kode|koodi|c[oó]digo|codice|\w+code|combination|combinaci[oó]n"
     r"|combina[çc][ãa]o|combinazione|kombination|combo|keypad|digicode|pin|key ?safe|lock ?box"
     r"|mã|رمز|कोड|κωδικός|boîte à clés|boite a cles|caja de llaves|sleutelkluis\w*|nyckelskåp"
-    r"|nøkkelboks|avainsäil\w*"
+    r"|nøkkelboks|avainsäil\w*|kombi|szyfr\w*|cofre de chaves|caixa de chaves|schlüsselbox"
+    r"|schlüsseltresor|nøgleboks|nøkkelskap|skrytka na klucze|portachiavi"
     # and in more languages: Turkish, Latvian, Lithuanian, Slovenian, Swahili (`namba ya siri`:
     # a secret number), Russian, Hebrew, Arabic, Thai, Korean, Japanese (a particle may follow)
     r"|kodu|kods|kodas|koda|msimbo|namba ya siri|nambari ya siri|код\w*|קוד|كود"
@@ -134,6 +140,7 @@ PIN_NAMES = "|".join(re.escape(name) for name in _PIN_NAMES)
 # Where the PIN rule is tried: a literal each name begins with.
 PIN_LITERALS: tuple[str, ...] = (
     "pin",
+    "nip",
     "code",
     "combination",
     "combo",
@@ -204,21 +211,24 @@ RECOVERY_LITERALS += ("herstelkodes", "קודי", "کدهای", "gjenoppretting"
 CODE_WORD_UNSPACED = (
     r"รหัส|코드|비밀번호|암호|暗証番号|コード|密码|密碼|ปลดล็อก|kood|codul|şifre|sifre|kód|κωδικ|کد"
     r"|কোড|lambar|šifr|קוד|کد|kodu|kode|kóð"  # Icelandic `Hurðarkóði`
+    r"|暗証|도어락|번호키|비번"  # Japanese's PIN, a Korean door lock's number, Korean's `pw`
 )
 OPENS_UNSPACED = (
     r"ประตู|สัญญาณกันขโมย|ห้องเซิร์ฟเวอร์|แท็บเล็ต|출입|도어|알람|경보|금고|현관|서버실|전산실|해제"
     r"|ドア|扉|警報|金庫|サーバー室|門|门|警报|保险柜|机房|解除|撤防|דלת|אזעק|כספת|שער"
-    r"|房卡|门卡|門卡|保險箱|機房|冷蔵室|冷凍室|저온실|냉동실"  # a hotel's room keycards, in traditional Chinese too
+    r"|房卡|门卡|門卡|保險箱|機房|冷蔵室|冷凍室|저온실|냉동실|냉장실|通報|アラーム|コールドルーム"
+    r"|冷凍庫|게이트|주차장|باب|إنذار"  # a hotel's room keycards, in traditional Chinese too
 )
 # Disarming an alarm, in the languages teams write: the code that does it opens something.
 DISARM = (
     r"(?:disarm|unset|desarmar|desactivar|désarmer|désactiver|disinserire|disattivare|"
-    r"unscharf|deaktivieren|uitschakelen|rozbroić|odjistit|deaktivovat|avlarma|frakoble"
+    r"unscharf|deaktivieren|uitschakelen|rozbroi\w*|rozbroj\w*|uzbroj\w*|odjistit|deaktivovat"
+    r"|avlarma|frakoble"
     r")"
 )
 # What a code is typed with, right before it (`toets 92850`, `digitare 666145`).
 TYPE_WORD = (
-    r"type|enter|toets|tippen|digitare|digite|teclear|marcar|wpisz|दबाएं"
+    r"type|enter|dial|toets|tippen|digitare|digite|teclear|marcar|wpisz|दबाएं"
     r"|press|punch in|key in|eingeben|saisir|tapez|composez|introduce|ingresa|digitar"
     r"|inserisci|intoetsen|zadejte|ange|indtast|tast|syötä|gir|введите|nhập|masukkan|weka"
     r"|ingiza|bonyeza|apăsați|apasati|tastați|tastati|näppäile|sisesta|vajuta|入力|输入|입력"
@@ -240,7 +250,7 @@ OPENS = (
     # Turkish, Russian, Indonesian, Vietnamese, Swahili, Hebrew, Arabic, Hindi, Thai, Korean,
     # Japanese, Chinese; an alarm's disarming
     r"|ústředn\w*|dörr\w*|larm\w*|kassaskåp|d[øo]r\w*|pengeskab|ovi|portti|hälytys\w*"
-    r"|kassakaappi|ajtó|kapu|riasztó|széf|ușă|usa|poart[ăa]|alarm[ăa]|seif|kap[ıi]|kasa"
+    r"|kassakaappi|ajtó|kapu|riasztó|széf|ușă|usa|poart[ăa]|alarm[ăa]|seif|kap[ıi]\w*|kasa"
     r"|двер\w*|ворот\w*|сигнализац\w*|сейф\w*|домофон\w*|pintu|gerbang|brankas|cửa|cổng"
     r"|mlango|lango|kengele|דלת|שער|אזעקה|כספת|الباب|البوابة|الخزنة|दरवाज़ा|दरवाजा|गेट"
     r"|तिजोरी|ประตู|สัญญาณกันขโมย|출입\w*|도어\w*|알람\w*|경보\w*|금고\w*|현관\w*|ドア|扉"
@@ -272,6 +282,9 @@ OPENS = (
     # a drugs or a medicines cabinet (Italian, Polish), a cold room or a freezer room
     r"|armadi\w*|szaf\w*|cold ?rooms?|freezer ?rooms?|walk-in (?:freezer|cooler)s?|kühlraum\w*"
     r"|chambre froide|cámara fría|cuarto frío|cella frigorifera|chłodni\w*"
+    # a safe, a voicemail box, a PLC, a freezer's alarm and its dialer, in more languages
+    r"|cofre\w*|caja fuerte|messagerie|segreteria|poczta głosowa|sesli mesaj|hlasov\w* schránk\w*"
+    r"|plc|freezers?|(?:auto-?)?dialers?|dial-?out|brán\w*|portón|bina"
 )
 # What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
 # and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name
