@@ -384,6 +384,7 @@ STANDS = {
     "blind_secrets_106": (0.034, 0.01),
     "blind_secrets_110": (0.034, 0.01),
     "blind_secrets_111": (0.039, 0.01),
+    "blind_secrets_118": (0.037, 0.01),
 }
 
 
@@ -1648,6 +1649,65 @@ def test_the_classes_blind_corpora_112_to_115_showed(text: str, refused: bool) -
     codes, a hotel's keycard encoder codes and a gate's code a keypad's `#` ends; written in
     their general form now, beside the look-alikes each could take (a length, a hash's
     parameters, a year, a policy)."""
+    assert bool(secrets.find(text)) is refused, text
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        # Codes for what a field opens, in more of its languages and shapes.
+        ("Nøgleboks ved vindmølle 12 — kode 4718", True),
+        ("Tresor Leitstand (Notfall): Kombi 529174", True),
+        ("Schlüsselbox am Trafo Nord\nCode: 7391", True),  # what it opens on the line before
+        ("PLC-kode til pitch-systemet: 508316", True),
+        ("Alarm biuro: rozbrojenie 6142 + OFF", True),
+        ("Sejf w gabinecie 3 – szyfr 817263", True),
+        ("Parking gate: dial 5829 on the intercom", True),
+        ("Portail de la clinique : code 4172B", True),
+        ("messagerie vocale du cabinet : code 5180 pour écouter", True),
+        ("porta sul retro 6281#, poi spingere", True),
+        ("3층 도어락 번호 739514 입니다", True),
+        ("bahçe kapısı kodu 5927", True),
+        ("رمز باب المخزن الجديد 48213", True),
+        ("buzón de voz del laboratorio, NIP 3816", True),
+        ("카드 비밀번호 5283", True),
+        ("WTG-07 error code 8121 (Yaw misalignment) after the storm", False),
+        ("카드 비밀번호 2024년 변경 예정", False),
+        ("Kombi-Dämpfer Lager 12, Artikel 5531", False),
+        ("Gate 4: 1200 passengers expected", False),
+        # Passwords: a Latin name right after Japanese, an administrator's, Arabic `كلمة سر`, a
+        # password with an accented letter, an address and an arrow, a passphrase of capitals.
+        ("共用PCのログインPW：Sakura_482", True),
+        ("ゲスト用アカウントのパス hOKKAIDO771-", True),
+        ("Consola RX – password amministratore gattino.Vento62", True),
+        ("كلمة سر الواي فاي للضيوف: Nakhla_7731", True),
+        ("Uplink modem: admin / Hvězda829-K", True),
+        ("billing@clinic.example -> mirtillo.Fuoco58", True),
+        ("frase de contraseña del disco: Ocelote Maguey 4172", True),
+        ("frase de contraseña: mínimo cuatro palabras", False),
+        ("SNMPv3 privPass for the met-mast routers: nacelle.Blade77", True),
+        ("SNMPv3 authPass: see the vault entry snmp/met-mast", False),
+        # Keys: a satellite feed's BISS key, a Turkish suffix after `secret`, `klucz API`, X's
+        # backup code, a private key pasted on one line.
+        ("BISS-E key for the derby feed: 4F1C9A2B7D3E8F60", True),
+        ("BISS mode off for the free-to-air feed", False),
+        ("CDN token secret'ı: 5d2f8a1c9e7b3d6f0a4c8e2b7d1f9a3c5e8b2d4f", True),
+        ("Przelewy24 klucz API 5f0c2a9e7b1d4c3a8e6f9b2d1c7a4e35", True),
+        ("X backup code for @kanal_haber: p3k9x2mq7w4z", True),
+        (
+            "deploy key (do not commit): -----BEGIN OPENSSH PRIVATE KEY----- "
+            "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+            True,
+        ),
+        ("KeePass file: sha256sum office.kdbx = 5f0c2a9e7b1d4c3a8e6f9b2d1c7a4e35", False),
+        ("Switch ağ anahtarı MAC: A4-5E-60-1B-22-9C", False),
+    ],
+)
+def test_the_classes_blind_corpora_116_to_119_showed(text: str, refused: bool) -> None:
+    """Round 116-119 (a wind farm, veterinary clinics, a research institute, a broadcaster)
+    missed codes for what their fields open in more languages and shapes (a keypad's `+ OFF`,
+    a digicode's letter, Mexican Spanish's `NIP`), Latin names written right after Japanese,
+    and a satellite feed's BISS keys; beside them the look-alikes each could take."""
     assert bool(secrets.find(text)) is refused, text
 
 

@@ -216,6 +216,10 @@ def data_key_before(before: str) -> bool:
     return len(words) >= 2 and words[-1] in ("key", "token") and words[-2] in _NOT_CREDENTIALS
 
 
+_MAC = re.compile(r"(?:[0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}")
+_FILE_LABEL = re.compile(r"(?i)[ \t]+(?:file|path|database|folder)[ \t]*:")
+
+
 def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
     """The kind of the value a prose or cookie rule found, or None when the words around it
     say it is something else or it does not look like one (a password chosen, a key
@@ -227,6 +231,8 @@ def named_value(match: re.Match[str], kind: str, text: str) -> str | None:
         )
     if _DENIED.search(text[max(0, match.start() - 16) : match.start()]):
         return None  # `no secret needed for native apps: <client id>`, `(bukan secret):`
+    if _MAC.fullmatch(value) or _FILE_LABEL.match(match.groupdict().get("label") or ""):
+        return None  # a device's MAC (`ağ anahtarı MAC: ...`); `KeePass file: sha256sum ...`
     label = match.group(0)[: match.start("value") - match.start()]
     before = text[max(0, match.start() - 30) : match.start()]
     said_with = match.groupdict().get("label") or ""

@@ -284,7 +284,8 @@ OPENS = (
     r"|chambre froide|cámara fría|cuarto frío|cella frigorifera|chłodni\w*"
     # a safe, a voicemail box, a PLC, a freezer's alarm and its dialer, in more languages
     r"|cofre\w*|caja fuerte|messagerie|segreteria|poczta głosowa|sesli mesaj|hlasov\w* schránk\w*"
-    r"|plc|freezers?|(?:auto-?)?dialers?|dial-?out|brán\w*|portón|bina"
+    r"|plc|freezers?|(?:auto-?)?dialers?|dial-?out|brán\w*|portón|bina|schlüsselbox"
+    r"|schlüsseltresor|nøgleboks|nøkkelskap|caixa de chaves|skrytka na klucze|portachiavi"
 )
 # What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
 # and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name
