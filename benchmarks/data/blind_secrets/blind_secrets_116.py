@@ -1,4 +1,4 @@
-# ruff: noqa: E501, B905, SIM115
+# ruff: noqa: E501, SIM115
 """Blind secret-detector corpus 116: a North Sea / Baltic wind farm operator.
 
 Brief: an operator of onshore and offshore wind farms in Germany, Denmark and Brazil. Teams run
@@ -65,9 +65,32 @@ def corpus():
     def uid():
         return f"{hx(8)}-{hx(4)}-4{hx(3)}-{rng.choice('89ab')}{hx(3)}-{hx(12)}"
 
-    words = ["Harbour", "Nordsee", "Vindmolle", "Rotor", "Kuling", "Brise", "Ventania", "Moewe",
-             "Laks", "Tormenta", "Hafen", "Nacelle", "Gondel", "Sturm", "Havvind", "Fyrtaarn",
-             "Esbjerg", "Husum", "Natal", "Farol", "Maresia", "Leuchtturm", "Skagen", "Jangada"]
+    words = [
+        "Harbour",
+        "Nordsee",
+        "Vindmolle",
+        "Rotor",
+        "Kuling",
+        "Brise",
+        "Ventania",
+        "Moewe",
+        "Laks",
+        "Tormenta",
+        "Hafen",
+        "Nacelle",
+        "Gondel",
+        "Sturm",
+        "Havvind",
+        "Fyrtaarn",
+        "Esbjerg",
+        "Husum",
+        "Natal",
+        "Farol",
+        "Maresia",
+        "Leuchtturm",
+        "Skagen",
+        "Jangada",
+    ]
     syms = "!#$%&*?.-_@"
 
     def pw():
@@ -95,14 +118,17 @@ def corpus():
 
     # ------------------------------------------------------------------ secrets
     k = "scada_admin_password"
-    S(k, f"SCADA login for Westküste cluster: user `scada_admin` / pw `{pw()}` – bitte nicht weitergeben")
+    S(
+        k,
+        f"SCADA login for Westküste cluster: user `scada_admin` / pw `{pw()}` – bitte nicht weitergeben",
+    )
     S(k, f"handover nat: WindPRO/SCADA server admin pw was changed today, new one is {pw()}")
     S(k, f"Adgangskode til SCADA-serveren i kontrolrummet: {pw()} (brugernavn: operator01)")
     S(k, f"senha do SCADA do parque Rio do Fogo → admin / {pw()}")
 
     k = "plc_password"
     S(k, f"PLC WTG-17 (Beckhoff CX) Zugang: Administrator / {pw()}")
-    S(k, f"TIA portal project protection pw for pitch PLC: \"{pw()}\" don't lose it again")
+    S(k, f'TIA portal project protection pw for pitch PLC: "{pw()}" don\'t lose it again')
     S(k, f"plc-senha do controlador do yaw, aerogerador 09:\n{pw()}")
     S(k, f"Siemens S7 CPU protection level 3, password = {pw()}")
 
@@ -134,7 +160,7 @@ def corpus():
     S(k, f"senha do wi-fi da embarcação de apoio: {an(10)}")
 
     k = "office_wifi_key"
-    S(k, f"Büro Husum WLAN \"WindCo-Staff\" Schlüssel: {pw()}")
+    S(k, f'Büro Husum WLAN "WindCo-Staff" Schlüssel: {pw()}')
     S(k, f"Fortaleza office wifi → rede WINDCO-BR, senha {pw()}")
     S(k, f"WPA key for the warehouse AP in Esbjerg: {an(16)}")
 
@@ -190,7 +216,10 @@ def corpus():
 
     k = "entsoe_api_token"
     S(k, f"ENTSO-E transparency securityToken={uid()}")
-    S(k, f"curl 'https://web-api.tp.entsoe.eu/api?securityToken={uid()}&documentType=A75&in_Domain=10YDE-VE-------2'")
+    S(
+        k,
+        f"curl 'https://web-api.tp.entsoe.eu/api?securityToken={uid()}&documentType=A75&in_Domain=10YDE-VE-------2'",
+    )
     S(k, f"vores ENTSO-E token til prognose-jobbet: {uid()}")
 
     k = "nordpool_api_password"
@@ -210,19 +239,46 @@ def corpus():
     S(k, f"SNMPv3 authPass for the substation switches: {pw()}")
 
     k = "ssh_private_key"
-    S(k, f"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW{b64(24)}\n{b64(64)}")
-    S(k, f"key for the scada jump host (don't commit): -----BEGIN RSA PRIVATE KEY----- MIIEpAIBAAKCAQEA{b64(64)}...")
-    S(k, f"chave privada do gateway:\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI{b64(43)}oAoGCCqGSM49AwEHoUQDQgAE{b64(20)}")
+    S(
+        k,
+        f"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW{b64(24)}\n{b64(64)}",
+    )
+    S(
+        k,
+        f"key for the scada jump host (don't commit): -----BEGIN RSA PRIVATE KEY----- MIIEpAIBAAKCAQEA{b64(64)}...",
+    )
+    S(
+        k,
+        f"chave privada do gateway:\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI{b64(43)}oAoGCCqGSM49AwEHoUQDQgAE{b64(20)}",
+    )
 
     k = "bitlocker_recovery_key"
-    S(k, "BitLocker recovery key service laptop SL-0" + dg(2) + ": " + "-".join(dg(6) for _ in range(8)))
-    S(k, "Wiederherstellungsschlüssel (Techniker-Laptop von Ole): " + "-".join(dg(6) for _ in range(8)))
-    S(k, "chave de recuperação BitLocker do notebook do técnico:\n" + "-".join(dg(6) for _ in range(8)))
+    S(
+        k,
+        "BitLocker recovery key service laptop SL-0"
+        + dg(2)
+        + ": "
+        + "-".join(dg(6) for _ in range(8)),
+    )
+    S(
+        k,
+        "Wiederherstellungsschlüssel (Techniker-Laptop von Ole): "
+        + "-".join(dg(6) for _ in range(8)),
+    )
+    S(
+        k,
+        "chave de recuperação BitLocker do notebook do técnico:\n"
+        + "-".join(dg(6) for _ in range(8)),
+    )
 
     k = "mfa_recovery_codes"
     S(k, "GitHub recovery codes for ops-bot: " + " ".join(f"{hx(5)}-{hx(5)}" for _ in range(4)))
     S(k, "Backup-Codes für das Netzportal (2FA): " + ", ".join(dg(8) for _ in range(5)))
-    S(k, "Gendannelseskoder til Microsoft-kontoen:\n" + "  ".join(f"{up(4)}-{up(4)}" for _ in range(4)))
+    S(
+        k,
+        "Gendannelseskoder til Microsoft-kontoen:\n"
+        + "  ".join(f"{up(4)}-{up(4)}" for _ in range(4)),
+    )
 
     k = "totp_seed"
     S(k, f"TOTP secret for the shared trading account: {b32(32)}")
@@ -257,13 +313,28 @@ def corpus():
 
     k = "slack_webhook_url"
     S(k, f"Alarm webhook: https://hooks.slack.com/services/T{up(8)}/B{up(10)}/{an(24)}")
-    S(k, f"post turbine trips to https://hooks.slack.com/services/T{up(10)}/B{up(11)}/{an(24)} (channel #wtg-trips)")
-    S(k, f"webhook do canal de manutenção:\nhttps://hooks.slack.com/services/T{up(8)}/B{up(10)}/{an(24)}")
+    S(
+        k,
+        f"post turbine trips to https://hooks.slack.com/services/T{up(10)}/B{up(11)}/{an(24)} (channel #wtg-trips)",
+    )
+    S(
+        k,
+        f"webhook do canal de manutenção:\nhttps://hooks.slack.com/services/T{up(8)}/B{up(10)}/{an(24)}",
+    )
 
     k = "teams_webhook_url"
-    S(k, f"Teams-Webhook Leitwarte: https://windco.webhook.office.com/webhookb2/{uid()}@{uid()}/IncomingWebhook/{hx(32)}/{uid()}")
-    S(k, f"Incoming webhook for 'Offshore Logistics' channel https://windco.webhook.office.com/webhookb2/{uid()}@{uid()}/IncomingWebhook/{hx(32)}/{uid()}/V2{u64(40)}")
-    S(k, f"Power Automate trigger url: https://prod-{dg(2)}.westeurope.logic.azure.com:443/workflows/{hx(32)}/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={u64(43)}")
+    S(
+        k,
+        f"Teams-Webhook Leitwarte: https://windco.webhook.office.com/webhookb2/{uid()}@{uid()}/IncomingWebhook/{hx(32)}/{uid()}",
+    )
+    S(
+        k,
+        f"Incoming webhook for 'Offshore Logistics' channel https://windco.webhook.office.com/webhookb2/{uid()}@{uid()}/IncomingWebhook/{hx(32)}/{uid()}/V2{u64(40)}",
+    )
+    S(
+        k,
+        f"Power Automate trigger url: https://prod-{dg(2)}.westeurope.logic.azure.com:443/workflows/{hx(32)}/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={u64(43)}",
+    )
 
     k = "stripe_secret_key"
     S(k, f"STRIPE_SECRET_KEY=sk_live_{an(24)}")
@@ -292,24 +363,36 @@ def corpus():
 
     k = "google_api_key"
     S(k, f"Maps key for the crew-transfer tracker: AIza{u64(35)}")
-    S(k, f"GOOGLE_API_KEY=\"AIza{u64(35)}\"  # unrestricted!!")
+    S(k, f'GOOGLE_API_KEY="AIza{u64(35)}"  # unrestricted!!')
     S(k, f"Firebase server key til inspektions-appen: AAAA{u64(7)}:APA91b{u64(134)}")
 
     k = "azure_storage_key"
-    S(k, f"DefaultEndpointsProtocol=https;AccountName=windcoscada;AccountKey={b64(86)}==;EndpointSuffix=core.windows.net")
+    S(
+        k,
+        f"DefaultEndpointsProtocol=https;AccountName=windcoscada;AccountKey={b64(86)}==;EndpointSuffix=core.windows.net",
+    )
     S(k, f"Storage-Key für Blade-Fotos (stblades01): {b64(86)}==")
-    S(k, f"SAS do container de relatórios: https://stwindcobr.blob.core.windows.net/relatorios?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2027-03-01&sig={b64(43)}%3D")
+    S(
+        k,
+        f"SAS do container de relatórios: https://stwindcobr.blob.core.windows.net/relatorios?sv=2022-11-02&ss=b&srt=co&sp=rl&se=2027-03-01&sig={b64(43)}%3D",
+    )
 
     k = "postgres_connection_string"
     S(k, f"DATABASE_URL=postgresql://scada_ro:{pw()}@pg-hist.ot.windco.local:5432/turbine_history")
-    S(k, f"psql \"host=10.40.2.15 dbname=alarms user=ops password={pw()}\"")
+    S(k, f'psql "host=10.40.2.15 dbname=alarms user=ops password={pw()}"')
     S(k, f"Verbindung Historian: postgres://historian:{an(20)}@db-weather:5432/met")
-    S(k, f"SQL Server de vendas de energia: Server=sql-trade01;Database=PPA;User Id=ppa_app;Password={pw()};")
+    S(
+        k,
+        f"SQL Server de vendas de energia: Server=sql-trade01;Database=PPA;User Id=ppa_app;Password={pw()};",
+    )
 
     k = "mongodb_connection_string"
     S(k, f"mongodb+srv://inspections:{an(16)}@cluster0.{an(5).lower()}.mongodb.net/blades")
     S(k, f"MONGO_URI=mongodb://drone_app:{pw()}@10.12.0.8:27017/flightlogs?authSource=admin")
-    S(k, f"string de conexão do Mongo do app de inspeção:\nmongodb+srv://app:{an(14)}@inspecao.{an(5).lower()}.mongodb.net")
+    S(
+        k,
+        f"string de conexão do Mongo do app de inspeção:\nmongodb+srv://app:{an(14)}@inspecao.{an(5).lower()}.mongodb.net",
+    )
 
     k = "influxdb_token"
     S(k, f"INFLUX_TOKEN={u64(86)}==")
@@ -354,7 +437,10 @@ def corpus():
     k = "session_cookie"
     S(k, f"Cookie: JSESSIONID={HX(32)}; scada_sess={hx(40)}")
     S(k, f"curl -b 'sessionid={an(32).lower()}' https://hmi.ot.windco.local/api/turbines")
-    S(k, f"ASP.NET_SessionId={an(24).lower()} from the grid portal, still valid if you need to test")
+    S(
+        k,
+        f"ASP.NET_SessionId={an(24).lower()} from the grid portal, still valid if you need to test",
+    )
 
     k = "opcua_cert_passphrase"
     S(k, f"OPC UA client cert (.pfx) passphrase: {pw()}")
@@ -375,7 +461,7 @@ def corpus():
     k = "ldap_bind_password"
     S(k, f"LDAP bind DN cn=svc-scada,ou=svc,dc=windco,dc=local pw {pw()}")
     S(k, f"AD-Servicekonto svc_historian, Kennwort: {pw()}")
-    S(k, f"bindPassword: \"{pw()}\"")
+    S(k, f'bindPassword: "{pw()}"')
 
     k = "basic_auth_url"
     S(k, f"Webcam Turmfuß: http://admin:{pw()}@10.20.7.31/snapshot.jpg")
@@ -401,7 +487,7 @@ def corpus():
 
     k = "scada_alarm_code"
     B(k, f"WTG-07 tripped with alarm code {dg(4)} (Yaw misalignment), reset remote ok")
-    B(k, f"Fehlercode {dg(3)} \"Pitch converter fault\" an WEA 22 – Techniker informiert")
+    B(k, f'Fehlercode {dg(3)} "Pitch converter fault" an WEA 22 – Techniker informiert')
     B(k, f"Alarm {dg(4)}: gear oil temp high. Kode kvitteret kl. 03:12")
     B(k, f"código de alarme {dg(3)} – sobrevelocidade do rotor, parada de emergência")
 
@@ -453,9 +539,18 @@ def corpus():
     B(k, f"Image-Digest fürs Rollback: sha256:{hx(64)}")
 
     k = "ssh_public_key"
-    B(k, f"add this pubkey to the jump host: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b64(43)} jens@laptop")
-    B(k, f"Öffentlicher Schlüssel für den SCADA-Backup-User: ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ{b64(60)}... backup@hist01")
-    B(k, f"chave pública do técnico (pode colar no authorized_keys): ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b64(43)}")
+    B(
+        k,
+        f"add this pubkey to the jump host: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b64(43)} jens@laptop",
+    )
+    B(
+        k,
+        f"Öffentlicher Schlüssel für den SCADA-Backup-User: ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ{b64(60)}... backup@hist01",
+    )
+    B(
+        k,
+        f"chave pública do técnico (pode colar no authorized_keys): ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{b64(43)}",
+    )
 
     k = "ssh_host_fingerprint"
     B(k, f"host key fingerprint of oss-gw01 is SHA256:{b64(43)} – verify before yes")
@@ -469,27 +564,39 @@ def corpus():
 
     k = "recaptcha_site_key"
     B(k, f"reCAPTCHA site key for the careers page: 6L{u64(38)}")
-    B(k, f"data-sitekey=\"6L{u64(38)}\" (öffentlich, steht im HTML)")
+    B(k, f'data-sitekey="6L{u64(38)}" (öffentlich, steht im HTML)')
     B(k, f"hCaptcha sitekey {uid()} på kontaktformularet")
 
     k = "aws_access_key_id"
-    B(k, f"the access key id AKIA{up(16)} belongs to the forecast-uploader IAM user; secret lives in Vault")
+    B(
+        k,
+        f"the access key id AKIA{up(16)} belongs to the forecast-uploader IAM user; secret lives in Vault",
+    )
     B(k, f"CloudTrail: Aufruf mit Key-ID AKIA{up(16)} um 02:14 UTC, bitte prüfen wer das ist")
     B(k, f"IAM key AKIA{up(16)} deaktiveret i går (kun ID, ingen secret her)")
 
     k = "documented_example_key"
-    B(k, "AWS docs example: AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY – use these in the README")
+    B(
+        k,
+        "AWS docs example: AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY – use these in the README",
+    )
     B(k, "Beispiel aus der Stripe-Doku: sk_test_4eC39HqLyjWDarjtT1zdp7dc")
-    B(k, "exemplo da doc do JWT.io: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+    B(
+        k,
+        "exemplo da doc do JWT.io: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    )
 
     k = "placeholder_password"
-    B(k, "DATABASE_URL=postgresql://scada_ro:<password>@pg-hist.ot.windco.local:5432/turbine_history")
+    B(
+        k,
+        "DATABASE_URL=postgresql://scada_ro:<password>@pg-hist.ot.windco.local:5432/turbine_history",
+    )
     B(k, "Passwort: CHANGEME (wird beim ersten Login erzwungen geändert)")
     B(k, "senha: xxxxxxxx — preencher com a do cofre antes de rodar")
     B(k, "mqtt password = your-password-here")
 
     k = "env_var_reference"
-    B(k, "psql \"host=10.40.2.15 user=ops password=$PGPASSWORD\"")
+    B(k, 'psql "host=10.40.2.15 user=ops password=$PGPASSWORD"')
     B(k, "client_secret: ${TRADING_API_SECRET}  # injected by the CI")
     B(k, "Passwort kommt aus %SCADA_ADMIN_PW% – nicht hardcoden")
     B(k, "token: {{ .Values.influx.token }}")
@@ -508,13 +615,19 @@ def corpus():
 
     k = "password_policy"
     B(k, "Policy: PLC passwords min. 14 chars, rotate every 180 days, no reuse of last 5")
-    B(k, "Türcodes werden quartalsweise geändert; neue Codes nur persönlich durch den Schichtleiter")
+    B(
+        k,
+        "Türcodes werden quartalsweise geändert; neue Codes nur persönlich durch den Schichtleiter",
+    )
     B(k, "Regra: nunca salvar senha de SCADA em chat nem em memória do agente")
     B(k, "PIN skal være 6 cifre og må ikke være fødselsdato")
 
     k = "revoked_token"
     B(k, f"old GitLab token glpat-…{u64(4)} was revoked after the leak, new one in Vault")
-    B(k, f"Slack-Webhook von letzter Woche ist gelöscht (Kanal #test-alarms archiviert), ID B{up(10)}")
+    B(
+        k,
+        f"Slack-Webhook von letzter Woche ist gelöscht (Kanal #test-alarms archiviert), ID B{up(10)}",
+    )
     B(k, f"token do bot antigo foi revogado em 03/11; ID do bot {dg(10)}")
 
     k = "eic_code"
@@ -540,7 +653,10 @@ def corpus():
     k = "helicopter_registration"
     B(k, f"Heli D-H{up(3).replace('0', 'A')} landing on OSS helideck at 10:40, 4 PAX")
     B(k, f"Helikopter OY-H{rng.choice(UP)}{rng.choice(UP)} på vej til Horns Rev, ETA 14:05")
-    B(k, f"helicóptero PR-{rng.choice(UP)}{rng.choice(UP)}{rng.choice(UP)} confirmado para a troca de turma")
+    B(
+        k,
+        f"helicóptero PR-{rng.choice(UP)}{rng.choice(UP)}{rng.choice(UP)} confirmado para a troca de turma",
+    )
 
     k = "drone_serial_number"
     B(k, f"drone SN 1ZNBJ{up(9)} logged 14 flights this week")
@@ -642,7 +758,10 @@ def corpus():
 
     k = "oauth_client_id"
     B(k, f"client_id for the trading API app registration: {uid()} (secret not here)")
-    B(k, f"OAuth Client-ID der Inspektions-App: {dg(12)}-{an(32).lower()}.apps.googleusercontent.com")
+    B(
+        k,
+        f"OAuth Client-ID der Inspektions-App: {dg(12)}-{an(32).lower()}.apps.googleusercontent.com",
+    )
     B(k, f"GitHub App ID {dg(6)}, client id Iv1.{hx(16)}")
 
     k = "fire_alarm_zone"
@@ -670,26 +789,59 @@ def corpus():
     B(k, f"ID do diretório (tenant) do Azure: {uid()}")
 
     # ------------------------------------------------------------------ more rows, mixed
-    S("door_access_code", f"neuer Code Drehkreuz Hafen Mukran ab 1.12.: {dg(4)}* – alter Code gilt nicht mehr")
-    S("alarm_code", f"Intrusion alarm panel at the met mast container: user code {dg(4)}, master {dg(6)}")
+    S(
+        "door_access_code",
+        f"neuer Code Drehkreuz Hafen Mukran ab 1.12.: {dg(4)}* – alter Code gilt nicht mehr",
+    )
+    S(
+        "alarm_code",
+        f"Intrusion alarm panel at the met mast container: user code {dg(4)}, master {dg(6)}",
+    )
     S("key_safe_code", f"Schlüsselbox am Umspannwerk Tor 2\nCode: {dg(4)}")
     S("vessel_wifi_key", f"| CTV | SSID | Key |\n| Njord Forseti | FORSETI-CREW | {pw()} |")
-    S("postgres_connection_string", f"jdbc:postgresql://pg-trade:5432/positions?user=trader&password={pw()}")
-    S("scada_admin_password", f"@agent remember: Enercon SCADA (PDI) login für Park Holtriem ist windco/{pw()}")
-    S("warehouse_gate_code", f"Gate Lager Süd: {dg(4)}. Driver must call control room before entering.")
-    S("grid_portal_password", f"Login Netzbetreiber-Portal (Avacon) für Abschaltungen:\nBenutzer: wp-holtriem\nPasswort: {pw()}")
+    S(
+        "postgres_connection_string",
+        f"jdbc:postgresql://pg-trade:5432/positions?user=trader&password={pw()}",
+    )
+    S(
+        "scada_admin_password",
+        f"@agent remember: Enercon SCADA (PDI) login für Park Holtriem ist windco/{pw()}",
+    )
+    S(
+        "warehouse_gate_code",
+        f"Gate Lager Süd: {dg(4)}. Driver must call control room before entering.",
+    )
+    S(
+        "grid_portal_password",
+        f"Login Netzbetreiber-Portal (Avacon) für Abschaltungen:\nBenutzer: wp-holtriem\nPasswort: {pw()}",
+    )
     S("helicopter_portal_password", f"senha do portal de voos (offshore BR, piloto): {pw()}")
     S("plc_password", f"PLC-kode til kranen på platformen: {dg(6)}")
     B("scada_alarm_code", f"| WTG | Alarm | Text |\n| B07 | {dg(4)} | Hydraulic pressure low |")
     B("work_order_number", f"WO#{dg(6)} – blade inspection by drone, Abnahme durch Dirk")
     B("ticket_id", f"GitHub issue #{dg(3)}: exporter crashes when turbine is in maintenance mode")
     B("masked_secret", f"ENTSO-E token: {hx(8)}-****-****-****-************ (gekürzt)")
-    B("vault_reference", "wifi key for the SOV → ask the bridge, it is on the laminated card, not in here")
-    B("placeholder_password", "Kombination Tresor: 00-00-00 ist nur der Werkszustand, wurde geändert – neuer Code beim Schichtleiter")
-    B("password_policy", "Agent note: door codes, PINs and Wi-Fi keys are never stored in memories; link the Bitwarden item instead")
+    B(
+        "vault_reference",
+        "wifi key for the SOV → ask the bridge, it is on the laminated card, not in here",
+    )
+    B(
+        "placeholder_password",
+        "Kombination Tresor: 00-00-00 ist nur der Werkszustand, wurde geändert – neuer Code beim Schichtleiter",
+    )
+    B(
+        "password_policy",
+        "Agent note: door codes, PINs and Wi-Fi keys are never stored in memories; link the Bitwarden item instead",
+    )
     B("revoked_token", f"Datadog key ending {hx(4)} rotated + revoked on 2026-11-30, nothing to do")
-    B("documented_example_key", "Slack docs sample: https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX")
-    B("env_var_reference", "export AWS_SECRET_ACCESS_KEY=$(vault kv get -field=secret ot/aws/forecast)")
+    B(
+        "documented_example_key",
+        "Slack docs sample: https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    )
+    B(
+        "env_var_reference",
+        "export AWS_SECRET_ACCESS_KEY=$(vault kv get -field=secret ot/aws/forecast)",
+    )
     B("git_commit_sha", f"Merge-Request !{dg(3)} rebased onto {hx(12)}")
     B("sap_material_number", f"material {dg(8)} (Blitzschutz-Rezeptor) – estoque zero em Natal")
     B("product_code", f"Anemometer Thies First Class, Typ 4.3351.{dg(2)}.000")
@@ -697,8 +849,14 @@ def corpus():
     B("plc_error_code", f"Umrichter meldet F{dg(4)}, laut Handbuch Netzunterspannung")
     B("badge_number", f"Visitor badge V-{dg(4)} returned at reception")
     B("mac_address", f"gateway da torre TA-1 trocado, novo MAC {':'.join(hx(2) for _ in range(6))}")
-    B("pgp_fingerprint", f"age public key for backups: age1{pick('qpzry9x8gf2tvdw0s3jn54khce6mua7l', 58)}")
-    B("stripe_publishable_key", f"Visitor shop: pk_live_{an(24)} in the checkout.js bundle is expected")
+    B(
+        "pgp_fingerprint",
+        f"age public key for backups: age1{pick('qpzry9x8gf2tvdw0s3jn54khce6mua7l', 58)}",
+    )
+    B(
+        "stripe_publishable_key",
+        f"Visitor shop: pk_live_{an(24)} in the checkout.js bundle is expected",
+    )
     B("lot_number", f"Ölprobe Lot {dg(6)}, Labor-Nr. L-{dg(5)}")
 
     return rows
