@@ -55,7 +55,7 @@ def upward(start: str) -> Iterator[str]:
     or to a directory GRAPHIT_CEILING_DIRECTORIES names (absolute paths, separated by
     os.pathsep), which is not entered; `start` itself always comes first."""
     ceilings = os.environ.get(ENV_CEILING_DIRECTORIES, "")
-    stops = {os.path.normpath(c) for c in ceilings.split(os.pathsep) if os.path.isabs(c)}
+    stops = {os.path.realpath(c) for c in ceilings.split(os.pathsep) if os.path.isabs(c)}
     directory = start
     while True:
         yield directory

@@ -43,7 +43,8 @@ _RUN = re.compile(r"[A-Za-z0-9+/=_.~!#$%&*?^@À-ÖØ-öø-ž-]{8,}")  # a chosen
 _PASSWORD_RUN = re.compile(r"(?=.*[A-Za-z])(?=.*\d)(?=.*[*~]).{8,}")
 # An e-mail address: its parts are runs of their own.
 _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+\.?")
-_WORDLIKE = re.compile(r"(?:[A-ZÀ-ÖØ-Þ]?[a-zß-öø-ÿ]+[-/])*[A-ZÀ-ÖØ-Þ]?[a-zß-öø-ÿ]+[.-]*")
+# (Latin letters with accents too: `Größenänderung`, `zabezpieczeń`, `başarıyla`)
+_WORDLIKE = re.compile(r"(?:[A-ZÀ-ÖØ-Þ]?[a-zß-öø-ÿā-ž]+[-/])*[A-ZÀ-ÖØ-Þ]?[a-zß-öø-ÿā-ž]+[.-]*")
 # Where a value is secret because of what names it or where it stands: a credential's name
 # (gitleaks' generic keywords and graphit's assignment names) before an assignment, a URL
 # with a password, a private key's header, the commands that take a password, an .npmrc.

@@ -76,9 +76,10 @@ AUTH_PAIR = re.compile(
 # A credential named in prose, its value after it: `the secret access key jRLO...`, `API key
 # (full access): u+kP...`, `password 8Xma...`, `login is admin / a72f...`. Taken only when the
 # value looks generated (`random_looking`): prose names keys and passwords all the time.
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"  # kana, CJK ideographs, Hangul
 PROSE = re.compile(
     r"(?P<name>(?i:密[码碼]|密[钥鑰]|パスワード|キー|비밀번호|시크릿|토큰|トークン|シークレット|(?<![가-힣])키|"
-    r"(?:\b|(?<=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))(?:(?:"  # `のPW：`
+    r"(?:\b|(?<=[" + _CJK + r"]))(?:(?:"  # `のPW：`, a Latin name right after Japanese
     r"(?:key|store|keystore) ?password|(?!username)[a-z]{2,12}password|password|passphrase|pass|"
     r"(?:auth|priv|enc)[ _-]?pass(?:word|phrase|key)?|(?:klucz|clé|chave|clave|chiave|anahtar\w*"
     r"|klíč|kunci|kulcs|nøkkel|nyckel) api|"
@@ -116,7 +117,7 @@ PROSE = re.compile(
     r"(?=[ \t]*[«“„])))?"
     r"(?:[ \t]+(?:now|still|jetzt|ahora|maintenant|agora))?"
     r"(?:[ \t]*[«“„][ \t]?|(?<=[是為为：は])[ \t]*|[ \t]+[\"'`]?|"
-    r"(?<=[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]:)|"  # `WiFi 密碼:...`, unspaced
+    r"(?<=[" + _CJK + r"]:)|"  # `WiFi 密碼:...`, unspaced
     r"(?<=[:：])[ \t]*\n[ \t]*[\"'`]?(?![\w.-]+=))"  # or on the line after the label
     r"(?P<value>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){3,7}\b|[a-z]{16}\b|"  # an app password
     # a digit, a capital or a symbol in it (`the key ... DB is encrypted` reads on to `: j3nK`)

@@ -69,8 +69,7 @@ COMPOUND_NAMES = (
 # The words a password's name holds (`wachtwoord`, `DB_PASSWD`), and the names that are one
 # whole (`pw`, French `mdp`, Dutch `ww`): core/secret_values.py `assigned_kind`.
 PASSWORD_WORDS = (
-    *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "密碼"),
-    "hasło",
+    *("pass", "pwd", "wort", "contrase", "senha", "wachtwoord", "パスワード", "密码", "hasło"),
     *("mật khẩu", "парол", "şifre", "parola", "비밀번호", "community", "answer", "memorable"),
     *("wifi", "wi-fi", "cyfrinair", "heslo", "jelszó", "lösenord", "passord", "salasana"),
     *("kodeord", "adgangskode", "comunidad", "communauté", "comunità"),
@@ -92,17 +91,22 @@ CODE_NAME = (
 )
 # An app password's four groups of four letters (Google's, Microsoft's, Apple's).
 APP_GROUPS = r"(?:[a-z]{4}(?: [a-z]{4}){3}|[a-z]{4}(?:-[a-z]{4}){3})"  # Apple's: with hyphens
+# A key box in more languages: a code's name and what it opens both (`Schlüsselbox ... Code:`).
+KEY_BOXES = (
+    r"cofre de chaves|caixa de chaves|schlüsselbox|schlüsseltresor|nøgleboks|nøkkelskap"
+    r"|skrytka na klucze|portachiavi"
+)
 # A code's name, and what a code opens: `Gate code ... 60640#`, `Kod do bramy: 8204`,
 # `Código de la alarma: 8399`, `Code porte: 19036`, `opiatenkast code: 954318`, Welsh `cod`.
 CODE_WORD = (
     r"codes?|kod|cod|k[óo]d|kode|koodi|c[oó]digo|codice|\w+code|combination|combinaci[oó]n"
     r"|combina[çc][ãa]o|combinazione|kombination|combo|keypad|digicode|pin|key ?safe|lock ?box"
     r"|mã|رمز|कोड|κωδικός|boîte à clés|boite a cles|caja de llaves|sleutelkluis\w*|nyckelskåp"
-    r"|nøkkelboks|avainsäil\w*|kombi|szyfr\w*|cofre de chaves|caixa de chaves|schlüsselbox"
-    r"|schlüsseltresor|nøgleboks|nøkkelskap|skrytka na klucze|portachiavi"
+    r"|nøkkelboks|avainsäil\w*|kombi|szyfr\w*|"
+    + KEY_BOXES
     # and in more languages: Turkish, Latvian, Lithuanian, Slovenian, Swahili (`namba ya siri`:
     # a secret number), Russian, Hebrew, Arabic, Thai, Korean, Japanese (a particle may follow)
-    r"|kodu|kods|kodas|koda|msimbo|namba ya siri|nambari ya siri|код\w*|קוד|كود"
+    + r"|kodu|kods|kodas|koda|msimbo|namba ya siri|nambari ya siri|код\w*|קוד|كود"
     # a screen's lock (`näytön lukitus`, `ekraanilukk`), a PIN numbered (`PIN1`)
     r"|lukitus|ekraanilukk"
     r"|screen ?lock|lock ?screen|bildschirmsperre|deblocare|unlock code|pin[12]"
@@ -284,8 +288,7 @@ OPENS = (
     r"|chambre froide|cámara fría|cuarto frío|cella frigorifera|chłodni\w*"
     # a safe, a voicemail box, a PLC, a freezer's alarm and its dialer, in more languages
     r"|cofre\w*|caja fuerte|messagerie|segreteria|poczta głosowa|sesli mesaj|hlasov\w* schránk\w*"
-    r"|plc|freezers?|(?:auto-?)?dialers?|dial-?out|brán\w*|portón|bina|schlüsselbox"
-    r"|schlüsseltresor|nøgleboks|nøkkelskap|caixa de chaves|skrytka na klucze|portachiavi"
+    r"|plc|freezers?|(?:auto-?)?dialers?|dial-?out|brán\w*|" + KEY_BOXES
 )
 # What says a key is public, in the languages teams write (core/secret_public.py PUBLIC_NAME
 # and PUBLIC_AFTER): `Werf-sleutel vir reCAPTCHA (publiek)`, `kunci publik`, a site key's name
